@@ -1,0 +1,75 @@
+# Crisp - hand-written build.  `make` builds build/libcrisp.a and ./crisp.
+# `make test` installs what a fresh machine lacks, then runs every suite.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc
+PREFIX  ?= /usr/local
+B       ?= build
+PY      ?= /usr/bin/python3
+
+LIB_SRC  = $(filter-out src/main.c,$(wildcard src/*.c reader/*.c types/*.c macros/*.c emit-oclc/*.c emit-hoist/*.c))
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
+
+all: crisp
+
+crisp: $(B)/crisp
+	cp $< $@
+
+$(B)/crisp: $(B)/src/main.o $(B)/libcrisp.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(B)/libcrisp.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/%.o: %.c $(wildcard src/*.h reader/*.h types/*.h macros/*.h emit-oclc/*.h emit-hoist/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+# The prelude (library macros written in Crisp) is compiled into the binary.
+$(B)/gen/prelude.c: macros/prelude.crisp scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh crisp_prelude_text $< > $@
+
+$(B)/gen/prelude.o: $(B)/gen/prelude.c
+	$(CC) $(WARN) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(B)/unit/%: tests/unit/%.c $(B)/libcrisp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libcrisp.a -lcmocka -lm
+
+unit: $(UNIT_BIN)
+	sh tests/run_unit.sh $(UNIT_BIN)
+
+deps:
+	sh scripts/deps.sh
+
+test: deps
+	$(MAKE) crisp $(UNIT_BIN)
+	PY=$(PY) sh tests/run_all.sh
+
+demo: deps crisp
+	sh scripts/demo.sh
+
+bench: deps crisp
+	sh scripts/bench.sh
+
+asan:
+	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" build-asan/crisp $(UNIT_SRC:tests/unit/%.c=build-asan/unit/%)
+	PY=$(PY) sh tests/run_all.sh --asan
+
+fuzz:
+	sh tests/fuzz/run_fuzz.sh
+
+install: crisp
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/crisp
+	install -m 755 crisp $(DESTDIR)$(PREFIX)/bin/crisp
+	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(PREFIX)/lib/libcrisp.a
+	install -m 644 src/crisp.h src/arena.h src/diag.h src/node.h $(DESTDIR)$(PREFIX)/include/crisp/
+
+clean:
+	rm -rf build build-asan build-fuzz crisp tests/out
+
+.PHONY: all unit deps test demo bench asan fuzz install clean

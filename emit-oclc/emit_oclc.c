@@ -1,0 +1,550 @@
+/* emit_oclc.c - prints a checked Program as readable OpenCL C 1.2.
+ *
+ * One C function per Crisp function instance, kernels last in call order;
+ * a comment with the Crisp name and source location above each, and above
+ * every loop or guard a macro produced ("dotimes at file:12").  Support
+ * functions (relative ids, floor division, CAS loops) are printed once, only
+ * when used, and are named crisp_*.  Expressions get the parentheses C needs
+ * plus those clang's -Wparentheses asks for. */
+#include "emit_oclc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/printer.h"
+
+typedef struct Em {
+    Printer pr;
+    StrBuf *out;
+    Arena *a;
+    const Program *p;
+} Em;
+
+/* ---- types ---- */
+
+static int padded(const Type *vec) {
+    return vec->align == AL_STD140 && ty_vector_stride(vec->elem, AL_STD140) != ty_sizeof(vec->elem);
+}
+
+const char *oclc_elem_type(Arena *a, const Type *vec) {
+    if (padded(vec)) return arena_printf(a, "crisp_std140_%s", ty_cname(vec->elem));
+    return ty_cname(vec->elem);
+}
+
+static const char *as_qual(AddrSpace as) {
+    switch (as) {
+    case AS_GLOBAL: return "__global ";
+    case AS_LOCAL: return "__local ";
+    case AS_CONSTANT: return "__constant ";
+    default: return "";
+    }
+}
+
+const char *oclc_pointer_type(Arena *a, const Type *vec) {
+    int is_const = vec->acc == ACC_READ_ONLY && vec->as != AS_CONSTANT;
+    return arena_printf(a, "%s%s%s *", as_qual(vec->as), is_const ? "const " : "", oclc_elem_type(a, vec));
+}
+
+/* ---- expressions ---- */
+
+static int prec_of(const Node *n) {
+    switch (n->kind) {
+    case N_C_UNARY: return 14;
+    case N_C_CAST: return n->text ? 16 : 14;
+    case N_C_BINARY:
+        switch (n->op) {
+        case OP_MUL: case OP_DIV: case OP_MOD: return 13;
+        case OP_ADD: case OP_SUB: return 12;
+        case OP_SHL: case OP_SHR: return 11;
+        case OP_LT: case OP_GT: case OP_LE: case OP_GE: return 10;
+        case OP_EQ: case OP_NE: return 9;
+        case OP_BAND: return 8;
+        case OP_BXOR: return 7;
+        case OP_BOR: return 6;
+        case OP_AND: return 5;
+        case OP_OR: return 4;
+        default: return 2;
+        }
+    case N_C_SELECT: return 3;
+    case N_C_ASSIGN: return 2;
+    default: return 16;
+    }
+}
+
+static int narrow_int(const Type *t) {
+    return t && t->kind == TY_NUM && (t->sc == SC_CHAR || t->sc == SC_UCHAR || t->sc == SC_SHORT || t->sc == SC_USHORT);
+}
+
+static void expr_out(Em *e, const Node *n, int min_prec);
+
+static void float_out(Em *e, double v, int is_double) {
+    if (isnan(v)) { sb_puts(e->out, "NAN"); return; }
+    if (isinf(v)) { sb_puts(e->out, v < 0 ? "-INFINITY" : "INFINITY"); return; }
+    char buf[64];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        double back = is_double ? strtod(buf, NULL) : (double)strtof(buf, NULL);
+        if (back == (is_double ? v : (double)(float)v)) break;
+    }
+    sb_puts(e->out, buf);
+    if (!strpbrk(buf, ".eEn")) sb_puts(e->out, ".0");
+    if (!is_double) sb_putc(e->out, 'f');
+}
+
+static void int_out(Em *e, const Node *n) {
+    Scalar s = n->ty && n->ty->kind == TY_NUM ? n->ty->sc : SC_INT;
+    int64_t v = n->ival;
+    if (s == SC_ULONG) sb_printf(e->out, "%lluUL", (unsigned long long)(uint64_t)v);
+    else if (s == SC_LONG) {
+        if (v == INT64_MIN) sb_puts(e->out, "(-9223372036854775807L - 1)");
+        else sb_printf(e->out, "%lldL", (long long)v);
+    } else if (s == SC_UINT) sb_printf(e->out, "%lluu", (unsigned long long)(uint32_t)v);
+    else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
+    else if (narrow_int(n->ty)) sb_printf(e->out, "(%s)%lld", ty_cname(n->ty), (long long)v);
+    else sb_printf(e->out, "%lld", (long long)v);
+}
+
+static void args_out(Em *e, Node **kids, int n) {
+    for (int i = 0; i < n; i++) {
+        if (i) sb_puts(e->out, ", ");
+        expr_out(e, kids[i], 3);
+    }
+}
+
+static int is_logic_or_bit(int op) {
+    return op == OP_AND || op == OP_OR || op == OP_BAND || op == OP_BOR || op == OP_BXOR || op == OP_SHL || op == OP_SHR;
+}
+
+static void binary_out(Em *e, const Node *n) {
+    int p = prec_of(n);
+    for (int side = 0; side < 2; side++) {
+        const Node *k = n->kids[side];
+        int need = side == 0 ? p : p + 1;
+        /* clang -Wparentheses: make mixed &&/|| and bit operators explicit */
+        if (is_logic_or_bit(n->op) && k->kind == N_C_BINARY && k->op != n->op && prec_of(k) > 2) need = 17;
+        if (side) sb_printf(e->out, " %s ", check_op_text(n->op));
+        expr_out(e, k, need);
+    }
+}
+
+static void expr_out(Em *e, const Node *n, int min_prec) {
+    if (!n) {
+        sb_puts(e->out, "0 /* missing */");
+        return;
+    }
+    int p = prec_of(n);
+    /* arithmetic on char/short happens in int in C; keep Crisp's type */
+    int wrap_narrow = n->kind == N_C_BINARY && narrow_int(n->ty) && n->op <= OP_MOD;
+    int paren = p < min_prec && !wrap_narrow;
+    if (wrap_narrow) sb_printf(e->out, "(%s)(", ty_cname(n->ty));
+    if (paren) sb_putc(e->out, '(');
+    switch (n->kind) {
+    case N_C_INTLIT: int_out(e, n); break;
+    case N_C_FLOATLIT: float_out(e, n->fval, n->ty->sc == SC_DOUBLE); break;
+    case N_C_BOOLLIT: sb_puts(e->out, n->ival ? "true" : "false"); break;
+    case N_C_VAR:
+        if (n->sym->kind == SYM_RETPTR) sb_putc(e->out, '*');
+        sb_puts(e->out, n->sym->cname);
+        break;
+    case N_C_LENGTH:
+        if (n->sym->len_cname) sb_puts(e->out, n->sym->len_cname);
+        else sb_printf(e->out, "%lldUL", (long long)n->sym->ty->length);
+        break;
+    case N_C_UNARY:
+        sb_puts(e->out, check_op_text(n->op));
+        /* avoid "- -x" and "&*" surprises */
+        expr_out(e, n->kids[0], n->kids[0]->kind == N_C_UNARY ? 17 : 14);
+        break;
+    case N_C_BINARY: binary_out(e, n); break;
+    case N_C_CALL:
+        sb_printf(e->out, "%s(", n->text);
+        args_out(e, n->kids, n->nkids);
+        sb_putc(e->out, ')');
+        break;
+    case N_C_INDEX:
+        expr_out(e, n->kids[0], 16);
+        sb_putc(e->out, '[');
+        expr_out(e, n->kids[1], 0);
+        sb_putc(e->out, ']');
+        if (n->text) sb_printf(e->out, ".%s", n->text);
+        break;
+    case N_C_SWIZZLE:
+        expr_out(e, n->kids[0], 16);
+        sb_printf(e->out, ".%s", n->text);
+        break;
+    case N_C_CAST:
+        if (n->text) {
+            sb_printf(e->out, "%s(", n->text);
+            expr_out(e, n->kids[0], 0);
+            sb_putc(e->out, ')');
+        } else {
+            sb_printf(e->out, "(%s)", ty_cname(n->ty));
+            expr_out(e, n->kids[0], 14);
+        }
+        break;
+    case N_C_SELECT:
+        expr_out(e, n->kids[0], 4);
+        sb_puts(e->out, " ? ");
+        expr_out(e, n->kids[1], 4);
+        sb_puts(e->out, " : ");
+        expr_out(e, n->kids[2], 3);
+        break;
+    case N_C_HWVEC:
+        sb_printf(e->out, "(%s)(", ty_cname(n->ty));
+        args_out(e, n->kids, n->nkids);
+        sb_putc(e->out, ')');
+        break;
+    case N_C_ASSIGN:
+        expr_out(e, n->kids[0], 14);
+        sb_printf(e->out, " %s%s ", n->op == OP_SET ? "" : check_op_text(n->op), "=");
+        expr_out(e, n->kids[1], 2);
+        break;
+    case N_C_BARRIER: sb_puts(e->out, n->text); break;
+    case N_C_BLOCK: sb_puts(e->out, "(void)0"); break;
+    default: sb_printf(e->out, "/* %s */", node_kind_name(n->kind)); break;
+    }
+    if (paren) sb_putc(e->out, ')');
+    if (wrap_narrow) sb_putc(e->out, ')');
+}
+
+/* ---- statements ---- */
+
+static void indent_out(Em *e) {
+    for (int i = 0; i < e->pr.indent; i++) sb_puts(e->out, "    ");
+}
+
+static void origin_comment(Em *e, const Node *n) {
+    if (!n->origin) return;
+    const Expansion *x = n->origin;
+    while (x->parent) x = x->parent; /* the macro the user wrote */
+    const char *file = x->call.file ? x->call.file->name : "?";
+    const char *slash = strrchr(file, '/');
+    pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);
+}
+
+static void decl_out(Em *e, const Node *n) {
+    Sym *s = n->sym;
+    Type *t = s->ty ? s->ty : n->ty;
+    if (!t) return;
+    indent_out(e);
+    if (t->kind == TY_VECTOR) {
+        sb_printf(e->out, "%s%s %s[%lld]", as_qual(t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
+        if (s->init) {
+            sb_puts(e->out, " = {");
+            args_out(e, s->init->kids, s->init->nkids);
+            sb_putc(e->out, '}');
+        }
+    } else {
+        sb_printf(e->out, "%s %s", ty_cname(t), s->cname);
+        if (n->nkids && n->kids[0]) {
+            sb_puts(e->out, " = ");
+            expr_out(e, n->kids[0], 2);
+        }
+    }
+    sb_puts(e->out, ";\n");
+}
+
+static void stmt_out(Em *e, const Node *n);
+
+static void block_body(Em *e, const Node *blk) {
+    if (!blk) return;
+    for (int i = 0; i < blk->nkids; i++) stmt_out(e, blk->kids[i]);
+}
+
+static int is_var(const Node *n, const Sym *s) {
+    return n->kind == N_C_VAR && n->sym == s;
+}
+
+static void for_out(Em *e, const Node *n) {
+    Sym *v = n->sym;
+    const Node *step = n->kids[2];
+    origin_comment(e, n);
+    indent_out(e);
+    sb_printf(e->out, "for (%s %s = ", ty_cname(v->ty), v->cname);
+    expr_out(e, n->kids[0], 2);
+    sb_puts(e->out, "; ");
+    expr_out(e, n->kids[1], 0);
+    sb_puts(e->out, "; ");
+    if (step->kind == N_C_BINARY && is_var(step->kids[0], v) &&
+        (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV)) {
+        sb_printf(e->out, "%s %s= ", v->cname, check_op_text(step->op));
+        expr_out(e, step->kids[1], 2);
+    } else {
+        sb_printf(e->out, "%s = ", v->cname);
+        expr_out(e, step, 2);
+    }
+    sb_puts(e->out, ") {\n");
+    pr_indent(&e->pr);
+    block_body(e, n->kids[3]);
+    pr_dedent(&e->pr);
+    pr_line(&e->pr, "}");
+}
+
+static void if_out(Em *e, const Node *n, int chained) {
+    if (!chained) {
+        origin_comment(e, n);
+        if (n->text) pr_line(&e->pr, "/* %s */", n->text);
+        indent_out(e);
+    }
+    sb_puts(e->out, "if (");
+    expr_out(e, n->kids[0], 0);
+    sb_puts(e->out, ") {\n");
+    pr_indent(&e->pr);
+    block_body(e, n->kids[1]);
+    pr_dedent(&e->pr);
+    const Node *els = n->kids[2];
+    if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && !els->kids[0]->origin) {
+        indent_out(e);
+        sb_puts(e->out, "} else ");
+        if_out(e, els->kids[0], 1);
+        return;
+    }
+    if (els && els->nkids) {
+        pr_line(&e->pr, "} else {");
+        pr_indent(&e->pr);
+        block_body(e, els);
+        pr_dedent(&e->pr);
+    }
+    pr_line(&e->pr, "}");
+}
+
+static void stmt_out(Em *e, const Node *n) {
+    if (!n) return;
+    switch (n->kind) {
+    case N_C_DECL: decl_out(e, n); break;
+    case N_C_BLOCK: block_body(e, n); break; /* names are unique per function */
+    case N_C_IF: if_out(e, n, 0); break;
+    case N_C_FOR: for_out(e, n); break;
+    case N_C_EXPR:
+        if (n->kids[0]->kind == N_C_BLOCK) break;
+        indent_out(e);
+        expr_out(e, n->kids[0], 0);
+        sb_puts(e->out, ";\n");
+        break;
+    case N_C_RETURN:
+        indent_out(e);
+        if (n->nkids) {
+            sb_puts(e->out, "return ");
+            expr_out(e, n->kids[0], 0);
+            sb_puts(e->out, ";\n");
+        } else {
+            sb_puts(e->out, "return;\n");
+        }
+        break;
+    case N_C_BARRIER: pr_line(&e->pr, "%s;", n->text); break;
+    case N_C_BREAK: pr_line(&e->pr, "break;"); break;
+    case N_C_COMMENT: pr_line(&e->pr, "/* %s */", n->text); break;
+    default:
+        indent_out(e);
+        expr_out(e, n, 0);
+        sb_puts(e->out, ";\n");
+    }
+}
+
+/* ---- support functions ---- */
+
+static void helper_out(Em *e, const Helper *h) {
+    Printer *p = &e->pr;
+    const char *t = h->ty ? ty_cname(h->ty) : "";
+    switch (h->kind) {
+    case H_GLOBAL_ID:
+        pr_line(p, "/* get-global-id: thread id relative to the global offset */");
+        pr_line(p, "ulong crisp_global_id(uint dim)");
+        pr_line(p, "{");
+        pr_line(p, "    return (ulong)(get_global_id(dim) - get_global_offset(dim));");
+        pr_line(p, "}");
+        break;
+    case H_GLOBAL_LINEAR_ID:
+        pr_line(p, "/* get-global-linear-id: relative, flattened over all dimensions */");
+        pr_line(p, "ulong crisp_global_linear_id(void)");
+        pr_line(p, "{");
+        pr_line(p, "    return (crisp_global_id(2) * (ulong)get_global_size(1) + crisp_global_id(1)) * (ulong)get_global_size(0) +");
+        pr_line(p, "           crisp_global_id(0);");
+        pr_line(p, "}");
+        break;
+    case H_LOCAL_LINEAR_ID:
+        pr_line(p, "/* get-local-linear-id: flattened id inside the workgroup */");
+        pr_line(p, "ulong crisp_local_linear_id(void)");
+        pr_line(p, "{");
+        pr_line(p, "    return ((ulong)get_local_id(2) * (ulong)get_local_size(1) + (ulong)get_local_id(1)) * (ulong)get_local_size(0) +");
+        pr_line(p, "           (ulong)get_local_id(0);");
+        pr_line(p, "}");
+        break;
+    case H_GLOBAL_LINEAR_SIZE:
+        pr_line(p, "/* get-global-linear-size: total number of threads */");
+        pr_line(p, "ulong crisp_global_linear_size(void)");
+        pr_line(p, "{");
+        pr_line(p, "    return (ulong)get_global_size(0) * (ulong)get_global_size(1) * (ulong)get_global_size(2);");
+        pr_line(p, "}");
+        break;
+    case H_LOCAL_LINEAR_SIZE:
+        pr_line(p, "/* get-local-linear-size: threads in a workgroup */");
+        pr_line(p, "ulong crisp_local_linear_size(void)");
+        pr_line(p, "{");
+        pr_line(p, "    return (ulong)get_local_size(0) * (ulong)get_local_size(1) * (ulong)get_local_size(2);");
+        pr_line(p, "}");
+        break;
+    case H_POW2_BELOW:
+        pr_line(p, "/* largest power of two strictly below x (0 when x <= 1), for dec-power-step */");
+        pr_line(p, "ulong crisp_pow2_below(ulong x)");
+        pr_line(p, "{");
+        pr_line(p, "    return x <= 1 ? 0 : (ulong)1 << (63 - clz(x - 1));");
+        pr_line(p, "}");
+        break;
+    case H_FLOOR_DIV:
+    case H_CEIL_DIV:
+    case H_ROUND_DIV: {
+        int uns = ty_category(h->ty) == CAT_UNSIGNED;
+        const char *what = h->kind == H_FLOOR_DIV ? "floor" : h->kind == H_CEIL_DIV ? "ceil" : "round";
+        pr_line(p, "/* (%s a b) on %s: quotient rounded %s, remainder a - q*b */", what, t,
+                h->kind == H_FLOOR_DIV ? "toward -infinity" : h->kind == H_CEIL_DIV ? "toward +infinity" : "to nearest, ties to even");
+        pr_line(p, "%s %s(%s a, %s b, %s *rem)", t, h->cname, t, t, t);
+        pr_line(p, "{");
+        pr_line(p, "    %s q = a / b;", t);
+        pr_line(p, "    %s r = a %% b;", t);
+        if (h->kind == H_FLOOR_DIV) {
+            pr_line(p, "    if (r != 0 && ((r < 0) != (b < 0))) {");
+            pr_line(p, "        q -= 1;");
+            pr_line(p, "        r += b;");
+            pr_line(p, "    }");
+        } else if (h->kind == H_CEIL_DIV) {
+            pr_line(p, uns ? "    if (r != 0) {" : "    if (r != 0 && ((r > 0) == (b > 0))) {");
+            pr_line(p, "        q += 1;");
+            pr_line(p, "        r -= b;");
+            pr_line(p, "    }");
+        } else if (uns) {
+            pr_line(p, "    if (r != 0 && (r > b - r || (r == b - r && q %% 2 != 0))) {");
+            pr_line(p, "        q += 1;");
+            pr_line(p, "        r -= b;");
+            pr_line(p, "    }");
+        } else {
+            pr_line(p, "    %s ar = r < 0 ? -r : r;", t);
+            pr_line(p, "    %s ab = b < 0 ? -b : b;", t);
+            pr_line(p, "    if (r != 0 && (ar > ab - ar || (ar == ab - ar && q %% 2 != 0))) {");
+            pr_line(p, "        if ((r < 0) == (b < 0)) {");
+            pr_line(p, "            q += 1;");
+            pr_line(p, "            r -= b;");
+            pr_line(p, "        } else {");
+            pr_line(p, "            q -= 1;");
+            pr_line(p, "            r += b;");
+            pr_line(p, "        }");
+            pr_line(p, "    }");
+        }
+        pr_line(p, "    *rem = r;");
+        pr_line(p, "    return q;");
+        pr_line(p, "}");
+        break;
+    }
+    case H_STD140_ELEM: {
+        int pad = ty_vector_stride(h->ty, AL_STD140) - ty_sizeof(h->ty);
+        pr_line(p, "/* one element of a :std140 vector of %s: %d-byte stride */", t, ty_vector_stride(h->ty, AL_STD140));
+        pr_line(p, "typedef struct {");
+        pr_line(p, "    %s v;", t);
+        pr_line(p, "    uchar pad[%d];", pad);
+        pr_line(p, "} %s;", h->cname);
+        break;
+    }
+    case H_ATOMIC_RMW: {
+        int wide = ty_sizeof(h->ty) == 8;
+        const char *bits = wide ? "ulong" : "uint";
+        const char *q = as_qual(h->as);
+        pr_line(p, "/* atomic update with %s on %s %s memory: bounded compare-and-swap loop */",
+                h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as));
+        pr_line(p, "%s %s(volatile %s%s *p%s)", t, h->cname, q, t, h->unary || (!h->fn && h->op == OP_SET) ? "" : arena_printf(e->a, ", %s arg", t));
+        if (!h->fn && h->op == OP_SET) {
+            /* never happens: xchg uses the builtin */
+        }
+        pr_line(p, "{");
+        pr_line(p, "    for (uint tries = 0; tries < 65536u; tries++) {");
+        pr_line(p, "        %s old = *p;", t);
+        if (h->fn) {
+            if (h->unary) pr_line(p, "        %s upd = %s(old);", t, h->fn->cname);
+            else pr_line(p, "        %s upd = %s(old, arg);", t, h->fn->cname);
+        } else if (h->op == -1 || h->op == -2) {
+            pr_line(p, "        %s upd = %s(old, arg);", t, h->op == -1 ? "min" : "max");
+        } else {
+            pr_line(p, "        %s upd = old %s arg;", t, check_op_text(h->op));
+        }
+        pr_line(p, "        if (%s((volatile %s%s *)p, as_%s(old), as_%s(upd)) == as_%s(old))", wide ? "atom_cmpxchg" : "atomic_cmpxchg", q, bits,
+                bits, bits, bits);
+        pr_line(p, "            return old;");
+        pr_line(p, "    }");
+        pr_line(p, "    return *p; /* gave up after 65536 contended attempts */");
+        pr_line(p, "}");
+        break;
+    }
+    }
+    pr_blank(p);
+}
+
+/* ---- functions ---- */
+
+static const char *basename_of(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void func_out(Em *e, const CFunc *f) {
+    const char *kind = f->kind == FN_KERNEL ? "def-kernel" : f->kind == FN_GRID ? "def-grid-function" : "def-function";
+    const SrcLoc *l = &f->def->loc;
+    pr_line(&e->pr, "/* %s %s  (%s:%d) */", kind, f->name, l->file ? basename_of(l->file->name) : "?", l->line);
+    StrBuf *o = e->out;
+    if (f->kind == FN_KERNEL) sb_puts(o, "__kernel void ");
+    else if (f->ret->kind == TY_VOID) sb_puts(o, "void ");
+    else sb_printf(o, "%s ", ty_cname(f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret));
+    sb_printf(o, "%s(", f->cname);
+    int first = 1, wrap = f->nparams > 2;
+    for (int i = 0; i < f->nparams; i++) {
+        Sym *s = f->params[i];
+        if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
+        else if (wrap) sb_puts(o, "\n    ");
+        first = 0;
+        if (s->ty->kind == TY_VECTOR)
+            sb_printf(o, "%s%s, ulong %s", oclc_pointer_type(e->a, s->ty), s->cname, s->len_cname);
+        else
+            sb_printf(o, "%s %s", ty_cname(s->ty), s->cname);
+    }
+    if (f->ret->kind == TY_TUPLE)
+        for (int i = 1; i < f->ret->nelems; i++) {
+            if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
+            first = 0;
+            sb_printf(o, "%s *%s", ty_cname(f->ret->elems[i]), f->retptrs[i - 1]->cname);
+        }
+    if (first) sb_puts(o, "void");
+    sb_puts(o, ")\n{\n");
+    pr_indent(&e->pr);
+    for (int i = 0; i < f->nlocal; i++) {
+        Sym *s = f->local_arrays[i];
+        pr_line(&e->pr, "__local %s %s[%lld];", oclc_elem_type(e->a, s->ty), s->cname, (long long)s->ty->length);
+    }
+    block_body(e, f->body);
+    pr_dedent(&e->pr);
+    pr_line(&e->pr, "}");
+    pr_blank(&e->pr);
+}
+
+void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
+    Em e = {.out = out, .a = scratch, .p = p};
+    pr_init(&e.pr, out);
+    pr_line(&e.pr, "/* Generated by crisp %s from %s - edit the Crisp source, not this file. */", CRISP_VERSION, p->source);
+    pr_line(&e.pr, "/* OpenCL C 1.2 */");
+    if (p->uses_fp64) pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
+    if (p->uses_int64_atomics) {
+        pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable");
+        pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable");
+    }
+    pr_blank(&e.pr);
+    /* support code that does not depend on user functions, in a fixed order */
+    for (int k = H_GLOBAL_ID; k <= H_STD140_ELEM; k++)
+        for (int i = 0; i < p->nhelpers; i++)
+            if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW) helper_out(&e, p->helpers[i]);
+    for (int i = 0; i < p->nhelpers; i++)
+        if (p->helpers[i]->kind == H_ATOMIC_RMW && !p->helpers[i]->fn) helper_out(&e, p->helpers[i]);
+    for (int i = 0; i < p->nfuncs; i++) {
+        func_out(&e, p->funcs[i]);
+        for (int j = 0; j < p->nhelpers; j++)
+            if (p->helpers[j]->kind == H_ATOMIC_RMW && p->helpers[j]->fn == p->funcs[i]) helper_out(&e, p->helpers[j]);
+    }
+}

@@ -1,0 +1,22 @@
+/* emit_oclc.h - stage 4: printing a checked Program as OpenCL C and as the
+ * JSON kernel metadata (.metacrisp).  Emitters never reject a program; the
+ * checker has already done that.  Output is deterministic. */
+#ifndef CRISP_EMIT_OCLC_H
+#define CRISP_EMIT_OCLC_H
+
+#include "../src/strbuf.h"
+#include "../types/check.h"
+
+/* BASE.cl: OpenCL C 1.2. */
+void emit_oclc(StrBuf *out, const Program *p, Arena *scratch);
+
+/* BASE.metacrisp: every kernel's OpenCL arguments (docs in README). */
+void emit_metadata(StrBuf *out, const Program *p, Arena *scratch);
+
+/* OpenCL C type of a vector parameter's pointer, e.g.
+ * "__global const float *" (with a trailing space before the name). */
+const char *oclc_pointer_type(Arena *a, const Type *vec);
+/* Element type name used in the pointer (padded std140 struct or plain). */
+const char *oclc_elem_type(Arena *a, const Type *vec);
+
+#endif

@@ -1,0 +1,156 @@
+/* eval.h - the compile-time evaluator: a small Lisp that runs `defmacro`s.
+ *
+ * Crisp kernels have no eval, lists or recursion, but their macros do: a
+ * macro body is ordinary Lisp run by the compiler on syntax nodes.  This
+ * module is that Lisp.  Its values are syntax Nodes (integers, floats,
+ * strings, symbols, keywords, lists, vector literals) plus closures, so a
+ * macro's arguments are passed in unchanged and its result is spliced back
+ * into the program as it is.  The language (special forms, functions,
+ * truthiness) and its resource limits are described in docs/macros.md.
+ *
+ * The evaluator never exits and never overflows the C stack: every error,
+ * including exceeding a limit, becomes a diagnostic on c->diag and a NULL
+ * result that unwinds to the caller. */
+#ifndef CRISP_EVAL_H
+#define CRISP_EVAL_H
+
+#include "../src/crisp.h"
+#include "../src/strbuf.h"
+
+/* Defaults for the limits (used when the CrispOptions field is 0). */
+#define EVAL_DEFAULT_MAX_STEPS 1000000L         /* per macro call           */
+#define EVAL_DEFAULT_TOTAL_STEPS 50000000L      /* per compilation          */
+#define EVAL_DEFAULT_MAX_EXPANSION_DEPTH 200L   /* nested macro expansions  */
+#define EVAL_DEFAULT_MAX_RECURSION 10000L       /* nested evaluations       */
+#define EVAL_DEFAULT_MAX_OUTPUT_NODES 250000L   /* new nodes per expansion  */
+#define EVAL_DEFAULT_TOTAL_OUTPUT_NODES 1000000L /* new nodes per compilation */
+#define EVAL_DEFAULT_MAX_NESTING 2000L          /* list depth of any value  */
+
+/* Diagnostic codes of the macro stage. */
+#define EVAL_E_DEFMACRO "E0201"  /* malformed defmacro / lambda list        */
+#define EVAL_E_ARGS "E0202"      /* macro call does not match lambda list   */
+#define EVAL_E_EVAL "E0203"      /* compile-time evaluation error           */
+#define EVAL_E_USER "E0204"      /* (error ...) raised by a macro           */
+#define EVAL_E_STEPS "E0205"     /* step limit                              */
+#define EVAL_E_DEPTH "E0206"     /* expansion depth limit                   */
+#define EVAL_E_RECURSION "E0207" /* evaluator recursion limit               */
+#define EVAL_E_SIZE "E0208"      /* expansion too large / too deeply nested */
+#define EVAL_E_TOPLEVEL "E0209"  /* misplaced defmacro, bad prelude form    */
+
+typedef struct Eval Eval;
+typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */
+typedef struct EvalMapEnt EvalMapEnt;
+
+/* A string-keyed hash table living in the compilation's arena. */
+typedef struct EvalMap {
+    EvalMapEnt *ents;
+    int cap, n;
+} EvalMap;
+
+/* One macro: `(defmacro NAME LAMBDA-LIST [DOCSTRING] BODY...)`. */
+typedef struct Macro {
+    const char *name;        /* as written                                 */
+    const char *key;         /* canonical (lower-case)                     */
+    const Node *form;        /* the defmacro form: errors in the body and
+                                "defined here" notes point into it         */
+    EvalLambdaList *params;
+    Node **body;
+    int nbody;
+    const char *doc;         /* docstring or NULL                          */
+    int from_prelude;
+} Macro;
+
+/* Hook for compile-time functions the evaluator does not know itself (type
+ * queries such as type-of / is-type-of, target-has, ...).  Called with the
+ * evaluated arguments when `name` is neither a special form, a builtin nor
+ * a macro.  Return 1 and set *out when handled, 0 when `name` is unknown to
+ * the host too (the evaluator then reports "unknown compile-time function"),
+ * or -1 after reporting an error yourself (use eval_error). */
+typedef int (*EvalHostCall)(Eval *ev, void *ud, const Node *form, const char *name,
+                            Node **args, int nargs, Node **out);
+/* Same for a symbol that has no lexical binding (and is not a def-const the
+ * expander registered).  Return 1 and set *out, or 0. */
+typedef int (*EvalHostVar)(Eval *ev, void *ud, const Node *sym, Node **out);
+
+struct Eval {
+    Crisp *c;
+
+    /* Limits, filled from c->opt (or the defaults) by eval_init; tests may
+       lower them afterwards. */
+    long max_steps;            /* evaluation steps per macro call          */
+    long total_steps;          /* evaluation steps per compilation         */
+    long max_expansion_depth;  /* nested macro expansions                  */
+    long max_recursion;        /* nested evaluations (C stack guard)       */
+    long max_output_nodes;     /* new nodes in one expansion               */
+    long total_output_nodes;   /* new nodes in all expansions              */
+    long max_nesting;          /* list depth of an expansion / value       */
+
+    EvalMap prims;   /* special forms and builtin functions   */
+    EvalMap macros;  /* name key -> Macro*                    */
+    EvalMap consts;  /* def-const values visible to macros    */
+
+    EvalHostCall host_call;
+    EvalHostVar host_var;
+    void *host_ud;
+
+    /* State of the current top-level evaluation (set by eval_macroexpand /
+       eval_form). */
+    const char *macro;         /* macro being run, or NULL               */
+    const Node *call;          /* its call site                          */
+    const Expansion *exp;      /* origin attached to errors in its body  */
+    long steps;                /* steps used by the current call         */
+    long steps_used;           /* steps used by the whole compilation    */
+    long depth;                /* current evaluation nesting             */
+    long output_nodes;         /* new nodes produced by all expansions   */
+    int failed;                /* an error was reported; unwinding       */
+
+    Node *nil, *t;             /* canonical false / true values          */
+    Node *small_ints[160];     /* cache for -32..127                     */
+};
+
+/* Set up an evaluator for compilation `c` (limits from c->opt). */
+void eval_init(Eval *ev, Crisp *c);
+
+/* Register `(defmacro NAME LAMBDA-LIST [DOC] BODY...)`; a later definition
+ * of the same name replaces the earlier one (user macros may shadow prelude
+ * macros).  Returns 1 on success, 0 after reporting an error. */
+int eval_define_macro(Eval *ev, const Node *form, int from_prelude);
+
+/* The macro named `key` (lower-case), or NULL. */
+const Macro *eval_find_macro(const Eval *ev, const char *key);
+
+/* Run macro `m` on the call form `call` (head + arguments).  `exp` is the
+ * origin given to errors reported from the macro's body (normally the
+ * Expansion the expander attaches to the result).  Returns the raw
+ * expansion - fresh and shared nodes mixed, no origins set - or NULL after
+ * reporting an error. */
+Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansion *exp);
+
+/* Evaluate a standalone form in an empty environment (tests, compile-time
+ * conditions).  Returns NULL after reporting an error. */
+Node *eval_form(Eval *ev, const Node *form);
+
+/* Make a compile-time constant visible to macro bodies under `key`
+ * (the expander does this for `(def-const NAME LITERAL)`). */
+void eval_define_constant(Eval *ev, const char *key, Node *value);
+
+/* Truthiness of the compile-time language: nil, (), false, 0 and 0.0 are
+ * false; everything else is true. */
+int eval_truthy(const Node *v);
+
+/* Is `v` a closure value (lambda or #'builtin)?  Closures may not appear in
+ * an expansion. */
+int eval_is_function(const Node *v);
+
+/* Report an error at `at` (a node of the macro body being run; NULL = the
+ * macro's call site) with the current expansion as origin, and start
+ * unwinding.  For use by EvalHostCall implementations.  Returns NULL. */
+Node *eval_error(Eval *ev, const Node *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* --dump=expand: every form pretty-printed, forms separated by blank
+ * lines.  (Implemented in expand.c; also meant to be declared in
+ * expand.h.) */
+void expand_dump(StrBuf *b, Forms f);
+
+#endif

@@ -1,0 +1,1122 @@
+/* reader.c - stage 1: turn Crisp source text into syntax nodes (reader.h).
+ *
+ * This file exists so that every later stage sees one well-formed tree and
+ * never has to look at raw bytes: it is the only place that knows comments,
+ * string escapes, number spellings, `name:type` annotations, the quote
+ * family, #(...) / ##(...) literals and #+/#- conditional reading.
+ *
+ * Design (Lua/chibicc style): a cursor over the bytes of one SrcFile, a
+ * recursive-descent reader bounded by READER_MAX_DEPTH, and a flat iterative
+ * skipper that takes over past that bound, so even a million `(` cannot
+ * overflow the C stack.  The reader never stops at the first error: it
+ * reports, skips the offending token or form and goes on, so one run shows
+ * several problems.  Every loop consumes at least one byte per iteration or
+ * ends, so malformed input cannot make it spin.
+ *
+ * Lexical rules decided here (the spec leaves them open):
+ *
+ *  - Delimiters are whitespace (space \t \n \r \f \v) and ( ) " ; ' ` ,
+ *    Every other printable ASCII byte is a token constituent (so `a#b`,
+ *    `|x|` and `x~` are plain symbols).  Bytes >= 0x80 and control bytes are
+ *    allowed only inside strings and comments.
+ *  - A token "starts like a number" when it begins with a digit, or with
+ *    `+`/`-`/`.` followed by a digit, or with `+.`/`-.` followed by a digit.
+ *    Such a token must be a complete number:
+ *        int   = [+-] digits
+ *        float = [+-] digits . [digits] [exp]  |  [+-] . digits [exp]
+ *              | [+-] digits exp               ; exp = (e|E) [+-] digits
+ *    (so `1.` is the float 1.0).  The one exception is digits followed by
+ *    a single `+` or `-` (`1+`, `1-`): those are symbols.  Anything else
+ *    that starts like a number (`12abc`, `1.2.3`, `0x1F`, `1e`) is a
+ *    "malformed number literal" error.  Tokens that do not start like a
+ *    number are symbols: `+`, `-`, `...`, `.`, `+PI+`, `->`, `-x`.
+ *  - Integers are 64-bit: a value above INT64_MAX (up to UINT64_MAX) is
+ *    read with `is_unsigned` set; a negative value must be >= INT64_MIN.
+ *    `#x`/`#X` takes hex digits, `#b`/`#B` binary digits (no sign).
+ *  - Colons inside a symbol token: a single `:` separates a name from its
+ *    type annotation (`a:int` -> symbol `a` with ann = symbol `int`); a
+ *    trailing single `:` directly followed by `(` takes the next list as
+ *    the annotation (`v:(vector float)`).  A double colon `::` is part of
+ *    the name (`vector_add::C`).  Two single colons, a run of three or
+ *    more, a trailing `::` and a trailing `:` not followed by `(` are
+ *    errors.  A token starting with `:` is a keyword and may not contain
+ *    another colon.
+ *  - Nesting depth counts open lists, quote prefixes, annotation lists and
+ *    #+/#- forms: each opens one level; READER_MAX_DEPTH levels are fine,
+ *    one more is an error (reported once per top-level form).
+ *  - #+/#- feature expressions: a parameter name (case-sensitive; a
+ *    def-parameter read so far, else a -D name; `T`/`true` and
+ *    `nil`/`false` are constants when no parameter has that name), an
+ *    integer or float literal, (and ...), (or ...), (not x) and
+ *    (target-has :prop [default]).  Inside a form that #+/#- already skips
+ *    nothing is evaluated (like Common Lisp's *read-suppress*), but the
+ *    text is still read and syntax errors in it are reported.  A feature
+ *    expression that cannot be evaluated is an error and its form is
+ *    skipped.
+ *
+ * Error codes (all E00xx belong to the reader):
+ *   E0001 unexpected `)`                  E0014 missing type after `:`
+ *   E0002 unclosed `(` / `#(` / `##(`     E0015 malformed symbol (colons)
+ *   E0003 unterminated string             E0016 malformed keyword
+ *   E0004 unknown string escape           E0017 nesting deeper than 512
+ *   E0005 malformed \x escape             E0018 token longer than 1 MiB
+ *   E0006 unterminated block comment      E0019 string longer than 1 MiB
+ *   E0007 unexpected byte                 E0020 unknown parameter in #+/#-
+ *   E0008 unknown or missing # dispatch   E0021 target-has undecided
+ *   E0009 malformed number literal        E0022 unknown target-has property
+ *   E0010 integer out of 64-bit range     E0023 malformed feature expression
+ *   E0011 float out of range              E0024 stray `|#`
+ *   E0012 malformed #x / #b literal       E0025 `##` without `(`
+ *   E0013 missing form after a prefix     E0099 out of memory
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "syntax.h"
+
+#define READER_MAX_TOKEN ((size_t)1 << 20)  /* 1 MiB per token or string */
+
+/* Outcome of reading one datum. */
+typedef enum {
+    RD_NODE,   /* a form was read into *out */
+    RD_SKIP,   /* a #+/#- form was read and dropped: read the next one */
+    RD_ERROR,  /* input was consumed, an error was reported, no form */
+    RD_CLOSE,  /* positioned at `)` (not consumed) */
+    RD_EOF     /* end of input, or reading was stopped */
+} RdStatus;
+
+/* State of reading one file. */
+typedef struct St {
+    Reader *r;
+    Crisp *c;
+    const SrcFile *f;
+    const char *p, *end, *bol;  /* cursor, end of text, start of line */
+    int line;
+    int depth;           /* open levels (lists, prefixes, #+/#-) */
+    int depth_reported;  /* E0017 already said for this top-level form */
+    int eof_reported;    /* an error already explained the early EOF */
+    int suppress;        /* > 0 while reading a form #+/#- will drop */
+    const char *cond;    /* "#+" or "#-" being evaluated (for messages) */
+    int stop;            /* fatal: out of memory or too many errors */
+    Node **stk;          /* kids of the open lists, innermost last */
+    int nstk, capstk;
+} St;
+
+/* ---- characters and positions ---- */
+
+static int is_space(int c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int is_digit(int c) {
+    return c >= '0' && c <= '9';
+}
+
+static int hex_value(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Bytes that may not appear outside strings and comments. */
+static int is_bad_byte(int c) {
+    return c >= 0x80 || c == 0x7f || (c < 0x20 && !is_space(c));
+}
+
+static int is_constituent(int c) {
+    if (c <= 0x20 || c >= 0x7f) return 0;
+    return !strchr("()\";'`,", c);
+}
+
+static int at_end(const St *s) {
+    return s->p >= s->end;
+}
+
+/* Byte at offset `k` from the cursor, or -1 past the end. */
+static int peek(const St *s, int k) {
+    return s->end - s->p > k ? (unsigned char)s->p[k] : -1;
+}
+
+static SrcLoc here(const St *s) {
+    SrcLoc l = {s->f, s->line, (int)(s->p - s->bol) + 1};
+    return l;
+}
+
+static void adv(St *s) {
+    if (*s->p == '\n') {
+        s->line++;
+        s->bol = s->p + 1;
+    }
+    s->p++;
+}
+
+/* ---- diagnostics ---- */
+
+static void err(St *s, SrcLoc loc, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void err(St *s, SrcLoc loc, const char *code, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(&s->c->diag, loc, NULL, code, "%s", msg);
+    if (s->c->diag.fatal) s->stop = 1;
+}
+
+static void oom(St *s) {
+    if (!s->stop)
+        diag_fatal(&s->c->diag, here(s), NULL, "E0099", "out of memory (source too large)");
+    s->stop = 1;
+}
+
+/* Copy of token text for a message: at most 40 bytes, then "...". */
+static const char *show(char *buf, size_t cap, const char *b, size_t n) {
+    size_t max = cap - 4 < 40 ? cap - 4 : 40, o = 0;
+    for (size_t i = 0; i < n && o < max; i++) {
+        unsigned char ch = (unsigned char)b[i];
+        buf[o++] = (ch < 0x20 || ch >= 0x7f) ? '?' : (char)ch;
+    }
+    if (n > max) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* What is at the cursor, for "found ..." in messages. */
+static const char *found_here(const St *s, char *buf, size_t cap) {
+    int c = peek(s, 0);
+    if (c < 0) return "end of file";
+    if (c == '\n' || c == '\r') return "end of line";
+    if (is_space(c)) return "whitespace";
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(buf, cap, "`%c`", c);
+    else
+        snprintf(buf, cap, "byte 0x%02X", (unsigned)c);
+    return buf;
+}
+
+/* ---- allocation ---- */
+
+static void *alloc(St *s, size_t n) {
+    void *p = arena_alloc(&s->c->arena, n);
+    if (!p) oom(s);
+    return p;
+}
+
+static char *dup_n(St *s, const char *b, size_t n) {
+    char *p = arena_strndup(&s->c->arena, b, n);
+    if (!p) oom(s);
+    return p;
+}
+
+static Node *mk(St *s, NodeKind k, SrcLoc loc) {
+    Node *n = alloc(s, sizeof *n);
+    if (!n) return NULL;
+    n->kind = k;
+    n->loc = loc;
+    return n;
+}
+
+/* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key. */
+static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
+    Node *x = mk(s, k, loc);
+    char *name = dup_n(s, b, n), *key = dup_n(s, b, n);
+    if (!x || !name || !key) return NULL;
+    for (char *q = key; *q; q++)
+        if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
+    x->name = name;
+    x->key = key;
+    return x;
+}
+
+static void push(St *s, Node *n) {
+    if (s->nstk == s->capstk) {
+        if (s->capstk > INT_MAX / 4) {
+            oom(s);
+            return;
+        }
+        int cap = s->capstk ? s->capstk * 2 : 64;
+        Node **v = realloc(s->stk, sizeof *v * (size_t)cap);
+        if (!v) {
+            oom(s);
+            return;
+        }
+        s->stk = v;
+        s->capstk = cap;
+    }
+    s->stk[s->nstk++] = n;
+}
+
+/* A LIST/VECLIT/HWVEC node holding stk[base..nstk); pops them. */
+static Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
+    int n = s->nstk - base;
+    Node *l = mk(s, k, loc);
+    if (l && n > 0) {
+        l->kids = alloc(s, sizeof(Node *) * (size_t)n);
+        if (l->kids) memcpy(l->kids, s->stk + base, sizeof(Node *) * (size_t)n);
+        else l = NULL;
+    }
+    if (l) l->nkids = n;
+    s->nstk = base;
+    return l;
+}
+
+/* (head x) with the head symbol at `loc` (the quote character). */
+static Node *mk_wrap(St *s, SrcLoc loc, const char *head, Node *x) {
+    Node *h = mk_name(s, N_SYMBOL, loc, head, strlen(head));
+    Node *l = mk(s, N_LIST, loc);
+    Node **kids = alloc(s, 2 * sizeof *kids);
+    if (!h || !l || !kids) return NULL;
+    kids[0] = h;
+    kids[1] = x;
+    l->kids = kids;
+    l->nkids = 2;
+    return l;
+}
+
+/* ---- whitespace and comments ---- */
+
+static void skip_block_comment(St *s) {
+    SrcLoc start = here(s);
+    int level = 0;
+    while (!at_end(s)) {
+        if (s->p[0] == '#' && peek(s, 1) == '|') {
+            level++;
+            s->p += 2;
+        } else if (s->p[0] == '|' && peek(s, 1) == '#') {
+            s->p += 2;
+            if (--level == 0) return;
+        } else {
+            adv(s);
+        }
+    }
+    err(s, start, "E0006", "unterminated block comment: expected `|#` before end of file");
+    s->eof_reported = 1;
+}
+
+/* Skip whitespace, comments and (reporting them) runs of stray bytes. */
+static void skip_atmosphere(St *s) {
+    while (!s->stop && !at_end(s)) {
+        int c = (unsigned char)*s->p;
+        if (is_space(c)) {
+            adv(s);
+        } else if (c == ';') {
+            while (!at_end(s) && *s->p != '\n') s->p++;
+        } else if (c == '#' && peek(s, 1) == '|') {
+            skip_block_comment(s);
+        } else if (is_bad_byte(c)) {
+            SrcLoc loc = here(s);
+            while (!at_end(s) && is_bad_byte((unsigned char)*s->p)) s->p++;
+            if (c >= 0x80)
+                err(s, loc, "E0007", "unexpected byte 0x%02X: expected ASCII source text "
+                    "(non-ASCII bytes are allowed only in strings and comments)", (unsigned)c);
+            else
+                err(s, loc, "E0007", "unexpected byte 0x%02X: expected printable ASCII "
+                    "source text (control bytes are allowed only in strings and comments)",
+                    (unsigned)c);
+        } else {
+            return;
+        }
+    }
+}
+
+/* Skip a string body quietly (cursor at the opening quote). */
+static void skip_string_quietly(St *s) {
+    adv(s);
+    while (!at_end(s) && *s->p != '"') {
+        if (*s->p == '\\' && peek(s, 1) >= 0) adv(s);
+        adv(s);
+    }
+    if (!at_end(s)) adv(s);
+}
+
+/* Past the depth limit: skip one datum (and whatever prefixes lead it)
+ * without recursion, counting parens.  Stops before a `)` that closes an
+ * enclosing list.  Nothing inside is reported. */
+static void skip_datum_flat(St *s) {
+    long need = 1, nest = 0;
+    while (!at_end(s) && (need > 0 || nest > 0)) {
+        int c = (unsigned char)*s->p, c1 = peek(s, 1);
+        if (is_space(c) || is_bad_byte(c)) {
+            adv(s);
+        } else if (c == ';') {
+            while (!at_end(s) && *s->p != '\n') s->p++;
+        } else if (c == '"') {
+            skip_string_quietly(s);
+            if (nest == 0) need--;
+        } else if (c == '(') {
+            adv(s);
+            nest++;
+        } else if (c == ')') {
+            if (nest == 0) return;
+            adv(s);
+            if (--nest == 0) need--;
+        } else if (c == '\'' || c == '`' || c == ',') {
+            adv(s);
+        } else if (c == '#' && c1 == '|') {
+            int level = 0;
+            while (!at_end(s)) {
+                if (s->p[0] == '#' && peek(s, 1) == '|') {
+                    level++;
+                    s->p += 2;
+                } else if (s->p[0] == '|' && peek(s, 1) == '#') {
+                    s->p += 2;
+                    if (--level == 0) break;
+                } else {
+                    adv(s);
+                }
+            }
+        } else if (c == '#' && c1 == '(') {
+            s->p += 2;
+            nest++;
+        } else if (c == '#' && c1 == '#' && peek(s, 2) == '(') {
+            s->p += 3;
+            nest++;
+        } else if (c == '#' && (c1 == '\'' || c1 == '`')) {
+            s->p += 2;
+        } else if (c == '#' && (c1 == '+' || c1 == '-')) {
+            s->p += 2;
+            if (nest == 0) need++;  /* a feature expression, then a form */
+        } else {
+            /* a token, or # followed by a token */
+            if (c == '#') s->p++;
+            while (!at_end(s) && is_constituent((unsigned char)*s->p)) s->p++;
+            if (nest == 0) need--;
+        }
+    }
+    if (at_end(s)) s->eof_reported = 1;
+}
+
+/* Open one level at the cursor; past the limit report (once per top-level
+ * form), skip the construct starting here, and return 0. */
+static int enter(St *s) {
+    if (s->depth < READER_MAX_DEPTH) {
+        s->depth++;
+        return 1;
+    }
+    if (!s->depth_reported) {
+        err(s, here(s), "E0017", "nesting deeper than %d levels: expected at most %d nested "
+            "lists, quotes or #+/#- forms (the rest of this form is skipped)",
+            READER_MAX_DEPTH, READER_MAX_DEPTH);
+        s->depth_reported = 1;
+    }
+    skip_datum_flat(s);
+    return 0;
+}
+
+static void leave(St *s) {
+    s->depth--;
+}
+
+/* ---- forms ---- */
+
+static RdStatus read_next(St *s, Node **out);
+
+/* Read the form that must follow a prefix (quote, #', #+ ...) starting at
+ * `loc`; #+/#- forms that are dropped are passed over.  When nothing is
+ * there reports "expected WHAT after `AFTER`" and returns RD_CLOSE/RD_EOF
+ * (the `)` is left for the enclosing list). */
+static RdStatus read_subject(St *s, SrcLoc loc, const char *what, const char *after,
+                             Node **out) {
+    for (;;) {
+        RdStatus st = read_next(s, out);
+        if (st == RD_SKIP) continue;
+        if (st == RD_CLOSE || (st == RD_EOF && !s->stop && !s->eof_reported)) {
+            char fb[16];
+            err(s, loc, "E0013", "expected %s after `%s`, found %s", what, after,
+                found_here(s, fb, sizeof fb));
+            if (st == RD_EOF) s->eof_reported = 1;
+        }
+        return st;
+    }
+}
+
+/* A list-like form; the cursor is at its opener of `open_len` bytes. */
+static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener, Node **out) {
+    if (!enter(s)) return RD_ERROR;
+    SrcLoc loc = here(s);
+    s->p += open_len;
+    int base = s->nstk;
+    for (;;) {
+        Node *n;
+        RdStatus st = read_next(s, &n);
+        if (st == RD_NODE) {
+            push(s, n);
+        } else if (st == RD_CLOSE) {
+            adv(s);
+            leave(s);
+            *out = mk_seq(s, kind, loc, base);
+            return *out ? RD_NODE : RD_ERROR;
+        } else if (st == RD_EOF) {
+            if (!s->stop && !s->eof_reported) {
+                err(s, loc, "E0002", "unclosed `%s`: expected `)` before end of file", opener);
+                s->eof_reported = 1;
+            }
+            s->nstk = base;
+            leave(s);
+            return RD_ERROR;
+        }
+    }
+}
+
+/* 'x `x ,x ,@x #'x: the cursor is at the prefix of `len` bytes. */
+static RdStatus read_prefixed(St *s, int len, const char *head, Node **out) {
+    if (!enter(s)) return RD_ERROR;
+    SrcLoc loc = here(s);
+    char shown[4];
+    memcpy(shown, s->p, (size_t)len);
+    shown[len] = 0;
+    s->p += len;
+    Node *x;
+    RdStatus st = read_subject(s, loc, "a form", shown, &x);
+    leave(s);
+    if (st != RD_NODE) return st == RD_EOF && s->stop ? RD_EOF : RD_ERROR;
+    *out = mk_wrap(s, loc, head, x);
+    return *out ? RD_NODE : RD_ERROR;
+}
+
+static RdStatus read_string(St *s, Node **out) {
+    SrcLoc loc = here(s);
+    const char *q = s->p + 1;
+    while (q < s->end && *q != '"') {
+        if (*q == '\\' && q + 1 < s->end) q++;
+        q++;
+    }
+    if (q >= s->end) {
+        err(s, loc, "E0003", "unterminated string: expected `\"` before end of file");
+        s->eof_reported = 1;
+        s->p = s->end;
+        return RD_ERROR;
+    }
+    size_t raw = (size_t)(q - (s->p + 1));
+    if (raw > READER_MAX_TOKEN) {
+        err(s, loc, "E0019", "string literal longer than 1 MiB (%zu bytes): expected a "
+            "string of at most %zu bytes", raw, READER_MAX_TOKEN);
+        while (s->p <= q) adv(s);
+        return RD_ERROR;
+    }
+    char *buf = alloc(s, raw + 1);
+    if (!buf) return RD_ERROR;
+    adv(s);
+    size_t n = 0;
+    int bad = 0;
+    while (s->p < q) {
+        if (*s->p != '\\') {
+            buf[n++] = *s->p;
+            adv(s);
+            continue;
+        }
+        SrcLoc eloc = here(s);
+        adv(s);
+        int e = (unsigned char)*s->p;  /* s->p < q: a backslash never ends the body */
+        adv(s);
+        switch (e) {
+        case 'n': buf[n++] = '\n'; break;
+        case 't': buf[n++] = '\t'; break;
+        case 'r': buf[n++] = '\r'; break;
+        case '0': buf[n++] = '\0'; break;
+        case '\\': buf[n++] = '\\'; break;
+        case '"': buf[n++] = '"'; break;
+        case 'x': {
+            int h1 = s->p < q ? hex_value((unsigned char)s->p[0]) : -1;
+            int h2 = s->p + 1 < q ? hex_value((unsigned char)s->p[1]) : -1;
+            if (h1 < 0 || h2 < 0) {
+                char fb[16];
+                if (h1 >= 0) adv(s);
+                err(s, eloc, "E0005", "malformed escape in string: expected two hex digits "
+                    "after `\\x`, found %s", s->p < q ? found_here(s, fb, sizeof fb) : "`\"`");
+                bad = 1;
+                break;
+            }
+            buf[n++] = (char)(h1 * 16 + h2);
+            adv(s);
+            adv(s);
+            break;
+        }
+        default:
+            if (e > 0x20 && e < 0x7f)
+                err(s, eloc, "E0004", "unknown escape `\\%c` in string: expected one of "
+                    "\\n \\t \\r \\0 \\\\ \\\" \\xHH", e);
+            else
+                err(s, eloc, "E0004", "unknown escape in string: expected one of \\n \\t \\r "
+                    "\\0 \\\\ \\\" \\xHH after `\\`, found %s",
+                    e == '\n' ? "end of line" : e == ' ' ? "a space" : "a control or non-ASCII byte");
+            bad = 1;
+        }
+    }
+    adv(s);  /* closing quote */
+    if (bad) return RD_ERROR;
+    Node *x = mk(s, N_STRING, loc);
+    if (!x) return RD_ERROR;
+    buf[n] = 0;
+    x->name = buf;
+    x->slen = (int)n;
+    *out = x;
+    return RD_NODE;
+}
+
+/* ---- atoms ---- */
+
+/* 1 = integer, 2 = float, 0 = neither (see the grammar at the top). */
+static int number_shape(const char *t, size_t n) {
+    size_t i = 0, nd, nf = 0;
+    int is_float = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    size_t d0 = i;
+    while (i < n && is_digit(t[i])) i++;
+    nd = i - d0;
+    if (i < n && t[i] == '.') {
+        is_float = 1;
+        size_t f0 = ++i;
+        while (i < n && is_digit(t[i])) i++;
+        nf = i - f0;
+    }
+    if (nd + nf == 0) return 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        is_float = 1;
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        size_t e0 = i;
+        while (i < n && is_digit(t[i])) i++;
+        if (i == e0) return 0;
+    }
+    if (i != n) return 0;
+    return is_float ? 2 : 1;
+}
+
+static int starts_like_number(const char *t, size_t n) {
+    size_t i = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    if (i < n && t[i] == '.') i++;
+    return i < n && is_digit(t[i]);
+}
+
+/* digits followed by one `+` or `-`: the symbols 1+ and 1-. */
+static int is_digit_symbol(const char *t, size_t n) {
+    if (n < 2 || (t[n - 1] != '+' && t[n - 1] != '-')) return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!is_digit(t[i])) return 0;
+    return 1;
+}
+
+static RdStatus int_node(St *s, SrcLoc loc, uint64_t mag, int neg, Node **out) {
+    Node *x = mk(s, N_INT, loc);
+    if (!x) return RD_ERROR;
+    if (neg)
+        x->ival = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+    else if (mag > (uint64_t)INT64_MAX) {
+        x->ival = (int64_t)(mag - (uint64_t)INT64_MAX - 1) + INT64_MIN;  /* same bits */
+        x->is_unsigned = 1;
+    } else
+        x->ival = (int64_t)mag;
+    *out = x;
+    return RD_NODE;
+}
+
+static void err_int_range(St *s, SrcLoc loc, const char *b, size_t n) {
+    char tb[64];
+    err(s, loc, "E0010", "integer literal `%s` does not fit in 64 bits: expected a value from "
+        "-9223372036854775808 to 18446744073709551615", show(tb, sizeof tb, b, n));
+}
+
+static RdStatus read_number(St *s, SrcLoc loc, const char *b, size_t n, int shape, Node **out) {
+    if (shape == 1) {
+        size_t i = 0;
+        int neg = 0;
+        if (b[0] == '+' || b[0] == '-') neg = b[i++] == '-';
+        uint64_t mag = 0;
+        for (; i < n; i++) {
+            unsigned d = (unsigned)(b[i] - '0');
+            if (mag > (UINT64_MAX - d) / 10) {
+                err_int_range(s, loc, b, n);
+                return RD_ERROR;
+            }
+            mag = mag * 10 + d;
+        }
+        if (neg && mag > (uint64_t)INT64_MAX + 1) {
+            err_int_range(s, loc, b, n);
+            return RD_ERROR;
+        }
+        return int_node(s, loc, mag, neg, out);
+    }
+    char *t = dup_n(s, b, n);
+    if (!t) return RD_ERROR;
+    errno = 0;
+    char *e;
+    double v = strtod(t, &e);
+    if (errno == ERANGE && (v > 1.0 || v < -1.0)) {
+        char tb[64];
+        err(s, loc, "E0011", "float literal `%s` is out of range: expected a magnitude below "
+            "1.8e308", show(tb, sizeof tb, b, n));
+        return RD_ERROR;
+    }
+    Node *x = mk(s, N_FLOAT, loc);
+    if (!x) return RD_ERROR;
+    x->fval = v;
+    *out = x;
+    return RD_NODE;
+}
+
+static RdStatus read_keyword(St *s, SrcLoc loc, const char *b, size_t n, Node **out) {
+    char tb[64], fb[16];
+    if (n == 1) {
+        err(s, loc, "E0016", "expected a keyword name after `:`, found %s",
+            found_here(s, fb, sizeof fb));
+        return RD_ERROR;
+    }
+    if (memchr(b + 1, ':', n - 1)) {
+        err(s, loc, "E0016", "malformed keyword `%s`: expected `:name` with no other `:`",
+            show(tb, sizeof tb, b, n));
+        return RD_ERROR;
+    }
+    *out = mk_name(s, N_KEYWORD, loc, b + 1, n - 1);
+    return *out ? RD_NODE : RD_ERROR;
+}
+
+/* A symbol token, possibly `name:type`, `name:(type ...)` or `a::b`. */
+static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, Node **out) {
+    char tb[64], fb[16];
+    size_t sep = n;  /* index of the single `:` separating name and type */
+    for (size_t i = 0; i < n;) {
+        if (b[i] != ':') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && b[j] == ':') j++;
+        if (j - i == 1 && sep == n) {
+            sep = i;
+        } else if (j - i != 2 || j == n) {
+            err(s, loc, "E0015", "malformed symbol `%s`: expected `name`, `name:type` or "
+                "`kernel::name` (one `:` before a type, `::` inside a name)",
+                show(tb, sizeof tb, b, n));
+            return RD_ERROR;
+        }
+        i = j;
+    }
+    Node *sym = mk_name(s, N_SYMBOL, loc, b, sep);
+    if (!sym) return RD_ERROR;
+    *out = sym;
+    if (sep == n) return RD_NODE;
+    if (sep + 1 < n && b[sep + 1] == '#') {
+        err(s, loc, "E0014", "expected a type after `:` in `%s`, found `#` (a type is a name "
+            "or a list)", show(tb, sizeof tb, b, n));
+        return RD_ERROR;
+    }
+    if (sep + 1 < n) {
+        SrcLoc tl = loc;
+        tl.col += (int)sep + 1;
+        sym->ann = mk_name(s, N_SYMBOL, tl, b + sep + 1, n - sep - 1);
+        return sym->ann ? RD_NODE : RD_ERROR;
+    }
+    if (peek(s, 0) != '(') {
+        err(s, loc, "E0014", "expected a type after `:` in `%s`, found %s",
+            show(tb, sizeof tb, b, n), found_here(s, fb, sizeof fb));
+        return RD_ERROR;
+    }
+    RdStatus st = read_seq(s, N_LIST, 1, "(", &sym->ann);
+    return st == RD_NODE ? RD_NODE : st;
+}
+
+static RdStatus read_token(St *s, Node **out) {
+    SrcLoc loc = here(s);
+    const char *b = s->p, *e = b;
+    if (b[0] == '|' && peek(s, 1) == '#') {
+        s->p += 2;
+        err(s, loc, "E0024", "unexpected `|#`: expected a form (no block comment is open)");
+        return RD_ERROR;
+    }
+    while (e < s->end && is_constituent((unsigned char)*e)) e++;
+    size_t n = (size_t)(e - b);
+    s->p = e;  /* tokens hold no newline */
+    if (n > READER_MAX_TOKEN) {
+        err(s, loc, "E0018", "token longer than 1 MiB (%zu bytes): expected a symbol or "
+            "number of at most %zu bytes", n, READER_MAX_TOKEN);
+        return RD_ERROR;
+    }
+    if (b[0] == ':') return read_keyword(s, loc, b, n, out);
+    if (starts_like_number(b, n)) {
+        int shape = number_shape(b, n);
+        if (shape) return read_number(s, loc, b, n, shape, out);
+        if (is_digit_symbol(b, n)) return read_symbol(s, loc, b, n, out);
+        char tb[64];
+        show(tb, sizeof tb, b, n);
+        if (n > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X'))
+            err(s, loc, "E0009", "malformed number literal `%s`: expected decimal digits "
+                "(write hexadecimal as #x%s)", tb, tb + 2);
+        else
+            err(s, loc, "E0009", "malformed number literal `%s`: expected an integer (42, -7), "
+                "a float (1.0, .5, 2.5e3) or a symbol that does not start like a number", tb);
+        return RD_ERROR;
+    }
+    return read_symbol(s, loc, b, n, out);
+}
+
+/* #x... / #b...: the cursor is at `#`. */
+static RdStatus read_radix(St *s, Node **out) {
+    SrcLoc loc = here(s);
+    int letter = s->p[1];
+    int bits = (letter == 'x' || letter == 'X') ? 4 : 1;
+    const char *what = bits == 4 ? "hexadecimal" : "binary";
+    const char *b = s->p, *e = s->p + 2;
+    while (e < s->end && is_constituent((unsigned char)*e)) e++;
+    size_t n = (size_t)(e - b);
+    s->p += 2;
+    char tb[64], fb[16];
+    if (n == 2) {
+        err(s, loc, "E0012", "expected %s digits after `#%c`, found %s", what, letter,
+            found_here(s, fb, sizeof fb));
+        return RD_ERROR;
+    }
+    s->p = e;
+    if (n > READER_MAX_TOKEN) {
+        err(s, loc, "E0018", "token longer than 1 MiB (%zu bytes): expected a number of at "
+            "most %zu bytes", n, READER_MAX_TOKEN);
+        return RD_ERROR;
+    }
+    uint64_t v = 0;
+    int overflow = 0;
+    for (size_t i = 2; i < n; i++) {
+        int d = hex_value((unsigned char)b[i]);
+        if (d < 0 || d >= (1 << bits)) {
+            err(s, loc, "E0012", "malformed %s literal `%s`: expected only %s after `#%c`, "
+                "found `%c`", what, show(tb, sizeof tb, b, n),
+                bits == 4 ? "hex digits 0-9 a-f" : "binary digits 0 and 1", letter, b[i]);
+            return RD_ERROR;
+        }
+        if (v >> (64 - bits)) overflow = 1;
+        v = (v << bits) | (uint64_t)d;
+    }
+    if (overflow) {
+        err_int_range(s, loc, b, n);
+        return RD_ERROR;
+    }
+    return int_node(s, loc, v, 0, out);
+}
+
+/* ---- #+ / #- ---- */
+
+static int ascii_ieq(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        int x = (*a >= 'A' && *a <= 'Z') ? *a - 'A' + 'a' : *a;
+        int y = (*b >= 'A' && *b <= 'Z') ? *b - 'A' + 'a' : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+static const char *define_of(const St *s, const char *name) {
+    return s->c->opt ? crisp_define(s->c->opt, name) : NULL;
+}
+
+static ReaderParam *find_param(Reader *r, const char *name) {
+    for (int i = r->nparams - 1; i >= 0; i--)
+        if (strcmp(r->params[i].name, name) == 0) return &r->params[i];
+    return NULL;
+}
+
+/* What OpenCL C 1.2 (target `oclc`) offers: 1 yes, 0 no, -1 optional. */
+static const struct {
+    const char *key;
+    int has;
+} oclc_props[] = {
+    {"fp64", -1},  {"fp16", -1},      {"images", 1},
+    {"local-memory", 1}, {"atomics32", 1}, {"subgroups", 0},
+};
+#define OCLC_KNOWN ":fp64 :fp16 :images :local-memory :atomics32 :subgroups"
+
+static int eval_feature(St *s, const Node *f);
+
+static int eval_target_has(St *s, const Node *f) {
+    char tb[64];
+    if (f->nkids < 2 || f->nkids > 3) {
+        err(s, f->loc, "E0023", "target-has expects a property and an optional default, as in "
+            "(target-has :fp64 nil); found %d argument%s", f->nkids - 1,
+            f->nkids == 2 ? "" : "s");
+        return -1;
+    }
+    const Node *k = f->kids[1];
+    if (k->kind != N_KEYWORD) {
+        const char *t = syn_to_string(&s->c->arena, k, 40);
+        err(s, k->loc, "E0023", "target-has expects a keyword property such as :fp64, found `%s`",
+            show(tb, sizeof tb, t, strlen(t)));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof oclc_props / sizeof oclc_props[0]; i++) {
+        if (strcmp(oclc_props[i].key, k->key) != 0) continue;
+        if (oclc_props[i].has >= 0) return oclc_props[i].has;
+        if (f->nkids == 3) return reader_form_truthy(f->kids[2]);
+        err(s, f->loc, "E0021", "target-has :%s is not decided for target oclc (OpenCL C 1.2 "
+            "makes it optional); pass a default: (target-has :%s nil)", k->key, k->key);
+        return -1;
+    }
+    err(s, k->loc, "E0022", "unknown target property `:%s` in target-has: expected one of "
+        OCLC_KNOWN, show(tb, sizeof tb, k->name, strlen(k->name)));
+    return -1;
+}
+
+static int eval_param(St *s, const Node *f) {
+    ReaderParam *p = find_param(s->r, f->name);
+    if (p) return p->truthy;
+    const char *d = define_of(s, f->name);
+    if (d) return reader_text_truthy(d);
+    if (ascii_ieq(f->name, "t") || ascii_ieq(f->name, "true")) return 1;
+    if (ascii_ieq(f->name, "nil") || ascii_ieq(f->name, "false")) return 0;
+    char tb[64];
+    show(tb, sizeof tb, f->name, strlen(f->name));
+    err(s, f->loc, "E0020", "unknown parameter `%s` in %s (def-parameter it before use or pass "
+        "-D%s=...)", tb, s->cond, tb);
+    for (int i = 0; i < s->r->nparams; i++)
+        if (ascii_ieq(s->r->params[i].name, f->name)) {
+            diag_note(&s->c->diag, f->loc, "parameter names are case-sensitive: did you mean `%s`?",
+                      s->r->params[i].name);
+            break;
+        }
+    return -1;
+}
+
+/* 1 true, 0 false, -1 error (reported). */
+static int eval_feature(St *s, const Node *f) {
+    char tb[64];
+    switch (f->kind) {
+    case N_SYMBOL:
+        if (!f->ann) return eval_param(s, f);
+        break;
+    case N_INT:
+    case N_FLOAT:
+        return reader_form_truthy(f);
+    case N_KEYWORD:
+        err(s, f->loc, "E0023", "expected a parameter name or feature expression after %s, "
+            "found keyword `:%s` (for a target property write (target-has :%s nil))",
+            s->cond, show(tb, sizeof tb, f->name, strlen(f->name)), f->key);
+        return -1;
+    case N_LIST: {
+        const char *h = syn_head(f);
+        int and_ = h && !strcmp(h, "and"), or_ = h && !strcmp(h, "or");
+        if (and_ || or_) {
+            int v = and_, bad = 0;
+            for (int i = 1; i < f->nkids; i++) {
+                int x = eval_feature(s, f->kids[i]);
+                if (x < 0) bad = 1;
+                else if (and_) v = v && x;
+                else v = v || x;
+            }
+            return bad ? -1 : v;
+        }
+        if (h && !strcmp(h, "not")) {
+            if (f->nkids != 2) {
+                err(s, f->loc, "E0023", "(not ...) in a feature expression expects exactly one "
+                    "argument, found %d", f->nkids - 1);
+                return -1;
+            }
+            int x = eval_feature(s, f->kids[1]);
+            return x < 0 ? -1 : !x;
+        }
+        if (h && !strcmp(h, "target-has")) return eval_target_has(s, f);
+        break;
+    }
+    default:
+        break;
+    }
+    const char *t = syn_to_string(&s->c->arena, f, 40);
+    err(s, f->loc, "E0023", "unsupported feature expression `%s` after %s: expected a "
+        "parameter name, (target-has :prop [default]), (and ...), (or ...) or (not ...)",
+        show(tb, sizeof tb, t, strlen(t)), s->cond);
+    return -1;
+}
+
+/* #+FEATURE FORM / #-FEATURE FORM: the cursor is at `#`. */
+static RdStatus read_conditional(St *s, Node **out) {
+    if (!enter(s)) return RD_ERROR;
+    SrcLoc loc = here(s);
+    int plus = s->p[1] == '+';
+    s->p += 2;
+    Node *feat;
+    RdStatus st = read_subject(s, loc, "a feature expression", plus ? "#+" : "#-", &feat);
+    if (st != RD_NODE && st != RD_ERROR) {
+        leave(s);
+        return st == RD_EOF && s->stop ? RD_EOF : RD_ERROR;
+    }
+    int keep = 0, bad = st == RD_ERROR;
+    if (!bad && !s->suppress) {
+        s->cond = plus ? "#+" : "#-";
+        int v = eval_feature(s, feat);
+        if (v < 0) bad = 1;
+        else keep = plus ? v : !v;
+    }
+    char after[80];
+    if (st == RD_NODE) {
+        char tb[64];
+        const char *t = syn_to_string(&s->c->arena, feat, 40);
+        snprintf(after, sizeof after, "%s%s", plus ? "#+" : "#-", show(tb, sizeof tb, t, strlen(t)));
+    } else {
+        snprintf(after, sizeof after, "%s", plus ? "#+" : "#-");
+    }
+    if (!keep) s->suppress++;
+    Node *x;
+    RdStatus st2 = read_subject(s, loc, "a form", after, &x);
+    if (!keep) s->suppress--;
+    leave(s);
+    if (st2 == RD_EOF && s->stop) return RD_EOF;
+    if (st2 != RD_NODE || bad) return RD_ERROR;
+    if (!keep) return RD_SKIP;
+    *out = x;
+    return RD_NODE;
+}
+
+static RdStatus read_dispatch(St *s, Node **out) {
+    int c1 = peek(s, 1);
+    switch (c1) {
+    case '\'':
+    case '`': return read_prefixed(s, 2, "function", out);
+    case '(': return read_seq(s, N_VECLIT, 2, "#(", out);
+    case '+':
+    case '-': return read_conditional(s, out);
+    case 'x': case 'X': case 'b': case 'B': return read_radix(s, out);
+    case '#':
+        if (peek(s, 2) == '(') return read_seq(s, N_HWVEC, 3, "##(", out);
+        break;
+    default: break;
+    }
+    SrcLoc loc = here(s);
+    char fb[16];
+    s->p++;
+    if (c1 == '#') {
+        s->p++;
+        err(s, loc, "E0025", "expected `(` after `##` (a hardware vector is ##(a b ...)), "
+            "found %s", found_here(s, fb, sizeof fb));
+        return RD_ERROR;
+    }
+    if (c1 < 0 || !is_constituent(c1)) {
+        err(s, loc, "E0008", "expected a dispatch character after `#` (one of #' #( ##( #| "
+            "#+ #- #x #b), found %s", found_here(s, fb, sizeof fb));
+        return RD_ERROR;
+    }
+    while (!at_end(s) && is_constituent((unsigned char)*s->p)) s->p++;
+    err(s, loc, "E0008", "unknown dispatch `#%c`: expected one of #' #( ##( #| #+ #- #x #b", c1);
+    return RD_ERROR;
+}
+
+/* Read the next datum at this level (after whitespace and comments). */
+static RdStatus read_next(St *s, Node **out) {
+    *out = NULL;
+    skip_atmosphere(s);
+    if (s->stop || at_end(s)) return RD_EOF;
+    switch (*s->p) {
+    case ')': return RD_CLOSE;
+    case '(': return read_seq(s, N_LIST, 1, "(", out);
+    case '"': return read_string(s, out);
+    case '\'': return read_prefixed(s, 1, "quote", out);
+    case '`': return read_prefixed(s, 1, "quasiquote", out);
+    case ',':
+        if (peek(s, 1) == '@') return read_prefixed(s, 2, "unquote-splicing", out);
+        return read_prefixed(s, 1, "unquote", out);
+    case '#': return read_dispatch(s, out);
+    default: return read_token(s, out);
+    }
+}
+
+/* ---- def-parameter tracking and the public API ---- */
+
+static void track_param(St *s, const Node *n) {
+    if (!syn_is_form(n, "def-parameter") || n->nkids < 2 || n->kids[1]->kind != N_SYMBOL) return;
+    const char *name = n->kids[1]->name;
+    const Node *value = n->nkids >= 3 ? n->kids[2] : NULL;
+    const char *d = define_of(s, name);
+    int truthy = d ? reader_text_truthy(d) : reader_form_truthy(value);
+    Reader *r = s->r;
+    ReaderParam *p = find_param(r, name);
+    if (!p) {
+        if (r->nparams == r->capparams) {
+            int cap = r->capparams ? r->capparams * 2 : 16;
+            ReaderParam *v = alloc(s, sizeof *v * (size_t)cap);
+            if (!v) return;
+            if (r->nparams) memcpy(v, r->params, sizeof *v * (size_t)r->nparams);
+            r->params = v;
+            r->capparams = cap;
+        }
+        p = &r->params[r->nparams++];
+    }
+    p->name = name;
+    p->value = value;
+    p->truthy = truthy;
+}
+
+void reader_init(Reader *r, Crisp *c) {
+    memset(r, 0, sizeof *r);
+    r->c = c;
+}
+
+int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
+    Crisp *c = r->c;
+    int before = c->diag.errors;
+    St s;
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    s.c = c;
+    s.f = f;
+    s.p = s.bol = f->text ? f->text : "";
+    s.end = s.p + (f->text && f->len > 0 ? f->len : 0);
+    s.line = 1;
+    s.stop = c->diag.fatal;
+    while (!s.stop) {
+        s.depth = 0;
+        s.depth_reported = 0;
+        Node *n;
+        RdStatus st = read_next(&s, &n);
+        if (st == RD_EOF) break;
+        if (st == RD_CLOSE) {
+            err(&s, here(&s), "E0001", "unexpected `)`: expected a form or end of file "
+                "(no list is open)");
+            adv(&s);
+        } else if (st == RD_NODE) {
+            forms_push(&c->arena, out, n);
+            if (c->arena.exhausted) oom(&s);
+            else track_param(&s, n);
+        }
+    }
+    free(s.stk);
+    return c->diag.errors - before;
+}
+
+int reader_form_truthy(const Node *n) {
+    if (!n) return 0;
+    switch (n->kind) {
+    case N_INT: return n->ival != 0;
+    case N_FLOAT: return n->fval != 0.0;
+    case N_SYMBOL: return !(n->key && (!strcmp(n->key, "nil") || !strcmp(n->key, "false")));
+    case N_LIST: return n->nkids != 0;
+    default: return 1;
+    }
+}
+
+int reader_text_truthy(const char *text) {
+    if (!text || !*text) return 0;
+    if (ascii_ieq(text, "nil") || ascii_ieq(text, "false") || !strcmp(text, "()")) return 0;
+    size_t n = strlen(text);
+    if (number_shape(text, n)) {
+        for (size_t i = 0; i < n; i++) {
+            if (text[i] == 'e' || text[i] == 'E') break;
+            if (text[i] >= '1' && text[i] <= '9') return 1;
+        }
+        return 0;
+    }
+    if (n > 2 && text[0] == '#' && strchr("xXbB", text[1])) {
+        for (size_t i = 2; i < n; i++)
+            if (text[i] != '0') return 1;
+        return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# bench.sh - `make bench`.
+#  1. compile speed: ./crisp on each examples/*.crisp (BENCH_REPEAT times,
+#     default 50) against `clang -fsyntax-only` on the .cl it generates, timed
+#     side by side; prints ms per run and the ratio crisp/clang.
+#  2. kernel speed: vector_add from examples/vector_add.crisp against a
+#     hand-written OpenCL C vector_add on PoCL, 2^22 floats (BENCH_KERNEL_RUNS
+#     timed runs, default 20, after 3 warm-ups); prints the best and median
+#     kernel times (OpenCL profiling events) and the ratio crisp/hand-written.
+cd "$(dirname "$0")/.." || exit 2
+PY=${PY:-/usr/bin/python3}
+PYTHONPATH=tests exec "$PY" - <<'PYEOF'
+import glob, os, statistics, subprocess, sys, time
+from crisptest import (compile, load_program, np, CompileError, REPO, CLANG,
+                       CLANG_CL_FLAGS, parse_type, _crisp_path)
+
+repeat = int(os.environ.get("BENCH_REPEAT", "50"))
+runs = int(os.environ.get("BENCH_KERNEL_RUNS", "20"))
+out = os.path.join(REPO, "tests", "out", "bench")
+os.makedirs(out, exist_ok=True)
+crisp = _crisp_path()
+status = 0
+
+
+def timed(cmd, n):
+    best = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        best.append(time.perf_counter() - t0)
+        if r.returncode:
+            raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), r.stderr.decode()))
+    return statistics.median(best)
+
+
+print("== compile speed (median of %d runs each)" % repeat)
+print("%-34s %12s %16s %8s" % ("example", "crisp ms", "clang -fsyntax ms", "ratio"))
+examples = sorted(glob.glob(os.path.join(REPO, "examples", "*.crisp")))
+if not examples:
+    print("  (no examples/*.crisp)")
+for ex in examples:
+    stem = os.path.splitext(os.path.basename(ex))[0]
+    cmd = [crisp, "--transpile-to=oclc", "--metadata", "--output-dir=" + out, ex]
+    cl_path = os.path.join(out, stem + ".cl")
+    try:
+        # interleave the two so that machine noise hits both alike
+        tc, tl = [], []
+        for _ in range(max(1, repeat // 10)):
+            tc.append(timed(cmd, 10 if repeat >= 10 else repeat))
+            tl.append(timed([CLANG] + CLANG_CL_FLAGS + [cl_path], 10 if repeat >= 10 else repeat))
+        c, l = statistics.median(tc), statistics.median(tl)
+        print("%-34s %12.2f %16.2f %8.2f" % (os.path.relpath(ex, REPO), c * 1e3, l * 1e3, c / l))
+    except RuntimeError as e:
+        print("%-34s failed: %s" % (os.path.relpath(ex, REPO), e))
+        status = 1
+
+print()
+n = 1 << 22
+print("== kernel speed: vector_add on %d floats (PoCL)" % n)
+HAND = """__kernel void vector_add_ref(__global const float *a, __global const float *b,
+                            __global float *c)
+{
+    size_t i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}
+"""
+hand_cl = os.path.join(out, "vector_add_ref.cl")
+with open(hand_cl, "w") as f:
+    f.write(HAND)
+buf = lambda i, name, access: {
+    "index": i, "name": name, "role": "buffer", "type": "__global float *",
+    "element": "float", "address_space": "global", "access": access,
+    "align": "compact", "stride": 4}
+hand_meta = {"crisp_version": "hand-written", "source": hand_cl, "kernels": [{
+    "name": "vector_add_ref", "global_size": None, "local_size": None, "single_task": False,
+    "args": [buf(0, "a", "read_only"), buf(1, "b", "read_only"), buf(2, "c", "write_only")]}]}
+
+
+def bench(prog, kname, args):
+    for _ in range(3):
+        prog.run(kname, *args)
+    ts = []
+    for _ in range(runs):
+        prog.run(kname, *args)
+        ts.append(prog.last_kernel_seconds)
+    return min(ts), statistics.median(ts)
+
+
+a = np.random.rand(n).astype(np.float32)
+b = np.random.rand(n).astype(np.float32)
+src = os.path.join(REPO, "examples", "vector_add.crisp")
+try:
+    prog = compile(src, os.path.join(out, "vector_add"))
+    params = prog.params("vector_add")
+    ins = iter([a, b])
+    c1 = np.zeros(n, np.float32)
+    args = [next(ins) if p.get("access") == "read_only" else c1 for p in params]
+    crisp_t = bench(prog, "vector_add", args)
+    ok1 = np.allclose(c1, a + b)
+except (CompileError, OSError, KeyError, StopIteration, TypeError) as e:
+    print("crisp vector_add: %s" % e)
+    crisp_t, ok1, status = None, False, 1
+
+ref = load_program(hand_cl, hand_meta)
+c2 = np.zeros(n, np.float32)
+hand_t = bench(ref, "vector_add_ref", [a, b, c2])
+ok2 = np.allclose(c2, a + b)
+print("%-24s %10s %10s" % ("", "best ms", "median ms"))
+if crisp_t:
+    print("%-24s %10.3f %10.3f%s" % ("crisp vector_add", crisp_t[0] * 1e3, crisp_t[1] * 1e3,
+                                     "" if ok1 else "   WRONG RESULT"))
+print("%-24s %10.3f %10.3f%s" % ("hand-written OpenCL C", hand_t[0] * 1e3, hand_t[1] * 1e3,
+                                 "" if ok2 else "   WRONG RESULT"))
+if crisp_t:
+    print("ratio crisp/hand-written: %.2f (best), %.2f (median)"
+          % (crisp_t[0] / hand_t[0], crisp_t[1] / hand_t[1]))
+if not (ok1 and ok2):
+    status = 1
+sys.exit(status)
+PYEOF

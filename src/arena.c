@@ -1,0 +1,90 @@
+/* arena.c - the bump allocator behind every compilation (see arena.h). */
+#include "arena.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaChunk {
+    ArenaChunk *next;
+    size_t size, off;
+    _Alignas(16) unsigned char data[];
+};
+
+#define ARENA_CHUNK (64 * 1024)
+#define ARENA_DEFAULT_CAP ((size_t)1 << 30)
+
+void arena_init(Arena *a) {
+    memset(a, 0, sizeof *a);
+}
+
+void arena_free(Arena *a) {
+    ArenaChunk *c = a->head;
+    while (c) {
+        ArenaChunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    a->head = NULL;
+    a->used = 0;
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+    size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
+    size = (size + 15) & ~(size_t)15;
+    if (size == 0) size = 16;
+    if (size > cap || a->used > cap - size) {
+        a->exhausted = 1;
+        return NULL;
+    }
+    ArenaChunk *c = a->head;
+    if (!c || c->size - c->off < size) {
+        size_t want = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+        c = malloc(sizeof *c + want);
+        if (!c) {
+            a->exhausted = 1;
+            return NULL;
+        }
+        c->size = want;
+        c->off = 0;
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = c->data + c->off;
+    c->off += size;
+    a->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+    char *p = arena_alloc(a, n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) {
+    return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return arena_strdup(a, "");
+    char *p = arena_alloc(a, (size_t)n + 1);
+    if (!p) return NULL;
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = arena_vprintf(a, fmt, ap);
+    va_end(ap);
+    return p;
+}

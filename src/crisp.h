@@ -1,0 +1,71 @@
+/* crisp.h - the public face of libcrisp: options and the compile entry point.
+ *
+ * `crisp` (src/main.c) only parses the command line into CrispOptions and
+ * calls crisp_compile().  Everything else - reading, macro expansion,
+ * checking, emitting - lives in the library, which never exits the process
+ * and reports problems through the diagnostics module. */
+#ifndef CRISP_H
+#define CRISP_H
+
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "node.h"
+
+#define CRISP_VERSION "0.1.0"
+
+typedef enum CrispDump { DUMP_NONE, DUMP_READ, DUMP_EXPAND, DUMP_CHECK } CrispDump;
+
+typedef struct CrispDefine {
+    const char *name;   /* case-sensitive parameter name */
+    const char *value;  /* text after '=' */
+} CrispDefine;
+
+typedef struct CrispOptions {
+    const char **inputs;
+    int ninputs;
+    int transpile_oclc;       /* --transpile-to=oclc */
+    int metadata;             /* --metadata */
+    const char *output_dir;   /* --output-dir (default ".") */
+    const char *output_base;  /* --output-base (default: last input's stem) */
+    CrispDefine *defines;     /* -DNAME=VALUE */
+    int ndefines;
+    CrispDump dump;           /* --dump=read|expand|check (to dump_out) */
+    FILE *dump_out;
+    int no_prelude;           /* internal/testing: skip the built-in prelude */
+    /* In-memory input (fuzzer, unit tests): used instead of reading files
+       when `input_text` is non-NULL; named inputs[0] (or "<input>"). */
+    const char *input_text;
+    int input_len;
+    /* Resource limits (0 = default). */
+    long max_expansion_depth;
+    long max_eval_steps;
+    size_t max_arena_bytes;
+} CrispOptions;
+
+/* A list of syntax forms: the plain data passed between the first stages. */
+typedef struct Forms {
+    Node **v;
+    int n, cap;
+} Forms;
+
+void forms_push(Arena *a, Forms *f, Node *n);
+
+/* Per-compilation state shared by the stages. */
+typedef struct Crisp {
+    Arena arena;
+    Diag diag;
+    const CrispOptions *opt;
+    SrcFile **files;
+    int nfiles;
+    int gensym_counter;
+} Crisp;
+
+/* Exit status: 0 ok, 1 source errors, 2 bad invocation / unreadable file. */
+int crisp_compile(const CrispOptions *opt, FILE *diag_out);
+
+/* Look up -D value for a (case-sensitive) parameter name, or NULL. */
+const char *crisp_define(const CrispOptions *opt, const char *name);
+
+#endif

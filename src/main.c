@@ -1,0 +1,109 @@
+/* main.c - the `crisp` command: parse the command line, call the library.
+ * All compiler logic lives in libcrisp (crisp_compile); this file only maps
+ * arguments to CrispOptions and the result to an exit status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crisp.h"
+
+static const char usage[] =
+    "usage: crisp [options] FILE.crisp...\n"
+    "\n"
+    "With no output option crisp only checks the program (exit 0 when valid).\n"
+    "\n"
+    "  --transpile-to=oclc    write DIR/BASE.cl (OpenCL C 1.2)\n"
+    "  --metadata             write DIR/BASE.metacrisp (JSON kernel arguments)\n"
+    "  --output-dir=DIR       where outputs go (default: current directory)\n"
+    "  --output-base=NAME     output file name without extension\n"
+    "                         (default: the last input file's name)\n"
+    "  -DNAME=VALUE           set a def-parameter (repeatable)\n"
+    "  --dump=read|expand|check\n"
+    "                         print the program after that stage to stdout\n"
+    "  --macroexpand          same as --dump=expand\n"
+    "  --version              print the version\n"
+    "  --help                 print this help\n"
+    "\n"
+    "Exit status: 0 success, 1 errors in the source, 2 bad command line or\n"
+    "unreadable file.\n";
+
+static int bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "crisp: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run `crisp --help` for usage)\n");
+    return 2;
+}
+
+static const char *value_of(const char *arg, const char *opt) {
+    size_t n = strlen(opt);
+    if (strncmp(arg, opt, n) == 0 && arg[n] == '=') return arg + n + 1;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    CrispOptions o;
+    memset(&o, 0, sizeof o);
+    o.inputs = calloc((size_t)argc, sizeof(char *));
+    o.defines = calloc((size_t)argc, sizeof(CrispDefine));
+    if (!o.inputs || !o.defines) return 2;
+    int status = 0;
+    for (int i = 1; i < argc && !status; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            goto done;
+        } else if (!strcmp(a, "--version")) {
+            printf("crisp %s\n", CRISP_VERSION);
+            goto done;
+        } else if ((v = value_of(a, "--transpile-to"))) {
+            if (strcmp(v, "oclc") != 0) status = bad("unknown --transpile-to target `%s` (supported: oclc)", v);
+            o.transpile_oclc = 1;
+        } else if (!strcmp(a, "--metadata")) {
+            o.metadata = 1;
+        } else if ((v = value_of(a, "--output-dir"))) {
+            if (!*v) status = bad("--output-dir needs a directory%s", "");
+            o.output_dir = v;
+        } else if ((v = value_of(a, "--output-base"))) {
+            if (!*v || strchr(v, '/')) status = bad("--output-base needs a plain file name, found `%s`", v);
+            o.output_base = v;
+        } else if ((v = value_of(a, "--dump"))) {
+            if (!strcmp(v, "read")) o.dump = DUMP_READ;
+            else if (!strcmp(v, "expand")) o.dump = DUMP_EXPAND;
+            else if (!strcmp(v, "check")) o.dump = DUMP_CHECK;
+            else status = bad("unknown --dump stage `%s` (expected read, expand or check)", v);
+        } else if (!strcmp(a, "--macroexpand")) {
+            o.dump = DUMP_EXPAND;
+        } else if (!strncmp(a, "-D", 2)) {
+            const char *def = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
+            const char *eq = strchr(def, '=');
+            size_t n = eq ? (size_t)(eq - def) : strlen(def);
+            if (n == 0) {
+                status = bad("-D needs NAME=VALUE, found `%s`", a);
+                break;
+            }
+            char *name = malloc(n + 1);
+            if (!name) return 2;
+            memcpy(name, def, n);
+            name[n] = 0;
+            o.defines[o.ndefines].name = name;
+            o.defines[o.ndefines].value = eq ? eq + 1 : "t";
+            o.ndefines++;
+        } else if (!strncmp(a, "--hoist", 7)) {
+            status = bad("`%s`: hoisting is not implemented yet", a);
+        } else if (a[0] == '-' && a[1]) {
+            status = bad("unknown option `%s`", a);
+        } else {
+            o.inputs[o.ninputs++] = a;
+        }
+    }
+    if (!status && o.ninputs == 0) status = bad("no input files%s", "");
+    if (!status) {
+        o.dump_out = stdout;
+        status = crisp_compile(&o, stderr);
+    }
+done:
+    for (int i = 0; i < o.ndefines; i++) free((char *)o.defines[i].name);
+    free(o.defines);
+    free(o.inputs);
+    return status;
+}

@@ -1,0 +1,110 @@
+/* node.h - the one tree representation every stage of crisp passes along.
+ *
+ * The reader produces "syntax" nodes (lists, symbols, literals); the macro
+ * expander rewrites syntax into syntax; the checker produces "checked" nodes
+ * (typed expressions and statements) that the emitters print.  All kinds come
+ * from the single NODE_KINDS X-macro list below, so dumps, golden tests and
+ * debuggers agree on their names.
+ *
+ * Every node carries its source location (file:line:col).  A node created by
+ * a macro expansion also points at the Expansion that produced it, so a
+ * diagnostic can say "in expansion of macro `m` at file:line:col".  */
+#ifndef CRISP_NODE_H
+#define CRISP_NODE_H
+
+#include <stdint.h>
+
+typedef struct SrcFile {
+    const char *name;  /* as given on the command line, or "<prelude>" */
+    const char *text;  /* NUL-terminated contents */
+    int len;
+} SrcFile;
+
+typedef struct SrcLoc {
+    const SrcFile *file;
+    int line, col;     /* 1-based; 0 when unknown */
+} SrcLoc;
+
+/* One macro expansion step: the macro's name and where it was called.  The
+ * chain through `parent` leads back to the user's own source. */
+typedef struct Expansion {
+    const char *macro;
+    SrcLoc call;
+    const struct Expansion *parent;
+} Expansion;
+
+#define NODE_KINDS(X)                                                        \
+    /* --- syntax (reader output, expander input and output) --- */          \
+    X(LIST, "list")           /* (a b c)                                 */  \
+    X(SYMBOL, "symbol")       /* foo, foo:int, foo:(vector-type float)  */   \
+    X(KEYWORD, "keyword")     /* :global                                 */  \
+    X(INT, "int")             /* 42 #x2A #b101010 -7                     */  \
+    X(FLOAT, "float")         /* 1.0 2.5e3                               */  \
+    X(STRING, "string")       /* "text"                                  */  \
+    X(VECLIT, "vector")       /* #(1 2 3) - also a signature in declare  */  \
+    X(HWVEC, "hwvector")      /* ##(1 2 3 4)                             */  \
+    /* --- checked tree (checker output, emitter input) --- */               \
+    X(C_INTLIT, "int-literal")                                               \
+    X(C_FLOATLIT, "float-literal")                                           \
+    X(C_BOOLLIT, "bool-literal")                                             \
+    X(C_VAR, "var")           /* reference to a local/param/global       */  \
+    X(C_UNARY, "unary")       /* op a                                    */  \
+    X(C_BINARY, "binary")     /* a op b                                  */  \
+    X(C_CALL, "call")         /* user function or builtin call           */  \
+    X(C_INDEX, "index")       /* vector element  v[i]                    */  \
+    X(C_SWIZZLE, "swizzle")   /* v.xy                                    */  \
+    X(C_CAST, "cast")         /* (type)a  or  as_type(a)                 */  \
+    X(C_SELECT, "select")     /* c ? a : b                               */  \
+    X(C_HWVEC, "hwvec")       /* (float4)(a, b, c, d)                    */  \
+    X(C_LENGTH, "length")     /* length of a vector value                */  \
+    X(C_ASSIGN, "assign")     /* lhs = rhs / lhs op= rhs                 */  \
+    X(C_BLOCK, "block")       /* { stmts }                               */  \
+    X(C_DECL, "decl")         /* T x = init;                             */  \
+    X(C_IF, "if")             /* if (c) {..} else {..}                   */  \
+    X(C_FOR, "for")           /* for (init; cond; step) {..}             */  \
+    X(C_EXPR, "expr-stmt")    /* e;                                      */  \
+    X(C_RETURN, "return")     /* return e; (extra values via out-params) */  \
+    X(C_BARRIER, "barrier")   /* barrier / mem_fence                     */  \
+    X(C_ATOMIC, "atomic")     /* atomic_xxx(&loc, v) / bounded CAS loop  */  \
+    X(C_BREAK, "break")                                                      \
+    X(C_COMMENT, "comment")   /* a line comment carried into the output  */
+
+typedef enum NodeKind {
+#define X(k, s) N_##k,
+    NODE_KINDS(X)
+#undef X
+    N__COUNT
+} NodeKind;
+
+const char *node_kind_name(NodeKind k);
+
+struct Type;
+struct Sym;
+
+typedef struct Node Node;
+struct Node {
+    NodeKind kind;
+    SrcLoc loc;
+    const Expansion *origin;  /* NULL for text the user wrote directly */
+
+    /* syntax payload */
+    const char *name;  /* SYMBOL/KEYWORD: spelling as written (keyword
+                          without ':'); STRING: contents, unescaped   */
+    const char *key;   /* SYMBOL/KEYWORD: canonical (lower-case) spelling  */
+    int slen;          /* STRING: byte length (may contain NUL)          */
+    int64_t ival;      /* INT value; C_INTLIT value                       */
+    double fval;       /* FLOAT value; C_FLOATLIT value                   */
+    int is_unsigned;   /* INT: literal too big for int64, read as uint64  */
+    Node *ann;         /* SYMBOL: the type annotation after ':' (or NULL) */
+    Node **kids;       /* LIST / VECLIT / HWVEC elements; C_* operands    */
+    int nkids;
+
+    /* checked payload */
+    struct Type *ty;   /* type of a checked expression                    */
+    struct Sym *sym;   /* C_VAR, C_DECL, C_CALL target, C_FOR variable    */
+    int op;            /* operator / builtin / atomic id                  */
+    const char *text;  /* C_SWIZZLE component letters, C_COMMENT text,
+                          C_CALL emitted callee name                      */
+};
+
+#endif

@@ -1,0 +1,33 @@
+/* printer.c - indented line printer shared by the emitters (printer.h). */
+#include "printer.h"
+
+#include <stdarg.h>
+
+void pr_init(Printer *p, StrBuf *out) {
+    p->out = out;
+    p->indent = 0;
+}
+
+void pr_line(Printer *p, const char *fmt, ...) {
+    for (int i = 0; i < p->indent; i++) sb_puts(p->out, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(p->out, fmt, ap);
+    va_end(ap);
+    sb_putc(p->out, '\n');
+}
+
+void pr_blank(Printer *p) {
+    size_t n = p->out->len;
+    if (n >= 2 && p->out->data[n - 1] == '\n' && p->out->data[n - 2] == '\n') return;
+    if (n == 0) return;
+    sb_putc(p->out, '\n');
+}
+
+void pr_indent(Printer *p) {
+    p->indent++;
+}
+
+void pr_dedent(Printer *p) {
+    if (p->indent > 0) p->indent--;
+}

@@ -1,0 +1,22 @@
+/* printer.h - the small line printer every emitter shares.
+ *
+ * Emitters build whole files in memory (so nothing is half-written on
+ * error) through these calls: pr_line prints one indented line, pr_indent
+ * and pr_dedent move the indentation by four spaces. */
+#ifndef CRISP_PRINTER_H
+#define CRISP_PRINTER_H
+
+#include "strbuf.h"
+
+typedef struct Printer {
+    StrBuf *out;
+    int indent;
+} Printer;
+
+void pr_init(Printer *p, StrBuf *out);
+void pr_line(Printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pr_blank(Printer *p);  /* an empty line, never two in a row */
+void pr_indent(Printer *p);
+void pr_dedent(Printer *p);
+
+#endif

@@ -1,0 +1,46 @@
+/* syntax.h - building, inspecting and printing syntax nodes.
+ *
+ * Shared by the reader (which builds them), the macro expander and
+ * compile-time evaluator (which take them apart and build new ones) and the
+ * checker (which reads them).  The printer is what `--dump=read` and
+ * `--dump=expand` show, so its output is stable and re-readable. */
+#ifndef CRISP_SYNTAX_H
+#define CRISP_SYNTAX_H
+
+#include "arena.h"
+#include "node.h"
+#include "strbuf.h"
+
+/* Constructors.  `loc`/`origin` are copied into the node. */
+Node *syn_new(Arena *a, NodeKind k, SrcLoc loc);
+Node *syn_list(Arena *a, SrcLoc loc, Node **kids, int n);
+Node *syn_symbol(Arena *a, SrcLoc loc, const char *name);  /* key = lower-cased */
+Node *syn_keyword(Arena *a, SrcLoc loc, const char *name); /* name without ':' */
+Node *syn_int(Arena *a, SrcLoc loc, int64_t v);
+Node *syn_float(Arena *a, SrcLoc loc, double v);
+Node *syn_string(Arena *a, SrcLoc loc, const char *s, int len);
+/* Shallow copy (kids array copied, kids shared). */
+Node *syn_copy(Arena *a, const Node *n);
+
+/* Lower-case copy of `s` (ASCII). */
+char *syn_lower(Arena *a, const char *s);
+
+/* Predicates. */
+int syn_is_list(const Node *n);           /* LIST (possibly empty) */
+int syn_is_sym(const Node *n, const char *key);   /* SYMBOL with this key */
+int syn_is_kw(const Node *n, const char *key);    /* KEYWORD with this key */
+/* List whose first element is the symbol `key`. */
+int syn_is_form(const Node *n, const char *key);
+/* Head symbol key of a list, or NULL. */
+const char *syn_head(const Node *n);
+/* The `nil` symbol or the empty list. */
+int syn_is_nil(const Node *n);
+
+/* Printing (re-readable s-expression syntax). */
+void syn_print(StrBuf *b, const Node *n);
+/* Pretty printer: breaks long lists over lines, indents by two. */
+void syn_pprint(StrBuf *b, const Node *n, int indent);
+/* Print into the arena (for messages); truncated to `max` bytes with "...". */
+const char *syn_to_string(Arena *a, const Node *n, int max);
+
+#endif

@@ -1,0 +1,1758 @@
+/* check.c - the checker: definitions, functions, statements, scopes.
+ *
+ * Pass 1 collects every top-level definition (so order in the file does not
+ * matter: the spec's "multi-pass" compilation).  Pass 2 checks each kernel
+ * body; a call to a def-function instantiates it for the concrete argument
+ * types (vector parameters may leave address space or access open), which
+ * also detects recursion.  Functions nobody calls are checked on their own
+ * when their signature is complete.  Lisp's expression-oriented forms (let,
+ * if, progn ...) are lowered to C statements with a destination: discard the
+ * value, return it, or assign it to a variable. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check_int.h"
+
+/* ------------------------------------------------------------------ */
+/* small utilities                                                     */
+
+void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item) {
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        void **p = arena_alloc(a, sizeof(void *) * (size_t)nc);
+        if (!p) return;
+        if (*n) memcpy(p, *arr, sizeof(void *) * (size_t)*n);
+        *arr = p;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = item;
+}
+
+#define PUSH(a, arr, n, cap, item) ck_push((a), (void ***)&(arr), &(n), &(cap), (item))
+
+Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
+    Node *n = syn_new(cx->ck->a, k, at ? at->loc : (SrcLoc){0});
+    if (at) n->origin = at->origin;
+    n->ty = ty;
+    return n;
+}
+
+/* C_BLOCK kids grow by doubling; capacity is the next power of two. */
+void block_add(Ctx *cx, Node *blk, Node *stmt) {
+    int n = blk->nkids;
+    if (n == 0 || (n & (n - 1)) == 0) {
+        int nc = n ? n * 2 : 4;
+        Node **p = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)nc);
+        if (!p) return;
+        if (n) memcpy(p, blk->kids, sizeof(Node *) * (size_t)n);
+        blk->kids = p;
+    }
+    blk->kids[blk->nkids++] = stmt;
+}
+
+void emit_stmt(Ctx *cx, Node *stmt) {
+    if (stmt) block_add(cx, cx->block, stmt);
+}
+
+Program *prog_of(Ctx *cx) {
+    return cx->ck->prog;
+}
+
+static const char *reserved_c[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "half", "uchar",
+    "ushort", "uint", "ulong", "kernel", "__kernel", "global", "local", "constant", "private",
+    "read_only", "write_only", "read_write", "image2d_t", "image3d_t", "sampler_t", "event_t",
+    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "min", "max", "clamp", "abs", "sqrt",
+    "rsqrt", "pow", "exp", "log", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "floor",
+    "ceil", "round", "trunc", "fabs", "select", "barrier", "mem_fence", "dot", "cross",
+    "length", "distance", "normalize", "mix", "step", "sign", "fma", "mad", "main",
+    "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
+    "get_num_groups", "get_work_dim", "get_global_offset", "printf", "vload", "vstore",
+    "it", NULL};
+
+static int is_reserved(const char *s) {
+    for (int i = 0; reserved_c[i]; i++)
+        if (!strcmp(reserved_c[i], s)) return strcmp(s, "it") != 0;
+    return !strncmp(s, "crisp_", 6) || !strncmp(s, "__", 2);
+}
+
+/* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
+ * `*` `_star`, `+` `_plus`, other punctuation `_`. */
+const char *mangle(Arena *a, const char *s) {
+    char buf[512];
+    size_t o = 0;
+    for (const char *p = s; *p && o < sizeof buf - 8; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (isalnum(ch) || ch == '_') buf[o++] = (char)ch;
+        else if (ch == '-') buf[o++] = '_';
+        else {
+            const char *r = ch == '?' ? "_p" : ch == '!' ? "_x" : ch == '*' ? "_star" : ch == '+' ? "_plus" : ch == '%' ? "_" : "_";
+            if (ch == '+' && (p == s || !p[1])) continue; /* +PI+ -> PI */
+            for (; *r && o < sizeof buf - 1; r++) buf[o++] = *r;
+        }
+    }
+    buf[o] = 0;
+    /* collapse leading underscores and a leading digit */
+    char *q = buf;
+    while (*q == '_' && q[1]) q++;
+    if (!*q) q = "v";
+    if (isdigit((unsigned char)*q)) return arena_printf(a, "v%s", q);
+    return arena_strdup(a, q);
+}
+
+/* A C name not used yet in `names` (adds it). */
+static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, const char *base) {
+    const char *cand = base;
+    for (int k = 2;; k++) {
+        int clash = is_reserved(cand);
+        for (int i = 0; !clash && i < *n; i++)
+            if (!strcmp((*names)[i], cand)) clash = 1;
+        if (!clash) break;
+        cand = arena_printf(a, "%s_%d", base, k);
+    }
+    ck_push(a, (void ***)names, n, cap, (void *)cand);
+    return cand;
+}
+
+static const char *local_cname(Ctx *cx, const char *crisp_name) {
+    const char *base = mangle(cx->ck->a, crisp_name);
+    /* locals must not collide with file-scope names either */
+    for (int i = 0; i < cx->ck->ncnames; i++)
+        if (!strcmp(cx->ck->cnames[i], base)) {
+            base = arena_printf(cx->ck->a, "%s_v", base);
+            break;
+        }
+    return unique_name(cx->ck->a, &cx->names, &cx->nnames, &cx->capnames, base);
+}
+
+/* ------------------------------------------------------------------ */
+/* scopes                                                              */
+
+void scope_push(Ctx *cx) {
+    Scope *s = arena_alloc(cx->ck->a, sizeof *s);
+    if (!s) return;
+    s->up = cx->scope;
+    cx->scope = s;
+}
+
+void scope_pop(Ctx *cx) {
+    if (cx->scope) cx->scope = cx->scope->up;
+}
+
+void scope_add(Ctx *cx, Sym *s) {
+    if (cx->scope) PUSH(cx->ck->a, cx->scope->syms, cx->scope->n, cx->scope->cap, s);
+}
+
+static Sym *scope_find(Scope *sc, const char *key) {
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (!strcmp(sc->syms[i]->key, key)) return sc->syms[i];
+    return NULL;
+}
+
+Sym *global_lookup(Checker *ck, const char *key) {
+    return scope_find(&ck->globals, key);
+}
+
+Sym *scope_lookup(Ctx *cx, const char *key) {
+    for (Scope *s = cx->scope; s; s = s->up) {
+        Sym *f = scope_find(s, key);
+        if (f) return f;
+    }
+    return global_lookup(cx->ck, key);
+}
+
+FuncDef *func_lookup(Checker *ck, const char *key) {
+    for (int i = 0; i < ck->nfuncs; i++)
+        if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) return ck->funcs[i];
+    return NULL;
+}
+
+Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
+    Sym *s = arena_alloc(cx->ck->a, sizeof *s);
+    if (!s) return NULL;
+    s->kind = SYM_LOCAL;
+    s->name = name;
+    s->key = syn_lower(cx->ck->a, name);
+    s->cname = local_cname(cx, name);
+    s->ty = ty;
+    s->def = at;
+    return s;
+}
+
+Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty) {
+    Sym *s = new_local(cx, at, hint, ty);
+    if (s) {
+        s->is_temp = 1;
+        s->key = arena_printf(cx->ck->a, "%%temp%d", ++cx->temp_counter);
+    }
+    return s;
+}
+
+Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
+    Program *p = prog_of(cx);
+    for (int i = 0; i < p->nhelpers; i++) {
+        Helper *h = p->helpers[i];
+        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW) return h;
+    }
+    Helper *h = arena_alloc(cx->ck->a, sizeof *h);
+    if (!h) return NULL;
+    h->kind = k;
+    h->ty = ty;
+    h->as = as;
+    const char *tn = ty ? ty_cname(ty) : "";
+    switch (k) {
+    case H_GLOBAL_ID: h->cname = "crisp_global_id"; break;
+    case H_GLOBAL_LINEAR_ID: h->cname = "crisp_global_linear_id"; break;
+    case H_LOCAL_LINEAR_ID: h->cname = "crisp_local_linear_id"; break;
+    case H_GLOBAL_LINEAR_SIZE: h->cname = "crisp_global_linear_size"; break;
+    case H_LOCAL_LINEAR_SIZE: h->cname = "crisp_local_linear_size"; break;
+    case H_POW2_BELOW: h->cname = "crisp_pow2_below"; break;
+    case H_FLOOR_DIV: h->cname = arena_printf(cx->ck->a, "crisp_floor_div_%s", tn); break;
+    case H_CEIL_DIV: h->cname = arena_printf(cx->ck->a, "crisp_ceil_div_%s", tn); break;
+    case H_ROUND_DIV: h->cname = arena_printf(cx->ck->a, "crisp_round_div_%s", tn); break;
+    case H_STD140_ELEM: h->cname = arena_printf(cx->ck->a, "crisp_std140_%s", tn); break;
+    case H_ATOMIC_RMW: h->cname = NULL; break; /* named by the caller */
+    }
+    PUSH(cx->ck->a, p->helpers, p->nhelpers, p->caphelpers, h);
+    return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* contexts: thread level / grid level / dispatch                      */
+
+static const char *fn_kind_word(FnKind k) {
+    return k == FN_KERNEL ? "kernel" : k == FN_GRID ? "grid function" : "function";
+}
+
+void grid_op(Ctx *cx, const Node *at, const char *what) {
+    if (cx->fn->kind == FN_FUNCTION) {
+        diag_error_at(cx->ck->d, at, "E0501",
+                      "%s is a grid-level operation, but `%s` is a thread-level function; define it with def-grid-function",
+                      what, cx->fn->name);
+        return;
+    }
+    if (cx->grid_region) {
+        diag_error_at(cx->ck->d, at, "E0502",
+                      "%s is a grid-level operation nested inside the grid-level %s; grid-level operations cannot nest",
+                      what, cx->grid_what);
+        diag_note(cx->ck->d, cx->grid_region->loc, "the enclosing grid-level %s starts here", cx->grid_what);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* destinations                                                        */
+
+void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
+    if (!val) return;
+    switch (d->kind) {
+    case D_DISCARD:
+        if (node_has_effects(val)) {
+            Node *s = ck_node(cx, N_C_EXPR, at, &ty_void);
+            Node *k[1] = {val};
+            s->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+            if (s->kids) {
+                s->kids[0] = k[0];
+                s->nkids = 1;
+            }
+            emit_stmt(cx, s);
+        }
+        return;
+    case D_RETURN: {
+        Type *rt = cx->fn->ret;
+        if (rt->kind == TY_VOID) {
+            Dest dd = {D_DISCARD, NULL, NULL};
+            deliver(cx, val, &dd, at);
+            return;
+        }
+        if (rt->kind == TY_TUPLE) {
+            diag_error_at(cx->ck->d, at, "E0331",
+                          "`%s` returns %d values; end it with (return v1 v2 ...)", cx->fn->name, rt->nelems);
+            return;
+        }
+        if (val->ty && val->ty->kind == TY_VOID) {
+            diag_error_at(cx->ck->d, at, "E0332", "`%s` must return `%s`, but its last form has no value",
+                          cx->fn->name, tname(cx, rt));
+            return;
+        }
+        Node *v = coerce(cx, val, rt, at, "return value");
+        if (!v) return;
+        Node *r = ck_node(cx, N_C_RETURN, at, rt);
+        r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+        if (r->kids) {
+            r->kids[0] = v;
+            r->nkids = 1;
+        }
+        emit_stmt(cx, r);
+        return;
+    }
+    case D_VAR: {
+        Sym *s = d->var;
+        if (val->ty && val->ty->kind == TY_VOID) {
+            diag_error_at(cx->ck->d, at, "E0333", "`%s` has no value", syn_to_string(cx->ck->a, at, 60));
+            return;
+        }
+        if (!s->ty) s->ty = val->ty;
+        Node *v = coerce(cx, val, s->ty, at, "value");
+        if (!v) return;
+        Node *as = ck_node(cx, N_C_ASSIGN, at, s->ty);
+        as->op = OP_SET;
+        as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+        if (!as->kids) return;
+        as->kids[0] = var_ref(cx, at, s);
+        as->kids[1] = v;
+        as->nkids = 2;
+        Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
+        st->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+        if (st->kids) {
+            st->kids[0] = as;
+            st->nkids = 1;
+        }
+        emit_stmt(cx, st);
+        return;
+    }
+    }
+}
+
+static Node *new_block(Ctx *cx, const Node *at) {
+    return ck_node(cx, N_C_BLOCK, at, &ty_void);
+}
+
+/* Declarations at the start of a body: (declare (type a b int) ...). */
+typedef struct Decls {
+    const char **keys;
+    Type **types;
+    const Node **at;
+    int n, cap, capt, capa;
+    int grid_level;
+    const char **immutable;
+    int nimm, capimm;
+} Decls;
+
+static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
+    Checker *ck = cx->ck;
+    int i = 0;
+    for (; i < n && syn_is_form(forms[i], "declare"); i++) {
+        Node *d = forms[i];
+        for (int j = 1; j < d->nkids; j++) {
+            Node *e = d->kids[j];
+            const char *h = syn_head(e);
+            if (h && !strcmp(h, "type") && e->nkids >= 3) {
+                Type *t = type_expr(ck, e->kids[e->nkids - 1]);
+                for (int k = 1; k < e->nkids - 1; k++) {
+                    if (e->kids[k]->kind != N_SYMBOL) {
+                        diag_error_at(ck->d, e->kids[k], "E0301", "expected a variable name in (type ...), found `%s`",
+                                      syn_to_string(ck->a, e->kids[k], 40));
+                        continue;
+                    }
+                    int m = ds->n;
+                    PUSH(ck->a, ds->keys, ds->n, ds->cap, (void *)e->kids[k]->key);
+                    int m2 = m;
+                    PUSH(ck->a, ds->types, m2, ds->capt, t);
+                    int m3 = m;
+                    PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
+                }
+            } else if (h && !strcmp(h, "grid-level")) {
+                ds->grid_level = 1;
+            } else if (h && !strcmp(h, "%immutable")) {
+                for (int k = 1; k < e->nkids; k++)
+                    if (e->kids[k]->kind == N_SYMBOL)
+                        PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
+            } else if (h && !strcmp(h, "uniform")) {
+                diag_warning_at(ck->d, e, "W0301",
+                                "`uniform` is not implemented yet: every thread computes the value itself");
+            } else if (h && (!strcmp(h, "grid-stride-target"))) {
+                diag_error_at(ck->d, e, "E0302", "`grid-stride-target` belongs directly inside loop-grid-stride");
+            } else {
+                diag_warning_at(ck->d, e, "W0302", "unknown declaration `%s` ignored", syn_to_string(ck->a, e, 40));
+            }
+        }
+    }
+    return i;
+}
+
+static Type *decl_type(Decls *ds, const char *key, const Node **at) {
+    for (int i = ds->n - 1; i >= 0; i--)
+        if (!strcmp(ds->keys[i], key)) {
+            if (at) *at = ds->at[i];
+            return ds->types[i];
+        }
+    return NULL;
+}
+
+static int decl_immutable(Decls *ds, const char *key) {
+    for (int i = 0; i < ds->nimm; i++)
+        if (!strcmp(ds->immutable[i], key)) return 1;
+    return 0;
+}
+
+/* Does `n` mention the symbol `it` (outside quoted data)? */
+static int mentions_it(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
+    if (syn_is_form(n, "quote")) return 0;
+    for (int i = 0; i < n->nkids; i++)
+        if (mentions_it(n->kids[i])) return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* statement forms                                                     */
+
+void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
+    Dest discard = {D_DISCARD, NULL, NULL};
+    if (n == 0) {
+        if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID)) {
+            diag_error(cx->ck->d, (SrcLoc){0}, NULL, "E0333", "empty body has no value");
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (syn_is_form(forms[i], "declare")) {
+            diag_error_at(cx->ck->d, forms[i], "E0303", "(declare ...) must come first in a body");
+            continue;
+        }
+        form_to(cx, forms[i], i == n - 1 ? d : &discard);
+        if (cx->ck->d->fatal) return;
+    }
+}
+
+/* A vector-valued let binding: make-vector, #(...) or another vector. */
+static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
+    Checker *ck = cx->ck;
+    Sym *s = new_local(cx, name, name->name, NULL);
+    if (!s) return NULL;
+    if (init && syn_is_form(init, "make-vector")) {
+        Node *len_expr = NULL;
+        Type *base = NULL;
+        int start = 1;
+        if (init->nkids > 1 && init->kids[1]->kind == N_SYMBOL) {
+            Sym *a = global_lookup(ck, init->kids[1]->key);
+            if (a && a->kind == SYM_TYPE) {
+                base = type_expr(ck, init->kids[1]);
+                start = 2;
+            }
+        }
+        Type *t = vector_type_args(ck, init, start, 0, &len_expr);
+        if (!t) return NULL;
+        if (base && base->kind == TY_VECTOR) {
+            if (!t->elem) t->elem = base->elem;
+            if (!t->as) t->as = base->as;
+            if (!t->acc) t->acc = base->acc;
+            if (!t->align) t->align = base->align;
+            if (t->length < 0) t->length = base->length;
+        } else if (base) {
+            diag_error_at(ck->d, init->kids[1], "E0401", "make-vector needs a vector type, found `%s`", tname(cx, base));
+            return NULL;
+        }
+        if (!t->elem) {
+            diag_error_at(ck->d, init, "E0402", "make-vector needs an element type");
+            return NULL;
+        }
+        if (t->length < 0) {
+            diag_error_at(ck->d, init, "E0403",
+                          "make-vector needs a compile-time length (kernels cannot allocate memory at run time)");
+            return NULL;
+        }
+        if (t->length == 0 || t->length > (1 << 24)) {
+            diag_error_at(ck->d, init, "E0404", "make-vector length %lld is out of range (1 to 16777216)",
+                          (long long)t->length);
+            return NULL;
+        }
+        if (!t->as) t->as = AS_PRIVATE;
+        if (!t->acc) t->acc = ACC_READ_WRITE;
+        if (!t->align) t->align = AL_COMPACT;
+        if (t->as == AS_GLOBAL || t->as == AS_CONSTANT) {
+            diag_error_at(ck->d, init, "E0405",
+                          "a kernel cannot allocate %s memory; pass a buffer parameter instead",
+                          t->as == AS_GLOBAL ? ":global" : ":constant");
+            return NULL;
+        }
+        if (t->as == AS_LOCAL && cx->fn->kind != FN_KERNEL) {
+            diag_error_at(ck->d, init, "E0406",
+                          "a :local vector can only be made in a kernel body (OpenCL C declares local memory at kernel scope); make it in the kernel and pass it to `%s`",
+                          cx->fn->name);
+            return NULL;
+        }
+        if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
+            need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
+        s->ty = t;
+        if (t->as == AS_LOCAL) {
+            s->hoisted_local = 1;
+            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+        } else {
+            Node *decl = ck_node(cx, N_C_DECL, name, t);
+            decl->sym = s;
+            emit_stmt(cx, decl);
+        }
+        return s;
+    }
+    if (init && init->kind == N_VECLIT) {
+        Type *et = declared && declared->kind == TY_VECTOR ? declared->elem : NULL;
+        Node *lst = ck_node(cx, N_C_HWVEC, init, NULL);
+        lst->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(init->nkids ? init->nkids : 1));
+        if (!lst->kids) return NULL;
+        for (int i = 0; i < init->nkids; i++) {
+            Node *v = expr(cx, init->kids[i], et);
+            if (!v) return NULL;
+            if (!et) et = v->ty;
+            v = coerce(cx, v, et, init->kids[i], "vector element");
+            if (!v) return NULL;
+            lst->kids[lst->nkids++] = v;
+        }
+        if (!et) {
+            diag_error_at(ck->d, init, "E0407", "cannot infer the element type of an empty #(); declare its type");
+            return NULL;
+        }
+        Type *t = ty_vector(ck->a, et, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, init->nkids);
+        if (declared && declared->kind == TY_VECTOR) {
+            if (declared->acc) t->acc = declared->acc;
+            if (declared->as && declared->as != AS_PRIVATE && declared->as != AS_LOCAL) {
+                diag_error_at(ck->d, init, "E0408", "a #(...) literal lives in private memory, not :%s", ty_as_name(declared->as));
+            }
+        }
+        s->ty = t;
+        s->init = lst;
+        Node *decl = ck_node(cx, N_C_DECL, name, t);
+        decl->sym = s;
+        emit_stmt(cx, decl);
+        return s;
+    }
+    /* alias of an existing vector value */
+    Node *v = init ? expr(cx, init, declared) : NULL;
+    if (!v) return NULL;
+    if (!v->ty || v->ty->kind != TY_VECTOR || v->kind != N_C_VAR) {
+        diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    Sym *src = v->sym;
+    s->ty = src->ty;
+    s->cname = src->cname;
+    s->len_cname = src->len_cname;
+    s->write_only = src->write_only;
+    s->hoisted_local = src->hoisted_local;
+    s->init = src->init;
+    return s;
+}
+
+static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
+    if (!init) return declared && declared->kind == TY_VECTOR;
+    if (syn_is_form(init, "make-vector")) return 1;
+    if (init->kind == N_VECLIT) return !(declared && declared->kind == TY_HWVEC);
+    if (init->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, init->key);
+        return s && s->ty && s->ty->kind == TY_VECTOR;
+    }
+    return 0;
+}
+
+/* (let ((V E)...) (declare ...)... BODY...)  and let*  - spec "Crisp Types",
+ * core forms.  Plain let checks every E before binding any V. */
+static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
+    Checker *ck = cx->ck;
+    if (syn->nkids < 2 || !syn_is_list(syn->kids[1])) {
+        diag_error_at(ck->d, syn, "E0304", "expected (%s ((var value)...) body...)", syn_head(syn));
+        return;
+    }
+    Node *bl = syn->kids[1];
+    Decls ds = {0};
+    int nd = collect_decls(cx, syn->kids + 2, syn->nkids - 2, &ds);
+    Node *saved_block = cx->block;
+    Node *blk = new_block(cx, syn);
+    cx->block = blk;
+    Scope *outer = cx->scope;
+    scope_push(cx);
+    Scope *inner = cx->scope;
+    for (int i = 0; i < bl->nkids; i++) {
+        Node *b = bl->kids[i];
+        Node *name = b, *init = NULL;
+        if (b->kind == N_LIST) {
+            if (b->nkids < 1 || b->nkids > 2 || b->kids[0]->kind != N_SYMBOL) {
+                diag_error_at(ck->d, b, "E0305", "expected a binding (name value), found `%s`", syn_to_string(ck->a, b, 40));
+                continue;
+            }
+            name = b->kids[0];
+            init = b->nkids == 2 ? b->kids[1] : NULL;
+        }
+        if (name->kind != N_SYMBOL) {
+            diag_error_at(ck->d, name, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, name, 40));
+            continue;
+        }
+        const Node *dat = NULL;
+        Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
+        if (name->ann && !declared) continue;
+        /* plain let: initializers see the outer scope only */
+        if (!sequential) cx->scope = outer;
+        Sym *s;
+        if (is_vector_init(cx, init, declared)) {
+            s = bind_vector(cx, name, init, declared);
+        } else {
+            s = new_local(cx, name, name->name, declared);
+            if (!s) break;
+            Node *decl = ck_node(cx, N_C_DECL, name, declared);
+            decl->sym = s;
+            if (init && !is_value_form(cx, init)) {
+                /* statement-like initializer: declare, then assign */
+                emit_stmt(cx, decl);
+                Dest dv = {D_VAR, s, declared};
+                form_to(cx, init, &dv);
+            } else {
+                Node *v = init ? expr(cx, init, declared) : NULL;
+                if (v && v->ty && v->ty->kind == TY_VOID) {
+                    diag_error_at(ck->d, init, "E0333", "`%s` has no value to bind to `%s`",
+                                  syn_to_string(ck->a, init, 40), name->name);
+                    v = NULL;
+                }
+                if (v && v->ty && (v->ty->kind == TY_KEYWORD || v->ty->kind == TY_STRING)) {
+                    diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", tname(cx, v->ty));
+                    v = NULL;
+                }
+                if (v && v->ty && v->ty->kind == TY_TUPLE) {
+                    v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+                }
+                if (v && declared) v = coerce(cx, v, declared, init, "initial value");
+                if (!s->ty) s->ty = v ? v->ty : NULL;
+                if (!s->ty) {
+                    if (!init)
+                        diag_error_at(ck->d, name, "E0307", "`%s` has no initial value and no declared type", name->name);
+                    if (!sequential) cx->scope = inner;
+                    continue;
+                }
+                decl->ty = s->ty;
+                if (v) {
+                    decl->kids = arena_alloc(ck->a, sizeof(Node *));
+                    if (decl->kids) {
+                        decl->kids[0] = v;
+                        decl->nkids = 1;
+                    }
+                }
+                emit_stmt(cx, decl);
+            }
+        }
+        if (!sequential) cx->scope = inner;
+        if (s) {
+            s->immutable = decl_immutable(&ds, name->key);
+            scope_add(cx, s);
+        }
+    }
+    /* declarations naming something that is not bound here */
+    for (int i = 0; i < ds.n; i++) {
+        int found = 0;
+        for (int j = 0; j < inner->n; j++)
+            if (!strcmp(inner->syms[j]->key, ds.keys[i])) found = 1;
+        if (!found)
+            diag_error_at(ck->d, ds.at[i], "E0308", "(type %s ...) declares a variable this let does not bind",
+                          ds.at[i]->name);
+    }
+    if (ds.grid_level) {
+        grid_op(cx, syn, "this grid-level let");
+    }
+    const Node *sg = cx->grid_region;
+    const char *sw = cx->grid_what;
+    if (ds.grid_level) {
+        cx->grid_region = syn;
+        cx->grid_what = syn->origin ? syn->origin->macro : "let";
+    }
+    body_to(cx, syn->kids + 2 + nd, syn->nkids - 2 - nd, d);
+    cx->grid_region = sg;
+    cx->grid_what = sw;
+    scope_pop(cx);
+    cx->block = saved_block;
+    emit_stmt(cx, blk);
+}
+
+/* (progn [(declare (grid-level))] BODY...) */
+static void form_progn(Ctx *cx, Node *syn, Dest *d) {
+    Decls ds = {0};
+    int nd = collect_decls(cx, syn->kids + 1, syn->nkids - 1, &ds);
+    const Node *sg = cx->grid_region;
+    const char *sw = cx->grid_what;
+    if (ds.grid_level) {
+        const char *what = syn->origin ? syn->origin->macro : "progn";
+        grid_op(cx, syn, arena_printf(cx->ck->a, "`%s`", what));
+        cx->grid_region = syn;
+        cx->grid_what = arena_printf(cx->ck->a, "`%s`", what);
+    }
+    body_to(cx, syn->kids + 1 + nd, syn->nkids - 1 - nd, d);
+    cx->grid_region = sg;
+    cx->grid_what = sw;
+}
+
+/* Check `syn` into a fresh block; returns the block. */
+static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
+    Node *saved = cx->block;
+    Node *blk = new_block(cx, at);
+    cx->block = blk;
+    if (syn) form_to(cx, syn, d);
+    cx->block = saved;
+    return blk;
+}
+
+Node *cond_value(Ctx *cx, Node *syn);
+
+/* (if TEST THEN [ELSE]) - THEN sees `it`, the value of TEST. */
+static void form_if(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    if (syn->nkids < 3 || syn->nkids > 4) {
+        diag_error_at(ck->d, syn, "E0309", "expected (if test then [else]), found %d arguments", syn->nkids - 1);
+        return;
+    }
+    if (syn->nkids == 3 && (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))) {
+        diag_error_at(ck->d, syn, "E0310", "`if` without an else branch has no value here");
+        return;
+    }
+    Node *test = cond_value(cx, syn->kids[1]);
+    if (!test) return;
+    Sym *it = NULL;
+    if (mentions_it(syn->kids[2])) {
+        it = new_local(cx, syn->kids[1], "it", test->ty);
+        if (!it) return;
+        it->immutable = 1;
+        Node *decl = ck_node(cx, N_C_DECL, syn->kids[1], test->ty);
+        decl->sym = it;
+        decl->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (!decl->kids) return;
+        decl->kids[0] = test;
+        decl->nkids = 1;
+        emit_stmt(cx, decl);
+        test = var_ref(cx, syn->kids[1], it);
+    }
+    scope_push(cx);
+    if (it) scope_add(cx, it);
+    Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
+    scope_pop(cx);
+    Node *else_b = syn->nkids == 4 ? branch_block(cx, syn->kids[3], d, syn->kids[3]) : NULL;
+    Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
+    n->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
+    if (!n->kids) return;
+    n->kids[0] = test;
+    n->kids[1] = then_b;
+    n->kids[2] = else_b;
+    n->nkids = 3;
+    emit_stmt(cx, n);
+}
+
+/* (%loop (VAR[:TYPE] INIT TEST STEP) BODY...) - docs/core-forms.md */
+static void form_loop(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    Node *spec = syn->nkids >= 2 ? syn->kids[1] : NULL;
+    if (!spec || spec->kind != N_LIST || spec->nkids != 4 || spec->kids[0]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, syn, "E0311", "malformed %%loop (expected (%%loop (var init test step) body...))");
+        return;
+    }
+    Node *vn = spec->kids[0];
+    Type *vt = vn->ann ? type_expr(ck, vn->ann) : ty_num(SC_ULONG);
+    if (!vt) return;
+    if (!ty_is_int(vt)) {
+        diag_error_at(ck->d, vn, "E0312", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
+        return;
+    }
+    Node *init = expr(cx, spec->kids[1], vt);
+    if (!init) return;
+    init = coerce(cx, init, vt, spec->kids[1], "loop start");
+    if (!init) return;
+    Sym *var = new_local(cx, vn, vn->name, vt);
+    if (!var) return;
+    var->immutable = 1;
+    scope_push(cx);
+    scope_add(cx, var);
+    Node *saved = cx->block;
+    Node *hdr = new_block(cx, syn);
+    cx->block = hdr;
+    Node *test = cond_value(cx, spec->kids[2]);
+    Node *step = expr(cx, spec->kids[3], vt);
+    if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
+    cx->block = saved;
+    if (hdr->nkids) {
+        diag_error_at(ck->d, syn, "E0313", "the test and step of a loop must be plain expressions");
+    }
+    Node *body = new_block(cx, syn);
+    cx->block = body;
+    Dest discard = {D_DISCARD, NULL, NULL};
+    body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
+    cx->block = saved;
+    scope_pop(cx);
+    if (!test || !step) return;
+    Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
+    n->sym = var;
+    n->kids = arena_alloc(ck->a, sizeof(Node *) * 4);
+    if (!n->kids) return;
+    n->kids[0] = init;
+    n->kids[1] = test;
+    n->kids[2] = step;
+    n->kids[3] = body;
+    n->nkids = 4;
+    emit_stmt(cx, n);
+    if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))
+        diag_error_at(ck->d, syn, "E0314", "a loop has no value (it returns nil)");
+}
+
+/* (return V...) */
+static void form_return(Ctx *cx, Node *syn) {
+    Checker *ck = cx->ck;
+    Type *rt = cx->fn->ret;
+    int nv = syn->nkids - 1;
+    int want = rt->kind == TY_VOID ? 0 : rt->kind == TY_TUPLE ? rt->nelems : 1;
+    if (cx->fn->kind != FN_FUNCTION && nv > 0) {
+        diag_error_at(ck->d, syn, "E0330", "a %s returns nothing, but this return has %d value%s",
+                      fn_kind_word(cx->fn->kind), nv, nv == 1 ? "" : "s");
+        return;
+    }
+    if (nv != want) {
+        diag_error_at(ck->d, syn, "E0334", "`%s` returns %d value%s, but this return has %d", cx->fn->name, want,
+                      want == 1 ? "" : "s", nv);
+        return;
+    }
+    Node *vals[16];
+    for (int i = 0; i < nv && i < 16; i++) {
+        Type *t = rt->kind == TY_TUPLE ? rt->elems[i] : rt;
+        vals[i] = expr(cx, syn->kids[i + 1], t);
+        if (!vals[i]) return;
+        vals[i] = coerce(cx, vals[i], t, syn->kids[i + 1], "return value");
+        if (!vals[i]) return;
+    }
+    for (int i = 1; i < nv; i++) {
+        Node *as = ck_node(cx, N_C_ASSIGN, syn, vals[i]->ty);
+        as->op = OP_SET;
+        as->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
+        if (!as->kids) return;
+        as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+        as->kids[1] = vals[i];
+        as->nkids = 2;
+        Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
+        st->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (!st->kids) return;
+        st->kids[0] = as;
+        st->nkids = 1;
+        emit_stmt(cx, st);
+    }
+    Node *r = ck_node(cx, N_C_RETURN, syn, rt);
+    if (nv > 0) {
+        r->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (!r->kids) return;
+        r->kids[0] = vals[0];
+        r->nkids = 1;
+    }
+    emit_stmt(cx, r);
+}
+
+int mv_values(Ctx *cx, Node *syn, int n, Node **out);
+
+/* (multiple-value-bind (V...) FORM BODY...) - Common Lisp's binding form. */
+static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    if (syn->nkids < 3 || !syn_is_list(syn->kids[1])) {
+        diag_error_at(ck->d, syn, "E0315", "expected (multiple-value-bind (var...) form body...)");
+        return;
+    }
+    Node *vars = syn->kids[1];
+    if (vars->nkids > 16) {
+        diag_error_at(ck->d, vars, "E0218", "at most 16 values can be bound");
+        return;
+    }
+    Node *vals[16];
+    Node *saved = cx->block;
+    Node *blk = new_block(cx, syn);
+    cx->block = blk;
+    if (!mv_values(cx, syn->kids[2], vars->nkids, vals)) {
+        cx->block = saved;
+        return;
+    }
+    scope_push(cx);
+    for (int i = 0; i < vars->nkids; i++) {
+        Node *vn = vars->kids[i];
+        if (vn->kind != N_SYMBOL) {
+            diag_error_at(ck->d, vn, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, vn, 40));
+            continue;
+        }
+        Type *t = vn->ann ? type_expr(ck, vn->ann) : vals[i]->ty;
+        Node *v = t ? coerce(cx, vals[i], t, vn, "value") : NULL;
+        if (!v) continue;
+        Sym *s = new_local(cx, vn, vn->name, t);
+        if (!s) break;
+        Node *decl = ck_node(cx, N_C_DECL, vn, t);
+        decl->sym = s;
+        decl->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (decl->kids) {
+            decl->kids[0] = v;
+            decl->nkids = 1;
+        }
+        emit_stmt(cx, decl);
+        scope_add(cx, s);
+    }
+    Decls ds = {0};
+    int nd = collect_decls(cx, syn->kids + 3, syn->nkids - 3, &ds);
+    body_to(cx, syn->kids + 3 + nd, syn->nkids - 3 - nd, d);
+    scope_pop(cx);
+    cx->block = saved;
+    emit_stmt(cx, blk);
+}
+
+/* (%no-barrier "NAME" BODY...) */
+static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
+    const char *saved = cx->no_barrier;
+    if (syn->nkids >= 2 && syn->kids[1]->kind == N_STRING) cx->no_barrier = syn->kids[1]->name;
+    else cx->no_barrier = "this divergent form";
+    body_to(cx, syn->kids + 2, syn->nkids - 2, d);
+    cx->no_barrier = saved;
+}
+
+void form_to(Ctx *cx, Node *syn, Dest *d) {
+    if (cx->ck->d->fatal) return;
+    const char *h = syn_head(syn);
+    if (h) {
+        if (!strcmp(h, "let")) return form_let(cx, syn, d, 0);
+        if (!strcmp(h, "let*")) return form_let(cx, syn, d, 1);
+        if (!strcmp(h, "progn")) return form_progn(cx, syn, d);
+        if (!strcmp(h, "if")) return form_if(cx, syn, d);
+        if (!strcmp(h, "%loop")) return form_loop(cx, syn, d);
+        if (!strcmp(h, "return")) return form_return(cx, syn);
+        if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
+        if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
+        if (!strcmp(h, "declare")) {
+            diag_error_at(cx->ck->d, syn, "E0303", "(declare ...) must come first in a body");
+            return;
+        }
+    }
+    if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE) {
+        /* the last form of a multi-value function: pass its values on */
+        int n = cx->fn->ret->nelems;
+        Node *vals[16];
+        if (!mv_values(cx, syn, n, vals)) return;
+        Node *fake = syn_new(cx->ck->a, N_LIST, syn->loc);
+        (void)fake;
+        for (int i = 1; i < n; i++) {
+            Node *v = coerce(cx, vals[i], cx->fn->ret->elems[i], syn, "return value");
+            if (!v) return;
+            Node *as = ck_node(cx, N_C_ASSIGN, syn, v->ty);
+            as->op = OP_SET;
+            as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+            if (!as->kids) return;
+            as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+            as->kids[1] = v;
+            as->nkids = 2;
+            Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
+            st->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+            if (!st->kids) return;
+            st->kids[0] = as;
+            st->nkids = 1;
+            emit_stmt(cx, st);
+        }
+        Node *v0 = coerce(cx, vals[0], cx->fn->ret->elems[0], syn, "return value");
+        if (!v0) return;
+        Node *r = ck_node(cx, N_C_RETURN, syn, cx->fn->ret);
+        r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+        if (!r->kids) return;
+        r->kids[0] = v0;
+        r->nkids = 1;
+        emit_stmt(cx, r);
+        return;
+    }
+    Node *v = expr(cx, syn, d->want ? d->want : (d->kind == D_VAR ? d->var->ty : d->kind == D_RETURN ? cx->fn->ret : NULL));
+    if (v && v->ty && v->ty->kind == TY_TUPLE && d->kind != D_DISCARD)
+        v = coerce(cx, v, v->ty->elems[0], syn, "value");
+    deliver(cx, v, d, syn);
+}
+
+/* ------------------------------------------------------------------ */
+/* definitions (pass 1)                                                */
+
+static Sym *new_global(Checker *ck, SymKind k, Node *name) {
+    Sym *s = arena_alloc(ck->a, sizeof *s);
+    if (!s) return NULL;
+    s->kind = k;
+    s->name = name->name;
+    s->key = name->key;
+    s->def = name;
+    Sym *old = global_lookup(ck, name->key);
+    if (old) {
+        diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);
+        if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
+        return NULL;
+    }
+    PUSH(ck->a, ck->globals.syms, ck->globals.n, ck->globals.cap, s);
+    return s;
+}
+
+static int is_c_identifier(const char *s) {
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
+    return 1;
+}
+
+/* Parse parameters and declarations of a def-kernel / def-function. */
+static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
+    const char *what = syn_head(form);
+    if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || !syn_is_list(form->kids[2])) {
+        diag_error_at(ck->d, form, "E0102", "expected (%s name (params...) body...)", what);
+        return NULL;
+    }
+    Node *name = form->kids[1];
+    FuncDef *fd = arena_alloc(ck->a, sizeof *fd);
+    if (!fd) return NULL;
+    fd->kind = kind;
+    fd->name = name->name;
+    fd->key = kind == FN_KERNEL ? name->name : name->key;
+    fd->form = form;
+    if (kind == FN_KERNEL) {
+        if (!is_c_identifier(name->name) || is_reserved(name->name)) {
+            diag_error_at(ck->d, name, "E0103",
+                          "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
+                          name->name, mangle(ck->a, name->name));
+            fd->bad = 1;
+        }
+        for (int i = 0; i < ck->nfuncs; i++)
+            if (ck->funcs[i]->kind == FN_KERNEL && !strcmp(ck->funcs[i]->name, name->name)) {
+                diag_error_at(ck->d, name, "E0104", "kernel `%s` is already defined (kernels cannot be overloaded)", name->name);
+                diag_note(ck->d, ck->funcs[i]->form->loc, "previous definition is here");
+                fd->bad = 1;
+            }
+    } else {
+        FuncDef *old = func_lookup(ck, fd->key);
+        if (old) {
+            diag_error_at(ck->d, name, "E0105",
+                          "function `%s` is already defined (overloading is not supported yet)", name->name);
+            diag_note(ck->d, old->form->loc, "previous definition is here");
+            fd->bad = 1;
+        }
+    }
+    Node *pl = form->kids[2];
+    fd->params = arena_alloc(ck->a, sizeof(ParamDecl) * (size_t)(pl->nkids + 1));
+    if (!fd->params) return NULL;
+    int out = 0;
+    for (int i = 0; i < pl->nkids; i++) {
+        Node *p = pl->kids[i];
+        if (syn_is_sym(p, "&out")) {
+            if (kind == FN_FUNCTION)
+                diag_error_at(ck->d, p, "E0106", "`&out` is for kernels and grid functions");
+            out = 1;
+            continue;
+        }
+        if (p->kind == N_SYMBOL && (p->key[0] == '&')) {
+            diag_error_at(ck->d, p, "E0107",
+                          kind == FN_KERNEL ? "kernels do not take `%s` parameters"
+                                            : "`%s` parameters are not supported yet (they come with the compile-time language issue)",
+                          p->name);
+            fd->bad = 1;
+            continue;
+        }
+        if (p->kind != N_SYMBOL) {
+            diag_error_at(ck->d, p, "E0108", "expected a parameter name, found `%s`", syn_to_string(ck->a, p, 40));
+            fd->bad = 1;
+            continue;
+        }
+        for (int j = 0; j < fd->nparams; j++)
+            if (!strcmp(fd->params[j].name->key, p->key)) {
+                diag_error_at(ck->d, p, "E0109", "parameter `%s` appears twice", p->name);
+                fd->bad = 1;
+            }
+        fd->params[fd->nparams].name = p;
+        fd->params[fd->nparams].is_out = out;
+        fd->nparams++;
+    }
+    int i = 3;
+    if (i < form->nkids - 1 && form->kids[i]->kind == N_STRING) i++; /* docstring */
+    int ndecl = 0;
+    while (i + ndecl < form->nkids && syn_is_form(form->kids[i + ndecl], "declare")) ndecl++;
+    fd->decls = (const Node **)(form->kids + i);
+    fd->ndecls = ndecl;
+    fd->body = form->kids + i + ndecl;
+    fd->nbody = form->nkids - i - ndecl;
+    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck->a, name->name);
+    PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
+    return fd;
+}
+
+static Node *const_value(Checker *ck, Sym *s);
+
+static void collect_const(Checker *ck, Node *form) {
+    const char *h = syn_head(form);
+    if (form->nkids != 3 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, form, "E0110", "expected (%s name value)", h);
+        return;
+    }
+    Sym *s = new_global(ck, SYM_CONST, form->kids[1]);
+    if (!s) return;
+    s->type_syn = form->kids[1]->ann;
+    s->init = form->kids[2];
+    s->immutable = 1;
+}
+
+static void collect_parameter(Checker *ck, Node *form) {
+    if (form->nkids < 2 || form->nkids > 3 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, form, "E0111", "expected (def-parameter NAME[:type] [default])");
+        return;
+    }
+    Node *name = form->kids[1];
+    Sym *s = new_global(ck, SYM_PARAMETER, name);
+    if (!s) return;
+    s->key = name->name; /* parameters are case sensitive */
+    s->type_syn = name->ann;
+    s->init = form->nkids == 3 ? form->kids[2] : NULL;
+    s->immutable = 1;
+}
+
+/* A -D value as a syntax node (number, or t/nil/true/false). */
+static Node *define_node(Checker *ck, const char *text, const Node *at) {
+    char *end;
+    long long iv = strtoll(text, &end, 0);
+    if (*text && !*end) return syn_int(ck->a, at->loc, iv);
+    double fv = strtod(text, &end);
+    if (*text && !*end) return syn_float(ck->a, at->loc, fv);
+    if (!strcasecmp(text, "t") || !strcasecmp(text, "true")) return syn_int(ck->a, at->loc, 1);
+    if (!strcasecmp(text, "nil") || !strcasecmp(text, "false")) return syn_int(ck->a, at->loc, 0);
+    return NULL;
+}
+
+/* The checked literal of a def-const / def-parameter (checked once). */
+static Node *const_value(Checker *ck, Sym *s) {
+    if (s->value) return s->value;
+    if (s->resolving) {
+        diag_error_at(ck->d, s->def, "E0112", "`%s` is defined in terms of itself", s->name);
+        return NULL;
+    }
+    s->resolving = 1;
+    Node *init = s->init;
+    if (s->kind == SYM_PARAMETER) {
+        const char *dv = crisp_define(ck->c->opt, s->name);
+        if (dv) {
+            init = define_node(ck, dv, s->def);
+            if (!init) {
+                diag_error_at(ck->d, s->def, "E0113", "-D%s=%s: the value is not a number, t or nil", s->name, dv);
+                s->resolving = 0;
+                return NULL;
+            }
+        }
+    }
+    Type *t = s->type_syn ? type_expr(ck, s->type_syn) : NULL;
+    if (!init) {
+        if (!t) t = ty_num(SC_INT);
+        init = syn_int(ck->a, s->def->loc, 0);
+    }
+    /* evaluate in an empty function context: only literals and constants */
+    CFunc dummy = {.kind = FN_FUNCTION, .name = s->name, .ret = &ty_void};
+    Node blk = {.kind = N_C_BLOCK};
+    Ctx cx = {.ck = ck, .fn = &dummy, .block = &blk};
+    Node *v = expr(&cx, init, t);
+    if (v && t) v = coerce(&cx, v, t, init, "constant value");
+    if (v && blk.nkids) {
+        diag_error_at(ck->d, init, "E0114", "the value of `%s` must be a constant expression", s->name);
+        v = NULL;
+    }
+    if (v && v->kind != N_C_INTLIT && v->kind != N_C_FLOATLIT && v->kind != N_C_BOOLLIT) {
+        int64_t iv;
+        if (ty_is_int(v->ty) && const_int(&cx, v, &iv)) {
+            v = int_lit(&cx, init, iv, v->ty);
+        } else {
+            diag_error_at(ck->d, init, "E0114", "the value of `%s` must be a constant number", s->name);
+            v = NULL;
+        }
+    }
+    s->resolving = 0;
+    s->value = v;
+    if (v) s->ty = v->ty;
+    return v;
+}
+
+Node *global_const_value(Checker *ck, Sym *s);
+Node *global_const_value(Checker *ck, Sym *s) {
+    return const_value(ck, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* signatures                                                          */
+
+static Type *decl_return_type_of(Checker *ck, Node *e) {
+    /* (return-type-of #'f) */
+    if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
+        FuncDef *f = func_lookup(ck, e->kids[1]->kids[1]->key);
+        if (f) {
+            void resolve_signature(Checker *, FuncDef *);
+            resolve_signature(ck, f);
+            return f->ret;
+        }
+        diag_error_at(ck->d, e->kids[1], "E0115", "unknown function `%s`", e->kids[1]->kids[1]->name);
+        return NULL;
+    }
+    diag_error_at(ck->d, e, "E0116", "expected (return-type-of #'function)");
+    return NULL;
+}
+
+static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at) {
+    Type **ps;
+    int *outs, np;
+    Type *ret;
+    if (!parse_signature(ck, sig, &ps, &outs, &np, &ret)) {
+        fd->bad = 1;
+        return;
+    }
+    if (np != fd->nparams) {
+        diag_error_at(ck->d, at, "E0117", "signature lists %d parameter type%s but `%s` has %d parameter%s", np,
+                      np == 1 ? "" : "s", fd->name, fd->nparams, fd->nparams == 1 ? "" : "s");
+        fd->bad = 1;
+        return;
+    }
+    for (int i = 0; i < np; i++) {
+        if (fd->params[i].ty && !ty_equal(fd->params[i].ty, ps[i])) {
+            diag_error_at(ck->d, at, "E0118", "signature gives parameter `%s` type `%s`, but it is declared `%s`",
+                          fd->params[i].name->name, ty_name(ck->a, ps[i]), ty_name(ck->a, fd->params[i].ty));
+            fd->bad = 1;
+        }
+        fd->params[i].ty = ps[i];
+        if (outs[i]) fd->params[i].is_out = 1;
+    }
+    /* the signature's return part: `#'(float)` leaves it nil */
+    fd->ret = ret;
+    fd->ret_declared = 1;
+}
+
+void resolve_signature(Checker *ck, FuncDef *fd);
+void resolve_signature(Checker *ck, FuncDef *fd) {
+    if (fd->resolved) return;
+    fd->resolved = 1;
+    for (int i = 0; i < fd->nparams; i++) {
+        Node *p = (Node *)fd->params[i].name;
+        if (p->ann) {
+            fd->params[i].ty = type_expr(ck, p->ann);
+            if (!fd->params[i].ty) fd->bad = 1;
+        }
+    }
+    for (int i = 0; i < fd->ndecls; i++) {
+        const Node *d = fd->decls[i];
+        for (int j = 1; j < d->nkids; j++) {
+            Node *e = d->kids[j];
+            const char *h = syn_head(e);
+            if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
+                apply_signature(ck, fd, e, e);
+            } else if (h && !strcmp(h, "type-signature-of")) {
+                if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
+                    FuncDef *f = func_lookup(ck, e->kids[1]->kids[1]->key);
+                    if (!f) {
+                        diag_error_at(ck->d, e->kids[1], "E0115", "unknown function `%s`", e->kids[1]->kids[1]->name);
+                        fd->bad = 1;
+                        continue;
+                    }
+                    resolve_signature(ck, f);
+                    if (f->nparams != fd->nparams) {
+                        diag_error_at(ck->d, e, "E0117", "`%s` has %d parameters but `%s` has %d", f->name, f->nparams,
+                                      fd->name, fd->nparams);
+                        fd->bad = 1;
+                        continue;
+                    }
+                    for (int k = 0; k < f->nparams; k++) {
+                        fd->params[k].ty = f->params[k].ty;
+                        fd->params[k].is_out |= f->params[k].is_out;
+                    }
+                    fd->ret = f->ret;
+                    fd->ret_declared = 1;
+                }
+            } else if (h && !strcmp(h, "return-type")) {
+                Type *rs[16];
+                int nr = 0;
+                for (int k = 1; k < e->nkids && nr < 16; k++) {
+                    Type *t = syn_is_form(e->kids[k], "return-type-of") ? decl_return_type_of(ck, e->kids[k])
+                                                                         : type_expr(ck, e->kids[k]);
+                    if (!t) {
+                        fd->bad = 1;
+                        continue;
+                    }
+                    if (t->kind != TY_VOID) rs[nr++] = t;
+                }
+                fd->ret = nr == 0 ? &ty_void : nr == 1 ? rs[0] : ty_tuple(ck->a, rs, nr);
+                fd->ret_declared = 1;
+            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
+                Type *t = NULL;
+                for (int k = 1; k < e->nkids - 1; k++) {
+                    Node *vn = e->kids[k];
+                    int found = 0;
+                    for (int m = 0; m < fd->nparams; m++) {
+                        if (vn->kind == N_SYMBOL && !strcmp(fd->params[m].name->key, vn->key)) {
+                            if (!t) t = type_expr(ck, e->kids[e->nkids - 1]);
+                            if (!t) {
+                                fd->bad = 1;
+                                break;
+                            }
+                            fd->params[m].ty = t;
+                            found = 1;
+                        }
+                    }
+                    if (!found && vn->kind == N_SYMBOL)
+                        diag_error_at(ck->d, vn, "E0119", "(type %s ...) names no parameter of `%s`", vn->name, fd->name);
+                }
+            }
+        }
+    }
+    if (!fd->ret) fd->ret = &ty_void;
+    if (fd->kind != FN_FUNCTION && fd->ret->kind != TY_VOID) {
+        diag_error_at(ck->d, fd->form->kids[1], "E0120", "%s `%s` cannot return a value (declared `%s`)",
+                      fd->kind == FN_KERNEL ? "kernel" : "grid function", fd->name, ty_name(ck->a, fd->ret));
+        fd->bad = 1;
+    }
+    for (int i = 0; i < fd->nparams; i++) {
+        ParamDecl *p = &fd->params[i];
+        if (!p->ty) {
+            if (!fd->bad)
+                diag_error_at(ck->d, p->name, "E0121", "parameter `%s` of `%s` has no type (annotate it as %s:TYPE or declare it)",
+                              p->name->name, fd->name, p->name->name);
+            fd->bad = 1;
+            continue;
+        }
+        Type *t = p->ty;
+        if (t->kind == TY_VOID || t->kind == TY_TUPLE) {
+            diag_error_at(ck->d, p->name, "E0122", "parameter `%s` cannot have type `%s`", p->name->name, ty_name(ck->a, t));
+            fd->bad = 1;
+        }
+        if (p->is_out && (t->kind != TY_VECTOR || (t->as && t->as != AS_GLOBAL))) {
+            diag_error_at(ck->d, p->name, "E0123", "`&out` parameter `%s` must be a :global vector, found `%s`",
+                          p->name->name, ty_name(ck->a, t));
+            fd->bad = 1;
+        }
+        if (fd->kind == FN_KERNEL) {
+            if (t->kind == TY_VECTOR) {
+                if (!t->elem || !t->as || !t->acc) {
+                    diag_error_at(ck->d, p->name, "E0124",
+                                  "kernel vector parameter `%s` must give its element type, address space and access, found `%s`",
+                                  p->name->name, ty_name(ck->a, t));
+                    fd->bad = 1;
+                } else if (t->as == AS_PRIVATE) {
+                    diag_error_at(ck->d, p->name, "E0125", "kernel parameter `%s` cannot be :private memory", p->name->name);
+                    fd->bad = 1;
+                }
+                if (!t->align) t->align = AL_COMPACT;
+            } else if (t->kind == TY_BOOL) {
+                diag_error_at(ck->d, p->name, "E0126", "OpenCL kernels cannot take `bool` parameters (`%s`); use uchar or int",
+                              p->name->name);
+                fd->bad = 1;
+            } else if (ty_is_arith(t) && t->sc == SC_HALF) {
+                diag_error_at(ck->d, p->name, "E0127", "OpenCL C 1.2 kernels cannot take `half` parameters (`%s`)", p->name->name);
+                fd->bad = 1;
+            } else if (!ty_is_arith(t)) {
+                diag_error_at(ck->d, p->name, "E0122", "kernel parameter `%s` cannot have type `%s`", p->name->name,
+                              ty_name(ck->a, t));
+                fd->bad = 1;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* kernels: size declarations                                          */
+
+static int size_list(Ctx *cx, Node *v, Node **items) {
+    if (syn_is_form(v, "quote") && v->nkids == 2) v = v->kids[1];
+    if (v->kind == N_LIST) {
+        if (v->nkids > 3 || v->nkids == 0) return -1;
+        for (int i = 0; i < v->nkids; i++) items[i] = v->kids[i];
+        return v->nkids;
+    }
+    (void)cx;
+    items[0] = v;
+    return 1;
+}
+
+static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
+    Checker *ck = cx->ck;
+    const char *what = syn_head(e);
+    if (sd->present) {
+        diag_error_at(ck->d, e, "E0701", "`%s` is declared twice", what);
+        return;
+    }
+    sd->present = 1;
+    sd->at = e;
+    for (int i = 1; i < e->nkids; i++) {
+        Node *k = e->kids[i];
+        if (k->kind != N_KEYWORD || i + 1 >= e->nkids) {
+            diag_error_at(ck->d, k, "E0702", "expected :set-to, :derive-from, :dims or :msg in `%s`, found `%s`", what,
+                          syn_to_string(ck->a, k, 30));
+            return;
+        }
+        Node *v = e->kids[++i];
+        Node *items[3];
+        if (!strcmp(k->key, "set-to")) {
+            int n = size_list(cx, v, items);
+            if (n < 0) {
+                diag_error_at(ck->d, v, "E0703", ":set-to takes 1 to 3 sizes");
+                return;
+            }
+            for (int j = 0; j < n; j++) {
+                int64_t x;
+                if (!const_syn_int(cx, items[j], &x) || x <= 0) {
+                    diag_error_at(ck->d, items[j], "E0704", ":set-to sizes must be positive compile-time integers, found `%s`",
+                                  syn_to_string(ck->a, items[j], 30));
+                    return;
+                }
+                sd->set_to[j] = x;
+            }
+            sd->nset = n;
+        } else if (!strcmp(k->key, "derive-from")) {
+            int n = size_list(cx, v, items);
+            if (n < 0) {
+                diag_error_at(ck->d, v, "E0703", ":derive-from takes 1 to 3 parameters");
+                return;
+            }
+            for (int j = 0; j < n; j++) {
+                Sym *s = items[j]->kind == N_SYMBOL ? scope_lookup(cx, items[j]->key) : NULL;
+                if (!s || s->kind != SYM_PARAM) {
+                    diag_error_at(ck->d, items[j], "E0705", ":derive-from names a kernel parameter, found `%s`",
+                                  syn_to_string(ck->a, items[j], 30));
+                    return;
+                }
+                if (!(s->ty->kind == TY_VECTOR || ty_is_int(s->ty))) {
+                    diag_error_at(ck->d, items[j], "E0706", ":derive-from parameter `%s` must be a vector or an integer, found `%s`",
+                                  s->name, tname(cx, s->ty));
+                    return;
+                }
+                sd->derive[j] = s->name;
+                sd->derive_sym[j] = s;
+            }
+            sd->nderive = n;
+        } else if (!strcmp(k->key, "dims")) {
+            int64_t x;
+            if (!const_syn_int(cx, v, &x) || x < 1 || x > 3) {
+                diag_error_at(ck->d, v, "E0707", ":dims must be 1, 2 or 3");
+                return;
+            }
+            sd->dims = (int)x;
+        } else if (!strcmp(k->key, "msg")) {
+            if (v->kind != N_STRING) {
+                diag_error_at(ck->d, v, "E0708", ":msg takes a string");
+                return;
+            }
+            sd->msg = v->name;
+        } else {
+            diag_error_at(ck->d, k, "E0702", "unknown key `:%s` in `%s` (expected :set-to, :derive-from, :dims, :msg)", k->key,
+                          what);
+            return;
+        }
+    }
+    if (sd->nset && sd->nderive) {
+        diag_error_at(ck->d, e, "E0709", "`%s` cannot use both :set-to and :derive-from", what);
+        return;
+    }
+    int ar = sd->nset ? sd->nset : sd->nderive;
+    if (sd->dims && ar && sd->dims != ar) {
+        diag_error_at(ck->d, e, "E0710", "`%s` says :dims %d but lists %d size%s", what, sd->dims, ar, ar == 1 ? "" : "s");
+        return;
+    }
+    if (!sd->dims) sd->dims = ar;
+}
+
+/* Kernel-level declarations: sizes, single-task (function decls were read
+ * by resolve_signature). */
+static void kernel_decls(Ctx *cx, FuncDef *fd) {
+    CFunc *fn = cx->fn;
+    for (int i = 0; i < fd->ndecls; i++) {
+        const Node *d = fd->decls[i];
+        for (int j = 1; j < d->nkids; j++) {
+            Node *e = d->kids[j];
+            const char *h = syn_head(e);
+            if (syn_is_sym(e, "single-task")) {
+                if (fd->kind != FN_KERNEL)
+                    diag_error_at(cx->ck->d, e, "E0711", "`single-task` is a kernel declaration");
+                fn->single_task = 1;
+            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size"))) {
+                size_decl(cx, e, !strcmp(h, "global-size") ? &fn->gsize : &fn->lsize);
+            } else if (h && (!strcmp(h, "return-type") || !strcmp(h, "type") || !strcmp(h, "type-signature-of"))) {
+            } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
+            } else if (h && !strcmp(h, "grid-level")) {
+                if (fd->kind == FN_FUNCTION)
+                    diag_error_at(cx->ck->d, e, "E0501",
+                                  "`%s` declares (grid-level), but def-function bodies are thread level; use def-grid-function",
+                                  fd->name);
+            } else {
+                diag_warning_at(cx->ck->d, e, "W0302", "unknown declaration `%s` ignored", syn_to_string(cx->ck->a, e, 40));
+            }
+        }
+    }
+    if (fn->gsize.present && fn->lsize.present && fn->gsize.dims && fn->lsize.dims && fn->gsize.dims != fn->lsize.dims)
+        diag_error_at(cx->ck->d, fn->lsize.at, "E0712", "local-size has %d dimension%s but global-size has %d",
+                      fn->lsize.dims, fn->lsize.dims == 1 ? "" : "s", fn->gsize.dims);
+    if (fn->single_task && (fn->gsize.present || fn->lsize.present))
+        diag_error_at(cx->ck->d, fn->gsize.present ? fn->gsize.at : fn->lsize.at, "E0713",
+                      "a single-task kernel runs on one thread; it cannot also declare global-size or local-size");
+}
+
+/* ------------------------------------------------------------------ */
+/* functions                                                           */
+
+static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
+    Sym *s = new_local(cx, pd->name, pd->name->name, t);
+    if (!s) return NULL;
+    s->kind = SYM_PARAM;
+    s->write_only = pd->is_out;
+    if (t->kind == TY_VECTOR) {
+        s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
+        if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
+            need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
+    }
+    if (ty_is_arith(t) && t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    return s;
+}
+
+static void check_body(Ctx *cx, FuncDef *fd) {
+    Dest d = {D_RETURN, NULL, NULL};
+    Node **body = fd->body;
+    int n = fd->nbody;
+    cx->block = cx->fn->body;
+    if (cx->fn->single_task) {
+        /* guard: only the first thread runs the body */
+        Node *blk = new_block(cx, fd->form);
+        cx->block = blk;
+        body_to(cx, body, n, &d);
+        cx->block = cx->fn->body;
+        Node *test = ck_node(cx, N_C_BINARY, fd->form, &ty_bool);
+        test->op = OP_EQ;
+        test->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+        if (!test->kids) return;
+        Node *id = ck_node(cx, N_C_CALL, fd->form, ty_num(SC_ULONG));
+        id->text = need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE)->cname;
+        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        test->kids[0] = id;
+        test->kids[1] = int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
+        test->nkids = 2;
+        Node *ifn = ck_node(cx, N_C_IF, fd->form, &ty_void);
+        ifn->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);
+        if (!ifn->kids) return;
+        ifn->kids[0] = test;
+        ifn->kids[1] = blk;
+        ifn->kids[2] = NULL;
+        ifn->nkids = 3;
+        ifn->text = "single-task: only the first thread runs the kernel body";
+        emit_stmt(cx, ifn);
+        return;
+    }
+    if (n == 0 && fd->ret->kind != TY_VOID) {
+        diag_error_at(cx->ck->d, fd->form, "E0332", "`%s` must return `%s`, but its body is empty", fd->name,
+                      ty_name(cx->ck->a, fd->ret));
+        return;
+    }
+    body_to(cx, body, n, &d);
+}
+
+static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *call) {
+    CFunc *fn = arena_alloc(ck->a, sizeof *fn);
+    if (!fn) return NULL;
+    fn->kind = fd->kind;
+    fn->name = fd->name;
+    fn->def = fd->form;
+    fn->ret = fd->ret;
+    fn->body = syn_new(ck->a, N_C_BLOCK, fd->form->loc);
+    /* the C name: kernels keep theirs; functions get a unique mangled name */
+    if (fd->kind == FN_KERNEL) {
+        fn->cname = fd->name;
+        ck_push(ck->a, (void ***)&ck->cnames, &ck->ncnames, &ck->capcnames, (void *)fn->cname);
+    } else {
+        fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, fd->cname_base);
+    }
+    Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
+    scope_push(&cx);
+    fn->params = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(fd->nparams + 1));
+    if (!fn->params) return NULL;
+    for (int i = 0; i < fd->nparams; i++) {
+        Sym *s = make_param(&cx, &fd->params[i], ptys[i]);
+        if (!s) return NULL;
+        fn->params[fn->nparams++] = s;
+        scope_add(&cx, s);
+    }
+    if (fn->ret->kind == TY_TUPLE) {
+        fn->retptrs = arena_alloc(ck->a, sizeof(Sym *) * (size_t)fn->ret->nelems);
+        if (!fn->retptrs) return NULL;
+        for (int i = 1; i < fn->ret->nelems; i++) {
+            Sym *r = new_local(&cx, fd->form, arena_printf(ck->a, "value%d", i + 1), fn->ret->elems[i]);
+            if (!r) return NULL;
+            r->kind = SYM_RETPTR;
+            fn->retptrs[i - 1] = r;
+        }
+    }
+    kernel_decls(&cx, fd);
+    (void)call;
+    PUSH(ck->a, ck->stack, ck->nstack, ck->capstack, fd);
+    fd->checking = 1;
+    check_body(&cx, fd);
+    fd->checking = 0;
+    ck->nstack--;
+    PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
+    Program *p = ck->prog;
+    PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
+    return fn;
+}
+
+/* Merge a declared (possibly incomplete) vector type with the argument's. */
+static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
+    if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
+    Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
+                        decl->acc ? decl->acc : arg->acc, decl->align ? decl->align : arg->align,
+                        decl->length >= 0 ? decl->length : arg->length);
+    return t;
+}
+
+CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
+    Checker *ck = cx->ck;
+    resolve_signature(ck, fd);
+    if (fd->bad) return NULL;
+    if (fd->checking) {
+        diag_error_at(ck->d, call, "E0601", "recursive call to `%s`: Crisp does not allow recursion", fd->name);
+        for (int i = ck->nstack - 1; i >= 0; i--) {
+            diag_note(ck->d, ck->stack[i]->form->loc, "`%s` is being checked here", ck->stack[i]->name);
+            if (ck->stack[i] == fd) break;
+        }
+        return NULL;
+    }
+    if (ck->nstack > 256) {
+        diag_fatal(ck->d, call->loc, call->origin, "E0602", "call chain deeper than 256 functions");
+        return NULL;
+    }
+    Type **ptys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(fd->nparams + 1));
+    if (!ptys) return NULL;
+    for (int i = 0; i < fd->nparams; i++) ptys[i] = concrete_param(ck, fd->params[i].ty, argtys ? argtys[i] : NULL);
+    for (int i = 0; i < fd->ninsts; i++) {
+        CFunc *f = fd->insts[i];
+        int same = 1;
+        for (int j = 0; j < fd->nparams && same; j++)
+            if (!ty_equal(f->params[j]->ty, ptys[j])) same = 0;
+        if (same) return f;
+    }
+    for (int i = 0; i < fd->nparams; i++) {
+        Type *t = ptys[i];
+        if (t->kind == TY_VECTOR && (!t->elem || !t->as)) {
+            diag_error_at(ck->d, call, "E0603", "cannot instantiate `%s`: parameter `%s` has incomplete type `%s`", fd->name,
+                          fd->params[i].name->name, ty_name(ck->a, t));
+            return NULL;
+        }
+        if (t->kind == TY_VECTOR && !t->acc) t->acc = ACC_READ_WRITE;
+        if (t->kind == TY_VECTOR && !t->align) t->align = AL_COMPACT;
+    }
+    return check_function(ck, fd, ptys, call);
+}
+
+/* ------------------------------------------------------------------ */
+/* the program                                                         */
+
+static int complete_signature(FuncDef *fd) {
+    for (int i = 0; i < fd->nparams; i++) {
+        Type *t = fd->params[i].ty;
+        if (!t) return 0;
+        if (t->kind == TY_VECTOR && (!t->elem || !t->as)) return 0;
+    }
+    return 1;
+}
+
+static void collect(Checker *ck, Node *f) {
+    const char *h = syn_head(f);
+    if (!h) {
+        diag_error_at(ck->d, f, "E0130", "expected a top-level definition such as (def-kernel ...), found `%s`",
+                      syn_to_string(ck->a, f, 40));
+        return;
+    }
+    if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
+    else if (!strcmp(h, "def-function")) collect_func(ck, f, FN_FUNCTION);
+    else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
+    else if (!strcmp(h, "def-const") || !strcmp(h, "def-constant")) collect_const(ck, f);
+    else if (!strcmp(h, "def-parameter")) collect_parameter(ck, f);
+    else if (!strcmp(h, "def-type")) {
+        if (f->nkids != 3 || f->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, f, "E0131", "expected (def-type name type-expr)");
+            return;
+        }
+        if (ty_lookup_base(f->kids[1]->key)) {
+            diag_error_at(ck->d, f->kids[1], "E0132", "`%s` is a built-in type and cannot be redefined", f->kids[1]->name);
+            return;
+        }
+        Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
+        if (s) s->type_syn = f->kids[2];
+    } else if (!strcmp(h, "declaim")) {
+        /* static-analysis opt-ins: accepted, nothing to check yet */
+    } else if (!strcmp(h, "declare")) {
+        /* (declare (type +PI+ float)) after a def-const: spec style */
+        for (int j = 1; j < f->nkids; j++) {
+            Node *e = f->kids[j];
+            if (syn_is_form(e, "type") && e->nkids >= 3) {
+                for (int k = 1; k < e->nkids - 1; k++) {
+                    Sym *s = e->kids[k]->kind == N_SYMBOL ? global_lookup(ck, e->kids[k]->key) : NULL;
+                    if (!s) {
+                        for (int g = 0; g < ck->globals.n && !s; g++)
+                            if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, e->kids[k]->name))
+                                s = ck->globals.syms[g];
+                    }
+                    if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) {
+                        diag_error_at(ck->d, e->kids[k], "E0133", "top-level (declare (type ...)) names no def-const or def-parameter `%s`",
+                                      syn_to_string(ck->a, e->kids[k], 30));
+                        continue;
+                    }
+                    s->type_syn = e->kids[e->nkids - 1];
+                }
+            } else {
+                diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
+            }
+        }
+    } else if (!strcmp(h, "with-template-type") || !strcmp(h, "def-struct") || !strcmp(h, "def-enumeration") ||
+               !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") || !strcmp(h, "def-kernel-exact") ||
+               !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
+        diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
+    } else {
+        diag_error_at(ck->d, f, "E0130",
+                      "expected a top-level definition (def-kernel, def-function, def-grid-function, def-type, def-const, def-parameter), found `(%s ...)`",
+                      f->kids[0]->name);
+    }
+}
+
+Program *check_program(Crisp *c, Forms forms) {
+    Checker ck = {.c = c, .a = &c->arena, .d = &c->diag};
+    Program *p = arena_alloc(&c->arena, sizeof *p);
+    if (!p) return NULL;
+    ck.prog = p;
+    for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
+    /* -D for names that are not parameters: a warning (they may feed #+) */
+    for (int i = 0; i < c->opt->ndefines; i++) {
+        int found = 0;
+        for (int g = 0; g < ck.globals.n; g++)
+            if (ck.globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck.globals.syms[g]->name, c->opt->defines[i].name))
+                found = 1;
+        (void)found;
+    }
+    /* constants first, so errors in them appear once */
+    for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
+        Sym *s = ck.globals.syms[g];
+        if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(&ck, s);
+        else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
+    }
+    for (int i = 0; i < ck.nfuncs; i++) resolve_signature(&ck, ck.funcs[i]);
+    for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
+        FuncDef *fd = ck.funcs[i];
+        if (fd->kind != FN_KERNEL || fd->bad) continue;
+        Type **ptys = arena_alloc(ck.a, sizeof(Type *) * (size_t)(fd->nparams + 1));
+        if (!ptys) break;
+        for (int j = 0; j < fd->nparams; j++) ptys[j] = fd->params[j].ty;
+        check_function(&ck, fd, ptys, fd->form);
+    }
+    for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
+        FuncDef *fd = ck.funcs[i];
+        if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts) continue;
+        if (!complete_signature(fd)) continue; /* checked at each call */
+        Type **ptys = arena_alloc(ck.a, sizeof(Type *) * (size_t)(fd->nparams + 1));
+        if (!ptys) break;
+        for (int j = 0; j < fd->nparams; j++) ptys[j] = concrete_param(&ck, fd->params[j].ty, NULL);
+        for (int j = 0; j < fd->nparams; j++) {
+            if (ptys[j]->kind == TY_VECTOR && !ptys[j]->acc) ptys[j]->acc = ACC_READ_WRITE;
+            if (ptys[j]->kind == TY_VECTOR && !ptys[j]->align) ptys[j]->align = AL_COMPACT;
+        }
+        check_function(&ck, fd, ptys, fd->form);
+    }
+    if (c->arena.exhausted) diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0001", "out of memory while checking");
+    StrBuf names;
+    sb_init(&names);
+    for (int i = 0; i < c->nfiles; i++) {
+        if (i) sb_putc(&names, ' ');
+        sb_puts(&names, c->files[i]->name);
+    }
+    p->source = arena_strdup(&c->arena, sb_cstr(&names));
+    sb_free(&names);
+    return p;
+}

@@ -1,0 +1,127 @@
+/* check.h - stage 3 of the pipeline: type checking and lowering.
+ *
+ * The checker takes the expanded syntax forms and produces a Program: a
+ * list of fully typed C-level functions (kernels included) whose bodies are
+ * checked nodes (C_* kinds of node.h).  Every rule of the language that can
+ * be decided at compile time is enforced here: numeric promotion, access
+ * rights (&out, :read-only), grid-level contexts, recursion, kernel ABI.
+ * Emitters only print a Program; they never reject anything. */
+#ifndef CRISP_CHECK_H
+#define CRISP_CHECK_H
+
+#include "../src/crisp.h"
+#include "../src/strbuf.h"
+#include "types.h"
+
+typedef enum FnKind { FN_KERNEL, FN_FUNCTION, FN_GRID } FnKind;
+
+typedef enum SymKind {
+    SYM_LOCAL,      /* let / loop / multiple-value-bind variable */
+    SYM_PARAM,      /* function or kernel parameter */
+    SYM_CONST,      /* def-const: value substituted at each use */
+    SYM_PARAMETER,  /* def-parameter (-D overridable) */
+    SYM_TYPE,       /* def-type alias */
+    SYM_RETPTR,     /* hidden out-pointer for an extra return value */
+} SymKind;
+
+typedef struct Sym Sym;
+struct Sym {
+    SymKind kind;
+    const char *name;       /* as written */
+    const char *key;        /* canonical */
+    const char *cname;      /* C identifier */
+    const char *len_cname;  /* vectors: C name of the length (NULL: constant) */
+    Type *ty;
+    const Node *def;        /* defining syntax (for messages) */
+    int immutable;          /* loop index, thread id, constant */
+    int write_only;         /* &out parameter */
+    int is_temp;            /* compiler temporary */
+    int hoisted_local;      /* __local array declared at kernel scope */
+    Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
+    Node *init;             /* array initializer (#(...)) or NULL */
+    Node *type_syn;         /* SYM_TYPE: the type expression */
+    int resolving;          /* cycle detection for aliases and consts */
+};
+
+/* A global-size / local-size declaration (spec "Hoisting and Enqueing"). */
+typedef struct SizeDecl {
+    int present;
+    int dims;               /* 0 when unknown */
+    int64_t set_to[3];
+    int nset;
+    const char *derive[3];  /* parameter names as written */
+    Sym *derive_sym[3];
+    int nderive;
+    const char *msg;
+    const Node *at;
+} SizeDecl;
+
+typedef struct CFunc {
+    FnKind kind;
+    const char *name;       /* Crisp name as written */
+    const char *cname;
+    const Node *def;
+    Sym **params;
+    int nparams;
+    Type *ret;              /* &ty_void, a value type, or a TY_TUPLE */
+    Sym **retptrs;          /* out-pointers for values 2..n of a tuple */
+    Node *body;             /* C_BLOCK */
+    Sym **local_arrays;     /* kernel: __local arrays hoisted to kernel scope */
+    int nlocal, caplocal;
+    SizeDecl gsize, lsize;
+    int single_task;
+} CFunc;
+
+/* Support code the emitted file needs (printed once, before user code). */
+typedef enum HelperKind {
+    H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
+    H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
+    H_ATOMIC_RMW, H_STD140_ELEM,
+} HelperKind;
+
+typedef struct Helper {
+    HelperKind kind;
+    Type *ty;               /* operand type (divisions, atomics, std140) */
+    AddrSpace as;           /* atomics */
+    CFunc *fn;              /* atomics: the combining function, or NULL */
+    int op;                 /* atomics: builtin operator id when fn is NULL */
+    int unary;              /* atomics: atomic-op! (one-argument function) */
+    const char *cname;      /* name of the helper in the emitted code */
+} Helper;
+
+typedef struct Program {
+    CFunc **funcs;          /* emission order: callees before callers */
+    int nfuncs, capfuncs;
+    Helper **helpers;
+    int nhelpers, caphelpers;
+    int uses_fp64, uses_fp16, uses_int64_atomics;
+    const char *source;     /* input file names, space separated */
+} Program;
+
+/* Check the expanded forms.  Returns NULL only when out of memory; on
+ * source errors the returned program is incomplete and c->diag has errors. */
+Program *check_program(Crisp *c, Forms forms);
+
+/* --dump=check: the typed program as an indented tree. */
+void check_dump(StrBuf *b, const Program *p);
+
+/* Operator ids used in C_UNARY / C_BINARY / C_ASSIGN nodes. */
+#define CHECK_OPS(X)                                                      \
+    X(OP_ADD, "+") X(OP_SUB, "-") X(OP_MUL, "*") X(OP_DIV, "/")            \
+    X(OP_MOD, "%") X(OP_LT, "<") X(OP_GT, ">") X(OP_LE, "<=")               \
+    X(OP_GE, ">=") X(OP_EQ, "==") X(OP_NE, "!=") X(OP_AND, "&&")            \
+    X(OP_OR, "||") X(OP_NOT, "!") X(OP_NEG, "-") X(OP_BAND, "&")            \
+    X(OP_BOR, "|") X(OP_BXOR, "^") X(OP_BNOT, "~") X(OP_SHL, "<<")          \
+    X(OP_SHR, ">>") X(OP_SET, "=") X(OP_ADDR, "&")       \
+    X(OP_DEREF, "*")
+
+typedef enum CheckOp {
+#define X(id, s) id,
+    CHECK_OPS(X)
+#undef X
+    OP__COUNT
+} CheckOp;
+
+const char *check_op_text(int op);
+
+#endif

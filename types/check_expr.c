@@ -1,0 +1,1850 @@
+/* check_expr.c - expressions: literals, operators, builtins, vectors.
+ *
+ * Spec sections "Numeric Type Promotion, Casting, Conversion", "Arithmetic",
+ * "Integer Division", "Dereferencing and Swizzles", "Vectors and
+ * Vector-View" (element access), "Builtin GPU Functions & Constants",
+ * "Barriers and Fences", "Atomics" and "Hoisting and Enqueing a Kernel"
+ * (check-thread-bounds).  Every builtin is a row in the `builtins` table at
+ * the end of this file with its form signature above its handler.
+ *
+ * Literal typing: an integer literal takes the numeric type its context
+ * needs when the value fits (so `(+ u 1)` with u:ulong is ulong arithmetic
+ * and `(* x 2)` with x:float multiplies by 2.0f); a float literal takes any
+ * floating type but never becomes an integer.  Such context-free literals
+ * are marked flexible (node->op = LIT_FLEX_INT / LIT_FLEX_FLOAT). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_int.h"
+
+#define LIT_FLEX_INT 1
+#define LIT_FLEX_FLOAT 2
+
+Node *global_const_value(Checker *ck, Sym *s);
+Node *cond_value(Ctx *cx, Node *syn);
+int mv_values(Ctx *cx, Node *syn, int n, Node **out);
+
+const char *check_op_text(int op) {
+    static const char *t[] = {
+#define X(id, s) s,
+        CHECK_OPS(X)
+#undef X
+    };
+    return op >= 0 && op < OP__COUNT ? t[op] : "?";
+}
+
+const char *tname(Ctx *cx, const Type *t) {
+    return ty_name(cx->ck->a, t);
+}
+
+static Diag *D(Ctx *cx) {
+    return cx->ck->d;
+}
+
+static Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
+    Node *x = ck_node(cx, k, at, ty);
+    if (n > 0) {
+        x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)n);
+        if (!x->kids) return NULL;
+    }
+    return x;
+}
+
+static Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
+    Node *x = mk(cx, k, at, ty, 1);
+    if (!x) return NULL;
+    x->kids[0] = a;
+    x->nkids = 1;
+    return x;
+}
+
+static Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b) {
+    Node *x = mk(cx, k, at, ty, 2);
+    if (!x) return NULL;
+    x->op = op;
+    x->kids[0] = a;
+    x->kids[1] = b;
+    x->nkids = 2;
+    return x;
+}
+
+static Node *call_n(Ctx *cx, const Node *at, Type *ty, const char *fname, Node **args, int n) {
+    Node *x = mk(cx, N_C_CALL, at, ty, n);
+    if (!x) return NULL;
+    x->text = fname;
+    for (int i = 0; i < n; i++) x->kids[i] = args[i];
+    x->nkids = n;
+    return x;
+}
+
+int node_has_effects(const Node *n) {
+    if (!n) return 0;
+    switch (n->kind) {
+    case N_C_CALL:
+    case N_C_ASSIGN:
+    case N_C_BARRIER:
+    case N_C_ATOMIC: return 1;
+    default: break;
+    }
+    for (int i = 0; i < n->nkids; i++)
+        if (node_has_effects(n->kids[i])) return 1;
+    return 0;
+}
+
+Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
+    Node *x = ck_node(cx, N_C_INTLIT, at, ty);
+    x->ival = v;
+    return x;
+}
+
+static Node *float_lit(Ctx *cx, const Node *at, double v, Type *ty) {
+    Node *x = ck_node(cx, N_C_FLOATLIT, at, ty);
+    x->fval = v;
+    if (ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    return x;
+}
+
+static Node *bool_lit(Ctx *cx, const Node *at, int v) {
+    Node *x = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);
+    x->ival = v;
+    return x;
+}
+
+Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
+    Node *x = ck_node(cx, N_C_VAR, at, s->ty);
+    x->sym = s;
+    return x;
+}
+
+static Node *length_of(Ctx *cx, const Node *at, Sym *s) {
+    Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
+    x->sym = s;
+    return x;
+}
+
+static int is_flex(const Node *n) {
+    return n && (n->kind == N_C_INTLIT || n->kind == N_C_FLOATLIT) && n->op != 0;
+}
+
+/* Does integer `v` fit scalar `s`? */
+static int int_fits(int64_t v, int is_unsigned, Scalar s) {
+    if (is_unsigned) return s == SC_ULONG || ty_scalar_info(s)->cat == CAT_FLOAT;
+    switch (s) {
+    case SC_CHAR: return v >= -128 && v <= 127;
+    case SC_UCHAR: return v >= 0 && v <= 255;
+    case SC_SHORT: return v >= -32768 && v <= 32767;
+    case SC_USHORT: return v >= 0 && v <= 65535;
+    case SC_INT: return v >= INT32_MIN && v <= INT32_MAX;
+    case SC_UINT: return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case SC_LONG: return 1;
+    case SC_ULONG: return v >= 0;
+    default: return 1;
+    }
+}
+
+/* Retype a flexible literal to `want` (scalar or hw-vector element). */
+static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
+    Type *target = want->kind == TY_HWVEC ? ty_num(want->sc) : want;
+    if (target->kind != TY_NUM) return NULL;
+    Category cat = ty_scalar_info(target->sc)->cat;
+    if (lit->kind == N_C_INTLIT || (lit->kind == N_C_FLOATLIT && lit->op == LIT_FLEX_INT)) {
+        int64_t v = lit->kind == N_C_INTLIT ? lit->ival : (int64_t)lit->fval;
+        int uns = lit->kind == N_C_INTLIT && lit->is_unsigned;
+        if (cat == CAT_FLOAT) {
+            Node *f = float_lit(cx, at, uns ? (double)(uint64_t)v : (double)v, target);
+            f->op = LIT_FLEX_INT;
+            return f;
+        }
+        if (!int_fits(v, uns, target->sc)) {
+            diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_cname(target));
+            return NULL;
+        }
+        Node *n = int_lit(cx, at, v, target);
+        n->op = LIT_FLEX_INT;
+        n->is_unsigned = uns;
+        return n;
+    }
+    if (cat != CAT_FLOAT) {
+        diag_error_at(D(cx), at, "E0304",
+                      "float literal `%g` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
+                      lit->fval, tname(cx, want));
+        return NULL;
+    }
+    Node *f = float_lit(cx, at, lit->fval, target);
+    f->op = LIT_FLEX_FLOAT;
+    return f;
+}
+
+static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) {
+    if (!ty_is_arith(have) || !ty_is_arith(want)) return "";
+    if (ty_category(want) != CAT_FLOAT && ty_category(have) == CAT_FLOAT)
+        return "; convert explicitly with truncate, floor, ceil or round";
+    return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
+}
+
+Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+    if (!val || !want) return val;
+    Type *have = val->ty;
+    if (!have) return NULL;
+    if (ty_equal(have, want) && !(is_flex(val) && want->kind == TY_HWVEC)) return val;
+    if (is_flex(val) && ty_is_arith(want)) {
+        Node *l = adapt_literal(cx, val, want, at);
+        return l;
+    }
+    if (have->kind == TY_TUPLE && have->nelems > 0) {
+        /* one-value context: the first value */
+        val->ty = have->elems[0];
+        return coerce(cx, val, want, at, what);
+    }
+    if (ty_widens(have, want)) {
+        if (have->kind == TY_HWVEC) {
+            Node *c = mk1(cx, N_C_CAST, at, want, val);
+            if (c) c->text = arena_printf(cx->ck->a, "convert_%s", ty_cname(want));
+            return c;
+        }
+        return val; /* C widens scalars implicitly */
+    }
+    if (have->kind == TY_NUM && want->kind == TY_HWVEC && ty_widens(have, ty_num(want->sc))) {
+        return val; /* scalar broadcast */
+    }
+    if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
+    diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, tname(cx, want), tname(cx, have),
+                  conversion_hint(cx, have, want));
+    return NULL;
+}
+
+/* ---- compile-time integer constants ---- */
+
+int const_int(Ctx *cx, Node *n, int64_t *out) {
+    (void)cx;
+    if (!n) return 0;
+    int64_t a, b;
+    switch (n->kind) {
+    case N_C_INTLIT: *out = n->ival; return 1;
+    case N_C_FLOATLIT:
+        if (n->op == LIT_FLEX_INT) { *out = (int64_t)n->fval; return 1; }
+        return 0;
+    case N_C_UNARY:
+        if (!const_int(cx, n->kids[0], &a)) return 0;
+        if (n->op == OP_NEG) { *out = -a; return 1; }
+        if (n->op == OP_BNOT) { *out = ~a; return 1; }
+        return 0;
+    case N_C_BINARY:
+        if (!const_int(cx, n->kids[0], &a) || !const_int(cx, n->kids[1], &b)) return 0;
+        switch (n->op) {
+        case OP_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+        case OP_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+        case OP_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+        case OP_DIV: if (!b || (a == INT64_MIN && b == -1)) return 0; *out = a / b; return 1;
+        case OP_MOD: if (!b || (a == INT64_MIN && b == -1)) return 0; *out = a % b; return 1;
+        case OP_BAND: *out = a & b; return 1;
+        case OP_BOR: *out = a | b; return 1;
+        case OP_BXOR: *out = a ^ b; return 1;
+        case OP_SHL: if (b < 0 || b > 62) return 0; *out = (int64_t)((uint64_t)a << b); return 1;
+        case OP_SHR: if (b < 0 || b > 63) return 0; *out = a >> b; return 1;
+        default: return 0;
+        }
+    case N_C_CAST: return n->text ? 0 : const_int(cx, n->kids[0], out);
+    default: return 0;
+    }
+}
+
+/* Constant integer value of a syntax form: literals, def-const,
+ * def-parameter and + - * / ash over them. */
+int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
+    if (!syn) return 0;
+    if (syn->kind == N_INT) {
+        *out = syn->ival;
+        return !syn->is_unsigned || syn->ival >= 0;
+    }
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = cx->fn ? scope_lookup(cx, syn->key) : global_lookup(cx->ck, syn->key);
+        if (!s) {
+            for (int g = 0; g < cx->ck->globals.n; g++)
+                if (cx->ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(cx->ck->globals.syms[g]->name, syn->name))
+                    s = cx->ck->globals.syms[g];
+        }
+        if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 0;
+        Node *v = global_const_value(cx->ck, s);
+        if (!v) return 0;
+        return const_int(cx, v, out);
+    }
+    const char *h = syn_head(syn);
+    if (!h || syn->nkids < 2) return 0;
+    int64_t acc, x;
+    if (!const_syn_int(cx, syn->kids[1], &acc)) return 0;
+    if (!strcmp(h, "-") && syn->nkids == 2) {
+        *out = -acc;
+        return 1;
+    }
+    for (int i = 2; i < syn->nkids; i++) {
+        if (!const_syn_int(cx, syn->kids[i], &x)) return 0;
+        if (!strcmp(h, "+")) acc += x;
+        else if (!strcmp(h, "-")) acc -= x;
+        else if (!strcmp(h, "*")) acc *= x;
+        else if (!strcmp(h, "/") || !strcmp(h, "truncate")) {
+            if (!x) return 0;
+            acc /= x;
+        } else if (!strcmp(h, "ash")) {
+            if (x > 62 || x < -63) return 0;
+            acc = x >= 0 ? (int64_t)((uint64_t)acc << x) : acc >> -x;
+        } else
+            return 0;
+    }
+    if (syn->nkids == 2 && strcmp(h, "+") && strcmp(h, "*")) return 0;
+    *out = acc;
+    return 1;
+}
+
+/* ---- operands ---- */
+
+static int is_statement_head(const char *h) {
+    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "return", NULL};
+    for (int i = 0; stm[i]; i++)
+        if (!strcmp(stm[i], h)) return 1;
+    return 0;
+}
+
+int is_value_form(Ctx *cx, const Node *syn) {
+    (void)cx;
+    const char *h = syn_head(syn);
+    return !(h && is_statement_head(h) && strcmp(h, "if") != 0);
+}
+
+/* Check the operands of an arithmetic-like form and bring them to one
+ * type.  Returns that type (NULL on error); args[] receive the checked
+ * operands. */
+static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what) {
+    Type *t = NULL;
+    int any_float_lit = 0;
+    for (int i = 0; i < n; i++) {
+        args[i] = expr(cx, syn[i], ty_is_arith(want) ? want : NULL);
+        if (!args[i]) return NULL;
+        if (args[i]->ty->kind == TY_TUPLE) args[i]->ty = args[i]->ty->elems[0];
+        if (!ty_is_arith(args[i]->ty)) {
+            diag_error_at(D(cx), syn[i], "E0311", "`%s` needs numbers, found `%s`", what, tname(cx, args[i]->ty));
+            return NULL;
+        }
+        if (is_flex(args[i])) {
+            if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT) any_float_lit = 1;
+            continue;
+        }
+        if (!t) {
+            t = args[i]->ty;
+            continue;
+        }
+        Type *j = ty_join(t, args[i]->ty);
+        if (!j) {
+            diag_error_at(D(cx), syn[i], "E0312",
+                          "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
+                          what, tname(cx, t), tname(cx, args[i]->ty), conversion_hint(cx, args[i]->ty, t));
+            (void)form;
+            return NULL;
+        }
+        t = j;
+    }
+    if (!t) {
+        if (ty_is_arith(want)) t = want;
+        else t = any_float_lit ? ty_num(SC_FLOAT) : NULL;
+        if (!t) {
+            /* all integer literals: int unless one needs more */
+            t = ty_num(SC_INT);
+            for (int i = 0; i < n; i++) {
+                int64_t v = args[i]->kind == N_C_INTLIT ? args[i]->ival : 0;
+                if (args[i]->kind == N_C_INTLIT && args[i]->is_unsigned) t = ty_num(SC_ULONG);
+                else if (!int_fits(v, 0, SC_INT) && t->sc == SC_INT) t = ty_num(SC_LONG);
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        args[i] = coerce(cx, args[i], t, syn[i], what);
+        if (!args[i]) return NULL;
+    }
+    return t;
+}
+
+/* Bind `e` to a temporary unless it is a plain variable or literal, so it
+ * can be used twice without evaluating it twice. */
+static Node *simple(Ctx *cx, Node *e, const Node *at) {
+    if (!e || e->kind == N_C_VAR || e->kind == N_C_INTLIT || e->kind == N_C_FLOATLIT || e->kind == N_C_BOOLLIT ||
+        e->kind == N_C_LENGTH)
+        return e;
+    Sym *t = new_temp(cx, at, "tmp", e->ty);
+    if (!t) return NULL;
+    Node *d = ck_node(cx, N_C_DECL, at, e->ty);
+    d->sym = t;
+    d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+    if (!d->kids) return NULL;
+    d->kids[0] = e;
+    d->nkids = 1;
+    emit_stmt(cx, d);
+    return var_ref(cx, at, t);
+}
+
+static int nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
+    int n = syn->nkids - 1;
+    if (n < lo || (hi >= 0 && n > hi)) {
+        const char *h = syn->kids[0]->name;
+        if (hi < 0)
+            diag_error_at(D(cx), syn, "E0320", "`%s` takes at least %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
+        else if (lo == hi)
+            diag_error_at(D(cx), syn, "E0320", "`%s` takes %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
+        else
+            diag_error_at(D(cx), syn, "E0320", "`%s` takes %d to %d arguments, found %d", h, lo, hi, n);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- arithmetic ---- */
+
+/* (+ A B...)  (- A B...)  (* A B...)  (/ A B...)   spec "Arithmetic" */
+static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    int op = !strcmp(h, "+") ? OP_ADD : !strcmp(h, "-") ? OP_SUB : !strcmp(h, "*") ? OP_MUL : OP_DIV;
+    int n = syn->nkids - 1;
+    if (n == 0) {
+        if (op == OP_ADD || op == OP_MUL) return int_lit(cx, syn, op == OP_MUL, ty_num(SC_INT));
+        nargs_ok(cx, syn, 1, -1);
+        return NULL;
+    }
+    Node *args[64];
+    if (n > 64) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes at most 64 arguments", h);
+        return NULL;
+    }
+    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    if (!t) return NULL;
+    if (n == 1) {
+        if (op == OP_ADD || op == OP_MUL) return args[0];
+        if (op == OP_SUB) {
+            Node *u = mk1(cx, N_C_UNARY, syn, t, args[0]);
+            if (u) u->op = OP_NEG;
+            return u;
+        }
+        if (!ty_is_floatlike(t)) {
+            diag_error_at(D(cx), syn, "E0313", "`(/ x)` is a reciprocal and needs a floating-point number, found `%s`", tname(cx, t));
+            return NULL;
+        }
+        return mk2(cx, N_C_BINARY, syn, t, OP_DIV, float_lit(cx, syn, 1.0, ty_num(t->sc)), args[0]);
+    }
+    Node *acc = args[0];
+    for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, t, op, acc, args[i]);
+    return acc;
+}
+
+/* (< A B...) (> ...) (<= ...) (>= ...) (= ...) (/= A B) (!= A B) */
+static Node *b_compare(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    const char *h = syn->kids[0]->key;
+    if (!nargs_ok(cx, syn, 2, 16)) return NULL;
+    int op = !strcmp(h, "<") ? OP_LT : !strcmp(h, ">") ? OP_GT : !strcmp(h, "<=") ? OP_LE : !strcmp(h, ">=") ? OP_GE
+           : !strcmp(h, "=") || !strcmp(h, "==") ? OP_EQ : OP_NE;
+    int n = syn->nkids - 1;
+    Node *args[16];
+    Type *t = unify(cx, syn, syn->kids + 1, n, args, NULL, h);
+    if (!t) return NULL;
+    if (t->kind == TY_HWVEC) {
+        diag_error_at(D(cx), syn, "E0314", "`%s` compares numbers; compare the components of `%s` one by one", h, tname(cx, t));
+        return NULL;
+    }
+    if (op == OP_NE && n != 2) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes exactly 2 arguments", h);
+        return NULL;
+    }
+    Node *res = NULL;
+    for (int i = 0; i + 1 < n; i++) {
+        Node *a = args[i], *b = args[i + 1];
+        if (n > 2 && i + 1 < n - 1) args[i + 1] = b = simple(cx, b, syn);
+        Node *c = mk2(cx, N_C_BINARY, syn, &ty_bool, op, a, b);
+        res = res ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, res, c) : c;
+    }
+    return res;
+}
+
+/* (bit-and A B...) (bit-or ...) (bit-xor ...) (logxor ...) (logand ...) (logior ...) */
+static Node *b_bitop(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    if (!nargs_ok(cx, syn, 2, 64)) return NULL;
+    int op = strstr(h, "and") ? OP_BAND : (strstr(h, "xor")) ? OP_BXOR : OP_BOR;
+    Node *args[64];
+    int n = syn->nkids - 1;
+    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    if (!t) return NULL;
+    if (!ty_is_intlike(t)) {
+        diag_error_at(D(cx), syn, "E0315", "`%s` needs integers, found `%s`", h, tname(cx, t));
+        return NULL;
+    }
+    Node *acc = args[0];
+    for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, t, op, acc, args[i]);
+    return acc;
+}
+
+/* (lognot A) (bit-not A) */
+static Node *b_lognot(Ctx *cx, Node *syn, Type *want) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *a[1];
+    Type *t = unify(cx, syn, syn->kids + 1, 1, a, want, syn->kids[0]->key);
+    if (!t) return NULL;
+    if (!ty_is_intlike(t)) {
+        diag_error_at(D(cx), syn, "E0315", "`lognot` needs an integer, found `%s`", tname(cx, t));
+        return NULL;
+    }
+    Node *u = mk1(cx, N_C_UNARY, syn, t, a[0]);
+    if (u) u->op = OP_BNOT;
+    return u;
+}
+
+/* (ash A N): shift A left by N bits (right when N is negative). */
+static Node *b_ash(Ctx *cx, Node *syn, Type *want) {
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    Node *a = expr(cx, syn->kids[1], ty_is_int(want) ? want : NULL);
+    if (!a) return NULL;
+    if (is_flex(a)) a = coerce(cx, a, ty_is_int(want) ? want : ty_num(SC_INT), syn->kids[1], "ash");
+    if (!a) return NULL;
+    if (!ty_is_intlike(a->ty)) {
+        diag_error_at(D(cx), syn->kids[1], "E0315", "`ash` needs an integer, found `%s`", tname(cx, a->ty));
+        return NULL;
+    }
+    int64_t k;
+    if (const_syn_int(cx, syn->kids[2], &k)) {
+        if (k >= ty_scalar_info(a->ty->sc)->size * 8 || -k >= ty_scalar_info(a->ty->sc)->size * 8) {
+            diag_error_at(D(cx), syn->kids[2], "E0316", "shift by %lld bits is out of range for `%s`", (long long)k,
+                          tname(cx, a->ty));
+            return NULL;
+        }
+        return mk2(cx, N_C_BINARY, syn, a->ty, k >= 0 ? OP_SHL : OP_SHR, a, int_lit(cx, syn->kids[2], k >= 0 ? k : -k, ty_num(SC_INT)));
+    }
+    Node *n = expr(cx, syn->kids[2], ty_num(SC_INT));
+    if (!n) return NULL;
+    if (!ty_is_int(n->ty)) {
+        diag_error_at(D(cx), syn->kids[2], "E0315", "`ash` shift count must be an integer, found `%s`", tname(cx, n->ty));
+        return NULL;
+    }
+    if (ty_category(n->ty) == CAT_UNSIGNED) return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHL, a, n);
+    a = simple(cx, a, syn);
+    n = simple(cx, n, syn);
+    Node *ge = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_GE, n, int_lit(cx, syn, 0, n->ty));
+    Node *neg = mk1(cx, N_C_UNARY, syn, n->ty, n);
+    if (neg) neg->op = OP_NEG;
+    Node *sel = mk(cx, N_C_SELECT, syn, a->ty, 3);
+    if (!sel) return NULL;
+    sel->kids[0] = ge;
+    sel->kids[1] = mk2(cx, N_C_BINARY, syn, a->ty, OP_SHL, a, n);
+    sel->kids[2] = mk2(cx, N_C_BINARY, syn, a->ty, OP_SHR, a, neg);
+    sel->nkids = 3;
+    return sel;
+}
+
+/* (min A B...) (max A B...) (clamp X LO HI) (abs X) */
+static Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    int is_clamp = !strcmp(h, "clamp"), is_abs = !strcmp(h, "abs");
+    if (!nargs_ok(cx, syn, is_abs ? 1 : is_clamp ? 3 : 2, is_abs ? 1 : is_clamp ? 3 : 64)) return NULL;
+    Node *args[64];
+    int n = syn->nkids - 1;
+    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    if (!t) return NULL;
+    if (is_abs) {
+        if (ty_is_floatlike(t)) return call_n(cx, syn, t, "fabs", args, 1);
+        Node *c = call_n(cx, syn, t, "abs", args, 1);
+        if (ty_category(t) == CAT_UNSIGNED) return args[0];
+        /* OpenCL's abs returns the unsigned type; Crisp keeps the type */
+        Node *cast = mk1(cx, N_C_CAST, syn, t, c);
+        return cast;
+    }
+    if (is_clamp) return call_n(cx, syn, t, "clamp", args, 3);
+    Node *acc = args[0];
+    for (int i = 1; i < n; i++) {
+        Node *pair[2] = {acc, args[i]};
+        acc = call_n(cx, syn, t, h, pair, 2);
+    }
+    return acc;
+}
+
+/* (sqrt X) (rsqrt X) (exp X) (log X) (log2 X) (sin X) (cos X) (tan X)
+ * (asin X) (acos X) (atan X) (pow X Y) - floating point only. */
+static Node *b_math(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    int two = !strcmp(h, "pow") || !strcmp(h, "expt") || !strcmp(h, "atan2");
+    if (!nargs_ok(cx, syn, two ? 2 : 1, two ? 2 : 1)) return NULL;
+    Node *args[2];
+    Type *t = unify(cx, syn, syn->kids + 1, two ? 2 : 1, args, ty_is_floatlike(want) ? want : ty_num(SC_FLOAT), h);
+    if (!t) return NULL;
+    if (!ty_is_floatlike(t)) {
+        diag_error_at(D(cx), syn, "E0317", "`%s` needs a floating-point argument, found `%s`; convert with (to-float x)", h,
+                      tname(cx, t));
+        return NULL;
+    }
+    return call_n(cx, syn, t, !strcmp(h, "expt") ? "pow" : h, args, two ? 2 : 1);
+}
+
+/* ---- integer division with two results (spec "Integer Division") ---- */
+
+/* (/ A B) (floor A B) (ceil A B) (round A B) (truncate A B): quotient and
+ * remainder (remainder = A - q*B).  Fills q and r. */
+static int int_division(Ctx *cx, Node *syn, Node **q, Node **r) {
+    const char *h = syn->kids[0]->key;
+    Node *args[2];
+    Type *t = unify(cx, syn, syn->kids + 1, 2, args, NULL, h);
+    if (!t) return 0;
+    if (!ty_is_int(t)) {
+        diag_error_at(D(cx), syn, "E0318", "`%s` with two arguments divides integers, found `%s`", h, tname(cx, t));
+        return 0;
+    }
+    Node *a = simple(cx, args[0], syn), *b = simple(cx, args[1], syn);
+    int trunc = !strcmp(h, "/") || !strcmp(h, "truncate") ||
+                (ty_category(t) == CAT_UNSIGNED && (!strcmp(h, "floor")));
+    if (trunc) {
+        *q = mk2(cx, N_C_BINARY, syn, t, OP_DIV, a, b);
+        if (r) *r = mk2(cx, N_C_BINARY, syn, t, OP_MOD, a, b);
+        return 1;
+    }
+    HelperKind k = !strcmp(h, "floor") ? H_FLOOR_DIV : !strcmp(h, "ceil") ? H_CEIL_DIV : H_ROUND_DIV;
+    Helper *hp = need_helper(cx, k, t, AS_NONE);
+    if (!hp) return 0;
+    Sym *rem = new_temp(cx, syn, "rem", t);
+    if (!rem) return 0;
+    Node *d = ck_node(cx, N_C_DECL, syn, t);
+    d->sym = rem;
+    emit_stmt(cx, d);
+    Node *addr = mk1(cx, N_C_UNARY, syn, t, var_ref(cx, syn, rem));
+    if (!addr) return 0;
+    addr->op = OP_ADDR;
+    Node *cargs[3] = {a, b, addr};
+    *q = call_n(cx, syn, t, hp->cname, cargs, 3);
+    if (r) {
+        *q = simple(cx, *q, syn);
+        *r = var_ref(cx, syn, rem);
+    }
+    return 1;
+}
+
+/* (floor X) (ceil X) (round X) (truncate X) on a float: to int (float) or
+ * long (double); round is half-to-even like the integer division. */
+static Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
+    if (syn->nkids == 3) {
+        Node *q;
+        (void)want;
+        return int_division(cx, syn, &q, NULL) ? q : NULL;
+    }
+    Node *a = expr(cx, syn->kids[1], NULL);
+    if (!a) return NULL;
+    if (is_flex(a)) a = coerce(cx, a, ty_num(SC_FLOAT), syn->kids[1], h);
+    if (!a) return NULL;
+    if (ty_is_intlike(a->ty)) return a; /* already an integer */
+    if (!ty_is_floatlike(a->ty)) {
+        diag_error_at(D(cx), syn->kids[1], "E0317", "`%s` needs a number, found `%s`", h, tname(cx, a->ty));
+        return NULL;
+    }
+    Scalar rs = a->ty->sc == SC_DOUBLE ? SC_LONG : SC_INT;
+    Type *rt = a->ty->kind == TY_HWVEC ? ty_hwvec(rs, a->ty->width) : ty_num(rs);
+    const char *mode = !strcmp(h, "truncate") ? "_rtz" : !strcmp(h, "floor") ? "_rtn" : !strcmp(h, "ceil") ? "_rtp" : "_rte";
+    Node *c = mk1(cx, N_C_CAST, syn, rt, a);
+    if (c) c->text = arena_printf(cx->ck->a, "convert_%s%s", ty_cname(rt), mode);
+    return c;
+}
+
+static Node *b_slash(Ctx *cx, Node *syn, Type *want) {
+    /* integer division of two operands has two values; in a one-value
+       context the quotient is used */
+    return b_arith(cx, syn, want);
+}
+
+/* The values of a multiple-value form (user function call or division). */
+Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
+
+int mv_values(Ctx *cx, Node *syn, int n, Node **out) {
+    const char *h = syn_head(syn);
+    if (h && syn->nkids == 3 &&
+        (!strcmp(h, "/") || !strcmp(h, "floor") || !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate"))) {
+        if (n > 2) {
+            diag_error_at(D(cx), syn, "E0340", "`%s` returns 2 values, but %d are wanted", h, n);
+            return 0;
+        }
+        Node *q, *r;
+        if (!int_division(cx, syn, &q, &r)) return 0;
+        out[0] = q;
+        if (n > 1) out[1] = r;
+        return 1;
+    }
+    if (h && func_lookup(cx->ck, h)) {
+        Node *extra[16] = {0};
+        Node *call = user_call(cx, syn, NULL, extra, n - 1);
+        if (!call) return 0;
+        Type *rt = call->ty;
+        int have = rt->kind == TY_TUPLE ? rt->nelems : rt->kind == TY_VOID ? 0 : 1;
+        if (have < n) {
+            diag_error_at(D(cx), syn, "E0340", "`%s` returns %d value%s, but %d are wanted", h, have, have == 1 ? "" : "s", n);
+            return 0;
+        }
+        if (rt->kind == TY_TUPLE) call->ty = rt->elems[0];
+        out[0] = n > 1 ? simple(cx, call, syn) : call;
+        for (int i = 1; i < n; i++) out[i] = extra[i - 1];
+        return 1;
+    }
+    if (n == 1) {
+        out[0] = expr(cx, syn, NULL);
+        return out[0] != NULL;
+    }
+    diag_error_at(D(cx), syn, "E0341", "multiple values can only come from a function call or a division, found `%s`",
+                  syn_to_string(cx->ck->a, syn, 40));
+    return 0;
+}
+
+/* ---- conversions ---- */
+
+/* (to-TYPE X): value conversion.  (as-TYPE X): bit reinterpretation. */
+static Node *conversion(Ctx *cx, Node *syn, const char *h) {
+    int is_to = h[0] == 't';
+    Type *t = ty_lookup_base(h + 3);
+    if (!t || !ty_is_arith(t)) {
+        diag_error_at(D(cx), syn, "E0350", "unknown conversion `%s`: expected to-TYPE or as-TYPE with a numeric TYPE", syn->kids[0]->name);
+        return NULL;
+    }
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (t->sc == SC_BFLOAT16) {
+        diag_error_at(D(cx), syn, "E0205", "`bfloat16` is not available in OpenCL C 1.2");
+        return NULL;
+    }
+    Node *a = expr(cx, syn->kids[1], NULL);
+    if (!a) return NULL;
+    if (a->ty->kind == TY_TUPLE) a->ty = a->ty->elems[0];
+    if (is_flex(a)) {
+        if (!is_to) a = coerce(cx, a, ty_is_float(a->ty) ? ty_num(SC_FLOAT) : ty_num(SC_INT), syn->kids[1], h);
+        else if (a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT && ty_category(t) != CAT_FLOAT) {
+            diag_error_at(D(cx), syn, "E0351", "`%s` of a float is not defined: choose truncate, floor, ceil or round", syn->kids[0]->name);
+            return NULL;
+        } else
+            return coerce(cx, a, t, syn->kids[1], h);
+        if (!a) return NULL;
+    }
+    if (!ty_is_arith(a->ty) && a->ty->kind != TY_BOOL) {
+        diag_error_at(D(cx), syn->kids[1], "E0352", "`%s` converts numbers, found `%s`", syn->kids[0]->name, tname(cx, a->ty));
+        return NULL;
+    }
+    if (ty_is_arith(t) && t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (is_to) {
+        if (a->ty->kind != TY_BOOL && ty_category(a->ty) == CAT_FLOAT && ty_category(t) != CAT_FLOAT) {
+            diag_error_at(D(cx), syn, "E0351", "`%s` of `%s` is not defined: choose truncate, floor, ceil or round",
+                          syn->kids[0]->name, tname(cx, a->ty));
+            return NULL;
+        }
+        int aw = a->ty->kind == TY_HWVEC ? a->ty->width : 1, tw = t->kind == TY_HWVEC ? t->width : 1;
+        if (aw != tw) {
+            diag_error_at(D(cx), syn, "E0353", "`%s` cannot change the number of components (%d to %d)", syn->kids[0]->name, aw, tw);
+            return NULL;
+        }
+        if (ty_equal(a->ty, t)) return a;
+        Node *c = mk1(cx, N_C_CAST, syn, t, a);
+        if (c && t->kind == TY_HWVEC) c->text = arena_printf(cx->ck->a, "convert_%s", ty_cname(t));
+        return c;
+    }
+    if (a->ty->kind == TY_BOOL || ty_sizeof(a->ty) != ty_sizeof(t)) {
+        diag_error_at(D(cx), syn, "E0354", "`%s` reinterprets bits and needs a same-sized value: `%s` is %d bytes, `%s` is %d",
+                      syn->kids[0]->name, tname(cx, a->ty), a->ty->kind == TY_BOOL ? 1 : ty_sizeof(a->ty), tname(cx, t), ty_sizeof(t));
+        return NULL;
+    }
+    Node *c = mk1(cx, N_C_CAST, syn, t, a);
+    if (c) c->text = arena_printf(cx->ck->a, "as_%s", ty_cname(t));
+    return c;
+}
+
+/* ---- vectors ---- */
+
+static Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
+    Node *v = expr(cx, syn, NULL);
+    if (!v) return NULL;
+    if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
+        return NULL;
+    }
+    return v->sym;
+}
+
+static Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+    Node *i = expr(cx, isyn, ty_num(SC_ULONG));
+    if (!i) return NULL;
+    if (is_flex(i)) {
+        if (i->kind == N_C_INTLIT && i->ival < 0) {
+            diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)i->ival);
+            return NULL;
+        }
+        i = coerce(cx, i, ty_num(SC_ULONG), isyn, "index");
+        if (!i) return NULL;
+    }
+    if (!ty_is_int(i->ty)) {
+        diag_error_at(D(cx), isyn, "E0403", "vector index must be an integer, found `%s`", tname(cx, i->ty));
+        return NULL;
+    }
+    int64_t k;
+    if (vec->ty->length >= 0 && const_int(cx, i, &k) && (k < 0 || k >= vec->ty->length)) {
+        diag_error_at(D(cx), isyn, "E0404", "index %lld is out of bounds for `%s` of length %lld", (long long)k, vec->name,
+                      (long long)vec->ty->length);
+        return NULL;
+    }
+    Node *x = mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, var_ref(cx, syn, vec), i);
+    if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
+        x->text = "v";
+    return x;
+}
+
+/* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
+static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    Sym *v = vector_operand(cx, syn->kids[1], "~");
+    if (!v) return NULL;
+    if (v->write_only || v->ty->acc == ACC_WRITE_ONLY) {
+        diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
+                      v->name, v->write_only ? "an &out parameter" : ":write-only");
+        return NULL;
+    }
+    return index_node(cx, syn, v, syn->kids[2]);
+}
+
+/* (length~ VEC) */
+static Node *b_length(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *v = vector_operand(cx, syn->kids[1], "length~");
+    if (!v) return NULL;
+    return length_of(cx, syn, v);
+}
+
+static int swizzle_index(char c) {
+    return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : c == 'w' ? 3 : -1;
+}
+
+static int is_swizzle_name(const char *k) {
+    size_t n = strlen(k);
+    if (n < 2 || n > 5 || k[n - 1] != '~') return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (swizzle_index(k[i]) < 0) return 0;
+    return 1;
+}
+
+static Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
+    const char *k = syn->kids[0]->key;
+    int n = (int)strlen(k) - 1;
+    if (!base) return NULL;
+    if (base->ty->kind != TY_HWVEC) {
+        diag_error_at(D(cx), syn, "E0420", "`%s` selects components of a hardware vector (float4 ...), found `%s`",
+                      syn->kids[0]->name, tname(cx, base->ty));
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        int c = swizzle_index(k[i]);
+        if (c >= base->ty->width) {
+            diag_error_at(D(cx), syn, "E0421", "`%s`: `%s` has no component `%c`", syn->kids[0]->name, tname(cx, base->ty), k[i]);
+            return NULL;
+        }
+        if (for_write)
+            for (int j = 0; j < i; j++)
+                if (k[j] == k[i]) {
+                    diag_error_at(D(cx), syn, "E0422", "cannot assign through `%s`: component `%c` repeats", syn->kids[0]->name, k[i]);
+                    return NULL;
+                }
+    }
+    Type *t = n == 1 ? ty_num(base->ty->sc) : ty_hwvec(base->ty->sc, n);
+    Node *x = mk1(cx, N_C_SWIZZLE, syn, t, base);
+    if (x) x->text = arena_strndup(cx->ck->a, k, (size_t)n);
+    return x;
+}
+
+/* (x~ V) (xy~ V) (xyyy~ V) ...: components of a hardware vector */
+static Node *b_swizzle(Ctx *cx, Node *syn) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    return swizzle_of(cx, syn, expr(cx, syn->kids[1], NULL), 0);
+}
+
+Node *place(Ctx *cx, Node *syn, int for_write) {
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->key);
+        if (!s) {
+            diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+            return NULL;
+        }
+        if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER || s->kind == SYM_TYPE) {
+            diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
+            return NULL;
+        }
+        if (s->ty && s->ty->kind == TY_VECTOR) {
+            diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)", s->name, s->name);
+            return NULL;
+        }
+        if (s->immutable) {
+            diag_error_at(D(cx), syn, "E0433", "`%s` is immutable (loop indices and thread ids cannot be assigned)", s->name);
+            return NULL;
+        }
+        return var_ref(cx, syn, s);
+    }
+    const char *h = syn_head(syn);
+    if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
+        if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+        Sym *v = vector_operand(cx, syn->kids[1], "~");
+        if (!v) return NULL;
+        if (v->ty->acc == ACC_READ_ONLY || v->ty->as == AS_CONSTANT) {
+            diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is %s", v->name,
+                          v->ty->as == AS_CONSTANT ? ":constant memory" : "read-only");
+            return NULL;
+        }
+        if (!for_write && (v->write_only || v->ty->acc == ACC_WRITE_ONLY)) {
+            diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); updating it in place reads it",
+                          v->name, v->write_only ? "an &out parameter" : ":write-only");
+            return NULL;
+        }
+        return index_node(cx, syn, v, syn->kids[2]);
+    }
+    if (h && is_swizzle_name(h)) {
+        if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+        return swizzle_of(cx, syn, place(cx, syn->kids[1], for_write), 1);
+    }
+    diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
+    return NULL;
+}
+
+/* (set! PLACE VALUE [PLACE VALUE]...) */
+static Node *b_set(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (syn->nkids < 3 || (syn->nkids - 1) % 2) {
+        diag_error_at(D(cx), syn, "E0320", "`set!` takes place/value pairs, found %d arguments", syn->nkids - 1);
+        return NULL;
+    }
+    Node *last = NULL;
+    for (int i = 1; i + 1 < syn->nkids; i += 2) {
+        Node *p = place(cx, syn->kids[i], 1);
+        if (!p) return NULL;
+        Node *v = expr(cx, syn->kids[i + 1], p->ty);
+        if (!v) return NULL;
+        v = coerce(cx, v, p->ty, syn->kids[i + 1], "assigned value");
+        if (!v) return NULL;
+        Node *a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
+        if (i + 2 < syn->nkids) {
+            Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, a);
+            emit_stmt(cx, st);
+        }
+        last = a;
+    }
+    return last;
+}
+
+/* (inc! PLACE [DELTA]) (dec! PLACE [DELTA]): the new value. */
+static Node *b_incdec(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
+    Node *p = place(cx, syn->kids[1], 0);
+    if (!p) return NULL;
+    if (!ty_is_arith(p->ty)) {
+        diag_error_at(D(cx), syn->kids[1], "E0311", "`%s` needs a number, found `%s`", syn->kids[0]->name, tname(cx, p->ty));
+        return NULL;
+    }
+    Node *d = syn->nkids == 3 ? expr(cx, syn->kids[2], p->ty) : int_lit(cx, syn, 1, p->ty);
+    if (d && syn->nkids == 2) d->op = LIT_FLEX_INT;
+    d = coerce(cx, d, p->ty, syn->nkids == 3 ? syn->kids[2] : syn, syn->kids[0]->name);
+    if (!d) return NULL;
+    return mk2(cx, N_C_ASSIGN, syn, p->ty, syn->kids[0]->key[0] == 'i' ? OP_ADD : OP_SUB, p, d);
+}
+
+/* ---- logic ---- */
+
+Node *cond_value(Ctx *cx, Node *syn) {
+    Node *v = expr(cx, syn, NULL);
+    if (!v) return NULL;
+    if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
+    if (is_flex(v)) v = coerce(cx, v, v->kind == N_C_FLOATLIT ? ty_num(SC_FLOAT) : ty_num(SC_INT), syn, "condition");
+    if (!v) return NULL;
+    if (v->ty->kind != TY_BOOL && v->ty->kind != TY_NUM) {
+        diag_error_at(D(cx), syn, "E0360", "a condition must be a bool or a number (0 is false), found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    return v;
+}
+
+/* Check `syn` into a scratch block; returns its value, *blk the block. */
+static Node *scratch(Ctx *cx, Node *syn, Node **blk, Node *(*fn)(Ctx *, Node *)) {
+    Node *saved = cx->block;
+    *blk = ck_node(cx, N_C_BLOCK, syn, &ty_void);
+    cx->block = *blk;
+    Node *v = fn(cx, syn);
+    cx->block = saved;
+    return v;
+}
+
+/* (and A...) (or A...): bool; short-circuit like C. */
+static Node *b_andor(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int is_and = syn->kids[0]->key[0] == 'a';
+    int n = syn->nkids - 1;
+    if (n == 0) return bool_lit(cx, syn, is_and);
+    Node *vals[64] = {0}, *blks[64] = {0};
+    if (n > 64) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes at most 64 arguments", syn->kids[0]->name);
+        return NULL;
+    }
+    int simple_all = 1;
+    for (int i = 0; i < n; i++) {
+        vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cond_value);
+        if (!vals[i]) return NULL;
+        if (i > 0 && blks[i]->nkids) simple_all = 0;
+    }
+    for (int i = 0; i < blks[0]->nkids; i++) emit_stmt(cx, blks[0]->kids[i]);
+    if (simple_all) {
+        Node *acc = vals[0];
+        for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, &ty_bool, is_and ? OP_AND : OP_OR, acc, vals[i]);
+        if (n == 1 && acc->ty->kind != TY_BOOL) acc = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, acc, int_lit(cx, syn, 0, acc->ty));
+        return acc;
+    }
+    /* operands that need statements: lower to a flag and nested ifs */
+    Sym *flag = new_temp(cx, syn, is_and ? "all" : "any", &ty_bool);
+    if (!flag) return NULL;
+    Node *d = ck_node(cx, N_C_DECL, syn, &ty_bool);
+    d->sym = flag;
+    d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+    if (!d->kids) return NULL;
+    d->kids[0] = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[0], int_lit(cx, syn, 0, vals[0]->ty));
+    if (vals[0]->ty->kind == TY_BOOL) d->kids[0] = vals[0];
+    d->nkids = 1;
+    emit_stmt(cx, d);
+    Node *outer = cx->block;
+    for (int i = 1; i < n; i++) {
+        Node *test = var_ref(cx, syn, flag);
+        if (!is_and) {
+            Node *u = mk1(cx, N_C_UNARY, syn, &ty_bool, test);
+            if (u) u->op = OP_NOT;
+            test = u;
+        }
+        Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
+        if (!ifn) return NULL;
+        ifn->kids[0] = test;
+        ifn->kids[1] = blks[i];
+        ifn->kids[2] = NULL;
+        ifn->nkids = 3;
+        Node *val = vals[i]->ty->kind == TY_BOOL ? vals[i]
+                    : mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[i], int_lit(cx, syn, 0, vals[i]->ty));
+        block_add(cx, blks[i], mk1(cx, N_C_EXPR, syn, &ty_void, mk2(cx, N_C_ASSIGN, syn, &ty_bool, OP_SET, var_ref(cx, syn, flag), val)));
+        block_add(cx, outer, ifn);
+    }
+    return var_ref(cx, syn, flag);
+}
+
+/* (not A) */
+static Node *b_not(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = cond_value(cx, syn->kids[1]);
+    if (!v) return NULL;
+    Node *u = mk1(cx, N_C_UNARY, syn, &ty_bool, v);
+    if (u) u->op = OP_NOT;
+    return u;
+}
+
+/* (select-if C A B): evaluates both A and B, then picks one. */
+static Node *b_select(Ctx *cx, Node *syn, Type *want) {
+    if (!nargs_ok(cx, syn, 3, 3)) return NULL;
+    Node *c = cond_value(cx, syn->kids[1]);
+    if (!c) return NULL;
+    Node *args[2];
+    Type *t;
+    Node *a0 = expr(cx, syn->kids[2], want), *b0 = a0 ? expr(cx, syn->kids[3], want) : NULL;
+    if (!a0 || !b0) return NULL;
+    if (ty_is_arith(a0->ty) && ty_is_arith(b0->ty)) {
+        Node *two[2] = {syn->kids[2], syn->kids[3]};
+        (void)two;
+        args[0] = a0;
+        args[1] = b0;
+        t = NULL;
+        if (!is_flex(a0)) t = a0->ty;
+        if (!is_flex(b0)) t = t ? ty_join(t, b0->ty) : b0->ty;
+        if (!t) t = ty_is_arith(want) ? want : (is_flex(a0) && a0->kind == N_C_FLOATLIT) || (b0->kind == N_C_FLOATLIT) ? ty_num(SC_FLOAT) : ty_num(SC_INT);
+        if (!t) {
+            diag_error_at(D(cx), syn, "E0312", "`select-if` branches have types `%s` and `%s`", tname(cx, a0->ty), tname(cx, b0->ty));
+            return NULL;
+        }
+        args[0] = coerce(cx, a0, t, syn->kids[2], "select-if");
+        args[1] = coerce(cx, b0, t, syn->kids[3], "select-if");
+        if (!args[0] || !args[1]) return NULL;
+    } else if (ty_equal(a0->ty, b0->ty) && a0->ty->kind == TY_BOOL) {
+        t = &ty_bool;
+        args[0] = a0;
+        args[1] = b0;
+    } else {
+        diag_error_at(D(cx), syn, "E0312", "`select-if` branches have types `%s` and `%s`", tname(cx, a0->ty), tname(cx, b0->ty));
+        return NULL;
+    }
+    if (node_has_effects(args[0]) || node_has_effects(args[1])) {
+        args[0] = simple(cx, args[0], syn);
+        args[1] = simple(cx, args[1], syn);
+    }
+    Node *s = mk(cx, N_C_SELECT, syn, t, 3);
+    if (!s) return NULL;
+    s->kids[0] = c;
+    s->kids[1] = args[0];
+    s->kids[2] = args[1];
+    s->nkids = 3;
+    return s;
+}
+
+/* ---- GPU builtins ---- */
+
+static Node *dim_arg(Ctx *cx, Node *syn, int idx) {
+    if (syn->nkids <= idx) return int_lit(cx, syn, 0, ty_num(SC_UINT));
+    int64_t d;
+    if (const_syn_int(cx, syn->kids[idx], &d)) {
+        if (d < 0 || d > 2) {
+            diag_error_at(D(cx), syn->kids[idx], "E0450", "dimension must be 0, 1 or 2, found %lld", (long long)d);
+            return NULL;
+        }
+        return int_lit(cx, syn->kids[idx], d, ty_num(SC_UINT));
+    }
+    Node *v = expr(cx, syn->kids[idx], ty_num(SC_UINT));
+    if (v && !ty_is_int(v->ty)) {
+        diag_error_at(D(cx), syn->kids[idx], "E0451", "dimension must be an integer, found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    return v;
+}
+
+typedef struct IdBuiltin {
+    const char *name;
+    const char *cfunc;   /* OpenCL builtin, or NULL for a helper */
+    HelperKind helper;
+    int takes_dim;
+    Scalar ret;
+} IdBuiltin;
+
+static const IdBuiltin id_builtins[] = {
+    {"get-global-id", NULL, H_GLOBAL_ID, 1, SC_ULONG},
+    {"get-global-id-abs", "get_global_id", 0, 1, SC_ULONG},
+    {"get-local-id", "get_local_id", 0, 1, SC_ULONG},
+    {"get-workgroup-id", "get_group_id", 0, 1, SC_ULONG},
+    {"get-group-id", "get_group_id", 0, 1, SC_ULONG},
+    {"get-num-groups", "get_num_groups", 0, 1, SC_ULONG},
+    {"get-global-work-size", "get_global_size", 0, 1, SC_ULONG},
+    {"get-global-size", "get_global_size", 0, 1, SC_ULONG},
+    {"get-local-work-size", "get_local_size", 0, 1, SC_ULONG},
+    {"get-local-size", "get_local_size", 0, 1, SC_ULONG},
+    {"get-global-offset", "get_global_offset", 0, 1, SC_ULONG},
+    {"get-work-dim", "get_work_dim", 0, 0, SC_UINT},
+    {"get-global-linear-id", NULL, H_GLOBAL_LINEAR_ID, 0, SC_ULONG},
+    {"get-local-linear-id", NULL, H_LOCAL_LINEAR_ID, 0, SC_ULONG},
+    {"get-global-linear-size", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-total-threads", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-local-linear-size", NULL, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG},
+    {NULL, NULL, 0, 0, 0},
+};
+
+/* (get-global-id [DIM]) and the other ids and sizes of spec "Builtin GPU
+ * Functions & Constants".  Ids are relative to the global offset except
+ * get-global-id-abs. */
+static Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
+    if (!nargs_ok(cx, syn, 0, b->takes_dim)) return NULL;
+    Node *args[1];
+    int n = 0;
+    if (b->takes_dim) {
+        args[0] = dim_arg(cx, syn, 1);
+        if (!args[0]) return NULL;
+        n = 1;
+    }
+    const char *fname = b->cfunc;
+    if (!fname) {
+        if (b->helper == H_GLOBAL_LINEAR_ID) need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        fname = need_helper(cx, b->helper, NULL, AS_NONE)->cname;
+    }
+    Node *c = call_n(cx, syn, ty_num(b->ret), fname, args, n);
+    if (c && b->cfunc && b->ret == SC_ULONG) {
+        /* size_t may be 32 bits on some devices: make the type explicit */
+        Node *cast = mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), c);
+        return cast;
+    }
+    return c;
+}
+
+/* (local-barrier) - barrier(CLK_LOCAL_MEM_FENCE) */
+static Node *b_barrier(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 0, 0)) return NULL;
+    if (cx->no_barrier) {
+        diag_error_at(D(cx), syn, "E0503",
+                      "local-barrier inside `%s` would deadlock the workgroup: only some threads reach it", cx->no_barrier);
+        return NULL;
+    }
+    Node *b = ck_node(cx, N_C_BARRIER, syn, &ty_void);
+    b->text = "barrier(CLK_LOCAL_MEM_FENCE)";
+    return b;
+}
+
+/* (mem-fence [:local] [:global]) or (mem-fence :local T :global NIL) */
+static Node *b_fence(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int loc = 0, glob = 0;
+    for (int i = 1; i < syn->nkids; i++) {
+        Node *k = syn->kids[i];
+        if (!(k->kind == N_KEYWORD && (!strcmp(k->key, "local") || !strcmp(k->key, "global")))) {
+            diag_error_at(D(cx), k, "E0452", "mem-fence takes :local and/or :global, found `%s`", syn_to_string(cx->ck->a, k, 30));
+            return NULL;
+        }
+        int on = 1;
+        if (i + 1 < syn->nkids && syn->kids[i + 1]->kind != N_KEYWORD) {
+            Node *v = syn->kids[++i];
+            on = !(syn_is_nil(v) || syn_is_sym(v, "false") || (v->kind == N_INT && v->ival == 0));
+        }
+        if (k->key[0] == 'l') loc = on;
+        else glob = on;
+    }
+    if (!loc && !glob) loc = glob = 1;
+    Node *b = ck_node(cx, N_C_BARRIER, syn, &ty_void);
+    b->text = loc && glob ? "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"
+              : loc       ? "mem_fence(CLK_LOCAL_MEM_FENCE)"
+                          : "mem_fence(CLK_GLOBAL_MEM_FENCE)";
+    return b;
+}
+
+/* (check-thread-bounds X [Y [Z]]) / (check-wg-bounds ...): are the ids
+ * below the sizes the kernel declared with global-size / local-size? */
+static Node *b_bounds(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int global = syn->kids[0]->key[6] == 't';
+    const char *what = syn->kids[0]->name;
+    if (!nargs_ok(cx, syn, 1, 3)) return NULL;
+    SizeDecl *sd = global ? &cx->fn->gsize : &cx->fn->lsize;
+    if (cx->fn->kind != FN_KERNEL || !sd->present || (!sd->nset && !sd->nderive)) {
+        diag_error_at(D(cx), syn, "E0720", "`%s` compares against the kernel's (%s :set-to ...) or (%s :derive-from ...) declaration, and `%s` has none",
+                      what, global ? "global-size" : "local-size", global ? "global-size" : "local-size", cx->fn->name);
+        return NULL;
+    }
+    int n = syn->nkids - 1, dims = sd->nset ? sd->nset : sd->nderive;
+    if (n != dims) {
+        diag_error_at(D(cx), syn, "E0721", "`%s` has %d index%s but the declared %s has %d dimension%s", what, n,
+                      n == 1 ? "" : "es", global ? "global-size" : "local-size", dims, dims == 1 ? "" : "s");
+        return NULL;
+    }
+    Node *acc = NULL;
+    Type *ul = ty_num(SC_ULONG);
+    for (int i = 0; i < n; i++) {
+        Node *x = expr(cx, syn->kids[i + 1], ul);
+        if (!x) return NULL;
+        x = coerce(cx, x, ul, syn->kids[i + 1], what);
+        if (!x) return NULL;
+        Node *bound;
+        if (sd->nset) bound = int_lit(cx, syn, sd->set_to[i], ul);
+        else {
+            Sym *p = sd->derive_sym[i];
+            bound = p->ty->kind == TY_VECTOR ? length_of(cx, syn, p) : var_ref(cx, syn, p);
+            if (!ty_equal(bound->ty, ul)) bound = mk1(cx, N_C_CAST, syn, ul, bound);
+        }
+        Node *lt = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_LT, x, bound);
+        acc = acc ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, acc, lt) : lt;
+    }
+    return acc;
+}
+
+/* ---- atomics (spec "Atomics") ---- */
+
+typedef struct AtomicOp {
+    const char *name;
+    const char *c32, *c64;   /* OpenCL 1.2 builtins (32-bit, cl_khr_int64_*) */
+    int nargs;               /* value arguments after the location */
+    int op;                  /* operator for the CAS fallback */
+} AtomicOp;
+
+static const AtomicOp atomic_ops[] = {
+    {"atomic-add!", "atomic_add", "atom_add", 1, OP_ADD},
+    {"atomic-sub!", "atomic_sub", "atom_sub", 1, OP_SUB},
+    {"atomic-inc!", "atomic_inc", "atom_inc", 0, OP_ADD},
+    {"atomic-dec!", "atomic_dec", "atom_dec", 0, OP_SUB},
+    {"atomic-min!", "atomic_min", "atom_min", 1, -1},
+    {"atomic-max!", "atomic_max", "atom_max", 1, -2},
+    {"atomic-xchg!", "atomic_xchg", "atom_xchg", 1, OP_SET},
+    {NULL, NULL, NULL, 0, 0},
+};
+
+/* The location of an atomic: an element of a :global or :local vector. */
+static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
+    Node *loc = syn->kids[1];
+    if (!syn_is_form(loc, "~") && !syn_is_form(loc, "~ref~")) {
+        diag_error_at(D(cx), loc, "E0510",
+                      "`%s` works on an element of a :global or :local vector, e.g. (%s (~ v i) ...); `%s` is private to one thread",
+                      what, what, syn_to_string(cx->ck->a, loc, 30));
+        return NULL;
+    }
+    Node *p = place(cx, loc, 1);
+    if (!p) return NULL;
+    Sym *v = p->kids[0]->sym;
+    *as = v->ty->as;
+    if (*as != AS_GLOBAL && *as != AS_LOCAL) {
+        diag_error_at(D(cx), loc, "E0511", "`%s` needs :global or :local memory; `%s` is %s memory", what, v->name, ty_as_name(*as));
+        return NULL;
+    }
+    if (p->text) {
+        diag_error_at(D(cx), loc, "E0512", "`%s` on a :std140 vector with padded elements is not supported; use :compact", what);
+        return NULL;
+    }
+    if (*as == AS_GLOBAL) grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
+    Node *addr = mk1(cx, N_C_UNARY, syn, p->ty, p);
+    if (addr) addr->op = OP_ADDR;
+    return addr;
+}
+
+static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Type *t, int op, CFunc *fn, int unary, Node *arg) {
+    Helper *h = NULL;
+    Program *p = prog_of(cx);
+    for (int i = 0; i < p->nhelpers; i++) {
+        Helper *x = p->helpers[i];
+        if (x->kind == H_ATOMIC_RMW && x->ty == t && x->as == as && x->fn == fn && x->op == op && x->unary == unary) h = x;
+    }
+    if (!h) {
+        h = need_helper(cx, H_ATOMIC_RMW, t, as);
+        if (!h) return NULL;
+        h->fn = fn;
+        h->op = op;
+        h->unary = unary;
+        const char *opname = fn ? fn->cname : op == -1 ? "min" : op == -2 ? "max" : op == OP_ADD ? "add" : op == OP_SUB ? "sub"
+                             : op == OP_MUL ? "mul" : op == OP_BAND ? "and" : op == OP_BOR ? "or" : op == OP_BXOR ? "xor" : "op";
+        h->cname = arena_printf(cx->ck->a, "crisp_atomic_%s_%s_%s", opname, ty_cname(t), ty_as_name(as));
+    }
+    if (ty_sizeof(t) == 8) p->uses_int64_atomics = 1;
+    Node *args[2] = {addr, arg};
+    return call_n(cx, syn, t, h->cname, args, arg ? 2 : 1);
+}
+
+/* (atomic-add! LOC V) (atomic-sub! LOC V) (atomic-inc! LOC) (atomic-dec! LOC)
+ * (atomic-min! LOC V) (atomic-max! LOC V) (atomic-xchg! LOC V): the value
+ * LOC held before. */
+static Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
+    if (!nargs_ok(cx, syn, 1 + a->nargs, 1 + a->nargs)) return NULL;
+    AddrSpace as;
+    Node *addr = atomic_place(cx, syn, a->name, &as);
+    if (!addr) return NULL;
+    Type *t = addr->ty;
+    if (t->kind != TY_NUM) {
+        diag_error_at(D(cx), syn, "E0513", "`%s` needs a scalar number location, found `%s`", a->name, tname(cx, t));
+        return NULL;
+    }
+    Node *v = NULL;
+    if (a->nargs) {
+        v = expr(cx, syn->kids[2], t);
+        v = coerce(cx, v, t, syn->kids[2], a->name);
+        if (!v) return NULL;
+    }
+    int size = ty_sizeof(t);
+    if (ty_is_int(t) && (size == 4 || size == 8)) {
+        if (size == 8) prog_of(cx)->uses_int64_atomics = 1;
+        Node *args[2] = {addr, v};
+        return call_n(cx, syn, t, size == 4 ? a->c32 : a->c64, args, v ? 2 : 1);
+    }
+    if (t->sc == SC_FLOAT && a->op == OP_SET) {
+        Node *args[2] = {addr, v};
+        return call_n(cx, syn, t, "atomic_xchg", args, 2);
+    }
+    if (size != 4 && size != 8) {
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit location, found `%s`", a->name, tname(cx, t));
+        return NULL;
+    }
+    /* floats (and xchg of doubles): bounded compare-and-swap loop */
+    if (!v) v = float_lit(cx, syn, 1.0, t);
+    return atomic_helper_call(cx, syn, addr, as, t, a->op, NULL, 0, v);
+}
+
+static int builtin_binop(const char *k) {
+    if (!strcmp(k, "+")) return OP_ADD;
+    if (!strcmp(k, "-")) return OP_SUB;
+    if (!strcmp(k, "*")) return OP_MUL;
+    if (!strcmp(k, "min")) return -1;
+    if (!strcmp(k, "max")) return -2;
+    if (!strcmp(k, "bit-and") || !strcmp(k, "logand")) return OP_BAND;
+    if (!strcmp(k, "bit-or") || !strcmp(k, "logior")) return OP_BOR;
+    if (!strcmp(k, "bit-xor") || !strcmp(k, "logxor")) return OP_BXOR;
+    return 0;
+}
+
+/* (atomic-binop! LOC #'F ARG) / (atomic-op! LOC #'F): a bounded
+ * compare-and-swap loop applying F; returns the previous value. */
+static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int unary = !strcmp(syn->kids[0]->key, "atomic-op!");
+    const char *what = syn->kids[0]->name;
+    if (!nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
+    Node *f = syn->kids[2];
+    if (!syn_is_form(f, "function") || f->nkids != 2 || f->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(D(cx), f, "E0515", "`%s` takes a function as #'name, found `%s`", what, syn_to_string(cx->ck->a, f, 30));
+        return NULL;
+    }
+    AddrSpace as;
+    Node *addr = atomic_place(cx, syn, what, &as);
+    if (!addr) return NULL;
+    Type *t = addr->ty;
+    if (t->kind != TY_NUM || (ty_sizeof(t) != 4 && ty_sizeof(t) != 8)) {
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit scalar location, found `%s`", what, tname(cx, t));
+        return NULL;
+    }
+    Node *arg = NULL;
+    if (!unary) {
+        arg = expr(cx, syn->kids[3], t);
+        arg = coerce(cx, arg, t, syn->kids[3], what);
+        if (!arg) return NULL;
+    }
+    const char *fk = f->kids[1]->key;
+    int op = unary ? 0 : builtin_binop(fk);
+    CFunc *fn = NULL;
+    if (!op) {
+        FuncDef *fd = func_lookup(cx->ck, fk);
+        if (!fd) {
+            diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
+            return NULL;
+        }
+        Type *ats[2] = {t, t};
+        void resolve_signature(Checker *, FuncDef *);
+        resolve_signature(cx->ck, fd);
+        if (fd->bad) return NULL;
+        if (fd->nparams != (unary ? 1 : 2) || !ty_equal(fd->ret, t)) {
+            diag_error_at(D(cx), f, "E0517", "`%s` needs a function of type #'(%s%s => %s), but `%s` is not", what,
+                          tname(cx, t), unary ? "" : arena_printf(cx->ck->a, " %s", tname(cx, t)), tname(cx, t), fd->name);
+            return NULL;
+        }
+        for (int i = 0; i < fd->nparams; i++)
+            if (!ty_equal(fd->params[i].ty, t)) {
+                diag_error_at(D(cx), f, "E0517", "`%s` needs a function taking `%s`, but `%s` takes `%s`", what, tname(cx, t),
+                              fd->name, tname(cx, fd->params[i].ty));
+                return NULL;
+            }
+        if (fd->kind != FN_FUNCTION) {
+            diag_error_at(D(cx), f, "E0517", "`%s` needs a def-function, `%s` is a %s", what, fd->name, fd->kind == FN_KERNEL ? "kernel" : "grid function");
+            return NULL;
+        }
+        fn = instantiate(cx, fd, ats, syn);
+        if (!fn) return NULL;
+    } else if (ty_is_int(t) && ty_sizeof(t) == 4 && op != OP_MUL) {
+        const char *c = op == OP_ADD ? "atomic_add" : op == OP_SUB ? "atomic_sub" : op == -1 ? "atomic_min"
+                        : op == -2 ? "atomic_max" : op == OP_BAND ? "atomic_and" : op == OP_BOR ? "atomic_or" : "atomic_xor";
+        Node *args[2] = {addr, arg};
+        return call_n(cx, syn, t, c, args, 2);
+    } else if (op <= -1 || op == OP_BAND || op == OP_BOR || op == OP_BXOR) {
+        if (ty_is_float(t) && (op == OP_BAND || op == OP_BOR || op == OP_BXOR)) {
+            diag_error_at(D(cx), f, "E0518", "`%s` is not defined for `%s`", f->kids[1]->name, tname(cx, t));
+            return NULL;
+        }
+    }
+    return atomic_helper_call(cx, syn, addr, as, t, op, fn, unary, arg);
+}
+
+/* ---- core helpers used by the prelude (docs/core-forms.md) ---- */
+
+/* (%extent E): E when it is an integer, (length~ E) when it is a vector */
+static Node *b_extent(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
+    if (!v) return NULL;
+    if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) return length_of(cx, syn, v->sym);
+    if (is_flex(v)) v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "extent");
+    if (v && !ty_is_int(v->ty)) {
+        diag_error_at(D(cx), syn->kids[1], "E0460", "expected a vector or an integer count, found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    return v;
+}
+
+/* (%pow2-below E): the largest power of two below E (0 when E <= 1) */
+static Node *b_pow2_below(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
+    v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "limit");
+    if (!v) return NULL;
+    Node *args[1] = {v};
+    return call_n(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE)->cname, args, 1);
+}
+
+/* (%require-constant E "NAME") */
+static Node *b_require_constant(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int64_t v;
+    const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";
+    if (syn->nkids < 2 || !const_syn_int(cx, syn->kids[1], &v))
+        diag_error_at(D(cx), syn->nkids > 1 ? syn->kids[1] : syn, "E0722",
+                      "`%s` needs a compile-time constant count (a literal, def-const or def-parameter); use the plain form for run-time counts",
+                      who);
+    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+}
+
+/* (%require-global-size N "NAME") */
+static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int64_t n = 1;
+    const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";
+    if (syn->nkids > 1) const_syn_int(cx, syn->kids[1], &n);
+    if (cx->fn->kind == FN_KERNEL) {
+        SizeDecl *g = &cx->fn->gsize;
+        if (!g->present)
+            diag_warning_at(D(cx), syn, "W0701",
+                            "`%s` in kernel `%s` without a (global-size ...) declaration: declare one so the host launches %lld-dimensional work",
+                            who, cx->fn->name, (long long)n);
+        else if (g->dims && g->dims != n)
+            diag_error_at(D(cx), syn, "E0723", "`%s` strides over %lld dimension%s but `%s` declares a %d-dimensional global-size",
+                          who, (long long)n, n == 1 ? "" : "s", cx->fn->name, g->dims);
+    }
+    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+}
+
+static Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    diag_error_at(D(cx), syn, "E0405", "bind make-vector with let: (let ((v (make-vector ...))) ...)");
+    return NULL;
+}
+
+/* ---- user functions ---- */
+
+/* (F ARG...): a call to a def-function / def-grid-function.  Extra return
+ * values are received in temporaries returned through extra[]. */
+Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
+    (void)want;
+    Checker *ck = cx->ck;
+    FuncDef *fd = func_lookup(ck, syn->kids[0]->key);
+    void resolve_signature(Checker *, FuncDef *);
+    resolve_signature(ck, fd);
+    if (fd->bad) return NULL;
+    int n = syn->nkids - 1;
+    if (n != fd->nparams) {
+        diag_error_at(ck->d, syn, "E0370", "`%s` takes %d argument%s, found %d", fd->name, fd->nparams, fd->nparams == 1 ? "" : "s", n);
+        diag_note(ck->d, fd->form->loc, "`%s` is defined here", fd->name);
+        return NULL;
+    }
+    if (fd->kind == FN_GRID) grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
+    Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(n + 1));
+    if (!vals || !tys) return NULL;
+    for (int i = 0; i < n; i++) {
+        ParamDecl *p = &fd->params[i];
+        Node *a = expr(cx, syn->kids[i + 1], p->ty->kind == TY_VECTOR ? NULL : p->ty);
+        if (!a) return NULL;
+        if (p->ty->kind == TY_VECTOR) {
+            Type *pt = p->ty, *at = a->ty;
+            if (at->kind != TY_VECTOR || a->kind != N_C_VAR) {
+                diag_error_at(ck->d, syn->kids[i + 1], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
+                              fd->name, p->name->name, tname(cx, at));
+                return NULL;
+            }
+            Sym *as = a->sym;
+            const char *why = NULL;
+            if (pt->elem && !ty_equal(pt->elem, at->elem)) why = "element types differ";
+            else if (pt->as && pt->as != at->as) why = "address spaces differ";
+            else if (pt->align && pt->align != at->align) why = "alignments differ";
+            else if (pt->length >= 0 && pt->length != at->length) why = "lengths differ";
+            else if ((p->is_out || pt->acc == ACC_READ_WRITE || pt->acc == ACC_WRITE_ONLY) &&
+                     (at->acc == ACC_READ_ONLY || at->as == AS_CONSTANT))
+                why = "the parameter is writable but the argument is read-only";
+            else if ((as->write_only || at->acc == ACC_WRITE_ONLY) && !p->is_out && pt->acc != ACC_WRITE_ONLY)
+                why = "the argument is write-only but the parameter may be read (declare it &out or :write-only)";
+            if (why) {
+                diag_error_at(ck->d, syn->kids[i + 1], "E0372", "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): %s",
+                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), why);
+                return NULL;
+            }
+            vals[i] = a;
+            tys[i] = at;
+        } else {
+            a = coerce(cx, a, p->ty, syn->kids[i + 1], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
+            if (!a) return NULL;
+            vals[i] = a;
+            tys[i] = p->ty;
+        }
+    }
+    CFunc *fn = instantiate(cx, fd, tys, syn);
+    if (!fn) return NULL;
+    int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
+    int nargs = 0;
+    for (int i = 0; i < n; i++) nargs += fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
+    nargs += nret > 1 ? nret - 1 : 0;
+    Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
+    if (!c) return NULL;
+    c->text = fn->cname;
+    for (int i = 0; i < n; i++) {
+        if (fn->params[i]->ty->kind == TY_VECTOR) {
+            c->kids[c->nkids++] = vals[i];
+            c->kids[c->nkids++] = length_of(cx, syn, vals[i]->sym);
+        } else {
+            c->kids[c->nkids++] = vals[i];
+        }
+    }
+    for (int i = 1; i < nret; i++) {
+        Sym *t = new_temp(cx, syn, "value", fn->ret->elems[i]);
+        if (!t) return NULL;
+        Node *d = ck_node(cx, N_C_DECL, syn, t->ty);
+        d->sym = t;
+        emit_stmt(cx, d);
+        Node *ad = mk1(cx, N_C_UNARY, syn, t->ty, var_ref(cx, syn, t));
+        if (!ad) return NULL;
+        ad->op = OP_ADDR;
+        c->kids[c->nkids++] = ad;
+        if (extra && i - 1 < nextra) extra[i - 1] = var_ref(cx, syn, t);
+    }
+    if (fn->ret->kind == TY_TUPLE && !extra) c->ty = fn->ret->elems[0];
+    return c;
+}
+
+/* ---- the builtin table ---- */
+
+typedef Node *(*BuiltinFn)(Ctx *, Node *, Type *);
+
+typedef struct Builtin {
+    const char *name;
+    BuiltinFn fn;
+} Builtin;
+
+static const Builtin builtins[] = {
+    {"+", b_arith}, {"-", b_arith}, {"*", b_arith}, {"/", b_slash},
+    {"<", b_compare}, {">", b_compare}, {"<=", b_compare}, {">=", b_compare}, {"=", b_compare},
+    {"==", b_compare}, {"/=", b_compare}, {"!=", b_compare},
+    {"bit-and", b_bitop}, {"bit-or", b_bitop}, {"bit-xor", b_bitop}, {"logxor", b_bitop},
+    {"logand", b_bitop}, {"logior", b_bitop}, {"lognot", b_lognot}, {"bit-not", b_lognot}, {"ash", b_ash},
+    {"min", b_minmax}, {"max", b_minmax}, {"clamp", b_minmax}, {"abs", b_minmax},
+    {"sqrt", b_math}, {"rsqrt", b_math}, {"pow", b_math}, {"expt", b_math}, {"exp", b_math}, {"log", b_math},
+    {"log2", b_math}, {"sin", b_math}, {"cos", b_math}, {"tan", b_math}, {"asin", b_math},
+    {"acos", b_math}, {"atan", b_math},
+    {"floor", b_rounding}, {"ceil", b_rounding}, {"round", b_rounding}, {"truncate", b_rounding},
+    {"~", b_elem}, {"~ref~", b_elem}, {"length~", b_length}, {"~length~", b_length},
+    {"set!", b_set}, {"inc!", b_incdec}, {"dec!", b_incdec},
+    {"and", b_andor}, {"or", b_andor}, {"not", b_not}, {"select-if", b_select},
+    {"local-barrier", b_barrier}, {"mem-fence", b_fence},
+    {"check-thread-bounds", b_bounds}, {"check-wg-bounds", b_bounds},
+    {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
+    {"%extent", b_extent}, {"%pow2-below", b_pow2_below},
+    {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
+    {"make-vector", b_make_vector},
+    {NULL, NULL},
+};
+
+int syn_mentions_it(const Node *n);
+
+/* A statement-like form in value position: its value goes to a temporary. */
+static Node *form_value(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn_head(syn);
+    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+        /* both branches plain expressions: a ?: */
+        Node *c = cond_value(cx, syn->kids[1]);
+        if (!c) return NULL;
+        Node *saved = cx->block;
+        Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
+        cx->block = b1;
+        Node *v1 = expr(cx, syn->kids[2], want);
+        cx->block = b2;
+        Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
+        cx->block = saved;
+        if (!v1 || !v2) return NULL;
+        Type *t = NULL;
+        if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
+            if (!is_flex(v1)) t = v1->ty;
+            if (!is_flex(v2)) t = t ? ty_join(t, v2->ty) : v2->ty;
+            if (!t) t = ty_is_arith(want) ? want : (v1->kind == N_C_FLOATLIT || v2->kind == N_C_FLOATLIT) ? ty_num(SC_FLOAT) : ty_num(SC_INT);
+        } else if (ty_equal(v1->ty, v2->ty) && v1->ty->kind == TY_BOOL) {
+            t = &ty_bool;
+        }
+        if (!t) {
+            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
+            return NULL;
+        }
+        if (b1->nkids == 0 && b2->nkids == 0) {
+            Node *s = mk(cx, N_C_SELECT, syn, t, 3);
+            if (!s) return NULL;
+            s->kids[0] = c;
+            s->kids[1] = coerce(cx, v1, t, syn->kids[2], "if");
+            s->kids[2] = coerce(cx, v2, t, syn->kids[3], "if");
+            s->nkids = 3;
+            return s->kids[1] && s->kids[2] ? s : NULL;
+        }
+        Sym *tmp = new_temp(cx, syn, "value", t);
+        if (!tmp) return NULL;
+        Node *d = ck_node(cx, N_C_DECL, syn, t);
+        d->sym = tmp;
+        emit_stmt(cx, d);
+        Dest dv = {D_VAR, tmp, t};
+        cx->block = b1;
+        deliver(cx, v1, &dv, syn->kids[2]);
+        cx->block = b2;
+        deliver(cx, v2, &dv, syn->kids[3]);
+        cx->block = saved;
+        Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
+        if (!ifn) return NULL;
+        ifn->kids[0] = c;
+        ifn->kids[1] = b1;
+        ifn->kids[2] = b2;
+        ifn->nkids = 3;
+        emit_stmt(cx, ifn);
+        return var_ref(cx, syn, tmp);
+    }
+    if (!strcmp(h, "return")) {
+        Dest d = {D_DISCARD, NULL, NULL};
+        form_to(cx, syn, &d);
+        return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+    }
+    Sym *tmp = new_temp(cx, syn, "value", NULL);
+    if (!tmp) return NULL;
+    Node *d = ck_node(cx, N_C_DECL, syn, NULL);
+    d->sym = tmp;
+    emit_stmt(cx, d);
+    Dest dv = {D_VAR, tmp, want};
+    int errs = cx->ck->d->errors;
+    form_to(cx, syn, &dv);
+    if (!tmp->ty) {
+        if (cx->ck->d->errors == errs)
+            diag_error_at(D(cx), syn, "E0333", "`%s` has no value", syn_to_string(cx->ck->a, syn, 40));
+        return NULL;
+    }
+    d->ty = tmp->ty;
+    return var_ref(cx, syn, tmp);
+}
+
+int syn_mentions_it(const Node *n);
+int syn_mentions_it(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
+    if (syn_is_form(n, "quote")) return 0;
+    for (int i = 0; i < n->nkids; i++)
+        if (syn_mentions_it(n->kids[i])) return 1;
+    return 0;
+}
+
+/* ##(A B C D) or #(A B) where a hardware vector is expected */
+static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
+    int n = syn->nkids;
+    if (n != 2 && n != 3 && n != 4 && n != 8 && n != 16) {
+        diag_error_at(D(cx), syn, "E0470", "a hardware vector has 2, 3, 4, 8 or 16 components, found %d", n);
+        return NULL;
+    }
+    Type *et = want && want->kind == TY_HWVEC ? ty_num(want->sc) : NULL;
+    Node *args[16];
+    Type *t = unify(cx, syn, syn->kids, n, args, et, "##(...)");
+    if (!t) return NULL;
+    if (t->kind != TY_NUM) {
+        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", tname(cx, t));
+        return NULL;
+    }
+    Type *vt = ty_hwvec(t->sc, n);
+    if (want && want->kind == TY_HWVEC && want->width != n) {
+        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", tname(cx, want), want->width, n);
+        return NULL;
+    }
+    Node *x = mk(cx, N_C_HWVEC, syn, vt, n);
+    if (!x) return NULL;
+    for (int i = 0; i < n; i++) x->kids[i] = args[i];
+    x->nkids = n;
+    if (t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    return x;
+}
+
+static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
+    const char *k = syn->key;
+    if (!strcmp(k, "t") || !strcmp(k, "true")) return bool_lit(cx, syn, 1);
+    if (!strcmp(k, "false") || !strcmp(k, "nil")) return bool_lit(cx, syn, 0);
+    if (!strcmp(k, "+warp-size+")) {
+        diag_error_at(D(cx), syn, "E0480", "`+warp-size+` needs subgroups, which the OpenCL C 1.2 target does not have");
+        return NULL;
+    }
+    Sym *s = scope_lookup(cx, k);
+    if (!s) {
+        /* def-parameter names are case sensitive */
+        for (int g = 0; g < cx->ck->globals.n; g++)
+            if (cx->ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(cx->ck->globals.syms[g]->name, syn->name))
+                s = cx->ck->globals.syms[g];
+    }
+    if (!s) {
+        if (func_lookup(cx->ck, k))
+            diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
+        else
+            diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+        return NULL;
+    }
+    if (s->kind == SYM_TYPE) {
+        diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
+        return NULL;
+    }
+    if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
+        Node *v = global_const_value(cx->ck, s);
+        if (!v) return NULL;
+        Node *c = syn_copy(cx->ck->a, v);
+        c->loc = syn->loc;
+        c->origin = syn->origin;
+        /* an untyped constant behaves like the literal it names */
+        if (!s->type_syn && c->op && want && ty_is_arith(want)) return c;
+        if (s->type_syn) c->op = 0;
+        return c;
+    }
+    if (s->write_only && s->ty->kind != TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0410", "`%s` is write-only", s->name);
+        return NULL;
+    }
+    return var_ref(cx, syn, s);
+}
+
+Node *expr(Ctx *cx, Node *syn, Type *want) {
+    if (!syn || cx->ck->d->fatal) return NULL;
+    switch (syn->kind) {
+    case N_INT: {
+        Node *n = int_lit(cx, syn, syn->ival, NULL);
+        n->is_unsigned = syn->is_unsigned;
+        n->op = LIT_FLEX_INT;
+        n->ty = syn->is_unsigned ? ty_num(SC_ULONG) : int_fits(syn->ival, 0, SC_INT) ? ty_num(SC_INT) : ty_num(SC_LONG);
+        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        return n;
+    }
+    case N_FLOAT: {
+        Node *n = float_lit(cx, syn, syn->fval, ty_num(SC_FLOAT));
+        n->op = LIT_FLEX_FLOAT;
+        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        return n;
+    }
+    case N_SYMBOL: return symbol_value(cx, syn, want);
+    case N_KEYWORD: {
+        Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_keyword);
+        n->text = syn->name;
+        return n;
+    }
+    case N_STRING: {
+        Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_string);
+        n->text = syn->name;
+        return n;
+    }
+    case N_HWVEC: return hwvec_literal(cx, syn, want);
+    case N_VECLIT:
+        if (want && want->kind == TY_HWVEC) return hwvec_literal(cx, syn, want);
+        diag_error_at(D(cx), syn, "E0473", "a #(...) vector literal must be bound with let (or used where a hardware vector is expected)");
+        return NULL;
+    case N_LIST: break;
+    default:
+        diag_error_at(D(cx), syn, "E0490", "unexpected %s", node_kind_name(syn->kind));
+        return NULL;
+    }
+    if (syn->nkids == 0) return bool_lit(cx, syn, 0);
+    Node *head = syn->kids[0];
+    if (head->kind != N_SYMBOL) {
+        diag_error_at(D(cx), head, "E0491", "expected a function or form name, found `%s`", syn_to_string(cx->ck->a, head, 30));
+        return NULL;
+    }
+    const char *h = head->key;
+    if (is_statement_head(h)) return form_value(cx, syn, want);
+    if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
+        diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
+        return NULL;
+    }
+    for (int i = 0; builtins[i].name; i++)
+        if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
+    for (int i = 0; id_builtins[i].name; i++)
+        if (!strcmp(id_builtins[i].name, h)) return b_gpu_id(cx, syn, &id_builtins[i]);
+    for (int i = 0; atomic_ops[i].name; i++)
+        if (!strcmp(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
+    if (is_swizzle_name(h)) return b_swizzle(cx, syn);
+    if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
+    if (func_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    for (int i = 0; i < cx->ck->nfuncs; i++)
+        if (cx->ck->funcs[i]->kind == FN_KERNEL && !strcmp(cx->ck->funcs[i]->name, head->name)) {
+            diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
+            return NULL;
+        }
+    diag_error_at(D(cx), head, "E0494", "unknown function or macro `%s`", head->name);
+    return NULL;
+}

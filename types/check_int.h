@@ -1,0 +1,127 @@
+/* check_int.h - internals shared by the checker's files (not a public API).
+ *
+ * check.c      program, definitions, functions, statements and scopes
+ * check_expr.c expressions: literals, operators, builtins, vectors
+ * typeexpr.c   type expressions (vector-type, aliases, signatures) */
+#ifndef CRISP_CHECK_INT_H
+#define CRISP_CHECK_INT_H
+
+#include "../src/syntax.h"
+#include "check.h"
+
+typedef struct FuncDef FuncDef;
+
+typedef struct Scope {
+    struct Scope *up;
+    Sym **syms;
+    int n, cap;
+} Scope;
+
+/* One parameter as declared (before instantiation). */
+typedef struct ParamDecl {
+    const Node *name;   /* the parameter symbol */
+    Type *ty;           /* declared type (vectors may be incomplete) */
+    int is_out;         /* after &out */
+} ParamDecl;
+
+struct FuncDef {
+    FnKind kind;
+    const char *name, *key;
+    const Node *form;
+    ParamDecl *params;
+    int nparams;
+    Type *ret;               /* NULL until resolved */
+    int ret_declared;
+    const Node **decls;      /* (declare ...) forms at the top of the body */
+    int ndecls;
+    Node **body;             /* body forms after the declarations */
+    int nbody;
+    CFunc **insts;           /* instantiations (one per concrete signature) */
+    int ninsts, capinsts;
+    int checking;            /* on the call stack: recursion detection */
+    int bad;                 /* signature errors: do not check the body */
+    int resolved;
+    int called;
+    const char *cname_base;
+};
+
+typedef struct Checker {
+    Crisp *c;
+    Arena *a;
+    Diag *d;
+    Program *prog;
+    Scope globals;           /* types, consts, parameters */
+    FuncDef **funcs;         /* every def-function / def-grid-function / kernel */
+    int nfuncs, capfuncs;
+    const char **cnames;     /* C names taken at file scope */
+    int ncnames, capcnames;
+    FuncDef **stack;         /* functions being checked (recursion chain) */
+    int nstack, capstack;
+} Checker;
+
+typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
+
+typedef struct Dest {
+    DestKind kind;
+    Sym *var;                /* D_VAR: the variable receiving the value */
+    Type *want;              /* expected type, or NULL */
+} Dest;
+
+typedef struct Ctx {
+    Checker *ck;
+    CFunc *fn;
+    FuncDef *fd;
+    Scope *scope;
+    Node *block;             /* statements are appended here */
+    const Node *grid_region; /* innermost grid-level form we are inside */
+    const char *grid_what;
+    const char *no_barrier;  /* divergent construct we are inside */
+    const char **names;      /* C names used in this function */
+    int nnames, capnames;
+    int temp_counter;
+} Ctx;
+
+/* ---- check.c ---- */
+void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
+Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
+void block_add(Ctx *cx, Node *blk, Node *stmt);
+void emit_stmt(Ctx *cx, Node *stmt);
+Sym *scope_lookup(Ctx *cx, const char *key);
+Sym *global_lookup(Checker *ck, const char *key);
+FuncDef *func_lookup(Checker *ck, const char *key);
+Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
+void scope_push(Ctx *cx);
+void scope_pop(Ctx *cx);
+void scope_add(Ctx *cx, Sym *s);
+void form_to(Ctx *cx, Node *syn, Dest *d);
+void body_to(Ctx *cx, Node **forms, int n, Dest *d);
+void deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
+Program *prog_of(Ctx *cx);
+void grid_op(Ctx *cx, const Node *at, const char *what);
+CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
+const char *mangle(Arena *a, const char *crisp_name);
+Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
+
+/* ---- check_expr.c ---- */
+Node *expr(Ctx *cx, Node *syn, Type *want);
+Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+int is_value_form(Ctx *cx, const Node *syn);
+Node *place(Ctx *cx, Node *syn, int for_write);
+int const_int(Ctx *cx, Node *checked, int64_t *out);
+int const_syn_int(Ctx *cx, Node *syn, int64_t *out);
+Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
+Node *var_ref(Ctx *cx, const Node *at, Sym *s);
+const char *tname(Ctx *cx, const Type *t);
+int node_has_effects(const Node *n);
+
+/* ---- typeexpr.c ---- */
+Type *type_expr(Checker *ck, Node *syn);
+/* Parse (vector-type ...)-style arguments starting at kids[start]. */
+Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
+int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
+AddrSpace as_keyword(const char *key);
+Access acc_keyword(const char *key);
+Align align_keyword(const char *key);
+
+#endif

@@ -1,0 +1,257 @@
+/* typeexpr.c - turning type expressions into Types.
+ *
+ * Spec sections "Declaring Types - Functions", "Vector Types" (simplest,
+ * optional and key forms), "Type Aliases and Type Constructors".  Access and
+ * address-space keywords are accepted in every spelling the spec uses
+ * (:read-only/:read_only/:readable, :writable/:writeable, ...). */
+#include <string.h>
+
+#include "check_int.h"
+
+AddrSpace as_keyword(const char *key) {
+    if (!strcmp(key, "global")) return AS_GLOBAL;
+    if (!strcmp(key, "local")) return AS_LOCAL;
+    if (!strcmp(key, "constant")) return AS_CONSTANT;
+    if (!strcmp(key, "private")) return AS_PRIVATE;
+    return AS_NONE;
+}
+
+/* :readable is read-only and :writable/:writeable read-write: the hoisting
+ * code can only express the three OpenCL access qualifiers (docs/language.md). */
+Access acc_keyword(const char *key) {
+    if (!strcmp(key, "read-only") || !strcmp(key, "read_only") || !strcmp(key, "readable"))
+        return ACC_READ_ONLY;
+    if (!strcmp(key, "write-only") || !strcmp(key, "write_only")) return ACC_WRITE_ONLY;
+    if (!strcmp(key, "read-write") || !strcmp(key, "read_write") || !strcmp(key, "writable") ||
+        !strcmp(key, "writeable"))
+        return ACC_READ_WRITE;
+    return ACC_NONE;
+}
+
+Align align_keyword(const char *key) {
+    if (!strcmp(key, "std140")) return AL_STD140;
+    if (!strcmp(key, "compact")) return AL_COMPACT;
+    return AL_NONE;
+}
+
+static Type *alias_type(Checker *ck, Sym *s, Node *at) {
+    if (s->ty) return s->ty;
+    if (s->resolving) {
+        diag_error_at(ck->d, at, "E0203", "type alias `%s` is defined in terms of itself", s->name);
+        return NULL;
+    }
+    s->resolving = 1;
+    Type *t = type_expr(ck, s->type_syn);
+    s->resolving = 0;
+    s->ty = t;
+    return t;
+}
+
+static int elem_ok(Checker *ck, Type *t, Node *at) {
+    if (!t) return 0;
+    if (t->kind == TY_NUM || t->kind == TY_HWVEC) {
+        if (t->sc == SC_BFLOAT16) {
+            diag_error_at(ck->d, at, "E0205",
+                          "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+            return 0;
+        }
+        return 1;
+    }
+    diag_error_at(ck->d, at, "E0204", "vector elements must be numbers or hardware vectors, found `%s`",
+                  ty_name(ck->a, t));
+    return 0;
+}
+
+/* Arguments of (vector-type ...), (make-vector ...) and friends:
+ *   [ELEMENT] [ADDRESS-SPACE] [ACCESS] [ALIGN] [LENGTH]   (keywords by value)
+ *   &key element-type address-space access align length
+ * The length must be a compile-time constant; when it is not and
+ * allow_len_expr is set, the expression is handed back in *len_expr. */
+Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr) {
+    Type *elem = NULL;
+    AddrSpace as = AS_NONE;
+    Access acc = ACC_NONE;
+    Align al = AL_NONE;
+    int64_t len = -1;
+    int ok = 1;
+    if (len_expr) *len_expr = NULL;
+    Ctx tmp = {.ck = ck};
+    for (int i = start; i < form->nkids; i++) {
+        Node *k = form->kids[i];
+        if (k->kind == N_KEYWORD) {
+            const char *key = k->key;
+            int is_key = !strcmp(key, "element-type") || !strcmp(key, "address-space") ||
+                         !strcmp(key, "access") || !strcmp(key, "align") || !strcmp(key, "length");
+            if (is_key) {
+                if (i + 1 >= form->nkids) {
+                    diag_error_at(ck->d, k, "E0206", "`:%s` needs a value", key);
+                    return NULL;
+                }
+                Node *v = form->kids[++i];
+                const char *vk = v->kind == N_KEYWORD || v->kind == N_SYMBOL ? v->key : "";
+                if (!strcmp(key, "element-type")) {
+                    elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : type_expr(ck, v);
+                    if (!elem_ok(ck, elem, v)) ok = 0;
+                } else if (!strcmp(key, "address-space")) {
+                    if (!(as = as_keyword(vk))) {
+                        diag_error_at(ck->d, v, "E0207",
+                                      "expected an address space (:global, :local, :constant, :private), found `%s`",
+                                      syn_to_string(ck->a, v, 40));
+                        ok = 0;
+                    }
+                } else if (!strcmp(key, "access")) {
+                    if (!(acc = acc_keyword(vk))) {
+                        diag_error_at(ck->d, v, "E0208",
+                                      "expected an access (:read-only, :write-only, :read-write, :readable, :writable), found `%s`",
+                                      syn_to_string(ck->a, v, 40));
+                        ok = 0;
+                    }
+                } else if (!strcmp(key, "align")) {
+                    if (!(al = align_keyword(vk))) {
+                        diag_error_at(ck->d, v, "E0209", "expected :std140 or :compact, found `%s`",
+                                      syn_to_string(ck->a, v, 40));
+                        ok = 0;
+                    }
+                } else {
+                    if (!const_syn_int(&tmp, v, &len)) {
+                        if (allow_len_expr && len_expr) *len_expr = v;
+                        else {
+                            diag_error_at(ck->d, v, "E0210", "vector length must be a compile-time constant");
+                            ok = 0;
+                        }
+                    }
+                }
+                continue;
+            }
+            AddrSpace a2 = as_keyword(key);
+            Access c2 = acc_keyword(key);
+            Align l2 = align_keyword(key);
+            if (a2) as = a2;
+            else if (c2) acc = c2;
+            else if (l2) al = l2;
+            else if (!elem && ty_lookup_base(key)) {
+                elem = ty_lookup_base(key); /* (vector-type :uchar ...) */
+                if (!elem_ok(ck, elem, k)) ok = 0;
+            } else {
+                diag_error_at(ck->d, k, "E0211",
+                              "unexpected `:%s` in vector type: expected an address space, access, alignment or key", key);
+                ok = 0;
+            }
+            continue;
+        }
+        if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
+            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE))) {
+            elem = type_expr(ck, k);
+            if (!elem_ok(ck, elem, k)) ok = 0;
+            continue;
+        }
+        int64_t v;
+        if (const_syn_int(&tmp, k, &v)) {
+            if (v < 0) {
+                diag_error_at(ck->d, k, "E0212", "vector length must not be negative, found %lld", (long long)v);
+                ok = 0;
+            }
+            len = v;
+        } else if (allow_len_expr && len_expr) {
+            *len_expr = k;
+        } else {
+            diag_error_at(ck->d, k, "E0210", "vector length must be a compile-time constant, found `%s`",
+                          syn_to_string(ck->a, k, 40));
+            ok = 0;
+        }
+    }
+    if (!ok) return NULL;
+    return ty_vector(ck->a, elem, as, acc, al, len);
+}
+
+/* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil. */
+Type *type_expr(Checker *ck, Node *syn) {
+    if (!syn) return NULL;
+    if (syn->kind == N_SYMBOL || syn->kind == N_KEYWORD) {
+        Type *t = ty_lookup_base(syn->key);
+        if (t) return t;
+        Sym *s = global_lookup(ck, syn->key);
+        if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
+        if (!strcmp(syn->key, "voidp")) {
+            diag_error_at(ck->d, syn, "E0213", "`voidp` is only allowed in def-kernel-exact parameters");
+            return NULL;
+        }
+        diag_error_at(ck->d, syn, "E0201", "unknown type `%s`", syn->name);
+        return NULL;
+    }
+    if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
+    const char *h = syn_head(syn);
+    if (h && !strcmp(h, "vector-type")) return vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type") ||
+              !strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
+              !strcmp(h, "const-vec-type"))) {
+        diag_error_at(ck->d, syn, "E0214", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
+        return NULL;
+    }
+    diag_error_at(ck->d, syn, "E0202", "expected a type, found `%s`", syn_to_string(ck->a, syn, 60));
+    return NULL;
+}
+
+/* #'(T1 T2 [&out T3] => R1 R2) or #(...): the function signature form.
+ * `->` is accepted as a spelling of `=>` (used in the spec's examples). */
+int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret) {
+    Node **k = sig->kids;
+    int n = sig->nkids;
+    if (sig->kind == N_LIST && syn_is_form(sig, "function") && n == 2 && sig->kids[1]->kind == N_LIST) {
+        k = sig->kids[1]->kids;
+        n = sig->kids[1]->nkids;
+    }
+    Type **ps = arena_alloc(ck->a, sizeof(Type *) * (size_t)(n + 1));
+    int *os = arena_alloc(ck->a, sizeof(int) * (size_t)(n + 1));
+    Type *rs[16];
+    int np = 0, nr = 0, after = 0, out = 0, ok = 1;
+    if (!ps || !os) return 0;
+    for (int i = 0; i < n; i++) {
+        Node *e = k[i];
+        if (syn_is_sym(e, "=>") || syn_is_sym(e, "->")) {
+            if (after) {
+                diag_error_at(ck->d, e, "E0215", "signature has more than one `=>`");
+                ok = 0;
+            }
+            after = 1;
+            continue;
+        }
+        if (syn_is_sym(e, "&out")) {
+            out = 1;
+            continue;
+        }
+        if (syn_is_sym(e, "&optional") || syn_is_sym(e, "&key") || syn_is_sym(e, "&rest")) {
+            diag_error_at(ck->d, e, "E0216", "`%s` parameters are not supported yet (they come with the compile-time language issue)", e->name);
+            ok = 0;
+            continue;
+        }
+        Type *t;
+        if (after && syn_is_form(e, "return-type-of")) {
+            t = NULL; /* resolved by the caller (needs function lookup) */
+            diag_error_at(ck->d, e, "E0217", "`return-type-of` is only supported directly in (declare ...)");
+            ok = 0;
+        } else {
+            t = type_expr(ck, e);
+        }
+        if (!t) {
+            ok = 0;
+            continue;
+        }
+        if (!after) {
+            ps[np] = t;
+            os[np++] = out;
+        } else if (t->kind != TY_VOID) {
+            if (nr == 16) {
+                diag_error_at(ck->d, e, "E0218", "a function may return at most 16 values");
+                ok = 0;
+            } else {
+                rs[nr++] = t;
+            }
+        }
+    }
+    *params = ps;
+    *outs = os;
+    *nparams = np;
+    *ret = nr == 0 ? &ty_void : nr == 1 ? rs[0] : ty_tuple(ck->a, rs, nr);
+    return ok;
+}

@@ -1,0 +1,103 @@
+/* types.h - Crisp's static types and the rules that relate them.
+ *
+ * Spec sections "Crisp Types", "Numeric Type Promotion, Casting,
+ * Conversion", "Vector Types" and "Alignment".  Scalars and hardware vectors
+ * (float4 ...) are interned singletons, so they compare by pointer; Crisp
+ * vectors (buffers with address space, access, alignment and length) are
+ * built in the compilation arena and compare structurally (ty_equal). */
+#ifndef CRISP_TYPES_H
+#define CRISP_TYPES_H
+
+#include <stdint.h>
+
+#include "../src/arena.h"
+
+typedef enum TypeKind {
+    TY_VOID,     /* nil: no value */
+    TY_BOOL,
+    TY_NUM,      /* scalar number */
+    TY_HWVEC,    /* float4, int2 ... */
+    TY_VECTOR,   /* Crisp vector: pointer + length at run time */
+    TY_KEYWORD,  /* :foo values */
+    TY_STRING,   /* string literals (compile-time only) */
+    TY_TUPLE,    /* multiple values */
+} TypeKind;
+
+typedef enum Scalar {
+    SC_CHAR, SC_UCHAR, SC_SHORT, SC_USHORT, SC_INT, SC_UINT, SC_LONG, SC_ULONG,
+    SC_HALF, SC_BFLOAT16, SC_FLOAT, SC_DOUBLE, SC__COUNT
+} Scalar;
+
+typedef enum Category { CAT_SIGNED, CAT_UNSIGNED, CAT_FLOAT } Category;
+
+typedef enum AddrSpace { AS_NONE, AS_GLOBAL, AS_LOCAL, AS_CONSTANT, AS_PRIVATE } AddrSpace;
+typedef enum Access { ACC_NONE, ACC_READ_ONLY, ACC_WRITE_ONLY, ACC_READ_WRITE } Access;
+typedef enum Align { AL_NONE, AL_COMPACT, AL_STD140 } Align;
+
+typedef struct Type Type;
+struct Type {
+    TypeKind kind;
+    Scalar sc;        /* NUM, HWVEC: element scalar */
+    int width;        /* HWVEC: 2, 3, 4, 8 or 16 */
+    /* VECTOR */
+    Type *elem;       /* NULL when unspecified (incomplete type) */
+    AddrSpace as;
+    Access acc;
+    Align align;
+    int64_t length;   /* -1 when not known at compile time */
+    /* TUPLE */
+    Type **elems;
+    int nelems;
+};
+
+typedef struct ScalarInfo {
+    const char *name;   /* Crisp and OpenCL C spelling */
+    int size;           /* bytes */
+    Category cat;
+    int rank;           /* widening order within the category */
+} ScalarInfo;
+
+const ScalarInfo *ty_scalar_info(Scalar s);
+
+extern Type ty_void, ty_bool, ty_keyword, ty_string;
+Type *ty_num(Scalar s);
+Type *ty_hwvec(Scalar s, int width);  /* NULL for an invalid width */
+Type *ty_vector(Arena *a, Type *elem, AddrSpace as, Access acc, Align al, int64_t len);
+Type *ty_tuple(Arena *a, Type **elems, int n);
+
+/* Base type by (lower-case) name: scalars, hardware vectors, bool, nil,
+ * voidp is not a base type here.  NULL when unknown. */
+Type *ty_lookup_base(const char *key);
+
+int ty_is_num(const Type *t);       /* scalar number */
+int ty_is_int(const Type *t);       /* integer scalar */
+int ty_is_float(const Type *t);     /* floating scalar */
+int ty_is_arith(const Type *t);     /* scalar number or hardware vector */
+int ty_is_intlike(const Type *t);   /* integer scalar or integer hw vector */
+int ty_is_floatlike(const Type *t);
+Category ty_category(const Type *t); /* of the scalar / element */
+int ty_equal(const Type *a, const Type *b);
+
+/* Implicit conversion from `from` to `to` (same category, widening only,
+ * element-wise for hardware vectors of equal width). */
+int ty_widens(const Type *from, const Type *to);
+/* Common type of a binary arithmetic operation, or NULL when the operands
+ * need an explicit conversion. A scalar joins a hw vector of its category. */
+Type *ty_join(const Type *a, const Type *b);
+
+/* OpenCL C spelling of a value type ("float4", "ulong", "bool"). */
+const char *ty_cname(const Type *t);
+/* Crisp spelling for messages ("float4", "(vector-type float :global ...)"). */
+const char *ty_name(Arena *a, const Type *t);
+
+/* OpenCL sizeof / alignof of a value type (3-vectors take 4 slots). */
+int ty_sizeof(const Type *t);
+/* Bytes between consecutive elements of a vector with this element type and
+ * alignment (std140 arrays round every element up to 16 bytes). */
+int ty_vector_stride(const Type *elem, Align al);
+
+const char *ty_as_name(AddrSpace as);    /* "global" ... */
+const char *ty_acc_name(Access acc);     /* "read_only" ... */
+const char *ty_align_name(Align al);     /* "compact" / "std140" */
+
+#endif
