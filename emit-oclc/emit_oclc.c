@@ -20,6 +20,7 @@ typedef struct Em {
     StrBuf *out;
     Arena *a;
     const Program *p;
+    int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
 } Em;
 
 /* ---- types ---- */
@@ -102,15 +103,18 @@ static void int_out(Em *e, const Node *n) {
         else sb_printf(e->out, "%lldL", (long long)v);
     } else if (s == SC_UINT) sb_printf(e->out, "%lluu", (unsigned long long)(uint32_t)v);
     else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
-    else if (narrow_int(n->ty)) sb_printf(e->out, "(%s)%lld", ty_cname(n->ty), (long long)v);
+    else if (narrow_int(n->ty) && !e->in_arith) sb_printf(e->out, "(%s)%lld", ty_cname(n->ty), (long long)v);
     else sb_printf(e->out, "%lld", (long long)v);
 }
 
 static void args_out(Em *e, Node **kids, int n) {
+    int saved = e->in_arith;
+    e->in_arith = 0;
     for (int i = 0; i < n; i++) {
         if (i) sb_puts(e->out, ", ");
         expr_out(e, kids[i], 3);
     }
+    e->in_arith = saved;
 }
 
 static int is_logic_or_bit(int op) {
@@ -119,14 +123,20 @@ static int is_logic_or_bit(int op) {
 
 static void binary_out(Em *e, const Node *n) {
     int p = prec_of(n);
+    int saved = e->in_arith;
+    e->in_arith = n->op <= OP_MOD;
     for (int side = 0; side < 2; side++) {
         const Node *k = n->kids[side];
         int need = side == 0 ? p : p + 1;
         /* clang -Wparentheses: make mixed &&/|| and bit operators explicit */
-        if (is_logic_or_bit(n->op) && k->kind == N_C_BINARY && k->op != n->op && prec_of(k) > 2) need = 17;
+        int logic = n->op == OP_AND || n->op == OP_OR;
+        if (k->kind == N_C_BINARY && k->op != n->op && is_logic_or_bit(n->op) &&
+            (logic ? (k->op == OP_AND || k->op == OP_OR) : 1))
+            need = 17;
         if (side) sb_printf(e->out, " %s ", check_op_text(n->op));
         expr_out(e, k, need);
     }
+    e->in_arith = saved;
 }
 
 static void expr_out(Em *e, const Node *n, int min_prec) {
@@ -219,6 +229,7 @@ static void origin_comment(Em *e, const Node *n) {
     if (!n->origin) return;
     const Expansion *x = n->origin;
     while (x->parent) x = x->parent; /* the macro the user wrote */
+    if (!strcmp(x->macro, "when") || !strcmp(x->macro, "unless") || !strcmp(x->macro, "cond")) return;
     const char *file = x->call.file ? x->call.file->name : "?";
     const char *slash = strrchr(file, '/');
     pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);

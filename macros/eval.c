@@ -775,41 +775,45 @@ static Node *run_macro(Eval *ev, const Macro *m, Node *call, const Expansion *or
     return eval_body(ev, m->body, m->nbody, env);
 }
 
+/* Call function `f` (a Prim, a closure value, or NULL for the host hook)
+ * on the evaluated operands of `x`.  Kept apart from eval_call so the
+ * argument buffer is only on the stack for calls that need it. */
+static Node *call_with_args(Eval *ev, const Prim *p, Node *f, Node *x, Binding *env) {
+    Node *buf[8];
+    int n = x->nkids - 1;
+    Node **a = eval_args(ev, x->kids + 1, n, env, buf, 8);
+    if (!a) return NULL;
+    if (p) return call_prim(ev, p, x, a, n);
+    if (f) return apply(ev, f, a, n, x);
+    if (ev->host_call) {
+        Node *out = NULL;
+        int r = ev->host_call(ev, ev->host_ud, x, x->kids[0]->key, a, n, &out);
+        if (r < 0) {
+            ev->failed = 1;
+            return NULL;
+        }
+        if (r > 0 && out) return out;
+    }
+    return eval_error(ev, x, "unknown compile-time function `%s`", x->kids[0]->name);
+}
+
 static Node *eval_call(Eval *ev, Node *x, Binding *env) {
     Node *head = x->kids[0];
-    int n = x->nkids - 1;
-    Node *buf[8];
     if (is_sym(head)) {
         const Prim *p = map_get(&ev->prims, head->key);
         if (p && p->special) return p->special(ev, x, env);
-        if (p) {
-            Node **a = eval_args(ev, x->kids + 1, n, env, buf, 8);
-            return a ? call_prim(ev, p, x, a, n) : NULL;
-        }
+        if (p) return call_with_args(ev, p, NULL, x, env);
         const Macro *m = eval_find_macro(ev, head->key);
         if (m) {
             /* a macro used inside a macro body expands at compile time */
             Node *e = run_macro(ev, m, x, ev->exp);
             return e ? eval(ev, e, env) : NULL;
         }
-        Node **a = eval_args(ev, x->kids + 1, n, env, buf, 8);
-        if (!a) return NULL;
-        if (ev->host_call) {
-            Node *out = NULL;
-            int r = ev->host_call(ev, ev->host_ud, x, head->key, a, n, &out);
-            if (r < 0) {
-                ev->failed = 1;
-                return NULL;
-            }
-            if (r > 0 && out) return out;
-        }
-        return eval_error(ev, x, "unknown compile-time function `%s`", head->name);
+        return call_with_args(ev, NULL, NULL, x, env);
     }
     if (syn_is_form(head, "lambda")) {
         Node *f = eval(ev, head, env);
-        if (!f) return NULL;
-        Node **a = eval_args(ev, x->kids + 1, n, env, buf, 8);
-        return a ? apply(ev, f, a, n, x) : NULL;
+        return f ? call_with_args(ev, NULL, f, x, env) : NULL;
     }
     return eval_error(ev, x, "`%s` cannot be called: not a function name", show(ev, head));
 }

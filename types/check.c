@@ -688,9 +688,11 @@ static void form_progn(Ctx *cx, Node *syn, Dest *d) {
 static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     Node *saved = cx->block;
     Node *blk = new_block(cx, at);
+    int names_mark = cx->nnames; /* names die with the braced block */
     cx->block = blk;
     if (syn) form_to(cx, syn, d);
     cx->block = saved;
+    cx->nnames = names_mark;
     return blk;
 }
 
@@ -757,6 +759,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     if (!init) return;
     init = coerce(cx, init, vt, spec->kids[1], "loop start");
     if (!init) return;
+    int names_mark = cx->nnames; /* C scopes the index and body to the loop */
     Sym *var = new_local(cx, vn, vn->name, vt);
     if (!var) return;
     var->immutable = 1;
@@ -778,6 +781,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
     cx->block = saved;
     scope_pop(cx);
+    cx->nnames = names_mark;
     if (!test || !step) return;
     Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
     n->sym = var;

@@ -399,6 +399,22 @@ static int nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
 
 /* ---- arithmetic ---- */
 
+/* An operation whose operands were all context-free literals is itself a
+ * context-free constant: fold it so it keeps adapting to its context. */
+static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
+    for (int i = 0; i < n; i++)
+        if (!is_flex(args[i])) return res;
+    if (!res) return res;
+    if (ty_is_int(res->ty)) {
+        int64_t v;
+        if (!const_int(cx, res, &v)) return res;
+        Node *l = int_lit(cx, syn, v, res->ty);
+        l->op = LIT_FLEX_INT;
+        return l;
+    }
+    return res;
+}
+
 /* (+ A B...)  (- A B...)  (* A B...)  (/ A B...)   spec "Arithmetic" */
 static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
@@ -431,7 +447,7 @@ static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
     }
     Node *acc = args[0];
     for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, t, op, acc, args[i]);
-    return acc;
+    return fold_flexible(cx, syn, acc, args, n);
 }
 
 /* (< A B...) (> ...) (<= ...) (>= ...) (= ...) (/= A B) (!= A B) */
