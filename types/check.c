@@ -1173,22 +1173,6 @@ Node *global_const_value(Checker *ck, Sym *s) {
 /* ------------------------------------------------------------------ */
 /* signatures                                                          */
 
-static Type *decl_return_type_of(Checker *ck, Node *e) {
-    /* (return-type-of #'f) */
-    if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
-        FuncDef *f = func_lookup(ck, e->kids[1]->kids[1]->key);
-        if (f) {
-            void resolve_signature(Checker *, FuncDef *);
-            resolve_signature(ck, f);
-            return f->ret;
-        }
-        diag_error_at(ck->d, e->kids[1], "E0115", "unknown function `%s`", e->kids[1]->kids[1]->name);
-        return NULL;
-    }
-    diag_error_at(ck->d, e, "E0116", "expected (return-type-of #'function)");
-    return NULL;
-}
-
 static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at) {
     Type **ps;
     int *outs, np;
@@ -1217,7 +1201,6 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     fd->ret_declared = 1;
 }
 
-void resolve_signature(Checker *ck, FuncDef *fd);
 void resolve_signature(Checker *ck, FuncDef *fd) {
     if (fd->resolved) return;
     fd->resolved = 1;
@@ -1261,8 +1244,7 @@ void resolve_signature(Checker *ck, FuncDef *fd) {
                 Type *rs[16];
                 int nr = 0;
                 for (int k = 1; k < e->nkids && nr < 16; k++) {
-                    Type *t = syn_is_form(e->kids[k], "return-type-of") ? decl_return_type_of(ck, e->kids[k])
-                                                                         : type_expr(ck, e->kids[k]);
+                    Type *t = type_expr(ck, e->kids[k]);
                     if (!t) {
                         fd->bad = 1;
                         continue;

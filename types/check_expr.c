@@ -1365,15 +1365,17 @@ static Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     return atomic_helper_call(cx, syn, addr, as, t, a->op, NULL, 0, v);
 }
 
-static int builtin_binop(const char *k) {
-    if (!strcmp(k, "+")) return OP_ADD;
-    if (!strcmp(k, "-")) return OP_SUB;
-    if (!strcmp(k, "*")) return OP_MUL;
-    if (!strcmp(k, "min")) return -1;
-    if (!strcmp(k, "max")) return -2;
-    if (!strcmp(k, "bit-and") || !strcmp(k, "logand")) return OP_BAND;
-    if (!strcmp(k, "bit-or") || !strcmp(k, "logior")) return OP_BOR;
-    if (!strcmp(k, "bit-xor") || !strcmp(k, "logxor")) return OP_BXOR;
+/* Operators usable as #'F in atomic-binop!; returns 0 when `k` is none. */
+static int builtin_binop(const char *k, int *op) {
+    static const struct { const char *name; int op; } ops[] = {
+        {"+", OP_ADD}, {"-", OP_SUB}, {"*", OP_MUL}, {"min", -1}, {"max", -2},
+        {"bit-and", OP_BAND}, {"logand", OP_BAND}, {"bit-or", OP_BOR}, {"logior", OP_BOR},
+        {"bit-xor", OP_BXOR}, {"logxor", OP_BXOR}, {NULL, 0}};
+    for (int i = 0; ops[i].name; i++)
+        if (!strcmp(ops[i].name, k)) {
+            *op = ops[i].op;
+            return 1;
+        }
     return 0;
 }
 
@@ -1404,16 +1406,16 @@ static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         if (!arg) return NULL;
     }
     const char *fk = f->kids[1]->key;
-    int op = unary ? 0 : builtin_binop(fk);
+    int op = 0;
+    int is_op = !unary && builtin_binop(fk, &op);
     CFunc *fn = NULL;
-    if (!op) {
+    if (!is_op) {
         FuncDef *fd = func_lookup(cx->ck, fk);
         if (!fd) {
             diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
             return NULL;
         }
         Type *ats[2] = {t, t};
-        void resolve_signature(Checker *, FuncDef *);
         resolve_signature(cx->ck, fd);
         if (fd->bad) return NULL;
         if (fd->nparams != (unary ? 1 : 2) || !ty_equal(fd->ret, t)) {
@@ -1520,7 +1522,6 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     FuncDef *fd = func_lookup(ck, syn->kids[0]->key);
-    void resolve_signature(Checker *, FuncDef *);
     resolve_signature(ck, fd);
     if (fd->bad) return NULL;
     int n = syn->nkids - 1;

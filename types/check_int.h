@@ -99,6 +99,7 @@ void body_to(Ctx *cx, Node **forms, int n, Dest *d);
 void deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
 Program *prog_of(Ctx *cx);
 void grid_op(Ctx *cx, const Node *at, const char *what);
+void resolve_signature(Checker *ck, FuncDef *fd);
 CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
 const char *mangle(Arena *a, const char *crisp_name);
 Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);

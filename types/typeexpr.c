@@ -182,6 +182,21 @@ Type *type_expr(Checker *ck, Node *syn) {
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
     const char *h = syn_head(syn);
     if (h && !strcmp(h, "vector-type")) return vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && !strcmp(h, "return-type-of")) {
+        /* (return-type-of #'f): the declared return type of another function */
+        Node *f = syn->nkids == 2 ? syn->kids[1] : NULL;
+        if (!f || !syn_is_form(f, "function") || f->nkids != 2 || f->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, syn, "E0116", "expected (return-type-of #'function), found `%s`", syn_to_string(ck->a, syn, 40));
+            return NULL;
+        }
+        FuncDef *fd = func_lookup(ck, f->kids[1]->key);
+        if (!fd) {
+            diag_error_at(ck->d, f, "E0115", "unknown function `%s`", f->kids[1]->name);
+            return NULL;
+        }
+        resolve_signature(ck, fd);
+        return fd->bad ? NULL : fd->ret;
+    }
     if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type") ||
               !strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
               !strcmp(h, "const-vec-type"))) {
@@ -225,14 +240,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             ok = 0;
             continue;
         }
-        Type *t;
-        if (after && syn_is_form(e, "return-type-of")) {
-            t = NULL; /* resolved by the caller (needs function lookup) */
-            diag_error_at(ck->d, e, "E0217", "`return-type-of` is only supported directly in (declare ...)");
-            ok = 0;
-        } else {
-            t = type_expr(ck, e);
-        }
+        Type *t = type_expr(ck, e);
         if (!t) {
             ok = 0;
             continue;
