@@ -225,11 +225,18 @@ static void indent_out(Em *e) {
     for (int i = 0; i < e->pr.indent; i++) sb_puts(e->out, "    ");
 }
 
-static void origin_comment(Em *e, const Node *n) {
-    if (!n->origin) return;
+/* The user-level macro a statement came from, when worth a comment. */
+static const Expansion *comment_origin(const Node *n) {
+    if (!n->origin) return NULL;
     const Expansion *x = n->origin;
     while (x->parent) x = x->parent; /* the macro the user wrote */
-    if (!strcmp(x->macro, "when") || !strcmp(x->macro, "unless") || !strcmp(x->macro, "cond")) return;
+    if (!strcmp(x->macro, "when") || !strcmp(x->macro, "unless") || !strcmp(x->macro, "cond")) return NULL;
+    return x;
+}
+
+static void origin_comment(Em *e, const Node *n) {
+    const Expansion *x = comment_origin(n);
+    if (!x) return;
     const char *file = x->call.file ? x->call.file->name : "?";
     const char *slash = strrchr(file, '/');
     pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);
@@ -306,7 +313,7 @@ static void if_out(Em *e, const Node *n, int chained) {
     block_body(e, n->kids[1]);
     pr_dedent(&e->pr);
     const Node *els = n->kids[2];
-    if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && !els->kids[0]->origin) {
+    if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && !comment_origin(els->kids[0]) && !els->kids[0]->text) {
         indent_out(e);
         sb_puts(e->out, "} else ");
         if_out(e, els->kids[0], 1);

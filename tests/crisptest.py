@@ -295,7 +295,7 @@ class Program:
             raise KeyError("%s has no kernel %r (kernels: %s)"
                            % (self.name, kernel_name, ", ".join(sorted(self.kernels))))
 
-    def run(self, kernel_name, *args, global_size=None, local_size=None, **named):
+    def run(self, kernel_name, *args, global_size=None, local_size=None, global_offset=None, **named):
         """Run a kernel.  ARGS are the Crisp parameters in order (numpy arrays
         for vectors, numbers for scalars; an int element count or
         cl.LocalMemory for a __local vector); parameters may also be given by
@@ -356,7 +356,11 @@ class Program:
             kernel.set_arg(i, v)
         self.last_kernel_seconds = None
         if all(g > 0 for g in gsize):
-            ev = cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
+            offset = None
+            if global_offset is not None:
+                offset = tuple(global_offset) if isinstance(global_offset, (tuple, list)) else (global_offset,)
+                offset = offset + (0,) * (len(gsize) - len(offset))
+            ev = cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize, global_work_offset=offset)
             ev.wait()
             self.last_kernel_seconds = (ev.profile.end - ev.profile.start) * 1e-9
         for host, staged, buf, lanes in copy_back:

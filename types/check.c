@@ -1535,7 +1535,13 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         fn->cname = fd->name;
         ck_push(ck->a, (void ***)&ck->cnames, &ck->ncnames, &ck->capcnames, (void *)fn->cname);
     } else {
-        fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, fd->cname_base);
+        /* an instance of a function whose vector parameters leave the
+           address space open is named after the spaces it was made for */
+        const char *base = fd->cname_base;
+        for (int i = 0; i < fd->nparams; i++)
+            if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
+                base = arena_printf(ck->a, "%s_%s", base, ty_as_name(ptys[i]->as));
+        fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
     scope_push(&cx);

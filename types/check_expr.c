@@ -1053,6 +1053,12 @@ static Node *b_not(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Node *v = cond_value(cx, syn->kids[1]);
     if (!v) return NULL;
+    if (v->kind == N_C_BINARY && v->op >= OP_LT && v->op <= OP_NE && ty_is_int(v->kids[0]->ty)) {
+        /* (not (< a b)) reads better as a >= b (exact for integers) */
+        static const int inverse[] = {[OP_LT] = OP_GE, [OP_GT] = OP_LE, [OP_LE] = OP_GT,
+                                      [OP_GE] = OP_LT, [OP_EQ] = OP_NE, [OP_NE] = OP_EQ};
+        return mk2(cx, N_C_BINARY, syn, &ty_bool, inverse[v->op], v->kids[0], v->kids[1]);
+    }
     Node *u = mk1(cx, N_C_UNARY, syn, &ty_bool, v);
     if (u) u->op = OP_NOT;
     return u;
