@@ -638,7 +638,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
         if (p->svar) *envp = bind(ev, *envp, p->svar->key, mk_bool(ev, supplied));
     }
     if (ll->rest) {
-        *envp = bind(ev, *envp, ll->rest->key, mk_list(ev, args + i, n - i));
+        *envp = bind(ev, *envp, ll->rest->key, mk_list(ev, i < n ? args + i : NULL, n - i));
         if (ev->failed) return 0;
     }
     if (ll->has_key) {

@@ -212,6 +212,15 @@ static int stage_emit(Crisp *c, const Program *p) {
     }
     int oom = 0;
     for (int i = 0; i < n; i++) oom |= outs[i].text.oom;
+    if (!oom && (o->capture_cl || o->capture_meta)) {
+        /* in-memory compilation: hand the text over instead of writing */
+        for (int i = 0; i < n; i++) {
+            StrBuf *dst = strstr(outs[i].path, ".metacrisp") ? o->capture_meta : o->capture_cl;
+            if (dst) sb_putn(dst, sb_cstr(&outs[i].text), outs[i].text.len);
+            sb_free(&outs[i].text);
+        }
+        return 0;
+    }
     int ok = !oom && write_outputs(c, outs, n);
     if (oom) fprintf(c->diag.out, "crisp: error: out of memory while emitting\n");
     for (int i = 0; i < n; i++) sb_free(&outs[i].text);

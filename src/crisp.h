@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "node.h"
+#include "strbuf.h"
 
 #define CRISP_VERSION "0.1.0"
 
@@ -38,6 +39,10 @@ typedef struct CrispOptions {
        when `input_text` is non-NULL; named inputs[0] (or "<input>"). */
     const char *input_text;
     int input_len;
+    /* In-memory outputs: when set, the requested outputs are appended to
+       these buffers instead of being written as files. */
+    StrBuf *capture_cl;
+    StrBuf *capture_meta;
     /* Resource limits (0 = default). */
     long max_expansion_depth;
     long max_eval_steps;

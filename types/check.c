@@ -121,6 +121,14 @@ static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, 
 }
 
 static const char *local_cname(Ctx *cx, const char *crisp_name) {
+    if (crisp_name[0] == '%') {
+        /* a gensym (%limit12): its digits only made it unique among Crisp
+           symbols; the C name is made unique below */
+        size_t n = strlen(crisp_name);
+        while (n > 2 && crisp_name[n - 1] >= '0' && crisp_name[n - 1] <= '9') n--;
+        crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
+        if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
+    }
     const char *base = mangle(cx->ck->a, crisp_name);
     /* locals must not collide with file-scope names either */
     for (int i = 0; i < cx->ck->ncnames; i++)
@@ -994,8 +1002,14 @@ static int is_c_identifier(const char *s) {
 /* Parse parameters and declarations of a def-kernel / def-function. */
 static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     const char *what = syn_head(form);
-    if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || !syn_is_list(form->kids[2])) {
-        diag_error_at(ck->d, form, "E0102", "expected (%s name (params...) body...)", what);
+    if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || !syn_is_list(form->kids[2]) ||
+        syn_is_form(form->kids[2], "declare")) {
+        const char *found = form->nkids < 2 ? "nothing"
+                            : form->kids[1]->kind != N_SYMBOL ? syn_to_string(ck->a, form->kids[1], 30)
+                            : form->nkids < 3 ? "no parameter list"
+                                              : syn_to_string(ck->a, form->kids[2], 30);
+        diag_error_at(ck->d, form, "E0102", "expected (%s name (params...) body...), found `%s` where the %s belongs",
+                      what, found, form->nkids >= 2 && form->kids[1]->kind == N_SYMBOL ? "parameter list" : "name");
         return NULL;
     }
     Node *name = form->kids[1];

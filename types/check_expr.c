@@ -1868,6 +1868,43 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
             return NULL;
         }
+    static const struct { const char *name, *why; } later[] = {
+        {"in-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"shuffle", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"shuffle-up", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"shuffle-down", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"shuffle-xor", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"get-lane-id", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"get-warp-id", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"get-num-warps", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"sync-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
+        {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
+        {"make-result-vector", "is not supported yet (side channels come with the hoisting milestone)"},
+        {"make-scratch-vector", "is not supported yet (side channels come with the hoisting milestone)"},
+        {"make-implicit-vector", "is not supported yet (side channels come with the hoisting milestone)"},
+        {"r-t-output", "is not supported yet (the debug channel comes with the hoisting milestone)"},
+        {"r-t-assert", "is not supported yet (the debug channel comes with the hoisting milestone)"},
+        {"make-vector-view", "is not supported yet (views come with the compile-time language milestone)"},
+        {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
+        {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},
+        {"let-maybe", "is not supported yet (maybe comes with the compile-time language milestone)"},
+        {"c-t-assert", "is not supported yet (it comes with the compile-time language milestone)"},
+        {"dotimes*", "is not supported yet (`*` variants need uniform values)"},
+        {"if*", "is not supported yet (`*` variants need uniform values)"},
+        {"when*", "is not supported yet (`*` variants need uniform values)"},
+        {NULL, NULL}};
+    for (int i = 0; later[i].name; i++)
+        if (!strcmp(later[i].name, h)) {
+            diag_error_at(D(cx), head, "E0495", "`%s` %s", head->name, later[i].why);
+            return NULL;
+        }
+    if (!strncmp(h, "reduce-", 7) || !strcmp(h, "map-stride") || !strcmp(h, "filter") || !strncmp(h, "exclusive-scan", 14) ||
+        !strcmp(h, "inclusive-scan") || !strcmp(h, "matmul") || !strncmp(h, "bitonic", 7) || !strncmp(h, "dot-prod", 8)) {
+        diag_error_at(D(cx), head, "E0495", "`%s` is not supported yet (it belongs to the GPU library milestone)", head->name);
+        return NULL;
+    }
     diag_error_at(D(cx), head, "E0494", "unknown function or macro `%s`", head->name);
     return NULL;
 }
