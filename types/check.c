@@ -854,7 +854,7 @@ static void form_return(Ctx *cx, Node *syn) {
     emit_stmt(cx, r);
 }
 
-int mv_values(Ctx *cx, Node *syn, int n, Node **out);
+int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 
 /* (multiple-value-bind (V...) FORM BODY...) - Common Lisp's binding form. */
 static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
@@ -872,7 +872,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
     Node *saved = cx->block;
     Node *blk = new_block(cx, syn);
     cx->block = blk;
-    if (!mv_values(cx, syn->kids[2], vars->nkids, vals)) {
+    if (!mv_values(cx, syn->kids[2], vars->nkids, vals, 1)) {
         cx->block = saved;
         return;
     }
@@ -936,7 +936,7 @@ void form_to(Ctx *cx, Node *syn, Dest *d) {
         /* the last form of a multi-value function: pass its values on */
         int n = cx->fn->ret->nelems;
         Node *vals[16];
-        if (!mv_values(cx, syn, n, vals)) return;
+        if (!mv_values(cx, syn, n, vals, 0)) return;
         Node *fake = syn_new(cx->ck->a, N_LIST, syn->loc);
         (void)fake;
         for (int i = 1; i < n; i++) {

@@ -23,7 +23,7 @@
 
 Node *global_const_value(Checker *ck, Sym *s);
 Node *cond_value(Ctx *cx, Node *syn);
-int mv_values(Ctx *cx, Node *syn, int n, Node **out);
+int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 
 const char *check_op_text(int op) {
     static const char *t[] = {
@@ -600,7 +600,7 @@ static Node *b_math(Ctx *cx, Node *syn, Type *want) {
 
 /* (/ A B) (floor A B) (ceil A B) (round A B) (truncate A B): quotient and
  * remainder (remainder = A - q*B).  Fills q and r. */
-static int int_division(Ctx *cx, Node *syn, Node **q, Node **r) {
+static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     const char *h = syn->kids[0]->key;
     Node *args[2];
     Type *t = unify(cx, syn, syn->kids + 1, 2, args, NULL, h);
@@ -631,7 +631,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r) {
     Node *cargs[3] = {a, b, addr};
     *q = call_n(cx, syn, t, hp->cname, cargs, 3);
     if (r) {
-        *q = simple(cx, *q, syn);
+        if (!in_order) *q = simple(cx, *q, syn); /* the call must run before rem is read */
         *r = var_ref(cx, syn, rem);
     }
     return 1;
@@ -645,7 +645,7 @@ static Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
     if (syn->nkids == 3) {
         Node *q;
         (void)want;
-        return int_division(cx, syn, &q, NULL) ? q : NULL;
+        return int_division(cx, syn, &q, NULL, 0) ? q : NULL;
     }
     Node *a = expr(cx, syn->kids[1], NULL);
     if (!a) return NULL;
@@ -673,7 +673,9 @@ static Node *b_slash(Ctx *cx, Node *syn, Type *want) {
 /* The values of a multiple-value form (user function call or division). */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
-int mv_values(Ctx *cx, Node *syn, int n, Node **out) {
+/* in_order: the caller uses out[0] before reading any other value, so the
+ * first value may stay an expression (the call that also fills the rest). */
+int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
     const char *h = syn_head(syn);
     if (h && syn->nkids == 3 &&
         (!strcmp(h, "/") || !strcmp(h, "floor") || !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate"))) {
@@ -682,7 +684,7 @@ int mv_values(Ctx *cx, Node *syn, int n, Node **out) {
             return 0;
         }
         Node *q, *r;
-        if (!int_division(cx, syn, &q, &r)) return 0;
+        if (!int_division(cx, syn, &q, &r, in_order)) return 0;
         out[0] = q;
         if (n > 1) out[1] = r;
         return 1;
@@ -698,7 +700,7 @@ int mv_values(Ctx *cx, Node *syn, int n, Node **out) {
             return 0;
         }
         if (rt->kind == TY_TUPLE) call->ty = rt->elems[0];
-        out[0] = n > 1 ? simple(cx, call, syn) : call;
+        out[0] = n > 1 && !in_order ? simple(cx, call, syn) : call;
         for (int i = 1; i < n; i++) out[i] = extra[i - 1];
         return 1;
     }

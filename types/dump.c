@@ -12,10 +12,11 @@ static void dump_type(StrBuf *b, const Type *t) {
     arena_free(&a);
 }
 
+/* One node per line, children indented, closing parens Lisp-style. */
 static void dump_node(StrBuf *b, const Node *n, int depth) {
     for (int i = 0; i < depth; i++) sb_puts(b, "  ");
     if (!n) {
-        sb_puts(b, "(none)\n");
+        sb_puts(b, "(none)");
         return;
     }
     sb_printf(b, "(%s", node_kind_name(n->kind));
@@ -44,24 +45,20 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
         break;
     default: break;
     }
-    const Type *t = n->kind == N_C_DECL && n->sym ? n->sym->ty : n->ty;
-    if (t && n->kind != N_C_BLOCK && n->kind != N_C_EXPR && n->kind != N_C_IF) {
+    const Type *t = (n->kind == N_C_DECL || n->kind == N_C_FOR) && n->sym ? n->sym->ty : n->ty;
+    if (t && n->kind != N_C_BLOCK && n->kind != N_C_EXPR && n->kind != N_C_IF && n->kind != N_C_RETURN) {
         sb_puts(b, " : ");
         dump_type(b, t);
     }
     if (n->kind == N_C_DECL && n->sym && n->sym->init) {
-        sb_puts(b, "\n");
+        sb_putc(b, '\n');
         dump_node(b, n->sym->init, depth + 1);
-        for (int i = 0; i < depth; i++) sb_puts(b, "  ");
     }
-    if (n->nkids == 0) {
-        sb_puts(b, ")\n");
-        return;
+    for (int i = 0; i < n->nkids; i++) {
+        sb_putc(b, '\n');
+        dump_node(b, n->kids[i], depth + 1);
     }
-    sb_puts(b, "\n");
-    for (int i = 0; i < n->nkids; i++) dump_node(b, n->kids[i], depth + 1);
-    for (int i = 0; i < depth; i++) sb_puts(b, "  ");
-    sb_puts(b, ")\n");
+    sb_putc(b, ')');
 }
 
 void check_dump(StrBuf *b, const Program *p) {
