@@ -1,10 +1,11 @@
 /* metadata.c - BASE.metacrisp: the JSON description of every kernel's
- * OpenCL arguments, for hoisting code and tools.  The format is part of the
- * kernel ABI (README "Metadata"); keys are printed in a fixed order. */
+ * OpenCL arguments (the kernel ABI of abi.h), for hoisting code and tools.
+ * The format is part of the ABI (README "Metadata"); keys are printed in a
+ * fixed order so the file is deterministic. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/printer.h"
+#include "abi.h"
 #include "emit_oclc.h"
 
 static void json_str(StrBuf *b, const char *s) {
@@ -17,6 +18,11 @@ static void json_str(StrBuf *b, const char *s) {
         else sb_putc(b, (char)*p);
     }
     sb_putc(b, '"');
+}
+
+static void key_str(StrBuf *b, const char *key, const char *val) {
+    sb_printf(b, ", \"%s\": ", key);
+    json_str(b, val);
 }
 
 static void size_json(StrBuf *b, const SizeDecl *sd) {
@@ -38,60 +44,80 @@ static void size_json(StrBuf *b, const SizeDecl *sd) {
         }
         sb_putc(b, ']');
     }
-    if (sd->msg) {
-        sb_puts(b, ", \"msg\": ");
-        json_str(b, sd->msg);
+    if (sd->msg) key_str(b, "msg", sd->msg);
+    sb_putc(b, '}');
+}
+
+/* "size": {"crisp": ..., "c": ..., "python": ..., "inputs": [...]} */
+static void expr_json(StrBuf *b, const char *key, const AbiSize *z) {
+    sb_printf(b, ", \"%s\": {\"crisp\": ", key);
+    json_str(b, z->crisp ? z->crisp : "");
+    key_str(b, "c", z->c ? z->c : "0");
+    key_str(b, "python", z->py ? z->py : "0");
+    sb_puts(b, ", \"inputs\": [");
+    for (int i = 0; i < z->ninputs; i++) {
+        if (i) sb_puts(b, ", ");
+        json_str(b, z->inputs[i]);
+    }
+    sb_puts(b, "]}");
+}
+
+static void arg_json(StrBuf *b, const AbiKernel *k, const AbiArg *a) {
+    sb_printf(b, "        {\"index\": %d, \"name\": ", a->index);
+    json_str(b, a->name);
+    sb_printf(b, ", \"role\": \"%s\"", abi_role_name(a->role));
+    key_str(b, "type", a->type);
+    if (a->role == ROLE_LENGTH) {
+        key_str(b, "param", a->param);
+        if (k->args[a->measures].role == ROLE_SCRATCH) sb_puts(b, ", \"unit\": \"bytes\"");
+    } else if (a->role != ROLE_SCALAR) {
+        sb_printf(b, ", \"element\": \"%s\", \"address_space\": \"%s\", \"access\": \"%s\", \"align\": \"%s\", \"stride\": %d",
+                  a->element, ty_as_name(a->as), ty_acc_name(a->acc), ty_align_name(a->align), a->stride);
+        if (a->is_out) sb_puts(b, ", \"out\": true");
+        if (a->fixed_length >= 0) sb_printf(b, ", \"length\": %lld", (long long)a->fixed_length);
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH)
+            expr_json(b, a->role == ROLE_SCRATCH ? "bytes" : "size", &a->size);
+        if (a->comment) key_str(b, "comment", a->comment);
     }
     sb_putc(b, '}');
 }
 
-static void arg_open(StrBuf *b, int *index, const char *name, const char *role, const char *type) {
-    sb_printf(b, "%s        {\"index\": %d, \"name\": ", *index ? ",\n" : "", *index);
-    json_str(b, name);
-    sb_printf(b, ", \"role\": \"%s\", \"type\": ", role);
-    json_str(b, type);
-    (*index)++;
-}
-
 void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
+    Abi *abi = abi_build(scratch, p);
     sb_printf(b, "{\n  \"crisp_version\": \"%s\",\n  \"source\": ", CRISP_VERSION);
     json_str(b, p->source);
+    sb_printf(b, ",\n  \"debug_output\": %s", p->debug_output ? "true" : "false");
     sb_puts(b, ",\n  \"kernels\": [");
-    int nk = 0;
-    for (int f = 0; f < p->nfuncs; f++) {
-        const CFunc *k = p->funcs[f];
-        if (k->kind != FN_KERNEL) continue;
-        sb_printf(b, "%s\n    {\n      \"name\": ", nk++ ? "," : "");
+    for (int ki = 0; abi && ki < abi->nkernels; ki++) {
+        const AbiKernel *k = &abi->kernels[ki];
+        sb_printf(b, "%s\n    {\n      \"name\": ", ki ? "," : "");
         json_str(b, k->name);
-        sb_printf(b, ",\n      \"line\": %d,\n      \"args\": [\n", k->def->loc.line);
-        int idx = 0;
-        for (int i = 0; i < k->nparams; i++) {
-            const Sym *s = k->params[i];
-            const Type *t = s->ty;
-            if (t->kind != TY_VECTOR) {
-                arg_open(b, &idx, s->name, "scalar", ty_cname(t));
-                sb_puts(b, "}");
-                continue;
-            }
-            const char *ptr = oclc_pointer_type(scratch, t); /* "... float *" */
-            size_t n = strlen(ptr);
-            arg_open(b, &idx, s->name, "buffer", arena_printf(scratch, "%.*s*", (int)(n > 2 ? n - 2 : 0), ptr));
-            sb_printf(b, ", \"element\": \"%s\", \"address_space\": \"%s\", \"access\": \"%s\", \"align\": \"%s\", \"stride\": %d",
-                      ty_cname(t->elem), ty_as_name(t->as), ty_acc_name(s->write_only ? ACC_WRITE_ONLY : t->acc),
-                      ty_align_name(t->align), ty_vector_stride(t->elem, t->align));
-            if (s->write_only) sb_puts(b, ", \"out\": true");
-            if (t->length >= 0) sb_printf(b, ", \"length\": %lld", (long long)t->length);
-            sb_puts(b, "}");
-            arg_open(b, &idx, s->name, "length", "ulong");
-            sb_puts(b, ", \"param\": ");
-            json_str(b, s->name);
-            sb_puts(b, "}");
+        sb_printf(b, ",\n      \"line\": %d,\n", k->line);
+        if (k->exact) sb_puts(b, "      \"exact\": true,\n");
+        sb_puts(b, "      \"args\": [\n");
+        for (int i = 0; i < k->nargs; i++) {
+            arg_json(b, k, &k->args[i]);
+            sb_puts(b, i + 1 < k->nargs ? ",\n" : "\n");
         }
-        sb_puts(b, "\n      ],\n      \"global_size\": ");
-        size_json(b, &k->gsize);
+        sb_puts(b, "      ],\n      \"global_size\": ");
+        size_json(b, k->gsize);
         sb_puts(b, ",\n      \"local_size\": ");
-        size_json(b, &k->lsize);
-        sb_printf(b, ",\n      \"single_task\": %s\n    }", k->single_task ? "true" : "false");
+        size_json(b, k->lsize);
+        sb_printf(b, ",\n      \"single_task\": %s", k->single_task ? "true" : "false");
+        if (k->nscratch) {
+            sb_puts(b, ",\n      \"scratch\": [");
+            for (int i = 0; i < k->nscratch; i++) {
+                const AbiScratchPart *sp = &k->scratch[i];
+                sb_printf(b, "%s\n        {\"name\": ", i ? "," : "");
+                json_str(b, sp->name);
+                sb_printf(b, ", \"element\": \"%s\", \"stride\": %d", sp->element, sp->stride);
+                expr_json(b, "size", &sp->count);
+                if (sp->comment) key_str(b, "comment", sp->comment);
+                sb_putc(b, '}');
+            }
+            sb_puts(b, "\n      ]");
+        }
+        sb_puts(b, "\n    }");
     }
-    sb_puts(b, nk ? "\n  ]\n}\n" : "]\n}\n");
+    sb_puts(b, abi && abi->nkernels ? "\n  ]\n}\n" : "]\n}\n");
 }

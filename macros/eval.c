@@ -803,6 +803,8 @@ static Node *eval_call(Eval *ev, Node *x, Binding *env) {
         const Prim *p = map_get(&ev->prims, head->key);
         if (p && p->special) return p->special(ev, x, env);
         if (p) return call_with_args(ev, p, NULL, x, env);
+        const Node *fn = map_get(&ev->funcs, head->key);
+        if (fn) return call_with_args(ev, NULL, (Node *)(uintptr_t)fn, x, env);
         const Macro *m = eval_find_macro(ev, head->key);
         if (m) {
             /* a macro used inside a macro body expands at compile time */
@@ -837,6 +839,8 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
     if (!cl && is_sym(f)) {
         const Prim *p = map_get(&ev->prims, f->key);
         if (p && p->fn) return call_prim(ev, p, form, args, n);
+        const Node *fn = map_get(&ev->funcs, f->key);
+        if (fn) return apply(ev, (Node *)(uintptr_t)fn, args, n, form);
         return eval_error(ev, form, "`%s` is not a function", show(ev, f));
     }
     if (!cl) return eval_error(ev, form, "`%s` is not a function", show(ev, f));
@@ -1018,10 +1022,12 @@ static Node *eval_let(Eval *ev, Node *form, Binding *env, int sequential) {
     return eval_body(ev, form->kids + 2, form->nkids - 2, inner);
 }
 
+/* (let ((VAR INIT)...) BODY...) - inits evaluated before any binding */
 static Node *sf_let(Eval *ev, Node *form, Binding *env) {
     return eval_let(ev, form, env, 0);
 }
 
+/* (let* ((VAR INIT)...) BODY...) - each init sees the earlier bindings */
 static Node *sf_let_star(Eval *ev, Node *form, Binding *env) {
     return eval_let(ev, form, env, 1);
 }
@@ -1181,6 +1187,8 @@ static Node *sf_function(Eval *ev, Node *form, Binding *env) {
             return mk_closure(ev, cl);
         }
         if (p) return eval_error(ev, form, "`%s` is a special form, not a function", f->name);
+        const Node *fn = map_get(&ev->funcs, f->key);
+        if (fn) return (Node *)(uintptr_t)fn;
     }
     return eval_error(ev, form, "`%s` is not a compile-time function", show(ev, f));
 }
@@ -2306,7 +2314,7 @@ static const char *const reserved_names[] = {
     "set!", "inc!", "dec!", "if", "and", "or", "not", "select-if", "return",
     "multiple-value-bind", "%loop", "%no-barrier", "%extent", "%pow2-below",
     "%require-constant", "%require-global-size", "quote", "function", "defmacro",
-    "quasiquote", "unquote", "unquote-splicing",
+    "quasiquote", "unquote", "unquote-splicing", "%defun",
 };
 
 /* ------------------------------------------------------------------------
@@ -2374,6 +2382,38 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
         m->nbody--;
     }
     if (!map_put(&ev->c->arena, &ev->macros, m->key, m)) return !oom_error(ev);
+    return 1;
+}
+
+int eval_define_function(Eval *ev, const Node *form) {
+    ev->failed = 0;
+    ev->exp = NULL;
+    ev->call = NULL;
+    ev->macro = NULL;
+    if (form->nkids < 3)
+        return !code_error(ev, EVAL_E_DEFMACRO, form,
+                           "`%%defun` expects (%%defun NAME LAMBDA-LIST [DOCSTRING] BODY...)");
+    Node *name = form->kids[1];
+    if (!is_sym(name) || name->ann || is_nil(name) || !strcmp(name->key, "t"))
+        return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid function name `%s`", show(ev, name));
+    if (map_get(&ev->prims, name->key))
+        return !code_error(ev, EVAL_E_DEFMACRO, name,
+                           "cannot define `%s`: it is a builtin of the compile-time language",
+                           name->name);
+    EvalLambdaList *ll = ll_parse(ev, form->kids[2], 0);
+    if (!ll) return 0;
+    Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
+    if (!cl) return !oom_error(ev);
+    cl->name = name->name;
+    cl->params = ll;
+    cl->body = form->kids + 3;
+    cl->nbody = form->nkids - 3;
+    if (cl->nbody > 1 && cl->body[0]->kind == N_STRING) {
+        cl->body++;
+        cl->nbody--;
+    }
+    Node *f = mk_closure(ev, cl);
+    if (!f || !map_put(&ev->c->arena, &ev->funcs, name->key, f)) return !oom_error(ev);
     return 1;
 }
 

@@ -35,7 +35,7 @@
 #define EVAL_E_DEPTH "E0206"     /* expansion depth limit                   */
 #define EVAL_E_RECURSION "E0207" /* evaluator recursion limit               */
 #define EVAL_E_SIZE "E0208"      /* expansion too large / too deeply nested */
-#define EVAL_E_TOPLEVEL "E0209"  /* misplaced defmacro, bad prelude form    */
+#define EVAL_E_TOPLEVEL "E0209"  /* misplaced defmacro/%defun, bad prelude  */
 
 typedef struct Eval Eval;
 typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */
@@ -87,6 +87,7 @@ struct Eval {
 
     EvalMap prims;   /* special forms and builtin functions   */
     EvalMap macros;  /* name key -> Macro*                    */
+    EvalMap funcs;   /* name key -> closure Node (%defun)     */
     EvalMap consts;  /* def-const values visible to macros    */
 
     EvalHostCall host_call;
@@ -115,6 +116,12 @@ void eval_init(Eval *ev, Crisp *c);
  * of the same name replaces the earlier one (user macros may shadow prelude
  * macros).  Returns 1 on success, 0 after reporting an error. */
 int eval_define_macro(Eval *ev, const Node *form, int from_prelude);
+
+/* Register `(%defun NAME LAMBDA-LIST [DOC] BODY...)`: a compile-time
+ * function that macro bodies (and other such functions) can call - the
+ * prelude's shared helpers.  It does not exist at run time.  Returns 1 on
+ * success, 0 after reporting an error. */
+int eval_define_function(Eval *ev, const Node *form);
 
 /* The macro named `key` (lower-case), or NULL. */
 const Macro *eval_find_macro(const Eval *ev, const char *key);

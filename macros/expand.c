@@ -269,9 +269,9 @@ static Node *expand(Expander *x, Node *n, int depth) {
     if (h->kind != N_SYMBOL) return expand_kids(x, n, 1, depth);
     const char *k = h->key;
     if (is_opaque(k)) return n;
-    if (!strcmp(k, "defmacro")) {
+    if (!strcmp(k, "defmacro") || !strcmp(k, "%defun")) {
         diag_error(&c->diag, n->loc, n->origin, EVAL_E_TOPLEVEL,
-                   "`defmacro` is only allowed at top level");
+                   "`%s` is only allowed at top level", h->name);
         return NULL;
     }
     if (!strcmp(k, "def-kernel") || !strcmp(k, "def-function") || !strcmp(k, "def-grid-function"))
@@ -308,6 +308,10 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
         eval_define_macro(&x->ev, n, 0);
         return;
     }
+    if (syn_is_form(n, "%defun")) {
+        eval_define_function(&x->ev, n);
+        return;
+    }
     if (syn_is_form(n, "progn") && depth < x->ev.max_nesting &&
         !(n->nkids > 1 && syn_is_form(n->kids[1], "declare"))) {
         for (int i = 1; i < n->nkids; i++) expand_toplevel(x, n->kids[i], out, depth + 1);
@@ -333,9 +337,11 @@ static void load_prelude(Expander *x) {
     for (int i = 0; i < forms.n; i++) {
         if (syn_is_form(forms.v[i], "defmacro"))
             eval_define_macro(&x->ev, forms.v[i], 1);
+        else if (syn_is_form(forms.v[i], "%defun"))
+            eval_define_function(&x->ev, forms.v[i]);
         else
             diag_error_at(&c->diag, forms.v[i], EVAL_E_TOPLEVEL,
-                          "the prelude may only contain defmacro forms");
+                          "the prelude may only contain defmacro and %%defun forms");
     }
 }
 

@@ -175,6 +175,15 @@ Sym *scope_lookup(Ctx *cx, const char *key) {
     return global_lookup(cx->ck, key);
 }
 
+/* def-parameter names are case sensitive: look them up by spelling. */
+Sym *parameter_lookup(Checker *ck, const Node *name) {
+    if (!name || name->kind != N_SYMBOL) return NULL;
+    for (int g = 0; g < ck->globals.n; g++)
+        if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name->name))
+            return ck->globals.syms[g];
+    return NULL;
+}
+
 FuncDef *func_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->nfuncs; i++)
         if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) return ck->funcs[i];
@@ -1682,11 +1691,7 @@ static void collect(Checker *ck, Node *f) {
             if (syn_is_form(e, "type") && e->nkids >= 3) {
                 for (int k = 1; k < e->nkids - 1; k++) {
                     Sym *s = e->kids[k]->kind == N_SYMBOL ? global_lookup(ck, e->kids[k]->key) : NULL;
-                    if (!s) {
-                        for (int g = 0; g < ck->globals.n && !s; g++)
-                            if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, e->kids[k]->name))
-                                s = ck->globals.syms[g];
-                    }
+                    if (!s) s = parameter_lookup(ck, e->kids[k]);
                     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) {
                         diag_error_at(ck->d, e->kids[k], "E0133", "top-level (declare (type ...)) names no def-const or def-parameter `%s`",
                                       syn_to_string(ck->a, e->kids[k], 30));
@@ -1715,14 +1720,6 @@ Program *check_program(Crisp *c, Forms forms) {
     if (!p) return NULL;
     ck.prog = p;
     for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
-    /* -D for names that are not parameters: a warning (they may feed #+) */
-    for (int i = 0; i < c->opt->ndefines; i++) {
-        int found = 0;
-        for (int g = 0; g < ck.globals.n; g++)
-            if (ck.globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck.globals.syms[g]->name, c->opt->defines[i].name))
-                found = 1;
-        (void)found;
-    }
     /* constants first, so errors in them appear once */
     for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
         Sym *s = ck.globals.syms[g];

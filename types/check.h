@@ -56,6 +56,24 @@ typedef struct SizeDecl {
     const Node *at;
 } SizeDecl;
 
+/* A side channel of a kernel (spec "Side Channel Vectors"): memory the
+ * host allocates from sizes the compiler computed. */
+typedef enum SideKind { SIDE_RESULT, SIDE_IMPLICIT, SIDE_SCRATCH, SIDE_DEBUG } SideKind;
+
+typedef struct SideChannel {
+    SideKind kind;
+    const char *name;       /* :name, or a generated one */
+    const char *comment;    /* :comment, or NULL */
+    Type *ty;               /* the vector type the kernel sees */
+    const char *size_crisp; /* element count as Crisp text */
+    const char *size_c;     /* ... as a host C expression over inputs */
+    const char *size_py;    /* ... as a Python expression over inputs */
+    const char **inputs;
+    int ninputs;
+    Sym *sym;               /* kernel parameter (result/implicit) or view */
+    const Node *at;
+} SideChannel;
+
 typedef struct CFunc {
     FnKind kind;
     const char *name;       /* Crisp name as written */
@@ -70,6 +88,11 @@ typedef struct CFunc {
     int nlocal, caplocal;
     SizeDecl gsize, lsize;
     int single_task;
+    int exact;              /* def-kernel-exact */
+    SideChannel **sides;    /* kernels: side channels in source order */
+    int nsides, capsides;
+    Sym *scratch_pool;      /* kernels: the scratch pool parameter, or NULL */
+    Sym *debug;             /* the debug channel parameter, or NULL */
 } CFunc;
 
 /* Support code the emitted file needs (printed once, before user code). */
@@ -95,6 +118,7 @@ typedef struct Program {
     Helper **helpers;
     int nhelpers, caphelpers;
     int uses_fp64, uses_fp16, uses_int64_atomics;
+    int debug_output;       /* compiled with --debug-output */
     const char *source;     /* input file names, space separated */
 } Program;
 

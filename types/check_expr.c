@@ -260,11 +260,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
     }
     if (syn->kind == N_SYMBOL) {
         Sym *s = cx->fn ? scope_lookup(cx, syn->key) : global_lookup(cx->ck, syn->key);
-        if (!s) {
-            for (int g = 0; g < cx->ck->globals.n; g++)
-                if (cx->ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(cx->ck->globals.syms[g]->name, syn->name))
-                    s = cx->ck->globals.syms[g];
-        }
+        if (!s) s = parameter_lookup(cx->ck, syn);
         if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 0;
         Node *v = global_const_value(cx->ck, s);
         if (!v) return 0;
@@ -1771,12 +1767,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Sym *s = scope_lookup(cx, k);
-    if (!s) {
-        /* def-parameter names are case sensitive */
-        for (int g = 0; g < cx->ck->globals.n; g++)
-            if (cx->ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(cx->ck->globals.syms[g]->name, syn->name))
-                s = cx->ck->globals.syms[g];
-    }
+    if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
         if (func_lookup(cx->ck, k))
             diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);

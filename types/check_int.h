@@ -89,6 +89,7 @@ void emit_stmt(Ctx *cx, Node *stmt);
 Sym *scope_lookup(Ctx *cx, const char *key);
 Sym *global_lookup(Checker *ck, const char *key);
 FuncDef *func_lookup(Checker *ck, const char *key);
+Sym *parameter_lookup(Checker *ck, const Node *name);
 Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
 Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
 void scope_push(Ctx *cx);

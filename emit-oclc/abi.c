@@ -1,0 +1,127 @@
+/* abi.c - builds the plain-data kernel ABI (abi.h) from a checked Program:
+ * explicit parameters in declared order (vectors as pointer + ulong count),
+ * then the side channels in source order, then the scratch pool, then the
+ * debug channel. */
+#include "abi.h"
+
+#include <string.h>
+
+#include "emit_oclc.h"
+
+const char *abi_role_name(AbiRole r) {
+    static const char *n[] = {"scalar", "buffer", "length", "result", "implicit", "scratch", "debug"};
+    return n[r];
+}
+
+static AbiArg *next_arg(AbiKernel *k) {
+    AbiArg *a = &k->args[k->nargs];
+    memset(a, 0, sizeof *a);
+    a->index = k->nargs++;
+    a->fixed_length = -1;
+    a->measures = -1;
+    return a;
+}
+
+static const char *pointer_type(Arena *ar, const Type *t) {
+    const char *p = oclc_pointer_type(ar, t); /* "__global const float *" */
+    size_t n = strlen(p);
+    return arena_printf(ar, "%.*s*", (int)(n > 2 ? n - 2 : 0), p);
+}
+
+static void add_pointer(Arena *ar, AbiKernel *k, AbiRole role, const char *name, const Sym *s, int is_out) {
+    const Type *t = s->ty;
+    AbiArg *a = next_arg(k);
+    a->role = role;
+    a->name = name;
+    a->cname = s->cname;
+    a->type = pointer_type(ar, t);
+    a->elem_ty = t->elem;
+    a->element = t->elem ? ty_cname(t->elem) : "void";
+    a->as = t->as;
+    a->acc = is_out ? ACC_WRITE_ONLY : t->acc;
+    a->align = t->align;
+    a->stride = t->elem ? ty_vector_stride(t->elem, t->align) : 1;
+    a->is_out = is_out;
+    a->fixed_length = t->length;
+    int ptr = a->index;
+    AbiArg *l = next_arg(k);
+    l->role = ROLE_LENGTH;
+    l->name = name;
+    l->cname = s->len_cname;
+    l->type = "ulong";
+    l->measures = ptr;
+    l->param = name;
+}
+
+static AbiSize side_size(const SideChannel *sc) {
+    AbiSize z = {sc->size_crisp, sc->size_c, sc->size_py, sc->inputs, sc->ninputs};
+    return z;
+}
+
+static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
+    int cap = 2 * f->nparams + 2 * f->nsides + 4;
+    k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
+    k->name = f->name;
+    k->line = f->def->loc.line;
+    k->exact = f->exact;
+    k->nparams = f->nparams;
+    k->gsize = &f->gsize;
+    k->lsize = &f->lsize;
+    k->single_task = f->single_task;
+    if (!k->args) return;
+    for (int i = 0; i < f->nparams; i++) {
+        const Sym *s = f->params[i];
+        if (s->ty->kind == TY_VECTOR) {
+            add_pointer(ar, k, ROLE_BUFFER, s->name, s, s->write_only);
+        } else {
+            AbiArg *a = next_arg(k);
+            a->role = ROLE_SCALAR;
+            a->name = s->name;
+            a->cname = s->cname;
+            a->type = ty_cname(s->ty);
+            a->elem_ty = s->ty;
+        }
+    }
+    int nscratch = 0;
+    for (int i = 0; i < f->nsides; i++) {
+        const SideChannel *sc = f->sides[i];
+        if (sc->kind == SIDE_SCRATCH) {
+            nscratch++;
+            continue;
+        }
+        if (sc->kind == SIDE_DEBUG) continue;
+        add_pointer(ar, k, sc->kind == SIDE_RESULT ? ROLE_RESULT : ROLE_IMPLICIT, sc->name, sc->sym, 0);
+        AbiArg *p = &k->args[k->nargs - 2];
+        p->size = side_size(sc);
+        p->comment = sc->comment;
+    }
+    if (f->scratch_pool) {
+        k->scratch = arena_alloc(ar, sizeof(AbiScratchPart) * (size_t)(nscratch ? nscratch : 1));
+        for (int i = 0; k->scratch && i < f->nsides; i++) {
+            const SideChannel *sc = f->sides[i];
+            if (sc->kind != SIDE_SCRATCH) continue;
+            AbiScratchPart *sp = &k->scratch[k->nscratch++];
+            sp->name = sc->name;
+            sp->comment = sc->comment;
+            sp->element = ty_cname(sc->ty->elem);
+            sp->stride = ty_vector_stride(sc->ty->elem, sc->ty->align);
+            sp->count = side_size(sc);
+        }
+        add_pointer(ar, k, ROLE_SCRATCH, "scratch", f->scratch_pool, 0);
+    }
+    if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
+}
+
+Abi *abi_build(Arena *a, const Program *p) {
+    Abi *abi = arena_alloc(a, sizeof *abi);
+    if (!abi) return NULL;
+    abi->source = p->source;
+    abi->debug_output = p->debug_output;
+    int nk = 0;
+    for (int i = 0; i < p->nfuncs; i++) nk += p->funcs[i]->kind == FN_KERNEL;
+    abi->kernels = arena_alloc(a, sizeof(AbiKernel) * (size_t)(nk ? nk : 1));
+    if (!abi->kernels) return NULL;
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p->funcs[i]);
+    return abi;
+}

@@ -1,0 +1,94 @@
+/* abi.h - the kernel ABI as plain data: every OpenCL argument of every
+ * kernel, in order, with what the host must pass.
+ *
+ * Built once from a checked Program (abi_build) and printed by every
+ * consumer: the .metacrisp JSON (metadata.c), the C hoist and the PyOpenCL
+ * hoist (emit-hoist/).  Keeping one description means the metadata and the
+ * generated host code can never disagree with the kernel. */
+#ifndef CRISP_ABI_H
+#define CRISP_ABI_H
+
+#include "../types/check.h"
+
+typedef enum AbiRole {
+    ROLE_SCALAR,    /* a scalar parameter */
+    ROLE_BUFFER,    /* the pointer of a vector parameter */
+    ROLE_LENGTH,    /* the ulong element count that follows a pointer */
+    ROLE_RESULT,    /* make-result-vector side channel (pointer) */
+    ROLE_IMPLICIT,  /* make-implicit-vector side channel (pointer) */
+    ROLE_SCRATCH,   /* the scratch pool (pointer; its length is in bytes) */
+    ROLE_DEBUG,     /* the --debug-output channel (pointer) */
+} AbiRole;
+
+/* A size the host computes before launching: an element count (result and
+ * implicit vectors) or a byte count (scratch pool).  `c` and `py` are
+ * expressions over `inputs`, identifiers the hoist code binds:
+ *   NAME_len        element count of vector parameter NAME (mangled)
+ *   NAME            value of integer scalar parameter NAME (mangled)
+ *   global_size0..2, local_size0..2, num_groups0..2,
+ *   global_linear_size, local_linear_size   the launch sizes */
+typedef struct AbiSize {
+    const char *crisp;  /* as written, for comments, e.g. "(* (length~ A) 2)" */
+    const char *c;      /* C (unsigned long long arithmetic) */
+    const char *py;     /* Python (integer arithmetic) */
+    const char **inputs;
+    int ninputs;
+} AbiSize;
+
+/* One member of the scratch pool (each at a 16-byte aligned offset). */
+typedef struct AbiScratchPart {
+    const char *name;
+    const char *comment;
+    const char *element;
+    int stride;         /* bytes per element */
+    AbiSize count;      /* elements */
+} AbiScratchPart;
+
+typedef struct AbiArg {
+    int index;
+    AbiRole role;
+    const char *name;       /* Crisp parameter name as written (or :name) */
+    const char *cname;      /* the C parameter name in the kernel */
+    const char *type;       /* OpenCL C type: "__global const float*", "ulong" */
+    /* buffers and side channels (pointer roles) */
+    const char *element;    /* OpenCL element type, "void" for voidp */
+    const Type *elem_ty;    /* NULL for void */
+    AddrSpace as;
+    Access acc;
+    Align align;
+    int stride;             /* bytes between elements */
+    int is_out;             /* &out parameter */
+    int64_t fixed_length;   /* element count fixed by the type, or -1 */
+    /* ROLE_LENGTH: the pointer argument it measures (index and name) */
+    int measures;
+    const char *param;
+    /* side channels */
+    AbiSize size;           /* elements (result, implicit), bytes (scratch) */
+    const char *comment;    /* :comment text, or NULL */
+} AbiArg;
+
+typedef struct AbiKernel {
+    const char *name;
+    int line;
+    int exact;              /* def-kernel-exact */
+    AbiArg *args;
+    int nargs;
+    int nparams;            /* explicit Crisp parameters */
+    const SizeDecl *gsize, *lsize;
+    int single_task;
+    AbiScratchPart *scratch;
+    int nscratch;
+} AbiKernel;
+
+typedef struct Abi {
+    const char *source;
+    AbiKernel *kernels;
+    int nkernels;
+    int debug_output;       /* compiled with --debug-output */
+} Abi;
+
+Abi *abi_build(Arena *a, const Program *p);
+
+const char *abi_role_name(AbiRole r);
+
+#endif
