@@ -9,7 +9,8 @@ B       ?= build
 PY      ?= /usr/bin/python3
 
 LIB_SRC  = $(filter-out src/main.c,$(wildcard src/*.c reader/*.c types/*.c macros/*.c emit-oclc/*.c emit-hoist/*.c))
-LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
+GEN_SRC  = $(B)/gen/prelude.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 
@@ -33,7 +34,16 @@ $(B)/gen/prelude.c: macros/prelude.crisp scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh crisp_prelude_text $< > $@
 
-$(B)/gen/prelude.o: $(B)/gen/prelude.c
+# So is the runtime shim, which --emit-runtime=DIR writes next to outputs.
+$(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh crisp_runtime_h_text $< > $@
+
+$(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh crisp_runtime_py_text $< > $@
+
+$(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(WARN) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/unit/%: tests/unit/%.c $(B)/libcrisp.a

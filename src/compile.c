@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../emit-hoist/hoist.h"
 #include "../emit-oclc/emit_oclc.h"
 #include "../macros/expand.h"
 #include "../reader/reader.h"
@@ -160,6 +161,7 @@ static const char *stem_of(Arena *a, const char *path) {
 /* Write all outputs or none: temporaries first, then rename them in place. */
 static int write_outputs(Crisp *c, Output *outs, int n) {
     char *tmps[8] = {0};
+    if (n > 8) return 0;
     int ok = 1;
     for (int i = 0; i < n && ok; i++) {
         tmps[i] = arena_printf(&c->arena, "%s.tmpXXXXXX", outs[i].path);
@@ -192,16 +194,20 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
 /* Stage 4: every requested output file. */
 static int stage_emit(Crisp *c, const Program *p) {
     const CrispOptions *o = c->opt;
-    if (!o->transpile_oclc && !o->metadata) return 0;
+    int hoist = o->hoist_opencl || o->hoist_pyopencl;
+    if (!o->transpile_oclc && !o->metadata && !hoist && !o->emit_runtime_dir) return 0;
     const char *dir = o->output_dir ? o->output_dir : ".";
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
-    Output outs[2];
+    Output outs[6];
     int n = 0;
-    if (o->transpile_oclc) {
+    StrBuf cl;
+    sb_init(&cl);
+    emit_oclc(&cl, p, &c->arena);
+    if (o->transpile_oclc || hoist) {
         outs[n].path = arena_printf(&c->arena, "%s/%s.cl", dir, base);
         sb_init(&outs[n].text);
-        emit_oclc(&outs[n].text, p, &c->arena);
+        sb_putn(&outs[n].text, sb_cstr(&cl), cl.len);
         n++;
     }
     if (o->metadata) {
@@ -210,12 +216,44 @@ static int stage_emit(Crisp *c, const Program *p) {
         emit_metadata(&outs[n].text, p, &c->arena);
         n++;
     }
+    if (hoist) {
+        Abi *abi = abi_build(&c->arena, p);
+        HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
+                           o->debug_output};
+        if (abi && o->hoist_opencl) {
+            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_OpenCL.c", dir, base);
+            sb_init(&outs[n].text);
+            emit_hoist_opencl(&outs[n].text, abi, &ho, &c->arena);
+            n++;
+        }
+        if (abi && o->hoist_pyopencl) {
+            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_PyOpenCL.py", dir, base);
+            sb_init(&outs[n].text);
+            emit_hoist_pyopencl(&outs[n].text, abi, &ho, &c->arena);
+            n++;
+        }
+    }
+    if (o->emit_runtime_dir) {
+        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.h", o->emit_runtime_dir);
+        sb_init(&outs[n].text);
+        sb_puts(&outs[n].text, crisp_runtime_h_text);
+        n++;
+        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.py", o->emit_runtime_dir);
+        sb_init(&outs[n].text);
+        sb_puts(&outs[n].text, crisp_runtime_py_text);
+        n++;
+    }
+    sb_free(&cl);
     int oom = 0;
     for (int i = 0; i < n; i++) oom |= outs[i].text.oom;
     if (!oom && (o->capture_cl || o->capture_meta)) {
         /* in-memory compilation: hand the text over instead of writing */
         for (int i = 0; i < n; i++) {
-            StrBuf *dst = strstr(outs[i].path, ".metacrisp") ? o->capture_meta : o->capture_cl;
+            const char *path = outs[i].path;
+            size_t len = strlen(path);
+            StrBuf *dst = len > 10 && !strcmp(path + len - 10, ".metacrisp") ? o->capture_meta
+                          : len > 3 && !strcmp(path + len - 3, ".cl")         ? o->capture_cl
+                                                                              : NULL;
             if (dst) sb_putn(dst, sb_cstr(&outs[i].text), outs[i].text.len);
             sb_free(&outs[i].text);
         }
@@ -235,6 +273,18 @@ static int pipeline(Crisp *c) {
     Forms expanded = expand_program(c, read);
     if (c->opt->dump == DUMP_EXPAND) return dump_forms(c, expanded), c->diag.errors ? 1 : 0;
     Program *checked = check_program(c, expanded);
+    if (checked && !c->diag.errors) {
+        for (int i = 0; i < c->opt->nhoist_dynamic; i++) {
+            int found = 0;
+            for (int f = 0; f < checked->nfuncs; f++)
+                found |= checked->funcs[f]->kind == FN_KERNEL && !strcmp(checked->funcs[f]->name, c->opt->hoist_dynamic[i]);
+            if (!found) {
+                fprintf(c->diag.out, "crisp: error: --hoist-dynamic=%s: the program has no kernel named `%s`\n",
+                        c->opt->hoist_dynamic[i], c->opt->hoist_dynamic[i]);
+                return 2;
+            }
+        }
+    }
     if (c->opt->dump == DUMP_CHECK && checked && !c->diag.errors) {
         StrBuf b;
         sb_init(&b);

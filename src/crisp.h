@@ -32,6 +32,13 @@ typedef struct CrispOptions {
     const char *output_base;  /* --output-base (default: last input's stem) */
     CrispDefine *defines;     /* -DNAME=VALUE */
     int ndefines;
+    int hoist_opencl;         /* --hoist=OpenCL: DIR/BASE_hoist_OpenCL.c */
+    int hoist_pyopencl;       /* --hoist=PyOpenCL: DIR/BASE_hoist_PyOpenCL.py */
+    int debug_output;         /* --debug-output: the run-time debug channel */
+    int hoist_unified_memory; /* --hoist-unified-memory: SVM in the hoists */
+    const char **hoist_dynamic; /* --hoist-dynamic=KERNEL (repeatable) */
+    int nhoist_dynamic;
+    const char *emit_runtime_dir; /* --emit-runtime=DIR: write the shim */
     CrispDump dump;           /* --dump=read|expand|check (to dump_out) */
     FILE *dump_out;
     int no_prelude;           /* internal/testing: skip the built-in prelude */

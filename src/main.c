@@ -18,6 +18,13 @@ static const char usage[] =
     "  --output-base=NAME     output file name without extension\n"
     "                         (default: the last input file's name)\n"
     "  -DNAME=VALUE           set a def-parameter (repeatable)\n"
+    "  --hoist=OpenCL         write DIR/BASE_hoist_OpenCL.c (host code in C)\n"
+    "  --hoist=PyOpenCL       write DIR/BASE_hoist_PyOpenCL.py (host code in Python)\n"
+    "                         (both imply --transpile-to=oclc; repeatable)\n"
+    "  --hoist-unified-memory use OpenCL shared virtual memory in the hoists\n"
+    "  --hoist-dynamic=KERNEL embed KERNEL's source in the hoists and build it at run time\n"
+    "  --debug-output         add the run-time debug channel (r-t-output, r-t-assert)\n"
+    "  --emit-runtime=DIR     write the runtime shim (crisp_runtime.h, .py) to DIR\n"
     "  --dump=read|expand|check\n"
     "                         print the program after that stage to stdout\n"
     "  --macroexpand          same as --dump=expand\n"
@@ -88,8 +95,24 @@ int main(int argc, char **argv) {
             o.defines[o.ndefines].name = name;
             o.defines[o.ndefines].value = eq ? eq + 1 : "t";
             o.ndefines++;
-        } else if (!strncmp(a, "--hoist", 7)) {
-            status = bad("`%s`: hoisting is not implemented yet", a);
+        } else if ((v = value_of(a, "--hoist"))) {
+            if (!strcmp(v, "OpenCL")) o.hoist_opencl = 1;
+            else if (!strcmp(v, "PyOpenCL")) o.hoist_pyopencl = 1;
+            else if (!strcmp(v, "L0") || !strcmp(v, "CUDA") || !strcmp(v, "PyLevelZero") || !strcmp(v, "PyCUDA"))
+                status = bad("hoist target `%s` is not available in this build: crisp emits OpenCL C only (use --hoist=OpenCL or --hoist=PyOpenCL)", v);
+            else status = bad("unknown hoist target `%s` (available: OpenCL, PyOpenCL)", v);
+        } else if (!strcmp(a, "--hoist-unified-memory")) {
+            o.hoist_unified_memory = 1;
+        } else if ((v = value_of(a, "--hoist-dynamic"))) {
+            if (!*v) status = bad("--hoist-dynamic needs a kernel name%s", "");
+            o.hoist_dynamic = o.hoist_dynamic ? o.hoist_dynamic : calloc((size_t)argc, sizeof(char *));
+            if (!o.hoist_dynamic) return 2;
+            o.hoist_dynamic[o.nhoist_dynamic++] = v;
+        } else if (!strcmp(a, "--debug-output")) {
+            o.debug_output = 1;
+        } else if ((v = value_of(a, "--emit-runtime"))) {
+            if (!*v) status = bad("--emit-runtime needs a directory%s", "");
+            o.emit_runtime_dir = v;
         } else if (a[0] == '-' && a[1]) {
             status = bad("unknown option `%s`", a);
         } else {
@@ -104,6 +127,7 @@ int main(int argc, char **argv) {
 done:
     for (int i = 0; i < o.ndefines; i++) free((char *)o.defines[i].name);
     free(o.defines);
+    free(o.hoist_dynamic);
     free(o.inputs);
     return status;
 }

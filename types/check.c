@@ -1719,6 +1719,7 @@ Program *check_program(Crisp *c, Forms forms) {
     Program *p = arena_alloc(&c->arena, sizeof *p);
     if (!p) return NULL;
     ck.prog = p;
+    p->debug_output = c->opt->debug_output;
     for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
     /* constants first, so errors in them appear once */
     for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {

@@ -40,17 +40,19 @@ mkdir -p $B/obj $B/artifacts $B/seeds
 lib_src=$(printf 'print-lib-src:\n\t@echo $(LIB_SRC)\n' |
           $MAKE --no-print-directory -s -f Makefile -f - print-lib-src)
 lib_ok=1
-if ! $MAKE --no-print-directory -s B=$B $B/gen/prelude.c; then
-    echo "fuzz: cannot generate $B/gen/prelude.c"
+gen_src=$(printf 'print-gen-src:\n\t@echo $(GEN_SRC)\n' |
+          $MAKE --no-print-directory -s B=$B -f Makefile -f - print-gen-src)
+if ! $MAKE --no-print-directory -s B=$B $gen_src; then
+    echo "fuzz: cannot generate $gen_src"
     lib_ok=0
 fi
 objs=""
-for s in $lib_src $B/gen/prelude.c; do
+for s in $lib_src $gen_src; do
     objs="$objs $B/obj/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')"
 done
 # Always rebuilt (headers are not tracked here); xargs runs $jobs at a time.
 # shellcheck disable=SC2086
-if [ $lib_ok = 1 ] && ! printf '%s\n' $lib_src $B/gen/prelude.c | xargs -P "$jobs" -I{} sh -c '
+if [ $lib_ok = 1 ] && ! printf '%s\n' $lib_src $gen_src | xargs -P "$jobs" -I{} sh -c '
         o="$0/obj/$(echo "$1" | tr / _ | sed "s/\.c\$/.o/")"
         $2 $3 -Wno-missing-prototypes -c -o "$o" "$1"' $B {} "$CLANG" "$CFLAGS_FUZZ" \
         >$B/lib.build.log 2>&1; then

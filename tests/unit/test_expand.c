@@ -699,10 +699,28 @@ static void test_origin_and_loc(void **state) {
 
     /* diagnostics on macro-made code say where it came from */
     t = t_new(0);
-    t_run(t, "(def-function f ()\n  (when-thread-is 0))");
+    t_run(t, "(defmacro my-loop (n) `(loop-grid-stride (i) (g ,n)))\n"
+             "(def-function f ()\n  (my-loop 5))");
     const char *d = t_diag(t);
-    assert_non_null(strstr(d, "u.crisp:2:3: error[E0204]: when-thread-is:"));
-    assert_non_null(strstr(d, "u.crisp:2:3: note: in expansion of macro `when-thread-is`"));
+    assert_non_null(strstr(d, "u.crisp:3:3: error[E0204]: loop-grid-stride: the body must start"));
+    assert_non_null(strstr(d, "u.crisp:3:3: note: in expansion of macro `my-loop`\n"));
+    t_free(t);
+
+    /* a macro call passed in as an argument keeps its own location */
+    t = t_new(0);
+    t_run(t, "(def-function f ()\n  (dotimes+ (i 10 n)\n    (when-thread-is 0)))");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "u.crisp:3:5: error[E0204]: when-thread-is:"));
+    assert_null(strstr(d, "note:"));
+    t_free(t);
+
+    /* helpers shared by prelude macros are compile-time functions: only the
+       public macro appears in origins */
+    t = t_new(0);
+    t_run(t, "(def-function f () (loop-grid-stride (i) (declare (grid-stride-target A)) (g i)))");
+    const Node *pn = t->out.v[0]->kids[3];
+    assert_string_equal(pn->origin->macro, "loop-grid-stride");
+    assert_null(pn->origin->parent);
     t_free(t);
 
     /* a macro argument's nodes are not copied */

@@ -1,0 +1,1 @@
+/* crisp_runtime.h - being written */
