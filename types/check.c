@@ -100,7 +100,7 @@ const char *mangle(Arena *a, const char *s) {
     buf[o] = 0;
     /* collapse leading underscores and a leading digit */
     char *q = buf;
-    while (*q == '_' && q[1]) q++;
+    while (*q == '_') q++; /* no leading underscores: __ names are reserved */
     if (!*q) q = "v";
     if (isdigit((unsigned char)*q)) return arena_printf(a, "v%s", q);
     return arena_strdup(a, q);
@@ -108,14 +108,23 @@ const char *mangle(Arena *a, const char *s) {
 
 /* A C name not used yet in `names` (adds it). */
 static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, const char *base) {
-    const char *cand = base;
-    for (int k = 2;; k++) {
-        int clash = is_reserved(cand);
-        for (int i = 0; !clash && i < *n; i++)
-            if (!strcmp((*names)[i], cand)) clash = 1;
-        if (!clash) break;
-        cand = arena_printf(a, "%s_%d", base, k);
+    /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
+       suffix: move it out of the reserved space first */
+    if (!strncmp(base, "crisp_", 6) || !strncmp(base, "__", 2)) base = arena_printf(a, "u_%s", base);
+    /* one scan: is `base` taken, and what is the highest BASE_k suffix? */
+    size_t bl = strlen(base);
+    int taken = is_reserved(base), maxk = 1;
+    for (int i = 0; i < *n; i++) {
+        const char *nm = (*names)[i];
+        if (strncmp(nm, base, bl) != 0) continue;
+        if (!nm[bl]) taken = 1;
+        else if (nm[bl] == '_' && nm[bl + 1] >= '1' && nm[bl + 1] <= '9') {
+            char *end;
+            long k = strtol(nm + bl + 1, &end, 10);
+            if (!*end && k > maxk && k < 1000000000) maxk = (int)k;
+        }
     }
+    const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
     ck_push(a, (void ***)names, n, cap, (void *)cand);
     return cand;
 }
