@@ -8,6 +8,8 @@
 
 #include "emit_oclc.h"
 
+void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
+
 const char *abi_role_name(AbiRole r) {
     static const char *n[] = {"scalar", "buffer", "length", "result", "implicit", "scratch", "debug"};
     return n[r];
@@ -59,7 +61,7 @@ static AbiSize side_size(const SideChannel *sc) {
 }
 
 static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
-    int cap = 2 * f->nparams + 2 * f->nsides + 4;
+    int cap = 2 * f->nparams + 2 * f->nsides + 6;
     k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
     k->name = f->name;
     k->line = f->def->loc.line;
@@ -73,6 +75,17 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         const Sym *s = f->params[i];
         if (s->ty->kind == TY_VECTOR) {
             add_pointer(ar, k, ROLE_BUFFER, s->name, s, s->write_only);
+        } else if (s->ty->kind == TY_VOIDP) {
+            AbiArg *a = next_arg(k); /* def-kernel-exact: the host passes bytes */
+            a->role = ROLE_BUFFER;
+            a->name = s->name;
+            a->cname = s->cname;
+            a->type = "__global void*";
+            a->element = "void";
+            a->as = AS_GLOBAL;
+            a->acc = ACC_READ_WRITE;
+            a->align = AL_COMPACT;
+            a->stride = 1;
         } else {
             AbiArg *a = next_arg(k);
             a->role = ROLE_SCALAR;
@@ -82,6 +95,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             a->elem_ty = s->ty;
         }
     }
+    if (f->exact) return; /* exactly the declared parameters */
     int nscratch = 0;
     for (int i = 0; i < f->nsides; i++) {
         const SideChannel *sc = f->sides[i];
@@ -108,6 +122,33 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             sp->count = side_size(sc);
         }
         add_pointer(ar, k, ROLE_SCRATCH, "scratch", f->scratch_pool, 0);
+        /* pool bytes: every part rounded up to 16 bytes */
+        AbiArg *pa = &k->args[k->nargs - 2];
+        StrBuf c, py, cr;
+        sb_init(&c);
+        sb_init(&py);
+        sb_init(&cr);
+        const char **inputs = NULL;
+        int nin = 0, capin = 0;
+        for (int i = 0; i < k->nscratch; i++) {
+            const AbiScratchPart *sp = &k->scratch[i];
+            sb_printf(&c, "%s(%s * %dULL + 15ULL) / 16ULL * 16ULL", i ? " + " : "", sp->count.c, sp->stride);
+            sb_printf(&py, "%s(%s * %d + 15) // 16 * 16", i ? " + " : "", sp->count.py, sp->stride);
+            sb_printf(&cr, "%s%s x %d bytes", i ? " + " : "", sp->count.crisp, sp->stride);
+            for (int j = 0; j < sp->count.ninputs; j++) {
+                int seen = 0;
+                for (int m = 0; m < nin; m++) seen |= !strcmp(inputs[m], sp->count.inputs[j]);
+                if (!seen) ck_push(ar, (void ***)&inputs, &nin, &capin, (void *)sp->count.inputs[j]);
+            }
+        }
+        pa->size.crisp = arena_strdup(ar, sb_cstr(&cr));
+        pa->size.c = arena_strdup(ar, sb_cstr(&c));
+        pa->size.py = arena_strdup(ar, sb_cstr(&py));
+        pa->size.inputs = inputs;
+        pa->size.ninputs = nin;
+        sb_free(&c);
+        sb_free(&py);
+        sb_free(&cr);
     }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
 }

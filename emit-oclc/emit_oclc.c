@@ -189,6 +189,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
             sb_printf(e->out, "%s(", n->text);
             expr_out(e, n->kids[0], 0);
             sb_putc(e->out, ')');
+        } else if (n->ty->kind == TY_VECTOR) {
+            sb_printf(e->out, "(%s)", oclc_pointer_type(e->a, n->ty));
+            expr_out(e, n->kids[0], 14);
         } else {
             sb_printf(e->out, "(%s)", ty_cname(n->ty));
             expr_out(e, n->kids[0], 14);
@@ -247,6 +250,17 @@ static void decl_out(Em *e, const Node *n) {
     Type *t = s->ty ? s->ty : n->ty;
     if (!t) return;
     indent_out(e);
+    if (s->is_view) {
+        /* a vector over side-channel or marshalled memory: pointer + length */
+        sb_printf(e->out, "%s%s = ", oclc_pointer_type(e->a, t), s->cname);
+        expr_out(e, n->kids[0], 2);
+        sb_puts(e->out, ";\n");
+        indent_out(e);
+        sb_printf(e->out, "ulong %s = ", s->len_cname);
+        expr_out(e, n->kids[1], 2);
+        sb_puts(e->out, ";\n");
+        return;
+    }
     if (t->kind == TY_VECTOR) {
         sb_printf(e->out, "%s%s %s[%lld]", as_qual(t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
         if (s->init) {
@@ -464,6 +478,45 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "} %s;", h->cname);
         break;
     }
+    case H_DEBUG_LOG: {
+        int words = 3 + 2 * h->ntys;
+        sb_puts(e->out, "/* --debug-output: append one record (docs/abi.md); never writes past the end */\n");
+        sb_printf(e->out, "void %s(__global uint *log, ulong log_len, uint site", h->cname);
+        for (int i = 0; i < h->ntys; i++) sb_printf(e->out, ", %s v%d", ty_cname(h->tys[i]), i);
+        sb_puts(e->out, ")\n");
+        pr_line(p, "{");
+        pr_line(p, "    uint at = atomic_add(&log[0], %du);", words);
+        pr_line(p, "    if ((ulong)at + %d > log_len) {", words);
+        pr_line(p, "        atomic_inc(&log[1]); /* dropped: the buffer is full */");
+        pr_line(p, "        return;");
+        pr_line(p, "    }");
+        pr_line(p, "    log[at] = %du;", words);
+        pr_line(p, "    log[at + 1] = site;");
+        pr_line(p, "    log[at + 2] = (uint)crisp_global_linear_id();");
+        for (int i = 0; i < h->ntys; i++) {
+            const Type *vt = h->tys[i];
+            int w = 3 + 2 * i;
+            if (vt->kind == TY_BOOL) {
+                pr_line(p, "    log[at + %d] = v%d ? 1u : 0u;", w, i);
+                pr_line(p, "    log[at + %d] = 0u;", w + 1);
+            } else if (vt->sc == SC_FLOAT) {
+                pr_line(p, "    log[at + %d] = as_uint(v%d);", w, i);
+                pr_line(p, "    log[at + %d] = 0u;", w + 1);
+            } else if (vt->sc == SC_DOUBLE) {
+                pr_line(p, "    log[at + %d] = (uint)as_ulong(v%d);", w, i);
+                pr_line(p, "    log[at + %d] = (uint)(as_ulong(v%d) >> 32);", w + 1, i);
+            } else if (vt->sc == SC_HALF) {
+                pr_line(p, "    log[at + %d] = as_uint((float)v%d);", w, i);
+                pr_line(p, "    log[at + %d] = 0u;", w + 1);
+            } else {
+                int sgn = ty_category(vt) == CAT_SIGNED;
+                pr_line(p, "    log[at + %d] = (uint)(%s)v%d;", w, sgn ? "long" : "ulong", i);
+                pr_line(p, "    log[at + %d] = (uint)((%s)v%d >> 32);", w + 1, sgn ? "long" : "ulong", i);
+            }
+        }
+        pr_line(p, "}");
+        break;
+    }
     case H_ATOMIC_RMW: {
         int wide = ty_sizeof(h->ty) == 8;
         const char *bits = wide ? "ulong" : "uint";
@@ -513,14 +566,28 @@ static void func_out(Em *e, const CFunc *f) {
     else if (f->ret->kind == TY_VOID) sb_puts(o, "void ");
     else sb_printf(o, "%s ", ty_cname(f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret));
     sb_printf(o, "%s(", f->cname);
-    int first = 1, wrap = f->nparams > 2;
-    for (int i = 0; i < f->nparams; i++) {
-        Sym *s = f->params[i];
+    /* explicit parameters, then what the compiler adds: side channels,
+       the scratch pool and the debug channel (docs/abi.md) */
+    const Sym *ps[512];
+    int np = 0;
+    for (int i = 0; i < f->nparams && np < 500; i++) ps[np++] = f->params[i];
+    if (f->kind == FN_KERNEL && !f->exact) {
+        for (int i = 0; i < f->nsides && np < 500; i++)
+            if (f->sides[i]->kind == SIDE_RESULT || f->sides[i]->kind == SIDE_IMPLICIT) ps[np++] = f->sides[i]->sym;
+        if (f->scratch_pool) ps[np++] = f->scratch_pool;
+    }
+    for (int i = 0; f->kind != FN_KERNEL && i < f->nfsides && np < 500; i++) ps[np++] = f->fsides[i]->param;
+    if (f->debug && !(f->kind == FN_KERNEL && f->exact)) ps[np++] = f->debug;
+    int first = 1, wrap = np > 2 || f->ret->kind == TY_TUPLE;
+    for (int i = 0; i < np; i++) {
+        const Sym *s = ps[i];
         if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
         if (s->ty->kind == TY_VECTOR)
             sb_printf(o, "%s%s, ulong %s", oclc_pointer_type(e->a, s->ty), s->cname, s->len_cname);
+        else if (s->ty->kind == TY_VOIDP)
+            sb_printf(o, "__global void *%s", s->cname);
         else
             sb_printf(o, "%s %s", ty_cname(s->ty), s->cname);
     }
@@ -543,6 +610,44 @@ static void func_out(Em *e, const CFunc *f) {
     pr_blank(&e->pr);
 }
 
+/* ---- std140 element structs: every padded element type in use ---- */
+
+typedef struct TypeSet {
+    const Type *v[64];
+    int n;
+} TypeSet;
+
+static void note_vec(TypeSet *ts, const Type *t) {
+    if (!t || t->kind != TY_VECTOR || !t->elem || !padded(t)) return;
+    for (int i = 0; i < ts->n; i++)
+        if (ty_equal(ts->v[i], t->elem)) return;
+    if (ts->n < 64) ts->v[ts->n++] = t->elem;
+}
+
+static void note_tree(TypeSet *ts, const Node *n) {
+    if (!n) return;
+    if (n->sym) note_vec(ts, n->sym->ty);
+    note_vec(ts, n->ty);
+    for (int i = 0; i < n->nkids; i++) note_tree(ts, n->kids[i]);
+}
+
+static void std140_types(Em *e, const Program *p) {
+    TypeSet ts = {.n = 0};
+    for (int f = 0; f < p->nfuncs; f++) {
+        const CFunc *fn = p->funcs[f];
+        for (int i = 0; i < fn->nparams; i++) note_vec(&ts, fn->params[i]->ty);
+        for (int i = 0; i < fn->nsides; i++) note_vec(&ts, fn->sides[i]->ty);
+        for (int i = 0; i < fn->nfsides; i++) note_vec(&ts, fn->fsides[i]->ty);
+        for (int i = 0; i < fn->nlocal; i++) note_vec(&ts, fn->local_arrays[i]->ty);
+        note_tree(&ts, fn->body);
+    }
+    for (int i = 0; i < ts.n; i++) {
+        Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)ts.v[i]};
+        h.cname = arena_printf(e->a, "crisp_std140_%s", ty_cname(ts.v[i]));
+        helper_out(e, &h);
+    }
+}
+
 void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     Em e = {.out = out, .a = scratch, .p = p};
     pr_init(&e.pr, out);
@@ -555,9 +660,10 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     }
     pr_blank(&e.pr);
     /* support code that does not depend on user functions, in a fixed order */
-    for (int k = H_GLOBAL_ID; k <= H_STD140_ELEM; k++)
+    std140_types(&e, p);
+    for (int k = H_GLOBAL_ID; k <= H_DEBUG_LOG; k++)
         for (int i = 0; i < p->nhelpers; i++)
-            if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW) helper_out(&e, p->helpers[i]);
+            if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW && k != H_STD140_ELEM) helper_out(&e, p->helpers[i]);
     for (int i = 0; i < p->nhelpers; i++)
         if (p->helpers[i]->kind == H_ATOMIC_RMW && !p->helpers[i]->fn) helper_out(&e, p->helpers[i]);
     for (int i = 0; i < p->nfuncs; i++) {

@@ -119,5 +119,31 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         }
         sb_puts(b, "\n    }");
     }
-    sb_puts(b, abi && abi->nkernels ? "\n  ]\n}\n" : "]\n}\n");
+    sb_puts(b, abi && abi->nkernels ? "\n  ]" : "]");
+    if (p->debug_output) {
+        /* what the host needs to decode debug records (docs/abi.md) */
+        sb_puts(b, ",\n  \"debug_sites\": [");
+        for (int i = 0; i < p->nsites; i++) {
+            const DebugSite *s = p->sites[i];
+            sb_printf(b, "%s\n    {\"id\": %d, \"file\": ", i ? "," : "", i);
+            json_str(b, s->file);
+            sb_printf(b, ", \"line\": %d, \"kind\": \"%s\", \"parts\": [", s->line, s->kind);
+            for (int j = 0; j < s->nparts; j++) {
+                const DebugPart *dp = &s->parts[j];
+                sb_puts(b, j ? ", " : "");
+                if (dp->text) {
+                    sb_puts(b, "{\"text\": ");
+                    json_str(b, dp->text);
+                    sb_putc(b, '}');
+                } else {
+                    sb_printf(b, "{\"type\": \"%s\", \"expr\": ", dp->ty ? ty_cname(dp->ty) : "int");
+                    json_str(b, dp->expr ? dp->expr : "");
+                    sb_putc(b, '}');
+                }
+            }
+            sb_puts(b, "]}");
+        }
+        sb_puts(b, p->nsites ? "\n  ]" : "]");
+    }
+    sb_puts(b, "\n}\n");
 }

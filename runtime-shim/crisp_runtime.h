@@ -1,1 +1,877 @@
-/* crisp_runtime.h - being written */
+/* crisp_runtime.h - the C runtime shim of Crisp's generated host code.
+ *
+ * Every BASE_hoist_OpenCL.c that `crisp --hoist=OpenCL` writes includes this
+ * file instead of repeating the same OpenCL boilerplate: readable error
+ * messages, platform/device selection, program building with build logs,
+ * buffers (and shared virtual memory), std140 packing, demo data, launch
+ * sizes and the --debug-output channel decoder.  `crisp --emit-runtime=DIR`
+ * writes it next to the outputs; it is also usable on its own.
+ *
+ * Header-only: every function is `static inline`, so any number of
+ * translation units (and any number of hoists in one program) can include
+ * it with no "implementation" macro and no link-time clashes, and unused
+ * functions cause no warnings.  Plain C99 that is also valid C++; compiles
+ * warning-free with gcc/g++ -Wall -Wextra and with TinyCC.
+ *
+ * Device selection (crisp_open):
+ *   CRISP_PLATFORM=TEXT  use the first platform whose name contains TEXT
+ *                        (case-insensitive)
+ *   CRISP_DEVICE=TEXT    use the first device whose name contains TEXT, or,
+ *                        when TEXT is a number, the device with that index
+ *                        (counting the devices of the chosen platform(s))
+ *   neither              the first GPU of any platform, else the first device
+ *
+ * Everything the shim defines starts with crisp_ / Crisp / CRISP_. */
+#ifndef CRISP_RUNTIME_H
+#define CRISP_RUNTIME_H
+
+/* OpenCL 3.0 headers (SVM is declared), but the demo keeps to calls every
+ * 1.2 platform has; SVM is only used after checking the device has it. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS /* clCreateCommandQueue: 1.2 platforms lack the 2.0 call */
+#endif
+
+/* TinyCC is neither GCC nor MSVC, so cl_platform.h would #warning and drop
+ * the alignment of cl_float4 & co.  TinyCC does understand GCC's
+ * __attribute__((aligned)), which cl_platform.h also selects for __INTEGRITY. */
+#if defined(__TINYC__) && !defined(__INTEGRITY)
+#define __INTEGRITY 1
+#define CRISP_RUNTIME_UNDEF_INTEGRITY
+#endif
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#ifdef CRISP_RUNTIME_UNDEF_INTEGRITY
+#undef __INTEGRITY
+#undef CRISP_RUNTIME_UNDEF_INTEGRITY
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Options every Crisp program is built with: the emitted code is OpenCL C 1.2. */
+#define CRISP_BUILD_OPTIONS "-cl-std=CL1.2"
+
+/* ======================================================================
+ * Errors
+ * ====================================================================== */
+
+/* The name of an OpenCL status code, e.g. -30 -> "CL_INVALID_VALUE". */
+static inline const char *crisp_error_name(cl_int err) {
+    switch (err) {
+    case 0: return "CL_SUCCESS";
+    case -1: return "CL_DEVICE_NOT_FOUND";
+    case -2: return "CL_DEVICE_NOT_AVAILABLE";
+    case -3: return "CL_COMPILER_NOT_AVAILABLE";
+    case -4: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case -5: return "CL_OUT_OF_RESOURCES";
+    case -6: return "CL_OUT_OF_HOST_MEMORY";
+    case -7: return "CL_PROFILING_INFO_NOT_AVAILABLE";
+    case -8: return "CL_MEM_COPY_OVERLAP";
+    case -9: return "CL_IMAGE_FORMAT_MISMATCH";
+    case -10: return "CL_IMAGE_FORMAT_NOT_SUPPORTED";
+    case -11: return "CL_BUILD_PROGRAM_FAILURE";
+    case -12: return "CL_MAP_FAILURE";
+    case -13: return "CL_MISALIGNED_SUB_BUFFER_OFFSET";
+    case -14: return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+    case -15: return "CL_COMPILE_PROGRAM_FAILURE";
+    case -16: return "CL_LINKER_NOT_AVAILABLE";
+    case -17: return "CL_LINK_PROGRAM_FAILURE";
+    case -18: return "CL_DEVICE_PARTITION_FAILED";
+    case -19: return "CL_KERNEL_ARG_INFO_NOT_AVAILABLE";
+    case -30: return "CL_INVALID_VALUE";
+    case -31: return "CL_INVALID_DEVICE_TYPE";
+    case -32: return "CL_INVALID_PLATFORM";
+    case -33: return "CL_INVALID_DEVICE";
+    case -34: return "CL_INVALID_CONTEXT";
+    case -35: return "CL_INVALID_QUEUE_PROPERTIES";
+    case -36: return "CL_INVALID_COMMAND_QUEUE";
+    case -37: return "CL_INVALID_HOST_PTR";
+    case -38: return "CL_INVALID_MEM_OBJECT";
+    case -39: return "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR";
+    case -40: return "CL_INVALID_IMAGE_SIZE";
+    case -41: return "CL_INVALID_SAMPLER";
+    case -42: return "CL_INVALID_BINARY";
+    case -43: return "CL_INVALID_BUILD_OPTIONS";
+    case -44: return "CL_INVALID_PROGRAM";
+    case -45: return "CL_INVALID_PROGRAM_EXECUTABLE";
+    case -46: return "CL_INVALID_KERNEL_NAME";
+    case -47: return "CL_INVALID_KERNEL_DEFINITION";
+    case -48: return "CL_INVALID_KERNEL";
+    case -49: return "CL_INVALID_ARG_INDEX";
+    case -50: return "CL_INVALID_ARG_VALUE";
+    case -51: return "CL_INVALID_ARG_SIZE";
+    case -52: return "CL_INVALID_KERNEL_ARGS";
+    case -53: return "CL_INVALID_WORK_DIMENSION";
+    case -54: return "CL_INVALID_WORK_GROUP_SIZE";
+    case -55: return "CL_INVALID_WORK_ITEM_SIZE";
+    case -56: return "CL_INVALID_GLOBAL_OFFSET";
+    case -57: return "CL_INVALID_EVENT_WAIT_LIST";
+    case -58: return "CL_INVALID_EVENT";
+    case -59: return "CL_INVALID_OPERATION";
+    case -60: return "CL_INVALID_GL_OBJECT";
+    case -61: return "CL_INVALID_BUFFER_SIZE";
+    case -62: return "CL_INVALID_MIP_LEVEL";
+    case -63: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case -64: return "CL_INVALID_PROPERTY";
+    case -65: return "CL_INVALID_IMAGE_DESCRIPTOR";
+    case -66: return "CL_INVALID_COMPILER_OPTIONS";
+    case -67: return "CL_INVALID_LINKER_OPTIONS";
+    case -68: return "CL_INVALID_DEVICE_PARTITION_COUNT";
+    case -69: return "CL_INVALID_PIPE_SIZE";
+    case -70: return "CL_INVALID_DEVICE_QUEUE";
+    case -71: return "CL_INVALID_SPEC_ID";
+    case -72: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
+    default: return "unknown OpenCL error";
+    }
+}
+
+/* A hint for the errors whose cause is not obvious from the name, or "". */
+static inline const char *crisp_error_hint(cl_int err) {
+    switch (err) {
+    case -5: return " (the kernel may have accessed memory out of bounds)";
+    case -11: return " (see the build log above)";
+    case -46: return " (no kernel of that name in the program: is the .cl file the right one?)";
+    case -51: return " (an argument's size does not match the kernel's parameter type)";
+    case -52: return " (some kernel argument was not set)";
+    case -54: return " (the global size must be a multiple of the local size, and the local size "
+                     "at most the device's maximum work-group size)";
+    case -61: return " (a buffer of 0 bytes, or larger than the device allows)";
+    case -63: return " (a global size of 0, or larger than the device allows)";
+    default: return "";
+    }
+}
+
+/* Report a failed call on stderr and return ERR, so that callers can write
+ *     if (err != CL_SUCCESS) return crisp_fail(err, "clFinish");  */
+static inline cl_int crisp_fail(cl_int err, const char *what) {
+    fprintf(stderr, "crisp: %s failed: %s (%d)%s\n", what, crisp_error_name(err), (int)err,
+            crisp_error_hint(err));
+    return err;
+}
+
+/* 1 when ERR is CL_SUCCESS; otherwise report it (crisp_fail) and return 0. */
+static inline int crisp_ok(cl_int err, const char *what) {
+    if (err == CL_SUCCESS) return 1;
+    crisp_fail(err, what);
+    return 0;
+}
+
+/* ======================================================================
+ * Platform and device selection
+ * ====================================================================== */
+
+/* What a hoist needs to run kernels: one device, a context and a queue. */
+typedef struct CrispContext {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    char platform_name[256];
+    char device_name[256];
+    char device_version[128];   /* "OpenCL 3.0 ..." */
+    int has_svm;                /* coarse-grained SVM buffers are available */
+} CrispContext;
+
+/* Case-insensitive "HAY contains NEEDLE" (an empty needle matches). */
+static inline int crisp_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i]) {
+            char a = hay[i], b = needle[i];
+            if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+            if (b >= 'A' && b <= 'Z') b = (char)(b - 'A' + 'a');
+            if (a != b) break;
+            i++;
+        }
+        if (i == n) return 1;
+    }
+    return n == 0;
+}
+
+/* An environment variable, or NULL when unset or empty. */
+static inline const char *crisp_env(const char *name) {
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* -1 unless S is a non-negative decimal number. */
+static inline long crisp_index_of(const char *s) {
+    long v = 0;
+    if (!*s) return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 100000) return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+#define CRISP_MAX_PLATFORMS 16
+#define CRISP_MAX_DEVICES 64
+
+/* Print every platform and device, for "no device matched" messages. */
+static inline void crisp_list_devices(FILE *out) {
+    cl_platform_id plats[CRISP_MAX_PLATFORMS];
+    cl_uint np = 0, p, d;
+    if (clGetPlatformIDs(CRISP_MAX_PLATFORMS, plats, &np) != CL_SUCCESS) np = 0;
+    if (np > CRISP_MAX_PLATFORMS) np = CRISP_MAX_PLATFORMS;
+    if (np == 0) fprintf(out, "  (no OpenCL platform is installed: install an ICD such as pocl-opencl-icd)\n");
+    for (p = 0; p < np; p++) {
+        cl_device_id devs[CRISP_MAX_DEVICES];
+        cl_uint nd = 0;
+        char name[256] = "?";
+        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        fprintf(out, "  platform %u: %s\n", p, name);
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, CRISP_MAX_DEVICES, devs, &nd) != CL_SUCCESS) nd = 0;
+        if (nd > CRISP_MAX_DEVICES) nd = CRISP_MAX_DEVICES;
+        for (d = 0; d < nd; d++) {
+            char dname[256] = "?";
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname, dname, NULL);
+            fprintf(out, "    device: %s\n", dname);
+        }
+    }
+}
+
+/* Choose a platform and device (CRISP_PLATFORM, CRISP_DEVICE: see the top
+ * of this file).  Returns CL_DEVICE_NOT_FOUND, with a message listing what
+ * is installed, when nothing matches. */
+static inline cl_int crisp_pick_device(cl_platform_id *platform, cl_device_id *device) {
+    const char *want_plat = crisp_env("CRISP_PLATFORM");
+    const char *want_dev = crisp_env("CRISP_DEVICE");
+    long want_index = want_dev ? crisp_index_of(want_dev) : -1;
+    cl_platform_id plats[CRISP_MAX_PLATFORMS];
+    cl_uint np = 0, p, d;
+    long seen = 0;
+    int pass;
+    cl_int err = clGetPlatformIDs(CRISP_MAX_PLATFORMS, plats, &np);
+    if (err != CL_SUCCESS || np == 0) {
+        fprintf(stderr, "crisp: no OpenCL platform found (%s): install an OpenCL driver (ICD), "
+                        "e.g. pocl-opencl-icd\n", crisp_error_name(err));
+        return err != CL_SUCCESS ? err : CL_DEVICE_NOT_FOUND;
+    }
+    if (np > CRISP_MAX_PLATFORMS) np = CRISP_MAX_PLATFORMS;
+    /* pass 0 looks for a GPU (only when no device was asked for), pass 1 for any device */
+    for (pass = want_dev ? 1 : 0; pass < 2; pass++) {
+        seen = 0;
+        for (p = 0; p < np; p++) {
+            cl_device_id devs[CRISP_MAX_DEVICES];
+            cl_uint nd = 0;
+            char name[256] = "";
+            clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
+            if (want_plat && !crisp_contains(name, want_plat)) continue;
+            if (clGetDeviceIDs(plats[p], pass == 0 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL,
+                               CRISP_MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+                continue;
+            if (nd > CRISP_MAX_DEVICES) nd = CRISP_MAX_DEVICES;
+            for (d = 0; d < nd; d++, seen++) {
+                char dname[256] = "";
+                clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname, dname, NULL);
+                if (want_index >= 0 ? seen != want_index : want_dev && !crisp_contains(dname, want_dev))
+                    continue;
+                *platform = plats[p];
+                *device = devs[d];
+                return CL_SUCCESS;
+            }
+        }
+    }
+    fprintf(stderr, "crisp: no OpenCL device matches CRISP_PLATFORM=%s CRISP_DEVICE=%s; installed:\n",
+            want_plat ? want_plat : "(any)", want_dev ? want_dev : "(any)");
+    crisp_list_devices(stderr);
+    return CL_DEVICE_NOT_FOUND;
+}
+
+/* 1 when the device can allocate coarse-grained SVM buffers (OpenCL 2.0+). */
+static inline int crisp_device_has_svm(cl_platform_id platform, cl_device_id device) {
+#ifdef CL_VERSION_2_0
+    char version[128] = "";
+    cl_device_svm_capabilities caps = 0;
+    /* the ICD loader only forwards SVM calls to platforms that implement 2.0 */
+    clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof version, version, NULL);
+    if (strncmp(version, "OpenCL ", 7) != 0 || version[7] < '2') return 0;
+    clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version, version, NULL);
+    if (strncmp(version, "OpenCL ", 7) != 0 || version[7] < '2') return 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS) return 0;
+    return (caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+#else
+    (void)platform;
+    (void)device;
+    return 0;
+#endif
+}
+
+/* Pick a device (crisp_pick_device), then create a context and an in-order
+ * queue with PROPERTIES (0, or CL_QUEUE_PROFILING_ENABLE to time kernels). */
+static inline cl_int crisp_open(CrispContext *cx, cl_command_queue_properties properties) {
+    cl_context_properties props[3];
+    cl_int err;
+    memset(cx, 0, sizeof *cx);
+    err = crisp_pick_device(&cx->platform, &cx->device);
+    if (err != CL_SUCCESS) return err;
+    clGetPlatformInfo(cx->platform, CL_PLATFORM_NAME, sizeof cx->platform_name, cx->platform_name, NULL);
+    clGetDeviceInfo(cx->device, CL_DEVICE_NAME, sizeof cx->device_name, cx->device_name, NULL);
+    clGetDeviceInfo(cx->device, CL_DEVICE_VERSION, sizeof cx->device_version, cx->device_version, NULL);
+    cx->has_svm = crisp_device_has_svm(cx->platform, cx->device);
+    props[0] = CL_CONTEXT_PLATFORM;
+    props[1] = (cl_context_properties)cx->platform;
+    props[2] = 0;
+    cx->context = clCreateContext(props, 1, &cx->device, NULL, NULL, &err);
+    if (!crisp_ok(err, "clCreateContext")) return err;
+    cx->queue = clCreateCommandQueue(cx->context, cx->device, properties, &err);
+    if (!crisp_ok(err, "clCreateCommandQueue")) {
+        clReleaseContext(cx->context);
+        cx->context = NULL;
+        return err;
+    }
+    return CL_SUCCESS;
+}
+
+static inline void crisp_close(CrispContext *cx) {
+    if (cx->queue) clReleaseCommandQueue(cx->queue);
+    if (cx->context) clReleaseContext(cx->context);
+    cx->queue = NULL;
+    cx->context = NULL;
+}
+
+/* ======================================================================
+ * Programs
+ * ====================================================================== */
+
+/* Read a whole file into a NUL-terminated malloc'ed string (NULL on failure,
+ * with a message). */
+static inline char *crisp_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    int failed = 0;
+    if (!f) {
+        fprintf(stderr, "crisp: cannot open `%s`\n", path);
+        return NULL;
+    }
+    for (;;) {
+        size_t n;
+        if (cap - len < 4096) {
+            size_t bigger = cap ? cap * 2 : 65536;
+            char *more = (char *)realloc(text, bigger);
+            if (!more) {
+                failed = 1;
+                break;
+            }
+            text = more;
+            cap = bigger;
+        }
+        n = fread(text + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) break;
+    }
+    if (failed || ferror(f)) {
+        fprintf(stderr, "crisp: cannot read `%s`%s\n", path, failed ? ": out of memory" : "");
+        free(text);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+/* Find NAME: as given (relative to the working directory), else in the
+ * directory of ARGV0 (the demo's own path).  Writes the path found into
+ * BUF; returns 0 when neither exists. */
+static inline int crisp_find_file(const char *name, const char *argv0, char *buf, size_t size) {
+    FILE *f;
+    const char *slash;
+    if (strlen(name) < size) {
+        strcpy(buf, name);
+        if ((f = fopen(buf, "rb")) != NULL) return fclose(f), 1;
+    }
+    slash = argv0 ? strrchr(argv0, '/') : NULL;
+    if (slash && name[0] != '/' && (size_t)(slash - argv0) + 1 + strlen(name) < size) {
+        memcpy(buf, argv0, (size_t)(slash - argv0) + 1);
+        strcpy(buf + (slash - argv0) + 1, name);
+        if ((f = fopen(buf, "rb")) != NULL) return fclose(f), 1;
+    }
+    return 0;
+}
+
+/* Print a program's build log for DEVICE (when there is one). */
+static inline void crisp_print_build_log(cl_program program, cl_device_id device, const char *what) {
+    size_t size = 0;
+    char *log;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS || size < 2)
+        return;
+    log = (char *)malloc(size + 1);
+    if (!log) return;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
+        log[size] = '\0';
+        fprintf(stderr, "crisp: build log of %s:\n%s\n", what, log);
+    }
+    free(log);
+}
+
+/* Build OpenCL C SOURCE for DEVICE with CRISP_BUILD_OPTIONS (plus OPTIONS,
+ * may be NULL).  WHAT names the source in messages.  On failure prints the
+ * build log, sets *ERR and returns NULL. */
+static inline cl_program crisp_build_program(cl_context context, cl_device_id device, const char *source,
+                                             const char *what, const char *options, cl_int *err) {
+    char opts[1024];
+    cl_program program;
+    cl_int status;
+    if (!err) err = &status;
+    snprintf(opts, sizeof opts, "%s%s%s", CRISP_BUILD_OPTIONS, options ? " " : "", options ? options : "");
+    program = clCreateProgramWithSource(context, 1, &source, NULL, err);
+    if (!crisp_ok(*err, "clCreateProgramWithSource")) return NULL;
+    *err = clBuildProgram(program, 1, &device, opts, NULL, NULL);
+    if (*err != CL_SUCCESS) {
+        crisp_print_build_log(program, device, what);
+        fprintf(stderr, "crisp: building %s with \"%s\" failed: %s (%d)\n", what, opts, crisp_error_name(*err),
+                (int)*err);
+        clReleaseProgram(program);
+        return NULL;
+    }
+    return program;
+}
+
+/* crisp_build_program on the contents of the file PATH. */
+static inline cl_program crisp_build_program_file(cl_context context, cl_device_id device, const char *path,
+                                                  const char *options, cl_int *err) {
+    char *source = crisp_read_file(path);
+    cl_program program;
+    if (!source) {
+        if (err) *err = CL_INVALID_VALUE;
+        return NULL;
+    }
+    program = crisp_build_program(context, device, source, path, options, err);
+    free(source);
+    return program;
+}
+
+/* ======================================================================
+ * Memory: buffers or shared virtual memory behind one handle
+ * ====================================================================== */
+
+/* Device memory: a buffer object, or (--hoist-unified-memory on a device
+ * with SVM) a coarse-grained SVM allocation.  Exactly one of mem/svm is set. */
+typedef struct CrispMem {
+    cl_mem mem;
+    void *svm;
+    size_t bytes;
+    cl_context context;     /* to free the SVM allocation */
+} CrispMem;
+
+/* Allocate BYTES (at least 1: OpenCL has no empty buffers) of device memory
+ * with FLAGS (CL_MEM_READ_ONLY, ...), as SVM when USE_SVM, and copy INIT
+ * (may be NULL) into it.  WHAT names it in messages. */
+static inline cl_int crisp_mem_create(const CrispContext *cx, CrispMem *m, cl_mem_flags flags, size_t bytes,
+                                      const void *init, int use_svm, const char *what) {
+    cl_int err = CL_SUCCESS;
+    char msg[320];
+    memset(m, 0, sizeof *m);
+    m->bytes = bytes ? bytes : 1;
+    m->context = cx->context;
+#ifdef CL_VERSION_2_0
+    if (use_svm) {
+        m->svm = clSVMAlloc(cx->context, flags, m->bytes, 0);
+        if (!m->svm) {
+            snprintf(msg, sizeof msg, "clSVMAlloc(%s, %lu bytes)", what, (unsigned long)m->bytes);
+            return crisp_fail(CL_MEM_OBJECT_ALLOCATION_FAILURE, msg);
+        }
+        if (init) {
+            err = clEnqueueSVMMemcpy(cx->queue, CL_TRUE, m->svm, init, bytes, 0, NULL, NULL);
+            snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(to %s)", what);
+            if (!crisp_ok(err, msg)) return err;
+        }
+        return CL_SUCCESS;
+    }
+#else
+    (void)use_svm;
+#endif
+    m->mem = clCreateBuffer(cx->context, flags | (init && bytes ? CL_MEM_COPY_HOST_PTR : 0), m->bytes,
+                            init && bytes ? (void *)init : NULL, &err);
+    snprintf(msg, sizeof msg, "clCreateBuffer(%s, %lu bytes)", what, (unsigned long)m->bytes);
+    return crisp_ok(err, msg) ? CL_SUCCESS : err;
+}
+
+/* Copy BYTES of device memory M into HOST (blocking). */
+static inline cl_int crisp_mem_read(const CrispContext *cx, const CrispMem *m, void *host, size_t bytes,
+                                    const char *what) {
+    cl_int err;
+    char msg[320];
+    if (bytes > m->bytes) bytes = m->bytes;
+#ifdef CL_VERSION_2_0
+    if (m->svm) {
+        err = clEnqueueSVMMemcpy(cx->queue, CL_TRUE, host, m->svm, bytes, 0, NULL, NULL);
+        snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(from %s)", what);
+        return crisp_ok(err, msg) ? CL_SUCCESS : err;
+    }
+#endif
+    err = clEnqueueReadBuffer(cx->queue, m->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    snprintf(msg, sizeof msg, "clEnqueueReadBuffer(%s)", what);
+    return crisp_ok(err, msg) ? CL_SUCCESS : err;
+}
+
+static inline void crisp_mem_release(CrispMem *m) {
+    if (m->mem) clReleaseMemObject(m->mem);
+#ifdef CL_VERSION_2_0
+    if (m->svm) clSVMFree(m->context, m->svm);
+#endif
+    m->mem = NULL;
+    m->svm = NULL;
+}
+
+/* Set kernel argument INDEX to M (a buffer or an SVM pointer). */
+static inline cl_int crisp_set_arg_mem(cl_kernel kernel, cl_uint index, const CrispMem *m, const char *what) {
+    cl_int err;
+#ifdef CL_VERSION_2_0
+    if (m->svm) {
+        err = clSetKernelArgSVMPointer(kernel, index, m->svm);
+        return crisp_ok(err, what) ? CL_SUCCESS : err;
+    }
+#endif
+    err = clSetKernelArg(kernel, index, sizeof(cl_mem), &m->mem);
+    return crisp_ok(err, what) ? CL_SUCCESS : err;
+}
+
+/* calloc(COUNT * STRIDE) bytes (at least 1) for host-side data, with a message on failure. */
+static inline void *crisp_host_alloc(size_t count, size_t stride, const char *what) {
+    void *p = calloc(count ? count : 1, stride ? stride : 1);
+    if (!p) fprintf(stderr, "crisp: out of host memory for %s (%lu x %lu bytes)\n", what, (unsigned long)count,
+                    (unsigned long)stride);
+    return p;
+}
+
+/* ======================================================================
+ * Element types, std140 packing and demo data
+ * ====================================================================== */
+
+/* An OpenCL element type name ("float", "uchar4", "double", "half"). */
+typedef struct CrispElem {
+    char kind;          /* 'i' signed, 'u' unsigned, 'f' floating, 'h' half, '?' unknown */
+    int size;           /* bytes of one lane */
+    int lanes;          /* 1, 2, 3, 4, 8, 16 */
+    int mem_lanes;      /* lanes in memory: a 3-vector takes 4 */
+} CrispElem;
+
+static inline CrispElem crisp_elem(const char *name) {
+    static const struct { const char *name; char kind; int size; } bases[] = {
+        {"uchar", 'u', 1}, {"ushort", 'u', 2}, {"uint", 'u', 4}, {"ulong", 'u', 8}, {"char", 'i', 1},
+        {"short", 'i', 2}, {"int", 'i', 4}, {"long", 'i', 8}, {"half", 'h', 2}, {"float", 'f', 4},
+        {"double", 'f', 8}, {"size_t", 'u', 8}, {"bool", 'u', 1}};
+    CrispElem e = {'?', 1, 1, 1};
+    size_t i, n;
+    if (!strncmp(name, "crisp_std140_", 13)) name += 13;
+    for (i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        n = strlen(bases[i].name);
+        if (strncmp(name, bases[i].name, n) != 0) continue;
+        e.kind = bases[i].kind;
+        e.size = bases[i].size;
+        e.lanes = name[n] ? atoi(name + n) : 1;
+        if (e.lanes < 1) e.lanes = 1;
+        e.mem_lanes = e.lanes == 3 ? 4 : e.lanes;
+        break;
+    }
+    return e;
+}
+
+/* IEEE half <-> float (the host has no half type). */
+static inline float crisp_half_to_float(cl_half h) {
+    unsigned sign = (h >> 15) & 1u, exp = (h >> 10) & 31u, man = h & 1023u;
+    float v;
+    if (exp == 0) v = (float)man / 16777216.0f;                  /* subnormal: man * 2^-24 */
+    else if (exp == 31) {                                           /* NaN, infinity */
+        cl_uint bits = man ? 0x7fc00000u : 0x7f800000u;
+        memcpy(&v, &bits, 4);
+    } else {
+        v = 1.0f + (float)man / 1024.0f;
+        for (; exp > 15; exp--) v *= 2.0f;
+        for (; exp < 15; exp++) v *= 0.5f;
+    }
+    return sign ? -v : v;
+}
+
+static inline cl_half crisp_half_from_float(float f) {
+    unsigned sign = f < 0 ? 0x8000u : 0u;
+    int exp = 15;
+    if (f != f) return (cl_half)0x7e00u;
+    if (f < 0) f = -f;
+    if (f >= 65520.0f) return (cl_half)(sign | 0x7c00u);
+    if (f < 6.103515625e-05f) return (cl_half)(sign | (unsigned)(f * 16777216.0f + 0.5f));
+    while (f >= 2.0f) f *= 0.5f, exp++;
+    while (f < 1.0f) f *= 2.0f, exp--;
+    return (cl_half)(sign | ((unsigned)exp << 10) | ((unsigned)((f - 1.0f) * 1024.0f + 0.5f) & 1023u));
+}
+
+/* Store V into lane LANE of the element at P. */
+static inline void crisp_elem_put(CrispElem e, void *p, int lane, double v) {
+    unsigned char *q = (unsigned char *)p + lane * e.size;
+    if (e.kind == 'h') {
+        cl_half h = crisp_half_from_float((float)v);
+        memcpy(q, &h, 2);
+    } else if (e.kind == 'f' && e.size == 4) {
+        float f = (float)v;
+        memcpy(q, &f, 4);
+    } else if (e.kind == 'f') {
+        memcpy(q, &v, 8);
+    } else if (e.kind == 'i' || e.kind == 'u') {
+        unsigned long long u = (unsigned long long)(long long)v;
+        int i;
+        for (i = 0; i < e.size; i++) q[i] = (unsigned char)(u >> (8 * i)); /* little endian, like every OpenCL device we target */
+    }
+}
+
+/* Lane LANE of the element at P, as a double. */
+static inline double crisp_elem_get(CrispElem e, const void *p, int lane) {
+    const unsigned char *q = (const unsigned char *)p + lane * e.size;
+    if (e.kind == 'h') {
+        cl_half h;
+        memcpy(&h, q, 2);
+        return crisp_half_to_float(h);
+    }
+    if (e.kind == 'f' && e.size == 4) {
+        float f;
+        memcpy(&f, q, 4);
+        return f;
+    }
+    if (e.kind == 'f') {
+        double d;
+        memcpy(&d, q, 8);
+        return d;
+    }
+    {
+        unsigned long long u = 0;
+        int i;
+        for (i = 0; i < e.size; i++) u |= (unsigned long long)q[i] << (8 * i);
+        if (e.kind == 'i' && e.size < 8 && (u >> (8 * e.size - 1)) & 1u) u |= ~0ULL << (8 * e.size);
+        return e.kind == 'i' ? (double)(long long)u : (double)u;
+    }
+}
+
+/* std140 arrays put every element at a 16-byte (or larger) stride.  Pack
+ * COUNT elements of ELEM_BYTES from the dense array SRC into DST with
+ * STRIDE bytes per element (padding zeroed); unpack does the reverse. */
+static inline void crisp_std140_pack(void *dst, size_t stride, const void *src, size_t elem_bytes, size_t count) {
+    size_t i;
+    for (i = 0; i < count; i++) {
+        unsigned char *d = (unsigned char *)dst + i * stride;
+        memcpy(d, (const unsigned char *)src + i * elem_bytes, elem_bytes);
+        if (stride > elem_bytes) memset(d + elem_bytes, 0, stride - elem_bytes);
+    }
+}
+
+static inline void crisp_std140_unpack(void *dst, size_t elem_bytes, const void *src, size_t stride, size_t count) {
+    size_t i;
+    for (i = 0; i < count; i++)
+        memcpy((unsigned char *)dst + i * elem_bytes, (const unsigned char *)src + i * stride, elem_bytes);
+}
+
+/* Demo data for COUNT elements of type ELEMENT, STRIDE bytes apart: lane j
+ * of element i is 1 + (i + j) % 16 (never 0: safe as a divisor, small
+ * enough to be an index).  Padding stays as it was (zero from calloc). */
+static inline void crisp_fill_demo(void *dst, size_t count, size_t stride, const char *element) {
+    CrispElem e = crisp_elem(element);
+    size_t i;
+    int j;
+    for (i = 0; i < count; i++)
+        for (j = 0; j < e.lanes; j++) crisp_elem_put(e, (unsigned char *)dst + i * stride, j, (double)(1 + (i + (size_t)j) % 16));
+}
+
+/* Print "NAME: COUNT x ELEMENT: v0 v1 ... v7 ... (sum S)" on one line. */
+static inline void crisp_print_vector(FILE *out, const char *name, const void *src, size_t count, size_t stride,
+                                      const char *element) {
+    CrispElem e = crisp_elem(element);
+    double sum = 0;
+    size_t i;
+    int j;
+    fprintf(out, "  %s: %lu x %s:", name, (unsigned long)count, element);
+    for (i = 0; i < count; i++) {
+        const unsigned char *p = (const unsigned char *)src + i * stride;
+        for (j = 0; j < e.lanes; j++) sum += crisp_elem_get(e, p, j);
+        if (i >= 8) continue;
+        fputs(e.lanes > 1 ? " (" : " ", out);
+        for (j = 0; j < e.lanes; j++) fprintf(out, "%s%.9g", j ? "," : "", crisp_elem_get(e, p, j));
+        if (e.lanes > 1) fputs(")", out);
+    }
+    fprintf(out, "%s (sum %.9g)\n", count > 8 ? " ..." : "", sum);
+}
+
+/* ======================================================================
+ * Launch sizes
+ * ====================================================================== */
+
+/* An NDRange: DIMS dimensions; local all 0 lets OpenCL choose. */
+typedef struct CrispLaunch {
+    cl_uint dims;
+    size_t global[3];
+    size_t local[3];
+} CrispLaunch;
+
+static inline void crisp_launch_init(CrispLaunch *l, cl_uint dims) {
+    int i;
+    l->dims = dims < 1 ? 1 : dims > 3 ? 3 : dims;
+    for (i = 0; i < 3; i++) {
+        l->global[i] = 1;
+        l->local[i] = 0;
+    }
+}
+
+/* 1 when a local size was chosen. */
+static inline int crisp_launch_has_local(const CrispLaunch *l) {
+    return l->local[0] != 0;
+}
+
+/* Round every global size up to a multiple of the local size. */
+static inline void crisp_launch_round_up(CrispLaunch *l) {
+    cl_uint i;
+    if (!crisp_launch_has_local(l)) return;
+    for (i = 0; i < l->dims; i++)
+        if (l->local[i] && l->global[i] % l->local[i]) l->global[i] += l->local[i] - l->global[i] % l->local[i];
+}
+
+/* The size-expression inputs of docs/abi.md (1 for missing dimensions). */
+static inline unsigned long long crisp_global_size(const CrispLaunch *l, cl_uint d) {
+    return d < l->dims ? (unsigned long long)l->global[d] : 1ULL;
+}
+
+static inline unsigned long long crisp_local_size(const CrispLaunch *l, cl_uint d) {
+    return d < l->dims && l->local[d] ? (unsigned long long)l->local[d] : 1ULL;
+}
+
+static inline unsigned long long crisp_num_groups(const CrispLaunch *l, cl_uint d) {
+    unsigned long long g = crisp_global_size(l, d), s = crisp_local_size(l, d);
+    return (g + s - 1) / s;
+}
+
+static inline unsigned long long crisp_global_linear_size(const CrispLaunch *l) {
+    return crisp_global_size(l, 0) * crisp_global_size(l, 1) * crisp_global_size(l, 2);
+}
+
+static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
+    return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
+}
+
+/* clEnqueueNDRangeKernel with L; WHAT names the kernel in messages. */
+static inline cl_int crisp_enqueue(cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l, const char *what,
+                                   cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+    char msg[320];
+    cl_int err = clEnqueueNDRangeKernel(queue, kernel, l->dims, NULL, l->global,
+                                        crisp_launch_has_local(l) ? l->local : NULL, num_events, wait_list, event);
+    if (err == CL_SUCCESS) return err;
+    snprintf(msg, sizeof msg, "clEnqueueNDRangeKernel(%s, global %lu x %lu x %lu, local %lu x %lu x %lu)", what,
+             (unsigned long)l->global[0], (unsigned long)(l->dims > 1 ? l->global[1] : 1),
+             (unsigned long)(l->dims > 2 ? l->global[2] : 1), (unsigned long)l->local[0],
+             (unsigned long)(l->dims > 1 ? l->local[1] : 0), (unsigned long)(l->dims > 2 ? l->local[2] : 0));
+    return crisp_fail(err, msg);
+}
+
+/* ======================================================================
+ * The debug channel (--debug-output; record format in docs/abi.md)
+ * ====================================================================== */
+
+/* Words in a debug buffer unless the host chooses otherwise. */
+#define CRISP_DEBUG_WORDS 65536
+
+/* A part of a logging form: literal TEXT, or a value of TYPE written as EXPR. */
+typedef struct CrispDebugPart {
+    const char *text;       /* NULL for a value */
+    const char *type;       /* "int", "float", ... for a value */
+    const char *expr;       /* the Crisp expression, for a value */
+} CrispDebugPart;
+
+/* One logging form of the program (the metadata's "debug_sites"). */
+typedef struct CrispDebugSite {
+    const char *file;
+    int line;
+    const char *kind;       /* "output" or "assert" */
+    const char *test;       /* assert: the tested expression, or NULL */
+    const CrispDebugPart *parts;
+    int nparts;
+} CrispDebugSite;
+
+/* Prepare a debug buffer of NWORDS words: cursor 2, nothing dropped. */
+static inline void crisp_debug_init(cl_uint *words, size_t nwords) {
+    memset(words, 0, nwords * sizeof *words);
+    if (nwords >= 2) {
+        words[0] = 2;
+        words[1] = 0;
+    }
+}
+
+/* Print one logged value (2 words, low first) of TYPE. */
+static inline void crisp_debug_value(FILE *out, const char *type, cl_uint lo, cl_uint hi) {
+    unsigned long long u = ((unsigned long long)hi << 32) | lo;
+    CrispElem e = crisp_elem(type ? type : "");
+    if (e.kind == 'f' && e.size == 4) {
+        float f;
+        memcpy(&f, &lo, 4);
+        fprintf(out, "%.9g", f);
+    } else if (e.kind == 'f') {
+        double d;
+        memcpy(&d, &u, 8);
+        fprintf(out, "%.17g", d);
+    } else if (e.kind == 'h') {
+        fprintf(out, "%g", crisp_half_to_float((cl_half)lo));
+    } else if (e.kind == 'i') {
+        fprintf(out, "%lld", (long long)u);
+    } else if (e.kind == 'u') {
+        fprintf(out, "%llu", u);
+    } else {
+        fprintf(out, "0x%llx", u);
+    }
+}
+
+/* Decode the debug buffer WORDS (NWORDS words, read back after the kernel)
+ * against the site table, printing one line per record:
+ *     kernels.crisp:12: [thread 5] reached midpoint 42
+ * Returns the number of records; reports dropped records and damage. */
+static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t nwords, const CrispDebugSite *sites,
+                                        size_t nsites) {
+    size_t at = 2, end, records = 0;
+    if (nwords < 2) return 0;
+    end = words[0] < nwords ? words[0] : nwords;
+    while (at + 3 <= end) {
+        cl_uint n = words[at], id = words[at + 1], thread = words[at + 2];
+        const CrispDebugSite *s = id < nsites ? &sites[id] : NULL;
+        int p, v = 0;
+        const char *sep = "";
+        if (n == 0) break; /* reserved by a thread that was dropped past the end */
+        if (n < 3 || (n - 3) % 2 || at + n > end || !s) {
+            fprintf(out, "crisp: debug record at word %lu is damaged (length %u, site %u); %lu words not decoded\n",
+                    (unsigned long)at, n, id, (unsigned long)(end - at));
+            break;
+        }
+        fprintf(out, "%s:%d: [thread %u] ", s->file, s->line, thread);
+        if (s->kind && !strcmp(s->kind, "assert")) {
+            fprintf(out, "assertion failed");
+            if (s->test) fprintf(out, ": %s", s->test);
+            sep = s->nparts ? ": " : "";
+        }
+        for (p = 0; p < s->nparts; p++) {
+            const CrispDebugPart *part = &s->parts[p];
+            fputs(sep, out);
+            if (part->text) {
+                fputs(part->text, out);
+                sep = *part->text && strchr(" \t\n", part->text[strlen(part->text) - 1]) ? "" : " ";
+            } else {
+                if (3 + 2 * (cl_uint)v + 1 < n) crisp_debug_value(out, part->type, words[at + 3 + 2 * v], words[at + 4 + 2 * v]);
+                else fputs("?", out);
+                v++;
+                sep = " ";
+            }
+        }
+        fputc('\n', out);
+        records++;
+        at += n;
+    }
+    if (words[1]) fprintf(out, "crisp: %u debug records were dropped: the debug buffer (%lu words) was full\n",
+                          words[1], (unsigned long)nwords);
+    return records;
+}
+
+#endif /* CRISP_RUNTIME_H */

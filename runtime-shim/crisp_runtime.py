@@ -1,1 +1,1215 @@
-# crisp_runtime.py - being written
+"""crisp_runtime - what Crisp's Python host code shares (PyOpenCL + numpy).
+
+`crisp --hoist=PyOpenCL` writes BASE_hoist_PyOpenCL.py, which imports this
+file from beside itself; `crisp --emit-runtime=DIR` writes it there.  It is
+one self-contained file (the compiler embeds it) and needs only PyOpenCL and
+numpy, from Debian (python3-pyopencl, python3-numpy) or pip.
+
+Two ways to use it
+------------------
+
+1. Through a generated hoist module (the usual way):
+
+       import vector_add_hoist_PyOpenCL as hoist
+       k = hoist.load()
+       k.vector_add(a, b, c)            # c holds a + b afterwards
+
+2. Directly, from the kernel metadata (BASE.metacrisp), as in the spec's
+   "psuedo demonstration" of bitonic sort:
+
+       import crisp_runtime
+       stage_one = crisp_runtime.load_kernel("stage_one_kernel")
+       buffer = crisp_runtime.create_buffer(host_data)
+       stage_one.set_arg("data", buffer)
+       queue = crisp_runtime.default_queue()
+       stage_one.launch(queue, host_data.size, 256)
+       stage_two.launch(queue, buffer, j, k)     # arguments in Crisp order
+       buffer.read()                             # host_data holds the result
+
+How the spec's pseudo-code is read (choices)
+--------------------------------------------
+
+* `load_kernel(name)` finds the kernel by name in the `*.metacrisp` files
+  of $CRISP_KERNEL_PATH (directories separated by os.pathsep), the current
+  directory and the running script's directory, or of `path=` (a
+  directory, a .cl or a .metacrisp file); the program is BASE.cl beside
+  BASE.metacrisp (compile with `crisp --metadata`).  Programs are built
+  once per context.
+* The example's bare `queue` is any PyOpenCL queue on the kernel's context;
+  `default_queue()` is the one `load_kernel` uses when given none.
+* `create_buffer(host_data)` keeps the numpy array.  The device copy is
+  made when the buffer is first bound to a kernel parameter, in that
+  parameter's layout: std140 padding is added there and removed by
+  `buffer.read()` ("the runtime handles marshalling to std140").  A buffer
+  bound to parameters of different layouts is repacked (through the host).
+* `launch` waits for the kernel.  It does not copy buffers back: call
+  `buffer.read()` when the host needs the data (so the merge loop of the
+  example runs without copies).  Arrays passed directly to `set_arg` or
+  `launch` (not through create_buffer) are copied back after every launch.
+* `launch(queue, global_size, local_size)` and `launch(queue, data, j, k)`
+  both appear in the example.  The values after the queue are kernel
+  arguments (in Crisp parameter order) when the first one is a buffer or a
+  numpy array, and the global and local size otherwise.  The keywords
+  `global_size=` / `local_size=` are always sizes; sizes left out come from
+  the kernel's declarations as in the generated hoists.
+* Side channels (result, implicit, scratch and debug vectors) are
+  allocated by the kernel object from the compiler's size expressions;
+  `launch` returns the result vectors (one: the array, several: a tuple),
+  `kernel.results` maps their names to the last ones.
+
+API summary
+-----------
+
+Errors: CrispError (readable message; `.code` holds the OpenCL status when
+there is one), BuildError (`.log`).  `error_name(code)`.
+Devices: select_device(), create_context(), default_context(),
+default_queue(), describe_device(); CRISP_PLATFORM / CRISP_DEVICE pick a
+platform / device by case-insensitive substring of its name (the same rule
+as crisp_runtime.h).  Without them the first GPU found is used, else the
+first device of the first platform that has one.
+Programs: build_program(context, source, options, name), load_program(path).
+Layout: element(name, stride), std140_stride(), to_std140(), from_std140(),
+scalar().
+Buffers and launches (what generated code calls): Runtime(context, queue,
+unified_memory) with .vector(), .allocate(), .local_vector(),
+.debug_channel(), .set_arg(), .launch(); launch_sizes(); LaunchSizes.
+Debug channel: decode_debug(words, sites) -> list of text lines.
+Metadata-driven kernels: load_kernel(), create_buffer(), Buffer, Kernel.
+"""
+
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+try:
+    import pyopencl as cl
+except ImportError:  # pragma: no cover - explained to the user
+    sys.stderr.write(
+        "crisp_runtime: PyOpenCL is missing.  Install it (Debian: apt-get install "
+        "python3-pyopencl; or pip install pyopencl) and run with that Python "
+        "(Debian's is /usr/bin/python3).\n")
+    raise
+
+ABI_VERSION = 1
+BUILD_OPTIONS = "-cl-std=CL1.2"
+DEBUG_WORDS = 65536          # default debug channel size (32-bit words)
+
+__all__ = [
+    "ABI_VERSION", "BUILD_OPTIONS", "DEBUG_WORDS", "CrispError", "BuildError",
+    "error_name", "select_device", "create_context", "default_context",
+    "default_queue", "describe_device", "build_program", "load_program",
+    "element", "Element", "std140_stride", "to_std140", "from_std140", "scalar",
+    "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes", "decode_debug",
+    "load_kernel", "create_buffer", "Buffer", "Kernel", "require_abi",
+]
+
+
+def require_abi(version):
+    """Generated modules call this first: their ABI must be this file's."""
+    if version != ABI_VERSION:
+        raise ImportError(
+            "crisp_runtime.py speaks ABI %d but the generated module needs %d: "
+            "write a matching crisp_runtime.py with `crisp --emit-runtime=DIR`"
+            % (ABI_VERSION, version))
+
+
+# ----------------------------------------------------------------------
+# Errors
+
+class CrispError(RuntimeError):
+    """An OpenCL call failed, or the host passed something the kernel cannot use."""
+
+    def __init__(self, message, code=None):
+        RuntimeError.__init__(self, message)
+        self.code = code
+
+
+class BuildError(CrispError):
+    """The OpenCL compiler rejected a program; `.log` is its build log."""
+
+    def __init__(self, message, log=""):
+        CrispError.__init__(self, message, code=-11)
+        self.log = log
+
+
+_ERRORS = {
+    0: ("CL_SUCCESS", ""),
+    -1: ("CL_DEVICE_NOT_FOUND", "no OpenCL device matches"),
+    -2: ("CL_DEVICE_NOT_AVAILABLE", "the device is busy or disabled"),
+    -3: ("CL_COMPILER_NOT_AVAILABLE", "this OpenCL implementation cannot compile source"),
+    -4: ("CL_MEM_OBJECT_ALLOCATION_FAILURE", "the device ran out of memory for a buffer"),
+    -5: ("CL_OUT_OF_RESOURCES", "the device ran out of resources (often: an out-of-bounds access in the kernel)"),
+    -6: ("CL_OUT_OF_HOST_MEMORY", "the host ran out of memory"),
+    -11: ("CL_BUILD_PROGRAM_FAILURE", "the program did not compile; see the build log"),
+    -30: ("CL_INVALID_VALUE", "an argument value is invalid"),
+    -33: ("CL_INVALID_DEVICE", "the device does not belong to the context"),
+    -34: ("CL_INVALID_CONTEXT", "objects from different contexts were mixed"),
+    -36: ("CL_INVALID_COMMAND_QUEUE", "the queue is invalid"),
+    -38: ("CL_INVALID_MEM_OBJECT", "a buffer argument is not a valid buffer"),
+    -44: ("CL_INVALID_PROGRAM", "the program is invalid"),
+    -45: ("CL_INVALID_PROGRAM_EXECUTABLE", "the program was not built for this device"),
+    -46: ("CL_INVALID_KERNEL_NAME", "the program has no kernel of that name"),
+    -48: ("CL_INVALID_KERNEL", "the kernel object is invalid"),
+    -49: ("CL_INVALID_ARG_INDEX", "the kernel has fewer arguments (is the .cl older than the hoist?)"),
+    -50: ("CL_INVALID_ARG_VALUE", "an argument value is invalid for its type"),
+    -51: ("CL_INVALID_ARG_SIZE", "an argument has the wrong size for its type (is the .cl older than the hoist?)"),
+    -52: ("CL_INVALID_KERNEL_ARGS", "some kernel argument was not set"),
+    -53: ("CL_INVALID_WORK_DIMENSION", "work_dim must be 1, 2 or 3"),
+    -54: ("CL_INVALID_WORK_GROUP_SIZE", "the local size does not divide the global size, or is too large for the kernel"),
+    -55: ("CL_INVALID_WORK_ITEM_SIZE", "a local size dimension exceeds the device's limit"),
+    -56: ("CL_INVALID_GLOBAL_OFFSET", "the global offset is invalid"),
+    -59: ("CL_INVALID_OPERATION", "the operation is not valid here"),
+    -61: ("CL_INVALID_BUFFER_SIZE", "a buffer of size 0 or beyond the device limit"),
+    -63: ("CL_INVALID_GLOBAL_WORK_SIZE", "the global size is 0 or too large"),
+}
+
+
+def error_name(code):
+    """'CL_INVALID_WORK_GROUP_SIZE' for -54; 'OpenCL error N' when unknown."""
+    return _ERRORS.get(code, ("OpenCL error %s" % code, ""))[0]
+
+
+def _cl_error(what, e):
+    """A CrispError for a failed PyOpenCL call (its code named and explained)."""
+    code = getattr(e, "code", None)
+    if callable(code):
+        code = code()
+    name, hint = _ERRORS.get(code, ("OpenCL error %s" % code, ""))
+    detail = getattr(e, "what", None)
+    detail = detail() if callable(detail) else str(e)
+    msg = "%s failed: %s" % (what, name)
+    if hint:
+        msg += " (%s)" % hint
+    if detail and name not in detail:
+        msg += "\n  PyOpenCL: %s" % detail.strip()
+    return CrispError(msg, code)
+
+
+def _call(what, fn, *args, **kwargs):
+    """fn(*args, **kwargs), turning PyOpenCL errors into readable CrispErrors."""
+    try:
+        return fn(*args, **kwargs)
+    except cl.Error as e:
+        raise _cl_error(what, e) from None
+
+
+# ----------------------------------------------------------------------
+# Platform and device selection
+
+def _matches(want, name):
+    return want.lower() in name.lower()
+
+
+def select_device(platform=None, device=None):
+    """The (platform, device) to use.  PLATFORM and DEVICE (default: the
+    environment variables CRISP_PLATFORM and CRISP_DEVICE) are
+    case-insensitive substrings of the names.  Without either, the first GPU
+    of any platform is preferred, then the first device of the first
+    platform that has one."""
+    want_p = platform if platform is not None else os.environ.get("CRISP_PLATFORM", "")
+    want_d = device if device is not None else os.environ.get("CRISP_DEVICE", "")
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as e:
+        raise CrispError("no OpenCL platform found (is an ICD installed? Debian: "
+                         "pocl-opencl-icd): %s" % e) from None
+    if not platforms:
+        raise CrispError("no OpenCL platform found (is an ICD installed? Debian: pocl-opencl-icd)")
+    seen = []
+    candidates = []
+    for p in platforms:
+        try:
+            devs = p.get_devices()
+        except cl.Error:
+            devs = []
+        seen.append("%s: %s" % (p.name.strip(), ", ".join(d.name.strip() for d in devs) or "no devices"))
+        if want_p and not _matches(want_p, p.name):
+            continue
+        for d in devs:
+            if want_d and not _matches(want_d, d.name):
+                continue
+            candidates.append((p, d))
+    if not candidates:
+        asked = []
+        if want_p:
+            asked.append("platform %r (CRISP_PLATFORM)" % want_p)
+        if want_d:
+            asked.append("device %r (CRISP_DEVICE)" % want_d)
+        raise CrispError("no OpenCL device matches %s; available:\n  %s"
+                         % (" and ".join(asked) or "anything", "\n  ".join(seen)))
+    if not want_p and not want_d:
+        for p, d in candidates:
+            if d.type & cl.device_type.GPU:
+                return p, d
+    return candidates[0]
+
+
+def describe_device(device):
+    """'pthread-... (Portable Computing Language, OpenCL 3.0 PoCL ...)'"""
+    return "%s (%s, %s)" % (device.name.strip(), device.platform.name.strip(),
+                            device.version.strip())
+
+
+def create_context(platform=None, device=None):
+    """A new (context, queue) on select_device(platform, device)."""
+    _, dev = select_device(platform, device)
+    ctx = _call("clCreateContext on %s" % dev.name.strip(), cl.Context, [dev])
+    queue = _call("clCreateCommandQueue", cl.CommandQueue, ctx)
+    return ctx, queue
+
+
+_default = {}
+
+
+def default_context():
+    """The context shared by everything that was given none (created once)."""
+    if "ctx" not in _default:
+        _default["ctx"], _default["queue"] = create_context()
+    return _default["ctx"]
+
+
+def default_queue():
+    """The queue on default_context()."""
+    default_context()
+    return _default["queue"]
+
+
+def _context_and_queue(context, queue):
+    if context is None and queue is None:
+        return default_context(), default_queue()
+    if context is None:
+        return queue.context, queue
+    if queue is None:
+        if context == _default.get("ctx"):
+            return context, _default["queue"]
+        return context, _call("clCreateCommandQueue", cl.CommandQueue, context)
+    if queue.context != context:
+        raise CrispError("the queue belongs to another context than the one given")
+    return context, queue
+
+
+# ----------------------------------------------------------------------
+# Programs
+
+def build_program(context, source, options=BUILD_OPTIONS, name="<program>"):
+    """Build OpenCL C SOURCE; a failure raises BuildError with the build log."""
+    prog = cl.Program(context, source)
+    try:
+        return prog.build(options=options)
+    except cl.Error as e:
+        log = str(e)
+        where = ", ".join(d.name.strip() for d in context.devices)
+        raise BuildError("OpenCL build of %s failed on %s (options %r):\n%s"
+                         % (name, where, options, log.strip()), log) from None
+
+
+def load_program(path, context=None, options=BUILD_OPTIONS):
+    """Read and build an OpenCL C file (default context when none given)."""
+    try:
+        with open(path) as f:
+            source = f.read()
+    except OSError as e:
+        raise CrispError("cannot read %s: %s (compile the Crisp source with "
+                         "--transpile-to=oclc or --hoist=...)" % (path, e.strerror)) from None
+    return build_program(context or default_context(), source, options, name=path)
+
+
+def create_kernel(program, name):
+    """cl.Kernel(program, name) with a readable error."""
+    return _call("clCreateKernel(%s)" % name, cl.Kernel, program, name)
+
+
+# ----------------------------------------------------------------------
+# Element types and layouts
+
+_SCALARS = {
+    "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+    "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
+    "half": np.float16, "float": np.float32, "double": np.float64,
+    "bool": np.uint8, "size_t": np.uint64,
+}
+_TYPE_RE = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|half|float|"
+                      r"double|bool|size_t)(2|3|4|8|16)?$")
+_QUALIFIERS = {"const", "volatile", "restrict", "__global", "global", "__constant",
+               "constant", "__local", "local", "__private", "private"}
+
+
+def _bare(name):
+    """'__global const float4 *' -> 'float4'"""
+    words = [w for w in name.replace("*", " ").split() if w not in _QUALIFIERS]
+    return words[-1] if words else name.strip()
+
+
+def _round_up(n, m):
+    return -(-int(n) // int(m)) * int(m)
+
+
+class Element:
+    """A vector element as the kernel stores it.
+
+    name     OpenCL type ("float", "float4", "void") or a struct's name
+    base     numpy dtype of one lane (float32), or the struct's dtype
+    lanes    lanes the host gives (3 for float3), mem_lanes as stored (4)
+    size     bytes of one element in compact form
+    stride   bytes between elements in the kernel's layout (16 for std140 float)
+
+    Host arrays: a scalar element takes arrays of `base` (any shape, C
+    order); an N-lane element takes `base` arrays whose last dimension is N
+    (3-lane ones also 4) or the matching pyopencl.cltypes dtype; a struct
+    takes arrays of its numpy structured dtype; "void" (def-kernel-exact's
+    voidp) takes any array as raw bytes."""
+
+    def __init__(self, name, stride=None, dtype=None):
+        self.name = name if dtype is None else (name or str(dtype))
+        self.vector_dtype = None
+        if dtype is not None:                       # a struct
+            self.base = np.dtype(dtype)
+            self.lanes = self.mem_lanes = 1
+            self.kind = "struct"
+        elif name == "void":
+            self.base = np.dtype(np.uint8)
+            self.lanes = self.mem_lanes = 1
+            self.kind = "void"
+        else:
+            m = _TYPE_RE.match(_bare(name))
+            if not m:
+                raise TypeError("crisp_runtime: unsupported element type %r" % name)
+            self.name = _bare(name)
+            self.base = np.dtype(_SCALARS[m.group(1)])
+            self.lanes = int(m.group(2) or 1)
+            self.mem_lanes = 4 if self.lanes == 3 else self.lanes
+            self.kind = "scalar" if self.lanes == 1 else "vector"
+            if self.lanes > 1:
+                try:
+                    import pyopencl.cltypes as cltypes
+                    self.vector_dtype = getattr(cltypes, self.name, None)
+                except ImportError:  # pragma: no cover
+                    pass
+        self.size = self.base.itemsize * self.mem_lanes
+        self.stride = int(stride) if stride else self.size
+        if self.stride < self.size:
+            raise TypeError("crisp_runtime: stride %d is smaller than %s (%d bytes)"
+                            % (self.stride, self.name, self.size))
+
+    def describe(self):
+        """How the host passes it, for messages."""
+        if self.kind == "void":
+            return "void (any numpy array, as bytes)"
+        if self.kind == "struct":
+            return "struct %s (numpy dtype %s)" % (self.name, self.base)
+        if self.lanes == 1:
+            return "%s (numpy %s)" % (self.name, self.base.name)
+        shapes = "(..., %d)" % self.lanes + (" or (..., 4)" if self.lanes == 3 else "")
+        return "%s (numpy %s with shape %s, or pyopencl.cltypes.%s)" % (
+            self.name, self.base.name, shapes, self.name)
+
+    def new_array(self, n):
+        """A zero-filled host array for N elements (results are returned so)."""
+        if self.lanes == 1:
+            return np.zeros(n, self.base)
+        return np.zeros((n, self.lanes), self.base)
+
+    def compact(self, array, where="argument"):
+        """Check ARRAY; return (n, mem): mem is C-contiguous and its bytes are
+        the n elements in compact form (the array itself when possible)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError("%s must be a numpy array of %s, got %s"
+                            % (where, self.describe(), type(array).__name__))
+        dt = array.dtype
+        if self.kind == "void":
+            mem = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+            return mem.size, mem
+        bad = TypeError("%s expects an array of %s, got dtype %s shape %s"
+                        % (where, self.describe(), dt, array.shape))
+        if self.kind == "struct" or (dt.fields is not None and self.lanes > 1):
+            if dt != (self.base if self.kind == "struct" else self.vector_dtype):
+                raise bad
+            mem = np.ascontiguousarray(array).reshape(-1)
+            return mem.size, mem
+        if dt != self.base:
+            raise bad
+        if self.lanes == 1:
+            mem = np.ascontiguousarray(array).reshape(-1)
+            return mem.size, mem
+        if array.ndim < 1 or array.shape[-1] not in (self.lanes, self.mem_lanes):
+            raise bad
+        rows = array.reshape(-1, array.shape[-1])
+        if rows.shape[1] == self.mem_lanes:
+            return rows.shape[0], np.ascontiguousarray(rows)
+        mem = np.zeros((rows.shape[0], self.mem_lanes), self.base)
+        mem[:, :rows.shape[1]] = rows
+        return rows.shape[0], mem
+
+    def pack(self, array, where="argument"):
+        """(n, staged): the elements laid out with this stride (std140
+        padding added); staged is ARRAY itself when no conversion is needed."""
+        n, mem = self.compact(array, where)
+        if self.stride == self.size:
+            return n, mem
+        staged = np.zeros((n, self.stride), np.uint8)
+        staged[:, :self.size] = mem.view(np.uint8).reshape(n, self.size)
+        return n, staged
+
+    def unpack(self, staged, n, out):
+        """Write N elements laid out with this stride (STAGED, any dtype) into
+        OUT, an array this element accepts (padding removed); returns OUT."""
+        raw = np.asarray(staged).reshape(-1).view(np.uint8)[:n * self.stride]
+        raw = np.ascontiguousarray(raw.reshape(n, self.stride)[:, :self.size])
+        if self.kind == "void":
+            out.reshape(-1).view(np.uint8)[...] = raw.reshape(-1)[:out.nbytes]
+        elif out.dtype.fields is not None or self.lanes == 1:
+            out[...] = raw.view(out.dtype).reshape(out.shape)
+        else:
+            vals = raw.view(self.base).reshape(n, self.mem_lanes)
+            out[...] = vals[:, :out.shape[-1]].reshape(out.shape)
+        return out
+
+
+_elements = {}
+
+
+def element(name, stride=None, dtype=None):
+    """The (cached) Element for an OpenCL type name and stride; pass DTYPE
+    (a numpy structured dtype) for a struct element."""
+    if dtype is not None:
+        return Element(name, stride, dtype)
+    key = (name, stride)
+    if key not in _elements:
+        _elements[key] = Element(name, stride)
+    return _elements[key]
+
+
+def std140_stride(elem):
+    """Bytes between std140 array elements: the size rounded up to 16."""
+    e = elem if isinstance(elem, Element) else element(elem)
+    return max(16, _round_up(e.size, 16))
+
+
+def to_std140(array, elem):
+    """ARRAY (compact, of element type ELEM, e.g. "float") as std140 bytes:
+    a uint8 array of len(array) * std140_stride(ELEM) bytes."""
+    e = elem if isinstance(elem, Element) else element(elem)
+    e = element(e.name, std140_stride(e), e.base if e.kind == "struct" else None)
+    n, staged = e.pack(array, "to_std140")
+    return staged.reshape(-1).view(np.uint8) if staged.dtype != np.uint8 else staged.reshape(-1)
+
+
+def from_std140(data, elem, count=None):
+    """The inverse of to_std140: a compact numpy array of COUNT elements
+    (default: as many as DATA holds)."""
+    e = elem if isinstance(elem, Element) else element(elem)
+    e = element(e.name, std140_stride(e), e.base if e.kind == "struct" else None)
+    raw = np.asarray(data).reshape(-1).view(np.uint8)
+    n = raw.size // e.stride if count is None else int(count)
+    if n * e.stride > raw.size:
+        raise ValueError("from_std140: %d %s elements need %d bytes, got %d"
+                         % (n, e.name, n * e.stride, raw.size))
+    return e.unpack(raw, n, e.new_array(n) if e.kind != "struct" else np.zeros(n, e.base))
+
+
+def scalar(where, type_name, value):
+    """VALUE as the numpy scalar a kernel argument of TYPE_NAME needs:
+    range-checked integers, floats, tuples for vector types (float4).
+    Raises TypeError / OverflowError naming WHERE."""
+    m = _TYPE_RE.match(_bare(type_name))
+    if not m:
+        raise TypeError("%s: unsupported scalar type %r" % (where, type_name))
+    base = np.dtype(_SCALARS[m.group(1)])
+    lanes = int(m.group(2) or 1)
+    if lanes == 1:
+        if isinstance(value, np.ndarray) and value.ndim > 0:
+            raise TypeError("%s is a %s scalar, got an array" % (where, type_name))
+        return _number(where, type_name, base, value)
+    import pyopencl.cltypes as cltypes
+    dt = getattr(cltypes, _bare(type_name))
+    arr = np.asarray(value)
+    if arr.dtype.fields is not None:
+        comps = [arr[()][f] for f in arr.dtype.names][:lanes] if arr.ndim == 0 else []
+    else:
+        comps = list(arr.reshape(-1))
+    if len(comps) != lanes:
+        raise TypeError("%s (%s) needs %d components, got %d"
+                        % (where, type_name, lanes, len(comps)))
+    vals = [_number(where, type_name, base, c) for c in comps]
+    vals += [base.type(0)] * (len(dt.names) - len(vals))
+    return np.array(tuple(vals), dtype=dt)[()]
+
+
+def _number(where, type_name, base, v):
+    if base.kind in "iu":
+        if isinstance(v, (float, np.floating)) or not isinstance(
+                v, (int, np.integer, bool, np.bool_)):
+            raise TypeError("%s (%s) needs an integer, got %r" % (where, type_name, v))
+        info = np.iinfo(base)
+        if not info.min <= int(v) <= info.max:
+            raise OverflowError("%s (%s): %d is out of range [%d, %d]"
+                                % (where, type_name, int(v), info.min, info.max))
+        return base.type(int(v))
+    if not isinstance(v, (int, float, np.integer, np.floating, bool, np.bool_)):
+        raise TypeError("%s (%s) needs a number, got %r" % (where, type_name, v))
+    return base.type(v)
+
+
+# ----------------------------------------------------------------------
+# Launch sizes
+
+class LaunchSizes:
+    """The global and local size of one launch, and the values the size
+    expressions of docs/abi.md use: global_size0..2, local_size0..2 (1 when
+    not set), num_groups0..2, global_linear_size, local_linear_size."""
+
+    def __init__(self, global_size, local_size):
+        self.global_size = tuple(int(g) for g in global_size)
+        self.local_size = None if local_size is None else tuple(int(x) for x in local_size)
+        self.dims = len(self.global_size)
+        g = self.global_size + (1,) * (3 - self.dims)
+        l = (self.local_size or ()) + (1,) * (3 - len(self.local_size or ()))
+        for i in range(3):
+            setattr(self, "global_size%d" % i, g[i])
+            setattr(self, "local_size%d" % i, l[i])
+            setattr(self, "num_groups%d" % i, -(-g[i] // l[i]))
+        self.global_linear_size = g[0] * g[1] * g[2]
+        self.local_linear_size = l[0] * l[1] * l[2]
+
+    def __repr__(self):
+        return "LaunchSizes(global_size=%r, local_size=%r)" % (self.global_size, self.local_size)
+
+
+def _size_tuple(where, what, x):
+    if x is None:
+        return None
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        x = (x,)
+    try:
+        t = tuple(int(v) for v in x)
+    except (TypeError, ValueError):
+        raise TypeError("%s: %s must be an int or a tuple of 1-3 ints, got %r"
+                        % (where, what, x)) from None
+    if not 1 <= len(t) <= 3 or any(v < 0 for v in t):
+        raise ValueError("%s: %s must have 1-3 non-negative dimensions, got %r"
+                         % (where, what, x))
+    return t
+
+
+def launch_sizes(where, global_size, local_size=None, dims=None):
+    """LaunchSizes from what the caller or the declarations gave: ints or
+    tuples; the global size is rounded up to a multiple of the local size
+    (kernels guard the extra threads with check-thread-bounds)."""
+    g = _size_tuple(where, "global_size", global_size)
+    if g is None:
+        raise TypeError("%s: no global size (pass global_size=)" % where)
+    lsz = _size_tuple(where, "local_size", local_size)
+    if lsz is not None:
+        if any(v == 0 for v in lsz):
+            raise ValueError("%s: local_size %r has a zero dimension" % (where, lsz))
+        if len(lsz) != len(g):
+            raise ValueError("%s: local_size %r and global_size %r differ in dimensions"
+                             % (where, lsz, g))
+        g = tuple(_round_up(gi, li) for gi, li in zip(g, lsz))
+    if dims is not None and len(g) != dims:
+        raise ValueError("%s: the kernel declares %d dimension(s), got global_size %r"
+                         % (where, dims, g))
+    return LaunchSizes(g, lsz)
+
+
+# ----------------------------------------------------------------------
+# Device memory
+
+def svm_support(device):
+    """'' when DEVICE can take coarse-grain SVM buffers from PyOpenCL, else why not."""
+    if not hasattr(cl, "SVM") or not hasattr(cl, "svm_empty"):
+        return "this PyOpenCL has no SVM support"
+    try:
+        major = int(device.platform.version.split()[1].split(".")[0])
+    except (IndexError, ValueError):
+        major = 1
+    if major < 2:
+        return "the platform is OpenCL %s (SVM needs 2.0)" % device.platform.version.split()[1]
+    try:
+        caps = device.svm_capabilities
+    except (cl.Error, AttributeError):
+        caps = 0
+    if not caps & cl.device_svm_capabilities.COARSE_GRAIN_BUFFER:
+        return "the device reports no coarse-grain buffer SVM"
+    return ""
+
+
+_svm_warned = set()
+
+
+class DeviceVector:
+    """One vector's device memory during a call.
+
+    host     the host array (the caller's, or a new one for results)
+    length   element count (bytes for "void" and the scratch pool)
+    arg      what set_arg takes (cl.Buffer, cl.SVM or cl.LocalMemory)
+    Call read_back() after the kernel: it copies the device data into host
+    (padding removed) and returns host."""
+
+    def __init__(self, runtime, host, elem, length, staged, writeable, arg):
+        self.runtime = runtime
+        self.host = host
+        self.element = elem
+        self.length = length
+        self._staged = staged
+        self.writeable = writeable
+        self.arg = arg
+
+    def read_back(self):
+        rt = self.runtime
+        if self._staged is None:
+            return self.host
+        if isinstance(self.arg, cl.Buffer):
+            _call("clEnqueueReadBuffer", cl.enqueue_copy, rt.queue, self._staged, self.arg)
+            staged = self._staged
+        else:                               # coarse-grain SVM: map to read
+            with self.arg.map_ro(rt.queue) as mapped:
+                staged = np.array(mapped, copy=True)
+        if staged is not self.host:
+            self.element.unpack(staged, self.length, self.host)
+        return self.host
+
+
+class Runtime:
+    """A context and queue, and the buffer helpers generated code calls.
+
+    unified_memory=True (crisp --hoist-unified-memory) allocates OpenCL 2.0
+    shared virtual memory where the device has it; elsewhere it says once on
+    stderr why not and uses ordinary buffers."""
+
+    def __init__(self, context=None, queue=None, unified_memory=False):
+        self.context, self.queue = _context_and_queue(context, queue)
+        self.device = self.queue.device
+        self.unified_memory = False
+        if unified_memory:
+            why = svm_support(self.device)
+            if why:
+                key = self.device.int_ptr if hasattr(self.device, "int_ptr") else id(self.device)
+                if key not in _svm_warned:
+                    _svm_warned.add(key)
+                    sys.stderr.write("crisp_runtime: unified memory requested, but %s: %s; "
+                                     "using device buffers and copies instead\n"
+                                     % (self.device.name.strip(), why))
+            else:
+                self.unified_memory = True
+
+    # -- programs ------------------------------------------------------
+    def build_file(self, path, options=BUILD_OPTIONS):
+        return load_program(path, self.context, options)
+
+    def build_source(self, source, options=BUILD_OPTIONS, name="<embedded source>"):
+        return build_program(self.context, source, options, name)
+
+    # -- memory --------------------------------------------------------
+    def _device_memory(self, what, staged, writeable, upload=True):
+        """Device memory holding STAGED (a C-contiguous array)."""
+        nbytes = max(staged.nbytes, 1)
+        if self.unified_memory:
+            ary = _call("clSVMAlloc for " + what, cl.svm_empty, self.context,
+                        cl.svm_mem_flags.READ_WRITE, nbytes, np.uint8)
+            svm = cl.SVM(ary)
+            if upload:
+                with svm.map_rw(self.queue) as mapped:
+                    mapped[:staged.nbytes] = staged.reshape(-1).view(np.uint8)
+            return svm
+        mf = cl.mem_flags
+        flags = mf.READ_WRITE if writeable else mf.READ_ONLY
+        if upload and staged.nbytes:
+            return _call("clCreateBuffer for " + what, cl.Buffer, self.context,
+                         flags | mf.COPY_HOST_PTR, hostbuf=staged)
+        buf = _call("clCreateBuffer for " + what, cl.Buffer, self.context, flags, nbytes)
+        return buf
+
+    def vector(self, kernel, name, array, elem, stride=None, access="read_write",
+               address_space="global", min_length=None):
+        """The device copy of a vector argument.  Checks the array's dtype
+        (TypeError), adds std140 padding, uploads; read_back() brings the
+        kernel's writes back into ARRAY (for writeable access)."""
+        e = elem if isinstance(elem, Element) else element(elem, stride)
+        where = "kernel %s: argument %s" % (kernel, name)
+        n, staged = e.pack(array, where)
+        if min_length is not None and n < min_length:
+            raise ValueError("%s has %d elements; the kernel needs at least %d"
+                             % (where, n, min_length))
+        writeable = access != "read_only"
+        if address_space == "constant":
+            limit = self.device.max_constant_buffer_size
+            if staged.nbytes > limit:
+                raise ValueError("%s: %d bytes exceed the device's __constant limit of %d"
+                                 % (where, staged.nbytes, limit))
+        arg = self._device_memory(where, staged, writeable)
+        length = staged.nbytes if e.kind == "void" else n
+        return DeviceVector(self, array, e, length, staged if writeable else None,
+                            writeable, arg)
+
+    def allocate(self, kernel, name, elem, count, stride=None):
+        """A zero-filled vector of COUNT elements the kernel fills (result,
+        implicit and scratch vectors); read_back() returns it as a new
+        host array."""
+        e = elem if isinstance(elem, Element) else element(elem, stride)
+        count = int(math.ceil(count)) if isinstance(count, float) else int(count)
+        if count < 0:
+            raise ValueError("kernel %s: %s: negative size %d" % (kernel, name, count))
+        host = e.new_array(count)
+        staged = np.zeros(count * e.stride, np.uint8)
+        arg = self._device_memory("kernel %s: %s" % (kernel, name), staged, True)
+        return DeviceVector(self, host, e, count, staged, True, arg)
+
+    def local_vector(self, kernel, name, count, elem, stride=None):
+        """A __local vector parameter: the host gives its element count."""
+        e = elem if isinstance(elem, Element) else element(elem, stride)
+        if isinstance(count, cl.LocalMemory):
+            return DeviceVector(self, None, e, count.size // e.stride, None, False, count)
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise TypeError("kernel %s: __local argument %s takes an element count (int), got %r"
+                            % (kernel, name, count))
+        mem = cl.LocalMemory(max(int(count), 1) * e.stride)
+        return DeviceVector(self, None, e, int(count), None, False, mem)
+
+    def debug_channel(self, words=DEBUG_WORDS):
+        """The --debug-output buffer: WORDS 32-bit words, words[0] = 2 (the
+        write cursor), words[1] = 0 (dropped records)."""
+        host = np.zeros(int(words), np.uint32)
+        host[0] = 2
+        e = element("uint")
+        arg = self._device_memory("the debug channel", host, True)
+        return DeviceVector(self, host, e, int(words), host, True, arg)
+
+    # -- arguments and launches ----------------------------------------
+    def set_arg(self, kernel, index, name, value):
+        """kernel.set_arg(index, value), naming the argument on failure."""
+        try:
+            kernel.set_arg(index, value)
+        except cl.Error as e:
+            raise _cl_error("clSetKernelArg(%s, %d: %s)" % (kernel.function_name, index, name),
+                            e) from None
+
+    def launch(self, kernel, sizes):
+        """Enqueue KERNEL over SIZES (a LaunchSizes) and wait for it.  A
+        global size with a zero dimension launches nothing."""
+        if any(g == 0 for g in sizes.global_size):
+            return
+        what = "clEnqueueNDRangeKernel(%s, global %r, local %r)" % (
+            kernel.function_name, sizes.global_size, sizes.local_size)
+        ev = _call(what, cl.enqueue_nd_range_kernel, self.queue, kernel,
+                   sizes.global_size, sizes.local_size)
+        _call(what, ev.wait)
+
+
+# ----------------------------------------------------------------------
+# Debug channel
+
+def _debug_value(ty, lo, hi):
+    bits = (int(hi) << 32) | int(lo)
+    t = _bare(ty) if ty else "long"
+    if t in ("float",):
+        return str(np.array([lo], np.uint32).view(np.float32)[0])
+    if t == "double":
+        return str(np.array([bits], np.uint64).view(np.float64)[0])
+    if t == "half":
+        return str(np.array([lo & 0xffff], np.uint16).view(np.float16)[0])
+    if t == "bool":
+        return "t" if bits else "nil"
+    if t in ("char", "short", "int", "long"):
+        return str(bits - (1 << 64) if bits >> 63 else bits)
+    return str(bits)
+
+
+def _join_parts(pieces):
+    out = ""
+    for p in pieces:
+        if out and p and not out[-1].isspace() and not p[0].isspace():
+            out += " "
+        out += p
+    return out
+
+
+def decode_debug(words, sites):
+    """Decode a debug channel (docs/abi.md) into text lines:
+
+        kernels.crisp:12: [thread 5] reached midpoint 42
+
+    SITES is the site table (the metadata's "debug_sites", or DEBUG_SITES of
+    a generated module): dicts with file, line, kind and parts."""
+    words = np.asarray(words, dtype=np.uint32).reshape(-1)
+    lines = []
+    if words.size < 2:
+        return lines
+    end = min(int(words[0]), words.size)
+    dropped = int(words[1])
+    pos = 2
+    while pos < end:
+        n = int(words[pos])
+        if n < 3 or pos + n > end:
+            lines.append("crisp: debug channel: malformed record at word %d" % pos)
+            break
+        site_id, thread = int(words[pos + 1]), int(words[pos + 2])
+        values = words[pos + 3:pos + n]
+        site = sites[site_id] if 0 <= site_id < len(sites) else None
+        if site is None:
+            lines.append("crisp: debug record for unknown site %d [thread %d]" % (site_id, thread))
+            pos += n
+            continue
+        pieces = []
+        vi = 0
+        for part in site.get("parts", []):
+            if "text" in part:
+                pieces.append(part["text"])
+            elif vi + 2 <= len(values):
+                pieces.append(_debug_value(part.get("type"), values[vi], values[vi + 1]))
+                vi += 2
+            else:
+                pieces.append("?")
+        text = _join_parts(pieces)
+        if site.get("kind") == "assert":
+            test = site.get("test")
+            text = "assertion failed" + (": " + test if test else "") + (": " + text if text else "")
+        lines.append("%s:%s: [thread %d] %s" % (site.get("file", "?"), site.get("line", "?"),
+                                                thread, text))
+        pos += n
+    if int(words[0]) > words.size or dropped:
+        lines.append("crisp: %d debug record(s) dropped: the debug channel (%d words) was full"
+                     % (dropped, words.size))
+    return lines
+
+
+# ----------------------------------------------------------------------
+# Metadata-driven kernels: load_kernel, create_buffer, set_arg, launch
+
+class Buffer:
+    """Host data and its device copy (create_buffer).  The device copy is
+    made in the layout of the parameter it is first bound to; read() brings
+    the device data back into `host` and returns it."""
+
+    def __init__(self, host, context=None, queue=None):
+        if not isinstance(host, np.ndarray):
+            raise TypeError("create_buffer takes a numpy array, got %s" % type(host).__name__)
+        self.host = host
+        self.context, self.queue = _context_and_queue(context, queue)
+        self._runtime = Runtime(self.context, self.queue)
+        self._dev = None            # DeviceVector in the current layout
+        self._device_newer = False
+
+    @property
+    def size(self):
+        return self.host.size
+
+    def _bind(self, kernel, name, elem, access, min_length=None):
+        """The DeviceVector for a parameter with element type ELEM."""
+        d = self._dev
+        if d is not None and d.element.name == elem.name and d.element.stride == elem.stride:
+            if min_length is not None and d.length < min_length:
+                raise ValueError("kernel %s: argument %s has %d elements; the kernel needs "
+                                 "at least %d" % (kernel, name, d.length, min_length))
+            return d
+        if d is not None and self._device_newer:
+            self.read()
+        self._dev = self._runtime.vector(kernel, name, self.host, elem, access="read_write",
+                                         min_length=min_length)
+        self._device_newer = False
+        return self._dev
+
+    def read(self):
+        """Copy the device data into the host array (unpacked) and return it."""
+        if self._dev is not None:
+            d = self._dev
+            if d._staged is None:
+                d._staged = np.empty(0)  # pragma: no cover - buffers are read_write
+            d.read_back()
+            self._device_newer = False
+        return self.host
+
+    def write(self):
+        """Upload the host array again (after the host changed it)."""
+        d = self._dev
+        if d is not None:
+            self._dev = None
+            self._bind("<write>", "buffer", d.element, "read_write")
+
+
+def create_buffer(host_data, context=None, queue=None):
+    """A Buffer for HOST_DATA (a numpy array) on the default context (or the
+    one given).  std140 marshalling happens when it is bound to a kernel."""
+    return Buffer(host_data, context, queue)
+
+
+def _kernel_search_dirs():
+    dirs = [d for d in os.environ.get("CRISP_KERNEL_PATH", "").split(os.pathsep) if d]
+    dirs.append(os.getcwd())
+    if sys.argv and sys.argv[0]:
+        dirs.append(os.path.dirname(os.path.abspath(sys.argv[0])))
+    out = []
+    for d in dirs:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def _find_metadata(name, path):
+    """(metacrisp path, metadata dict) of the program that has kernel NAME."""
+    if path is None:
+        candidates = []
+        dirs = _kernel_search_dirs()
+        for d in dirs:
+            candidates += sorted(glob.glob(os.path.join(d, "*.metacrisp")))
+        where = "in " + ", ".join(dirs)
+    elif os.path.isdir(path):
+        candidates = sorted(glob.glob(os.path.join(path, "*.metacrisp")))
+        where = "in " + path
+    else:
+        candidates = [os.path.splitext(path)[0] + ".metacrisp"]
+        where = "in " + candidates[0]
+    have = []
+    for mp in candidates:
+        try:
+            with open(mp) as f:
+                meta = json.load(f)
+        except (OSError, ValueError) as e:
+            if path is not None and not os.path.isdir(path):
+                raise CrispError("cannot read the kernel metadata %s: %s (compile with "
+                                 "crisp --metadata)" % (mp, e)) from None
+            continue
+        names = [k.get("name") for k in meta.get("kernels", [])]
+        if name in names:
+            return mp, meta
+        have += ["%s (%s)" % (n, os.path.basename(mp)) for n in names]
+    raise CrispError("no kernel named %r %s%s.  Compile the Crisp source with "
+                     "--transpile-to=oclc --metadata, and set CRISP_KERNEL_PATH or "
+                     "pass path=." % (name, where, "; kernels found: " + ", ".join(have)
+                                      if have else " (no .metacrisp files there)"))
+
+
+_programs = {}
+
+
+def load_kernel(name, path=None, context=None, queue=None, options=BUILD_OPTIONS):
+    """The Kernel called NAME, found through the *.metacrisp files (see the
+    module docstring) and built on CONTEXT (default: default_context())."""
+    mp, meta = _find_metadata(name, path)
+    cl_path = os.path.splitext(mp)[0] + ".cl"
+    runtime = Runtime(context, queue)
+    key = (os.path.abspath(cl_path), runtime.context.int_ptr, options)
+    if key not in _programs:
+        _programs[key] = load_program(cl_path, runtime.context, options)
+    kmeta = [k for k in meta["kernels"] if k["name"] == name][0]
+    return Kernel(_programs[key], kmeta, runtime, meta)
+
+
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _eval_size(expr, inputs, where):
+    """Evaluate a size expression of the metadata ("python") over INPUTS."""
+    def sub(m):
+        return repr(inputs[m.group(0)]) if m.group(0) in inputs else m.group(0)
+    text = _IDENT_RE.sub(sub, expr.get("python") or "0")
+    try:
+        v = eval(text, {"__builtins__": {}, "math": math, "max": max, "min": min, "int": int})
+    except Exception as e:  # noqa: BLE001 - reported with the expression
+        raise CrispError("%s: cannot evaluate size %s (%s): %s"
+                         % (where, expr.get("crisp"), text, e)) from None
+    return int(math.ceil(v))
+
+
+def _mangle(name):
+    """The identifier docs/abi.md uses for a parameter (image-data -> image_data)."""
+    s = re.sub(r"[^A-Za-z0-9_]", "_", name.replace("-", "_")).lstrip("_") or "v"
+    return "v" + s if s[0].isdigit() else s
+
+
+class Kernel:
+    """A kernel driven by its metadata: set_arg by parameter name, launch.
+
+    params       the Crisp parameters (metadata args), in order
+    results      {name: array} of the result vectors of the last launch
+    debug_log()  the decoded debug records of the launches so far (cleared)"""
+
+    def __init__(self, program, meta, runtime, program_meta=None):
+        self.name = meta["name"]
+        self.meta = meta
+        self.runtime = runtime
+        self.program = program
+        self.kernel = create_kernel(program, self.name)
+        self.params = [a for a in meta["args"] if a["role"] in ("scalar", "buffer")]
+        self._values = {}
+        self.results = {}
+        self._debug_lines = []
+        self._sites = (program_meta or {}).get("debug_sites", [])
+
+    def __repr__(self):
+        return "<crisp_runtime.Kernel %s(%s)>" % (
+            self.name, " ".join(a["name"] for a in self.params))
+
+    def _param(self, name):
+        for a in self.meta["args"]:
+            if a["name"] == name and a["role"] in ("scalar", "buffer", "implicit"):
+                return a
+        raise KeyError("kernel %s has no parameter %r (parameters: %s)"
+                       % (self.name, name, ", ".join(a["name"] for a in self.params)))
+
+    def set_arg(self, name, value):
+        """Set the Crisp parameter NAME: a Buffer or numpy array for a
+        vector, a number for a scalar, an element count for a __local
+        vector.  Implicit vectors may be given too (else zero-filled)."""
+        a = self._param(name)
+        if a["role"] != "scalar" and a.get("address_space") != "local" \
+                and not isinstance(value, (Buffer, np.ndarray)):
+            raise TypeError("kernel %s: argument %s is a vector: pass a Buffer or a numpy "
+                            "array, got %s" % (self.name, name, type(value).__name__))
+        self._values[name] = value
+
+    def set_args(self, *values, **by_name):
+        """Set the Crisp parameters in order, and/or by name."""
+        if len(values) > len(self.params):
+            raise TypeError("kernel %s takes %d arguments (%s), got %d" % (
+                self.name, len(self.params), " ".join(a["name"] for a in self.params),
+                len(values)))
+        for a, v in zip(self.params, values):
+            self.set_arg(a["name"], v)
+        for n, v in by_name.items():
+            self.set_arg(n, v)
+
+    def debug_log(self):
+        lines, self._debug_lines = self._debug_lines, []
+        return lines
+
+    def _declared(self, spec, lengths, scalars, what):
+        if not spec:
+            return None
+        if spec.get("set_to"):
+            return tuple(int(x) for x in spec["set_to"])
+        if spec.get("derive_from"):
+            out = []
+            for n in spec["derive_from"]:
+                if n in lengths:
+                    out.append(lengths[n])
+                elif n in scalars:
+                    out.append(int(scalars[n]))
+                else:
+                    raise CrispError("kernel %s: %s derives from unknown parameter %r"
+                                     % (self.name, what, n))
+            return tuple(out)
+        return None
+
+    def launch(self, queue=None, *args, global_size=None, local_size=None):
+        """Run the kernel and wait.  See the module docstring for how the
+        positional values after QUEUE are read.  Returns the result vectors
+        (None, one array, or a tuple in source order)."""
+        if args and isinstance(args[0], (Buffer, np.ndarray)):
+            self.set_args(*args)
+        elif args:
+            if len(args) > 2:
+                raise TypeError("kernel %s: launch(queue, global_size, local_size) takes two "
+                                "sizes; pass kernel arguments first as buffers" % self.name)
+            if global_size is None:
+                global_size = args[0]
+            if len(args) > 1 and local_size is None:
+                local_size = args[1]
+        rt = self.runtime
+        if queue is not None and queue is not rt.queue:
+            rt = Runtime(queue.context, queue)
+            if queue.context != self.runtime.context:
+                raise CrispError("kernel %s: the queue is on another context than the kernel"
+                                 % self.name)
+        k = self.meta
+        where = "kernel %s" % self.name
+        missing = [a["name"] for a in self.params if a["name"] not in self._values]
+        if missing:
+            raise TypeError("%s: argument(s) not set: %s" % (where, ", ".join(missing)))
+
+        devs = {}           # arg index -> DeviceVector
+        copy_back = []
+        lengths, scalars, inputs = {}, {}, {}
+        cl_args = [None] * len(k["args"])
+        for a in k["args"]:
+            if a["role"] not in ("scalar", "buffer"):
+                continue
+            v = self._values[a["name"]]
+            if a["role"] == "scalar":
+                cl_args[a["index"]] = scalar("%s: argument %s" % (where, a["name"]), a["type"], v)
+                scalars[a["name"]] = v
+                inputs[_mangle(a["name"])] = v
+                continue
+            elem = element(a.get("element", "void"), a.get("stride"))
+            if a.get("address_space") == "local":
+                d = rt.local_vector(self.name, a["name"], v, elem)
+            elif isinstance(v, Buffer):
+                d = v._bind(self.name, a["name"], elem, a.get("access"))
+                if a.get("access") != "read_only":
+                    v._device_newer = True
+            else:
+                d = rt.vector(self.name, a["name"], v, elem, access=a.get("access", "read_write"),
+                              address_space=a.get("address_space", "global"))
+                if d.writeable:
+                    copy_back.append(d)
+            devs[a["index"]] = d
+            cl_args[a["index"]] = d.arg
+            lengths[a["name"]] = d.length
+            inputs[_mangle(a["name"]) + "_len"] = d.length
+
+        if k.get("single_task"):
+            sizes = launch_sizes(where, (1,), None)
+        else:
+            g = global_size if global_size is not None else \
+                self._declared(k.get("global_size"), lengths, scalars, "global_size")
+            if g is None:
+                vecs = [a["name"] for a in self.params if a["name"] in lengths]
+                if not vecs:
+                    raise TypeError("%s: no global-size declaration and no vector argument; "
+                                    "pass global_size=" % where)
+                dims = (k.get("global_size") or {}).get("dims") or 1
+                g = (lengths[vecs[0]],) + (1,) * (dims - 1)
+            lsz = local_size if local_size is not None else \
+                self._declared(k.get("local_size"), lengths, scalars, "local_size")
+            sizes = launch_sizes(where, g, lsz)
+        for n in ("global_size", "local_size", "num_groups"):
+            for i in range(3):
+                inputs["%s%d" % (n, i)] = getattr(sizes, "%s%d" % (n, i))
+        inputs["global_linear_size"] = sizes.global_linear_size
+        inputs["local_linear_size"] = sizes.local_linear_size
+
+        results = []
+        debug = None
+        for a in k["args"]:
+            role = a["role"]
+            if role in ("result", "implicit"):
+                count = _eval_size(a.get("size") or {}, inputs, where)
+                elem = element(a.get("element"), a.get("stride"))
+                given = self._values.get(a["name"]) if role == "implicit" else None
+                if given is not None:
+                    d = rt.vector(self.name, a["name"], given, elem, min_length=count)
+                    copy_back.append(d)
+                else:
+                    d = rt.allocate(self.name, a["name"], elem, count)
+                if role == "result":
+                    results.append((a["name"], d))
+            elif role == "scratch":
+                d = rt.allocate(self.name, "scratch", element("uchar"),
+                                _eval_size(a.get("bytes") or {}, inputs, where))
+            elif role == "debug":
+                d = debug = rt.debug_channel()
+            else:
+                continue
+            devs[a["index"]] = d
+            cl_args[a["index"]] = d.arg
+        for a in k["args"]:
+            if a["role"] == "length":     # follows the pointer it measures
+                cl_args[a["index"]] = np.uint64(devs[a["index"] - 1].length)
+        for i, v in enumerate(cl_args):
+            rt.set_arg(self.kernel, i, k["args"][i]["name"], v)
+        rt.launch(self.kernel, sizes)
+        for d in copy_back:
+            d.read_back()
+        if debug is not None:
+            self._debug_lines += decode_debug(debug.read_back(), self._sites)
+        self.results = {n: d.read_back() for n, d in results}
+        if not results:
+            return None
+        if len(results) == 1:
+            return results[0][1].host
+        return tuple(d.host for _, d in results)

@@ -26,6 +26,7 @@ Program.run() passes arguments by the kernel ABI described in the metadata.
 
 import atexit
 import json
+import math
 import os
 import re
 import subprocess
@@ -186,10 +187,11 @@ def out_dir(*parts):
 _compiled = {}
 
 
-def compile(crisp_file, out_dir_=None, defines=None, output_base=None, **kw):
+def compile(crisp_file, out_dir_=None, defines=None, output_base=None, flags=(), **kw):
     """Transpile CRISP_FILE (a path, or a list of paths) and build it.
 
-    defines: {"NAME": value} passed as -DNAME=VALUE.  The output goes to
+    defines: {"NAME": value} passed as -DNAME=VALUE; flags: extra options
+    (e.g. ["--debug-output"]).  The output goes to
     out_dir_ (default tests/out/e2e/<test file>/<base>[-<hash>]).
     Raises CompileError with the compiler's (clang's, PoCL's) messages."""
     out_dir_ = kw.pop("out_dir", out_dir_)
@@ -199,12 +201,12 @@ def compile(crisp_file, out_dir_=None, defines=None, output_base=None, **kw):
     files = [_resolve(os.fspath(f)) for f in files]
     defines = dict(defines or {})
     base = output_base or os.path.splitext(os.path.basename(files[-1]))[0]
-    key = (tuple(files), tuple(sorted((k, str(v)) for k, v in defines.items())), base, out_dir_)
+    key = (tuple(files), tuple(sorted((k, str(v)) for k, v in defines.items())) + tuple(flags), base, out_dir_)
     if key in _compiled:
         return _compiled[key]
     if out_dir_ is None:
         sub = base
-        if defines:
+        if defines or flags:
             sub += "-%08x" % zlib.crc32(repr(key[1]).encode())
         out_dir_ = out_dir(sub)
     os.makedirs(out_dir_, exist_ok=True)
@@ -212,6 +214,7 @@ def compile(crisp_file, out_dir_=None, defines=None, output_base=None, **kw):
     if output_base:
         args.append("--output-base=" + output_base)
     args += ["-D%s=%s" % (k, _define_text(v)) for k, v in defines.items()]
+    args += list(flags)
     cl_path = os.path.join(out_dir_, base + ".cl")
     meta_path = os.path.join(out_dir_, base + ".metacrisp")
     for p in (cl_path, meta_path):
@@ -317,8 +320,9 @@ class Program:
             if name in values:
                 raise TypeError("parameter %r given twice" % name)
             values[name] = v
+        SIDE = ("result", "implicit", "scratch", "debug")
         missing = [a["name"] for a in k["args"]
-                   if a["role"] != "length" and a["name"] not in values]
+                   if a["role"] not in ("length",) + SIDE and a["name"] not in values]
         if missing:
             raise TypeError("kernel %s: missing argument(s) %s (roles: %s)" % (
                 kernel_name, ", ".join(missing), ", ".join(
@@ -330,7 +334,7 @@ class Program:
         copy_back = []    # (host array, staged array, cl buffer, lanes)
         cl_args = [None] * len(k["args"])
         for a in k["args"]:
-            if a["role"] == "length":
+            if a["role"] == "length" or (a["role"] in SIDE and a["name"] not in values):
                 continue
             v = values[a["name"]]
             if a.get("address_space") == "local" or isinstance(v, cl.LocalMemory):
@@ -343,6 +347,36 @@ class Program:
             else:
                 cl_args[a["index"]] = _scalar_value(kernel_name, a, v)
                 scalars[a["name"]] = v
+        gsize, lsize = self._sizes(k, lengths, scalars, global_size, local_size)
+        # side channels the caller did not pass: sized from the metadata
+        sides = {}
+        env = {"math": math}
+        for d in range(3):
+            env["global_size%d" % d] = gsize[d] if d < len(gsize) else 1
+            env["local_size%d" % d] = (lsize[d] if lsize and d < len(lsize) else 1)
+            env["num_groups%d" % d] = -(-env["global_size%d" % d] // env["local_size%d" % d])
+        env["global_linear_size"] = env["global_size0"] * env["global_size1"] * env["global_size2"]
+        env["local_linear_size"] = env["local_size0"] * env["local_size1"] * env["local_size2"]
+        for name, n in lengths.items():
+            env[_mangle(name) + "_len"] = n
+        for name, v in scalars.items():
+            env[_mangle(name)] = v
+        for a in k["args"]:
+            if a["role"] not in SIDE or a["name"] in values:
+                continue
+            if a["role"] == "debug":
+                arr = np.zeros(65536, np.uint32)
+                arr[0] = 2
+            else:
+                spec = a["bytes"] if a["role"] == "scratch" else a["size"]
+                n = int(eval(spec["python"], env))
+                dt = np.uint8 if a["role"] == "scratch" else dtype_of(a["element"])
+                arr = np.zeros(max(n, 0), dt)
+            values[a["name"]] = sides[a["name"]] = arr
+            buf, n, back = self._buffer_arg(ctx, queue, kernel_name, a, arr)
+            cl_args[a["index"]], lengths[a["name"]] = buf, n
+            if back:
+                copy_back.append(back)
         for a in k["args"]:
             if a["role"] == "length":
                 p = a.get("param")
@@ -351,7 +385,6 @@ class Program:
                                     % (kernel_name, a["index"], p))
                 cl_args[a["index"]] = _scalar_value(kernel_name, a, lengths[p])
 
-        gsize, lsize = self._sizes(k, lengths, scalars, global_size, local_size)
         for i, v in enumerate(cl_args):
             kernel.set_arg(i, v)
         self.last_kernel_seconds = None
@@ -368,10 +401,20 @@ class Program:
             if staged is not host:
                 _unstage(host, staged, lanes)
         queue.finish()
+        self.last_sides = sides
+        return sides
 
     # -- arguments ------------------------------------------------------
     def _buffer_arg(self, ctx, queue, kname, a, v):
         elem = a.get("element") or a["type"]
+        if elem == "void":
+            # def-kernel-exact voidp: any contiguous array, passed as bytes
+            if not isinstance(v, np.ndarray) or not v.flags.c_contiguous:
+                raise TypeError("kernel %s: voidp argument %r takes a contiguous numpy array"
+                                % (kname, a["name"]))
+            buf = cl.Buffer(ctx, cl.mem_flags.COPY_HOST_PTR | cl.mem_flags.READ_WRITE,
+                            hostbuf=v if v.nbytes else np.zeros(1, np.uint8))
+            return buf, v.nbytes, (v, v, buf, None) if v.nbytes else None
         base, lanes, mem_lanes = parse_type(elem)
         stride = int(a.get("stride") or base.itemsize * mem_lanes)
         if not isinstance(v, np.ndarray):
@@ -443,6 +486,14 @@ class Program:
                                 "dimensions" % (k["name"], lsz, g))
             g = tuple(-(-gi // li) * li for gi, li in zip(g, lsz))
         return tuple(int(x) for x in g), lsz
+
+
+def _mangle(name):
+    """Crisp name -> the identifier size expressions use (docs/abi.md)."""
+    out = []
+    for ch in name:
+        out.append(ch if ch.isalnum() or ch == "_" else "_" if ch == "-" else "_")
+    return "".join(out).lstrip("_") or "v"
 
 
 def _tuple(x):

@@ -139,12 +139,12 @@ static const char *local_cname(Ctx *cx, const char *crisp_name) {
         if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
     }
     const char *base = mangle(cx->ck->a, crisp_name);
-    /* locals must not collide with file-scope names either */
-    for (int i = 0; i < cx->ck->ncnames; i++)
-        if (!strcmp(cx->ck->cnames[i], base)) {
-            base = arena_printf(cx->ck->a, "%s_v", base);
-            break;
-        }
+    /* locals must not collide with file-scope names either: functions
+       and kernels, including those not instantiated yet */
+    int clash = 0;
+    for (int i = 0; i < cx->ck->ncnames && !clash; i++) clash = !strcmp(cx->ck->cnames[i], base);
+    for (int i = 0; i < cx->ck->nfuncs && !clash; i++) clash = !strcmp(cx->ck->funcs[i]->cname_base, base);
+    if (clash) base = arena_printf(cx->ck->a, "%s_v", base);
     return unique_name(cx->ck->a, &cx->names, &cx->nnames, &cx->capnames, base);
 }
 
@@ -224,7 +224,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     Program *p = prog_of(cx);
     for (int i = 0; i < p->nhelpers; i++) {
         Helper *h = p->helpers[i];
-        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW) return h;
+        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW && k != H_DEBUG_LOG) return h;
     }
     Helper *h = arena_alloc(cx->ck->a, sizeof *h);
     if (!h) return NULL;
@@ -243,7 +243,8 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     case H_CEIL_DIV: h->cname = arena_printf(cx->ck->a, "crisp_ceil_div_%s", tn); break;
     case H_ROUND_DIV: h->cname = arena_printf(cx->ck->a, "crisp_round_div_%s", tn); break;
     case H_STD140_ELEM: h->cname = arena_printf(cx->ck->a, "crisp_std140_%s", tn); break;
-    case H_ATOMIC_RMW: h->cname = NULL; break; /* named by the caller */
+    case H_ATOMIC_RMW:
+    case H_DEBUG_LOG: h->cname = NULL; break; /* named by the caller */
     }
     PUSH(cx->ck->a, p->helpers, p->nhelpers, p->caphelpers, h);
     return h;
@@ -629,7 +630,9 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                 Dest dv = {D_VAR, s, declared};
                 form_to(cx, init, &dv);
             } else {
+                cx->bind_hint = name->name;
                 Node *v = init ? expr(cx, init, declared) : NULL;
+                cx->bind_hint = NULL;
                 if (v && v->ty && v->ty->kind == TY_VOID) {
                     diag_error_at(ck->d, init, "E0333", "`%s` has no value to bind to `%s`",
                                   syn_to_string(ck->a, init, 40), name->name);
@@ -641,6 +644,27 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                 }
                 if (v && v->ty && v->ty->kind == TY_TUPLE) {
                     v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+                }
+                if (v && v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
+                    /* a vector value (side channel, marshalled vector): alias it */
+                    Sym *src = v->sym;
+                    if (src->is_view && src->name == name->name && src->kind != SYM_PARAM) {
+                        /* the view was made for this binding: give it the
+                           binding's C name (nothing has printed it yet) */
+                        src->cname = s->cname;
+                        src->len_cname = local_cname(cx, arena_printf(ck->a, "%s_len", s->cname));
+                    }
+                    s->ty = src->ty;
+                    s->cname = src->cname;
+                    s->len_cname = src->len_cname;
+                    s->write_only = src->write_only;
+                    s->hoisted_local = src->hoisted_local;
+                    s->is_view = src->is_view;
+                    s->init = src->init;
+                    if (!sequential) cx->scope = inner;
+                    s->immutable = decl_immutable(&ds, name->key);
+                    scope_add(cx, s);
+                    continue;
                 }
                 if (v && declared) v = coerce(cx, v, declared, init, "initial value");
                 if (!s->ty) s->ty = v ? v->ty : NULL;
@@ -804,7 +828,9 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *body = new_block(cx, syn);
     cx->block = body;
     Dest discard = {D_DISCARD, NULL, NULL};
+    cx->loop_depth++;
     body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
+    cx->loop_depth--;
     cx->block = saved;
     scope_pop(cx);
     cx->nnames = names_mark;
@@ -1233,9 +1259,18 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     fd->ret_declared = 1;
 }
 
+static void resolve_signature_body(Checker *ck, FuncDef *fd);
+
 void resolve_signature(Checker *ck, FuncDef *fd) {
     if (fd->resolved) return;
     fd->resolved = 1;
+    int saved_voidp = ck->allow_voidp;
+    ck->allow_voidp = fd->exact;
+    resolve_signature_body(ck, fd);
+    ck->allow_voidp = saved_voidp;
+}
+
+static void resolve_signature_body(Checker *ck, FuncDef *fd) {
     for (int i = 0; i < fd->nparams; i++) {
         Node *p = (Node *)fd->params[i].name;
         if (p->ann) {
@@ -1327,6 +1362,12 @@ void resolve_signature(Checker *ck, FuncDef *fd) {
             diag_error_at(ck->d, p->name, "E0122", "parameter `%s` cannot have type `%s`", p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
         }
+        if (p->is_out && fd->exact) {
+            diag_error_at(ck->d, p->name, "E0128", "def-kernel-exact does not take `&out` parameters (`%s`); mark the vector :write-only",
+                          p->name->name);
+            fd->bad = 1;
+        }
+        if (t->kind == TY_VOIDP) continue; /* def-kernel-exact only (checked by type_expr) */
         if (p->is_out && (t->kind != TY_VECTOR || (t->as && t->as != AS_GLOBAL))) {
             diag_error_at(ck->d, p->name, "E0123", "`&out` parameter `%s` must be a :global vector, found `%s`",
                           p->name->name, ty_name(ck->a, t));
@@ -1596,6 +1637,8 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         }
     }
     kernel_decls(&cx, fd);
+    if (fd->kind == FN_KERNEL && !fd->exact && ck->c->opt->debug_output) debug_sym(&cx, fd->form);
+    fn->exact = fd->exact;
     (void)call;
     PUSH(ck->a, ck->stack, ck->nstack, ck->capstack, fd);
     fd->checking = 1;
@@ -1678,6 +1721,10 @@ static void collect(Checker *ck, Node *f) {
     if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
     else if (!strcmp(h, "def-function")) collect_func(ck, f, FN_FUNCTION);
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
+    else if (!strcmp(h, "def-kernel-exact")) {
+        FuncDef *fd = collect_func(ck, f, FN_KERNEL);
+        if (fd) fd->exact = 1;
+    }
     else if (!strcmp(h, "def-const") || !strcmp(h, "def-constant")) collect_const(ck, f);
     else if (!strcmp(h, "def-parameter")) collect_parameter(ck, f);
     else if (!strcmp(h, "def-type")) {
@@ -1713,7 +1760,7 @@ static void collect(Checker *ck, Node *f) {
             }
         }
     } else if (!strcmp(h, "with-template-type") || !strcmp(h, "def-struct") || !strcmp(h, "def-enumeration") ||
-               !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") || !strcmp(h, "def-kernel-exact") ||
+               !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
                !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {

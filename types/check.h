@@ -37,6 +37,7 @@ struct Sym {
     int write_only;         /* &out parameter */
     int is_temp;            /* compiler temporary */
     int hoisted_local;      /* __local array declared at kernel scope */
+    int is_view;            /* pointer + length variables (side channels, marshall-vector) */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */
@@ -74,6 +75,19 @@ typedef struct SideChannel {
     const Node *at;
 } SideChannel;
 
+/* A side channel a function needs from its caller: a hidden parameter the
+ * caller fills with its own side channel (spec: side channels may be made
+ * in any function a kernel calls). */
+typedef struct FnSide {
+    SideKind kind;
+    const char *name;
+    const char *comment;
+    Type *ty;
+    Node *count;            /* element count, syntax over the function's params */
+    Sym *param;             /* the hidden vector parameter */
+    const Node *at;
+} FnSide;
+
 typedef struct CFunc {
     FnKind kind;
     const char *name;       /* Crisp name as written */
@@ -92,6 +106,9 @@ typedef struct CFunc {
     SideChannel **sides;    /* kernels: side channels in source order */
     int nsides, capsides;
     Sym *scratch_pool;      /* kernels: the scratch pool parameter, or NULL */
+    Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
+    FnSide **fsides;        /* functions: side channels the caller provides */
+    int nfsides, capfsides;
     Sym *debug;             /* the debug channel parameter, or NULL */
 } CFunc;
 
@@ -99,7 +116,7 @@ typedef struct CFunc {
 typedef enum HelperKind {
     H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
     H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
-    H_ATOMIC_RMW, H_STD140_ELEM,
+    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG,
 } HelperKind;
 
 typedef struct Helper {
@@ -110,7 +127,25 @@ typedef struct Helper {
     int op;                 /* atomics: builtin operator id when fn is NULL */
     int unary;              /* atomics: atomic-op! (one-argument function) */
     const char *cname;      /* name of the helper in the emitted code */
+    Type **tys;             /* debug log: the logged values' types */
+    int ntys;
 } Helper;
+
+/* One r-t-output / r-t-assert site: what the host needs to decode its
+ * records (docs/abi.md "Debug channel"). */
+typedef struct DebugPart {
+    const char *text;       /* literal text, or NULL for a value */
+    const Type *ty;         /* value type */
+    const char *expr;       /* the value's Crisp text */
+} DebugPart;
+
+typedef struct DebugSite {
+    const char *file;
+    int line;
+    const char *kind;       /* "output" or "assert" */
+    DebugPart *parts;
+    int nparts;
+} DebugSite;
 
 typedef struct Program {
     CFunc **funcs;          /* emission order: callees before callers */
@@ -119,6 +154,8 @@ typedef struct Program {
     int nhelpers, caphelpers;
     int uses_fp64, uses_fp16, uses_int64_atomics;
     int debug_output;       /* compiled with --debug-output */
+    DebugSite **sites;      /* debug log sites, indexed by site id */
+    int nsites, capsites;
     const char *source;     /* input file names, space separated */
 } Program;
 

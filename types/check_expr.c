@@ -1525,6 +1525,7 @@ static Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
+    cx->bind_hint = NULL; /* only a direct initialiser names a view */
     FuncDef *fd = func_lookup(ck, syn->kids[0]->key);
     resolve_signature(ck, fd);
     if (fd->bad) return NULL;
@@ -1576,8 +1577,12 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     CFunc *fn = instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
+    /* side channels and the debug channel the callee needs from us */
+    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 2));
+    int nside = 0;
+    if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
-    int nargs = 0;
+    int nargs = nside;
     for (int i = 0; i < n; i++) nargs += fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
     nargs += nret > 1 ? nret - 1 : 0;
     Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
@@ -1591,6 +1596,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             c->kids[c->nkids++] = vals[i];
         }
     }
+    for (int i = 0; i < nside; i++) c->kids[c->nkids++] = side[i];
     for (int i = 1; i < nret; i++) {
         Sym *t = new_temp(cx, syn, "value", fn->ret->elems[i]);
         if (!t) return NULL;
@@ -1636,6 +1642,12 @@ static const Builtin builtins[] = {
     {"%extent", b_extent}, {"%pow2-below", b_pow2_below},
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector},
+    {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
+    {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
+    {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
+    {"marshall-vector", marshall_form}, {"marshall-result-vector", marshall_form},
+    {"marshall-scratch-vector", marshall_form}, {"marshall-implicit-vector", marshall_form},
+    {"marshall-debug-logging-vector", marshall_form},
     {NULL, NULL},
 };
 
@@ -1874,11 +1886,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
-        {"make-result-vector", "is not supported yet (side channels come with the hoisting milestone)"},
-        {"make-scratch-vector", "is not supported yet (side channels come with the hoisting milestone)"},
-        {"make-implicit-vector", "is not supported yet (side channels come with the hoisting milestone)"},
-        {"r-t-output", "is not supported yet (the debug channel comes with the hoisting milestone)"},
-        {"r-t-assert", "is not supported yet (the debug channel comes with the hoisting milestone)"},
         {"make-vector-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},

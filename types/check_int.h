@@ -42,6 +42,7 @@ struct FuncDef {
     int bad;                 /* signature errors: do not check the body */
     int resolved;
     int called;
+    int exact;               /* def-kernel-exact */
     const char *cname_base;
 };
 
@@ -57,6 +58,7 @@ typedef struct Checker {
     int ncnames, capcnames;
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
+    int allow_voidp;         /* resolving a def-kernel-exact signature */
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -79,6 +81,8 @@ typedef struct Ctx {
     const char **names;      /* C names used in this function */
     int nnames, capnames;
     int temp_counter;
+    int loop_depth;          /* inside a loop body: side channels not allowed */
+    const char *bind_hint;   /* the let variable being initialised (names views) */
 } Ctx;
 
 /* ---- check.c ---- */
@@ -116,6 +120,14 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
 Node *var_ref(Ctx *cx, const Node *at, Sym *s);
 const char *tname(Ctx *cx, const Type *t);
 int node_has_effects(const Node *n);
+
+/* ---- sidechan.c ---- */
+Node *side_make(Ctx *cx, Node *syn, Type *want);
+int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);
+Sym *debug_sym(Ctx *cx, const Node *at);
+Node *debug_form(Ctx *cx, Node *syn, Type *want);
+Node *marshall_form(Ctx *cx, Node *syn, Type *want);
+void side_finish_kernel(Ctx *cx);
 
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);

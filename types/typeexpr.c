@@ -173,6 +173,7 @@ Type *type_expr(Checker *ck, Node *syn) {
         Sym *s = global_lookup(ck, syn->key);
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
         if (!strcmp(syn->key, "voidp")) {
+            if (ck->allow_voidp) return &ty_voidp;
             diag_error_at(ck->d, syn, "E0213", "`voidp` is only allowed in def-kernel-exact parameters");
             return NULL;
         }
@@ -202,6 +203,23 @@ Type *type_expr(Checker *ck, Node *syn) {
               !strcmp(h, "const-vec-type"))) {
         diag_error_at(ck->d, syn, "E0214", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
         return NULL;
+    }
+    /* (ALIAS :read_only ...): a vector type alias with some properties
+       changed, as in the spec's marshall-vector example */
+    Sym *alias = h ? global_lookup(ck, h) : NULL;
+    if (alias && alias->kind == SYM_TYPE) {
+        Type *base = alias_type(ck, alias, syn);
+        if (!base) return NULL;
+        if (base->kind != TY_VECTOR) {
+            diag_error_at(ck->d, syn, "E0219", "`%s` is `%s`, not a vector type, so it takes no arguments", syn->kids[0]->name,
+                          ty_name(ck->a, base));
+            return NULL;
+        }
+        Type *mod = vector_type_args(ck, syn, 1, 0, NULL);
+        if (!mod) return NULL;
+        return ty_vector(ck->a, mod->elem ? mod->elem : base->elem, mod->as ? mod->as : base->as,
+                         mod->acc ? mod->acc : base->acc, mod->align ? mod->align : base->align,
+                         mod->length >= 0 ? mod->length : base->length);
     }
     diag_error_at(ck->d, syn, "E0202", "expected a type, found `%s`", syn_to_string(ck->a, syn, 60));
     return NULL;

@@ -27,6 +27,7 @@ Type ty_void = {.kind = TY_VOID};
 Type ty_bool = {.kind = TY_BOOL};
 Type ty_keyword = {.kind = TY_KEYWORD};
 Type ty_string = {.kind = TY_STRING};
+Type ty_voidp = {.kind = TY_VOIDP};
 
 /* Interned scalar and hardware-vector types: constant tables, so they
    compare by pointer and need no initialisation. */
@@ -224,6 +225,7 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_NUM:
     case TY_HWVEC: return ty_cname(t);
     case TY_KEYWORD: return "keyword";
+    case TY_VOIDP: return "voidp";
     case TY_STRING: return "string";
     case TY_VECTOR: {
         const char *s = arena_printf(a, "(vector-type %s", t->elem ? ty_name(a, t->elem) : "?");

@@ -21,6 +21,7 @@ typedef enum TypeKind {
     TY_KEYWORD,  /* :foo values */
     TY_STRING,   /* string literals (compile-time only) */
     TY_TUPLE,    /* multiple values */
+    TY_VOIDP,    /* def-kernel-exact's untyped __global pointer */
 } TypeKind;
 
 typedef enum Scalar {
@@ -59,7 +60,7 @@ typedef struct ScalarInfo {
 
 const ScalarInfo *ty_scalar_info(Scalar s);
 
-extern Type ty_void, ty_bool, ty_keyword, ty_string;
+extern Type ty_void, ty_bool, ty_keyword, ty_string, ty_voidp;
 Type *ty_num(Scalar s);
 Type *ty_hwvec(Scalar s, int width);  /* NULL for an invalid width */
 Type *ty_vector(Arena *a, Type *elem, AddrSpace as, Access acc, Align al, int64_t len);

@@ -643,6 +643,47 @@ static void test_constants(void **state) {
     t_free(t);
 }
 
+/* %defun: compile-time helper functions shared by macros. */
+static void test_defun(void **state) {
+    (void)state;
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(%defun twice (x) \"Doc.\" (* 2 x))\n"
+                                    "(%defun fact (n) (if (<= n 1) 1 (* n (fact (- n 1)))))\n"
+                                    "(%defun wrap (f l) (mapcar f l))\n"
+                                    "(defmacro m (n) `(list ,(twice n) ,(fact n) ',(wrap #'twice '(1 2))))\n"
+                                    "(def-function g () (m 5))"),
+                        "(def-function g () (list 10 120 '(2 4)))");
+    t_free(t);
+
+    t = t_new();
+    assert_string_equal(t_expand(t, "(%defun car (x) x)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "cannot define `car`: it is a builtin"));
+    t_free(t);
+
+    t = t_new();
+    assert_string_equal(t_expand(t, "(%defun f (x))\n(def-function g () (%defun h () 1))"),
+                        "ERROR");
+    assert_non_null(strstr(t_diag(t), "`%defun` is only allowed at top level"));
+    t_free(t);
+
+    /* an error raised in a helper is reported at the macro's call */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(%defun check (x) (unless (integerp x) (error \"bad ~a\" x)))\n"
+                                    "(defmacro m (x) (check x) x)\n"
+                                    "(def-function g () (m a))"),
+                        "ERROR");
+    assert_non_null(strstr(t_diag(t), "t.crisp:3:20: error[E0204]: bad a"));
+    t_free(t);
+
+    /* runaway recursion in a helper hits the recursion limit */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(%defun loop-forever (n) (+ 1 (loop-forever n)))\n"
+                                    "(defmacro m () (loop-forever 1))\n(m)"),
+                        "ERROR");
+    assert_non_null(strstr(t_diag(t), "macro `m` exceeded the compile-time recursion depth"));
+    t_free(t);
+}
+
 /* ---- error builtins and where diagnostics point ---- */
 
 static void test_error_builtins(void **state) {
@@ -860,6 +901,7 @@ int main(void) {
         cmocka_unit_test(test_macro_in_macro_body),
         cmocka_unit_test(test_host_hook),
         cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_defun),
         cmocka_unit_test(test_error_builtins),
         cmocka_unit_test(test_error_in_body_points_at_defmacro),
         cmocka_unit_test(test_limit_expands_forever),

@@ -1,0 +1,857 @@
+/* sidechan.c - side channels, the run-time debug channel and the
+ * marshalling forms of def-kernel-exact.
+ *
+ * Spec sections "Side Channel Vectors", "Argument Passing and Side
+ * Channels", "def-kernel-exact" and "Logging and Debugging".  A side channel
+ * made in a kernel becomes a kernel parameter (result, implicit) or a view
+ * into the one scratch pool; one made in a def-function becomes a hidden
+ * parameter that every caller supplies with a side channel of its own, its
+ * size rewritten in the caller's terms, until the kernel's own parameters
+ * and launch sizes are all that is left - which is what the host can
+ * compute.  Invocations are counted statically, so none may be in a loop.
+ * The layout the host sees is docs/abi.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_int.h"
+
+Node *global_const_value(Checker *ck, Sym *s);
+
+static Diag *D(Ctx *cx) {
+    return cx->ck->d;
+}
+
+static const char *side_word(SideKind k) {
+    return k == SIDE_RESULT ? "result" : k == SIDE_IMPLICIT ? "implicit" : k == SIDE_SCRATCH ? "scratch" : "debug";
+}
+
+/* ---- tiny syntax builder (for forms the checker writes itself) ---- */
+
+static Node *S(Ctx *cx, const Node *at, const char *name) {
+    Node *n = syn_symbol(cx->ck->a, at->loc, name);
+    n->origin = at->origin;
+    return n;
+}
+
+static Node *I(Ctx *cx, const Node *at, int64_t v) {
+    Node *n = syn_int(cx->ck->a, at->loc, v);
+    n->origin = at->origin;
+    return n;
+}
+
+static Node *L(Ctx *cx, const Node *at, int n, ...) {
+    Node *kids[16];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n && i < 16; i++) kids[i] = va_arg(ap, Node *);
+    va_end(ap);
+    Node *l = syn_list(cx->ck->a, at->loc, kids, n < 16 ? n : 16);
+    l->origin = at->origin;
+    return l;
+}
+
+/* ---- size expressions ---- */
+
+typedef struct HostExpr {
+    StrBuf c, py;
+    const char **inputs;
+    int ninputs, cap;
+    int is_float;
+} HostExpr;
+
+static int launch_input(const char *h, const char **name) {
+    static const struct { const char *crisp, *input; } t[] = {
+        {"get-global-size", "global_size"}, {"get-global-work-size", "global_size"}, {"global-work-size", "global_size"},
+        {"get-local-size", "local_size"}, {"get-local-work-size", "local_size"}, {"local-work-size", "local_size"},
+        {"get-num-groups", "num_groups"}, {NULL, NULL}};
+    for (int i = 0; t[i].crisp; i++)
+        if (!strcmp(h, t[i].crisp)) {
+            *name = t[i].input;
+            return 1;
+        }
+    if (!strcmp(h, "get-global-linear-size") || !strcmp(h, "get-total-threads")) {
+        *name = "global_linear_size";
+        return 2;
+    }
+    if (!strcmp(h, "get-local-linear-size")) {
+        *name = "local_linear_size";
+        return 2;
+    }
+    return 0;
+}
+
+static void add_input(Ctx *cx, HostExpr *h, const char *name) {
+    for (int i = 0; i < h->ninputs; i++)
+        if (!strcmp(h->inputs[i], name)) return;
+    ck_push(cx->ck->a, (void ***)&h->inputs, &h->ninputs, &h->cap, (void *)name);
+}
+
+/* Check that `syn` only uses what a size may use, and (when h is given, in
+ * a kernel) translate it to host C and Python.  `fn_params` decides which
+ * symbols are parameters: the current function's. */
+static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
+    Checker *ck = cx->ck;
+    if (syn->kind == N_INT) {
+        if (syn->ival < 0) {
+            diag_error_at(D(cx), syn, "E0805", "a side-channel size cannot be negative, found %lld", (long long)syn->ival);
+            return 0;
+        }
+        if (h) {
+            sb_printf(&h->c, "%lldULL", (long long)syn->ival);
+            sb_printf(&h->py, "%lld", (long long)syn->ival);
+        }
+        return 1;
+    }
+    if (syn->kind == N_FLOAT) {
+        if (h) {
+            sb_printf(&h->c, "%.17g", syn->fval);
+            sb_printf(&h->py, "%.17g", syn->fval);
+            h->is_float = 1;
+        }
+        return 1;
+    }
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->key);
+        if (!s) s = parameter_lookup(ck, syn);
+        if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
+            Node *v = global_const_value(ck, s);
+            if (!v) return 0;
+            if (h) {
+                if (v->kind == N_C_FLOATLIT) {
+                    sb_printf(&h->c, "%.17g", v->fval);
+                    sb_printf(&h->py, "%.17g", v->fval);
+                    h->is_float = 1;
+                } else {
+                    sb_printf(&h->c, "%lldULL", (long long)v->ival);
+                    sb_printf(&h->py, "%lld", (long long)v->ival);
+                }
+            }
+            return 1;
+        }
+        if (s && s->kind == SYM_PARAM && ty_is_int(s->ty)) {
+            if (h) {
+                const char *in = mangle(ck->a, s->name);
+                sb_printf(&h->c, "(unsigned long long)%s", in);
+                sb_puts(&h->py, in);
+                add_input(cx, h, in);
+            }
+            return 1;
+        }
+        diag_error_at(D(cx), syn, "E0806",
+                      "the size of a side channel can only use the %s's integer parameters, lengths of its vector parameters, constants and launch sizes; `%s` is %s",
+                      cx->fn->kind == FN_KERNEL ? "kernel" : "function", syn->name,
+                      !s ? "unknown" : s->kind == SYM_PARAM ? "not an integer" : "a local variable");
+        if (site != syn) diag_note(D(cx), site->loc, "in the size of this side channel");
+        return 0;
+    }
+    const char *hd = syn_head(syn);
+    if (!hd) {
+        diag_error_at(D(cx), syn, "E0806", "unexpected `%s` in a side-channel size", syn_to_string(ck->a, syn, 40));
+        return 0;
+    }
+    if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->kids[1]->key);
+        if (!s || s->kind != SYM_PARAM || s->ty->kind != TY_VECTOR) {
+            diag_error_at(D(cx), syn->kids[1], "E0806", "a side-channel size can take the length of a vector parameter only, not `%s`",
+                          syn->kids[1]->name);
+            return 0;
+        }
+        if (h) {
+            if (s->ty->length >= 0) {
+                sb_printf(&h->c, "%lldULL", (long long)s->ty->length);
+                sb_printf(&h->py, "%lld", (long long)s->ty->length);
+            } else {
+                const char *in = arena_printf(ck->a, "%s_len", mangle(ck->a, s->name));
+                sb_puts(&h->c, in);
+                sb_puts(&h->py, in);
+                add_input(cx, h, in);
+            }
+        }
+        return 1;
+    }
+    const char *lname;
+    int lk = launch_input(hd, &lname);
+    if (lk) {
+        int64_t d = 0;
+        if (lk == 1 && syn->nkids == 2 && !const_syn_int(cx, syn->kids[1], &d)) d = -1;
+        if (d < 0 || d > 2 || syn->nkids > (lk == 1 ? 2 : 1)) {
+            diag_error_at(D(cx), syn, "E0806", "`%s` in a side-channel size needs a constant dimension 0, 1 or 2", hd);
+            return 0;
+        }
+        if (h) {
+            const char *in = lk == 1 ? arena_printf(ck->a, "%s%lld", lname, (long long)d) : lname;
+            sb_puts(&h->c, in);
+            sb_puts(&h->py, in);
+            add_input(cx, h, in);
+        }
+        return 1;
+    }
+    if (!strncmp(hd, "to-", 3) && syn->nkids == 2) return size_expr(cx, syn->kids[1], h, site);
+    static const char *ops[] = {"+", "-", "*", "/", "min", "max", "ceil", "floor", NULL};
+    int op = -1;
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(ops[i], hd)) op = i;
+    if (op < 0 || syn->nkids < 2 || ((op >= 6) && syn->nkids != 3)) {
+        diag_error_at(D(cx), syn, "E0806",
+                      "`%s` cannot be used in a side-channel size (use + - * / min max ceil floor, length~, constants, parameters and launch sizes)",
+                      syn_to_string(ck->a, syn, 40));
+        return 0;
+    }
+    if (op >= 6) { /* (ceil a b) / (floor a b): integer division rounded */
+        int up = op == 6;
+        if (h) {
+            sb_puts(&h->c, up ? "((" : "(");
+            sb_puts(&h->py, up ? "(-(-(" : "((");
+        }
+        if (!size_expr(cx, syn->kids[1], h, site)) return 0;
+        if (h) {
+            sb_puts(&h->c, up ? ") + (" : ") / (");
+            sb_puts(&h->py, up ? ") // (" : ") // (");
+        }
+        if (!size_expr(cx, syn->kids[2], h, site)) return 0;
+        if (h && up) {
+            /* (a + b - 1) / b in C; -(-a // b) in Python */
+            sb_puts(&h->c, ") - 1ULL) / (");
+            if (!size_expr(cx, syn->kids[2], h, site)) return 0;
+            sb_puts(&h->c, ")");
+            sb_puts(&h->py, "))");
+        } else if (h) {
+            sb_puts(&h->c, ")");
+            sb_puts(&h->py, ")");
+        }
+        return 1;
+    }
+    if (h) {
+        if (op >= 4) {
+            sb_printf(&h->c, "crisp_%s_ull(", ops[op]);
+            sb_printf(&h->py, "%s(", ops[op]);
+        } else {
+            sb_putc(&h->c, '(');
+            sb_putc(&h->py, '(');
+        }
+    }
+    for (int i = 1; i < syn->nkids; i++) {
+        if (i > 1 && h) {
+            if (op >= 4) {
+                sb_puts(&h->c, ", ");
+                sb_puts(&h->py, ", ");
+            } else {
+                sb_printf(&h->c, " %s ", ops[op]);
+                sb_printf(&h->py, " %s ", op == 3 ? "//" : ops[op]);
+            }
+        }
+        if (!size_expr(cx, syn->kids[i], h, site)) return 0;
+    }
+    if (h) {
+        sb_putc(&h->c, ')');
+        sb_putc(&h->py, ')');
+    }
+    return 1;
+}
+
+/* Replace the callee's parameters in `syn` by the caller's arguments. */
+static Node *subst(Ctx *cx, Node *syn, FuncDef *fd, Node *call) {
+    if (syn->kind == N_SYMBOL) {
+        for (int i = 0; i < fd->nparams; i++)
+            if (!strcmp(fd->params[i].name->key, syn->key) && i + 1 < call->nkids) return call->kids[i + 1];
+        return syn;
+    }
+    if (syn->kind != N_LIST) return syn;
+    Node *c = syn_copy(cx->ck->a, syn);
+    for (int i = 1; i < c->nkids; i++) c->kids[i] = subst(cx, c->kids[i], fd, call);
+    return c;
+}
+
+/* A size with a fractional factor, (* (get-global-linear-size) 1.5), is
+ * computed in float inside the kernel (and rounded up, like on the host):
+ * every non-literal leaf is converted with to-float. */
+static Node *floatify(Ctx *cx, Node *syn) {
+    if (syn->kind == N_INT || syn->kind == N_FLOAT) return syn;
+    const char *h = syn_head(syn);
+    if (h && (!strcmp(h, "+") || !strcmp(h, "-") || !strcmp(h, "*") || !strcmp(h, "/") || !strcmp(h, "min") ||
+              !strcmp(h, "max"))) {
+        Node *c = syn_copy(cx->ck->a, syn);
+        for (int i = 1; i < c->nkids; i++) c->kids[i] = floatify(cx, c->kids[i]);
+        return c;
+    }
+    return L(cx, syn, 2, S(cx, syn, "to-float"), syn);
+}
+
+/* ---- side channels at kernel level ---- */
+
+static Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
+    Node *x = ck_node(cx, k, at, ty);
+    x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)(n ? n : 1));
+    return x->kids ? x : NULL;
+}
+
+static Node *bin(Ctx *cx, const Node *at, int op, Node *a, Node *b) {
+    Node *x = mk(cx, N_C_BINARY, at, ty_num(SC_ULONG), 2);
+    if (!x) return NULL;
+    x->op = op;
+    x->kids[0] = a;
+    x->kids[1] = b;
+    x->nkids = 2;
+    return x;
+}
+
+/* A pointer-and-length view variable: `T *name = ptr; ulong name_len = n;` */
+static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, Node *ptr, Node *len) {
+    Sym *s = new_local(cx, at, name, ty);
+    if (!s) return NULL;
+    s->len_cname = new_local(cx, at, arena_printf(cx->ck->a, "%s_len", s->cname), ty_num(SC_ULONG))->cname;
+    s->is_view = 1;
+    Node *cast = mk(cx, N_C_CAST, at, ty, 1);
+    if (!cast) return NULL;
+    cast->kids[0] = ptr;
+    cast->nkids = 1;
+    Node *d = mk(cx, N_C_DECL, at, ty, 2);
+    if (!d) return NULL;
+    d->sym = s;
+    d->kids[0] = cast;
+    d->kids[1] = len;
+    d->nkids = 2;
+    emit_stmt(cx, d);
+    return s;
+}
+
+static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {
+    Sym *s = new_local(cx, at, name, ty);
+    if (!s) return NULL;
+    s->kind = SYM_PARAM;
+    s->len_cname = new_local(cx, at, arena_printf(cx->ck->a, "%s_len", s->cname), ty_num(SC_ULONG))->cname;
+    return s;
+}
+
+/* Make side channel `kind` in the current kernel; count is syntax over the
+ * kernel's parameters.  Returns the vector the kernel body sees. */
+static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
+                        const Node *at) {
+    Checker *ck = cx->ck;
+    CFunc *fn = cx->fn;
+    HostExpr h = {0};
+    sb_init(&h.c);
+    sb_init(&h.py);
+    int ok = size_expr(cx, count, &h, at);
+    SideChannel *sc = arena_alloc(ck->a, sizeof *sc);
+    if (!ok || !sc) {
+        sb_free(&h.c);
+        sb_free(&h.py);
+        return NULL;
+    }
+    if (!name) {
+        int k = 0;
+        for (int i = 0; i < fn->nsides; i++) k += fn->sides[i]->kind == kind;
+        name = arena_printf(ck->a, "%s%d", side_word(kind), k);
+    }
+    for (int i = 0; i < fn->nsides; i++)
+        if (!strcmp(fn->sides[i]->name, name)) {
+            diag_error_at(D(cx), at, "E0807", "kernel `%s` already has a side channel named \"%s\"", fn->name, name);
+            diag_note(D(cx), fn->sides[i]->at->loc, "the other one is made here");
+            break;
+        }
+    sc->kind = kind;
+    sc->name = name;
+    sc->comment = comment;
+    sc->ty = ty;
+    sc->size_crisp = syn_to_string(ck->a, count, 200);
+    sc->size_c = h.is_float ? arena_printf(ck->a, "crisp_ceil_ull(%s)", sb_cstr(&h.c)) : arena_strdup(ck->a, sb_cstr(&h.c));
+    sc->size_py = h.is_float ? arena_printf(ck->a, "math.ceil(%s)", sb_cstr(&h.py)) : arena_strdup(ck->a, sb_cstr(&h.py));
+    sc->inputs = h.inputs;
+    sc->ninputs = h.ninputs;
+    sc->at = at;
+    int h_is_float = h.is_float;
+    sb_free(&h.c);
+    sb_free(&h.py);
+    if (kind == SIDE_SCRATCH) {
+        /* a view into the pool at the next 16-byte aligned offset */
+        Type *ul = ty_num(SC_ULONG);
+        if (!fn->scratch_pool) {
+            fn->scratch_pool = kernel_param(cx, at, "scratch-pool", ty_vector(ck->a, ty_num(SC_UCHAR), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
+            if (!fn->scratch_pool) return NULL;
+        }
+        Node *n = expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
+        if (n && ty_is_float(n->ty) && !(n->op && n->kind == N_C_INTLIT)) {
+            /* a fractional size rounds up, as on the host */
+            Node *up = mk(cx, N_C_CAST, count, ul, 1);
+            if (!up) return NULL;
+            up->text = "convert_ulong_rtp";
+            up->kids[0] = n;
+            up->nkids = 1;
+            n = up;
+        } else if (n) {
+            n = coerce(cx, n, ul, count, "scratch size");
+        }
+        if (!n) return NULL;
+        Node *off = fn->scratch_bytes ? fn->scratch_bytes : int_lit(cx, at, 0, ul);
+        Node *pool = var_ref(cx, at, fn->scratch_pool);
+        Node *ptr = off->kind == N_C_INTLIT && off->ival == 0 ? pool : bin(cx, at, OP_ADD, pool, off);
+        sc->sym = declare_view(cx, at, cx->bind_hint ? cx->bind_hint : name, ty, ptr, n);
+        int stride = ty_vector_stride(ty->elem, ty->align);
+        /* next offset: off + (n * stride + 15) / 16 * 16 */
+        Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, int_lit(cx, at, stride, ul)), int_lit(cx, at, 15, ul)),
+                                              int_lit(cx, at, 16, ul)),
+                          int_lit(cx, at, 16, ul));
+        fn->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
+    } else {
+        sc->sym = kernel_param(cx, at, name, ty);
+    }
+    ck_push(ck->a, (void ***)&fn->sides, &fn->nsides, &fn->capsides, sc);
+    return sc->sym;
+}
+
+/* A side channel needed from the caller of the current function. */
+static Sym *function_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
+                          const Node *at) {
+    CFunc *fn = cx->fn;
+    FnSide *fs = arena_alloc(cx->ck->a, sizeof *fs);
+    if (!fs || !size_expr(cx, count, NULL, at)) return NULL;
+    fs->kind = kind;
+    fs->name = name;
+    fs->comment = comment;
+    fs->ty = ty;
+    fs->count = count;
+    fs->at = at;
+    fs->param = kernel_param(cx, at, cx->bind_hint ? cx->bind_hint : name ? name : side_word(kind), ty);
+    if (!fs->param) return NULL;
+    ck_push(cx->ck->a, (void ***)&fn->fsides, &fn->nfsides, &fn->capfsides, fs);
+    return fs->param;
+}
+
+static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at);
+
+static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
+                      const Node *at) {
+    if (cx->fn->kind != FN_FUNCTION && cx->fn->exact) return exact_side(cx, kind, name, at);
+    if (cx->fn->kind == FN_KERNEL) return kernel_side(cx, kind, name, comment, ty, count, at);
+    return function_side(cx, kind, name, comment, ty, count, at);
+}
+
+/* (make-result-vector VEC-EXPR [LENGTH] &key name comment)
+ * (make-scratch-vector ...)  (make-implicit-vector ...)
+ * VEC-EXPR is a vector value (same type and length) or a type expression,
+ * written as one type or as (vector-type ...) arguments. */
+Node *side_make(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    Checker *ck = cx->ck;
+    const char *h = syn->kids[0]->key;
+    SideKind kind = !strcmp(h, "make-result-vector") ? SIDE_RESULT : !strcmp(h, "make-scratch-vector") ? SIDE_SCRATCH : SIDE_IMPLICIT;
+    const char *name = NULL, *comment = NULL;
+    Node *pos[16];
+    int np = 0;
+    for (int i = 1; i < syn->nkids; i++) {
+        Node *k = syn->kids[i];
+        if (k->kind == N_KEYWORD && (!strcmp(k->key, "name") || !strcmp(k->key, "comment"))) {
+            if (i + 1 >= syn->nkids || syn->kids[i + 1]->kind != N_STRING) {
+                diag_error_at(D(cx), k, "E0808", "`:%s` takes a string", k->key);
+                return NULL;
+            }
+            if (k->key[0] == 'n') name = syn->kids[++i]->name;
+            else comment = syn->kids[++i]->name;
+            continue;
+        }
+        if (np == 16) {
+            diag_error_at(D(cx), k, "E0320", "too many arguments to `%s`", h);
+            return NULL;
+        }
+        pos[np++] = k;
+    }
+    if (np == 0) {
+        diag_error_at(D(cx), syn, "E0809", "`%s` needs a vector or a vector type, and a length", h);
+        return NULL;
+    }
+    if (cx->loop_depth > 0) {
+        diag_error_at(D(cx), syn, "E0801",
+                      "`%s` inside a loop: side channels are counted at compile time, so each must be made exactly once", h);
+        return NULL;
+    }
+    if (name && (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))) {
+        diag_error_at(D(cx), syn, "E0810", ":name \"%s\" must be letters, digits, - and _ (it names a kernel argument)", name);
+        return NULL;
+    }
+    Type *ty = NULL;
+    Node *count = NULL;
+    Sym *src = pos[0]->kind == N_SYMBOL ? scope_lookup(cx, pos[0]->key) : NULL;
+    if (src && src->ty && src->ty->kind == TY_VECTOR && src->kind != SYM_TYPE) {
+        /* same element type and layout; the length unless given */
+        ty = src->ty;
+        count = np > 1 ? pos[1] : L(cx, syn, 2, S(cx, syn, "length~"), pos[0]);
+        if (np > 2) {
+            diag_error_at(D(cx), pos[2], "E0320", "`%s` takes a vector and an optional length", h);
+            return NULL;
+        }
+    } else {
+        Type *base = (pos[0]->kind == N_SYMBOL || pos[0]->kind == N_LIST) && !syn_is_form(pos[0], "vector-type")
+                         ? NULL
+                         : NULL;
+        Sym *alias = pos[0]->kind == N_SYMBOL ? global_lookup(ck, pos[0]->key) : NULL;
+        if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = type_expr(ck, pos[0]);
+        if (base && base->kind == TY_VECTOR) {
+            ty = base;
+            if (np > 1) count = pos[1];
+            if (np > 2) {
+                diag_error_at(D(cx), pos[2], "E0320", "`%s` takes a vector type and an optional length", h);
+                return NULL;
+            }
+        } else {
+            Node *args = syn_list(ck->a, syn->loc, pos, np);
+            ty = vector_type_args(ck, args, 0, 1, &count);
+        }
+        if (!ty) return NULL;
+        if (!count && ty->length >= 0) count = I(cx, syn, ty->length);
+    }
+    if (!ty->elem) {
+        diag_error_at(D(cx), syn, "E0811", "`%s` needs an element type", h);
+        return NULL;
+    }
+    if (!count) {
+        diag_error_at(D(cx), syn, "E0812", "`%s` needs a length: give one, or a vector or type that has one", h);
+        return NULL;
+    }
+    if (ty->as && ty->as != AS_GLOBAL) {
+        diag_error_at(D(cx), syn, "E0813", "side channels live in :global memory, not :%s%s", ty_as_name(ty->as),
+                      ty->as == AS_LOCAL ? " (use make-vector :local for workgroup memory)" : "");
+        return NULL;
+    }
+    Type *vt = ty_vector(ck->a, ty->elem, AS_GLOBAL, ACC_READ_WRITE, ty->align ? ty->align : AL_COMPACT, -1);
+    Sym *s = make_side(cx, kind, name, comment, vt, count, syn);
+    return s ? var_ref(cx, syn, s) : NULL;
+}
+
+/* Extra arguments a call to `callee` needs: a side channel of the caller
+ * for each of the callee's, and the debug channel. */
+int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
+    for (int i = 0; i < callee->nfsides; i++) {
+        FnSide *fs = callee->fsides[i];
+        if (cx->loop_depth > 0) {
+            diag_error_at(D(cx), call_syn, "E0802",
+                          "`%s` makes a %s side channel, so it cannot be called inside a loop (side channels are counted at compile time)",
+                          fd->name, side_word(fs->kind));
+            diag_note(D(cx), fs->at->loc, "the side channel is made here");
+            return 0;
+        }
+        Node *count = subst(cx, fs->count, fd, (Node *)call_syn);
+        int errs = cx->ck->d->errors;
+        Sym *s = make_side(cx, fs->kind, fs->name, fs->comment, fs->ty, count, call_syn);
+        if (!s) {
+            if (cx->ck->d->errors > errs) diag_note(D(cx), fs->at->loc, "`%s` makes the side channel here", fd->name);
+            return 0;
+        }
+        extra[(*nextra)++] = var_ref(cx, call_syn, s);
+        Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
+        len->sym = s;
+        extra[(*nextra)++] = len;
+    }
+    if (callee->debug) {
+        Sym *d = debug_sym(cx, call_syn);
+        if (!d) return 0;
+        extra[(*nextra)++] = var_ref(cx, call_syn, d);
+        Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
+        len->sym = d;
+        extra[(*nextra)++] = len;
+    }
+    return 1;
+}
+
+/* ---- the debug channel ---- */
+
+Sym *debug_sym(Ctx *cx, const Node *at) {
+    CFunc *fn = cx->fn;
+    if (fn->debug) return fn->debug;
+    if (fn->kind == FN_KERNEL && fn->exact) {
+        diag_error_at(D(cx), at, "E0820",
+                      "def-kernel-exact `%s` logs with --debug-output: marshall the channel first with (marshall-debug-logging-vector ptr words)",
+                      fn->name);
+        return NULL;
+    }
+    fn->debug = kernel_param(cx, at, "debug", ty_vector(cx->ck->a, ty_num(SC_UINT), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
+    return fn->debug;
+}
+
+static int site_parts(Ctx *cx, Node **args, int n, DebugSite *site, const char *prefix) {
+    site->parts = arena_alloc(cx->ck->a, sizeof(DebugPart) * (size_t)(n + 2));
+    if (!site->parts) return 0;
+    if (prefix) site->parts[site->nparts++].text = prefix;
+    for (int i = 0; i < n; i++) {
+        DebugPart *p = &site->parts[site->nparts++];
+        if (args[i]->kind == N_STRING) p->text = args[i]->name;
+        else p->expr = syn_to_string(cx->ck->a, args[i], 80);
+    }
+    return 1;
+}
+
+static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, const char *prefix) {
+    Program *p = prog_of(cx);
+    DebugSite *site = arena_alloc(cx->ck->a, sizeof *site);
+    if (!site || !site_parts(cx, args, n, site, prefix)) return NULL;
+    const Expansion *x = syn->origin;
+    SrcLoc loc = syn->loc;
+    while (x) { /* the user's own line, not a macro's */
+        loc = x->call;
+        x = x->parent;
+    }
+    site->file = loc.file ? loc.file->name : "?";
+    site->line = loc.line;
+    site->kind = kind;
+    ck_push(cx->ck->a, (void ***)&p->sites, &p->nsites, &p->capsites, site);
+    /* (%debug-log SITE value...) */
+    Node *kids[34];
+    int k = 0;
+    kids[k++] = S(cx, syn, "%debug-log");
+    kids[k++] = I(cx, syn, p->nsites - 1);
+    for (int i = 0; i < n && k < 34; i++)
+        if (args[i]->kind != N_STRING) kids[k++] = args[i];
+    Node *l = syn_list(cx->ck->a, syn->loc, kids, k);
+    l->origin = syn->origin;
+    return l;
+}
+
+static Node *nothing(Ctx *cx, Node *syn) {
+    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+}
+
+/* (r-t-output E...)  (r-t-assert TEST E...)  (r-t-assert-0 TEST E...)
+ * (r-t-workgroup-output-if TEST E...)  (r-t-workgroup-assert TEST E...)
+ * Without --debug-output these compile to nothing (arguments unevaluated). */
+Node *debug_form(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    Checker *ck = cx->ck;
+    const char *h = syn->kids[0]->key;
+    if (!strcmp(h, "%debug-log")) {
+        Sym *d = debug_sym(cx, syn);
+        if (!d) return NULL;
+        int site_id = (int)syn->kids[1]->ival;
+        DebugSite *site = prog_of(cx)->sites[site_id];
+        int nv = syn->nkids - 2;
+        Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(nv + 1));
+        Node *call = ck_node(cx, N_C_CALL, syn, &ty_void);
+        call->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(nv + 3));
+        if (!tys || !call->kids) return NULL;
+        call->kids[call->nkids++] = var_ref(cx, syn, d);
+        Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
+        len->sym = d;
+        call->kids[call->nkids++] = len;
+        call->kids[call->nkids++] = int_lit(cx, syn, site_id, ty_num(SC_UINT));
+        int vi = 0;
+        for (int i = 0; i < nv; i++) {
+            Node *v = expr(cx, syn->kids[i + 2], NULL);
+            if (!v) return NULL;
+            if (v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT))
+                v = coerce(cx, v, v->kind == N_C_INTLIT ? ty_num(SC_INT) : ty_num(SC_FLOAT), syn->kids[i + 2], "logged value");
+            if (!v) return NULL;
+            if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
+            if (v->ty->kind != TY_NUM && v->ty->kind != TY_BOOL) {
+                diag_error_at(D(cx), syn->kids[i + 2], "E0821",
+                              "only numbers, bools and literal strings can be logged, found `%s` (log the components one by one)",
+                              tname(cx, v->ty));
+                return NULL;
+            }
+            tys[vi] = v->ty;
+            call->kids[call->nkids++] = v;
+            while (vi < site->nparts && site->parts[vi].text) vi++;
+            for (int j = 0, seen = 0; j < site->nparts; j++)
+                if (!site->parts[j].text && seen++ == i) site->parts[j].ty = v->ty;
+        }
+        /* one helper per sequence of value types */
+        Program *p = prog_of(cx);
+        Helper *hp = NULL;
+        for (int i = 0; i < p->nhelpers && !hp; i++) {
+            Helper *x = p->helpers[i];
+            if (x->kind != H_DEBUG_LOG || x->ntys != nv) continue;
+            int same = 1;
+            for (int j = 0; j < nv; j++) same &= ty_equal(x->tys[j], tys[j]);
+            if (same) hp = x;
+        }
+        if (!hp) {
+            hp = need_helper(cx, H_DEBUG_LOG, NULL, AS_NONE);
+            if (!hp) return NULL;
+            hp->tys = tys;
+            hp->ntys = nv;
+            const char *nm = "crisp_log";
+            for (int j = 0; j < nv; j++) nm = arena_printf(ck->a, "%s_%s", nm, ty_cname(tys[j]));
+            hp->cname = nm;
+        }
+        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
+        call->text = hp->cname;
+        return call;
+    }
+    int is_output = !strcmp(h, "r-t-output");
+    if (!is_output && syn->nkids < 2) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` needs a test expression", syn->kids[0]->name);
+        return NULL;
+    }
+    if (!ck->c->opt->debug_output) return nothing(cx, syn);
+    Node **args = syn->kids + (is_output ? 1 : 2);
+    int n = syn->nkids - (is_output ? 1 : 2);
+    if (n > 30) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` logs at most 30 items", syn->kids[0]->name);
+        return NULL;
+    }
+    Dest discard = {D_DISCARD, NULL, NULL};
+    if (is_output) {
+        Node *log = new_site(cx, syn, "output", args, n, NULL);
+        return log ? debug_form(cx, log, NULL) : NULL;
+    }
+    Node *test = syn->kids[1];
+    const char *prefix = arena_printf(ck->a, "assertion failed: %s", syn_to_string(ck->a, test, 120));
+    int wg = !strncmp(h, "r-t-workgroup-", 14);
+    int assert_ = strstr(h, "assert") != NULL;
+    Node *log = new_site(cx, syn, assert_ ? "assert" : "output", args, n, assert_ ? prefix : NULL);
+    if (!log) return NULL;
+    Node *cond = assert_ ? L(cx, syn, 2, S(cx, syn, "not"), test) : test;
+    if (!wg) {
+        if (!strcmp(h, "r-t-assert-0"))
+            cond = L(cx, syn, 3, S(cx, syn, "and"), L(cx, syn, 3, S(cx, syn, "="), L(cx, syn, 1, S(cx, syn, "get-global-linear-id")), I(cx, syn, 0)), cond);
+        form_to(cx, L(cx, syn, 3, S(cx, syn, "if"), cond, log), &discard);
+        return nothing(cx, syn);
+    }
+    /* workgroup forms: the lowest local id for which the test holds logs */
+    if (cx->fn->kind != FN_KERNEL) {
+        diag_error_at(D(cx), syn, "E0822", "`%s` needs workgroup memory, so it can only be used in a kernel body", syn->kids[0]->name);
+        return NULL;
+    }
+    Node *lid = L(cx, syn, 2, S(cx, syn, "to-uint"), L(cx, syn, 1, S(cx, syn, "get-local-linear-id")));
+    Node *first = L(cx, syn, 3, S(cx, syn, "~"), S(cx, syn, "%wg-first"), I(cx, syn, 0));
+    Node *body = L(cx, syn, 6, S(cx, syn, "progn"),
+                   L(cx, syn, 3, S(cx, syn, "if"), L(cx, syn, 3, S(cx, syn, "="), lid, I(cx, syn, 0)),
+                     L(cx, syn, 3, S(cx, syn, "set!"), first, I(cx, syn, 4294967295LL))),
+                   L(cx, syn, 1, S(cx, syn, "local-barrier")),
+                   L(cx, syn, 3, S(cx, syn, "if"), cond, L(cx, syn, 3, S(cx, syn, "atomic-min!"), first, lid)),
+                   L(cx, syn, 1, S(cx, syn, "local-barrier")),
+                   L(cx, syn, 3, S(cx, syn, "if"), L(cx, syn, 3, S(cx, syn, "="), lid, first), log));
+    Node *mkv = L(cx, syn, 4, S(cx, syn, "make-vector"), S(cx, syn, "uint"), syn_keyword(ck->a, syn->loc, "local"), I(cx, syn, 1));
+    Node *let = L(cx, syn, 3, S(cx, syn, "let"), L(cx, syn, 1, L(cx, syn, 2, S(cx, syn, "%wg-first"), mkv)), body);
+    form_to(cx, let, &discard);
+    return nothing(cx, syn);
+}
+
+/* ---- def-kernel-exact ---- */
+
+static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at) {
+    (void)kind;
+    for (int i = 0; i < cx->fn->nsides; i++) {
+        SideChannel *sc = cx->fn->sides[i];
+        if (sc->kind == kind && name && !strcmp(sc->name, name)) return sc->sym;
+    }
+    diag_error_at(D(cx), at, "E0830",
+                  "def-kernel-exact `%s` has no marshalled %s vector named \"%s\": add (marshall-%s-vector ptr bytes :name \"%s\") before this",
+                  cx->fn->name, side_word(kind), name ? name : "?", side_word(kind), name ? name : "...");
+    return NULL;
+}
+
+/* (marshall-vector PTR BYTES TYPE): a vector over a voidp parameter.
+ * (marshall-result-vector PTR BYTES :name N [:type T]), and the scratch,
+ * implicit and debug-logging variants: memory for the side channels of the
+ * functions a def-kernel-exact calls.  Only in def-kernel-exact. */
+Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    Checker *ck = cx->ck;
+    const char *h = syn->kids[0]->key;
+    if (cx->fn->kind != FN_KERNEL || !cx->fn->exact) {
+        diag_error_at(D(cx), syn, "E0831", "`%s` can only be used in a def-kernel-exact body", syn->kids[0]->name);
+        return NULL;
+    }
+    if (syn->nkids < 3) {
+        diag_error_at(D(cx), syn, "E0320", "`%s` needs a pointer parameter and a byte count", syn->kids[0]->name);
+        return NULL;
+    }
+    Node *p = syn->kids[1];
+    Sym *ps = p->kind == N_SYMBOL ? scope_lookup(cx, p->key) : NULL;
+    if (!ps || ps->kind != SYM_PARAM || ps->ty->kind != TY_VOIDP) {
+        diag_error_at(D(cx), p, "E0832", "`%s` takes a voidp parameter of the kernel, found `%s`", syn->kids[0]->name,
+                      syn_to_string(ck->a, p, 30));
+        return NULL;
+    }
+    Type *ul = ty_num(SC_ULONG);
+    Node *bytes = expr(cx, syn->kids[2], ul);
+    if (bytes) bytes = coerce(cx, bytes, ul, syn->kids[2], "byte count");
+    if (!bytes) return NULL;
+    if (!strcmp(h, "marshall-vector")) {
+        if (syn->nkids != 4) {
+            diag_error_at(D(cx), syn, "E0320", "expected (marshall-vector ptr bytes vector-type)");
+            return NULL;
+        }
+        Type *t = type_expr(ck, syn->kids[3]);
+        if (!t) return NULL;
+        if (t->kind != TY_VECTOR || !t->elem) {
+            diag_error_at(D(cx), syn->kids[3], "E0833", "marshall-vector needs a vector type with an element type, found `%s`",
+                          tname(cx, t));
+            return NULL;
+        }
+        Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_GLOBAL, t->acc ? t->acc : ACC_READ_WRITE,
+                             t->align ? t->align : AL_COMPACT, -1);
+        if (vt->as != AS_GLOBAL) {
+            diag_error_at(D(cx), syn->kids[3], "E0834", "voidp parameters point to :global memory; marshall-vector cannot make `%s`",
+                          tname(cx, vt));
+            return NULL;
+        }
+        if (vt->align == AL_STD140 && ty_vector_stride(vt->elem, AL_STD140) != ty_sizeof(vt->elem))
+            need_helper(cx, H_STD140_ELEM, vt->elem, AS_NONE);
+        Node *count = ck_node(cx, N_C_BINARY, syn, ul);
+        count->op = OP_DIV;
+        count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
+        if (!count->kids) return NULL;
+        count->kids[0] = bytes;
+        count->kids[1] = int_lit(cx, syn, ty_vector_stride(vt->elem, vt->align), ul);
+        count->nkids = 2;
+        Sym *s = declare_view(cx, syn, cx->bind_hint ? cx->bind_hint : arena_printf(ck->a, "%s-vec", ps->name), vt,
+                              var_ref(cx, syn, ps), count);
+        return s ? var_ref(cx, syn, s) : NULL;
+    }
+    SideKind kind = strstr(h, "result") ? SIDE_RESULT : strstr(h, "scratch") ? SIDE_SCRATCH : strstr(h, "implicit") ? SIDE_IMPLICIT : SIDE_DEBUG;
+    const char *name = NULL;
+    Type *et = kind == SIDE_DEBUG ? ty_num(SC_UINT) : NULL;
+    for (int i = 3; i + 1 < syn->nkids; i += 2) {
+        Node *k = syn->kids[i], *v = syn->kids[i + 1];
+        if (syn_is_kw(k, "name") && v->kind == N_STRING) name = v->name;
+        else if (syn_is_kw(k, "type")) {
+            Type *t = type_expr(ck, v);
+            if (!t) return NULL;
+            et = t->kind == TY_VECTOR ? t->elem : t;
+        } else {
+            diag_error_at(D(cx), k, "E0835", "`%s` takes :name \"...\" and :type, found `%s`", syn->kids[0]->name,
+                          syn_to_string(ck->a, k, 30));
+            return NULL;
+        }
+    }
+    if ((syn->nkids - 3) % 2) {
+        diag_error_at(D(cx), syn, "E0835", "`%s` takes :name \"...\" and :type after the byte count", syn->kids[0]->name);
+        return NULL;
+    }
+    if (kind == SIDE_SCRATCH) et = ty_num(SC_UCHAR);
+    if (kind != SIDE_DEBUG && kind != SIDE_SCRATCH && !name) {
+        diag_error_at(D(cx), syn, "E0836", "`%s` needs :name, the name the side channel was made with", syn->kids[0]->name);
+        return NULL;
+    }
+    if (!et) {
+        diag_error_at(D(cx), syn, "E0837", "`%s` needs :type, the element type of the side channel", syn->kids[0]->name);
+        return NULL;
+    }
+    Type *vt = ty_vector(ck->a, et, AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1);
+    Node *count = ck_node(cx, N_C_BINARY, syn, ul);
+    count->op = OP_DIV;
+    count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
+    if (!count->kids) return NULL;
+    count->kids[0] = bytes;
+    count->kids[1] = int_lit(cx, syn, ty_vector_stride(et, AL_COMPACT), ul);
+    count->nkids = 2;
+    Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, var_ref(cx, syn, ps), count);
+    if (!s) return NULL;
+    if (kind == SIDE_DEBUG) {
+        cx->fn->debug = s;
+    } else {
+        SideChannel *sc = arena_alloc(ck->a, sizeof *sc);
+        if (!sc) return NULL;
+        sc->kind = kind;
+        sc->name = name ? name : "scratch";
+        sc->ty = vt;
+        sc->sym = s;
+        sc->at = syn;
+        sc->size_crisp = "(marshalled by the host)";
+        ck_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
+        if (kind == SIDE_SCRATCH) cx->fn->scratch_pool = s;
+    }
+    return var_ref(cx, syn, s);
+}
