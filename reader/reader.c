@@ -1075,12 +1075,16 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         s.depth = 0;
         s.depth_reported = 0;
         Node *n;
+        int errs = c->diag.errors;
         RdStatus st = read_next(&s, &n);
         if (st == RD_EOF) break;
         if (st == RD_CLOSE) {
             err(&s, here(&s), "E0001", "unexpected `)`: expected a form or end of file "
                 "(no list is open)");
             adv(&s);
+        } else if (st == RD_NODE && c->diag.errors > errs) {
+            /* a form with reader errors is dropped whole: checking what is
+               left of it would only report follow-on errors */
         } else if (st == RD_NODE) {
             forms_push(&c->arena, out, n);
             if (c->arena.exhausted) oom(&s);

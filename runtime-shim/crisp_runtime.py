@@ -104,7 +104,7 @@ __all__ = [
     "error_name", "select_device", "create_context", "default_context",
     "default_queue", "describe_device", "build_program", "load_program",
     "element", "Element", "std140_stride", "to_std140", "from_std140", "scalar",
-    "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes", "decode_debug",
+    "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes", "decode_debug", "preview",
     "load_kernel", "create_buffer", "Buffer", "Kernel", "require_abi",
 ]
 
@@ -799,6 +799,19 @@ class Runtime:
         ev = _call(what, cl.enqueue_nd_range_kernel, self.queue, kernel,
                    sizes.global_size, sizes.local_size)
         _call(what, ev.wait)
+
+
+def preview(array, count=6):
+    """A one-line look at an array's first elements, for demos and logs."""
+    flat = np.asarray(array)
+    if flat.dtype.fields is not None:
+        text = ", ".join(str(x) for x in flat.reshape(-1)[:count])
+        total = flat.size
+    else:
+        flat = flat.reshape(-1)
+        total = flat.size
+        text = ", ".join(str(x) for x in flat[:count])
+    return "[%s%s] (%d values)" % (text, ", ..." if total > count else "", total)
 
 
 # ----------------------------------------------------------------------

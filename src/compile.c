@@ -272,6 +272,7 @@ static int pipeline(Crisp *c) {
     if (c->opt->dump == DUMP_READ) return dump_forms(c, read), c->diag.errors ? 1 : 0;
     Forms expanded = expand_program(c, read);
     if (c->opt->dump == DUMP_EXPAND) return dump_forms(c, expanded), c->diag.errors ? 1 : 0;
+    if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
     Program *checked = check_program(c, expanded);
     if (checked && !c->diag.errors) {
         for (int i = 0; i < c->opt->nhoist_dynamic; i++) {

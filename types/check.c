@@ -76,10 +76,25 @@ static const char *reserved_c[] = {
     "get_num_groups", "get_work_dim", "get_global_offset", "printf", "vload", "vstore",
     "it", NULL};
 
+/* Prefixes the OpenCL C headers take for macros (M_PI, FLT_MAX, CLK_...)
+ * and crisp takes for its support code: no user name may start with them. */
+static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "HALF_", "CL_", "CLK_", "CHAR_",
+                                        "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "INT_", "UINT_", "LONG_", "ULONG_",
+                                        "MAX", "HUGE_", NULL};
+
+static int has_reserved_prefix(const char *s) {
+    for (int i = 0; reserved_prefix[i]; i++)
+        if (!strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
+    return 0;
+}
+
 static int is_reserved(const char *s) {
+    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
     for (int i = 0; reserved_c[i]; i++)
         if (!strcmp(reserved_c[i], s)) return strcmp(s, "it") != 0;
-    return !strncmp(s, "crisp_", 6) || !strncmp(s, "__", 2);
+    for (int i = 0; macros[i]; i++)
+        if (!strcmp(macros[i], s)) return 1;
+    return has_reserved_prefix(s);
 }
 
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
@@ -110,7 +125,7 @@ const char *mangle(Arena *a, const char *s) {
 static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, const char *base) {
     /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
        suffix: move it out of the reserved space first */
-    if (!strncmp(base, "crisp_", 6) || !strncmp(base, "__", 2)) base = arena_printf(a, "u_%s", base);
+    if (has_reserved_prefix(base)) base = arena_printf(a, "u_%s", base);
     /* one scan: is `base` taken, and what is the highest BASE_k suffix? */
     size_t bl = strlen(base);
     int taken = is_reserved(base), maxk = 1;
@@ -436,7 +451,8 @@ void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
     Dest discard = {D_DISCARD, NULL, NULL};
     if (n == 0) {
         if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID)) {
-            diag_error(cx->ck->d, (SrcLoc){0}, NULL, "E0333", "empty body has no value");
+            const Node *at = cx->body_owner ? cx->body_owner : cx->fn->def;
+            diag_error_at(cx->ck->d, at, "E0339", "`%s` has an empty body, so it has no value", syn_to_string(cx->ck->a, at, 40));
         }
         return;
     }
@@ -551,8 +567,35 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         emit_stmt(cx, decl);
         return s;
     }
+    if (!init) {
+        /* (let ((v:(vector-type float :private 4))) ...): an array of the declared type */
+        Type *t = declared;
+        if (!t->elem || t->length < 0 || (t->as && t->as != AS_PRIVATE && t->as != AS_LOCAL)) {
+            diag_error_at(ck->d, name, "E0410", "`%s` has no value: a vector variable needs (make-vector ...), #(...) or another vector, or a declared element type and length",
+                          name->name);
+            return NULL;
+        }
+        Node *mk = syn_list(ck->a, name->loc, NULL, 0);
+        (void)mk;
+        Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_PRIVATE, t->acc ? t->acc : ACC_READ_WRITE,
+                             t->align ? t->align : AL_COMPACT, t->length);
+        s->ty = vt;
+        if (vt->as == AS_LOCAL) {
+            if (cx->fn->kind != FN_KERNEL) {
+                diag_error_at(ck->d, name, "E0406", "a :local vector can only be made in a kernel body");
+                return NULL;
+            }
+            s->hoisted_local = 1;
+            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+        } else {
+            Node *decl = ck_node(cx, N_C_DECL, name, vt);
+            decl->sym = s;
+            emit_stmt(cx, decl);
+        }
+        return s;
+    }
     /* alias of an existing vector value */
-    Node *v = init ? expr(cx, init, declared) : NULL;
+    Node *v = expr(cx, init, declared);
     if (!v) return NULL;
     if (!v->ty || v->ty->kind != TY_VECTOR || v->kind != N_C_VAR) {
         diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
@@ -588,6 +631,12 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         return;
     }
     Node *bl = syn->kids[1];
+    for (int i = 0; i < bl->nkids; i++)
+        if (bl->kids[i]->kind != N_LIST && bl->kids[i]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, bl, "E0304", "%s bindings are a list of (name value) pairs, found `%s`; did you mean (%s (%s) ...)?",
+                          syn_head(syn), syn_to_string(ck->a, bl, 40), syn_head(syn), syn_to_string(ck->a, bl, 40));
+            return;
+        }
     Decls ds = {0};
     int nd = collect_decls(cx, syn->kids + 2, syn->nkids - 2, &ds);
     Node *saved_block = cx->block;
@@ -672,6 +721,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     if (!init)
                         diag_error_at(ck->d, name, "E0307", "`%s` has no initial value and no declared type", name->name);
                     if (!sequential) cx->scope = inner;
+                    scope_add(cx, s); /* poisoned: later uses stay quiet */
                     continue;
                 }
                 decl->ty = s->ty;
@@ -686,6 +736,10 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             }
         }
         if (!sequential) cx->scope = inner;
+        if (!s) {
+            /* the binding failed (reported): later uses stay quiet */
+            s = new_local(cx, name, name->name, NULL);
+        }
         if (s) {
             s->immutable = decl_immutable(&ds, name->key);
             scope_add(cx, s);
@@ -799,14 +853,17 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
         return;
     }
     Node *vn = spec->kids[0];
-    Type *vt = vn->ann ? type_expr(ck, vn->ann) : ty_num(SC_ULONG);
-    if (!vt) return;
+    /* the index type: its annotation, else the type of a typed start value
+       (so (dec-times (i n) ...) with n:int counts in int), else ulong */
+    Type *vt = vn->ann ? type_expr(ck, vn->ann) : NULL;
+    if (vn->ann && !vt) return;
+    Node *init = expr(cx, spec->kids[1], vt);
+    if (!init) return;
+    if (!vt) vt = (init->op && (init->kind == N_C_INTLIT || init->kind == N_C_FLOATLIT)) || !ty_is_int(init->ty) ? ty_num(SC_ULONG) : init->ty;
     if (!ty_is_int(vt)) {
         diag_error_at(ck->d, vn, "E0312", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
         return;
     }
-    Node *init = expr(cx, spec->kids[1], vt);
-    if (!init) return;
     init = coerce(cx, init, vt, spec->kids[1], "loop start");
     if (!init) return;
     int names_mark = cx->nnames; /* C scopes the index and body to the loop */
@@ -908,6 +965,12 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
         return;
     }
     Node *vars = syn->kids[1];
+    for (int i = 0; i < vars->nkids; i++)
+        if (vars->kids[i]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, vars, "E0315", "expected (multiple-value-bind (var...) form body...): `%s` is not a list of variables",
+                          syn_to_string(ck->a, vars, 40));
+            return;
+        }
     if (vars->nkids > 16) {
         diag_error_at(ck->d, vars, "E0218", "at most 16 values can be bound");
         return;
@@ -959,7 +1022,16 @@ static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
     cx->no_barrier = saved;
 }
 
+static void form_to_1(Ctx *cx, Node *syn, Dest *d);
+
 void form_to(Ctx *cx, Node *syn, Dest *d) {
+    const Node *saved = cx->body_owner;
+    cx->body_owner = syn;
+    form_to_1(cx, syn, d);
+    cx->body_owner = saved;
+}
+
+static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
     if (cx->ck->d->fatal) return;
     const char *h = syn_head(syn);
     if (h) {
@@ -1805,7 +1877,8 @@ Program *check_program(Crisp *c, Forms forms) {
         }
         check_function(&ck, fd, ptys, fd->form);
     }
-    if (c->arena.exhausted) diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0001", "out of memory while checking");
+    if (c->arena.exhausted && !c->diag.fatal)
+        diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0199", "out of memory while checking (the program is too large)");
     StrBuf names;
     sb_init(&names);
     for (int i = 0; i < c->nfiles; i++) {

@@ -171,6 +171,14 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
                       lit->fval, tname(cx, want));
         return NULL;
     }
+    double av = lit->fval < 0 ? -lit->fval : lit->fval;
+    if (target->sc != SC_DOUBLE && isfinite(av) &&
+        (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
+         (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
+        diag_error_at(D(cx), at, "E0306", "float literal `%g` is out of the range of `%s`%s", lit->fval, ty_cname(target),
+                      target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
+        return NULL;
+    }
     Node *f = float_lit(cx, at, lit->fval, target);
     f->op = LIT_FLEX_FLOAT;
     return f;
@@ -227,7 +235,7 @@ int const_int(Ctx *cx, Node *n, int64_t *out) {
         return 0;
     case N_C_UNARY:
         if (!const_int(cx, n->kids[0], &a)) return 0;
-        if (n->op == OP_NEG) { *out = -a; return 1; }
+        if (n->op == OP_NEG) { *out = (int64_t)(0 - (uint64_t)a); return 1; }
         if (n->op == OP_BNOT) { *out = ~a; return 1; }
         return 0;
     case N_C_BINARY:
@@ -271,16 +279,17 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
     int64_t acc, x;
     if (!const_syn_int(cx, syn->kids[1], &acc)) return 0;
     if (!strcmp(h, "-") && syn->nkids == 2) {
-        *out = -acc;
+        *out = (int64_t)(0 - (uint64_t)acc);
         return 1;
     }
     for (int i = 2; i < syn->nkids; i++) {
         if (!const_syn_int(cx, syn->kids[i], &x)) return 0;
-        if (!strcmp(h, "+")) acc += x;
-        else if (!strcmp(h, "-")) acc -= x;
-        else if (!strcmp(h, "*")) acc *= x;
+        /* wrap-around arithmetic: folding must not be undefined behaviour */
+        if (!strcmp(h, "+")) acc = (int64_t)((uint64_t)acc + (uint64_t)x);
+        else if (!strcmp(h, "-")) acc = (int64_t)((uint64_t)acc - (uint64_t)x);
+        else if (!strcmp(h, "*")) acc = (int64_t)((uint64_t)acc * (uint64_t)x);
         else if (!strcmp(h, "/") || !strcmp(h, "truncate")) {
-            if (!x) return 0;
+            if (!x || (acc == INT64_MIN && x == -1)) return 0;
             acc /= x;
         } else if (!strcmp(h, "ash")) {
             if (x > 62 || x < -63) return 0;
@@ -404,7 +413,11 @@ static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
     if (ty_is_int(res->ty)) {
         int64_t v;
         if (!const_int(cx, res, &v)) return res;
-        Node *l = int_lit(cx, syn, v, res->ty);
+        /* a context-free constant grows to long when int is too small; its
+           final context checks that it fits */
+        Type *t = res->ty;
+        if (!int_fits(v, 0, t->sc)) t = ty_num(SC_LONG);
+        Node *l = int_lit(cx, syn, v, t);
         l->op = LIT_FLEX_INT;
         return l;
     }
@@ -441,6 +454,14 @@ static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
         }
         return mk2(cx, N_C_BINARY, syn, t, OP_DIV, float_lit(cx, syn, 1.0, ty_num(t->sc)), args[0]);
     }
+    if ((op == OP_DIV) && ty_is_intlike(t))
+        for (int i = 1; i < n; i++) {
+            int64_t z;
+            if (const_int(cx, args[i], &z) && z == 0) {
+                diag_error_at(D(cx), syn->kids[i + 1], "E0319", "division by zero");
+                return NULL;
+            }
+        }
     Node *acc = args[0];
     for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, t, op, acc, args[i]);
     return fold_flexible(cx, syn, acc, args, n);
@@ -603,6 +624,11 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     if (!t) return 0;
     if (!ty_is_int(t)) {
         diag_error_at(D(cx), syn, "E0318", "`%s` with two arguments divides integers, found `%s`", h, tname(cx, t));
+        return 0;
+    }
+    int64_t z;
+    if (const_int(cx, args[1], &z) && z == 0) {
+        diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero");
         return 0;
     }
     Node *a = simple(cx, args[0], syn), *b = simple(cx, args[1], syn);
@@ -780,10 +806,14 @@ static Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
 }
 
 static Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+    if (isyn->kind == N_INT && !isyn->is_unsigned && isyn->ival < 0) {
+        diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)isyn->ival);
+        return NULL;
+    }
     Node *i = expr(cx, isyn, ty_num(SC_ULONG));
     if (!i) return NULL;
     if (is_flex(i)) {
-        if (i->kind == N_C_INTLIT && i->ival < 0) {
+        if (i->kind == N_C_INTLIT && i->ival < 0 && !i->is_unsigned) {
             diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)i->ival);
             return NULL;
         }
@@ -1062,6 +1092,15 @@ static Node *b_not(Ctx *cx, Node *syn, Type *want) {
     return u;
 }
 
+/* The common type of two branch values (NULL when they cannot meet). */
+static Type *branch_type(Node *a, Node *b, Type *want) {
+    if (!is_flex(a) && !is_flex(b)) return ty_join(a->ty, b->ty);
+    if (!is_flex(a)) return a->ty;
+    if (!is_flex(b)) return b->ty;
+    if (ty_is_arith(want)) return want;
+    return a->kind == N_C_FLOATLIT || b->kind == N_C_FLOATLIT ? ty_num(SC_FLOAT) : ty_num(SC_INT);
+}
+
 /* (select-if C A B): evaluates both A and B, then picks one. */
 static Node *b_select(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 3, 3)) return NULL;
@@ -1076,10 +1115,7 @@ static Node *b_select(Ctx *cx, Node *syn, Type *want) {
         (void)two;
         args[0] = a0;
         args[1] = b0;
-        t = NULL;
-        if (!is_flex(a0)) t = a0->ty;
-        if (!is_flex(b0)) t = t ? ty_join(t, b0->ty) : b0->ty;
-        if (!t) t = ty_is_arith(want) ? want : (is_flex(a0) && a0->kind == N_C_FLOATLIT) || (b0->kind == N_C_FLOATLIT) ? ty_num(SC_FLOAT) : ty_num(SC_INT);
+        t = branch_type(a0, b0, want);
         if (!t) {
             diag_error_at(D(cx), syn, "E0312", "`select-if` branches have types `%s` and `%s`", tname(cx, a0->ty), tname(cx, b0->ty));
             return NULL;
@@ -1520,6 +1556,44 @@ static Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
 
 /* ---- user functions ---- */
 
+static void size_text(StrBuf *b, const SizeDecl *sd) {
+    sb_puts(b, sd->nset ? ":set-to (" : sd->nderive ? ":derive-from (" : ":dims ");
+    if (!sd->nset && !sd->nderive) sb_printf(b, "%d", sd->dims);
+    for (int i = 0; i < sd->nset; i++) sb_printf(b, "%s%lld", i ? " " : "", (long long)sd->set_to[i]);
+    for (int i = 0; i < sd->nderive; i++) sb_printf(b, "%s%s", i ? " " : "", sd->derive[i]);
+    if (sd->nset || sd->nderive) sb_putc(b, ')');
+}
+
+/* A function's global-size / local-size declaration also speaks for the
+ * kernels that call it (spec "declaring local-size / global-size in sub
+ * functions"): adopted when the caller has none; when both disagree, a
+ * warning, and the greatest :set-to sizes win. */
+static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const char *what, FuncDef *fd, Node *call) {
+    if (!theirs->present) return;
+    if (!mine->present) {
+        *mine = *theirs;
+        return;
+    }
+    int same = mine->dims == theirs->dims && mine->nset == theirs->nset && mine->nderive == theirs->nderive;
+    for (int i = 0; same && i < mine->nset; i++) same = mine->set_to[i] == theirs->set_to[i];
+    for (int i = 0; same && i < mine->nderive; i++) same = !strcmp(mine->derive[i], theirs->derive[i]);
+    if (same) return;
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    size_text(&a, mine);
+    size_text(&b, theirs);
+    int greater = mine->nset && theirs->nset && mine->nset == theirs->nset;
+    diag_warning_at(D(cx), call, "W0702", "`%s` declares %s %s but `%s` declares %s%s", cx->fn->name, what, sb_cstr(&a),
+                    fd->name, sb_cstr(&b), greater ? "; the hoisting code uses the greatest" : "; the kernel's declaration is kept");
+    if (theirs->at) diag_note(D(cx), theirs->at->loc, "`%s`'s declaration is here", fd->name);
+    sb_free(&a);
+    sb_free(&b);
+    if (greater)
+        for (int i = 0; i < mine->nset; i++)
+            if (theirs->set_to[i] > mine->set_to[i]) mine->set_to[i] = theirs->set_to[i];
+}
+
 /* (F ARG...): a call to a def-function / def-grid-function.  Extra return
  * values are received in temporaries returned through extra[]. */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
@@ -1577,6 +1651,8 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     CFunc *fn = instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
+    merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
+    merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
     /* side channels and the debug channel the callee needs from us */
     Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 2));
     int nside = 0;
@@ -1670,9 +1746,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         if (!v1 || !v2) return NULL;
         Type *t = NULL;
         if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
-            if (!is_flex(v1)) t = v1->ty;
-            if (!is_flex(v2)) t = t ? ty_join(t, v2->ty) : v2->ty;
-            if (!t) t = ty_is_arith(want) ? want : (v1->kind == N_C_FLOATLIT || v2->kind == N_C_FLOATLIT) ? ty_num(SC_FLOAT) : ty_num(SC_INT);
+            t = branch_type(v1, v2, want);
         } else if (ty_equal(v1->ty, v2->ty) && v1->ty->kind == TY_BOOL) {
             t = &ty_bool;
         }
@@ -1791,6 +1865,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
         return NULL;
     }
+    if (!s->ty && s->kind == SYM_LOCAL) return NULL; /* its binding failed and was reported */
     if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
         Node *v = global_const_value(cx->ck, s);
         if (!v) return NULL;

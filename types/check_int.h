@@ -83,6 +83,7 @@ typedef struct Ctx {
     int temp_counter;
     int loop_depth;          /* inside a loop body: side channels not allowed */
     const char *bind_hint;   /* the let variable being initialised (names views) */
+    const Node *body_owner;  /* the form whose body is being checked (messages) */
 } Ctx;
 
 /* ---- check.c ---- */

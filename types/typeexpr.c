@@ -36,13 +36,15 @@ Align align_keyword(const char *key) {
 
 static Type *alias_type(Checker *ck, Sym *s, Node *at) {
     if (s->ty) return s->ty;
+    if (s->resolving < 0) return NULL; /* already reported */
     if (s->resolving) {
         diag_error_at(ck->d, at, "E0203", "type alias `%s` is defined in terms of itself", s->name);
+        s->resolving = -1;
         return NULL;
     }
     s->resolving = 1;
     Type *t = type_expr(ck, s->type_syn);
-    s->resolving = 0;
+    if (s->resolving > 0) s->resolving = t ? 0 : -1;
     s->ty = t;
     return t;
 }
