@@ -364,6 +364,16 @@ static int is_dynamic(const HoistOptions *o, const char *name) {
 }
 
 
+/* Does any size expression use the math module (math.ceil)? */
+static int uses_math(const Abi *abi) {
+    for (int ki = 0; ki < abi->nkernels; ki++) {
+        const AbiKernel *k = &abi->kernels[ki];
+        for (int i = 0; i < k->nargs; i++)
+            if (k->args[i].size.py && strstr(k->args[i].size.py, "math.")) return 1;
+    }
+    return 0;
+}
+
 static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena *a, int nstatic) {
     const char *base = o->base;
     pr_line(p, "\"\"\"%s_hoist_PyOpenCL.py - PyOpenCL host code for the kernels of %s.cl.", base, base);
@@ -392,6 +402,7 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     pr_line(p, "sizes.  Result vectors are returned.  Run this file for a demo.");
     pr_line(p, "\"\"\"");
     pr_blank(p);
+    if (uses_math(abi)) pr_line(p, "import math");
     pr_line(p, "import os");
     pr_line(p, "import sys");
     pr_blank(p);
@@ -407,15 +418,37 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
 }
 
 /* DEBUG_SITES: the --debug-output site table, as in the metadata's
- * "debug_sites" (docs/abi.md "Debug channel"). */
+ * "debug_sites" (docs/abi.md "Debug channel"); the shim decodes records
+ * with it.  The sites reach the hoists through the Abi (abi.h) once it
+ * carries them (CRISP_ABI_DEBUG_SITES). */
 static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
-    (void)a;
     if (!abi->debug_output) {
         pr_line(p, "DEBUG_SITES = []                    # compiled without --debug-output");
         return;
     }
-    pr_line(p, "# --debug-output: the site of each r-t-output / r-t-assert record");
+    pr_line(p, "# --debug-output: the r-t-output / r-t-assert site of each record, by id");
     pr_line(p, "DEBUG_SITES = [");
+    pr_indent(p);
+#ifdef CRISP_ABI_DEBUG_SITES
+    for (int i = 0; i < abi->nsites; i++) {
+        const DebugSite *s = abi->sites[i];
+        const char *parts = "";
+        for (int j = 0; j < s->nparts; j++) {
+            const DebugPart *dp = &s->parts[j];
+            const char *one = dp->text ? arena_printf(a, "{\"text\": %s}", quoted(a, dp->text))
+                                       : arena_printf(a, "{\"type\": \"%s\", \"expr\": %s}",
+                                                      dp->ty ? ty_cname(dp->ty) : "int", quoted(a, dp->expr));
+            parts = arena_printf(a, "%s%s%s", astr(parts), j ? ", " : "", astr(one));
+        }
+        pr_line(p, "{\"id\": %d, \"file\": %s, \"line\": %d, \"kind\": \"%s\",", i, quoted(a, s->file), s->line,
+                astr(s->kind));
+        pr_line(p, " \"parts\": [%s]},", astr(parts));
+    }
+#else
+    (void)a;
+    pr_line(p, "# (this crisp build does not pass the site table to the hoists)");
+#endif
+    pr_dedent(p);
     pr_line(p, "]");
 }
 

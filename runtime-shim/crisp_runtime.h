@@ -756,6 +756,16 @@ static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
     return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
 }
 
+/* Size expressions with floating arithmetic round up to whole elements
+ * (the metadata's "c" expressions call this). */
+static inline unsigned long long crisp_ceil_ull(double x) {
+    unsigned long long u;
+    if (!(x > 0)) return 0;
+    if (x >= 18446744073709551615.0) return ~0ULL;
+    u = (unsigned long long)x;
+    return (double)u < x ? u + 1 : u;
+}
+
 /* clEnqueueNDRangeKernel with L; WHAT names the kernel in messages. */
 static inline cl_int crisp_enqueue(cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l, const char *what,
                                    cl_uint num_events, const cl_event *wait_list, cl_event *event) {
@@ -788,8 +798,7 @@ typedef struct CrispDebugPart {
 typedef struct CrispDebugSite {
     const char *file;
     int line;
-    const char *kind;       /* "output" or "assert" */
-    const char *test;       /* assert: the tested expression, or NULL */
+    const char *kind;       /* "output" or "assert" (first part: "assertion failed: TEST") */
     const CrispDebugPart *parts;
     int nparts;
 } CrispDebugSite;
@@ -807,7 +816,9 @@ static inline void crisp_debug_init(cl_uint *words, size_t nwords) {
 static inline void crisp_debug_value(FILE *out, const char *type, cl_uint lo, cl_uint hi) {
     unsigned long long u = ((unsigned long long)hi << 32) | lo;
     CrispElem e = crisp_elem(type ? type : "");
-    if (e.kind == 'f' && e.size == 4) {
+    if (type && !strcmp(type, "bool")) {
+        fputs(u ? "t" : "nil", out);
+    } else if (e.kind == 'f' && e.size == 4) {
         float f;
         memcpy(&f, &lo, 4);
         fprintf(out, "%.9g", f);
@@ -817,19 +828,21 @@ static inline void crisp_debug_value(FILE *out, const char *type, cl_uint lo, cl
         fprintf(out, "%.17g", d);
     } else if (e.kind == 'h') {
         fprintf(out, "%g", crisp_half_to_float((cl_half)lo));
-    } else if (e.kind == 'i') {
-        fprintf(out, "%lld", (long long)u);
     } else if (e.kind == 'u') {
         fprintf(out, "%llu", u);
     } else {
-        fprintf(out, "0x%llx", u);
+        fprintf(out, "%lld", (long long)u); /* signed, and anything unknown */
     }
 }
 
 /* Decode the debug buffer WORDS (NWORDS words, read back after the kernel)
- * against the site table, printing one line per record:
+ * against the site table SITES (the metadata's "debug_sites", indexed by
+ * site id), printing one line per record:
  *     kernels.crisp:12: [thread 5] reached midpoint 42
- * Returns the number of records; reports dropped records and damage. */
+ *     kernels.crisp:20: [thread 0] assertion failed: (< 0 lives): no lives left
+ * Parts are joined with a space unless one side already has one; an
+ * assertion's first part (its test) is followed by ": ".  Returns the
+ * number of records; reports dropped records and damaged buffers. */
 static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t nwords, const CrispDebugSite *sites,
                                         size_t nsites) {
     size_t at = 2, end, records = 0;
@@ -838,39 +851,43 @@ static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t 
     while (at + 3 <= end) {
         cl_uint n = words[at], id = words[at + 1], thread = words[at + 2];
         const CrispDebugSite *s = id < nsites ? &sites[id] : NULL;
-        int p, v = 0;
-        const char *sep = "";
-        if (n == 0) break; /* reserved by a thread that was dropped past the end */
-        if (n < 3 || (n - 3) % 2 || at + n > end || !s) {
-            fprintf(out, "crisp: debug record at word %lu is damaged (length %u, site %u); %lu words not decoded\n",
-                    (unsigned long)at, n, id, (unsigned long)(end - at));
+        int p, v = 0, is_assert;
+        char last = ' ';
+        if (n == 0) break; /* never written: nothing follows */
+        if (n < 3 || (n - 3) % 2 || at + n > end) {
+            fprintf(out, "crisp: debug channel: malformed record at word %lu (length %u); %lu words not decoded\n",
+                    (unsigned long)at, n, (unsigned long)(end - at));
             break;
         }
-        fprintf(out, "%s:%d: [thread %u] ", s->file, s->line, thread);
-        if (s->kind && !strcmp(s->kind, "assert")) {
-            fprintf(out, "assertion failed");
-            if (s->test) fprintf(out, ": %s", s->test);
-            sep = s->nparts ? ": " : "";
+        if (!s) {
+            fprintf(out, "crisp: debug record for unknown site %u [thread %u]\n", id, thread);
+            at += n;
+            continue;
         }
+        is_assert = s->kind && !strcmp(s->kind, "assert");
+        fprintf(out, "%s:%d: [thread %u] ", s->file, s->line, thread);
         for (p = 0; p < s->nparts; p++) {
             const CrispDebugPart *part = &s->parts[p];
-            fputs(sep, out);
+            int space_first = part->text && (part->text[0] == ' ' || part->text[0] == '\t');
+            if (p == 1 && is_assert) fputs(": ", out);
+            else if (p > 0 && last != ' ' && last != '\t' && last != '\n' && !space_first) fputc(' ', out);
             if (part->text) {
                 fputs(part->text, out);
-                sep = *part->text && strchr(" \t\n", part->text[strlen(part->text) - 1]) ? "" : " ";
+                last = *part->text ? part->text[strlen(part->text) - 1] : last;
             } else {
-                if (3 + 2 * (cl_uint)v + 1 < n) crisp_debug_value(out, part->type, words[at + 3 + 2 * v], words[at + 4 + 2 * v]);
-                else fputs("?", out);
+                if (4 + 2 * (cl_uint)v < n) crisp_debug_value(out, part->type, words[at + 3 + 2 * v], words[at + 4 + 2 * v]);
+                else fputc('?', out);
                 v++;
-                sep = " ";
+                last = 'x';
             }
         }
         fputc('\n', out);
         records++;
         at += n;
     }
-    if (words[1]) fprintf(out, "crisp: %u debug records were dropped: the debug buffer (%lu words) was full\n",
-                          words[1], (unsigned long)nwords);
+    if (words[0] > nwords || words[1])
+        fprintf(out, "crisp: %u debug record(s) dropped: the debug channel (%lu words) was full\n", words[1],
+                (unsigned long)nwords);
     return records;
 }
 

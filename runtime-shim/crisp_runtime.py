@@ -206,47 +206,50 @@ def _matches(want, name):
 
 
 def select_device(platform=None, device=None):
-    """The (platform, device) to use.  PLATFORM and DEVICE (default: the
-    environment variables CRISP_PLATFORM and CRISP_DEVICE) are
-    case-insensitive substrings of the names.  Without either, the first GPU
-    of any platform is preferred, then the first device of the first
-    platform that has one."""
-    want_p = platform if platform is not None else os.environ.get("CRISP_PLATFORM", "")
-    want_d = device if device is not None else os.environ.get("CRISP_DEVICE", "")
+    """The (platform, device) to use, chosen as crisp_runtime.h does.
+
+    PLATFORM (default: $CRISP_PLATFORM): the first platform whose name
+    contains it (case-insensitive).  DEVICE (default: $CRISP_DEVICE): the
+    first device whose name contains it or, when it is a number, the device
+    with that index among the devices of the chosen platform(s).  Neither:
+    the first GPU of any platform, else the first device."""
+    want_p = platform if platform is not None else os.environ.get("CRISP_PLATFORM") or None
+    want_d = device if device is not None else os.environ.get("CRISP_DEVICE") or None
+    want_d = None if want_d is None else str(want_d)
+    index = int(want_d) if want_d is not None and want_d.isdigit() else None
     try:
         platforms = cl.get_platforms()
     except cl.Error as e:
-        raise CrispError("no OpenCL platform found (is an ICD installed? Debian: "
-                         "pocl-opencl-icd): %s" % e) from None
+        platforms = []
+        why = str(e)
+    else:
+        why = "none installed"
     if not platforms:
-        raise CrispError("no OpenCL platform found (is an ICD installed? Debian: pocl-opencl-icd)")
-    seen = []
-    candidates = []
+        raise CrispError("no OpenCL platform found (%s): install an OpenCL driver (ICD), "
+                         "e.g. pocl-opencl-icd" % why)
+    for gpu_pass in ((False,) if want_d else (True, False)):
+        seen = 0
+        for p in platforms:
+            if want_p and not _matches(want_p, p.name):
+                continue
+            try:
+                devs = p.get_devices(cl.device_type.GPU if gpu_pass else cl.device_type.ALL)
+            except cl.Error:
+                continue
+            for d in devs:
+                ok = seen == index if index is not None else (not want_d or _matches(want_d, d.name))
+                seen += 1
+                if ok:
+                    return p, d
+    installed = []
     for p in platforms:
         try:
-            devs = p.get_devices()
+            names = ", ".join(d.name.strip() for d in p.get_devices())
         except cl.Error:
-            devs = []
-        seen.append("%s: %s" % (p.name.strip(), ", ".join(d.name.strip() for d in devs) or "no devices"))
-        if want_p and not _matches(want_p, p.name):
-            continue
-        for d in devs:
-            if want_d and not _matches(want_d, d.name):
-                continue
-            candidates.append((p, d))
-    if not candidates:
-        asked = []
-        if want_p:
-            asked.append("platform %r (CRISP_PLATFORM)" % want_p)
-        if want_d:
-            asked.append("device %r (CRISP_DEVICE)" % want_d)
-        raise CrispError("no OpenCL device matches %s; available:\n  %s"
-                         % (" and ".join(asked) or "anything", "\n  ".join(seen)))
-    if not want_p and not want_d:
-        for p, d in candidates:
-            if d.type & cl.device_type.GPU:
-                return p, d
-    return candidates[0]
+            names = ""
+        installed.append("%s: %s" % (p.name.strip(), names or "no devices"))
+    raise CrispError("no OpenCL device matches CRISP_PLATFORM=%s CRISP_DEVICE=%s; installed:\n  %s"
+                     % (want_p or "(any)", want_d or "(any)", "\n  ".join(installed)))
 
 
 def describe_device(device):
@@ -747,7 +750,7 @@ class Runtime:
         return DeviceVector(self, array, e, length, staged if writeable else None,
                             writeable, arg)
 
-    def allocate(self, kernel, name, elem, count, stride=None):
+    def allocate(self, kernel, name, count, elem, stride=None):
         """A zero-filled vector of COUNT elements the kernel fills (result,
         implicit and scratch vectors); read_back() returns it as a new
         host array."""
@@ -818,76 +821,77 @@ def preview(array, count=6):
 # Debug channel
 
 def _debug_value(ty, lo, hi):
+    """One logged value (two words, low first) as text, as crisp_runtime.h prints it."""
     bits = (int(hi) << 32) | int(lo)
-    t = _bare(ty) if ty else "long"
-    if t in ("float",):
-        return str(np.array([lo], np.uint32).view(np.float32)[0])
+    t = _bare(ty) if ty else ""
+    if t == "float":
+        return "%.9g" % np.array([lo], np.uint32).view(np.float32)[0]
     if t == "double":
-        return str(np.array([bits], np.uint64).view(np.float64)[0])
+        return "%.17g" % np.array([bits], np.uint64).view(np.float64)[0]
     if t == "half":
-        return str(np.array([lo & 0xffff], np.uint16).view(np.float16)[0])
-    if t == "bool":
-        return "t" if bits else "nil"
+        return "%g" % np.array([int(lo) & 0xffff], np.uint16).view(np.float16)[0]
     if t in ("char", "short", "int", "long"):
         return str(bits - (1 << 64) if bits >> 63 else bits)
-    return str(bits)
-
-
-def _join_parts(pieces):
-    out = ""
-    for p in pieces:
-        if out and p and not out[-1].isspace() and not p[0].isspace():
-            out += " "
-        out += p
-    return out
+    if t in ("uchar", "ushort", "uint", "ulong", "size_t", "bool"):
+        return str(bits)
+    return "0x%x" % bits
 
 
 def decode_debug(words, sites):
-    """Decode a debug channel (docs/abi.md) into text lines:
+    """Decode a debug channel (docs/abi.md) into text lines, one per record,
+    exactly as crisp_runtime.h's crisp_debug_decode prints them:
 
         kernels.crisp:12: [thread 5] reached midpoint 42
 
-    SITES is the site table (the metadata's "debug_sites", or DEBUG_SITES of
-    a generated module): dicts with file, line, kind and parts."""
+    WORDS: the buffer read back after the kernel (uint32).  SITES: the site
+    table (the metadata's "debug_sites", or DEBUG_SITES of a generated
+    module): dicts with file, line, kind ("output" / "assert"), parts
+    ({"text": ...} or {"type": ..., "expr": ...}) and, optionally, test."""
     words = np.asarray(words, dtype=np.uint32).reshape(-1)
     lines = []
-    if words.size < 2:
+    nwords = words.size
+    if nwords < 2:
         return lines
-    end = min(int(words[0]), words.size)
-    dropped = int(words[1])
-    pos = 2
-    while pos < end:
-        n = int(words[pos])
-        if n < 3 or pos + n > end:
-            lines.append("crisp: debug channel: malformed record at word %d" % pos)
+    end = min(int(words[0]), nwords)
+    at = 2
+    while at + 3 <= end:
+        n, site_id, thread = int(words[at]), int(words[at + 1]), int(words[at + 2])
+        site = sites[site_id] if site_id < len(sites) else None
+        if n == 0:
+            break               # reserved by a thread that was dropped past the end
+        if n < 3 or (n - 3) % 2 or at + n > end or site is None:
+            lines.append("crisp: debug record at word %d is damaged (length %d, site %d); "
+                         "%d words not decoded" % (at, n, site_id, end - at))
             break
-        site_id, thread = int(words[pos + 1]), int(words[pos + 2])
-        values = words[pos + 3:pos + n]
-        site = sites[site_id] if 0 <= site_id < len(sites) else None
-        if site is None:
-            lines.append("crisp: debug record for unknown site %d [thread %d]" % (site_id, thread))
-            pos += n
-            continue
-        pieces = []
-        vi = 0
-        for part in site.get("parts", []):
-            if "text" in part:
-                pieces.append(part["text"])
-            elif vi + 2 <= len(values):
-                pieces.append(_debug_value(part.get("type"), values[vi], values[vi + 1]))
-                vi += 2
-            else:
-                pieces.append("?")
-        text = _join_parts(pieces)
+        text = ""
+        sep = ""
+        parts = site.get("parts", [])
         if site.get("kind") == "assert":
-            test = site.get("test")
-            text = "assertion failed" + (": " + test if test else "") + (": " + text if text else "")
-        lines.append("%s:%s: [thread %d] %s" % (site.get("file", "?"), site.get("line", "?"),
-                                                thread, text))
-        pos += n
-    if int(words[0]) > words.size or dropped:
-        lines.append("crisp: %d debug record(s) dropped: the debug channel (%d words) was full"
-                     % (dropped, words.size))
+            first = parts[0].get("text", "") if parts else ""
+            if not first.startswith("assertion failed"):
+                text = "assertion failed"
+                if site.get("test"):
+                    text += ": " + site["test"]
+                sep = ": " if parts else ""
+        v = 0
+        for part in parts:
+            text += sep
+            if part.get("text") is not None:
+                t = part["text"]
+                text += t
+                sep = "" if t and t[-1] in " \t\n" else " "
+            else:
+                if 3 + 2 * v + 1 < n:
+                    text += _debug_value(part.get("type"), words[at + 3 + 2 * v], words[at + 4 + 2 * v])
+                else:
+                    text += "?"
+                v += 1
+                sep = " "
+        lines.append("%s:%s: [thread %d] %s" % (site.get("file", "?"), site.get("line", "?"), thread, text))
+        at += n
+    if words[1]:
+        lines.append("crisp: %d debug records were dropped: the debug buffer (%d words) was full"
+                     % (int(words[1]), nwords))
     return lines
 
 
@@ -1198,12 +1202,12 @@ class Kernel:
                     d = rt.vector(self.name, a["name"], given, elem, min_length=count)
                     copy_back.append(d)
                 else:
-                    d = rt.allocate(self.name, a["name"], elem, count)
+                    d = rt.allocate(self.name, a["name"], count, elem)
                 if role == "result":
                     results.append((a["name"], d))
             elif role == "scratch":
-                d = rt.allocate(self.name, "scratch", element("uchar"),
-                                _eval_size(a.get("bytes") or {}, inputs, where))
+                d = rt.allocate(self.name, "scratch", _eval_size(a.get("bytes") or {}, inputs, where),
+                                element("uchar"))
             elif role == "debug":
                 d = debug = rt.debug_channel()
             else:
