@@ -226,40 +226,48 @@ static void emit_section_header(Hc *h, const AbiKernel *k) {
 
 static void emit_args_struct(Hc *h, const AbiKernel *k) {
     Printer *p = &h->pr;
+    const char **decl = arena_alloc(h->a, sizeof(char *) * (size_t)(k->nargs + 1));
+    const char **note = arena_alloc(h->a, sizeof(char *) * (size_t)(k->nargs + 1));
+    int width = 0;
+    if (!decl || !note) return;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        const char *f = field(h, a);
+        const char *name = comment_text(h, a->name);
+        decl[i] = NULL;
+        switch (a->role) {
+        case ROLE_SCALAR:
+            decl[i] = arena_printf(h->a, "%s %s;", scalar_ctype(h, a), f);
+            note[i] = arena_printf(h->a, "%d: %s (%s)", a->index, name, a->type);
+            break;
+        case ROLE_LENGTH:
+            decl[i] = arena_printf(h->a, "cl_ulong %s;", f);
+            note[i] = k->args[a->measures].role == ROLE_SCRATCH  ? arena_printf(h->a, "%d: bytes in the scratch pool", a->index)
+                      : k->args[a->measures].role == ROLE_DEBUG ? arena_printf(h->a, "%d: words in the debug channel", a->index)
+                                                                : arena_printf(h->a, "%d: element count of %s", a->index, name);
+            break;
+        default:
+            if (is_local(a)) {
+                note[i] = arena_printf(h->a, "%d: %s (%s): __local memory, sized by %s", a->index, name, a->type,
+                                       length_of(k, a) ? field(h, length_of(k, a)) : "its length");
+            } else {
+                decl[i] = arena_printf(h->a, "%s %s;", h->o->unified_memory ? "CrispMem" : "cl_mem", f);
+                note[i] = a->role == ROLE_BUFFER
+                              ? arena_printf(h->a, "%d: %s (%s, %s)", a->index, name, a->type, ty_acc_name(a->acc))
+                              : arena_printf(h->a, "%d: %s: %s (%s)", a->index, role_text(a), name, a->type);
+            }
+            break;
+        }
+        if (decl[i] && (int)strlen(decl[i]) > width) width = (int)strlen(decl[i]);
+    }
     pr_line(p, "/* Every OpenCL argument of %s, in the kernel's order.%s */", k->name,
             h->o->unified_memory ? "  A CrispMem holds a\n * buffer (.mem) or a shared virtual memory pointer (.svm)." : "");
     pr_line(p, "typedef struct %s_args {", k->name);
     pr_indent(p);
     if (k->nargs == 0) pr_line(p, "char unused; /* %s takes no arguments */", k->name);
     for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        const char *f = field(h, a);
-        const char *name = comment_text(h, a->name);
-        switch (a->role) {
-        case ROLE_SCALAR:
-            pr_line(p, "%s %s; /* %d: %s (%s) */", scalar_ctype(h, a), f, a->index, name, a->type);
-            break;
-        case ROLE_LENGTH:
-            if (k->args[a->measures].role == ROLE_SCRATCH)
-                pr_line(p, "cl_ulong %s; /* %d: bytes in the scratch pool */", f, a->index);
-            else if (k->args[a->measures].role == ROLE_DEBUG)
-                pr_line(p, "cl_ulong %s; /* %d: words in the debug channel */", f, a->index);
-            else
-                pr_line(p, "cl_ulong %s; /* %d: element count of %s */", f, a->index, name);
-            break;
-        default:
-            if (is_local(a)) {
-                pr_line(p, "/* %d: %s (%s): __local memory, sized by %s */", a->index, name, a->type,
-                        length_of(k, a) ? field(h, length_of(k, a)) : "its length");
-            } else {
-                const char *what = a->role == ROLE_BUFFER
-                                       ? arena_printf(h->a, "%s, %s", a->type, ty_acc_name(a->acc))
-                                       : arena_printf(h->a, "%s, %s", role_text(a), a->type);
-                pr_line(p, "%s %s; /* %d: %s (%s) */", h->o->unified_memory ? "CrispMem" : "cl_mem", f, a->index,
-                        name, what);
-            }
-            break;
-        }
+        if (decl[i]) pr_line(p, "%-*s /* %s */", width, decl[i], note[i]);
+        else pr_line(p, "/* %s */", note[i]);
     }
     pr_dedent(p);
     pr_line(p, "} %s_args;", k->name);
@@ -476,7 +484,8 @@ static void emit_set_args(Hc *h, const AbiKernel *k) {
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
         const char *f = field(h, a);
-        const char *what = c_string(h, arena_printf(h->a, "clSetKernelArg(%s, %d: %s)", k->name, a->index, a->name));
+        const char *what = c_string(h, arena_printf(h->a, "clSetKernelArg(%s, %d: %s)", k->name, a->index,
+                                                    a->role == ROLE_LENGTH ? f : a->name));
         pr_blank(p);
         if (a->role == ROLE_SCALAR) {
             pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(%s), &args->%s);", a->index, scalar_ctype(h, a), f);
@@ -643,16 +652,34 @@ static const char *svm_flag(Hc *h) {
     return h->o->unified_memory ? "demo_use_svm" : "0";
 }
 
+/* Demo data: read-only and constant vectors and implicit vectors (memory
+ * "the host fills") get the demo pattern; the rest starts as zeros (safe
+ * for counters and ticket dispensers). */
+static int demo_fills(const AbiArg *a) {
+    if (a->role == ROLE_IMPLICIT) return 1;
+    return a->role == ROLE_BUFFER && (a->acc == ACC_READ_ONLY || a->as == AS_CONSTANT);
+}
+
+/* __global parameter vectors get CRISP_DEMO_SLACK times their length in
+ * memory: kernels that write several outputs per element (Out[4*i + k])
+ * stay inside the allocation.  Side channels are sized exactly. */
+static int demo_slack(const AbiArg *a) {
+    return a->role == ROLE_BUFFER && a->as == AS_GLOBAL && a->fixed_length < 0;
+}
+
 static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
     Printer *p = &h->pr;
     const char *f = field(h, a);
     const AbiArg *len = length_of(k, a);
     const char *count = len ? arena_printf(h->a, "args.%s", field(h, len)) : demo_count(h, k, a);
     const char *name = comment_text(h, a->name);
+    const char *alloc = demo_slack(a) ? arena_printf(h->a, "(size_t)%s * CRISP_DEMO_SLACK", count)
+                                      : arena_printf(h->a, "(size_t)%s", count);
     int stride = stride_of(a);
     pr_blank(p);
     if (a->role == ROLE_BUFFER) {
         pr_line(p, "/* %s: %s, %s, %d bytes per element */", name, a->type, ty_acc_name(a->acc), stride);
+        if (len) pr_line(p, "args.%s = %s;", field(h, len), demo_count(h, k, a));
     } else if (a->role == ROLE_SCRATCH) {
         pr_line(p, "/* the scratch pool: %s bytes */", comment_text(h, a->size.crisp));
         for (int j = 0; j < k->nscratch; j++) {
@@ -663,7 +690,7 @@ static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
         }
         pr_line(p, "printf(\"  scratch pool: %%lu bytes\\n\", (unsigned long)%s);", count);
     } else if (a->role == ROLE_DEBUG) {
-        pr_line(p, "/* the debug channel: cursor 2, nothing dropped */");
+        pr_line(p, "/* the debug channel: %s words, cursor 2, nothing dropped */", count);
     } else {
         const char *line = arena_printf(h->a, "  %s %s: %s x %s%s%s", role_text(a), a->name, a->size.crisp,
                                         a->element, a->comment ? " -- " : "", a->comment ? a->comment : "");
@@ -671,7 +698,7 @@ static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
                 a->comment ? " -- " : "", a->comment ? comment_text(h, a->comment) : "");
         pr_line(p, "printf(\"%%s = %%lu\\n\", %s, (unsigned long)%s);", c_string(h, line), count);
     }
-    pr_line(p, "%s_host = crisp_host_alloc((size_t)%s, %d, %s);", f, count, stride, c_string(h, a->name));
+    pr_line(p, "%s_host = crisp_host_alloc(%s, %d, %s);", f, alloc, stride, c_string(h, a->name));
     pr_line(p, "if (!%s_host) {", f);
     pr_indent(p);
     pr_line(p, "err = CL_OUT_OF_HOST_MEMORY;");
@@ -679,13 +706,13 @@ static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
     pr_dedent(p);
     pr_line(p, "}");
     if (a->role == ROLE_DEBUG)
-        pr_line(p, "crisp_debug_init((cl_uint *)%s_host, (size_t)%s);", f, count);
-    else if ((a->role == ROLE_BUFFER || a->role == ROLE_IMPLICIT) && (a->acc == ACC_READ_ONLY || a->as == AS_CONSTANT))
-        pr_line(p, "crisp_fill_demo(%s_host, (size_t)%s, %d, \"%s\");", f, count, stride, elem_name(a));
+        pr_line(p, "crisp_debug_init((cl_uint *)%s_host, %s);", f, alloc);
+    else if (demo_fills(a))
+        pr_line(p, "crisp_fill_demo(%s_host, %s, %d, \"%s\");", f, alloc, stride, elem_name(a));
     else
         pr_line(p, "/* %s starts as zeros */", a->role == ROLE_SCRATCH ? "the pool" : name);
-    pr_line(p, "err = crisp_mem_create(cx, &%s_mem, %s, (size_t)%s * %d, %s_host, %s, %s);", f, mem_flags(a), count,
-            stride, f, svm_flag(h), c_string(h, a->name));
+    pr_line(p, "err = crisp_mem_create(cx, &%s_mem, %s, %s * %d, %s_host, %s, %s);", f, mem_flags(a), alloc, stride,
+            f, svm_flag(h), c_string(h, a->name));
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     pr_line(p, "args.%s = %s_mem%s;", f, f, h->o->unified_memory ? "" : ".mem");
 }
@@ -754,19 +781,13 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
             if (len) pr_line(p, "args.%s = %s;", field(h, len), demo_count(h, k, a));
             continue;
         }
-        if (len) {
-            pr_blank(p);
-            pr_line(p, "args.%s = %s;", field(h, len), demo_count(h, k, a));
-        }
         emit_demo_alloc(h, k, a);
     }
 
     /* sizes, then the side channels whose sizes depend on them */
     pr_blank(p);
     pr_line(p, "%s_launch_size(&args, &launch);", k->name);
-    pr_line(p, "printf(\"  global size %%lu x %%lu x %%lu, local size %%s\\n\", (unsigned long)launch.global[0],");
-    pr_line(p, "       (unsigned long)launch.global[1], (unsigned long)launch.global[2],");
-    pr_line(p, "       crisp_launch_has_local(&launch) ? \"as declared\" : \"chosen by OpenCL\");");
+    pr_line(p, "crisp_print_launch(stdout, \"  \", &launch);");
     if (sides) {
         pr_line(p, "%s_side_sizes(&args, &launch);", k->name);
         for (int i = 0; i < k->nargs; i++) {
@@ -818,7 +839,9 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
     }
 
     pr_blank(p);
+    pr_dedent(p);
     pr_line(p, "done:");
+    pr_indent(p);
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
         if (!demo_allocates(a)) continue;
@@ -865,14 +888,20 @@ static void emit_demo(Hc *h) {
     pr_line(p, " * ========================================================================== */");
     pr_line(p, "#ifndef CRISP_NO_DEMO");
     pr_blank(p);
-    pr_line(p, "/* Demo inputs: read-only vectors hold 1 + (i + lane) %% 16, the others start");
-    pr_line(p, " * as zeros; integer scalars are CRISP_DEMO_SCALAR, floating ones CRISP_DEMO_FLOAT.");
-    pr_line(p, " * CRISP_DEMO_LENGTH covers a 2D size derived from two scalars (32 x 32). */");
+    pr_line(p, "/* Demo inputs: read-only, constant and implicit vectors hold 1 + (i + lane) %% 16,");
+    pr_line(p, " * the others start as zeros; integer scalars are CRISP_DEMO_SCALAR, floating ones");
+    pr_line(p, " * CRISP_DEMO_FLOAT.  Vectors have CRISP_DEMO_LENGTH elements (enough for a 2D size");
+    pr_line(p, " * derived from two scalars, 32 x 32) and CRISP_DEMO_SLACK times that much memory");
+    pr_line(p, " * behind them, so kernels that write several outputs per element (Out[4*i + k])");
+    pr_line(p, " * stay inside the allocation. */");
     pr_line(p, "#ifndef CRISP_DEMO_LENGTH");
     pr_line(p, "#define CRISP_DEMO_LENGTH %d", h->demo_length);
     pr_line(p, "#endif");
     pr_line(p, "#ifndef CRISP_DEMO_SCALAR");
     pr_line(p, "#define CRISP_DEMO_SCALAR 32");
+    pr_line(p, "#endif");
+    pr_line(p, "#ifndef CRISP_DEMO_SLACK");
+    pr_line(p, "#define CRISP_DEMO_SLACK 16 /* memory behind each __global vector, in lengths */");
     pr_line(p, "#endif");
     pr_line(p, "#ifndef CRISP_DEMO_FLOAT");
     pr_line(p, "#define CRISP_DEMO_FLOAT 1.5");

@@ -21,6 +21,7 @@
 
 #define DEMO_LENGTH 256     /* elements of every demo vector */
 #define DEMO_INT "16"       /* demo value of integer scalars (16 x 16 = 256) */
+#define DEMO_SLACK 16       /* other demo vectors are this many times longer */
 
 /* ------------------------------------------------------------------ */
 /* Python text                                                        */
@@ -31,11 +32,14 @@ static const char *const py_keywords[] = {
     "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
     "return", "try", "while", "with", "yield", NULL};
 
-/* Names the generated methods and the demo use themselves. */
+/* Names the generated methods use themselves. */
 static const char *const py_taken[] = {
     "self", "rt", "kernel", "sizes", "global_size", "local_size", "np", "os", "sys", "math",
-    "crisp_runtime", "hoist", "n", "print", "result", "results", "int", "len", "tuple",
-    "load", "demo", "Kernels", NULL};
+    "crisp_runtime", "int", NULL};
+
+/* ... and the demo. */
+static const char *const demo_taken[] = {
+    "hoist", "n", "result", "line", "print", "load", "np", "crisp_runtime", "DEMO_SLACK", NULL};
 
 static int in_list(const char *const *list, const char *s) {
     for (int i = 0; list[i]; i++)
@@ -790,14 +794,31 @@ static const char *demo_scalar(const AbiArg *x, Arena *a) {
     return DEMO_INT;
 }
 
+/* Does the global size come from vector X (derive-from, or the default:
+ * the first vector)?  Such a vector gets the demo length n; every other
+ * vector gets DEMO_SLACK * n elements, because kernels are not bounds
+ * checked and often write several elements per work-item. */
+static int sizes_launch(const PyKernel *pk, const AbiArg *x) {
+    const AbiKernel *k = pk->k;
+    if (k->gsize && k->gsize->nset) return 0;
+    if (k->gsize && k->gsize->nderive) {
+        for (int i = 0; i < k->gsize->nderive; i++)
+            if (!strcmp(k->gsize->derive[i], x->name)) return 1;
+        return 0;
+    }
+    return first_vector(k) == x;
+}
+
 /* Dummy data for a vector: 1..7 repeating for inputs, zeros for outputs. */
-static const char *demo_vector(const AbiArg *x, Arena *a) {
+static const char *demo_vector(const PyKernel *pk, const AbiArg *x, Arena *a) {
     int lanes;
     const char *np = elem_np(x, &lanes);
-    const char *n = x->fixed_length >= 0 ? arena_printf(a, "%lld", (long long)x->fixed_length) : "n";
+    const char *n = x->fixed_length >= 0                         ? arena_printf(a, "%lld", (long long)x->fixed_length)
+                    : sizes_launch(pk, x) || x->as == AS_CONSTANT ? "n"
+                                                                  : "DEMO_SLACK * n";
     if (x->acc == ACC_READ_ONLY) {
         if (lanes == 1) return arena_printf(a, "(np.arange(%s) %% 7 + 1).astype(np.%s)", n, np);
-        return arena_printf(a, "(np.arange(%s * %d) %% 7 + 1).astype(np.%s).reshape(%s, %d)", n, lanes, np, n, lanes);
+        return arena_printf(a, "(np.arange(%s * %d) %% 7 + 1).astype(np.%s).reshape(-1, %d)", n, lanes, np, lanes);
     }
     if (lanes == 1) return arena_printf(a, "np.zeros(%s, np.%s)", n, np);
     return arena_printf(a, "np.zeros((%s, %d), np.%s)", n, lanes, np);
@@ -805,10 +826,15 @@ static const char *demo_vector(const AbiArg *x, Arena *a) {
 
 static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKernel *pks, Arena *a) {
     top_gap(p);
+    pr_line(p, "DEMO_SLACK = %d", DEMO_SLACK);
+    top_gap(p);
     pr_line(p, "def demo(n=%d):", DEMO_LENGTH);
     pr_indent(p);
-    pr_line(p, "\"\"\"Run every kernel once with dummy data (vectors of N elements, 1..7");
-    pr_line(p, "repeating for inputs, zeros for outputs) and print a short summary.\"\"\"");
+    pr_line(p, "\"\"\"Run every kernel once with dummy data and print a short summary.");
+    pr_blank(p);
+    pr_line(p, "Inputs hold 1..7 repeating, outputs zeros, integer scalars %s.  The", DEMO_INT);
+    pr_line(p, "vector the global size comes from has N elements, the others");
+    pr_line(p, "DEMO_SLACK * N: kernels may write several elements per work-item.\"\"\"");
     pr_line(p, "hoist = load()");
     pr_line(p, "print(\"%s.cl on %%s\" %% crisp_runtime.describe_device(hoist.queue.device))", o->base);
     for (int ki = 0; ki < abi->nkernels; ki++) {
@@ -821,6 +847,7 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
         for (int i = 0; i < k->nargs; i++) {
             const AbiArg *x = &k->args[i];
             const char *id = pk->pa[i].ident;
+            if (id && in_list(demo_taken, id)) id = arena_printf(a, "%s_", id);
             if (x->role == ROLE_SCALAR) {
                 pr_line(p, "%s = %s", id, demo_scalar(x, a));
             } else if (x->role == ROLE_BUFFER && x->as == AS_LOCAL) {
@@ -832,7 +859,7 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
                 }
                 pr_line(p, "%s = %lld                   # __local: an element count", id, count);
             } else if (x->role == ROLE_BUFFER) {
-                pr_line(p, "%s = %s", id, demo_vector(x, a));
+                pr_line(p, "%s = %s", id, demo_vector(pk, x, a));
                 if (!show && writeable(x)) show = id;
             } else {
                 continue;

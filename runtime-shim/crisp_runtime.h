@@ -756,6 +756,20 @@ static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
     return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
 }
 
+/* Print "global 32 x 32, local 8 x 8" (or "local: OpenCL's choice"). */
+static inline void crisp_print_launch(FILE *out, const char *indent, const CrispLaunch *l) {
+    cl_uint i;
+    fprintf(out, "%sglobal ", indent);
+    for (i = 0; i < l->dims; i++) fprintf(out, "%s%lu", i ? " x " : "", (unsigned long)l->global[i]);
+    if (!crisp_launch_has_local(l)) {
+        fprintf(out, ", local: OpenCL's choice\n");
+        return;
+    }
+    fprintf(out, ", local ");
+    for (i = 0; i < l->dims; i++) fprintf(out, "%s%lu", i ? " x " : "", (unsigned long)l->local[i]);
+    fputc('\n', out);
+}
+
 /* Size expressions with floating arithmetic round up to whole elements
  * (the metadata's "c" expressions call this). */
 static inline unsigned long long crisp_ceil_ull(double x) {

@@ -458,7 +458,7 @@ void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
     }
     for (int i = 0; i < n; i++) {
         if (syn_is_form(forms[i], "declare")) {
-            diag_error_at(cx->ck->d, forms[i], "E0303", "(declare ...) must come first in a body");
+            diag_error_at(cx->ck->d, forms[i], "E0344", "(declare ...) must come first in a body");
             continue;
         }
         form_to(cx, forms[i], i == n - 1 ? d : &discard);
@@ -491,20 +491,20 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
             if (!t->align) t->align = base->align;
             if (t->length < 0) t->length = base->length;
         } else if (base) {
-            diag_error_at(ck->d, init->kids[1], "E0401", "make-vector needs a vector type, found `%s`", tname(cx, base));
+            diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", tname(cx, base));
             return NULL;
         }
         if (!t->elem) {
-            diag_error_at(ck->d, init, "E0402", "make-vector needs an element type");
+            diag_error_at(ck->d, init, "E0441", "make-vector needs an element type");
             return NULL;
         }
         if (t->length < 0) {
-            diag_error_at(ck->d, init, "E0403",
+            diag_error_at(ck->d, init, "E0442",
                           "make-vector needs a compile-time length (kernels cannot allocate memory at run time)");
             return NULL;
         }
         if (t->length == 0 || t->length > (1 << 24)) {
-            diag_error_at(ck->d, init, "E0404", "make-vector length %lld is out of range (1 to 16777216)",
+            diag_error_at(ck->d, init, "E0443", "make-vector length %lld is out of range (1 to 16777216)",
                           (long long)t->length);
             return NULL;
         }
@@ -512,7 +512,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         if (!t->acc) t->acc = ACC_READ_WRITE;
         if (!t->align) t->align = AL_COMPACT;
         if (t->as == AS_GLOBAL || t->as == AS_CONSTANT) {
-            diag_error_at(ck->d, init, "E0405",
+            diag_error_at(ck->d, init, "E0444",
                           "a kernel cannot allocate %s memory; pass a buffer parameter instead",
                           t->as == AS_GLOBAL ? ":global" : ":constant");
             return NULL;
@@ -571,7 +571,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         /* (let ((v:(vector-type float :private 4))) ...): an array of the declared type */
         Type *t = declared;
         if (!t->elem || t->length < 0 || (t->as && t->as != AS_PRIVATE && t->as != AS_LOCAL)) {
-            diag_error_at(ck->d, name, "E0410", "`%s` has no value: a vector variable needs (make-vector ...), #(...) or another vector, or a declared element type and length",
+            diag_error_at(ck->d, name, "E0446", "`%s` has no value: a vector variable needs (make-vector ...), #(...) or another vector, or a declared element type and length",
                           name->name);
             return NULL;
         }
@@ -627,13 +627,13 @@ static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
 static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     Checker *ck = cx->ck;
     if (syn->nkids < 2 || !syn_is_list(syn->kids[1])) {
-        diag_error_at(ck->d, syn, "E0304", "expected (%s ((var value)...) body...)", syn_head(syn));
+        diag_error_at(ck->d, syn, "E0345", "expected (%s ((var value)...) body...)", syn_head(syn));
         return;
     }
     Node *bl = syn->kids[1];
     for (int i = 0; i < bl->nkids; i++)
         if (bl->kids[i]->kind != N_LIST && bl->kids[i]->kind != N_SYMBOL) {
-            diag_error_at(ck->d, bl, "E0304", "%s bindings are a list of (name value) pairs, found `%s`; did you mean (%s (%s) ...)?",
+            diag_error_at(ck->d, bl, "E0345", "%s bindings are a list of (name value) pairs, found `%s`; did you mean (%s (%s) ...)?",
                           syn_head(syn), syn_to_string(ck->a, bl, 40), syn_head(syn), syn_to_string(ck->a, bl, 40));
             return;
         }
@@ -810,7 +810,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         return;
     }
     if (syn->nkids == 3 && (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))) {
-        diag_error_at(ck->d, syn, "E0310", "`if` without an else branch has no value here");
+        diag_error_at(ck->d, syn, "E0347", "`if` without an else branch has no value here");
         return;
     }
     Node *test = cond_value(cx, syn->kids[1]);
@@ -849,7 +849,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Checker *ck = cx->ck;
     Node *spec = syn->nkids >= 2 ? syn->kids[1] : NULL;
     if (!spec || spec->kind != N_LIST || spec->nkids != 4 || spec->kids[0]->kind != N_SYMBOL) {
-        diag_error_at(ck->d, syn, "E0311", "malformed %%loop (expected (%%loop (var init test step) body...))");
+        diag_error_at(ck->d, syn, "E0348", "malformed %%loop (expected (%%loop (var init test step) body...))");
         return;
     }
     Node *vn = spec->kids[0];
@@ -861,7 +861,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     if (!init) return;
     if (!vt) vt = (init->op && (init->kind == N_C_INTLIT || init->kind == N_C_FLOATLIT)) || !ty_is_int(init->ty) ? ty_num(SC_ULONG) : init->ty;
     if (!ty_is_int(vt)) {
-        diag_error_at(ck->d, vn, "E0312", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
+        diag_error_at(ck->d, vn, "E0349", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
         return;
     }
     init = coerce(cx, init, vt, spec->kids[1], "loop start");
@@ -880,7 +880,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
     cx->block = saved;
     if (hdr->nkids) {
-        diag_error_at(ck->d, syn, "E0313", "the test and step of a loop must be plain expressions");
+        diag_error_at(ck->d, syn, "E0361", "the test and step of a loop must be plain expressions");
     }
     Node *body = new_block(cx, syn);
     cx->block = body;
@@ -903,7 +903,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     n->nkids = 4;
     emit_stmt(cx, n);
     if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))
-        diag_error_at(ck->d, syn, "E0314", "a loop has no value (it returns nil)");
+        diag_error_at(ck->d, syn, "E0362", "a loop has no value (it returns nil)");
 }
 
 /* (return V...) */
@@ -972,7 +972,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
             return;
         }
     if (vars->nkids > 16) {
-        diag_error_at(ck->d, vars, "E0218", "at most 16 values can be bound");
+        diag_error_at(ck->d, vars, "E0343", "at most 16 values can be bound");
         return;
     }
     Node *vals[16];
@@ -1044,7 +1044,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
         if (!strcmp(h, "declare")) {
-            diag_error_at(cx->ck->d, syn, "E0303", "(declare ...) must come first in a body");
+            diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
             return;
         }
     }

@@ -175,7 +175,7 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     if (target->sc != SC_DOUBLE && isfinite(av) &&
         (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
          (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
-        diag_error_at(D(cx), at, "E0306", "float literal `%g` is out of the range of `%s`%s", lit->fval, ty_cname(target),
+        diag_error_at(D(cx), at, "E0346", "float literal `%g` is out of the range of `%s`%s", lit->fval, ty_cname(target),
                       target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
         return NULL;
     }
@@ -506,7 +506,7 @@ static Node *b_bitop(Ctx *cx, Node *syn, Type *want) {
     Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
     if (!t) return NULL;
     if (!ty_is_intlike(t)) {
-        diag_error_at(D(cx), syn, "E0315", "`%s` needs integers, found `%s`", h, tname(cx, t));
+        diag_error_at(D(cx), syn, "E0363", "`%s` needs integers, found `%s`", h, tname(cx, t));
         return NULL;
     }
     Node *acc = args[0];
@@ -521,7 +521,7 @@ static Node *b_lognot(Ctx *cx, Node *syn, Type *want) {
     Type *t = unify(cx, syn, syn->kids + 1, 1, a, want, syn->kids[0]->key);
     if (!t) return NULL;
     if (!ty_is_intlike(t)) {
-        diag_error_at(D(cx), syn, "E0315", "`lognot` needs an integer, found `%s`", tname(cx, t));
+        diag_error_at(D(cx), syn, "E0363", "`lognot` needs an integer, found `%s`", tname(cx, t));
         return NULL;
     }
     Node *u = mk1(cx, N_C_UNARY, syn, t, a[0]);
@@ -537,7 +537,7 @@ static Node *b_ash(Ctx *cx, Node *syn, Type *want) {
     if (is_flex(a)) a = coerce(cx, a, ty_is_int(want) ? want : ty_num(SC_INT), syn->kids[1], "ash");
     if (!a) return NULL;
     if (!ty_is_intlike(a->ty)) {
-        diag_error_at(D(cx), syn->kids[1], "E0315", "`ash` needs an integer, found `%s`", tname(cx, a->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0363", "`ash` needs an integer, found `%s`", tname(cx, a->ty));
         return NULL;
     }
     int64_t k;
@@ -747,7 +747,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
     }
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     if (t->sc == SC_BFLOAT16) {
-        diag_error_at(D(cx), syn, "E0205", "`bfloat16` is not available in OpenCL C 1.2");
+        diag_error_at(D(cx), syn, "E0905", "`bfloat16` is not available in OpenCL C 1.2");
         return NULL;
     }
     Node *a = expr(cx, syn->kids[1], NULL);
@@ -1550,7 +1550,7 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
 
 static Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    diag_error_at(D(cx), syn, "E0405", "bind make-vector with let: (let ((v (make-vector ...))) ...)");
+    diag_error_at(D(cx), syn, "E0445", "bind make-vector with let: (let ((v (make-vector ...))) ...)");
     return NULL;
 }
 

@@ -38,7 +38,7 @@ static Type *alias_type(Checker *ck, Sym *s, Node *at) {
     if (s->ty) return s->ty;
     if (s->resolving < 0) return NULL; /* already reported */
     if (s->resolving) {
-        diag_error_at(ck->d, at, "E0203", "type alias `%s` is defined in terms of itself", s->name);
+        diag_error_at(ck->d, at, "E0903", "type alias `%s` is defined in terms of itself", s->name);
         s->resolving = -1;
         return NULL;
     }
@@ -53,13 +53,13 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
     if (!t) return 0;
     if (t->kind == TY_NUM || t->kind == TY_HWVEC) {
         if (t->sc == SC_BFLOAT16) {
-            diag_error_at(ck->d, at, "E0205",
+            diag_error_at(ck->d, at, "E0905",
                           "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
             return 0;
         }
         return 1;
     }
-    diag_error_at(ck->d, at, "E0204", "vector elements must be numbers or hardware vectors, found `%s`",
+    diag_error_at(ck->d, at, "E0904", "vector elements must be numbers or hardware vectors, found `%s`",
                   ty_name(ck->a, t));
     return 0;
 }
@@ -86,7 +86,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                          !strcmp(key, "access") || !strcmp(key, "align") || !strcmp(key, "length");
             if (is_key) {
                 if (i + 1 >= form->nkids) {
-                    diag_error_at(ck->d, k, "E0206", "`:%s` needs a value", key);
+                    diag_error_at(ck->d, k, "E0906", "`:%s` needs a value", key);
                     return NULL;
                 }
                 Node *v = form->kids[++i];
@@ -96,21 +96,21 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                     if (!elem_ok(ck, elem, v)) ok = 0;
                 } else if (!strcmp(key, "address-space")) {
                     if (!(as = as_keyword(vk))) {
-                        diag_error_at(ck->d, v, "E0207",
+                        diag_error_at(ck->d, v, "E0907",
                                       "expected an address space (:global, :local, :constant, :private), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
                 } else if (!strcmp(key, "access")) {
                     if (!(acc = acc_keyword(vk))) {
-                        diag_error_at(ck->d, v, "E0208",
+                        diag_error_at(ck->d, v, "E0908",
                                       "expected an access (:read-only, :write-only, :read-write, :readable, :writable), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
                 } else if (!strcmp(key, "align")) {
                     if (!(al = align_keyword(vk))) {
-                        diag_error_at(ck->d, v, "E0209", "expected :std140 or :compact, found `%s`",
+                        diag_error_at(ck->d, v, "E0909", "expected :std140 or :compact, found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
@@ -118,7 +118,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                     if (!const_syn_int(&tmp, v, &len)) {
                         if (allow_len_expr && len_expr) *len_expr = v;
                         else {
-                            diag_error_at(ck->d, v, "E0210", "vector length must be a compile-time constant");
+                            diag_error_at(ck->d, v, "E0910", "vector length must be a compile-time constant");
                             ok = 0;
                         }
                     }
@@ -135,7 +135,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                 elem = ty_lookup_base(key); /* (vector-type :uchar ...) */
                 if (!elem_ok(ck, elem, k)) ok = 0;
             } else {
-                diag_error_at(ck->d, k, "E0211",
+                diag_error_at(ck->d, k, "E0911",
                               "unexpected `:%s` in vector type: expected an address space, access, alignment or key", key);
                 ok = 0;
             }
@@ -150,14 +150,14 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
         int64_t v;
         if (const_syn_int(&tmp, k, &v)) {
             if (v < 0) {
-                diag_error_at(ck->d, k, "E0212", "vector length must not be negative, found %lld", (long long)v);
+                diag_error_at(ck->d, k, "E0912", "vector length must not be negative, found %lld", (long long)v);
                 ok = 0;
             }
             len = v;
         } else if (allow_len_expr && len_expr) {
             *len_expr = k;
         } else {
-            diag_error_at(ck->d, k, "E0210", "vector length must be a compile-time constant, found `%s`",
+            diag_error_at(ck->d, k, "E0910", "vector length must be a compile-time constant, found `%s`",
                           syn_to_string(ck->a, k, 40));
             ok = 0;
         }
@@ -176,10 +176,10 @@ Type *type_expr(Checker *ck, Node *syn) {
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
         if (!strcmp(syn->key, "voidp")) {
             if (ck->allow_voidp) return &ty_voidp;
-            diag_error_at(ck->d, syn, "E0213", "`voidp` is only allowed in def-kernel-exact parameters");
+            diag_error_at(ck->d, syn, "E0913", "`voidp` is only allowed in def-kernel-exact parameters");
             return NULL;
         }
-        diag_error_at(ck->d, syn, "E0201", "unknown type `%s`", syn->name);
+        diag_error_at(ck->d, syn, "E0901", "unknown type `%s`", syn->name);
         return NULL;
     }
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
@@ -189,12 +189,12 @@ Type *type_expr(Checker *ck, Node *syn) {
         /* (return-type-of #'f): the declared return type of another function */
         Node *f = syn->nkids == 2 ? syn->kids[1] : NULL;
         if (!f || !syn_is_form(f, "function") || f->nkids != 2 || f->kids[1]->kind != N_SYMBOL) {
-            diag_error_at(ck->d, syn, "E0116", "expected (return-type-of #'function), found `%s`", syn_to_string(ck->a, syn, 40));
+            diag_error_at(ck->d, syn, "E0921", "expected (return-type-of #'function), found `%s`", syn_to_string(ck->a, syn, 40));
             return NULL;
         }
         FuncDef *fd = func_lookup(ck, f->kids[1]->key);
         if (!fd) {
-            diag_error_at(ck->d, f, "E0115", "unknown function `%s`", f->kids[1]->name);
+            diag_error_at(ck->d, f, "E0920", "unknown function `%s`", f->kids[1]->name);
             return NULL;
         }
         resolve_signature(ck, fd);
@@ -203,7 +203,7 @@ Type *type_expr(Checker *ck, Node *syn) {
     if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type") ||
               !strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
               !strcmp(h, "const-vec-type"))) {
-        diag_error_at(ck->d, syn, "E0214", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
+        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
         return NULL;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
@@ -213,7 +213,7 @@ Type *type_expr(Checker *ck, Node *syn) {
         Type *base = alias_type(ck, alias, syn);
         if (!base) return NULL;
         if (base->kind != TY_VECTOR) {
-            diag_error_at(ck->d, syn, "E0219", "`%s` is `%s`, not a vector type, so it takes no arguments", syn->kids[0]->name,
+            diag_error_at(ck->d, syn, "E0919", "`%s` is `%s`, not a vector type, so it takes no arguments", syn->kids[0]->name,
                           ty_name(ck->a, base));
             return NULL;
         }
@@ -223,7 +223,7 @@ Type *type_expr(Checker *ck, Node *syn) {
                          mod->acc ? mod->acc : base->acc, mod->align ? mod->align : base->align,
                          mod->length >= 0 ? mod->length : base->length);
     }
-    diag_error_at(ck->d, syn, "E0202", "expected a type, found `%s`", syn_to_string(ck->a, syn, 60));
+    diag_error_at(ck->d, syn, "E0902", "expected a type, found `%s`", syn_to_string(ck->a, syn, 60));
     return NULL;
 }
 
@@ -245,7 +245,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
         Node *e = k[i];
         if (syn_is_sym(e, "=>") || syn_is_sym(e, "->")) {
             if (after) {
-                diag_error_at(ck->d, e, "E0215", "signature has more than one `=>`");
+                diag_error_at(ck->d, e, "E0915", "signature has more than one `=>`");
                 ok = 0;
             }
             after = 1;
@@ -256,7 +256,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             continue;
         }
         if (syn_is_sym(e, "&optional") || syn_is_sym(e, "&key") || syn_is_sym(e, "&rest")) {
-            diag_error_at(ck->d, e, "E0216", "`%s` parameters are not supported yet (they come with the compile-time language issue)", e->name);
+            diag_error_at(ck->d, e, "E0916", "`%s` parameters are not supported yet (they come with the compile-time language issue)", e->name);
             ok = 0;
             continue;
         }
@@ -270,7 +270,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             os[np++] = out;
         } else if (t->kind != TY_VOID) {
             if (nr == 16) {
-                diag_error_at(ck->d, e, "E0218", "a function may return at most 16 values");
+                diag_error_at(ck->d, e, "E0918", "a function may return at most 16 values");
                 ok = 0;
             } else {
                 rs[nr++] = t;
