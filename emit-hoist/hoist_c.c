@@ -692,11 +692,12 @@ static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
     } else if (a->role == ROLE_DEBUG) {
         pr_line(p, "/* the debug channel: %s words, cursor 2, nothing dropped */", count);
     } else {
-        const char *line = arena_printf(h->a, "  %s %s: %s x %s%s%s", role_text(a), a->name, a->size.crisp,
-                                        a->element, a->comment ? " -- " : "", a->comment ? a->comment : "");
+        const char *what = arena_printf(h->a, "  %s %s: ", role_text(a), a->name);
+        const char *line = arena_printf(h->a, " x %s, sized %s%s%s\n", a->element, a->size.crisp,
+                                        a->comment ? " -- " : "", a->comment ? a->comment : "");
         pr_line(p, "/* %s %s: %s elements%s%s */", role_text(a), name, comment_text(h, a->size.crisp),
                 a->comment ? " -- " : "", a->comment ? comment_text(h, a->comment) : "");
-        pr_line(p, "printf(\"%%s = %%lu\\n\", %s, (unsigned long)%s);", c_string(h, line), count);
+        pr_line(p, "printf(\"%%s%%lu%%s\", %s, (unsigned long)%s, %s);", c_string(h, what), count, c_string(h, line));
     }
     pr_line(p, "%s_host = crisp_host_alloc(%s, %d, %s);", f, alloc, stride, c_string(h, a->name));
     pr_line(p, "if (!%s_host) {", f);
@@ -856,14 +857,41 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
     pr_blank(p);
 }
 
-/* The site table of the debug channel: the metadata's "debug_sites". */
+/* The site table of the debug channel: the metadata's "debug_sites",
+ * generated from the same program so records and sites always agree. */
 static void emit_debug_sites(Hc *h) {
     Printer *p = &h->pr;
-    pr_line(p, "/* The debug channel's site table (the metadata's \"debug_sites\"): record");
-    pr_line(p, " * word 1 indexes it.  The last entry only ends the table. */");
+    int nsites = 0;
+#ifdef CRISP_ABI_DEBUG_SITES
+    nsites = h->abi->nsites;
+    for (int i = 0; i < nsites; i++) {
+        const DebugSite *s = h->abi->sites[i];
+        if (!s->nparts) continue;
+        pr_line(p, "static const CrispDebugPart crisp_debug_site%d_parts[] = {", i);
+        pr_indent(p);
+        for (int j = 0; j < s->nparts; j++) {
+            const DebugPart *dp = &s->parts[j];
+            if (dp->text) pr_line(p, "{%s, NULL, NULL},", c_string(h, dp->text));
+            else pr_line(p, "{NULL, \"%s\", %s},", dp->ty ? ty_cname(dp->ty) : "int", c_string(h, dp->expr ? dp->expr : ""));
+        }
+        pr_dedent(p);
+        pr_line(p, "};");
+    }
+#endif
+    pr_blank(p);
+    pr_line(p, "/* The debug channel's site table (the metadata's \"debug_sites\"): word 1 of");
+    pr_line(p, " * a record indexes it.  The last entry only ends the table. */");
     pr_line(p, "static const CrispDebugSite crisp_debug_sites[] = {");
     pr_indent(p);
-    pr_line(p, "{NULL, 0, NULL, NULL, NULL, 0}");
+#ifdef CRISP_ABI_DEBUG_SITES
+    for (int i = 0; i < nsites; i++) {
+        const DebugSite *s = h->abi->sites[i];
+        const char *parts = s->nparts ? arena_printf(h->a, "crisp_debug_site%d_parts", i) : "NULL";
+        pr_line(p, "{%s, %d, \"%s\", %s, %d}, /* site %d */", c_string(h, s->file), s->line, s->kind, parts, s->nparts, i);
+    }
+#endif
+    if (!nsites) pr_line(p, "/* (the ABI passed no sites: records decode as \"unknown site\") */");
+    pr_line(p, "{NULL, 0, NULL, NULL, 0}");
     pr_dedent(p);
     pr_line(p, "};");
     pr_blank(p);

@@ -498,8 +498,10 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_line(p, "variables CRISP_PLATFORM / CRISP_DEVICE: substrings of the names).\"\"\"");
     pr_line(p, "runtime = crisp_runtime.Runtime(context, queue, unified_memory=UNIFIED_MEMORY)");
     pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");
-    if (ndynamic)
-        pr_line(p, "dynamic_program = runtime.build_source(CL_SOURCE, BUILD_OPTIONS, name=\"CL_SOURCE of %s_hoist_PyOpenCL\")", o->base);
+    if (ndynamic) {
+        pr_line(p, "dynamic_program = runtime.build_source(CL_SOURCE, BUILD_OPTIONS,");
+        pr_line(p, "                                       name=\"CL_SOURCE of %s_hoist_PyOpenCL\")", o->base);
+    }
     pr_line(p, "return Kernels(runtime, program%s)", ndynamic ? ", dynamic_program" : "");
     pr_dedent(p);
     pr_blank(p);

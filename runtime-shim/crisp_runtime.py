@@ -624,7 +624,11 @@ def launch_sizes(where, global_size, local_size=None, dims=None):
 # Device memory
 
 def svm_support(device):
-    """'' when DEVICE can take coarse-grain SVM buffers from PyOpenCL, else why not."""
+    """'' when DEVICE can take coarse-grain SVM buffers from PyOpenCL, else why
+    not.  CRISP_NO_SVM=1 in the environment turns SVM off (to test the
+    fallback, or for a driver whose SVM misbehaves)."""
+    if os.environ.get("CRISP_NO_SVM", "") not in ("", "0"):
+        return "CRISP_NO_SVM is set"
     if not hasattr(cl, "SVM") or not hasattr(cl, "svm_empty"):
         return "this PyOpenCL has no SVM support"
     try:

@@ -36,6 +36,7 @@ static void print_excerpt(FILE *f, SrcLoc loc) {
     if (p >= end && loc.line > 1) return;
     const char *e = p;
     while (e < end && *e != '\n') e++;
+    if (e > p && e[-1] == '\r') e--; /* CRLF sources */
     int n = (int)(e - p);
     if (n > 200) n = 200;
     fprintf(f, "%5d | ", loc.line);
