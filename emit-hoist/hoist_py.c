@@ -577,7 +577,7 @@ static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk, Arena
         }
     }
     if (k->single_task) {
-        pr_line(p, "single-task: runs one work-item.");
+        pr_line(p, "single-task: runs one work-item (unless global_size= says otherwise).");
     } else {
         if (k->gsize && k->gsize->present) pr_line(p, "global size: %s", one_line(a, size_decl_text(a, "global-size", k->gsize)));
         else pr_line(p, "global size: the length of the first vector unless global_size= is given");
@@ -592,6 +592,22 @@ static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk, Arena
                 pk->nresults > 1 ? " (a tuple)" : "");
     }
     pr_line(p, "\"\"\"");
+}
+
+/* Is the element count of vector parameter X used (a length argument, a
+ * launch size, a size expression)? */
+static int len_used(const PyKernel *pk, const AbiArg *x, Arena *a) {
+    const AbiKernel *k = pk->k;
+    if (x->index + 1 < k->nargs && k->args[x->index + 1].role == ROLE_LENGTH) return 1;
+    if (first_vector(k) == x) return 1;
+    const SizeDecl *decls[2] = {k->gsize, k->lsize};
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; decls[d] && i < decls[d]->nderive; i++)
+            if (!strcmp(decls[d]->derive[i], x->name)) return 1;
+    for (int i = 0; i < k->nargs; i++)
+        for (int j = 0; j < k->args[i].size.ninputs; j++)
+            if (input_value(pk, a, k->args[i].size.inputs[j]) == pk->pa[x->index].len) return 1;
+    return 0;
 }
 
 static void emit_param(Printer *p, const PyKernel *pk, const AbiArg *x, Arena *a) {
@@ -614,15 +630,16 @@ static void emit_param(Printer *p, const PyKernel *pk, const AbiArg *x, Arena *a
         pr_line(p, "%s\"%s\", \"%s\", %s, %s,", head, kn, x->name, pa->ident, elem_expr(a, x));
         pr_line(p, "%*saccess=\"%s\"%s)", (int)strlen(astr(head)), "", ty_acc_name(x->acc), astr(extra));
     }
-    pr_line(p, "%s = %s.length", pa->len, pa->dev);
+    if (len_used(pk, x, a)) pr_line(p, "%s = %s.length", pa->len, pa->dev);
 }
 
 static void emit_sizes(Printer *p, const PyKernel *pk, Arena *a) {
     const AbiKernel *k = pk->k;
     const char *kn = k->name;
     if (k->single_task) {
-        pr_line(p, "# single-task: one work-item");
-        pr_line(p, "sizes = crisp_runtime.launch_sizes(\"%s\", (1,))", kn);
+        pr_line(p, "if global_size is None:");
+        pr_line(p, "    global_size = (1,)              # single-task: one work-item");
+        pr_line(p, "sizes = crisp_runtime.launch_sizes(\"%s\", global_size, local_size)", kn);
         return;
     }
     const char *lv = size_decl_value(pk, a, k->lsize);
@@ -709,6 +726,33 @@ static const char *arg_value(const PyKernel *pk, const AbiArg *x, Arena *a) {
     return arena_printf(a, "%s.arg", pa->dev);
 }
 
+/* "def NAME(PARAMS):", wrapped after commas (aligned with the parenthesis)
+ * when longer than 99 columns. */
+static void emit_def(Printer *p, const char *name, const char *params, Arena *a) {
+    int col = 4 * p->indent;
+    int open = col + (int)strlen("def (") + (int)strlen(name);
+    if (open + (int)strlen(params) + 2 <= 99) {
+        pr_line(p, "def %s(%s):", name, params);
+        return;
+    }
+    const char *line = arena_printf(a, "def %s(", name);
+    int width = open;
+    for (const char *s = params; s && *s;) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s + 1) : strlen(s);
+        if (width + (int)n + 2 > 99 && width > open) {
+            pr_line(p, "%s", astr(line));
+            line = arena_printf(a, "%*s", open - col, "");
+            width = open;
+            while (*s == ' ') s++, n--;
+        }
+        line = arena_printf(a, "%s%.*s", astr(line), (int)n, s);
+        width += (int)n;
+        s += n;
+    }
+    pr_line(p, "%s):", astr(line));
+}
+
 static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk, Arena *a) {
     const AbiKernel *k = pk->k;
     const char *params = "self";
@@ -718,10 +762,9 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk, Arena *a
     const char *kw = "";
     for (int i = 0; i < k->nargs; i++)
         if (k->args[i].role == ROLE_IMPLICIT) kw = arena_printf(a, "%s, %s=None", kw, pk->pa[i].ident);
-    if (!k->single_task) kw = arena_printf(a, "%s, global_size=None, local_size=None", kw);
+    kw = arena_printf(a, "%s, global_size=None, local_size=None", kw);
     pr_blank(p);
-    if (*kw) pr_line(p, "def %s(%s, *%s):", pk->method, params, kw);
-    else pr_line(p, "def %s(%s):", pk->method, params);
+    emit_def(p, pk->method, arena_printf(a, "%s, *%s", params, kw), a);
     pr_indent(p);
     emit_docstring(p, abi, pk, a);
     pr_line(p, "rt = self.runtime");

@@ -23,6 +23,8 @@ typedef struct Em {
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
 } Em;
 
+static const char *basename_of(const char *path);
+
 /* ---- types ---- */
 
 static int padded(const Type *vec) {
@@ -181,6 +183,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         if (n->text) sb_printf(e->out, ".%s", n->text);
         break;
     case N_C_SWIZZLE:
+    case N_C_MEMBER:
         expr_out(e, n->kids[0], 16);
         sb_printf(e->out, ".%s", n->text);
         break;
@@ -517,6 +520,24 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "}");
         break;
     }
+    case H_MAKE_STRUCT: {
+        const StructDef *sd = h->ty->sd;
+        pr_line(p, "/* make-%s: a %s from its fields */", sd->name, sd->name);
+        sb_printf(e->out, "%s %s(", sd->cname, h->cname);
+        for (int i = 0; i < sd->nfields; i++)
+            sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(sd->fields[i].ty), sd->fields[i].cname);
+        sb_puts(e->out, ")\n");
+        pr_line(p, "{");
+        pr_line(p, "    %s s = {0};", sd->cname);
+        for (int i = 0; i < sd->nfields; i++) {
+            const Field *f = &sd->fields[i];
+            if (f->as_array) pr_line(p, "    vstore3(%s, 0, s.%s);", f->cname, f->cname);
+            else pr_line(p, "    s.%s = %s;", f->cname, f->cname);
+        }
+        pr_line(p, "    return s;");
+        pr_line(p, "}");
+        break;
+    }
     case H_ATOMIC_RMW: {
         int wide = ty_sizeof(h->ty) == 8;
         const char *bits = wide ? "ulong" : "uint";
@@ -658,6 +679,30 @@ static int uses_half(const Program *p) {
     return 0;
 }
 
+/* Every def-struct, in definition order, with explicit padding so each
+ * field sits at its std140 offset (docs/language.md "Structs"). */
+static void structs_out(Em *e, const Program *p) {
+    for (int i = 0; i < p->nstructs; i++) {
+        const StructDef *sd = p->structs[i];
+        if (sd->state != 2) continue;
+        const Node *def = sd->def;
+        pr_line(&e->pr, "/* def-struct %s  (%s:%d): std140 layout, %d bytes */", sd->name,
+                def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line, sd->size);
+        pr_line(&e->pr, "typedef struct __attribute__((aligned(16))) {");
+        int off = 0, npad = 0;
+        for (int j = 0; j < sd->nfields; j++) {
+            const Field *f = &sd->fields[j];
+            if (f->offset > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, f->offset - off);
+            if (f->as_array) pr_line(&e->pr, "    %s %s[3]; /* %s, offset %d */", ty_cname(ty_num(f->ty->sc)), f->cname, ty_cname(f->ty), f->offset);
+            else pr_line(&e->pr, "    %s %s; /* offset %d */", ty_cname(f->ty), f->cname, f->offset);
+            off = f->offset + f->size;
+        }
+        if (sd->size > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, sd->size - off);
+        pr_line(&e->pr, "} %s;", sd->cname);
+        pr_blank(&e->pr);
+    }
+}
+
 static void std140_types(Em *e, const Program *p) {
     TypeSet ts = {.n = 0};
     for (int f = 0; f < p->nfuncs; f++) {
@@ -688,8 +733,9 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     }
     pr_blank(&e.pr);
     /* support code that does not depend on user functions, in a fixed order */
+    structs_out(&e, p);
     std140_types(&e, p);
-    for (int k = H_GLOBAL_ID; k <= H_DEBUG_LOG; k++)
+    for (int k = H_GLOBAL_ID; k <= H_MAKE_STRUCT; k++)
         for (int i = 0; i < p->nhelpers; i++)
             if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW && k != H_STD140_ELEM) helper_out(&e, p->helpers[i]);
     for (int i = 0; i < p->nhelpers; i++)

@@ -120,6 +120,27 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         sb_puts(b, "\n    }");
     }
     sb_puts(b, abi && abi->nkernels ? "\n  ]" : "]");
+    /* struct layouts (std140), for host code that builds buffers of them */
+    sb_puts(b, ",\n  \"structs\": [");
+    int ns = 0;
+    for (int i = 0; i < p->nstructs; i++) {
+        const StructDef *sd = p->structs[i];
+        if (sd->state != 2) continue;
+        sb_printf(b, "%s\n    {\"name\": ", ns++ ? "," : "");
+        json_str(b, sd->name);
+        key_str(b, "cname", sd->cname);
+        sb_printf(b, ", \"size\": %d, \"align\": %d, \"fields\": [", sd->size, sd->align);
+        for (int j = 0; j < sd->nfields; j++) {
+            const Field *f = &sd->fields[j];
+            sb_printf(b, "%s{\"name\": ", j ? ", " : "");
+            json_str(b, f->name);
+            key_str(b, "cname", f->cname);
+            key_str(b, "type", ty_cname(f->ty));
+            sb_printf(b, ", \"offset\": %d, \"size\": %d}", f->offset, f->size);
+        }
+        sb_puts(b, "]}");
+    }
+    sb_puts(b, ns ? "\n  ]" : "]");
     if (p->debug_output) {
         /* what the host needs to decode debug records (docs/abi.md) */
         sb_puts(b, ",\n  \"debug_sites\": [");

@@ -756,18 +756,28 @@ static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
     return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
 }
 
-/* Print "global 32 x 32, local 8 x 8" (or "local: OpenCL's choice"). */
-static inline void crisp_print_launch(FILE *out, const char *indent, const CrispLaunch *l) {
+/* Write "global 32 x 32, local 8 x 8" (or "..., local: OpenCL's choice") into BUF. */
+static inline void crisp_format_launch(char *buf, size_t size, const CrispLaunch *l) {
+    size_t n = 0;
     cl_uint i;
-    fprintf(out, "%sglobal ", indent);
-    for (i = 0; i < l->dims; i++) fprintf(out, "%s%lu", i ? " x " : "", (unsigned long)l->global[i]);
+    buf[0] = '\0';
+    n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "global ");
+    for (i = 0; i < l->dims; i++)
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lu", i ? " x " : "", (unsigned long)l->global[i]);
     if (!crisp_launch_has_local(l)) {
-        fprintf(out, ", local: OpenCL's choice\n");
+        snprintf(buf + n, n < size ? size - n : 0, ", local: OpenCL's choice");
         return;
     }
-    fprintf(out, ", local ");
-    for (i = 0; i < l->dims; i++) fprintf(out, "%s%lu", i ? " x " : "", (unsigned long)l->local[i]);
-    fputc('\n', out);
+    n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ", local ");
+    for (i = 0; i < l->dims; i++)
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lu", i ? " x " : "", (unsigned long)l->local[i]);
+}
+
+/* Print the launch sizes on a line of their own, after INDENT. */
+static inline void crisp_print_launch(FILE *out, const char *indent, const CrispLaunch *l) {
+    char text[160];
+    crisp_format_launch(text, sizeof text, l);
+    fprintf(out, "%s%s\n", indent, text);
 }
 
 /* Size expressions with floating arithmetic round up to whole elements
@@ -783,14 +793,12 @@ static inline unsigned long long crisp_ceil_ull(double x) {
 /* clEnqueueNDRangeKernel with L; WHAT names the kernel in messages. */
 static inline cl_int crisp_enqueue(cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l, const char *what,
                                    cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-    char msg[320];
+    char msg[320], sizes[160];
     cl_int err = clEnqueueNDRangeKernel(queue, kernel, l->dims, NULL, l->global,
                                         crisp_launch_has_local(l) ? l->local : NULL, num_events, wait_list, event);
     if (err == CL_SUCCESS) return err;
-    snprintf(msg, sizeof msg, "clEnqueueNDRangeKernel(%s, global %lu x %lu x %lu, local %lu x %lu x %lu)", what,
-             (unsigned long)l->global[0], (unsigned long)(l->dims > 1 ? l->global[1] : 1),
-             (unsigned long)(l->dims > 2 ? l->global[2] : 1), (unsigned long)l->local[0],
-             (unsigned long)(l->dims > 1 ? l->local[1] : 0), (unsigned long)(l->dims > 2 ? l->local[2] : 0));
+    crisp_format_launch(sizes, sizeof sizes, l);
+    snprintf(msg, sizeof msg, "clEnqueueNDRangeKernel(%s, %s)", what, sizes);
     return crisp_fail(err, msg);
 }
 

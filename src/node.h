@@ -53,6 +53,7 @@ typedef struct Expansion {
     X(C_CALL, "call")         /* user function or builtin call           */  \
     X(C_INDEX, "index")       /* vector element  v[i]                    */  \
     X(C_SWIZZLE, "swizzle")   /* v.xy                                    */  \
+    X(C_MEMBER, "member")     /* s.field (struct member)                 */  \
     X(C_CAST, "cast")         /* (type)a  or  as_type(a)                 */  \
     X(C_SELECT, "select")     /* c ? a : b                               */  \
     X(C_HWVEC, "hwvec")       /* (float4)(a, b, c, d)                    */  \

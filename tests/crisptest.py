@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - explained to the user
     raise
 
 __all__ = [
+    "struct_dtype",
     "np", "cl", "cltypes", "REPO", "compile", "load_program", "crisp",
     "Program", "CompileError", "case", "check", "assert_close",
     "assert_equal", "assert_raises", "main", "dtype_of", "out_dir",
@@ -407,6 +408,18 @@ class Program:
     # -- arguments ------------------------------------------------------
     def _buffer_arg(self, ctx, queue, kname, a, v):
         elem = a.get("element") or a["type"]
+        structs = {st["cname"]: st for st in self.meta.get("structs", [])}
+        if elem in structs:
+            # a buffer of def-structs: a numpy structured array with the
+            # struct's std140 itemsize (see struct_dtype)
+            st = structs[elem]
+            if not isinstance(v, np.ndarray) or v.dtype.itemsize != st["size"] or not v.flags.c_contiguous:
+                raise TypeError("kernel %s: argument %r takes a contiguous numpy array of struct %s "
+                                "(itemsize %d; see crisptest.struct_dtype)" % (kname, a["name"], st["name"], st["size"]))
+            read_only = a.get("access", "read_write") == "read_only"
+            flags = cl.mem_flags.COPY_HOST_PTR | (cl.mem_flags.READ_ONLY if read_only else cl.mem_flags.READ_WRITE)
+            buf = cl.Buffer(ctx, flags, hostbuf=v if v.size else np.zeros(st["size"], np.uint8))
+            return buf, v.size, None if read_only else (v, v, buf, None)
         if elem == "void":
             # def-kernel-exact voidp: any contiguous array, passed as bytes
             if not isinstance(v, np.ndarray) or not v.flags.c_contiguous:
@@ -486,6 +499,25 @@ class Program:
                                 "dimensions" % (k["name"], lsz, g))
             g = tuple(-(-gi // li) * li for gi, li in zip(g, lsz))
         return tuple(int(x) for x in g), lsz
+
+
+def struct_dtype(meta, name):
+    """The numpy dtype of a def-struct, from the metadata's std140 layout."""
+    structs = {st["name"]: st for st in meta.get("structs", [])}
+    by_c = {st["cname"]: st for st in meta.get("structs", [])}
+    st = structs.get(name) or by_c[name]
+    names, formats, offsets = [], [], []
+    for f in st["fields"]:
+        t = f["type"]
+        if t in by_c:
+            fmt = struct_dtype(meta, t)
+        else:
+            base, lanes, _ = parse_type(t)
+            fmt = (base, (lanes,)) if lanes > 1 else base
+        names.append(f["name"])
+        formats.append(fmt)
+        offsets.append(f["offset"])
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": st["size"]})
 
 
 def _mangle(name):

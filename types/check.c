@@ -260,6 +260,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     case H_STD140_ELEM: h->cname = arena_printf(cx->ck->a, "crisp_std140_%s", tn); break;
     case H_ATOMIC_RMW:
     case H_DEBUG_LOG: h->cname = NULL; break; /* named by the caller */
+    case H_MAKE_STRUCT: h->cname = arena_printf(cx->ck->a, "make_%s", ty_cname(ty)); break;
     }
     PUSH(cx->ck->a, p->helpers, p->nhelpers, p->caphelpers, h);
     return h;
@@ -1464,7 +1465,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
             } else if (ty_is_arith(t) && t->sc == SC_HALF) {
                 diag_error_at(ck->d, p->name, "E0127", "OpenCL C 1.2 kernels cannot take `half` parameters (`%s`)", p->name->name);
                 fd->bad = 1;
-            } else if (!ty_is_arith(t)) {
+            } else if (!ty_is_arith(t) && t->kind != TY_STRUCT) {
                 diag_error_at(ck->d, p->name, "E0122", "kernel parameter `%s` cannot have type `%s`", p->name->name,
                               ty_name(ck->a, t));
                 fd->bad = 1;
@@ -1793,6 +1794,7 @@ static void collect(Checker *ck, Node *f) {
     if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
     else if (!strcmp(h, "def-function")) collect_func(ck, f, FN_FUNCTION);
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
+    else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
     else if (!strcmp(h, "def-kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
         if (fd) fd->exact = 1;
@@ -1831,7 +1833,7 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (!strcmp(h, "with-template-type") || !strcmp(h, "def-struct") || !strcmp(h, "def-enumeration") ||
+    } else if (!strcmp(h, "with-template-type") || !strcmp(h, "def-enumeration") ||
                !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
                !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);

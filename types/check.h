@@ -116,7 +116,7 @@ typedef struct CFunc {
 typedef enum HelperKind {
     H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
     H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
-    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG,
+    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT,
 } HelperKind;
 
 typedef struct Helper {
@@ -154,6 +154,8 @@ typedef struct Program {
     int nhelpers, caphelpers;
     int uses_fp64, uses_fp16, uses_int64_atomics;
     int debug_output;       /* compiled with --debug-output */
+    StructDef **structs;    /* def-structs in definition order */
+    int nstructs, capstructs;
     DebugSite **sites;      /* debug log sites, indexed by site id */
     int nsites, capsites;
     const char *source;     /* input file names, space separated */

@@ -943,9 +943,16 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         }
         return index_node(cx, syn, v, syn->kids[2]);
     }
-    if (h && is_swizzle_name(h)) {
-        if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-        return swizzle_of(cx, syn, place(cx, syn->kids[1], for_write), 1);
+    size_t hl = h ? strlen(h) : 0;
+    if (h && hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) {
+        /* a struct field or hardware-vector components, by the operand's type */
+        Node *base = place(cx, syn->kids[1], for_write);
+        if (!base) return NULL;
+        if (base->ty->kind == TY_STRUCT) return struct_member(cx, syn, base, for_write);
+        if (is_swizzle_name(h)) return swizzle_of(cx, syn, base, 1);
+        diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
+                      syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+        return NULL;
     }
     diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
     return NULL;
@@ -966,7 +973,14 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
         if (!v) return NULL;
         v = coerce(cx, v, p->ty, syn->kids[i + 1], "assigned value");
         if (!v) return NULL;
-        Node *a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
+        Node *a;
+        if (p->kind == N_C_MEMBER && p->op) {
+            /* a 3-component field is stored as T[3]: vstore3(v, 0, s.f) */
+            Node *args[3] = {v, int_lit(cx, syn, 0, ty_num(SC_UINT)), p};
+            a = call_n(cx, syn, &ty_void, "vstore3", args, 3);
+        } else {
+            a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
+        }
         if (i + 2 < syn->nkids) {
             Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, a);
             emit_stmt(cx, st);
@@ -982,6 +996,10 @@ static Node *b_incdec(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 1, 2)) return NULL;
     Node *p = place(cx, syn->kids[1], 0);
     if (!p) return NULL;
+    if (p->kind == N_C_MEMBER && p->op) {
+        diag_error_at(D(cx), syn, "E0497", "`%s` cannot update a 3-component struct field in place; use (set! ...)", syn->kids[0]->name);
+        return NULL;
+    }
     if (!ty_is_arith(p->ty)) {
         diag_error_at(D(cx), syn->kids[1], "E0311", "`%s` needs a number, found `%s`", syn->kids[0]->name, tname(cx, p->ty));
         return NULL;
@@ -1727,6 +1745,26 @@ static const Builtin builtins[] = {
     {NULL, NULL},
 };
 
+/* (NAME~ X): a struct field, a vector's length or hardware-vector
+ * components, chosen by the type of X (spec: member access `XXXX~`,
+ * `length~`, swizzles). */
+static Node *accessor(Ctx *cx, Node *syn) {
+    const char *h = syn->kids[0]->key;
+    Node *base = expr(cx, syn->kids[1], NULL);
+    if (!base) return NULL;
+    if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
+    if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+        return length_of(cx, syn, base->sym);
+    if (is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return swizzle_of(cx, syn, base, 0);
+    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
+        return NULL;
+    }
+    diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
+                  syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+    return NULL;
+}
+
 int syn_mentions_it(const Node *n);
 
 /* A statement-like form in value position: its value goes to a temporary. */
@@ -1933,6 +1971,12 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
+    }
+    size_t hl = strlen(h);
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
+    if (!strncmp(h, "make-", 5)) {
+        Sym *st = global_lookup(cx->ck, h + 5);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
     }
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);

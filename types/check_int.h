@@ -130,6 +130,13 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want);
 Node *marshall_form(Ctx *cx, Node *syn, Type *want);
 void side_finish_kernel(Ctx *cx);
 
+/* ---- structs.c ---- */
+void struct_collect(Checker *ck, Node *form);
+int struct_resolve(Checker *ck, StructDef *sd);
+Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
+Node *struct_member_value(Ctx *cx, Node *m);
+Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
+
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);
 /* Parse (vector-type ...)-style arguments starting at kids[start]. */

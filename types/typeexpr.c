@@ -35,6 +35,7 @@ Align align_keyword(const char *key) {
 }
 
 static Type *alias_type(Checker *ck, Sym *s, Node *at) {
+    if (s->ty && s->ty->kind == TY_STRUCT) return struct_resolve(ck, s->ty->sd) ? s->ty : NULL;
     if (s->ty) return s->ty;
     if (s->resolving < 0) return NULL; /* already reported */
     if (s->resolving) {
@@ -59,7 +60,8 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
         }
         return 1;
     }
-    diag_error_at(ck->d, at, "E0904", "vector elements must be numbers or hardware vectors, found `%s`",
+    if (t->kind == TY_STRUCT) return 1;
+    diag_error_at(ck->d, at, "E0904", "vector elements must be numbers, hardware vectors or structs, found `%s`",
                   ty_name(ck->a, t));
     return 0;
 }

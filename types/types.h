@@ -22,6 +22,7 @@ typedef enum TypeKind {
     TY_STRING,   /* string literals (compile-time only) */
     TY_TUPLE,    /* multiple values */
     TY_VOIDP,    /* def-kernel-exact's untyped __global pointer */
+    TY_STRUCT,   /* def-struct: std140 layout */
 } TypeKind;
 
 typedef enum Scalar {
@@ -36,6 +37,25 @@ typedef enum Access { ACC_NONE, ACC_READ_ONLY, ACC_WRITE_ONLY, ACC_READ_WRITE } 
 typedef enum Align { AL_NONE, AL_COMPACT, AL_STD140 } Align;
 
 typedef struct Type Type;
+
+/* A def-struct field and the struct's std140 layout. */
+typedef struct Field {
+    const char *name, *key, *cname;
+    Type *ty;
+    int offset, size, align;
+    int as_array;      /* 3-vectors: stored as T[3] so std140's 12-byte size holds */
+} Field;
+
+typedef struct StructDef {
+    const char *name, *cname;
+    const void *def;   /* the defining syntax node */
+    Field *fields;
+    int nfields;
+    int size, align;   /* std140: align 16, size a multiple of 16 */
+    int state;         /* 0 unresolved, 1 resolving, 2 done, -1 failed */
+    struct Type *type; /* the struct's type */
+} StructDef;
+
 struct Type {
     TypeKind kind;
     Scalar sc;        /* NUM, HWVEC: element scalar */
@@ -49,6 +69,8 @@ struct Type {
     /* TUPLE */
     Type **elems;
     int nelems;
+    /* STRUCT */
+    StructDef *sd;
 };
 
 typedef struct ScalarInfo {
@@ -96,6 +118,9 @@ int ty_sizeof(const Type *t);
 /* Bytes between consecutive elements of a vector with this element type and
  * alignment (std140 arrays round every element up to 16 bytes). */
 int ty_vector_stride(const Type *elem, Align al);
+/* std140 base alignment and size of a value type inside a struct. */
+int ty_std140_align(const Type *t);
+int ty_std140_size(const Type *t);
 
 const char *ty_as_name(AddrSpace as);    /* "global" ... */
 const char *ty_acc_name(Access acc);     /* "read_only" ... */

@@ -1,0 +1,256 @@
+/* structs.c - def-struct: std140 layout, make-NAME and NAME~ accessors.
+ *
+ * Spec "Struct Types" (member data rules, layout and alignment, member
+ * access `x~` and `~x~`).  Crisp structs always use the std140 layout of
+ * Vulkan/OpenGL.  The emitted OpenCL struct reproduces it exactly: explicit
+ * padding members put every field at its std140 offset, 3-component vector
+ * fields are stored as 3-element arrays (std140 gives them 12 bytes; an
+ * OpenCL float3 takes 16) and read with vload3 / written with vstore3, and
+ * the struct is 16-byte aligned. */
+#include <string.h>
+
+#include "check_int.h"
+
+static Diag *D(Checker *ck) {
+    return ck->d;
+}
+
+/* (def-struct NAME FIELD...) with FIELD (name type), (name:type) or name:type */
+void struct_collect(Checker *ck, Node *form) {
+    if (form->nkids < 2 || form->kids[1]->kind != N_SYMBOL || form->kids[1]->ann) {
+        diag_error_at(D(ck), form, "E0140", "expected (def-struct name (field type)...)");
+        return;
+    }
+    Node *name = form->kids[1];
+    if (ty_lookup_base(name->key)) {
+        diag_error_at(D(ck), name, "E0132", "`%s` is a built-in type and cannot be redefined", name->name);
+        return;
+    }
+    if (form->nkids < 3) {
+        diag_error_at(D(ck), form, "E0141", "struct `%s` has no fields", name->name);
+        return;
+    }
+    StructDef *sd = arena_alloc(ck->a, sizeof *sd);
+    Type *t = arena_alloc(ck->a, sizeof *t);
+    Sym *s = arena_alloc(ck->a, sizeof *s);
+    if (!sd || !t || !s) return;
+    sd->name = name->name;
+    sd->def = form;
+    t->kind = TY_STRUCT;
+    t->sd = sd;
+    sd->type = t;
+    if (global_lookup(ck, name->key)) {
+        diag_error_at(D(ck), name, "E0101", "`%s` is already defined", name->name);
+        return;
+    }
+    s->kind = SYM_TYPE;
+    s->name = name->name;
+    s->key = name->key;
+    s->def = name;
+    s->ty = t;
+    ck_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
+    ck_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
+}
+
+static int field_syntax(Checker *ck, Node *f, Node **name, Node **type) {
+    if (f->kind == N_SYMBOL && f->ann) {
+        *name = f;
+        *type = f->ann;
+        return 1;
+    }
+    if (f->kind == N_LIST && f->nkids == 1 && f->kids[0]->kind == N_SYMBOL && f->kids[0]->ann) {
+        *name = f->kids[0];
+        *type = f->kids[0]->ann;
+        return 1;
+    }
+    if (f->kind == N_LIST && f->nkids == 2 && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann) {
+        *name = f->kids[0];
+        *type = f->kids[1];
+        return 1;
+    }
+    diag_error_at(D(ck), f, "E0142", "expected a field (name type) or name:type, found `%s`", syn_to_string(ck->a, f, 40));
+    return 0;
+}
+
+/* Resolve the field types and compute the std140 layout (once). */
+int struct_resolve(Checker *ck, StructDef *sd) {
+    if (sd->state == 2) return 1;
+    if (sd->state == -1) return 0;
+    const Node *form = sd->def;
+    if (sd->state == 1) {
+        diag_error_at(D(ck), form, "E0143", "struct `%s` contains itself", sd->name);
+        sd->state = -1;
+        return 0;
+    }
+    sd->state = 1;
+    sd->cname = mangle(ck->a, sd->name);
+    int n = form->nkids - 2;
+    sd->fields = arena_alloc(ck->a, sizeof(Field) * (size_t)n);
+    if (!sd->fields) return 0;
+    int off = 0, ok = 1;
+    for (int i = 0; i < n; i++) {
+        Node *fname, *ftype;
+        if (!field_syntax(ck, form->kids[i + 2], &fname, &ftype)) {
+            ok = 0;
+            continue;
+        }
+        for (int j = 0; j < sd->nfields; j++)
+            if (!strcmp(sd->fields[j].key, fname->key)) {
+                diag_error_at(D(ck), fname, "E0144", "struct `%s` has two fields named `%s`", sd->name, fname->name);
+                ok = 0;
+            }
+        Type *t = type_expr(ck, ftype);
+        if (!t) {
+            ok = 0;
+            continue;
+        }
+        if (t->kind == TY_STRUCT && !struct_resolve(ck, t->sd)) {
+            ok = 0;
+            continue;
+        }
+        if (!(t->kind == TY_NUM || t->kind == TY_STRUCT || (t->kind == TY_HWVEC && t->width <= 4))) {
+            diag_error_at(D(ck), ftype, "E0145",
+                          "field `%s` of struct `%s` has type `%s`; struct fields are numbers, 2-, 3- or 4-component vectors or structs%s",
+                          fname->name, sd->name, ty_name(ck->a, t),
+                          t->kind == TY_BOOL ? " (bool has no fixed size on the device: use uchar or int)" : "");
+            ok = 0;
+            continue;
+        }
+        if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
+            diag_error_at(D(ck), ftype, "E0905", "`bfloat16` is not available in OpenCL C 1.2");
+            ok = 0;
+            continue;
+        }
+        Field *f = &sd->fields[sd->nfields++];
+        f->name = fname->name;
+        f->key = fname->key;
+        f->cname = mangle(ck->a, fname->name);
+        f->ty = t;
+        f->align = ty_std140_align(t);
+        f->size = ty_std140_size(t);
+        f->as_array = t->kind == TY_HWVEC && t->width == 3;
+        off = (off + f->align - 1) / f->align * f->align;
+        f->offset = off;
+        off += f->size;
+    }
+    sd->align = 16;
+    sd->size = (off + 15) / 16 * 16;
+    if (sd->size == 0) sd->size = 16;
+    sd->state = ok ? 2 : -1;
+    return ok;
+}
+
+static Field *find_field(StructDef *sd, const char *key) {
+    for (int i = 0; i < sd->nfields; i++)
+        if (!strcmp(sd->fields[i].key, key)) return &sd->fields[i];
+    return NULL;
+}
+
+/* (NAME~ S) and (~NAME~ S): a field of struct value `base` (already
+ * checked).  for_write: the caller assigns through it. */
+Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
+    (void)for_write;
+    const char *h = syn->kids[0]->key;
+    size_t hl = strlen(h);
+    const char *fk = arena_strndup(cx->ck->a, h + (h[0] == '~'), hl - 1 - (h[0] == '~'));
+    StructDef *sd = base->ty->sd;
+    Field *f = find_field(sd, fk);
+    if (!f) {
+        StrBuf names;
+        sb_init(&names);
+        for (int i = 0; i < sd->nfields; i++) sb_printf(&names, "%s%s~", i ? ", " : "", sd->fields[i].name);
+        diag_error_at(D(cx->ck), syn, "E0146", "struct `%s` has no field `%s` (its accessors are %s)", sd->name, fk,
+                      sb_cstr(&names));
+        sb_free(&names);
+        return NULL;
+    }
+    Node *m = ck_node(cx, N_C_MEMBER, syn, f->ty);
+    m->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+    if (!m->kids) return NULL;
+    m->kids[0] = base;
+    m->nkids = 1;
+    m->text = f->cname;
+    m->op = f->as_array; /* read with vload3, written with vstore3 */
+    return m;
+}
+
+/* A 3-vector field read: vload3(0, s.field). */
+Node *struct_member_value(Ctx *cx, Node *m) {
+    if (!m || !m->op) return m;
+    Node *c = ck_node(cx, N_C_CALL, m, m->ty);
+    c->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+    if (!c->kids) return NULL;
+    c->text = "vload3";
+    c->kids[0] = int_lit(cx, m, 0, ty_num(SC_UINT));
+    c->kids[1] = m;
+    c->nkids = 2;
+    return c;
+}
+
+/* (make-NAME :field value ...) or (make-NAME value ...): a struct value;
+ * fields not given are zero. */
+Node *struct_make(Ctx *cx, Node *syn, StructDef *sd) {
+    Checker *ck = cx->ck;
+    if (!struct_resolve(ck, sd)) return NULL;
+    Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)sd->nfields);
+    if (!vals) return NULL;
+    int keyed = syn->nkids > 1 && syn->kids[1]->kind == N_KEYWORD;
+    if (!keyed && syn->nkids - 1 > sd->nfields) {
+        diag_error_at(D(ck), syn, "E0147", "`make-%s` takes at most %d values (one per field), found %d", sd->name, sd->nfields,
+                      syn->nkids - 1);
+        return NULL;
+    }
+    for (int i = 1; i < syn->nkids; i++) {
+        Field *f;
+        Node *v;
+        if (keyed) {
+            Node *k = syn->kids[i];
+            if (k->kind != N_KEYWORD || i + 1 >= syn->nkids) {
+                diag_error_at(D(ck), k, "E0148", "`make-%s` takes :field value pairs, found `%s`", sd->name, syn_to_string(ck->a, k, 30));
+                return NULL;
+            }
+            f = find_field(sd, k->key);
+            if (!f) {
+                diag_error_at(D(ck), k, "E0146", "struct `%s` has no field `%s`", sd->name, k->name);
+                return NULL;
+            }
+            v = syn->kids[++i];
+        } else {
+            f = &sd->fields[i - 1];
+            v = syn->kids[i];
+        }
+        int fi = (int)(f - sd->fields);
+        if (vals[fi]) {
+            diag_error_at(D(ck), v, "E0149", "field `%s` of `%s` is given twice", f->name, sd->name);
+            return NULL;
+        }
+        Node *cv = expr(cx, v, f->ty);
+        if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
+        if (!cv) return NULL;
+        vals[fi] = cv;
+    }
+    Node *c = ck_node(cx, N_C_CALL, syn, sd->type);
+    c->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)sd->nfields);
+    if (!c->kids) return NULL;
+    for (int i = 0; i < sd->nfields; i++) {
+        Field *f = &sd->fields[i];
+        if (vals[i]) c->kids[c->nkids++] = vals[i];
+        else if (f->ty->kind == TY_STRUCT) {
+            diag_error_at(D(ck), syn, "E0150", "`make-%s` needs a value for the struct field `%s`", sd->name, f->name);
+            return NULL;
+        } else if (f->ty->kind == TY_HWVEC) {
+            Node *z = ck_node(cx, N_C_CAST, syn, f->ty);
+            z->kids = arena_alloc(ck->a, sizeof(Node *));
+            if (!z->kids) return NULL;
+            z->kids[0] = int_lit(cx, syn, 0, ty_num(f->ty->sc));
+            z->nkids = 1;
+            c->kids[c->nkids++] = z;
+        } else {
+            c->kids[c->nkids++] = int_lit(cx, syn, 0, f->ty);
+        }
+    }
+    Helper *h = need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
+    if (!h) return NULL;
+    c->text = h->cname;
+    return c;
+}
