@@ -30,6 +30,8 @@ typedef struct Hc {
     const Abi *abi;
     const HoistOptions *o;
     int demo_length;    /* elements of every demo vector without a fixed length */
+    const StructDef **structs;  /* def-structs the kernels' arguments use, nested first */
+    int nstructs, capstructs;
 } Hc;
 
 /* ---- names ---- */
@@ -187,7 +189,12 @@ static const char *where(Hc *h, const AbiKernel *k) {
 
 /* The host C type of a scalar argument ("int" -> "cl_int", "float4" -> "cl_float4"). */
 static const char *scalar_ctype(Hc *h, const AbiArg *a) {
+    if (a->elem_ty && a->elem_ty->kind == TY_STRUCT) return host_name(h, a->elem_ty->sd->cname);
     return arena_printf(h->a, "cl_%s", a->type);
+}
+
+static int is_struct(const Type *t) {
+    return t && t->kind == TY_STRUCT && t->sd;
 }
 
 /* Lanes of a scalar argument's type (1, or the hardware vector width). */
@@ -208,6 +215,100 @@ static const AbiArg *derive_arg(const AbiKernel *k, const SizeDecl *sd, int i) {
         if (s ? a->cname && s->cname && !strcmp(a->cname, s->cname) : !strcmp(a->name, sd->derive[i])) return a;
     }
     return NULL;
+}
+
+/* ---- structs ---- */
+
+/* Add T's struct (after the structs its fields use) to h->structs. */
+static void collect_struct(Hc *h, const Type *t) {
+    if (!is_struct(t)) return;
+    for (int i = 0; i < h->nstructs; i++)
+        if (h->structs[i] == t->sd) return;
+    for (int i = 0; i < t->sd->nfields; i++) collect_struct(h, t->sd->fields[i].ty);
+    if (h->nstructs == h->capstructs) {
+        int nc = h->capstructs ? h->capstructs * 2 : 8;
+        const StructDef **v = arena_alloc(h->a, sizeof(StructDef *) * (size_t)nc);
+        if (!v) return;
+        if (h->nstructs) memcpy(v, h->structs, sizeof(StructDef *) * (size_t)h->nstructs);
+        h->structs = v;
+        h->capstructs = nc;
+    }
+    h->structs[h->nstructs++] = t->sd;
+}
+
+/* The host declaration of a struct field: "cl_float pos[3]" for a
+ * 3-vector stored as an array, "cl_int4 ids", "particle p". */
+static const char *field_decl(Hc *h, const Field *f) {
+    const Type *t = f->ty;
+    const char *name = host_name(h, f->cname);
+    if (is_struct(t)) return arena_printf(h->a, "%s %s", host_name(h, t->sd->cname), name);
+    if (t->kind == TY_HWVEC && f->as_array)
+        return arena_printf(h->a, "cl_%s %s[%d]", ty_cname(ty_num(t->sc)), name, t->width);
+    if (t->kind == TY_NUM || t->kind == TY_HWVEC) return arena_printf(h->a, "cl_%s %s", ty_cname(t), name);
+    return arena_printf(h->a, "unsigned char %s[%d]", name, f->size);
+}
+
+/* Each struct as the host sees it: the std140 layout of the .cl, with the
+ * same explicit padding, so every field sits at its device offset with any
+ * C compiler; a typedef that fails to compile checks the size. */
+static void emit_structs(Hc *h) {
+    Printer *p = &h->pr;
+    if (!h->nstructs) return;
+    pr_blank(p);
+    pr_line(p, "/* ==========================================================================");
+    pr_line(p, " * Structs: the std140 layout of %s.cl, padding included.", comment_text(h, h->o->base));
+    pr_line(p, " * ========================================================================== */");
+    for (int i = 0; i < h->nstructs; i++) {
+        const StructDef *sd = h->structs[i];
+        const char *name = host_name(h, sd->cname);
+        int at = 0, npad = 0, width = 0;
+        for (int j = 0; j < sd->nfields; j++) {
+            int w = (int)strlen(field_decl(h, &sd->fields[j])) + 1;
+            if (w > width) width = w;
+        }
+        pr_blank(p);
+        pr_line(p, "/* def-struct %s: %d bytes */", comment_text(h, sd->name), sd->size);
+        pr_line(p, "typedef struct %s {", name);
+        pr_indent(p);
+        for (int j = 0; j < sd->nfields; j++) {
+            const Field *f = &sd->fields[j];
+            if (f->offset > at) pr_line(p, "unsigned char pad%d[%d];", npad++, f->offset - at);
+            pr_line(p, "%-*s /* offset %d%s */", width, arena_printf(h->a, "%s;", field_decl(h, f)), f->offset,
+                    f->as_array ? arena_printf(h->a, ", %s", ty_cname(f->ty)) : "");
+            at = f->offset + f->size;
+        }
+        if (sd->size > at) pr_line(p, "unsigned char pad%d[%d];", npad, sd->size - at);
+        pr_dedent(p);
+        pr_line(p, "} %s;", name);
+        pr_line(p, "typedef char crisp_size_check_%s[sizeof(%s) == %d ? 1 : -1];", name, name, sd->size);
+    }
+}
+
+/* Demo: print one struct value as {field value, ...}. */
+static void emit_struct_printers(Hc *h) {
+    Printer *p = &h->pr;
+    for (int i = 0; i < h->nstructs; i++) {
+        const StructDef *sd = h->structs[i];
+        const char *name = host_name(h, sd->cname);
+        pr_line(p, "static void demo_print_%s(FILE *out, const %s *v)", name, name);
+        pr_line(p, "{");
+        pr_indent(p);
+        for (int j = 0; j < sd->nfields; j++) {
+            const Field *f = &sd->fields[j];
+            const char *fname = host_name(h, f->cname);
+            pr_line(p, "fputs(%s, out);", c_string(h, arena_printf(h->a, "%s%s ", j ? ", " : "{", f->name)));
+            if (is_struct(f->ty))
+                pr_line(p, "demo_print_%s(out, &v->%s);", host_name(h, f->ty->sd->cname), fname);
+            else if (f->ty->kind == TY_NUM || f->ty->kind == TY_HWVEC)
+                pr_line(p, "crisp_print_value(out, %sv->%s, \"%s\");", f->as_array ? "" : "&", fname, ty_cname(f->ty));
+            else
+                pr_line(p, "fputs(\"...\", out);");
+        }
+        pr_line(p, "fputs(\"}\", out);");
+        pr_dedent(p);
+        pr_line(p, "}");
+        pr_blank(p);
+    }
 }
 
 /* ---- per-kernel API ---- */
@@ -733,6 +834,11 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
     pr_line(p, "cl_kernel kernel = NULL;");
     /* cl_event event = NULL; is part of the commented-out profiling code */
     pr_line(p, "cl_int err = CL_SUCCESS;");
+    for (int i = 0; i < k->nargs; i++)
+        if (demo_reads_back(&k->args[i]) && is_struct(k->args[i].elem_ty)) {
+            pr_line(p, "size_t i;");
+            break;
+        }
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
         if (!demo_allocates(a)) continue;
@@ -766,7 +872,9 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
         const AbiArg *a = &k->args[i];
         if (a->role != ROLE_SCALAR) continue;
         const char *v = scalar_is_float(a) ? "CRISP_DEMO_FLOAT" : "CRISP_DEMO_SCALAR";
-        if (scalar_lanes(a) > 1)
+        if (is_struct(a->elem_ty))
+            pr_line(p, "/* %s: a %s, all zeros (memset above) */", comment_text(h, a->name), a->type);
+        else if (scalar_lanes(a) > 1)
             for (int j = 0; j < scalar_lanes(a); j++)
                 pr_line(p, "args.%s.s[%d] = (cl_%s)%s;", field(h, a), j, a->elem_ty ? ty_cname(ty_num(a->elem_ty->sc)) : "int", v);
         else
@@ -833,6 +941,16 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
             pr_line(p, "printf(\"  debug log:\\n\");");
             pr_line(p, "crisp_debug_decode(stdout, (const cl_uint *)%s_host, (size_t)%s, crisp_debug_sites,", f, count);
             pr_line(p, "                   sizeof crisp_debug_sites / sizeof crisp_debug_sites[0] - 1);");
+        } else if (is_struct(a->elem_ty)) {
+            const char *sname = host_name(h, a->elem_ty->sd->cname);
+            pr_line(p, "printf(\"  %%s: %%lu x %s:\", %s, (unsigned long)%s);", comment_text(h, a->element), name, count);
+            pr_line(p, "for (i = 0; i < 2 && i < (size_t)%s; i++) {", count);
+            pr_indent(p);
+            pr_line(p, "fputs(\" \", stdout);");
+            pr_line(p, "demo_print_%s(stdout, (const %s *)%s_host + i);", sname, sname, f);
+            pr_dedent(p);
+            pr_line(p, "}");
+            pr_line(p, "printf(\"%%s\\n\", (size_t)%s > 2 ? \" ...\" : \"\");", count);
         } else {
             pr_line(p, "crisp_print_vector(stdout, %s, %s_host, (size_t)%s, %d, \"%s\");", name, f, count,
                     stride_of(a), elem_name(a));
@@ -942,6 +1060,7 @@ static void emit_demo(Hc *h) {
         pr_blank(p);
     }
     if (any_debug(abi)) emit_debug_sites(h);
+    emit_struct_printers(h);
     for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &abi->kernels[i]);
 
     pr_line(p, "int main(int argc, char **argv)");
@@ -1077,7 +1196,10 @@ void emit_hoist_opencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Arena
     h.abi = abi;
     h.o = o;
     h.demo_length = demo_length_for(abi);
+    for (int i = 0; i < abi->nkernels; i++)
+        for (int j = 0; j < abi->kernels[i].nargs; j++) collect_struct(&h, abi->kernels[i].args[j].elem_ty);
     emit_file_header(&h);
+    emit_structs(&h);
     for (int i = 0; i < abi->nkernels; i++) emit_kernel_api(&h, &abi->kernels[i]);
     emit_demo(&h);
 }

@@ -238,6 +238,26 @@ static const char *np_scalar(const char *cl) {
     return NULL;
 }
 
+/* The module constant holding a struct's numpy dtype: POINT_DTYPE. */
+static const char *struct_dtype_name(Arena *a, const StructDef *sd) {
+    char *r = arena_printf(a, "%s_DTYPE", abi_mangle(a, sd->cname));
+    if (!r) return "STRUCT_DTYPE";
+    for (char *q = r; *q; q++) *q = (char)toupper((unsigned char)*q);
+    return r;
+}
+
+static const StructDef *struct_of(const Type *t) {
+    return t && t->kind == TY_STRUCT ? t->sd : NULL;
+}
+
+/* numpy format of a struct field: np.float32, (np.float32, 3), POINT_DTYPE. */
+static const char *field_format(Arena *a, const Type *t) {
+    if (struct_of(t)) return struct_dtype_name(a, t->sd);
+    if (t->kind == TY_HWVEC) return arena_printf(a, "(np.%s, %d)", np_scalar(ty_cname(ty_num(t->sc))), t->width);
+    const char *np = np_scalar(ty_cname(t));
+    return arena_printf(a, "np.%s", np ? np : "uint8");
+}
+
 /* numpy element dtype and lanes of a vector argument. */
 static const char *elem_np(const AbiArg *x, int *lanes) {
     const Type *t = x->elem_ty;
@@ -255,14 +275,17 @@ static const char *elem_desc(Arena *a, const AbiArg *x) {
     int lanes;
     const char *np = elem_np(x, &lanes);
     if (!strcmp(astr(x->element), "void")) return "any dtype, as bytes";
+    if (struct_of(x->elem_ty)) return arena_printf(a, "numpy %s", struct_dtype_name(a, x->elem_ty->sd));
     if (lanes == 1) return arena_printf(a, "numpy %s", np);
     return arena_printf(a, "numpy %s, shape (n, %d)%s", np, lanes, lanes == 3 ? " or (n, 4)" : "");
 }
 
-/* The element argument of the shim's buffer helpers.  Struct elements
- * (not in the language yet) will be module-level Element constants built
- * from their numpy structured dtypes (see "Struct types" in the module). */
+/* The element arguments of the shim's buffer helpers; a struct element
+ * also names its numpy dtype (the module's "Struct types"). */
 static const char *elem_expr(Arena *a, const AbiArg *x) {
+    if (struct_of(x->elem_ty))
+        return arena_printf(a, "\"%s\", stride=%d, dtype=%s", astr(x->element), x->stride,
+                            struct_dtype_name(a, x->elem_ty->sd));
     return arena_printf(a, "\"%s\", stride=%d", astr(x->element), x->stride);
 }
 
@@ -470,6 +493,56 @@ static void emit_cl_source(Printer *p, const HoistOptions *o) {
     sb_puts(b, "\"\"\"\n");
 }
 
+/* Add SD and, first, the structs of its fields to LIST (no duplicates). */
+static void collect_struct(const StructDef *sd, const StructDef **list, int *n, int cap) {
+    for (int i = 0; i < *n; i++)
+        if (list[i] == sd) return;
+    for (int f = 0; f < sd->nfields; f++)
+        if (struct_of(sd->fields[f].ty)) collect_struct(sd->fields[f].ty->sd, list, n, cap);
+    if (*n < cap) list[(*n)++] = sd;
+}
+
+/* Struct types: one numpy structured dtype per struct the kernels' vectors
+ * and scalars hold, with crisp's std140 offsets and size, so arrays of it
+ * have exactly the kernel's memory layout. */
+static void emit_structs(Printer *p, const Abi *abi, Arena *a) {
+    int cap = 64, n = 0;
+    const StructDef **list = arena_alloc(a, sizeof(StructDef *) * (size_t)cap);
+    for (int ki = 0; list && ki < abi->nkernels; ki++)
+        for (int i = 0; i < abi->kernels[ki].nargs; i++)
+            if (struct_of(abi->kernels[ki].args[i].elem_ty))
+                collect_struct(abi->kernels[ki].args[i].elem_ty->sd, list, &n, cap);
+    pr_blank(p);
+    pr_line(p, "# Struct types: numpy structured dtypes with the kernels' (std140) layout of");
+    pr_line(p, "# each def-struct; pass arrays of these (fields are named as in the C code).");
+    if (!n) {
+        pr_line(p, "# None are used here.");
+        pr_line(p, "STRUCT_DTYPES = {}");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const StructDef *sd = list[i];
+        const char *names = "", *formats = "", *offsets = "";
+        for (int f = 0; f < sd->nfields; f++) {
+            const Field *fd = &sd->fields[f];
+            const char *sep = f ? ", " : "";
+            names = arena_printf(a, "%s%s%s", astr(names), sep, quoted(a, fd->cname));
+            formats = arena_printf(a, "%s%s%s", astr(formats), sep, field_format(a, fd->ty));
+            offsets = arena_printf(a, "%s%s%d", astr(offsets), sep, fd->offset);
+        }
+        pr_line(p, "%s = np.dtype({  # (def-struct %s ...): %d bytes", struct_dtype_name(a, sd),
+                one_line(a, sd->name), sd->size);
+        pr_line(p, "    \"names\": [%s],", astr(names));
+        pr_line(p, "    \"formats\": [%s],", astr(formats));
+        pr_line(p, "    \"offsets\": [%s],", astr(offsets));
+        pr_line(p, "    \"itemsize\": %d,", sd->size);
+        pr_line(p, "})");
+    }
+    pr_line(p, "STRUCT_DTYPES = {");
+    for (int i = 0; i < n; i++) pr_line(p, "    %s: %s,", quoted(a, list[i]->name), struct_dtype_name(a, list[i]));
+    pr_line(p, "}");
+}
+
 static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Arena *a, int nstatic, int ndynamic) {
     if (nstatic) pr_line(p, "CL_FILE = os.path.join(HERE, %s)", quoted(a, arena_printf(a, "%s.cl", o->base)));
     pr_line(p, "BUILD_OPTIONS = \"-cl-std=CL1.2\"");
@@ -482,10 +555,7 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
     pr_line(p, "DYNAMIC_KERNELS = (%s%s)", astr(dyn), ndynamic == 1 ? "," : "");
     emit_debug_sites(p, abi, a);
     if (ndynamic) emit_cl_source(p, o);
-    pr_blank(p);
-    pr_line(p, "# Struct types: numpy structured dtypes for struct vector elements, in the");
-    pr_line(p, "# kernels' memory layout (pass arrays of these dtypes).  None are used here.");
-    pr_blank(p);
+    emit_structs(p, abi, a);
 }
 
 static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynamic) {
@@ -615,8 +685,12 @@ static void emit_param(Printer *p, const PyKernel *pk, const AbiArg *x, Arena *a
     const char *kn = pk->k->name;
     if (x->role == ROLE_SCALAR) {
         pr_line(p, "# %s: %s", x->name, astr(x->type));
-        pr_line(p, "%s = crisp_runtime.scalar(\"kernel %s: argument %s\", \"%s\", %s)", pa->ident, kn, x->name,
-                astr(x->type), pa->ident);
+        if (struct_of(x->elem_ty))
+            pr_line(p, "%s = crisp_runtime.scalar(\"kernel %s: argument %s\", \"%s\", %s, dtype=%s)", pa->ident, kn,
+                    x->name, astr(x->type), pa->ident, struct_dtype_name(a, x->elem_ty->sd));
+        else
+            pr_line(p, "%s = crisp_runtime.scalar(\"kernel %s: argument %s\", \"%s\", %s)", pa->ident, kn, x->name,
+                    astr(x->type), pa->ident);
         return;
     }
     pr_line(p, "# %s: %s%s", x->name, vector_type_text(a, x), x->is_out ? " &out" : "");
@@ -682,8 +756,9 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x, A
     const PyArg *pa = &pk->pa[x->index];
     const char *kn = pk->k->name;
     if (x->role == ROLE_RESULT || x->role == ROLE_IMPLICIT) {
-        pr_line(p, "# %s vector %s: %s elements of %s%s%s", x->role == ROLE_RESULT ? "result" : "implicit", x->name,
-                one_line(a, x->size.crisp), astr(x->element), x->comment ? " - " : "", one_line(a, x->comment));
+        pr_line(p, "# %s vector %s: %s elements of %s", x->role == ROLE_RESULT ? "result" : "implicit", x->name,
+                one_line(a, x->size.crisp), astr(x->element));
+        if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
         pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
         if (x->role == ROLE_RESULT) {
             pr_line(p, "%s = rt.allocate(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
@@ -702,8 +777,9 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x, A
         pr_line(p, "# the scratch pool: every make-scratch-vector, each at a 16-byte aligned offset");
         for (int i = 0; i < k->nscratch; i++) {
             const AbiScratchPart *sp = &k->scratch[i];
-            pr_line(p, "#   %s: %s elements of %s (%d bytes each)%s%s", sp->name, one_line(a, sp->count.crisp),
-                    astr(sp->element), sp->stride, sp->comment ? " - " : "", one_line(a, sp->comment));
+            pr_line(p, "#   %s: %s elements of %s (%d bytes each)", sp->name, one_line(a, sp->count.crisp),
+                    astr(sp->element), sp->stride);
+            if (sp->comment) pr_line(p, "#       %s", one_line(a, sp->comment));
         }
         pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
         pr_line(p, "%s = rt.allocate(\"%s\", \"scratch\", %s, \"uchar\")", pa->dev, kn, pa->len);
@@ -828,6 +904,7 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk, Arena *a
 
 static const char *demo_scalar(const AbiArg *x, Arena *a) {
     const Type *t = x->elem_ty;
+    if (struct_of(t)) return arena_printf(a, "np.zeros((), %s)", struct_dtype_name(a, t->sd));
     if (t && t->kind == TY_HWVEC) {
         const char *one = ty_is_floatlike(t) ? "1.0" : "1";
         const char *s = "(";
@@ -861,6 +938,7 @@ static const char *demo_vector(const PyKernel *pk, const AbiArg *x, Arena *a) {
     const char *n = x->fixed_length >= 0                         ? arena_printf(a, "%lld", (long long)x->fixed_length)
                     : sizes_launch(pk, x) || x->as == AS_CONSTANT ? "n"
                                                                   : "DEMO_SLACK * n";
+    if (struct_of(x->elem_ty)) return arena_printf(a, "np.zeros(%s, %s)", n, struct_dtype_name(a, x->elem_ty->sd));
     if (x->acc == ACC_READ_ONLY) {
         if (lanes == 1) return arena_printf(a, "(np.arange(%s) %% 7 + 1).astype(np.%s)", n, np);
         return arena_printf(a, "(np.arange(%s * %d) %% 7 + 1).astype(np.%s).reshape(-1, %d)", n, lanes, np, lanes);

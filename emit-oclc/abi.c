@@ -158,6 +158,10 @@ Abi *abi_build(Arena *a, const Program *p) {
     if (!abi) return NULL;
     abi->source = p->source;
     abi->debug_output = p->debug_output;
+    abi->sites = p->sites;
+    abi->nsites = p->nsites;
+    abi->structs = p->structs;
+    abi->nstructs = p->nstructs;
     int nk = 0;
     for (int i = 0; i < p->nfuncs; i++) nk += p->funcs[i]->kind == FN_KERNEL;
     abi->kernels = arena_alloc(a, sizeof(AbiKernel) * (size_t)(nk ? nk : 1));

@@ -85,6 +85,10 @@ typedef struct Abi {
     AbiKernel *kernels;
     int nkernels;
     int debug_output;       /* compiled with --debug-output */
+    DebugSite **sites;      /* what decoding the debug records needs */
+    int nsites;
+    StructDef **structs;    /* def-struct layouts (std140) */
+    int nstructs;
 } Abi;
 
 Abi *abi_build(Arena *a, const Program *p);

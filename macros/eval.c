@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../types/types.h"
 #include "syntax.h"
 
 /* ------------------------------------------------------------------------
@@ -236,11 +237,25 @@ static const Expansion *origin_for(const Eval *ev, const Node *at) {
     return ev->exp ? ev->exp : at ? at->origin : NULL;
 }
 
+/* In quiet mode an ordinary error is recorded instead of reported (the
+ * caller turns it into "not known at compile time").  Returns 1 when the
+ * error was suppressed. */
+static int quiet_suppress(Eval *ev, const Node *at, const char *msg) {
+    if (!ev->quiet) return 0;
+    ev->failed = 1;
+    if (!ev->quiet_msg) {
+        ev->quiet_msg = msg;
+        ev->quiet_at = at;
+    }
+    return 1;
+}
+
 static Node *verror(Eval *ev, const char *code, const Node *at, const char *fmt, va_list ap) {
     if (ev->failed) return NULL;
     ev->failed = 1;
     char *msg = arena_vprintf(&ev->c->arena, fmt, ap);
     if (!msg) msg = "compile-time evaluation failed";
+    if (quiet_suppress(ev, at, msg)) return NULL;
     if (at && at->loc.file)
         diag_error(&ev->c->diag, at->loc, origin_for(ev, at), code, "%s", msg);
     else if (ev->call)
@@ -280,6 +295,7 @@ static Node *error_at(Eval *ev, const char *code, SrcLoc loc, const Expansion *o
     va_start(ap, fmt);
     char *msg = arena_vprintf(&ev->c->arena, fmt, ap);
     va_end(ap);
+    if (quiet_suppress(ev, NULL, msg ? msg : "error")) return NULL;
     diag_error(&ev->c->diag, loc, origin, code, "%s", msg ? msg : "error");
     return NULL;
 }
@@ -395,6 +411,7 @@ static Node *ll_error(Eval *ev, const Node *at, const char *fmt, ...) {
     va_start(ap, fmt);
     char *msg = arena_vprintf(&ev->c->arena, fmt, ap);
     va_end(ap);
+    if (quiet_suppress(ev, at, msg ? msg : "bad lambda list")) return NULL;
     diag_error(&ev->c->diag, at->loc, origin_for(ev, at), EVAL_E_DEFMACRO, "%s",
                msg ? msg : "bad lambda list");
     return NULL;
@@ -705,6 +722,7 @@ struct Prim {
 
 static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form);
 static Node *qq(Eval *ev, Node *x, int level, Binding *env);
+static int is_type_name(Eval *ev, const char *key);
 
 /* Value of the last form, nil for none.  Leading (declare ...) forms are
  * skipped. */
@@ -728,8 +746,11 @@ static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
     if (!strcmp(k, "t") || !strcmp(k, "true")) return x->ann ? x : ev->t;
     const Node *c = map_get(&ev->consts, k);
     if (c) return (Node *)(uintptr_t)c;
+    /* type names are compile-time values: (is-integer? int) */
+    if (!x->ann && is_type_name(ev, k)) return x;
     Node *out = NULL;
     if (ev->host_var && ev->host_var(ev, ev->host_ud, x, &out) == 1 && out) return out;
+    if (ev->quiet) return code_error(ev, EVAL_E_EVAL, x, "`%s` has no compile-time value", x->name);
     return code_error(ev, EVAL_E_EVAL, x,
                       "unbound compile-time variable `%s` (quote it, or use it inside a "
                       "quasiquote template)",
@@ -2157,6 +2178,307 @@ static Node *bi_macro_error(Eval *ev, Node *form, Node **a, int n) {
     return bi_error(ev, form, a + 1, n - 1);
 }
 
+
+/* ------------------------------------------------------------------------
+ * Compile-time directives: c-t-output, c-t-assert
+ *   Their operands may name run-time values (`(c-t-output n)` in a kernel
+ *   body).  They are evaluated quietly: an operand that fails is "not
+ *   known at compile time" instead of an error.  Limits and out-of-memory
+ *   still stop the evaluation.
+ * ---------------------------------------------------------------------- */
+
+/* Evaluate `x` quietly.  NULL with ev->failed clear when `x` is not known
+ * at compile time (*why: the suppressed message, *why_at: where), NULL
+ * with ev->failed set after a reported (fatal) error. */
+static Node *eval_quiet(Eval *ev, Node *x, Binding *env, const char **why, const Node **why_at) {
+    long depth = ev->depth;
+    const char *saved_msg = ev->quiet_msg;
+    const Node *saved_at = ev->quiet_at;
+    ev->quiet++;
+    ev->quiet_msg = NULL;
+    ev->quiet_at = NULL;
+    Node *v = eval(ev, x, env);
+    ev->quiet--;
+    if (why) *why = ev->quiet_msg;
+    if (why_at) *why_at = ev->quiet_at;
+    ev->quiet_msg = saved_msg;
+    ev->quiet_at = saved_at;
+    if (v && !ev->failed) return v;
+    if (ev->c->diag.fatal) return NULL;  /* a limit: keep unwinding */
+    ev->failed = 0;
+    ev->depth = depth;
+    return NULL;
+}
+
+/* Where a directive reports: the form when it has a location, else the
+ * current call. */
+static SrcLoc directive_loc(Eval *ev, const Node *form, const Expansion **origin) {
+    if (form->loc.file || !ev->call) {
+        *origin = origin_for(ev, form);
+        return form->loc;
+    }
+    *origin = ev->call->origin;
+    return ev->call->loc;
+}
+
+/* Operands FROM.. of `form` evaluated quietly, printed and separated by
+ * spaces (strings without quotes, everything else as read).  NULL after
+ * a fatal error. */
+static const char *directive_text(Eval *ev, Node *form, int from, Binding *env) {
+    StrBuf b;
+    sb_init(&b);
+    for (int i = from; i < form->nkids; i++) {
+        if (i > from) sb_putc(&b, ' ');
+        Node *v = eval_quiet(ev, form->kids[i], env, NULL, NULL);
+        if (!v && ev->failed) {
+            sb_free(&b);
+            return NULL;
+        }
+        if (!v) {
+            sb_puts(&b, "<not known at compile time: ");
+            sb_puts(&b, show(ev, form->kids[i]));
+            sb_putc(&b, '>');
+        } else if (v->kind == N_STRING) {
+            sb_putn(&b, v->name, (size_t)v->slen);
+        } else if (!princ(ev, form, &b, v, 1)) {
+            sb_free(&b);
+            return NULL;
+        }
+    }
+    if (b.oom) {
+        sb_free(&b);
+        oom_error(ev);
+        return NULL;
+    }
+    const char *text = arena_strdup(&ev->c->arena, sb_cstr(&b));
+    sb_free(&b);
+    if (!text) oom_error(ev);
+    return text;
+}
+
+/* (c-t-output EXPR...) - print the values as a note; nil */
+static Node *sf_ct_output(Eval *ev, Node *form, Binding *env) {
+    const char *text = directive_text(ev, form, 1, env);
+    if (!text) return NULL;
+    const Expansion *origin;
+    SrcLoc loc = directive_loc(ev, form, &origin);
+    Diag *d = &ev->c->diag;
+    diag_note(d, loc, "c-t-output: %s", text);
+    int n = 0;
+    for (const Expansion *e = origin; e && n < 8; e = e->parent, n++)
+        diag_note(d, e->call, "in expansion of macro `%s`", e->macro);
+    return ev->nil;
+}
+
+/* (c-t-assert TEST MESSAGE...) - error E0210 unless TEST is known and true */
+static Node *sf_ct_assert(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 1, -1)) return NULL;
+    Node *test = form->kids[1];
+    const char *why = NULL;
+    const Node *why_at = NULL;
+    Node *v = eval_quiet(ev, test, env, &why, &why_at);
+    if (!v && ev->failed) return NULL;
+    if (!v) {
+        int quiet = ev->quiet;
+        code_error(ev, EVAL_E_ASSERT, form, "c-t-assert: `%s` is not known at compile time",
+                   show(ev, test));
+        if (!quiet && why)
+            diag_note(&ev->c->diag, why_at && why_at->loc.file ? why_at->loc : test->loc, "%s", why);
+        return NULL;
+    }
+    if (eval_truthy(v)) return ev->t;
+    const char *msg = directive_text(ev, form, 2, env);
+    if (!msg) return NULL;
+    return code_error(ev, EVAL_E_ASSERT, form, "c-t-assert failed: `%s`%s%s", show(ev, test),
+                      form->nkids > 2 ? ": " : "", msg);
+}
+
+/* ------------------------------------------------------------------------
+ * Builtin functions: (line), (file)
+ * ---------------------------------------------------------------------- */
+
+SrcLoc eval_user_site(const Node *n) {
+    const Expansion *e = n->origin;
+    if (!e) return n->loc;
+    while (e->parent) e = e->parent;
+    return e->call;
+}
+
+/* The user's call site: inside a macro body the outermost call of the
+ * macro, elsewhere the form itself. */
+static SrcLoc site_of(Eval *ev, const Node *form) {
+    if (ev->macro && ev->call) return eval_user_site(ev->call);
+    if (form->loc.file || !ev->call) return eval_user_site(form);
+    return eval_user_site(ev->call);
+}
+
+/* (line) - line number of the user's call site */
+static Node *bi_line(Eval *ev, Node *form, Node **a, int n) {
+    (void)a, (void)n;
+    return mk_int(ev, site_of(ev, form).line);
+}
+
+/* (file) - file name of the user's call site */
+static Node *bi_file(Eval *ev, Node *form, Node **a, int n) {
+    (void)a, (void)n;
+    SrcLoc l = site_of(ev, form);
+    const char *f = l.file && l.file->name ? l.file->name : "";
+    return mk_string(ev, f, (int)strlen(f));
+}
+
+/* ------------------------------------------------------------------------
+ * Builtin functions: type queries
+ *   Macros run before type checking, so they see type *names*: the base
+ *   types (float, int4, bool...), keywords for address spaces, and the
+ *   def-type aliases the expander recorded so far.  Structs and aliases
+ *   defined later are plain symbols here.
+ * ---------------------------------------------------------------------- */
+
+int eval_type_predicate(const char *pred, const char *key) {
+    if (!strcmp(pred, "is-address-space?"))
+        return !strcmp(key, "global") || !strcmp(key, "local") || !strcmp(key, "constant") ||
+               !strcmp(key, "private");
+    const Type *t = ty_lookup_base(key);
+    int num = t && t->kind == TY_NUM, hw = t && t->kind == TY_HWVEC;
+    int cat = num || hw ? (int)ty_scalar_info(t->sc)->cat : -1;
+    if (!strcmp(pred, "is-numeric?") || !strcmp(pred, "is-scalar?")) return num;
+    if (!strcmp(pred, "is-hardware-vector?")) return hw;
+    if (!strcmp(pred, "is-integer?")) return cat == CAT_SIGNED || cat == CAT_UNSIGNED;
+    if (!strcmp(pred, "is-floating-point?")) return cat == CAT_FLOAT;
+    if (!strcmp(pred, "is-signed?")) return cat == CAT_SIGNED || cat == CAT_FLOAT;
+    if (!strcmp(pred, "is-orderable?")) return num;
+    return -1;
+}
+
+static int is_type_name(Eval *ev, const char *key) {
+    return (ty_lookup_base(key) && strcmp(key, "nil") != 0) || map_get(&ev->types, key);
+}
+
+/* `v` with def-type aliases followed (at most 64 steps, so a cycle ends). */
+static const Node *resolve_type(Eval *ev, const Node *v) {
+    for (int i = 0; i < 64 && (is_sym(v) || v->kind == N_KEYWORD) && !v->ann; i++) {
+        if (ty_lookup_base(v->key)) return v;
+        const Node *next = map_get(&ev->types, v->key);
+        if (!next) return v;
+        v = next;
+    }
+    return v;
+}
+
+/* Numbers and strings are values, never types. */
+static int want_type(Eval *ev, Node *form, const Node *v, const char *fn) {
+    if (v->kind != N_INT && v->kind != N_FLOAT && v->kind != N_STRING) return 1;
+    eval_error(ev, form, "`%s` expects a type, got the value `%s`", fn, show(ev, v));
+    return 0;
+}
+
+static Node *type_pred(Eval *ev, Node *form, Node *v, const char *pred) {
+    if (!strcmp(pred, "is-address-space?"))  /* a value predicate */
+        return mk_bool(ev, v->kind == N_KEYWORD && eval_type_predicate(pred, v->key) == 1);
+    if (!want_type(ev, form, v, pred)) return NULL;
+    const Node *r = resolve_type(ev, v);
+    int ok = (is_sym(r) || r->kind == N_KEYWORD) && !r->ann && eval_type_predicate(pred, r->key) == 1;
+    return mk_bool(ev, ok);
+}
+
+#define TYPE_PRED(fn, name)                                          \
+    static Node *fn(Eval *ev, Node *form, Node **a, int n) {         \
+        (void)n;                                                     \
+        return type_pred(ev, form, a[0], name);                      \
+    }
+/* (is-numeric? T), (is-scalar? T) - scalar number types */
+TYPE_PRED(bi_is_numeric, "is-numeric?")
+TYPE_PRED(bi_is_scalar, "is-scalar?")
+/* (is-hardware-vector? T) - float4, int2 ... */
+TYPE_PRED(bi_is_hwvec, "is-hardware-vector?")
+/* (is-integer? T), (is-floating-point? T), (is-signed? T) - by the element
+ * category, so float4 is floating point */
+TYPE_PRED(bi_is_integer, "is-integer?")
+TYPE_PRED(bi_is_float, "is-floating-point?")
+TYPE_PRED(bi_is_signed, "is-signed?")
+/* (is-orderable? T) - scalars: < and > give a bool */
+TYPE_PRED(bi_is_orderable, "is-orderable?")
+/* (is-address-space? V) - :global :local :constant :private */
+TYPE_PRED(bi_is_address_space, "is-address-space?")
+
+/* (type-equal A B) - same type after following def-type aliases */
+static Node *bi_type_equal(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "type-equal") || !want_type(ev, form, a[1], "type-equal"))
+        return NULL;
+    const Node *x = resolve_type(ev, a[0]), *y = resolve_type(ev, a[1]);
+    int xn = (is_sym(x) || x->kind == N_KEYWORD) && !x->ann;
+    int yn = (is_sym(y) || y->kind == N_KEYWORD) && !y->ann;
+    if (xn && yn) {
+        const Type *tx = ty_lookup_base(x->key), *ty = ty_lookup_base(y->key);
+        if (tx || ty) return mk_bool(ev, tx == ty);
+        return mk_bool(ev, x->kind == y->kind && !strcmp(x->key, y->key));
+    }
+    int r = val_equal(ev, (Node *)(uintptr_t)x, (Node *)(uintptr_t)y, 0);
+    return ev->failed ? NULL : mk_bool(ev, r);
+}
+
+/* The signature #(T... => R). */
+static Node *signature(Eval *ev, Node **params, int np, Node *ret) {
+    Node *k[4];
+    for (int i = 0; i < np; i++) k[i] = params[i];
+    k[np] = syn_symbol(&ev->c->arena, no_loc, "=>");
+    k[np + 1] = ret;
+    Node *v = syn_list(&ev->c->arena, no_loc, k, np + 2);
+    if (ev->c->arena.exhausted) return oom_error(ev);
+    v->kind = N_VECLIT;
+    return v;
+}
+
+/* (binop-type T) - #(T T => T) */
+static Node *bi_binop_type(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "binop-type")) return NULL;
+    Node *p[2] = {a[0], a[0]};
+    return signature(ev, p, 2, a[0]);
+}
+
+/* (predicate-type T) - #(T => bool) */
+static Node *bi_predicate_type(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "predicate-type")) return NULL;
+    Node *b = syn_symbol(&ev->c->arena, no_loc, "bool");
+    return signature(ev, a, 1, b);
+}
+
+/* What OpenCL C 1.2 (target `oclc`) offers: 1 yes, 0 no, -1 optional.
+ * Keep in step with the reader's table for #+(target-has ...). */
+static const struct {
+    const char *key;
+    int has;
+} target_props[] = {
+    {"fp64", -1}, {"fp16", -1}, {"images", 1}, {"local-memory", 1}, {"atomics32", 1},
+    {"subgroups", 0},
+};
+
+int eval_target_property(const char *key) {
+    for (size_t i = 0; i < sizeof target_props / sizeof target_props[0]; i++)
+        if (!strcmp(target_props[i].key, key)) return target_props[i].has;
+    return -2;
+}
+
+/* (target-has :PROP [DEFAULT]) - t / nil; DEFAULT decides an optional
+ * property */
+static Node *bi_target_has(Eval *ev, Node *form, Node **a, int n) {
+    if (a[0]->kind != N_KEYWORD)
+        return eval_error(ev, form, "`target-has` expects a keyword property such as :fp64, got `%s`",
+                          show(ev, a[0]));
+    int has = eval_target_property(a[0]->key);
+    if (has == -2)
+        return eval_error(ev, form, "unknown target property `:%s` in target-has: expected one of "
+                          EVAL_TARGET_PROPERTIES, a[0]->name);
+    if (has >= 0) return mk_bool(ev, has);
+    if (n > 1) return mk_bool(ev, eval_truthy(a[1]));
+    return eval_error(ev, form, "target-has :%s is not decided for target oclc (OpenCL C 1.2 "
+                      "makes it optional); pass a default: (target-has :%s nil)", a[0]->name,
+                      a[0]->name);
+}
+
 /* ------------------------------------------------------------------------
  * Quasiquote
  *   `X      (quasiquote X)         ,X   (unquote X)
@@ -2261,7 +2583,8 @@ static const Prim prim_table[] = {
     SF("let*", sf_let_star), SF("setq", sf_setq), SF("set!", sf_setq), SF("setf", sf_setq),
     SF("incf", sf_incf), SF("decf", sf_incf), SF("inc!", sf_incf), SF("dec!", sf_incf),
     SF("push", sf_push), SF("pop", sf_pop), SF("dolist", sf_dolist), SF("dotimes", sf_dotimes),
-    SF("lambda", sf_lambda), SF("declare", sf_declare),
+    SF("lambda", sf_lambda), SF("declare", sf_declare), SF("c-t-output", sf_ct_output),
+    SF("c-t-assert", sf_ct_assert),
 
     FN("+", bi_add, 0, -1), FN("-", bi_sub, 1, -1), FN("*", bi_mul, 0, -1),
     FN("/", bi_div, 1, -1), FN("1+", bi_inc, 1, 1), FN("1-", bi_dec, 1, 1),
@@ -2304,6 +2627,15 @@ static const Prim prim_table[] = {
     FN("annotate-symbol", bi_annotate_symbol, 2, 2),
 
     FN("error", bi_error, 0, -1), FN("%macro-error", bi_macro_error, 1, -1),
+
+    FN("line", bi_line, 0, 0), FN("file", bi_file, 0, 0),
+    FN("is-numeric?", bi_is_numeric, 1, 1), FN("is-scalar?", bi_is_scalar, 1, 1),
+    FN("is-hardware-vector?", bi_is_hwvec, 1, 1), FN("is-integer?", bi_is_integer, 1, 1),
+    FN("is-floating-point?", bi_is_float, 1, 1), FN("is-signed?", bi_is_signed, 1, 1),
+    FN("is-orderable?", bi_is_orderable, 1, 1),
+    FN("is-address-space?", bi_is_address_space, 1, 1), FN("type-equal", bi_type_equal, 2, 2),
+    FN("binop-type", bi_binop_type, 1, 1), FN("predicate-type", bi_predicate_type, 1, 1),
+    FN("target-has", bi_target_has, 1, 2),
 };
 
 /* Core forms (docs/core-forms.md) and the forms the expander itself
@@ -2314,7 +2646,8 @@ static const char *const reserved_names[] = {
     "set!", "inc!", "dec!", "if", "and", "or", "not", "select-if", "return",
     "multiple-value-bind", "%loop", "%no-barrier", "%extent", "%pow2-below",
     "%require-constant", "%require-global-size", "quote", "function", "defmacro",
-    "quasiquote", "unquote", "unquote-splicing", "%defun",
+    "quasiquote", "unquote", "unquote-splicing", "%defun", "def-constraint", "c-t-output",
+    "c-t-assert", "line", "file",
 };
 
 /* ------------------------------------------------------------------------
@@ -2385,23 +2718,17 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     return 1;
 }
 
-int eval_define_function(Eval *ev, const Node *form) {
-    ev->failed = 0;
-    ev->exp = NULL;
-    ev->call = NULL;
-    ev->macro = NULL;
-    if (form->nkids < 3)
-        return !code_error(ev, EVAL_E_DEFMACRO, form,
-                           "`%%defun` expects (%%defun NAME LAMBDA-LIST [DOCSTRING] BODY...)");
+/* %defun and def-constraint (`what` names the form in messages; `ll` is
+ * the parsed lambda list, or NULL to parse form->kids[2]). */
+static int define_function(Eval *ev, const Node *form, const char *what, EvalLambdaList *ll) {
     Node *name = form->kids[1];
     if (!is_sym(name) || name->ann || is_nil(name) || !strcmp(name->key, "t"))
-        return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid function name `%s`", show(ev, name));
+        return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid %s name `%s`", what, show(ev, name));
     if (map_get(&ev->prims, name->key))
         return !code_error(ev, EVAL_E_DEFMACRO, name,
                            "cannot define `%s`: it is a builtin of the compile-time language",
                            name->name);
-    EvalLambdaList *ll = ll_parse(ev, form->kids[2], 0);
-    if (!ll) return 0;
+    if (!ll && !(ll = ll_parse(ev, form->kids[2], 0))) return 0;
     Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
     if (!cl) return !oom_error(ev);
     cl->name = name->name;
@@ -2417,6 +2744,49 @@ int eval_define_function(Eval *ev, const Node *form) {
     return 1;
 }
 
+int eval_define_function(Eval *ev, const Node *form) {
+    ev->failed = 0;
+    ev->exp = NULL;
+    ev->call = NULL;
+    ev->macro = NULL;
+    if (form->nkids < 3)
+        return !code_error(ev, EVAL_E_DEFMACRO, form,
+                           "`%%defun` expects (%%defun NAME LAMBDA-LIST [DOCSTRING] BODY...)");
+    return define_function(ev, form, "function", NULL);
+}
+
+int eval_define_constraint(Eval *ev, const Node *form) {
+    ev->failed = 0;
+    ev->exp = NULL;
+    ev->call = NULL;
+    ev->macro = NULL;
+    if (form->nkids < 4)
+        return !code_error(ev, EVAL_E_DEFMACRO, form,
+                           "`def-constraint` expects (def-constraint NAME (T) [DOCSTRING] BODY...)");
+    const Node *ps = form->kids[2];
+    if (ps->kind != N_LIST || ps->nkids != 1 || !is_sym(ps->kids[0]) || ps->kids[0]->ann ||
+        is_ll_keyword(ps->kids[0]) || is_nil(ps->kids[0]))
+        return !code_error(ev, EVAL_E_DEFMACRO, ps,
+                           "a constraint takes exactly one type parameter, as in (def-constraint "
+                           "NAME (T) BODY...), got `%s`",
+                           show(ev, ps));
+    /* The parameter is conventionally T, which a lambda list rejects (it
+       is the true value): bind it directly; in the body T is the type. */
+    EvalLambdaList *ll = arena_alloc(&ev->c->arena, sizeof *ll);
+    LLParam *p = arena_alloc(&ev->c->arena, sizeof *p);
+    if (!ll || !p) return !oom_error(ev);
+    memset(p, 0, sizeof *p);
+    p->var = ps->kids[0];
+    ll->src = ps;
+    ll->req = p;
+    ll->nreq = 1;
+    return define_function(ev, form, "constraint", ll);
+}
+
+void eval_define_type(Eval *ev, const char *key, const Node *type) {
+    map_put(&ev->c->arena, &ev->types, key, type);
+}
+
 Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansion *exp) {
     ev->macro = m->name;
     ev->call = call;
@@ -2430,6 +2800,18 @@ Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansi
     ev->call = NULL;
     ev->exp = NULL;
     return r;
+}
+
+int eval_directive(Eval *ev, const Node *form) {
+    ev->macro = NULL;
+    ev->call = form;
+    ev->exp = NULL;
+    ev->steps = 0;
+    ev->depth = 0;
+    ev->failed = 0;
+    Node *r = eval(ev, (Node *)(uintptr_t)form, NULL);
+    ev->call = NULL;
+    return r && !ev->failed;
 }
 
 Node *eval_form(Eval *ev, const Node *form) {

@@ -36,6 +36,7 @@
 #define EVAL_E_RECURSION "E0207" /* evaluator recursion limit               */
 #define EVAL_E_SIZE "E0208"      /* expansion too large / too deeply nested */
 #define EVAL_E_TOPLEVEL "E0209"  /* misplaced defmacro/%defun, bad prelude  */
+#define EVAL_E_ASSERT "E0210"    /* c-t-assert failed / not known            */
 
 typedef struct Eval Eval;
 typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */
@@ -89,6 +90,7 @@ struct Eval {
     EvalMap macros;  /* name key -> Macro*                    */
     EvalMap funcs;   /* name key -> closure Node (%defun)     */
     EvalMap consts;  /* def-const values visible to macros    */
+    EvalMap types;   /* def-type NAME -> its type expression   */
 
     EvalHostCall host_call;
     EvalHostVar host_var;
@@ -104,6 +106,13 @@ struct Eval {
     long depth;                /* current evaluation nesting             */
     long output_nodes;         /* new nodes produced by all expansions   */
     int failed;                /* an error was reported; unwinding       */
+
+    /* Quiet evaluation (arguments of c-t-output / c-t-assert, which may
+       not be known at compile time): while `quiet` > 0 ordinary errors are
+       not reported, only recorded here; limits and out-of-memory still are. */
+    int quiet;
+    const char *quiet_msg;     /* first suppressed message                */
+    const Node *quiet_at;      /* where it would have been reported       */
 
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
@@ -140,6 +149,39 @@ Node *eval_form(Eval *ev, const Node *form);
 /* Make a compile-time constant visible to macro bodies under `key`
  * (the expander does this for `(def-const NAME LITERAL)`). */
 void eval_define_constant(Eval *ev, const char *key, Node *value);
+
+/* Register `(def-constraint NAME (T) [DOC] BODY...)`: a compile-time
+ * predicate over one type, callable like a %defun.  Returns 1 on success,
+ * 0 after reporting an error. */
+int eval_define_constraint(Eval *ev, const Node *form);
+
+/* Record `(def-type NAME TYPE)` (top level, seen by the expander) so the
+ * type queries resolve NAME as an alias of TYPE in later macro bodies. */
+void eval_define_type(Eval *ev, const char *key, const Node *type);
+
+/* Run a compile-time directive found in program code - `(c-t-output ...)`
+ * or `(c-t-assert ...)` - in an empty environment, reporting at the form.
+ * Returns 1 when it passed, 0 after reporting an error. */
+int eval_directive(Eval *ev, const Node *form);
+
+/* The user's source location behind `n`: `n`'s own location when the user
+ * wrote it, else the call site of the outermost macro expansion that made
+ * it (the root of its origin chain).  What `(line)` and `(file)` give. */
+SrcLoc eval_user_site(const Node *n);
+
+/* The built-in type constraints on a base type name (lower-case key:
+ * `float`, `int4`, `bool`...): `pred` is one of is-numeric? is-scalar?
+ * is-hardware-vector? is-integer? is-floating-point? is-orderable?
+ * is-signed? is-address-space? (the latter on a keyword's key: `global`).
+ * Returns 1 or 0, or -1 when `pred` is not one of them.  Needs no Eval, so
+ * the reader's #+ feature expressions could use it too. */
+int eval_type_predicate(const char *pred, const char *key);
+
+/* What target oclc (OpenCL C 1.2) offers for `(target-has :KEY)`: 1 yes,
+ * 0 no, -1 optional (a default is needed), -2 unknown property.  The same
+ * table as the reader's #+ (target-has ...). */
+int eval_target_property(const char *key);
+#define EVAL_TARGET_PROPERTIES ":fp64 :fp16 :images :local-memory :atomics32 :subgroups"
 
 /* Truthiness of the compile-time language: nil, (), false, 0 and 0.0 are
  * false; everything else is true. */

@@ -191,6 +191,26 @@ static const Macro *macro_of(Expander *x, const Node *n) {
 
 static Node *expand(Expander *x, Node *n, int depth);
 
+/* `(c-t-output ...)` / `(c-t-assert ...)`: run at compile time. */
+static int is_directive(const Node *n) {
+    return syn_is_form(n, "c-t-output") || syn_is_form(n, "c-t-assert");
+}
+
+/* `(line)` / `(file)`: the user's call site, as a literal. */
+static Node *site_literal(Expander *x, Node *n, int is_line) {
+    SrcLoc l = eval_user_site(n);
+    Node *r;
+    if (is_line) {
+        r = syn_int(&x->c->arena, n->loc, l.line);
+    } else {
+        const char *f = l.file && l.file->name ? l.file->name : "";
+        r = syn_string(&x->c->arena, n->loc, f, (int)strlen(f));
+    }
+    if (x->c->arena.exhausted) return NULL;
+    r->origin = n->origin;
+    return r;
+}
+
 /* Expand the elements of list `n` from index `from` on; returns `n` itself
  * when nothing changed. */
 static Node *expand_kids(Expander *x, Node *n, int from, int depth) {
@@ -269,7 +289,18 @@ static Node *expand(Expander *x, Node *n, int depth) {
     if (h->kind != N_SYMBOL) return expand_kids(x, n, 1, depth);
     const char *k = h->key;
     if (is_opaque(k)) return n;
-    if (!strcmp(k, "defmacro") || !strcmp(k, "%defun")) {
+    if (is_directive(n)) {
+        /* evaluated now; leaves an empty statement */
+        if (!eval_directive(&x->ev, n)) return NULL;
+        Node *p = syn_symbol(&c->arena, n->loc, "progn");
+        Node *l = syn_list(&c->arena, n->loc, &p, 1);
+        if (c->arena.exhausted) return NULL;
+        p->origin = l->origin = n->origin;
+        return l;
+    }
+    if (n->nkids == 1 && (!strcmp(k, "line") || !strcmp(k, "file")))
+        return site_literal(x, n, k[0] == 'l');
+    if (!strcmp(k, "defmacro") || !strcmp(k, "%defun") || !strcmp(k, "def-constraint")) {
         diag_error(&c->diag, n->loc, n->origin, EVAL_E_TOPLEVEL,
                    "`%s` is only allowed at top level", h->name);
         return NULL;
@@ -312,6 +343,14 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
         eval_define_function(&x->ev, n);
         return;
     }
+    if (syn_is_form(n, "def-constraint")) {
+        eval_define_constraint(&x->ev, n);
+        return;
+    }
+    if (is_directive(n)) {
+        eval_directive(&x->ev, n);
+        return;
+    }
     if (syn_is_form(n, "progn") && depth < x->ev.max_nesting &&
         !(n->nkids > 1 && syn_is_form(n->kids[1], "declare"))) {
         for (int i = 1; i < n->nkids; i++) expand_toplevel(x, n->kids[i], out, depth + 1);
@@ -320,6 +359,9 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
     Node *e = expand(x, n, depth);
     if (!e) return;
     note_constant(x, e);
+    if (syn_is_form(e, "def-type") && e->nkids == 3 && e->kids[1]->kind == N_SYMBOL &&
+        !e->kids[1]->ann)
+        eval_define_type(&x->ev, e->kids[1]->key, e->kids[2]);
     forms_push(&c->arena, out, e);
 }
 
@@ -339,9 +381,11 @@ static void load_prelude(Expander *x) {
             eval_define_macro(&x->ev, forms.v[i], 1);
         else if (syn_is_form(forms.v[i], "%defun"))
             eval_define_function(&x->ev, forms.v[i]);
+        else if (syn_is_form(forms.v[i], "def-constraint"))
+            eval_define_constraint(&x->ev, forms.v[i]);
         else
             diag_error_at(&c->diag, forms.v[i], EVAL_E_TOPLEVEL,
-                          "the prelude may only contain defmacro and %%defun forms");
+                          "the prelude may only contain defmacro, %%defun and def-constraint forms");
     }
 }
 

@@ -682,6 +682,15 @@ static inline void crisp_fill_demo(void *dst, size_t count, size_t stride, const
         for (j = 0; j < e.lanes; j++) crisp_elem_put(e, (unsigned char *)dst + i * stride, j, (double)(1 + (i + (size_t)j) % 16));
 }
 
+/* Print one value of type ELEMENT: "1.5", or "(1,2,3,4)" for a vector. */
+static inline void crisp_print_value(FILE *out, const void *src, const char *element) {
+    CrispElem e = crisp_elem(element);
+    int j;
+    if (e.lanes > 1) fputc('(', out);
+    for (j = 0; j < e.lanes; j++) fprintf(out, "%s%.9g", j ? "," : "", crisp_elem_get(e, src, j));
+    if (e.lanes > 1) fputc(')', out);
+}
+
 /* Print "NAME: COUNT x ELEMENT: v0 v1 ... v7 ... (sum S)" on one line. */
 static inline void crisp_print_vector(FILE *out, const char *name, const void *src, size_t count, size_t stride,
                                       const char *element) {
@@ -694,9 +703,8 @@ static inline void crisp_print_vector(FILE *out, const char *name, const void *s
         const unsigned char *p = (const unsigned char *)src + i * stride;
         for (j = 0; j < e.lanes; j++) sum += crisp_elem_get(e, p, j);
         if (i >= 8) continue;
-        fputs(e.lanes > 1 ? " (" : " ", out);
-        for (j = 0; j < e.lanes; j++) fprintf(out, "%s%.9g", j ? "," : "", crisp_elem_get(e, p, j));
-        if (e.lanes > 1) fputs(")", out);
+        fputc(' ', out);
+        crisp_print_value(out, p, element);
     }
     fprintf(out, "%s (sum %.9g)\n", count > 8 ? " ..." : "", sum);
 }

@@ -348,6 +348,13 @@ def _bare(name):
     return words[-1] if words else name.strip()
 
 
+def _dtype_text(dt):
+    """A dtype for messages: structured ones by their fields, not their repr."""
+    if dt.names and not all(re.match(r"(s\d+|padding\d*)$", n) for n in dt.names):
+        return "a structured dtype with fields %s, %d bytes" % (", ".join(dt.names), dt.itemsize)
+    return str(dt)
+
+
 def _round_up(n, m):
     return -(-int(n) // int(m)) * int(m)
 
@@ -404,7 +411,7 @@ class Element:
         if self.kind == "void":
             return "void (any numpy array, as bytes)"
         if self.kind == "struct":
-            return "struct %s (numpy dtype %s)" % (self.name, self.base)
+            return "struct %s (%s)" % (self.name, _dtype_text(self.base))
         if self.lanes == 1:
             return "%s (numpy %s)" % (self.name, self.base.name)
         shapes = "(..., %d)" % self.lanes + (" or (..., 4)" if self.lanes == 3 else "")
@@ -428,7 +435,7 @@ class Element:
             mem = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
             return mem.size, mem
         bad = TypeError("%s expects an array of %s, got dtype %s shape %s"
-                        % (where, self.describe(), dt, array.shape))
+                        % (where, self.describe(), _dtype_text(dt), array.shape))
         if self.kind == "struct" or (dt.fields is not None and self.lanes > 1):
             if dt != (self.base if self.kind == "struct" else self.vector_dtype):
                 raise bad
@@ -479,11 +486,9 @@ _elements = {}
 def element(name, stride=None, dtype=None):
     """The (cached) Element for an OpenCL type name and stride; pass DTYPE
     (a numpy structured dtype) for a struct element."""
-    if dtype is not None:
-        return Element(name, stride, dtype)
-    key = (name, stride)
+    key = (name, stride, None if dtype is None else np.dtype(dtype))
     if key not in _elements:
-        _elements[key] = Element(name, stride)
+        _elements[key] = Element(name, stride, dtype)
     return _elements[key]
 
 
@@ -515,10 +520,22 @@ def from_std140(data, elem, count=None):
     return e.unpack(raw, n, e.new_array(n) if e.kind != "struct" else np.zeros(n, e.base))
 
 
-def scalar(where, type_name, value):
+def scalar(where, type_name, value, dtype=None):
     """VALUE as the numpy scalar a kernel argument of TYPE_NAME needs:
-    range-checked integers, floats, tuples for vector types (float4).
-    Raises TypeError / OverflowError naming WHERE."""
+    range-checked integers, floats, tuples for vector types (float4), and
+    for a struct (DTYPE given) a value of that dtype or a tuple of its
+    fields.  Raises TypeError / OverflowError naming WHERE."""
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if isinstance(value, (np.ndarray, np.void)) and value.dtype == dtype and np.size(value) == 1:
+            return np.asarray(value).reshape(())
+        if isinstance(value, tuple):
+            try:
+                return np.array(value, dtype=dtype).reshape(())
+            except (TypeError, ValueError) as e:
+                raise TypeError("%s (struct %s): %s" % (where, type_name, e)) from None
+        raise TypeError("%s is a struct %s: pass a value of its numpy dtype or a tuple of its "
+                        "fields, got %r" % (where, type_name, value))
     m = _TYPE_RE.match(_bare(type_name))
     if not m:
         raise TypeError("%s: unsupported scalar type %r" % (where, type_name))
@@ -733,11 +750,12 @@ class Runtime:
         return buf
 
     def vector(self, kernel, name, array, elem, stride=None, access="read_write",
-               address_space="global", min_length=None):
+               address_space="global", min_length=None, dtype=None):
         """The device copy of a vector argument.  Checks the array's dtype
         (TypeError), adds std140 padding, uploads; read_back() brings the
-        kernel's writes back into ARRAY (for writeable access)."""
-        e = elem if isinstance(elem, Element) else element(elem, stride)
+        kernel's writes back into ARRAY (for writeable access).  ELEM is an
+        Element or an OpenCL type name (a struct's name with its DTYPE)."""
+        e = elem if isinstance(elem, Element) else element(elem, stride, dtype)
         where = "kernel %s: argument %s" % (kernel, name)
         n, staged = e.pack(array, where)
         if min_length is not None and n < min_length:
@@ -754,11 +772,11 @@ class Runtime:
         return DeviceVector(self, array, e, length, staged if writeable else None,
                             writeable, arg)
 
-    def allocate(self, kernel, name, count, elem, stride=None):
+    def allocate(self, kernel, name, count, elem, stride=None, dtype=None):
         """A zero-filled vector of COUNT elements the kernel fills (result,
         implicit and scratch vectors); read_back() returns it as a new
         host array."""
-        e = elem if isinstance(elem, Element) else element(elem, stride)
+        e = elem if isinstance(elem, Element) else element(elem, stride, dtype)
         count = int(math.ceil(count)) if isinstance(count, float) else int(count)
         if count < 0:
             raise ValueError("kernel %s: %s: negative size %d" % (kernel, name, count))
@@ -767,9 +785,9 @@ class Runtime:
         arg = self._device_memory("kernel %s: %s" % (kernel, name), staged, True)
         return DeviceVector(self, host, e, count, staged, True, arg)
 
-    def local_vector(self, kernel, name, count, elem, stride=None):
+    def local_vector(self, kernel, name, count, elem, stride=None, dtype=None):
         """A __local vector parameter: the host gives its element count."""
-        e = elem if isinstance(elem, Element) else element(elem, stride)
+        e = elem if isinstance(elem, Element) else element(elem, stride, dtype)
         if isinstance(count, cl.LocalMemory):
             return DeviceVector(self, None, e, count.size // e.stride, None, False, count)
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
@@ -808,17 +826,15 @@ class Runtime:
         _call(what, ev.wait)
 
 
-def preview(array, count=6):
+def preview(array, count=6, width=72):
     """A one-line look at an array's first elements, for demos and logs."""
-    flat = np.asarray(array)
-    if flat.dtype.fields is not None:
-        text = ", ".join(str(x) for x in flat.reshape(-1)[:count])
-        total = flat.size
-    else:
-        flat = flat.reshape(-1)
-        total = flat.size
-        text = ", ".join(str(x) for x in flat[:count])
-    return "[%s%s] (%d values)" % (text, ", ..." if total > count else "", total)
+    flat = np.asarray(array).reshape(-1)
+    text = ", ".join(str(x).replace("\n", " ") for x in flat[:count])
+    if len(text) > width:
+        text = text[:width - 4].rstrip(", ") + " ..."
+    elif flat.size > count:
+        text += ", ..."
+    return "[%s] (%d values)" % (text, flat.size)
 
 
 # ----------------------------------------------------------------------

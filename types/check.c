@@ -208,6 +208,13 @@ Sym *parameter_lookup(Checker *ck, const Node *name) {
     return NULL;
 }
 
+int func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
+    int n = 0;
+    for (int i = 0; i < ck->nfuncs && n < max; i++)
+        if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) out[n++] = ck->funcs[i];
+    return n;
+}
+
 FuncDef *func_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->nfuncs; i++)
         if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) return ck->funcs[i];
@@ -1150,13 +1157,10 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
                 fd->bad = 1;
             }
     } else {
+        /* a second definition of a name is an overload (spec "Function
+           Overloading"); identical signatures are rejected once resolved */
         FuncDef *old = func_lookup(ck, fd->key);
-        if (old) {
-            diag_error_at(ck->d, name, "E0105",
-                          "function `%s` is already defined (overloading is not supported yet)", name->name);
-            diag_note(ck->d, old->form->loc, "previous definition is here");
-            fd->bad = 1;
-        }
+        if (old) fd->overloaded = old->overloaded = 1;
     }
     Node *pl = form->kids[2];
     fd->params = arena_alloc(ck->a, sizeof(ParamDecl) * (size_t)(pl->nkids + 1));
@@ -1858,6 +1862,30 @@ Program *check_program(Crisp *c, Forms forms) {
         else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
     }
     for (int i = 0; i < ck.nfuncs; i++) resolve_signature(&ck, ck.funcs[i]);
+    /* overloads: no two with the same parameter types; C names that say
+       which instance is which (distance_point, distance_coordinate) */
+    for (int i = 0; i < ck.nfuncs; i++) {
+        FuncDef *a = ck.funcs[i];
+        if (!a->overloaded || a->bad) continue;
+        const char *base = mangle(ck.a, a->name);
+        for (int k = 0; k < a->nparams; k++) {
+            Type *t = a->params[k].ty;
+            base = arena_printf(ck.a, "%s_%s", base,
+                                t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck.a, "%svec", ty_cname(t->elem)) : "vec") : ty_cname(t));
+        }
+        a->cname_base = base;
+        for (int j = 0; j < i; j++) {
+            FuncDef *b = ck.funcs[j];
+            if (b->bad || b->kind == FN_KERNEL || strcmp(a->key, b->key) || a->nparams != b->nparams) continue;
+            int same = 1;
+            for (int k = 0; k < a->nparams && same; k++) same = ty_equal(a->params[k].ty, b->params[k].ty);
+            if (same) {
+                diag_error_at(ck.d, a->form->kids[1], "E0105", "`%s` is already defined with the same parameter types", a->name);
+                diag_note(ck.d, b->form->loc, "the other definition is here");
+                a->bad = 1;
+            }
+        }
+    }
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
         FuncDef *fd = ck.funcs[i];
         if (fd->kind != FN_KERNEL || fd->bad) continue;

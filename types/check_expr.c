@@ -758,8 +758,11 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
         else if (a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT && ty_category(t) != CAT_FLOAT) {
             diag_error_at(D(cx), syn, "E0351", "`%s` of a float is not defined: choose truncate, floor, ceil or round", syn->kids[0]->name);
             return NULL;
-        } else
-            return coerce(cx, a, t, syn->kids[1], h);
+        } else {
+            Node *l = coerce(cx, a, t, syn->kids[1], h);
+            if (l && (l->kind == N_C_INTLIT || l->kind == N_C_FLOATLIT)) l->op = 0; /* exactly `t` now */
+            return l;
+        }
         if (!a) return NULL;
     }
     if (!ty_is_arith(a->ty) && a->ty->kind != TY_BOOL) {
@@ -1612,16 +1615,95 @@ static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const c
             if (theirs->set_to[i] > mine->set_to[i]) mine->set_to[i] = theirs->set_to[i];
 }
 
+/* How well argument `a` fits parameter type `p`: 0 exact, 1 an adapted
+ * literal, 2 an implicit widening; -1 it does not fit. */
+static int fit(const Node *a, const Type *p) {
+    if (p->kind == TY_VECTOR) {
+        const Type *t = a->ty;
+        if (t->kind != TY_VECTOR || a->kind != N_C_VAR) return -1;
+        if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
+        if (p->as && p->as != t->as) return -1;
+        if (p->align && p->align != t->align) return -1;
+        return p->as && p->elem ? 0 : 1;
+    }
+    if (ty_equal(a->ty, p)) return 0; /* a literal's own default type too */
+    if (is_flex(a) && ty_is_arith(p)) {
+        /* a literal adapts: best within its own kind (int, float) */
+        int float_lit = a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT;
+        if (float_lit && ty_category(p) != CAT_FLOAT) return -1;
+        return ty_category(p) == ty_category(a->ty) ? 1 : 2;
+    }
+    if (ty_widens(a->ty, p)) /* the closest wider type wins */
+        return 2 + ty_scalar_info(p->sc)->rank - ty_scalar_info(a->ty->sc)->rank;
+    return -1;
+}
+
+static const char *signature_text(Ctx *cx, FuncDef *f) {
+    const char *s = "";
+    for (int i = 0; i < f->nparams; i++) s = arena_printf(cx->ck->a, "%s%s%s", s, i ? " " : "", tname(cx, f->params[i].ty));
+    return arena_printf(cx->ck->a, "#'(%s => %s)", s, tname(cx, f->ret));
+}
+
+/* Compile-time multiple dispatch: the overload whose parameters fit the
+ * arguments best; an error when none fits or two fit equally well. */
+static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Node **args, int n) {
+    FuncDef *best = NULL, *tie = NULL;
+    int best_score = 0;
+    for (int c = 0; c < nc; c++) {
+        FuncDef *f = cands[c];
+        resolve_signature(cx->ck, f);
+        if (f->bad || f->nparams != n) continue;
+        int score = 0;
+        for (int i = 0; i < n && score >= 0; i++) {
+            int k = fit(args[i], f->params[i].ty);
+            score = k < 0 ? -1 : score + k;
+        }
+        if (score < 0) continue;
+        if (!best || score < best_score) {
+            best = f;
+            best_score = score;
+            tie = NULL;
+        } else if (score == best_score) {
+            tie = f;
+        }
+    }
+    const char *types = "";
+    for (int i = 0; i < n; i++) types = arena_printf(cx->ck->a, "%s%s%s", types, i ? " " : "", tname(cx, args[i]->ty));
+    if (!best || tie) {
+        diag_error_at(D(cx), syn, best ? "E0374" : "E0373", "%s overload of `%s` for arguments (%s)%s", best ? "ambiguous" : "no",
+                      syn->kids[0]->name, types, best ? ": convert an argument to pick one" : "");
+        for (int c = 0; c < nc; c++)
+            if (!best || cands[c] == best || cands[c] == tie || nc <= 8)
+                diag_note(D(cx), cands[c]->form->loc, "candidate: %s %s", cands[c]->name, signature_text(cx, cands[c]));
+        return NULL;
+    }
+    return best;
+}
+
 /* (F ARG...): a call to a def-function / def-grid-function.  Extra return
  * values are received in temporaries returned through extra[]. */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
-    FuncDef *fd = func_lookup(ck, syn->kids[0]->key);
+    int n = syn->nkids - 1;
+    FuncDef *cands[64];
+    int nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
+    FuncDef *fd = cands[0];
+    Node **pre = NULL; /* arguments checked once, to choose an overload */
+    if (nc > 1) {
+        pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+        if (!pre) return NULL;
+        for (int i = 0; i < n; i++) {
+            pre[i] = expr(cx, syn->kids[i + 1], NULL);
+            if (!pre[i]) return NULL;
+            if (pre[i]->ty->kind == TY_TUPLE) pre[i]->ty = pre[i]->ty->elems[0];
+        }
+        fd = choose_overload(cx, syn, cands, nc, pre, n);
+        if (!fd) return NULL;
+    }
     resolve_signature(ck, fd);
     if (fd->bad) return NULL;
-    int n = syn->nkids - 1;
     if (n != fd->nparams) {
         diag_error_at(ck->d, syn, "E0370", "`%s` takes %d argument%s, found %d", fd->name, fd->nparams, fd->nparams == 1 ? "" : "s", n);
         diag_note(ck->d, fd->form->loc, "`%s` is defined here", fd->name);
@@ -1633,7 +1715,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = expr(cx, syn->kids[i + 1], p->ty->kind == TY_VECTOR ? NULL : p->ty);
+        Node *a = pre ? pre[i] : expr(cx, syn->kids[i + 1], p->ty->kind == TY_VECTOR ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_VECTOR) {
             Type *pt = p->ty, *at = a->ty;

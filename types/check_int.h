@@ -43,6 +43,7 @@ struct FuncDef {
     int resolved;
     int called;
     int exact;               /* def-kernel-exact */
+    int overloaded;          /* shares its name with other definitions */
     const char *cname_base;
 };
 
@@ -94,6 +95,7 @@ void emit_stmt(Ctx *cx, Node *stmt);
 Sym *scope_lookup(Ctx *cx, const char *key);
 Sym *global_lookup(Checker *ck, const char *key);
 FuncDef *func_lookup(Checker *ck, const char *key);
+int func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
 Sym *parameter_lookup(Checker *ck, const Node *name);
 Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
 Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);

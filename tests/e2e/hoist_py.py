@@ -4,6 +4,7 @@ Each program is hoisted into tests/out/e2e/hoist_py/, imported and called
 with real data, and compared with numpy: examples/vector_add.crisp,
 examples/sum_vector.crisp, examples/lighten_image.crisp,
 examples/loops.crisp, examples/atomics.crisp, examples/side_channels.crisp,
+examples/structs.crisp,
 tests/e2e/vectors.crisp, tests/e2e/exact.crisp, tests/e2e/debug.crisp.
 Every example and tests/e2e/*.crisp program also runs as a script (its
 demo must exit 0).  Then the shim on its own: the spec's bitonic-sort
@@ -217,6 +218,43 @@ def implicit_vector_by_keyword():
     k.use_table(out)                              # zero-filled when not given
     assert_equal(out, np.zeros(12, np.int32))
     assert_raises(ValueError, k.use_table, out, table2=np.zeros(2, np.int32), match="at least 4")
+
+
+@case
+def structs_as_numpy_structured_dtypes():
+    mod = import_hoist("examples/structs.crisp")
+    k = load("examples/structs.crisp")
+    pt = mod.PARTICLE_DTYPE
+    assert_equal((pt.itemsize, pt.fields["pos"][1], pt.fields["charge"][1], pt.fields["ids"][1]),
+                 (96, 16, 28, 64))
+    assert_equal(mod.STRUCT_DTYPES["cell"].itemsize, 128)
+    p = np.zeros(50, pt)
+    p["mass"] = rng.random(50)
+    p["pos"] = rng.random((50, 3))
+    p["vel"] = rng.random((50, 2))
+    p["tag"] = np.arange(50)
+    p["ids"] = np.arange(200).reshape(50, 4)
+    p["flags"] = 2
+    want = p.copy()
+    v = want["vel"]
+    want["pos"] += 0.5 * np.stack([v[:, 0], v[:, 1], np.zeros(50, np.float32)], axis=1)
+    want["energy"] = 0.5 * want["mass"].astype(np.float64) * (v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1])
+    want["tag"] += 1
+    want["ids"] += np.array([1, 2, 3, 4], np.int32)
+    want["flags"] |= 1
+    k.move(p, 0.5)
+    for f in pt.names:
+        assert_close(p[f], want[f], rtol=1e-5, atol=1e-6, name=f)
+    out = np.zeros(20, mod.POINT_DTYPE)
+    k.make_points(out)
+    assert_equal(out["x"], np.arange(20, dtype=np.float32))
+    assert_equal(out["y"], 3 * np.arange(20, dtype=np.float32))
+    cells = np.zeros(9, mod.CELL_DTYPE)
+    k.fill_cells(cells)
+    assert_equal(cells["count"], np.arange(9, dtype=np.uint8))
+    assert_equal(cells["p"]["ids"][:, 0], np.arange(9, dtype=np.int32))
+    assert_equal(cells["centre"][:, 2], np.arange(9, dtype=np.float32))
+    assert_raises(TypeError, k.make_points, np.zeros(4, mod.CELL_DTYPE), match="struct point (a structured dtype with fields x, y, 16 bytes)")
 
 
 # ----------------------------------------------------------------------
