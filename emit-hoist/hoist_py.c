@@ -446,8 +446,7 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
 
 /* DEBUG_SITES: the --debug-output site table, as in the metadata's
  * "debug_sites" (docs/abi.md "Debug channel"); the shim decodes records
- * with it.  The sites reach the hoists through the Abi (abi.h) once it
- * carries them (CRISP_ABI_DEBUG_SITES). */
+ * with it. */
 static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
     if (!abi->debug_output) {
         pr_line(p, "DEBUG_SITES = []                    # compiled without --debug-output");
@@ -456,25 +455,19 @@ static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
     pr_line(p, "# --debug-output: the r-t-output / r-t-assert site of each record, by id");
     pr_line(p, "DEBUG_SITES = [");
     pr_indent(p);
-#ifdef CRISP_ABI_DEBUG_SITES
     for (int i = 0; i < abi->nsites; i++) {
         const DebugSite *s = abi->sites[i];
-        const char *parts = "";
+        pr_line(p, "{\"id\": %d, \"file\": %s, \"line\": %d, \"kind\": \"%s\", \"parts\": [", i, quoted(a, s->file),
+                s->line, astr(s->kind));
         for (int j = 0; j < s->nparts; j++) {
             const DebugPart *dp = &s->parts[j];
-            const char *one = dp->text ? arena_printf(a, "{\"text\": %s}", quoted(a, dp->text))
-                                       : arena_printf(a, "{\"type\": \"%s\", \"expr\": %s}",
-                                                      dp->ty ? ty_cname(dp->ty) : "int", quoted(a, dp->expr));
-            parts = arena_printf(a, "%s%s%s", astr(parts), j ? ", " : "", astr(one));
+            if (dp->text)
+                pr_line(p, "    {\"text\": %s},", quoted(a, dp->text));
+            else
+                pr_line(p, "    {\"type\": \"%s\", \"expr\": %s},", dp->ty ? ty_cname(dp->ty) : "int", quoted(a, dp->expr));
         }
-        pr_line(p, "{\"id\": %d, \"file\": %s, \"line\": %d, \"kind\": \"%s\",", i, quoted(a, s->file), s->line,
-                astr(s->kind));
-        pr_line(p, " \"parts\": [%s]},", astr(parts));
+        pr_line(p, "]},");
     }
-#else
-    (void)a;
-    pr_line(p, "# (this crisp build does not pass the site table to the hoists)");
-#endif
     pr_dedent(p);
     pr_line(p, "]");
 }
@@ -502,12 +495,13 @@ static void collect_struct(const StructDef *sd, const StructDef **list, int *n, 
     if (*n < cap) list[(*n)++] = sd;
 }
 
-/* Struct types: one numpy structured dtype per struct the kernels' vectors
- * and scalars hold, with crisp's std140 offsets and size, so arrays of it
- * have exactly the kernel's memory layout. */
+/* Struct types: one numpy structured dtype per def-struct (nested ones
+ * first), with crisp's std140 offsets and size, so arrays of it have
+ * exactly the kernels' memory layout. */
 static void emit_structs(Printer *p, const Abi *abi, Arena *a) {
-    int cap = 64, n = 0;
+    int cap = abi->nstructs + 64, n = 0;
     const StructDef **list = arena_alloc(a, sizeof(StructDef *) * (size_t)cap);
+    for (int i = 0; list && i < abi->nstructs; i++) collect_struct(abi->structs[i], list, &n, cap);
     for (int ki = 0; list && ki < abi->nkernels; ki++)
         for (int i = 0; i < abi->kernels[ki].nargs; i++)
             if (struct_of(abi->kernels[ki].args[i].elem_ty))
@@ -1000,10 +994,10 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
         } else {
             pr_line(p, "hoist.%s(%s)", pk->method, astr(call));
         }
-        pr_line(p, "print(\"%s: global size %%s, local size %%s%s\"", k->name,
-                show ? arena_printf(a, "; %s = %%s", show) : "");
-        pr_line(p, "      %% (hoist.last_sizes.global_size, hoist.last_sizes.local_size%s))",
-                show ? arena_printf(a, ", crisp_runtime.preview(%s)", show) : "");
+        if (show)
+            pr_line(p, "print(\"%s:\", hoist.last_sizes, \"- %s =\", crisp_runtime.preview(%s))", k->name, show, show);
+        else
+            pr_line(p, "print(\"%s:\", hoist.last_sizes)", k->name);
         if (abi->debug_output) {
             pr_line(p, "for line in hoist.debug_log()[:4]:");
             pr_line(p, "    print(\"    \" + line)");

@@ -2270,7 +2270,9 @@ static Node *sf_ct_output(Eval *ev, Node *form, Binding *env) {
     return ev->nil;
 }
 
-/* (c-t-assert TEST MESSAGE...) - error E0210 unless TEST is known and true */
+/* (c-t-assert TEST MESSAGE...) - error E0210 unless TEST is known and
+ * true.  The error is reported even inside a quiet evaluation (a
+ * c-t-assert in an operand of c-t-output). */
 static Node *sf_ct_assert(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 1, -1)) return NULL;
     Node *test = form->kids[1];
@@ -2278,19 +2280,22 @@ static Node *sf_ct_assert(Eval *ev, Node *form, Binding *env) {
     const Node *why_at = NULL;
     Node *v = eval_quiet(ev, test, env, &why, &why_at);
     if (!v && ev->failed) return NULL;
+    if (v && eval_truthy(v)) return ev->t;
+    const char *msg = v ? directive_text(ev, form, 2, env) : "";
+    if (!msg) return NULL;
+    int quiet = ev->quiet;
+    ev->quiet = 0;
     if (!v) {
-        int quiet = ev->quiet;
         code_error(ev, EVAL_E_ASSERT, form, "c-t-assert: `%s` is not known at compile time",
                    show(ev, test));
-        if (!quiet && why)
+        if (why)
             diag_note(&ev->c->diag, why_at && why_at->loc.file ? why_at->loc : test->loc, "%s", why);
-        return NULL;
+    } else {
+        code_error(ev, EVAL_E_ASSERT, form, "c-t-assert failed: `%s`%s%s", show(ev, test),
+                   form->nkids > 2 ? ": " : "", msg);
     }
-    if (eval_truthy(v)) return ev->t;
-    const char *msg = directive_text(ev, form, 2, env);
-    if (!msg) return NULL;
-    return code_error(ev, EVAL_E_ASSERT, form, "c-t-assert failed: `%s`%s%s", show(ev, test),
-                      form->nkids > 2 ? ": " : "", msg);
+    ev->quiet = quiet;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------

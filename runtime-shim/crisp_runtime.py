@@ -599,6 +599,9 @@ class LaunchSizes:
     def __repr__(self):
         return "LaunchSizes(global_size=%r, local_size=%r)" % (self.global_size, self.local_size)
 
+    def __str__(self):
+        return "global size %s, local size %s" % (self.global_size, self.local_size)
+
 
 def _size_tuple(where, what, x):
     if x is None:

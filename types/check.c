@@ -1165,7 +1165,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     Node *pl = form->kids[2];
     fd->params = arena_alloc(ck->a, sizeof(ParamDecl) * (size_t)(pl->nkids + 1));
     if (!fd->params) return NULL;
-    int out = 0;
+    int out = 0, mode = 0;
     for (int i = 0; i < pl->nkids; i++) {
         Node *p = pl->kids[i];
         if (syn_is_sym(p, "&out")) {
@@ -1174,13 +1174,29 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
             out = 1;
             continue;
         }
+        if (syn_is_sym(p, "&optional") || syn_is_sym(p, "&key")) {
+            /* spec style H: defaults are filled in at each call */
+            int m = p->key[1] == 'o' ? 1 : 2;
+            if (kind == FN_KERNEL) {
+                diag_error_at(ck->d, p, "E0107", "kernels do not take `%s` parameters", p->name);
+                fd->bad = 1;
+            } else if (m < mode || (m == mode)) {
+                diag_error_at(ck->d, p, "E0110", "`%s` after %s: the order is required, &optional, &key", p->name,
+                              mode == 1 ? "&optional" : "&key");
+                fd->bad = 1;
+            }
+            mode = m;
+            continue;
+        }
         if (p->kind == N_SYMBOL && (p->key[0] == '&')) {
-            diag_error_at(ck->d, p, "E0107",
-                          kind == FN_KERNEL ? "kernels do not take `%s` parameters"
-                                            : "`%s` parameters are not supported yet (they come with the compile-time language issue)",
-                          p->name);
+            diag_error_at(ck->d, p, "E0107", "unknown lambda-list keyword `%s` (expected &optional, &key or &out)", p->name);
             fd->bad = 1;
             continue;
+        }
+        Node *deflt = NULL;
+        if (mode && p->kind == N_LIST && p->nkids == 2 && p->kids[0]->kind == N_SYMBOL) {
+            deflt = p->kids[1]; /* (name default) */
+            p = p->kids[0];
         }
         if (p->kind != N_SYMBOL) {
             diag_error_at(ck->d, p, "E0108", "expected a parameter name, found `%s`", syn_to_string(ck->a, p, 40));
@@ -1194,6 +1210,8 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
             }
         fd->params[fd->nparams].name = p;
         fd->params[fd->nparams].is_out = out;
+        fd->params[fd->nparams].mode = mode;
+        fd->params[fd->nparams].deflt = deflt;
         fd->nparams++;
     }
     int i = 3;

@@ -1680,6 +1680,83 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
     return best;
 }
 
+/* Replace the parameters bound so far in a default value by their
+ * arguments (a default may use the parameters before it). */
+static Node *subst_params(Ctx *cx, Node *syn, FuncDef *fd, Node **argsyn, int upto) {
+    if (syn->kind == N_SYMBOL) {
+        for (int i = 0; i < upto; i++)
+            if (!strcmp(fd->params[i].name->key, syn->key)) return argsyn[i];
+        return syn;
+    }
+    if (syn->kind != N_LIST) return syn;
+    Node *c = syn_copy(cx->ck->a, syn);
+    for (int i = 1; i < c->nkids; i++) c->kids[i] = subst_params(cx, c->kids[i], fd, argsyn, upto);
+    return c;
+}
+
+/* The argument for every parameter of `fd` at call `syn`: required and
+ * &optional ones by position, &key ones by :name, defaults for the rest
+ * (spec style H). */
+static Node **call_arguments(Ctx *cx, Node *syn, FuncDef *fd) {
+    Checker *ck = cx->ck;
+    Node **args = arena_alloc(ck->a, sizeof(Node *) * (size_t)(fd->nparams + 1));
+    if (!args) return NULL;
+    int k = 1, nreq = 0, nopt = 0;
+    for (int i = 0; i < fd->nparams; i++) {
+        ParamDecl *p = &fd->params[i];
+        nreq += p->mode == 0;
+        nopt += p->mode == 1;
+        if (p->mode == 2 || k >= syn->nkids) continue;
+        Node *a = syn->kids[k];
+        int is_key = 0;
+        for (int j = 0; a->kind == N_KEYWORD && j < fd->nparams; j++)
+            is_key |= fd->params[j].mode == 2 && !strcmp(fd->params[j].name->key, a->key);
+        if (is_key) continue;
+        args[i] = a;
+        k++;
+    }
+    for (; k < syn->nkids; k += 2) {
+        Node *key = syn->kids[k];
+        int found = -1;
+        for (int j = 0; key->kind == N_KEYWORD && j < fd->nparams; j++)
+            if (fd->params[j].mode == 2 && !strcmp(fd->params[j].name->key, key->key)) found = j;
+        if (found < 0 || k + 1 >= syn->nkids) {
+            if (found < 0 && key->kind == N_KEYWORD)
+                diag_error_at(D(cx), key, "E0375", "`%s` has no key parameter `%s`", fd->name, key->name);
+            else
+                diag_error_at(D(cx), syn, "E0370", "`%s` takes %d%s argument%s, found %d", fd->name, nreq,
+                              nopt ? arena_printf(ck->a, " to %d", nreq + nopt) : "", nreq + nopt == 1 ? "" : "s", syn->nkids - 1);
+            diag_note(D(cx), fd->form->loc, "`%s` is defined here", fd->name);
+            return NULL;
+        }
+        if (args[found]) {
+            diag_error_at(D(cx), key, "E0376", "key `%s` is given twice", key->name);
+            return NULL;
+        }
+        args[found] = syn->kids[k + 1];
+    }
+    for (int i = 0; i < fd->nparams; i++) {
+        ParamDecl *p = &fd->params[i];
+        if (args[i]) continue;
+        if (p->mode == 0) {
+            diag_error_at(D(cx), syn, "E0370", "`%s` takes %d%s argument%s, found %d", fd->name, nreq,
+                          nopt ? arena_printf(ck->a, " to %d", nreq + nopt) : "", nreq + nopt == 1 ? "" : "s", syn->nkids - 1);
+            diag_note(D(cx), fd->form->loc, "`%s` is defined here", fd->name);
+            return NULL;
+        }
+        if (p->deflt) {
+            args[i] = subst_params(cx, p->deflt, fd, args, i);
+        } else if (p->ty && ty_is_arith(p->ty)) {
+            args[i] = syn_int(ck->a, syn->loc, 0); /* no default: zero */
+            args[i]->origin = syn->origin;
+        } else {
+            diag_error_at(D(cx), syn, "E0377", "`%s` needs a value for `%s`, which has no default", fd->name, p->name->name);
+            return NULL;
+        }
+    }
+    return args;
+}
+
 /* (F ARG...): a call to a def-function / def-grid-function.  Extra return
  * values are received in temporaries returned through extra[]. */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
@@ -1704,23 +1781,22 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     resolve_signature(ck, fd);
     if (fd->bad) return NULL;
-    if (n != fd->nparams) {
-        diag_error_at(ck->d, syn, "E0370", "`%s` takes %d argument%s, found %d", fd->name, fd->nparams, fd->nparams == 1 ? "" : "s", n);
-        diag_note(ck->d, fd->form->loc, "`%s` is defined here", fd->name);
-        return NULL;
-    }
+    Node **argsyn = call_arguments(cx, syn, fd);
+    if (!argsyn) return NULL;
+    if (pre && n != fd->nparams) pre = NULL; /* defaults were filled in */
+    n = fd->nparams;
     if (fd->kind == FN_GRID) grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(n + 1));
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre ? pre[i] : expr(cx, syn->kids[i + 1], p->ty->kind == TY_VECTOR ? NULL : p->ty);
+        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_VECTOR) {
             Type *pt = p->ty, *at = a->ty;
             if (at->kind != TY_VECTOR || a->kind != N_C_VAR) {
-                diag_error_at(ck->d, syn->kids[i + 1], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
+                diag_error_at(ck->d, argsyn[i], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
                               fd->name, p->name->name, tname(cx, at));
                 return NULL;
             }
@@ -1736,14 +1812,14 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             else if ((as->write_only || at->acc == ACC_WRITE_ONLY) && !p->is_out && pt->acc != ACC_WRITE_ONLY)
                 why = "the argument is write-only but the parameter may be read (declare it &out or :write-only)";
             if (why) {
-                diag_error_at(ck->d, syn->kids[i + 1], "E0372", "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): %s",
+                diag_error_at(ck->d, argsyn[i], "E0372", "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): %s",
                               as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), why);
                 return NULL;
             }
             vals[i] = a;
             tys[i] = at;
         } else {
-            a = coerce(cx, a, p->ty, syn->kids[i + 1], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
+            a = coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
             if (!a) return NULL;
             vals[i] = a;
             tys[i] = p->ty;

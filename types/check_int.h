@@ -22,6 +22,8 @@ typedef struct ParamDecl {
     const Node *name;   /* the parameter symbol */
     Type *ty;           /* declared type (vectors may be incomplete) */
     int is_out;         /* after &out */
+    int mode;           /* 0 required, 1 &optional, 2 &key */
+    Node *deflt;        /* default value (syntax), or NULL for zero */
 } ParamDecl;
 
 struct FuncDef {

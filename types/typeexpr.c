@@ -257,12 +257,13 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             out = 1;
             continue;
         }
-        if (syn_is_sym(e, "&optional") || syn_is_sym(e, "&key") || syn_is_sym(e, "&rest")) {
-            diag_error_at(ck->d, e, "E0916", "`%s` parameters are not supported yet (they come with the compile-time language issue)", e->name);
+        if (syn_is_sym(e, "&optional") || syn_is_sym(e, "&key")) continue; /* types still in order */
+        if (syn_is_sym(e, "&rest")) {
+            diag_error_at(ck->d, e, "E0916", "functions are not variadic: `&rest` is for macros");
             ok = 0;
             continue;
         }
-        Type *t = type_expr(ck, e);
+        Type *t = e->kind == N_SYMBOL && e->ann ? type_expr(ck, e->ann) : type_expr(ck, e);
         if (!t) {
             ok = 0;
             continue;

@@ -96,18 +96,29 @@ def run_demo(exe, cwd, env=None, under=None):
 
 
 def oclgrind(exe, cwd):
-    """Run a demo under oclgrind; any report in its log fails."""
+    """Run a demo under oclgrind; any report in its log fails, and so does
+    oclgrind crashing (named with the kernel it was running)."""
     log = os.path.join(cwd, "oclgrind.log")
     if os.path.exists(log):
         os.remove(log)
-    out, err = run_demo(exe, cwd, env={"CRISP_PLATFORM": "Oclgrind"},
-                        under=["oclgrind", "--data-races", "--uninitialized", "--log", log])
+    # line-buffered, so the last kernel heading survives a crash
+    cmd = ["stdbuf", "-oL", "oclgrind", "--data-races", "--uninitialized", "--log", log, exe]
+    status, out, err = sh(cmd, cwd=cwd, env={"CRISP_PLATFORM": "Oclgrind"})
     report = open(log).read() if os.path.exists(log) else ""
     if report.strip():
         kernels = sorted(set(l.split(":", 1)[1].strip() for l in report.splitlines() if "Kernel:" in l))
         raise AssertionError("oclgrind reported problems (kernels: %s); first lines of %s:\n%s"
                              % (", ".join(kernels) or "?", os.path.relpath(log, REPO),
                                 "\n".join(report.strip().splitlines()[:14])))
+    if status < 0 or status >= 128:
+        running = [l for l in out.splitlines() if l.endswith("):")]
+        raise AssertionError("oclgrind crashed (%s) while running %s; reproduce with\n    cd %s && %s"
+                             % ("signal %d" % -status if status < 0 else "status %d" % status,
+                                running[-1][:-1] if running else "the demo", os.path.relpath(cwd, REPO),
+                                " ".join(cmd[2:-1] + ["./" + os.path.basename(exe)])))
+    if status != 0 or kernels_ran(out) is None:
+        raise AssertionError("%s exited %d:\n%s" % (" ".join(cmd), status,
+                                                    "\n".join((out + err).strip().splitlines()[-25:])))
     check("ran on oclgrind", "Oclgrind" in out.splitlines()[0], out.splitlines()[0])
     return out
 
