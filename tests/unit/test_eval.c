@@ -729,6 +729,334 @@ static void test_error_in_body_points_at_defmacro(void **state) {
     t_free(t);
 }
 
+/* ---- c-t-output, c-t-assert, (line), (file) ---- */
+
+/* c-t-output: values separated by spaces as a note at the form, operands
+ * not known at compile time noted; not an error or a warning; the form
+ * expands to nothing (top level) or (progn) (in a body). */
+static void test_ct_output(void **state) {
+    (void)state;
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(def-const +n+ 4)\n"
+                                    "(c-t-output \"n is\" +n+ (* +n+ 2) :global 'sym '(1 \"s\") 2.5 nil)\n"
+                                    "(def-function f (a:int)\n"
+                                    "  (c-t-output \"a+1 =\" (+ a 1) (get-global-id 0) 'ok))"),
+                        "(def-const +n+ 4)\n(def-function f (a:int) (progn))");
+    const char *d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:2:1: note: c-t-output: n is 4 8 :global sym (1 \"s\") 2.5 nil\n"));
+    assert_non_null(strstr(d, "t.crisp:4:3: note: c-t-output: a+1 = <not known at compile time: "
+                              "(+ a 1)> <not known at compile time: (get-global-id 0)> ok\n"));
+    assert_int_equal(t->c.diag.errors, 0);
+    assert_int_equal(t->c.diag.warnings, 0);
+    t_free(t);
+
+    /* in a macro body: printed each time the macro runs, at the form, with
+       the expansion chain; (line) and (file) give the user's call site */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro m (x)\n"
+                                    "  (c-t-output \"m of\" x \"at\" (file) (line))\n"
+                                    "  x)\n"
+                                    "(defmacro outer (y) `(m ,y))\n"
+                                    "(def-function f ()\n"
+                                    "  (outer 7))"),
+                        "(def-function f () 7)");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:2:3: note: c-t-output: m of 7 at t.crisp 6\n"
+                              "t.crisp:6:3: note: in expansion of macro `m`\n"
+                              "t.crisp:6:3: note: in expansion of macro `outer`\n"));
+    assert_int_equal(t->c.diag.errors, 0);
+    t_free(t);
+
+    /* in a template: reported at the call site with the expansion notes */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro say (x) `(c-t-output \"say\" ',x (line)))\n"
+                                    "(def-function f ()\n"
+                                    "  (let ((v 1))\n"
+                                    "    (say v)))"),
+                        "(def-function f () (let ((v 1)) (progn)))");
+    assert_non_null(strstr(t_diag(t), "t.crisp:4:5: note: c-t-output: say v 4\n"
+                                      "t.crisp:4:5: note: in expansion of macro `say`\n"));
+    t_free(t);
+
+    /* as a value inside a macro body: nil; an empty c-t-output is fine */
+    EXPECT("(list (c-t-output) (c-t-output 1))", "(nil nil)");
+}
+
+static void test_ct_assert(void **state) {
+    (void)state;
+    /* passing: nothing printed, the form disappears */
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(def-const +n+ 4)\n"
+                                    "(c-t-assert (= +n+ 4) \"n must be 4\")\n"
+                                    "(def-function f () (c-t-assert (is-integer? int)) 1)"),
+                        "(def-const +n+ 4)\n(def-function f () (progn) 1)");
+    assert_string_equal(t_diag(t), "");
+    t_free(t);
+
+    /* failing: E0210 at the form, message parts joined by spaces; the
+       enclosing top-level form is dropped, the others are kept */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-const +n+ 3)\n"
+                                    "(def-function f ()\n"
+                                    "  (c-t-assert (evenp +n+) \"n =\" +n+ \"is odd,\" 'really (+ q 1)))\n"
+                                    "(def-function g () 2)"),
+                        "ERROR");
+    const char *d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:3:3: error[E0210]: c-t-assert failed: `(evenp +n+)`: n = 3 "
+                              "is odd, really <not known at compile time: (+ q 1)>\n"));
+    assert_int_equal(t->c.diag.errors, 1);
+    t_free(t);
+    t = t_new();
+    Forms out = expand_program(&t->c, t_read(t, "(def-function f () (c-t-assert nil))\n"
+                                                "(def-function g () 2)"));
+    assert_int_equal(out.n, 1);
+    assert_string_equal(print(t, out.v[0]), "(def-function g () 2)");
+    assert_non_null(strstr(t_diag(t), "error[E0210]: c-t-assert failed: `nil`\n"));
+    t_free(t);
+
+    /* not evaluable at compile time: an error, with the reason as a note */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-function f (n:int)\n"
+                                    "  (c-t-assert (> n 0) \"positive\"))"),
+                        "ERROR");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:2:3: error[E0210]: c-t-assert: `(> n 0)` is not known at "
+                              "compile time\n"));
+    assert_non_null(strstr(d, "t.crisp:2:18: note: `n` has no compile-time value\n"));
+    t_free(t);
+
+    /* inside a macro body: at the c-t-assert, with the expansion notes */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro m (x)\n"
+                                    "  (c-t-assert (symbolp x) \"m wants a symbol, got\" x)\n"
+                                    "  x)\n"
+                                    "(def-function f (a:int) (m a))\n"
+                                    "(def-function g ()\n"
+                                    "  (m 5))"),
+                        "ERROR");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:2:3: error[E0210]: c-t-assert failed: `(symbolp x)`: m wants a "
+                              "symbol, got 5\n"));
+    assert_non_null(strstr(d, "t.crisp:6:3: note: in expansion of macro `m`\n"));
+    assert_int_equal(t->c.diag.errors, 1);
+    t_free(t);
+
+    /* inside a template: at the user's call, with the expansion notes */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro need-pos (x) `(c-t-assert (> ,x 0) \"need positive\" ,x))\n"
+                                    "(def-function f ()\n"
+                                    "  (need-pos 2)\n"
+                                    "  (need-pos -1))"),
+                        "ERROR");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:4:3: error[E0210]: c-t-assert failed: `(> -1 0)`: need "
+                              "positive -1\n"));
+    assert_non_null(strstr(d, "t.crisp:4:3: note: in expansion of macro `need-pos`\n"));
+    assert_int_equal(t->c.diag.errors, 1);
+    t_free(t);
+
+    /* value t in a macro body; a failure inside a c-t-output operand is
+       still reported */
+    EXPECT("(c-t-assert (= 1 1))", "t");
+    t = t_new();
+    assert_string_equal(t_expand(t, "(c-t-output 1 (c-t-assert nil \"inner\") 2)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "t.crisp:1:15: error[E0210]: c-t-assert failed: `nil`: inner"));
+    t_free(t);
+    EXPECT_ERROR("(c-t-assert)", "`c-t-assert` expects at least 1 operand");
+
+    /* a limit inside an operand is not "not known": it stops everything */
+    t = t_new();
+    t->ev.max_steps = 1000;
+    assert_string_equal(t_eval(t, "(c-t-assert (dotimes (i 100000) i))"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "error[E0205]"));
+    assert_null(strstr(t_diag(t), "E0210"));
+    t_free(t);
+}
+
+/* (line) and (file): the user's call site, also through macros */
+static void test_line_file(void **state) {
+    (void)state;
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro where () `(list (file) (line)))\n"
+                                    "(defmacro where2 () `(progn (where)))\n"
+                                    "(defmacro at-expansion () (list 'quote (list (file) (line))))\n"
+                                    "(def-function f ()\n"
+                                    "  (list (line) (file))\n"
+                                    "  (where)\n"
+                                    "  (where2)\n"
+                                    "  (at-expansion)\n"
+                                    "  (g (line) '(line)))"),
+                        "(def-function f () (list 5 \"t.crisp\") (list \"t.crisp\" 6) "
+                        "(progn (list \"t.crisp\" 7)) '(\"t.crisp\" 8) (g 9 '(line)))");
+    t_free(t);
+    /* a (line) passed as an argument keeps its own line */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro pass (x) `(h ,x))\n"
+                                    "(def-function f ()\n"
+                                    "  (pass\n"
+                                    "     (line)))"),
+                        "(def-function f () (h 4))");
+    t_free(t);
+    EXPECT("(line)", "1");
+    EXPECT("(file)", "\"t.crisp\"");
+    EXPECT("\n\n  (+ (line) 0)", "3");
+    EXPECT_ERROR("(line 1)", "`line` expects 0 arguments, got 1");
+}
+
+/* ---- type queries ---- */
+
+static void test_type_predicates(void **state) {
+    (void)state;
+    /* type names evaluate to themselves; quoting works too */
+    EXPECT("(list float 'float int4 bool :global)", "(float float int4 bool :global)");
+    EXPECT_ERROR("(list floaty)", "unbound compile-time variable `floaty`");
+    /*                  char uchar int ulong half float double float4 uint2 bool point (vector-type float) */
+#define TYPES "'(char uchar int ulong half float double float4 uint2 bool point (vector-type float))"
+    EXPECT("(mapcar #'is-numeric? " TYPES ")", "(t t t t t t t nil nil nil nil nil)");
+    EXPECT("(mapcar #'is-scalar? " TYPES ")", "(t t t t t t t nil nil nil nil nil)");
+    EXPECT("(mapcar #'is-hardware-vector? " TYPES ")", "(nil nil nil nil nil nil nil t t nil nil nil)");
+    EXPECT("(mapcar #'is-integer? " TYPES ")", "(t t t t nil nil nil nil t nil nil nil)");
+    EXPECT("(mapcar #'is-floating-point? " TYPES ")", "(nil nil nil nil t t t t nil nil nil nil)");
+    EXPECT("(mapcar #'is-signed? " TYPES ")", "(t nil t nil t t t t nil nil nil nil)");
+    EXPECT("(mapcar #'is-orderable? " TYPES ")", "(t t t t t t t nil nil nil nil nil)");
+    EXPECT("(mapcar #'is-address-space? " TYPES ")", "(nil nil nil nil nil nil nil nil nil nil nil nil)");
+#undef TYPES
+    EXPECT("(mapcar #'is-address-space? '(:global :local :constant :private :generic global 1))",
+           "(t t t t nil nil nil)");
+    /* more spellings: upper case, keywords as the checker accepts them */
+    EXPECT("(list (is-integer? Int) (is-floating-point? :float) (is-integer? short16) "
+           "(is-hardware-vector? double3) (is-hardware-vector? float5) (is-scalar? bfloat16) "
+           "(is-numeric? nil) (is-signed? long8) (is-signed? ushort))",
+           "(t t t t nil t nil t nil)");
+    /* values are not types */
+    EXPECT_ERROR("(is-integer? 5)", "`is-integer?` expects a type, got the value `5`");
+    EXPECT_ERROR("(is-scalar? \"float\")", "`is-scalar?` expects a type, got the value `\"float\"`");
+    EXPECT_ERROR("(is-scalar? 'a 'b)", "`is-scalar?` expects 1 argument, got 2");
+    /* usable from c-t-assert at top level */
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(c-t-assert (is-floating-point? double))\n"
+                                    "(c-t-assert (is-integer? float) \"float is not an integer\")"),
+                        "ERROR");
+    assert_non_null(strstr(t_diag(t), "t.crisp:2:1: error[E0210]: c-t-assert failed: "
+                                      "`(is-integer? float)`: float is not an integer"));
+    assert_int_equal(t->c.diag.errors, 1);
+    t_free(t);
+}
+
+static void test_type_equal_and_signatures(void **state) {
+    (void)state;
+    EXPECT("(list (type-equal float 'float) (type-equal float double) (type-equal Float :float) "
+           "(type-equal 'point 'point) (type-equal 'point 'Point) (type-equal 'point float) "
+           "(type-equal '(vector-type float) '(vector-type float)) "
+           "(type-equal '(vector-type float) '(vector-type int)))",
+           "(t nil t t t nil t nil)");
+    EXPECT_ERROR("(type-equal 1 1)", "`type-equal` expects a type, got the value `1`");
+    EXPECT("(binop-type float)", "#(float float => float)");
+    EXPECT("(predicate-type 'point)", "#(point => bool)");
+    EXPECT("(vectorp (binop-type int))", "t");
+    EXPECT("(length (binop-type int))", "4");
+    EXPECT("(type-equal (binop-type int) (binop-type 'int))", "t");
+    EXPECT("(type-equal (binop-type int) (predicate-type int))", "nil");
+    EXPECT_ERROR("(binop-type 2)", "`binop-type` expects a type, got the value `2`");
+    /* def-type aliases seen by the expander resolve; later ones do not */
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro q (ty) `'(,(is-floating-point? ty) ,(type-equal ty 'float) "
+                                    ",(is-integer? ty)))\n"
+                                    "(def-function f () (q real))\n"
+                                    "(def-type real float)\n"
+                                    "(def-type real2 real)\n"
+                                    "(def-type fvec (vector-type float :global))\n"
+                                    "(def-function g () (q real) (q real2) (q fvec) (q float) "
+                                    "(c-t-assert (type-equal fvec (vector-type float :global))))"),
+                        "(def-function f () '(nil nil nil))\n(def-type real float)\n(def-type real2 real)\n"
+                        "(def-type fvec (vector-type float :global))\n"
+                        "(def-function g () '(t t nil) '(t t nil) '(nil nil nil) '(t t nil) (progn))");
+    t_free(t);
+    /* an alias cycle ends */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-type a b)\n(def-type b a)\n(c-t-assert (not (is-integer? a)))"),
+                        "(def-type a b)\n(def-type b a)");
+    t_free(t);
+}
+
+static void test_target_has(void **state) {
+    (void)state;
+    EXPECT("(list (target-has :images) (target-has :local-memory) (target-has :atomics32) "
+           "(target-has :subgroups) (target-has :fp64 t) (target-has :fp16 nil) "
+           "(target-has :subgroups t))",
+           "(t t t nil t nil nil)");
+    EXPECT_ERROR("(target-has :fp64)", "target-has :fp64 is not decided for target oclc");
+    EXPECT_ERROR("(target-has :teleport)", "unknown target property `:teleport` in target-has");
+    EXPECT_ERROR("(target-has 'fp64)", "`target-has` expects a keyword property such as :fp64");
+    assert_int_equal(eval_target_property("fp64"), -1);
+    assert_int_equal(eval_target_property("images"), 1);
+    assert_int_equal(eval_target_property("subgroups"), 0);
+    assert_int_equal(eval_target_property("nope"), -2);
+    assert_int_equal(eval_type_predicate("is-integer?", "uint4"), 1);
+    assert_int_equal(eval_type_predicate("is-integer?", "half"), 0);
+    assert_int_equal(eval_type_predicate("is-address-space?", "local"), 1);
+    assert_int_equal(eval_type_predicate("is-fancy?", "int"), -1);
+}
+
+/* def-constraint: a one-type compile-time predicate */
+static void test_def_constraint(void **state) {
+    (void)state;
+    T *t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint is-signed-integer? (T)\n"
+                                    "  \"Signed integer types.\"\n"
+                                    "  (and (is-signed? T) (is-integer? T)))\n"
+                                    "(def-constraint is-wide? (ty) (member ty '(long ulong double)))\n"
+                                    "(defmacro q (ty) `'(,(is-signed-integer? ty) ,(if (is-wide? ty) t nil)))\n"
+                                    "(c-t-assert (is-signed-integer? int))\n"
+                                    "(c-t-assert (every #'is-signed-integer? '(char short int long int4)))\n"
+                                    "(c-t-assert (notany-int))\n"
+                                    "(def-function f () (q int) (q uint) (q long) (q float))"),
+                        "ERROR");
+    const char *d = t_diag(t);
+    /* unknown functions are "not known at compile time" */
+    assert_non_null(strstr(d, "t.crisp:8:1: error[E0210]: c-t-assert: `(notany-int)` is not known"));
+    assert_non_null(strstr(d, "note: unknown compile-time function `notany-int`"));
+    assert_int_equal(t->c.diag.errors, 1);
+    assert_string_equal(t_printed(t), "(def-function f () '(t nil) '(nil nil) '(t t) '(nil nil))");
+    t_free(t);
+
+    /* in the body T is the parameter, not true */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint same? (T) (list T true))\n"
+                                    "(defmacro q () `',(same? 'int))\n"
+                                    "(def-function f () (q))"),
+                        "(def-function f () '(int t))");
+    t_free(t);
+
+    /* malformed definitions: E0201; not at top level: E0209 */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint c? (A B) t)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "t.crisp:1:20: error[E0201]: a constraint takes exactly one type "
+                                      "parameter, as in (def-constraint NAME (T) BODY...), got `(A B)`"));
+    t_free(t);
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint c? (&rest r) t)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "error[E0201]: a constraint takes exactly one type parameter"));
+    t_free(t);
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint c? (T))"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "error[E0201]: `def-constraint` expects (def-constraint NAME (T)"));
+    t_free(t);
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-constraint is-integer? (T) t)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "cannot define `is-integer?`: it is a builtin"));
+    t_free(t);
+    t = t_new();
+    assert_string_equal(t_expand(t, "(def-function f () (def-constraint c? (T) t))"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "error[E0209]: `def-constraint` is only allowed at top level"));
+    t_free(t);
+    /* the directive names cannot be macros */
+    t = t_new();
+    assert_string_equal(t_expand(t, "(defmacro c-t-output () 1)"), "ERROR");
+    assert_non_null(strstr(t_diag(t), "cannot define macro `c-t-output`: it is a core form"));
+    t_free(t);
+}
+
 /* ---- limits ---- */
 
 static void test_limit_expands_forever(void **state) {
@@ -904,6 +1232,13 @@ int main(void) {
         cmocka_unit_test(test_defun),
         cmocka_unit_test(test_error_builtins),
         cmocka_unit_test(test_error_in_body_points_at_defmacro),
+        cmocka_unit_test(test_ct_output),
+        cmocka_unit_test(test_ct_assert),
+        cmocka_unit_test(test_line_file),
+        cmocka_unit_test(test_type_predicates),
+        cmocka_unit_test(test_type_equal_and_signatures),
+        cmocka_unit_test(test_target_has),
+        cmocka_unit_test(test_def_constraint),
         cmocka_unit_test(test_limit_expands_forever),
         cmocka_unit_test(test_limit_steps),
         cmocka_unit_test(test_limit_recursion),
