@@ -832,8 +832,8 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
     pr_line(p, "CrispLaunch launch;");
     if (dyn) pr_line(p, "cl_program program = NULL;");
     pr_line(p, "cl_kernel kernel = NULL;");
-    /* cl_event event = NULL; is part of the commented-out profiling code */
     pr_line(p, "cl_int err = CL_SUCCESS;");
+    pr_line(p, "// cl_event event = NULL; /* profiling: see after the enqueue */");
     for (int i = 0; i < k->nargs; i++)
         if (demo_reads_back(&k->args[i]) && is_struct(k->args[i].elem_ty)) {
             pr_line(p, "size_t i;");
@@ -979,9 +979,7 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
  * generated from the same program so records and sites always agree. */
 static void emit_debug_sites(Hc *h) {
     Printer *p = &h->pr;
-    int nsites = 0;
-#ifdef CRISP_ABI_DEBUG_SITES
-    nsites = h->abi->nsites;
+    int nsites = h->abi->nsites;
     for (int i = 0; i < nsites; i++) {
         const DebugSite *s = h->abi->sites[i];
         if (!s->nparts) continue;
@@ -995,20 +993,17 @@ static void emit_debug_sites(Hc *h) {
         pr_dedent(p);
         pr_line(p, "};");
     }
-#endif
     pr_blank(p);
     pr_line(p, "/* The debug channel's site table (the metadata's \"debug_sites\"): word 1 of");
     pr_line(p, " * a record indexes it.  The last entry only ends the table. */");
     pr_line(p, "static const CrispDebugSite crisp_debug_sites[] = {");
     pr_indent(p);
-#ifdef CRISP_ABI_DEBUG_SITES
     for (int i = 0; i < nsites; i++) {
         const DebugSite *s = h->abi->sites[i];
         const char *parts = s->nparts ? arena_printf(h->a, "crisp_debug_site%d_parts", i) : "NULL";
         pr_line(p, "{%s, %d, \"%s\", %s, %d}, /* site %d */", c_string(h, s->file), s->line, s->kind, parts, s->nparts, i);
     }
-#endif
-    if (!nsites) pr_line(p, "/* (the ABI passed no sites: records decode as \"unknown site\") */");
+    if (!nsites) pr_line(p, "/* (the program has no r-t-output or r-t-assert) */");
     pr_line(p, "{NULL, 0, NULL, NULL, 0}");
     pr_dedent(p);
     pr_line(p, "};");

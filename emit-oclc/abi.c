@@ -91,7 +91,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             a->role = ROLE_SCALAR;
             a->name = s->name;
             a->cname = s->cname;
-            a->type = ty_cname(s->ty);
+            a->type = s->ty->kind == TY_ENUM ? "int" : ty_cname(s->ty);
             a->elem_ty = s->ty;
         }
     }

@@ -97,6 +97,10 @@ static void float_out(Em *e, double v, int is_double) {
 }
 
 static void int_out(Em *e, const Node *n) {
+    if (n->ty && n->ty->kind == TY_ENUM && n->text) {
+        sb_puts(e->out, n->text); /* phylum_chordata */
+        return;
+    }
     Scalar s = n->ty && n->ty->kind == TY_NUM ? n->ty->sc : SC_INT;
     int64_t v = n->ival;
     if (s == SC_ULONG) sb_printf(e->out, "%lluUL", (unsigned long long)(uint64_t)v);
@@ -549,8 +553,11 @@ static void helper_out(Em *e, const Helper *h) {
             /* never happens: xchg uses the builtin */
         }
         pr_line(p, "{");
+        /* the current value is read atomically too (atomic_or with 0), so
+           the loop has no plain read racing with other threads' updates */
+        const char *ld = arena_printf(e->a, "as_%s(%s((volatile %s%s *)p, %s))", t, wide ? "atom_or" : "atomic_or", q, bits, wide ? "0UL" : "0u");
         pr_line(p, "    for (uint tries = 0; tries < 65536u; tries++) {");
-        pr_line(p, "        %s old = *p;", t);
+        pr_line(p, "        %s old = %s;", t, ld);
         if (h->fn) {
             if (h->unary) pr_line(p, "        %s upd = %s(old);", t, h->fn->cname);
             else pr_line(p, "        %s upd = %s(old, arg);", t, h->fn->cname);
@@ -563,7 +570,7 @@ static void helper_out(Em *e, const Helper *h) {
                 bits, bits, bits);
         pr_line(p, "            return old;");
         pr_line(p, "    }");
-        pr_line(p, "    return *p; /* gave up after 65536 contended attempts */");
+        pr_line(p, "    return %s; /* gave up after 65536 contended attempts */", ld);
         pr_line(p, "}");
         break;
     }
@@ -609,6 +616,8 @@ static void func_out(Em *e, const CFunc *f) {
             sb_printf(o, "%s%s, ulong %s", oclc_pointer_type(e->a, s->ty), s->cname, s->len_cname);
         else if (s->ty->kind == TY_VOIDP)
             sb_printf(o, "__global void *%s", s->cname);
+        else if (s->ty->kind == TY_ENUM && f->kind == FN_KERNEL)
+            sb_printf(o, "int %s", s->cname); /* an enumeration crosses the host boundary as int */
         else
             sb_printf(o, "%s %s", ty_cname(s->ty), s->cname);
     }
@@ -681,6 +690,20 @@ static int uses_half(const Program *p) {
 
 /* Every def-struct, in definition order, with explicit padding so each
  * field sits at its std140 offset (docs/language.md "Structs"). */
+static void enums_out(Em *e, const Program *p) {
+    for (int i = 0; i < p->nenums; i++) {
+        const EnumDef *ed = p->enums[i];
+        const Node *def = ed->def;
+        pr_line(&e->pr, "/* def-enumeration %s  (%s:%d) */", ed->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+                def->loc.line);
+        pr_line(&e->pr, "typedef enum {");
+        for (int j = 0; j < ed->nkeys; j++)
+            pr_line(&e->pr, "    %s = %lld%s", ed->cnames[j], (long long)ed->values[j], j + 1 < ed->nkeys ? "," : "");
+        pr_line(&e->pr, "} %s;", ed->cname);
+        pr_blank(&e->pr);
+    }
+}
+
 static void structs_out(Em *e, const Program *p) {
     for (int i = 0; i < p->nstructs; i++) {
         const StructDef *sd = p->structs[i];
@@ -733,6 +756,7 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     }
     pr_blank(&e.pr);
     /* support code that does not depend on user functions, in a fixed order */
+    enums_out(&e, p);
     structs_out(&e, p);
     std140_types(&e, p);
     for (int k = H_GLOBAL_ID; k <= H_MAKE_STRUCT; k++)

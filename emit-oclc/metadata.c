@@ -141,6 +141,21 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         sb_puts(b, "]}");
     }
     sb_puts(b, ns ? "\n  ]" : "]");
+    sb_puts(b, ",\n  \"enums\": [");
+    for (int i = 0; i < p->nenums; i++) {
+        const EnumDef *ed = p->enums[i];
+        sb_printf(b, "%s\n    {\"name\": ", i ? "," : "");
+        json_str(b, ed->name);
+        key_str(b, "cname", ed->cname);
+        sb_puts(b, ", \"values\": {");
+        for (int j = 0; j < ed->nkeys; j++) {
+            sb_puts(b, j ? ", " : "");
+            json_str(b, ed->keys[j]);
+            sb_printf(b, ": %lld", (long long)ed->values[j]);
+        }
+        sb_puts(b, "}}");
+    }
+    sb_puts(b, p->nenums ? "\n  ]" : "]");
     if (p->debug_output) {
         /* what the host needs to decode debug records (docs/abi.md) */
         sb_puts(b, ",\n  \"debug_sites\": [");

@@ -10,7 +10,9 @@
  * macro ends in a diagnostic instead of a hang or a C stack overflow.
  *
  * Layout: tables, values, errors, environments, lambda lists, the evaluator
- * core, special forms, builtin functions, quasiquote, public API. */
+ * core, special forms, builtin functions, the compile-time directives
+ * (c-t-output, c-t-assert, line, file) and type queries, quasiquote,
+ * public API. */
 #include "eval.h"
 
 #include <math.h>
@@ -2423,6 +2425,17 @@ static Node *bi_type_equal(Eval *ev, Node *form, Node **a, int n) {
     return ev->failed ? NULL : mk_bool(ev, r);
 }
 
+/* (vector-type ARG...) - the type expression itself, with its arguments
+ * evaluated: (vector-type float :global) */
+static Node *bi_vector_type(Eval *ev, Node *form, Node **a, int n) {
+    (void)form;
+    Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(n + 1));
+    if (!k) return oom_error(ev);
+    k[0] = syn_symbol(&ev->c->arena, no_loc, "vector-type");
+    if (n) memcpy(k + 1, a, sizeof *k * (size_t)n);
+    return mk_list(ev, k, n + 1);
+}
+
 /* The signature #(T... => R). */
 static Node *signature(Eval *ev, Node **params, int np, Node *ret) {
     Node *k[4];
@@ -2639,7 +2652,7 @@ static const Prim prim_table[] = {
     FN("is-floating-point?", bi_is_float, 1, 1), FN("is-signed?", bi_is_signed, 1, 1),
     FN("is-orderable?", bi_is_orderable, 1, 1),
     FN("is-address-space?", bi_is_address_space, 1, 1), FN("type-equal", bi_type_equal, 2, 2),
-    FN("binop-type", bi_binop_type, 1, 1), FN("predicate-type", bi_predicate_type, 1, 1),
+    FN("vector-type", bi_vector_type, 0, -1), FN("binop-type", bi_binop_type, 1, 1), FN("predicate-type", bi_predicate_type, 1, 1),
     FN("target-has", bi_target_has, 1, 2),
 };
 

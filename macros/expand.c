@@ -13,7 +13,13 @@
  *
  * Order: the prelude's defmacros are registered first, then user forms are
  * processed in order; a macro is usable from the form after its defmacro
- * on (an earlier call stays an ordinary call for the checker to report). */
+ * on (an earlier call stays an ordinary call for the checker to report).
+ *
+ * The compile-time directives are handled here too: `(c-t-output ...)` and
+ * `(c-t-assert ...)` in evaluated positions run on the evaluator and leave
+ * `(progn)` (nothing at top level), `(line)` / `(file)` become literals of
+ * the user's call site, `def-constraint` is registered like `%defun`, and
+ * top-level `def-type`s are recorded for the type queries. */
 #include "expand.h"
 
 #include <stdint.h>

@@ -471,7 +471,7 @@ class Element:
         raw = np.asarray(staged).reshape(-1).view(np.uint8)[:n * self.stride]
         raw = np.ascontiguousarray(raw.reshape(n, self.stride)[:, :self.size])
         if self.kind == "void":
-            out.reshape(-1).view(np.uint8)[...] = raw.reshape(-1)[:out.nbytes]
+            out[...] = raw.reshape(-1)[:out.nbytes].view(out.dtype).reshape(out.shape)
         elif out.dtype.fields is not None or self.lanes == 1:
             out[...] = raw.view(out.dtype).reshape(out.shape)
         else:
@@ -686,6 +686,10 @@ class DeviceVector:
         self._staged = staged
         self.writeable = writeable
         self.arg = arg
+        # staged is (a view of) host itself: the device data lands in place
+        self._in_place = staged is not None and host is not None and (
+            staged is host or (elem.stride == elem.size and staged.base is not None
+                               and np.may_share_memory(staged, host)))
 
     def read_back(self):
         rt = self.runtime
@@ -693,12 +697,13 @@ class DeviceVector:
             return self.host
         if isinstance(self.arg, cl.Buffer):
             _call("clEnqueueReadBuffer", cl.enqueue_copy, rt.queue, self._staged, self.arg)
+            if self._in_place:
+                return self.host
             staged = self._staged
         else:                               # coarse-grain SVM: map to read
             with self.arg.map_ro(rt.queue) as mapped:
                 staged = np.array(mapped, copy=True)
-        if staged is not self.host:
-            self.element.unpack(staged, self.length, self.host)
+        self.element.unpack(staged, self.length, self.host)
         return self.host
 
 
@@ -1046,7 +1051,10 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _eval_size(expr, inputs, where):
     """Evaluate a size expression of the metadata ("python") over INPUTS."""
     def sub(m):
-        return repr(inputs[m.group(0)]) if m.group(0) in inputs else m.group(0)
+        if m.group(0) not in inputs:
+            return m.group(0)
+        v = inputs[m.group(0)]
+        return repr(int(v)) if float(v) == int(v) else repr(float(v))
     text = _IDENT_RE.sub(sub, expr.get("python") or "0")
     try:
         v = eval(text, {"__builtins__": {}, "math": math, "max": max, "min": min, "int": int})

@@ -1487,7 +1487,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
             } else if (ty_is_arith(t) && t->sc == SC_HALF) {
                 diag_error_at(ck->d, p->name, "E0127", "OpenCL C 1.2 kernels cannot take `half` parameters (`%s`)", p->name->name);
                 fd->bad = 1;
-            } else if (!ty_is_arith(t) && t->kind != TY_STRUCT) {
+            } else if (!ty_is_arith(t) && t->kind != TY_STRUCT && t->kind != TY_ENUM) {
                 diag_error_at(ck->d, p->name, "E0122", "kernel parameter `%s` cannot have type `%s`", p->name->name,
                               ty_name(ck->a, t));
                 fd->bad = 1;
@@ -1817,6 +1817,7 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "def-function")) collect_func(ck, f, FN_FUNCTION);
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
     else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
+    else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
     else if (!strcmp(h, "def-kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
         if (fd) fd->exact = 1;
@@ -1855,7 +1856,7 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (!strcmp(h, "with-template-type") || !strcmp(h, "def-enumeration") ||
+    } else if (!strcmp(h, "with-template-type") ||
                !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
                !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);

@@ -155,6 +155,8 @@ typedef struct Program {
     int uses_fp64, uses_fp16, uses_int64_atomics;
     int debug_output;       /* compiled with --debug-output */
     StructDef **structs;    /* def-structs in definition order */
+    EnumDef **enums;        /* def-enumerations in definition order */
+    int nenums, capenums;
     int nstructs, capstructs;
     DebugSite **sites;      /* debug log sites, indexed by site id */
     int nsites, capsites;

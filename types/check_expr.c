@@ -24,6 +24,7 @@
 Node *global_const_value(Checker *ck, Sym *s);
 Node *cond_value(Ctx *cx, Node *syn);
 int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
+static Type *branch_type(Node *a, Node *b, Type *want);
 
 const char *check_op_text(int op) {
     static const char *t[] = {
@@ -476,6 +477,47 @@ static Node *b_compare(Ctx *cx, Node *syn, Type *want) {
            : !strcmp(h, "=") || !strcmp(h, "==") ? OP_EQ : OP_NE;
     int n = syn->nkids - 1;
     Node *args[16];
+    if (n == 2 && (op == OP_EQ || op == OP_NE)) {
+        /* enumeration values compare for equality; a bare key takes the
+           other operand's enumeration */
+        Node *a0 = syn->kids[1]->kind == N_KEYWORD ? NULL : expr(cx, syn->kids[1], NULL);
+        if (a0 && a0->ty->kind == TY_ENUM) {
+            Node *b0 = expr(cx, syn->kids[2], a0->ty);
+            if (!b0) return NULL;
+            if (!ty_equal(b0->ty, a0->ty)) {
+                diag_error_at(D(cx), syn->kids[2], "E0310", "`%s` compares a `%s` with a `%s`", h, tname(cx, a0->ty), tname(cx, b0->ty));
+                return NULL;
+            }
+            return mk2(cx, N_C_BINARY, syn, &ty_bool, op, a0, b0);
+        }
+        if (!a0 && syn->kids[1]->kind == N_KEYWORD) {
+            Node *b0 = expr(cx, syn->kids[2], NULL);
+            if (b0 && b0->ty->kind == TY_ENUM) {
+                Node *k0 = expr(cx, syn->kids[1], b0->ty);
+                return k0 ? mk2(cx, N_C_BINARY, syn, &ty_bool, op, k0, b0) : NULL;
+            }
+        }
+        if (a0) {
+            /* not an enumeration: the usual numeric comparison, reusing a0 */
+            Node *b0 = expr(cx, syn->kids[2], is_flex(a0) ? NULL : a0->ty);
+            if (!b0) return NULL;
+            Type *t2 = branch_type(a0, b0, NULL);
+            if (!t2 || !ty_is_arith(t2) || t2->kind == TY_HWVEC) {
+                if (!ty_is_arith(a0->ty) || !ty_is_arith(b0->ty))
+                    diag_error_at(D(cx), syn, "E0311", "`%s` needs numbers, found `%s` and `%s`", h, tname(cx, a0->ty), tname(cx, b0->ty));
+                else if (t2 && t2->kind == TY_HWVEC)
+                    diag_error_at(D(cx), syn, "E0314", "`%s` compares numbers; compare the components of `%s` one by one", h, tname(cx, t2));
+                else
+                    diag_error_at(D(cx), syn->kids[2], "E0312",
+                                  "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
+                                  h, tname(cx, a0->ty), tname(cx, b0->ty), conversion_hint(cx, b0->ty, a0->ty));
+                return NULL;
+            }
+            a0 = coerce(cx, a0, t2, syn->kids[1], h);
+            b0 = coerce(cx, b0, t2, syn->kids[2], h);
+            return a0 && b0 ? mk2(cx, N_C_BINARY, syn, &ty_bool, op, a0, b0) : NULL;
+        }
+    }
     Type *t = unify(cx, syn, syn->kids + 1, n, args, NULL, h);
     if (!t) return NULL;
     if (t->kind == TY_HWVEC) {
@@ -764,6 +806,11 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
             return l;
         }
         if (!a) return NULL;
+    }
+    if (a->ty->kind == TY_ENUM && is_to) {
+        /* an enumeration value converts to its int value */
+        Node *c = mk1(cx, N_C_CAST, syn, t, a);
+        return c;
     }
     if (!ty_is_arith(a->ty) && a->ty->kind != TY_BOOL) {
         diag_error_at(D(cx), syn->kids[1], "E0352", "`%s` converts numbers, found `%s`", syn->kids[0]->name, tname(cx, a->ty));
@@ -1144,8 +1191,8 @@ static Node *b_select(Ctx *cx, Node *syn, Type *want) {
         args[0] = coerce(cx, a0, t, syn->kids[2], "select-if");
         args[1] = coerce(cx, b0, t, syn->kids[3], "select-if");
         if (!args[0] || !args[1]) return NULL;
-    } else if (ty_equal(a0->ty, b0->ty) && a0->ty->kind == TY_BOOL) {
-        t = &ty_bool;
+    } else if (ty_equal(a0->ty, b0->ty) && (a0->ty->kind == TY_BOOL || a0->ty->kind == TY_ENUM || a0->ty->kind == TY_STRUCT)) {
+        t = a0->ty;
         args[0] = a0;
         args[1] = b0;
     } else {
@@ -1943,8 +1990,8 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         Type *t = NULL;
         if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
             t = branch_type(v1, v2, want);
-        } else if (ty_equal(v1->ty, v2->ty) && v1->ty->kind == TY_BOOL) {
-            t = &ty_bool;
+        } else if (ty_equal(v1->ty, v2->ty) && (v1->ty->kind == TY_BOOL || v1->ty->kind == TY_ENUM || v1->ty->kind == TY_STRUCT)) {
+            t = v1->ty;
         }
         if (!t) {
             diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
@@ -2042,6 +2089,15 @@ static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
 
 static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     const char *k = syn->key;
+    if (syn->ann && syn->ann->kind == N_SYMBOL) {
+        /* phylum:chordata names an enumeration key explicitly */
+        Sym *e = global_lookup(cx->ck, k);
+        if (e && e->kind == SYM_TYPE && e->ty && e->ty->kind == TY_ENUM) {
+            Node *kw = syn_keyword(cx->ck->a, syn->ann->loc, syn->ann->name);
+            kw->origin = syn->origin;
+            return enum_value(cx, kw, e->ty);
+        }
+    }
     if (!strcmp(k, "t") || !strcmp(k, "true")) return bool_lit(cx, syn, 1);
     if (!strcmp(k, "false") || !strcmp(k, "nil")) return bool_lit(cx, syn, 0);
     if (!strcmp(k, "+warp-size+")) {
@@ -2099,6 +2155,9 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     }
     case N_SYMBOL: return symbol_value(cx, syn, want);
     case N_KEYWORD: {
+        int errs = cx->ck->d->errors;
+        Node *ev = enum_value(cx, syn, want);
+        if (ev || cx->ck->d->errors > errs) return ev;
         Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_keyword);
         n->text = syn->name;
         return n;

@@ -141,6 +141,9 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
 Node *struct_member_value(Ctx *cx, Node *m);
 Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
 
+void enum_collect(Checker *ck, Node *form);
+Node *enum_value(Ctx *cx, Node *kw, Type *want);
+
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);
 /* Parse (vector-type ...)-style arguments starting at kids[start]. */

@@ -108,7 +108,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             ok = 0;
             continue;
         }
-        if (!(t->kind == TY_NUM || t->kind == TY_STRUCT || (t->kind == TY_HWVEC && t->width <= 4))) {
+        if (!(t->kind == TY_NUM || t->kind == TY_STRUCT || t->kind == TY_ENUM || (t->kind == TY_HWVEC && t->width <= 4))) {
             diag_error_at(D(ck), ftype, "E0145",
                           "field `%s` of struct `%s` has type `%s`; struct fields are numbers, 2-, 3- or 4-component vectors or structs%s",
                           fname->name, sd->name, ty_name(ck->a, t),

@@ -156,6 +156,7 @@ int ty_equal(const Type *a, const Type *b) {
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
                a->align == b->align && a->length == b->length;
     case TY_STRUCT: return a->sd == b->sd;
+    case TY_ENUM: return a->ed == b->ed;
     case TY_TUPLE:
         if (a->nelems != b->nelems) return 0;
         for (int i = 0; i < a->nelems; i++)
@@ -198,6 +199,7 @@ const char *ty_cname(const Type *t) {
     case TY_VOID: return "void";
     case TY_BOOL: return "bool";
     case TY_STRUCT: return t->sd->cname;
+    case TY_ENUM: return t->ed->cname;
     case TY_NUM: return scalars[t->sc].name;
     case TY_HWVEC: return hw_names[t->sc][width_slot(t->width)];
     default: return "void";
@@ -229,6 +231,7 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_KEYWORD: return "keyword";
     case TY_VOIDP: return "voidp";
     case TY_STRUCT: return t->sd->name;
+    case TY_ENUM: return t->ed->name;
     case TY_STRING: return "string";
     case TY_VECTOR: {
         const char *s = arena_printf(a, "(vector-type %s", t->elem ? ty_name(a, t->elem) : "?");
@@ -253,6 +256,7 @@ int ty_sizeof(const Type *t) {
     case TY_NUM: return scalars[t->sc].size;
     case TY_HWVEC: return scalars[t->sc].size * (t->width == 3 ? 4 : t->width);
     case TY_STRUCT: return t->sd->size;
+    case TY_ENUM: return 4;
     default: return 0;
     }
 }
@@ -265,6 +269,7 @@ int ty_std140_align(const Type *t) {
     case TY_NUM: return scalars[t->sc].size;
     case TY_HWVEC: return scalars[t->sc].size * (t->width == 2 ? 2 : 4);
     case TY_STRUCT: return 16;
+    case TY_ENUM: return 4;
     default: return 1;
     }
 }
@@ -274,6 +279,7 @@ int ty_std140_size(const Type *t) {
     case TY_NUM: return scalars[t->sc].size;
     case TY_HWVEC: return scalars[t->sc].size * t->width; /* a 3-vector is 12 bytes */
     case TY_STRUCT: return t->sd->size;
+    case TY_ENUM: return 4;
     default: return 0;
     }
 }

@@ -23,6 +23,7 @@ typedef enum TypeKind {
     TY_TUPLE,    /* multiple values */
     TY_VOIDP,    /* def-kernel-exact's untyped __global pointer */
     TY_STRUCT,   /* def-struct: std140 layout */
+    TY_ENUM,     /* def-enumeration: an int at run time */
 } TypeKind;
 
 typedef enum Scalar {
@@ -56,6 +57,17 @@ typedef struct StructDef {
     struct Type *type; /* the struct's type */
 } StructDef;
 
+/* A def-enumeration: keyword keys with int values. */
+typedef struct EnumDef {
+    const char *name, *cname;
+    const char **keys;      /* without ':' (lower case) */
+    const char **cnames;    /* C constant names: phylum_chordata */
+    int64_t *values;
+    int nkeys;
+    const void *def;
+    struct Type *type;
+} EnumDef;
+
 struct Type {
     TypeKind kind;
     Scalar sc;        /* NUM, HWVEC: element scalar */
@@ -71,6 +83,8 @@ struct Type {
     int nelems;
     /* STRUCT */
     StructDef *sd;
+    /* ENUM */
+    EnumDef *ed;
 };
 
 typedef struct ScalarInfo {

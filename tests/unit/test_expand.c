@@ -747,6 +747,98 @@ static void test_templates_not_shared(void **state) {
     t_free(t);
 }
 
+/* ---- compile-time directives, (line), (file) in program code ---- */
+
+/* Where c-t-output / c-t-assert / (line) / (file) are run: in evaluated
+ * positions only, like macro calls; quoted, declared and parameter-list
+ * occurrences are left alone. */
+static void test_directive_positions(void **state) {
+    (void)state;
+    T *t = t_new(1);
+    t_run(t, "(c-t-output \"top\")\n"
+             "(def-function f (a:int)\n"
+             "  (declare (c-t-output \"not run\"))\n"
+             "  (let ((x (line)) (y 1))\n"
+             "    (c-t-output \"let body\" (line))\n"
+             "    (if (line) (c-t-output \"then\") (c-t-assert t)))\n"
+             "  (%loop (i (line) (< i 10) (+ i 1)) (c-t-output \"loop\"))\n"
+             "  (g '(line) '(c-t-output \"quoted\") #((file)) ##((line) 2) (line 2)))");
+    assert_int_equal(t->c.diag.errors, 0);
+    assert_string_equal(t_printed(t),
+                        "(def-function f (a:int) (declare (c-t-output \"not run\")) "
+                        "(let ((x 4) (y 1)) (progn) (if 6 (progn) (progn))) "
+                        "(%loop (i 7 (< i 10) (+ i 1)) (progn)) "
+                        "(g '(line) '(c-t-output \"quoted\") #((file)) ##(8 2) (line 2)))");
+    assert_string_equal(t_diag(t), "u.crisp:1:1: note: c-t-output: top\n"
+                                   "u.crisp:5:5: note: c-t-output: let body 5\n"
+                                   "u.crisp:6:16: note: c-t-output: then\n"
+                                   "u.crisp:7:38: note: c-t-output: loop\n");
+    t_free(t);
+}
+
+/* (line)/(file) through user macros and the prelude: the outermost call
+ * site the user wrote.  The literal keeps the origin of the (line) form. */
+static void test_line_file_through_macros(void **state) {
+    (void)state;
+    T *t = t_new(0);
+    t_run(t, "(defmacro here () `(list (file) (line)))\n"
+             "(defmacro twice-here () `(progn (here) (here)))\n"
+             "(def-function f ()\n"
+             "  (here)\n"
+             "  (when (ok)\n"
+             "    (twice-here))\n"
+             "  (dotimes (i 2)\n"
+             "    (g (line))))");
+    assert_int_equal(t->c.diag.errors, 0);
+    assert_string_equal(t_printed(t),
+                        "(def-function f () (list \"u.crisp\" 4) "
+                        "(if (ok) (progn (progn (list \"u.crisp\" 6) (list \"u.crisp\" 6)))) "
+                        "(%loop (i 0 (< i 2) (+ i 1)) (g 8)))");
+    const Node *l4 = t->out.v[0]->kids[3]->kids[2];
+    assert_int_equal(l4->kind, N_INT);
+    assert_non_null(l4->origin);
+    assert_string_equal(l4->origin->macro, "here");
+    t_free(t);
+
+    /* generated top-level forms: a macro producing a whole function */
+    t = t_new(1);
+    t_run(t, "(defmacro def-where (name)\n"
+             "  `(def-function ,name () (declare (return-type int)) (line)))\n"
+             "\n"
+             "(def-where w1)\n"
+             "(def-where w2)");
+    assert_string_equal(t_printed(t),
+                        "(def-function w1 () (declare (return-type int)) 4)\n"
+                        "(def-function w2 () (declare (return-type int)) 5)");
+    t_free(t);
+}
+
+/* c-t-assert in code a prelude macro wraps: the failure drops the
+ * top-level form; c-t-output notes do not count as errors or warnings. */
+static void test_directives_with_prelude(void **state) {
+    (void)state;
+    T *t = t_new(0);
+    t_run(t, "(def-const +wg+ 64)\n"
+             "(defmacro need-pow2 (n)\n"
+             "  `(c-t-assert (= (logand ,n (- ,n 1)) 0) ',n \"must be a power of two, got\" ,n))\n"
+             "(def-kernel k (v:(vector-type float :global :read_write))\n"
+             "  (declare single-task)\n"
+             "  (need-pow2 +wg+)\n"
+             "  (dotimes (i 4)\n"
+             "    (c-t-output \"unrolled?\" i +wg+)\n"
+             "    (need-pow2 48)))\n"
+             "(def-function g () (need-pow2 8) 1)");
+    const char *d = t_diag(t);
+    assert_int_equal(t->c.diag.errors, 1);
+    assert_int_equal(t->c.diag.warnings, 0);
+    assert_non_null(strstr(d, "u.crisp:8:5: note: c-t-output: unrolled? <not known at compile time: i> 64\n"));
+    assert_non_null(strstr(d, "u.crisp:9:5: error[E0210]: c-t-assert failed: `(= (logand 48 (- 48 1)) 0)`: "
+                              "48 must be a power of two, got 48\n"));
+    assert_non_null(strstr(d, "u.crisp:9:5: note: in expansion of macro `need-pow2`\n"));
+    assert_string_equal(t_printed(t), "(def-const +wg+ 64)\n(def-function g () (progn) 1)");
+    t_free(t);
+}
+
 /* ---- dump ---- */
 
 static void test_dump(void **state) {
@@ -789,6 +881,9 @@ int main(void) {
         cmocka_unit_test(test_expand_toplevel),
         cmocka_unit_test(test_origin_and_loc),
         cmocka_unit_test(test_templates_not_shared),
+        cmocka_unit_test(test_directive_positions),
+        cmocka_unit_test(test_line_file_through_macros),
+        cmocka_unit_test(test_directives_with_prelude),
         cmocka_unit_test(test_dump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,12 +82,12 @@ long crisp_round_div_long(long a, long b, long *rem)
 float crisp_atomic_max_float_global(volatile __global float *p, float arg)
 {
     for (uint tries = 0; tries < 65536u; tries++) {
-        float old = *p;
+        float old = as_float(atomic_or((volatile __global uint *)p, 0u));
         float upd = max(old, arg);
         if (atomic_cmpxchg((volatile __global uint *)p, as_uint(old), as_uint(upd)) == as_uint(old))
             return old;
     }
-    return *p; /* gave up after 65536 contended attempts */
+    return as_float(atomic_or((volatile __global uint *)p, 0u)); /* gave up after 65536 contended attempts */
 }
 
 /* def-function mix  (support.crisp:2) */
