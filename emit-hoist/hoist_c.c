@@ -284,11 +284,32 @@ static void emit_structs(Hc *h) {
     }
 }
 
+static int demo_reads_back(const AbiArg *a);
+
+/* 1 when struct TARGET is FROM or nested in it. */
+static int struct_reaches(const StructDef *from, const StructDef *target) {
+    if (from == target) return 1;
+    for (int i = 0; i < from->nfields; i++)
+        if (is_struct(from->fields[i].ty) && struct_reaches(from->fields[i].ty->sd, target)) return 1;
+    return 0;
+}
+
+/* 1 when the demo prints values of struct SD (read back, or nested in one). */
+static int struct_printed(Hc *h, const StructDef *sd) {
+    for (int i = 0; i < h->abi->nkernels; i++)
+        for (int j = 0; j < h->abi->kernels[i].nargs; j++) {
+            const AbiArg *a = &h->abi->kernels[i].args[j];
+            if (demo_reads_back(a) && is_struct(a->elem_ty) && struct_reaches(a->elem_ty->sd, sd)) return 1;
+        }
+    return 0;
+}
+
 /* Demo: print one struct value as {field value, ...}. */
 static void emit_struct_printers(Hc *h) {
     Printer *p = &h->pr;
     for (int i = 0; i < h->nstructs; i++) {
         const StructDef *sd = h->structs[i];
+        if (!struct_printed(h, sd)) continue;
         const char *name = host_name(h, sd->cname);
         pr_line(p, "static void demo_print_%s(FILE *out, const %s *v)", name, name);
         pr_line(p, "{");

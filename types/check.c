@@ -320,6 +320,33 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             deliver(cx, val, &dd, at);
             return;
         }
+        if (rt->kind == TY_TUPLE && rt->maybe && rt->nelems == 2 && val->ty && val->ty->kind != TY_TUPLE &&
+            val->ty->kind != TY_VOID) {
+            /* the value of a maybe function's body: (result :OK value) */
+            Node *v = coerce(cx, val, rt->elems[1], at, "return value");
+            if (!v) return;
+            Node *as = ck_node(cx, N_C_ASSIGN, at, v->ty);
+            as->op = OP_SET;
+            as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+            if (!as->kids) return;
+            as->kids[0] = var_ref(cx, at, cx->fn->retptrs[0]);
+            as->kids[1] = v;
+            as->nkids = 2;
+            Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
+            st->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+            if (!st->kids) return;
+            st->kids[0] = as;
+            st->nkids = 1;
+            emit_stmt(cx, st);
+            Node *r = ck_node(cx, N_C_RETURN, at, rt);
+            r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+            if (!r->kids) return;
+            r->kids[0] = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);
+            r->kids[0]->ival = 1;
+            r->nkids = 1;
+            emit_stmt(cx, r);
+            return;
+        }
         if (rt->kind == TY_TUPLE) {
             diag_error_at(cx->ck->d, at, "E0331",
                           "`%s` returns %d values; end it with (return v1 v2 ...)", cx->fn->name, rt->nelems);
@@ -699,6 +726,11 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", tname(cx, v->ty));
                     v = NULL;
                 }
+                if (v && v->ty && v->ty->kind == TY_TUPLE && v->ty->maybe) {
+                    diag_error_at(ck->d, init, "E0395", "`%s` is a (maybe ...): bind it with let-maybe, or give a fallback with or-else",
+                                  syn_to_string(ck->a, init, 40));
+                    v = NULL;
+                }
                 if (v && v->ty && v->ty->kind == TY_TUPLE) {
                     v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
                 }
@@ -1032,6 +1064,201 @@ static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
 
 static void form_to_1(Ctx *cx, Node *syn, Dest *d);
 
+/* ---- maybe (spec "Maybe Type") ---- */
+
+static Node *sym_node(Ctx *cx, const Node *at, const char *name) {
+    Node *n = syn_symbol(cx->ck->a, at->loc, name);
+    n->origin = at->origin;
+    return n;
+}
+
+/* (return nil (%zero)...): the error path of a maybe function. */
+static void return_err(Ctx *cx, const Node *at) {
+    Type *rt = cx->fn->ret;
+    Node *kids[18];
+    int k = 0;
+    kids[k++] = sym_node(cx, at, "return");
+    kids[k++] = sym_node(cx, at, "nil");
+    for (int i = 1; i < rt->nelems && k < 18; i++) {
+        Node *z = syn_list(cx->ck->a, at->loc, NULL, 0);
+        Node *zk[1] = {sym_node(cx, at, "%zero")};
+        z = syn_list(cx->ck->a, at->loc, zk, 1);
+        z->origin = at->origin;
+        kids[k++] = z;
+    }
+    Node *r = syn_list(cx->ck->a, at->loc, kids, k);
+    r->origin = at->origin;
+    Dest dd = {D_DISCARD, NULL, NULL};
+    form_to(cx, r, &dd);
+}
+
+/* (result :OK V...) / (result :Err [MESSAGE...]): leave a maybe function.
+ * The :Err message goes to the debug channel with --debug-output and costs
+ * nothing otherwise. */
+static void form_result(Ctx *cx, Node *syn) {
+    Checker *ck = cx->ck;
+    Type *rt = cx->fn->ret;
+    if (rt->kind != TY_TUPLE || !rt->maybe) {
+        diag_error_at(ck->d, syn, "E0391", "`result` returns from a function declared to return (maybe ...), and `%s` returns `%s`",
+                      cx->fn->name, tname(cx, rt));
+        return;
+    }
+    if (syn->nkids < 2 || !(syn_is_kw(syn->kids[1], "ok") || syn_is_kw(syn->kids[1], "err"))) {
+        diag_error_at(ck->d, syn, "E0392", "expected (result :OK value...) or (result :Err [message...])");
+        return;
+    }
+    if (syn_is_kw(syn->kids[1], "ok")) {
+        Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(syn->nkids + 1));
+        if (!kids) return;
+        kids[0] = sym_node(cx, syn, "return");
+        kids[1] = sym_node(cx, syn, "t");
+        for (int i = 2; i < syn->nkids; i++) kids[i] = syn->kids[i];
+        Node *r = syn_list(ck->a, syn->loc, kids, syn->nkids);
+        r->origin = syn->origin;
+        Dest dd = {D_DISCARD, NULL, NULL};
+        form_to(cx, r, &dd);
+        return;
+    }
+    if (syn->nkids > 2 && ck->c->opt->debug_output) {
+        Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(syn->nkids + 1));
+        if (!kids) return;
+        kids[0] = sym_node(cx, syn, "r-t-output");
+        Node *tag = syn_string(ck->a, syn->loc, ":Err", 4);
+        kids[1] = tag;
+        for (int i = 2; i < syn->nkids; i++) kids[i] = syn->kids[i];
+        Node *log = syn_list(ck->a, syn->loc, kids, syn->nkids);
+        log->origin = syn->origin;
+        Dest dd = {D_DISCARD, NULL, NULL};
+        form_to(cx, log, &dd);
+    }
+    return_err(cx, syn);
+}
+
+/* (let-maybe ((V MAYBE-EXPR)...) BODY... [:Err ERR-BODY...]): bind each
+ * value when its maybe succeeded; the first failure skips the rest and runs
+ * ERR-BODY, or, without :Err, makes the enclosing maybe function fail. */
+static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    if (syn->nkids < 3 || !syn_is_list(syn->kids[1])) {
+        diag_error_at(ck->d, syn, "E0393", "expected (let-maybe ((var maybe-expr)...) body... [:Err body...])");
+        return;
+    }
+    int err_at = -1;
+    for (int i = 2; i < syn->nkids; i++)
+        if (syn_is_kw(syn->kids[i], "err")) err_at = i;
+    Type *rt = cx->fn->ret;
+    if (err_at < 0 && !(rt->kind == TY_TUPLE && rt->maybe)) {
+        diag_error_at(ck->d, syn, "E0394",
+                      "let-maybe without an :Err clause passes the failure on, but `%s` does not return (maybe ...); add :Err and a fallback",
+                      cx->fn->name);
+        return;
+    }
+    Node *bl = syn->kids[1];
+    Node *saved = cx->block;
+    Node *blk = new_block(cx, syn);
+    cx->block = blk;
+    scope_push(cx);
+    Sym *ok = new_temp(cx, syn, "ok", &ty_bool);
+    if (!ok) return;
+    Node *okd = ck_node(cx, N_C_DECL, syn, &ty_bool);
+    okd->sym = ok;
+    okd->kids = arena_alloc(ck->a, sizeof(Node *));
+    if (!okd->kids) return;
+    okd->kids[0] = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
+    okd->kids[0]->ival = 1;
+    okd->nkids = 1;
+    emit_stmt(cx, okd);
+    Sym **vars = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(bl->nkids + 1));
+    if (!vars) return;
+    for (int i = 0; i < bl->nkids; i++) {
+        Node *b = bl->kids[i];
+        if (b->kind != N_LIST || b->nkids != 2 || b->kids[0]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, b, "E0393", "expected a binding (var maybe-expr), found `%s`", syn_to_string(ck->a, b, 40));
+            goto done;
+        }
+        /* the call runs only while every earlier maybe succeeded */
+        Node *cur = cx->block;
+        Node *guard = NULL;
+        if (i > 0) {
+            guard = new_block(cx, b);
+            cx->block = guard;
+        }
+        Node *vals[2];
+        if (!mv_values(cx, b->kids[1], 2, vals, 1)) goto done;
+        Node *call = vals[0];
+        Type *ct = NULL;
+        for (Node *c = call; c; c = NULL) ct = c->ty;
+        (void)ct;
+        /* the variable must outlive the guard: declare it in the outer block */
+        Sym *v = new_local(cx, b->kids[0], b->kids[0]->name, vals[1]->ty);
+        if (!v) goto done;
+        Node *vd = ck_node(cx, N_C_DECL, b, v->ty);
+        vd->sym = v;
+        block_add(cx, cur, vd);
+        Node *set_ok = ck_node(cx, N_C_ASSIGN, b, &ty_bool);
+        set_ok->op = OP_SET;
+        set_ok->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
+        Node *set_v = ck_node(cx, N_C_ASSIGN, b, v->ty);
+        set_v->op = OP_SET;
+        set_v->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
+        if (!set_ok->kids || !set_v->kids) goto done;
+        set_ok->kids[0] = var_ref(cx, b, ok);
+        set_ok->kids[1] = call;
+        set_ok->nkids = 2;
+        set_v->kids[0] = var_ref(cx, b, v);
+        set_v->kids[1] = vals[1];
+        set_v->nkids = 2;
+        Node *e1 = ck_node(cx, N_C_EXPR, b, &ty_void), *e2 = ck_node(cx, N_C_EXPR, b, &ty_void);
+        e1->kids = arena_alloc(ck->a, sizeof(Node *));
+        e2->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (!e1->kids || !e2->kids) goto done;
+        e1->kids[0] = set_ok;
+        e1->nkids = 1;
+        e2->kids[0] = set_v;
+        e2->nkids = 1;
+        emit_stmt(cx, e1);
+        emit_stmt(cx, e2);
+        if (guard) {
+            cx->block = cur;
+            Node *ifn = ck_node(cx, N_C_IF, b, &ty_void);
+            ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
+            if (!ifn->kids) goto done;
+            ifn->kids[0] = var_ref(cx, b, ok);
+            ifn->kids[1] = guard;
+            ifn->kids[2] = NULL;
+            ifn->nkids = 3;
+            emit_stmt(cx, ifn);
+        }
+        vars[i] = v;
+        scope_add(cx, v);
+    }
+    {
+        Node *then_b = new_block(cx, syn), *else_b = new_block(cx, syn);
+        Node *outer = cx->block;
+        int body_end = err_at < 0 ? syn->nkids : err_at;
+        cx->block = then_b;
+        body_to(cx, syn->kids + 2, body_end - 2, d);
+        cx->block = else_b;
+        scope_pop(cx);
+        if (err_at >= 0) body_to(cx, syn->kids + err_at + 1, syn->nkids - err_at - 1, d);
+        else return_err(cx, syn);
+        scope_push(cx);
+        cx->block = outer;
+        Node *ifn = ck_node(cx, N_C_IF, syn, &ty_void);
+        ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
+        if (!ifn->kids) goto done;
+        ifn->kids[0] = var_ref(cx, syn, ok);
+        ifn->kids[1] = then_b;
+        ifn->kids[2] = else_b;
+        ifn->nkids = 3;
+        emit_stmt(cx, ifn);
+    }
+done:
+    scope_pop(cx);
+    cx->block = saved;
+    emit_stmt(cx, blk);
+}
+
 void form_to(Ctx *cx, Node *syn, Dest *d) {
     const Node *saved = cx->body_owner;
     cx->body_owner = syn;
@@ -1051,12 +1278,22 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "return")) return form_return(cx, syn);
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
+        if (!strcmp(h, "result")) return form_result(cx, syn);
+        if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
         if (!strcmp(h, "declare")) {
             diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
             return;
         }
     }
-    if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE) {
+    int plain_maybe_value = 0;
+    if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE && cx->fn->ret->maybe) {
+        /* a maybe function ending in a plain value returns it as :OK; a call
+           to another maybe function passes its result on */
+        FuncDef *callee = h ? func_lookup(cx->ck, h) : NULL;
+        if (callee) resolve_signature(cx->ck, callee);
+        plain_maybe_value = !(callee && callee->ret && callee->ret->kind == TY_TUPLE);
+    }
+    if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE && !plain_maybe_value) {
         /* the last form of a multi-value function: pass its values on */
         int n = cx->fn->ret->nelems;
         Node *vals[16];

@@ -306,7 +306,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 /* ---- operands ---- */
 
 static int is_statement_head(const char *h) {
-    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "return", NULL};
+    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "return", "result", "let-maybe", NULL};
     for (int i = 0; stm[i]; i++)
         if (!strcmp(stm[i], h)) return 1;
     return 0;
@@ -1616,6 +1616,34 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }
 
+/* (%zero): a zero of the type the context wants (maybe error values) */
+static Node *b_zero(Ctx *cx, Node *syn, Type *want) {
+    if (want && want->kind == TY_ENUM) return int_lit(cx, syn, want->ed->values[0], want);
+    if (want && want->kind == TY_BOOL) return bool_lit(cx, syn, 0);
+    Node *z = int_lit(cx, syn, 0, want && ty_is_arith(want) ? want : ty_num(SC_INT));
+    z->op = LIT_FLEX_INT;
+    return z;
+}
+
+/* (or-else MAYBE-EXPR FALLBACK): the maybe's value, or FALLBACK when it
+ * failed (spec "Guard: or-else"). */
+static Node *b_or_else(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    Node *vals[2];
+    if (!mv_values(cx, syn->kids[1], 2, vals, 0)) return NULL;
+    Node *fb = expr(cx, syn->kids[2], vals[1]->ty);
+    if (fb) fb = coerce(cx, fb, vals[1]->ty, syn->kids[2], "or-else fallback");
+    if (!fb) return NULL;
+    Node *s = mk(cx, N_C_SELECT, syn, vals[1]->ty, 3);
+    if (!s) return NULL;
+    s->kids[0] = vals[0];
+    s->kids[1] = vals[1];
+    s->kids[2] = fb;
+    s->nkids = 3;
+    return s;
+}
+
 static Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     diag_error_at(D(cx), syn, "E0445", "bind make-vector with let: (let ((v (make-vector ...))) ...)");
@@ -1940,7 +1968,7 @@ static const Builtin builtins[] = {
     {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
     {"%extent", b_extent}, {"%pow2-below", b_pow2_below},
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
-    {"make-vector", b_make_vector},
+    {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
     {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
@@ -2225,7 +2253,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"make-vector-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},
-        {"let-maybe", "is not supported yet (maybe comes with the compile-time language milestone)"},
         {"c-t-assert", "is not supported yet (it comes with the compile-time language milestone)"},
         {"dotimes*", "is not supported yet (`*` variants need uniform values)"},
         {"if*", "is not supported yet (`*` variants need uniform values)"},

@@ -187,6 +187,29 @@ Type *type_expr(Checker *ck, Node *syn) {
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
     const char *h = syn_head(syn);
     if (h && !strcmp(h, "vector-type")) return vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && !strcmp(h, "maybe")) {
+        /* (maybe T...): a success flag and the values (spec "Maybe Type") */
+        Type *ts[17];
+        int n = 0;
+        ts[n++] = &ty_bool;
+        for (int i = 1; i < syn->nkids && n < 17; i++) {
+            Type *t = type_expr(ck, syn->kids[i]);
+            if (!t) return NULL;
+            if (!ty_is_arith(t) && t->kind != TY_ENUM && t->kind != TY_BOOL) {
+                diag_error_at(ck->d, syn->kids[i], "E0922", "(maybe ...) holds numbers, bools and enumeration values, found `%s`",
+                              ty_name(ck->a, t));
+                return NULL;
+            }
+            ts[n++] = t;
+        }
+        if (n < 2) {
+            diag_error_at(ck->d, syn, "E0922", "(maybe ...) needs at least one type");
+            return NULL;
+        }
+        Type *m = ty_tuple(ck->a, ts, n);
+        m->maybe = 1;
+        return m;
+    }
     if (h && !strcmp(h, "return-type-of")) {
         /* (return-type-of #'f): the declared return type of another function */
         Node *f = syn->nkids == 2 ? syn->kids[1] : NULL;

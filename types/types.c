@@ -158,7 +158,7 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_TUPLE:
-        if (a->nelems != b->nelems) return 0;
+        if (a->nelems != b->nelems || a->maybe != b->maybe) return 0;
         for (int i = 0; i < a->nelems; i++)
             if (!ty_equal(a->elems[i], b->elems[i])) return 0;
         return 1;
@@ -242,7 +242,9 @@ const char *ty_name(Arena *a, const Type *t) {
         return arena_printf(a, "%s)", s);
     }
     case TY_TUPLE: {
-        const char *s = "(values";
+        const char *s = t->maybe ? "(maybe" : "(values";
+        for (int i = t->maybe ? 1 : 0; t->maybe && i < t->nelems; i++) s = arena_printf(a, "%s %s", s, ty_name(a, t->elems[i]));
+        if (t->maybe) return arena_printf(a, "%s)", s);
         for (int i = 0; i < t->nelems; i++) s = arena_printf(a, "%s %s", s, ty_name(a, t->elems[i]));
         return arena_printf(a, "%s)", s);
     }

@@ -81,6 +81,7 @@ struct Type {
     /* TUPLE */
     Type **elems;
     int nelems;
+    int maybe;        /* (maybe T...): elems[0] is the bool success flag */
     /* STRUCT */
     StructDef *sd;
     /* ENUM */

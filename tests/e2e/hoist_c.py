@@ -229,6 +229,16 @@ def cpp_keyword_names():
 
 
 @case
+def edge_cases():
+    d, c_file = hoist(os.path.join(HOIST_TESTS, "edge_cases.crisp"), "edge_cases")
+    for compiler in COMPILERS:
+        compile_c(compiler, c_file, os.path.join(d, "demo-" + compiler.replace("+", "p")))
+    out, _ = run_demo(os.path.join(d, "demo-tcc"), d)
+    check("3D launch", "global 4 x 2 x 2, local 2 x 2 x 1" in out, out)
+    check("local size from a scalar", "global 64, local 32" in out, out)
+
+
+@case
 def two_hoists_in_one_program():
     # the shim is header-only (static inline): two hoists link into one program
     d1, c1 = hoist(program("vector_add"), "two-a")
