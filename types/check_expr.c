@@ -1936,6 +1936,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         c->kids[c->nkids++] = ad;
         if (extra && i - 1 < nextra) extra[i - 1] = var_ref(cx, syn, t);
     }
+    if (fn->ret->kind == TY_TUPLE && fn->ret->maybe && !extra) {
+        diag_error_at(ck->d, syn, "E0395", "`%s` is a %s: bind it with let-maybe, or give a fallback with or-else",
+                      syn_to_string(ck->a, syn, 40), tname(cx, fn->ret));
+        return NULL;
+    }
     if (fn->ret->kind == TY_TUPLE && !extra) c->ty = fn->ret->elems[0];
     return c;
 }
