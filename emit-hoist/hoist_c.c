@@ -2,7 +2,9 @@
  * ("Hoisting Code" in the spec), printed from the kernel ABI (abi.h).
  *
  * The generated file is plain C99 that is also valid C++ and compiles
- * warning-free with gcc/g++ -Wall -Wextra and TinyCC.  It has, per kernel:
+ * warning-free with gcc/g++ -Wall -Wextra and TinyCC.  It has the
+ * def-structs the arguments use (host structs with the std140 layout of the
+ * .cl, padding spelled out) and, per kernel:
  *
  *   KERNEL_args         one field per OpenCL argument, in the kernel's order
  *   KERNEL_launch_size  the global/local sizes the kernel declares

@@ -1464,6 +1464,20 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     return fd;
 }
 
+/* A template instance: collected like a hand-written definition; function
+ * instances join the overloads of their name. */
+FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
+    FuncDef *fd = collect_func(ck, form, kind);
+    if (!fd) return NULL;
+    if (kind != FN_KERNEL) {
+        fd->cname_base = cname_base;
+        fd->overloaded = 1;
+        fd->is_instance = 1;
+    }
+    resolve_signature(ck, fd);
+    return fd->bad ? NULL : fd;
+}
+
 static Node *const_value(Checker *ck, Sym *s);
 
 static void collect_const(Checker *ck, Node *form) {
@@ -2055,6 +2069,10 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
     else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
     else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
+    else if (!strcmp(h, "with-template-type")) template_collect(ck, f);
+    else if (!strncmp(h, "gen-", 4)) {
+        /* instantiated once every definition is known (check_program) */
+    }
     else if (!strcmp(h, "def-kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
         if (fd) fd->exact = 1;
@@ -2093,7 +2111,7 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (!strcmp(h, "with-template-type") ||
+    } else if (
                !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
                !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
@@ -2117,6 +2135,11 @@ Program *check_program(Crisp *c, Forms forms) {
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(&ck, s);
         else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
     }
+    /* (gen-NAME ...) forms, now that every template and type is known */
+    for (int i = 0; i < forms.n && !c->diag.fatal; i++) {
+        const char *h = syn_head(forms.v[i]);
+        if (h && !strncmp(h, "gen-", 4)) template_gen(&ck, forms.v[i]);
+    }
     for (int i = 0; i < ck.nfuncs; i++) resolve_signature(&ck, ck.funcs[i]);
     /* overloads: no two with the same parameter types; C names that say
        which instance is which (distance_point, distance_coordinate) */
@@ -2124,12 +2147,13 @@ Program *check_program(Crisp *c, Forms forms) {
         FuncDef *a = ck.funcs[i];
         if (!a->overloaded || a->bad) continue;
         const char *base = mangle(ck.a, a->name);
-        for (int k = 0; k < a->nparams; k++) {
+        if (a->is_instance) base = NULL;
+        for (int k = 0; base && k < a->nparams; k++) {
             Type *t = a->params[k].ty;
             base = arena_printf(ck.a, "%s_%s", base,
                                 t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck.a, "%svec", ty_cname(t->elem)) : "vec") : ty_cname(t));
         }
-        a->cname_base = base;
+        if (base) a->cname_base = base;
         for (int j = 0; j < i; j++) {
             FuncDef *b = ck.funcs[j];
             if (b->bad || b->kind == FN_KERNEL || strcmp(a->key, b->key) || a->nparams != b->nparams) continue;

@@ -753,7 +753,7 @@ int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
         if (n > 1) out[1] = r;
         return 1;
     }
-    if (h && func_lookup(cx->ck, h)) {
+    if (h && (func_lookup(cx->ck, h) || template_lookup(cx->ck, h))) {
         Node *extra[16] = {0};
         Node *call = user_call(cx, syn, NULL, extra, n - 1);
         if (!call) return 0;
@@ -1841,9 +1841,9 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     int n = syn->nkids - 1;
     FuncDef *cands[64];
     int nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
-    FuncDef *fd = cands[0];
+    int templated = template_lookup(ck, syn->kids[0]->key) != NULL;
     Node **pre = NULL; /* arguments checked once, to choose an overload */
-    if (nc > 1) {
+    if (nc > 1 || templated) {
         pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
         if (!pre) return NULL;
         for (int i = 0; i < n; i++) {
@@ -1851,6 +1851,21 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             if (!pre[i]) return NULL;
             if (pre[i]->ty->kind == TY_TUPLE) pre[i]->ty = pre[i]->ty->elems[0];
         }
+    }
+    if (templated) {
+        /* a templated function: the instance for these argument types
+           joins the overloads (spec "Template Types") */
+        int errs = ck->d->errors;
+        FuncDef *inst = template_for_call(ck, syn->kids[0]->key, syn, pre, n);
+        if (!inst && ck->d->errors > errs) return NULL;
+        nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
+    }
+    if (nc == 0) {
+        diag_error_at(ck->d, syn, "E0494", "unknown function `%s`", syn->kids[0]->name);
+        return NULL;
+    }
+    FuncDef *fd = cands[0];
+    if (nc > 1 || (templated && pre)) {
         fd = choose_overload(cx, syn, cands, nc, pre, n);
         if (!fd) return NULL;
     }
@@ -2236,7 +2251,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         if (!strcmp(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
     if (is_swizzle_name(h)) return b_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
-    if (func_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
     for (int i = 0; i < cx->ck->nfuncs; i++)
         if (cx->ck->funcs[i]->kind == FN_KERNEL && !strcmp(cx->ck->funcs[i]->name, head->name)) {
             diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);

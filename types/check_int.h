@@ -10,6 +10,7 @@
 #include "check.h"
 
 typedef struct FuncDef FuncDef;
+typedef struct Template Template;
 
 typedef struct Scope {
     struct Scope *up;
@@ -46,6 +47,7 @@ struct FuncDef {
     int called;
     int exact;               /* def-kernel-exact */
     int overloaded;          /* shares its name with other definitions */
+    int is_instance;         /* made from a template */
     const char *cname_base;
 };
 
@@ -62,6 +64,8 @@ typedef struct Checker {
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
     int allow_voidp;         /* resolving a def-kernel-exact signature */
+    Template **templates;    /* with-template-type definitions */
+    int ntemplates, captemplates;
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -143,6 +147,14 @@ Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
 
 void enum_collect(Checker *ck, Node *form);
 Node *enum_value(Ctx *cx, Node *kw, Type *want);
+
+/* ---- templates.c ---- */
+void template_collect(Checker *ck, Node *form);
+void template_gen(Checker *ck, Node *form);
+Type *template_type(Checker *ck, Node *syn);
+Template *template_lookup(Checker *ck, const char *key);
+FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
+FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);

@@ -187,6 +187,10 @@ Type *type_expr(Checker *ck, Node *syn) {
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
     const char *h = syn_head(syn);
     if (h && !strcmp(h, "vector-type")) return vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
+        Type *t = template_type(ck, syn);
+        return t && t->kind != TY_VOID ? t : NULL;
+    }
     if (h && !strcmp(h, "maybe")) {
         /* (maybe T...): a success flag and the values (spec "Maybe Type") */
         Type *ts[17];

@@ -1,0 +1,30 @@
+"""tests/e2e/templates.crisp: templates, instantiation, constraints."""
+from crisptest import *
+
+prog = compile("tests/e2e/templates.crisp")
+
+
+@case
+def generated_kernels():
+    names = [k["name"] for k in prog.meta["kernels"]]
+    check("only gen- instances of the templated kernel", "happy_stance" not in names
+          and "happy_stance_f" in names and "happy_stance_i" in names, str(names))
+    f = np.arange(5, dtype=np.float32)
+    prog.run("happy_stance_f", f)
+    assert_equal(f, np.arange(5, dtype=np.float32) * 2)
+    i = np.arange(5, dtype=np.int32)
+    prog.run("happy_stance_i", i)
+    assert_equal(i, np.arange(5, dtype=np.int32) * 2)
+
+
+@case
+def implicit_instantiation_and_type_constructors():
+    p = np.zeros(1, struct_dtype(prog.meta, "point_float"))
+    p["x"] = 1.0
+    ints = np.zeros(7, np.int32)
+    out = np.zeros(5, np.float64)
+    prog.run("use_templates", p, ints, out)
+    assert_equal(p["x"][0], 2.5)
+    assert_equal(out.tolist(), [5.0, 2.25, 1.5, -1.0, 7.0])
+    for name in ["addTwo_float", "addTwo_int", "addTwo_double", "halve_float", "div_safe_int"]:
+        check(name, name + "(" in prog.source)

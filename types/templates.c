@@ -1,0 +1,477 @@
+/* templates.c - with-template-type: generic functions, kernels, structs and
+ * type aliases (spec "Template Types", "XXXX-type", "gen-XXXX", "type
+ * constraints").
+ *
+ * A template is kept as syntax.  An instance is the same definition with
+ * the template parameters replaced by concrete types (or values), checked
+ * like any hand-written definition: a function instance joins the
+ * overloads of its name, so ordinary overload resolution picks it.
+ * Instances are made by
+ *   - a call to a templated function: the parameters are deduced from the
+ *     exact argument types (no promotion during deduction);
+ *   - (gen-NAME ARGS...) at top level (kernels: (gen-NAME ARGS... "c_name"));
+ *   - (NAME-type ARGS...) in a type position (structs and def-type).
+ * Constraints (declare (type-is T #'pred)) are checked for every instance. */
+#include <string.h>
+
+#include "check_int.h"
+
+typedef struct TmplInst {
+    Type **args;
+    Node **vals;
+    int nargs;
+    FuncDef *fd;          /* function instances */
+    Type *ty;             /* struct / alias instances */
+} TmplInst;
+
+struct Template {
+    const char *name, *key;
+    Node *form;           /* the wrapped def-... form */
+    const char *kind;     /* "def-function", "def-kernel", "def-struct", ... */
+    Node **params;        /* parameter symbols */
+    Node **defaults;      /* &optional defaults (syntax) or NULL */
+    int nparams, nrequired;
+    Node **constraints;   /* (type-is T #'pred) / (value-is P #'pred) */
+    int nconstraints;
+    TmplInst **insts;
+    int ninsts, capinsts;
+    int counter;
+};
+
+static Diag *D(Checker *ck) {
+    return ck->d;
+}
+
+Template *template_lookup(Checker *ck, const char *key) {
+    for (int i = 0; i < ck->ntemplates; i++)
+        if (!strcmp(ck->templates[i]->key, key)) return ck->templates[i];
+    return NULL;
+}
+
+/* (with-template-type (T U &optional (M 0)) [(declare (type-is T #'p)...)] DEF...) */
+void template_collect(Checker *ck, Node *form) {
+    if (form->nkids < 3 || !syn_is_list(form->kids[1])) {
+        diag_error_at(D(ck), form, "E1001", "expected (with-template-type (T ...) (def-... ))");
+        return;
+    }
+    Node *pl = form->kids[1];
+    Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(pl->nkids + 1));
+    Node **defs = arena_alloc(ck->a, sizeof(Node *) * (size_t)(pl->nkids + 1));
+    if (!params || !defs) return;
+    int np = 0, nreq = 0, optional = 0;
+    for (int i = 0; i < pl->nkids; i++) {
+        Node *p = pl->kids[i];
+        if (syn_is_sym(p, "&optional") || syn_is_sym(p, "&key")) {
+            optional = 1;
+            continue;
+        }
+        Node *d = NULL;
+        if (optional && p->kind == N_LIST && p->nkids == 2 && p->kids[0]->kind == N_SYMBOL) {
+            d = p->kids[1];
+            p = p->kids[0];
+        }
+        if (p->kind != N_SYMBOL || p->ann) {
+            diag_error_at(D(ck), p, "E1002", "a template parameter is a name, found `%s`", syn_to_string(ck->a, p, 30));
+            return;
+        }
+        params[np] = p;
+        defs[np++] = d;
+        if (!optional) nreq++;
+    }
+    int i = 2;
+    Node **cons = NULL;
+    int ncons = 0, capcons = 0;
+    for (; i < form->nkids && syn_is_form(form->kids[i], "declare"); i++) {
+        Node *d = form->kids[i];
+        for (int j = 1; j < d->nkids; j++) {
+            Node *c = d->kids[j];
+            if ((syn_is_form(c, "type-is") || syn_is_form(c, "value-is")) && c->nkids >= 3)
+                ck_push(ck->a, (void ***)&cons, &ncons, &capcons, c);
+            else
+                diag_error_at(D(ck), c, "E1003", "expected (type-is T #'predicate) or (value-is P #'predicate), found `%s`",
+                              syn_to_string(ck->a, c, 40));
+        }
+    }
+    for (; i < form->nkids; i++) {
+        Node *def = form->kids[i];
+        const char *h = syn_head(def);
+        if (!h || !(!strcmp(h, "def-function") || !strcmp(h, "def-grid-function") || !strcmp(h, "def-kernel") ||
+                    !strcmp(h, "def-struct") || !strcmp(h, "def-type"))) {
+            diag_error_at(D(ck), def, "E1004",
+                          "with-template-type wraps def-function, def-grid-function, def-kernel, def-struct or def-type, found `%s`",
+                          syn_to_string(ck->a, def, 30));
+            continue;
+        }
+        if (def->nkids < 3 || def->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(D(ck), def, "E1004", "malformed templated `%s`", h);
+            continue;
+        }
+        Template *t = arena_alloc(ck->a, sizeof *t);
+        if (!t) return;
+        t->name = def->kids[1]->name;
+        t->key = !strcmp(h, "def-kernel") ? def->kids[1]->name : def->kids[1]->key;
+        t->form = def;
+        t->kind = h;
+        t->params = params;
+        t->defaults = defs;
+        t->nparams = np;
+        t->nrequired = nreq;
+        t->constraints = cons;
+        t->nconstraints = ncons;
+        ck_push(ck->a, (void ***)&ck->templates, &ck->ntemplates, &ck->captemplates, t);
+    }
+}
+
+/* A symbol naming a concrete type, for substitution into syntax. */
+static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
+    if (t->kind == TY_STRUCT) return syn_symbol(ck->a, loc, t->sd->name);
+    if (t->kind == TY_ENUM) return syn_symbol(ck->a, loc, t->ed->name);
+    if (t->kind == TY_NUM || t->kind == TY_HWVEC || t->kind == TY_BOOL || t->kind == TY_VOID)
+        return syn_symbol(ck->a, loc, ty_name(ck->a, t));
+    /* an unnamed type (a vector type): a hidden alias */
+    Sym *s = arena_alloc(ck->a, sizeof *s);
+    if (!s) return syn_symbol(ck->a, loc, "nil");
+    s->kind = SYM_TYPE;
+    s->name = arena_printf(ck->a, "%%type%d", ck->globals.n);
+    s->key = s->name;
+    s->ty = t;
+    ck_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
+    return syn_symbol(ck->a, loc, s->name);
+}
+
+static Node *subst(Checker *ck, Node *syn, Template *t, Node **repl) {
+    if (!syn) return syn;
+    if (syn->kind == N_SYMBOL) {
+        for (int i = 0; i < t->nparams; i++)
+            if (!strcmp(t->params[i]->key, syn->key)) {
+                if (!syn->ann) return repl[i];
+            }
+        if (syn->ann) {
+            Node *c = syn_copy(ck->a, syn);
+            c->ann = subst(ck, syn->ann, t, repl);
+            return c;
+        }
+        return syn;
+    }
+    if (syn->kind != N_LIST && syn->kind != N_VECLIT && syn->kind != N_HWVEC) return syn;
+    Node *c = syn_copy(ck->a, syn);
+    for (int i = 0; i < c->nkids; i++) c->kids[i] = subst(ck, c->kids[i], t, repl);
+    return c;
+}
+
+static const char *arg_text(Checker *ck, Type *ty, Node *val) {
+    if (ty) return ty_name(ck->a, ty);
+    return syn_to_string(ck->a, val, 30);
+}
+
+static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
+    if (ty) {
+        if (ty->kind == TY_VECTOR) return ty->elem ? arena_printf(ck->a, "%svec", ty_cname(ty->elem)) : "vec";
+        return ty_cname(ty);
+    }
+    return mangle(ck->a, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
+}
+
+/* Built-in type constraints (spec "type constraints"). */
+static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val, int *known) {
+    *known = 1;
+    if (ty) {
+        if (!strcmp(pred, "is-numeric?") || !strcmp(pred, "is-scalar?")) return ty->kind == TY_NUM;
+        if (!strcmp(pred, "is-hardware-vector?")) return ty->kind == TY_HWVEC;
+        if (!strcmp(pred, "is-integer?")) return ty_is_int(ty);
+        if (!strcmp(pred, "is-floating-point?")) return ty_is_float(ty);
+        if (!strcmp(pred, "is-orderable?")) return ty->kind == TY_NUM;
+        if (!strcmp(pred, "is-signed?")) return ty->kind == TY_NUM && ty_category(ty) != CAT_UNSIGNED;
+        size_t n = strlen(pred);
+        if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?') {
+            const char *tn = arena_strndup(ck->a, pred + 3, n - 4);
+            if (ty->kind == TY_STRUCT) return !strcmp(syn_lower(ck->a, ty->sd->name), tn);
+            if (ty->kind == TY_ENUM) return !strcmp(syn_lower(ck->a, ty->ed->name), tn);
+            Sym *s = global_lookup(ck, tn);
+            if (s && s->kind == SYM_TYPE) return 0;
+        }
+    } else if (val) {
+        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && as_keyword(val->key) != AS_NONE;
+        size_t n = strlen(pred);
+        if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
+            Sym *s = global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
+            if (s && s->ty && s->ty->kind == TY_ENUM) {
+                for (int i = 0; i < s->ty->ed->nkeys; i++)
+                    if (!strcmp(s->ty->ed->keys[i], val->key)) return 1;
+                return 0;
+            }
+        }
+    }
+    *known = 0;
+    return 0;
+}
+
+static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals, const Node *at) {
+    for (int i = 0; i < t->nconstraints; i++) {
+        Node *c = t->constraints[i];
+        int is_type = syn_is_form(c, "type-is");
+        Node *pn = c->kids[1];
+        Node *pred = c->kids[2];
+        if (syn_is_form(pred, "function") && pred->nkids == 2) pred = pred->kids[1];
+        int k = -1;
+        for (int j = 0; j < t->nparams; j++)
+            if (pn->kind == N_SYMBOL && !strcmp(t->params[j]->key, pn->key)) k = j;
+        if (k < 0 || pred->kind != N_SYMBOL) {
+            diag_error_at(D(ck), c, "E1005", "`%s` names no template parameter of `%s`", syn_to_string(ck->a, c, 40), t->name);
+            return 0;
+        }
+        if (is_type && !args[k]) {
+            diag_error_at(D(ck), at, "E1006", "`%s` expects a type for `%s`, found the value `%s`", t->name, pn->name,
+                          syn_to_string(ck->a, vals[k], 30));
+            return 0;
+        }
+        if (!is_type && args[k]) {
+            diag_error_at(D(ck), at, "E1006", "`%s` expects a value for `%s` (value-is), found the type `%s`", t->name, pn->name,
+                          ty_name(ck->a, args[k]));
+            return 0;
+        }
+        int known;
+        int ok = builtin_constraint(ck, pred->key, args[k], vals[k], &known);
+        if (!known) {
+            diag_error_at(D(ck), pred, "E1007", "unknown type constraint `%s`", pred->name);
+            return 0;
+        }
+        if (!ok) {
+            diag_error_at(D(ck), at, "E1008", "`%s` with %s = %s violates the constraint (%s %s #'%s)", t->name, pn->name,
+                          arg_text(ck, args[k], vals[k]), is_type ? "type-is" : "value-is", pn->name, pred->name);
+            diag_note(D(ck), c->loc, "the constraint is declared here");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int same_args(TmplInst *in, Type **args, Node **vals, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!!in->args[i] != !!args[i]) return 0;
+        if (args[i] && !ty_equal(in->args[i], args[i])) return 0;
+        if (!args[i] && strcmp(in->vals[i]->key ? in->vals[i]->key : "", vals[i]->key ? vals[i]->key : "")) return 0;
+    }
+    return 1;
+}
+
+/* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
+static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
+    for (int i = 0; i < t->ninsts; i++)
+        if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i];
+    if (!check_constraints(ck, t, args, vals, at)) return NULL;
+    Node **repl = arena_alloc(ck->a, sizeof(Node *) * (size_t)t->nparams);
+    if (!repl) return NULL;
+    const char *suffix = "";
+    for (int i = 0; i < t->nparams; i++) {
+        repl[i] = args[i] ? type_name_node(ck, args[i], at->loc) : vals[i];
+        suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
+    }
+    Node *form = subst(ck, t->form, t, repl);
+    form = syn_copy(ck->a, form);
+    TmplInst *in = arena_alloc(ck->a, sizeof *in);
+    if (!in) return NULL;
+    in->args = args;
+    in->vals = vals;
+    in->nargs = t->nparams;
+    const char *h = t->kind;
+    if (!strcmp(h, "def-kernel")) {
+        if (!kernel_name) {
+            diag_error_at(D(ck), at, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
+            return NULL;
+        }
+        form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, kernel_name);
+        in->fd = collect_instance(ck, form, FN_KERNEL, kernel_name);
+        if (!in->fd) return NULL;
+    } else if (!strcmp(h, "def-struct")) {
+        const char *iname = arena_printf(ck->a, "%s%s", t->name, suffix);
+        form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, iname);
+        struct_collect(ck, form);
+        Sym *sym = global_lookup(ck, syn_lower(ck->a, iname));
+        if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !struct_resolve(ck, sym->ty->sd)) return NULL;
+        in->ty = sym->ty;
+    } else if (!strcmp(h, "def-type")) {
+        in->ty = type_expr(ck, form->kids[2]);
+        if (!in->ty) return NULL;
+    } else {
+        in->fd = collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
+                                  arena_printf(ck->a, "%s%s", mangle(ck->a, t->name), suffix));
+        if (!in->fd) return NULL;
+    }
+    ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+    return in;
+}
+
+/* The template arguments ARGS of (gen-NAME ARGS...) or (NAME-type ARGS...):
+ * a type for each type parameter, a value (keyword, number) otherwise. */
+static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***args, Node ***vals, const Node *at) {
+    if (n < t->nrequired || n > t->nparams) {
+        diag_error_at(D(ck), at, "E1010", "`%s` takes %d%s template argument%s, found %d", t->name, t->nrequired,
+                      t->nparams > t->nrequired ? arena_printf(ck->a, " to %d", t->nparams) : "", t->nparams == 1 ? "" : "s", n);
+        return 0;
+    }
+    *args = arena_alloc(ck->a, sizeof(Type *) * (size_t)(t->nparams + 1));
+    *vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
+    if (!*args || !*vals) return 0;
+    for (int i = 0; i < t->nparams; i++) {
+        Node *g = i < n ? given[i] : t->defaults[i];
+        if (!g) {
+            diag_error_at(D(ck), at, "E1010", "`%s` needs a value for template parameter `%s`", t->name, t->params[i]->name);
+            return 0;
+        }
+        if (syn_is_nil(g)) {
+            diag_error_at(D(ck), g, "E1011", "an incomplete type (nil) cannot be instantiated with gen-%s", t->name);
+            return 0;
+        }
+        int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (global_lookup(ck, g->key) &&
+                                                                           global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
+                      (g->kind == N_LIST && syn_head(g));
+        if (is_type) {
+            (*args)[i] = type_expr(ck, g);
+            if (!(*args)[i]) return 0;
+        } else {
+            (*vals)[i] = g;
+        }
+    }
+    return 1;
+}
+
+/* (gen-NAME ARGS... ["kernel_name"]) at top level. */
+void template_gen(Checker *ck, Node *form) {
+    const char *h = syn_head(form);
+    Template *t = template_lookup(ck, h + 4);
+    if (!t) {
+        /* kernel templates are keyed by their exact name */
+        for (int i = 0; i < ck->ntemplates && !t; i++)
+            if (!strcmp(ck->templates[i]->kind, "def-kernel") && !strcmp(syn_lower(ck->a, ck->templates[i]->name), h + 4))
+                t = ck->templates[i];
+    }
+    if (!t) {
+        diag_error_at(D(ck), form, "E1012", "`%s`: there is no templated definition named `%s`", form->kids[0]->name, form->kids[0]->name + 4);
+        return;
+    }
+    int n = form->nkids - 1;
+    const char *kname = NULL;
+    if (!strcmp(t->kind, "def-kernel")) {
+        if (n < 1 || form->kids[form->nkids - 1]->kind != N_STRING) {
+            diag_error_at(D(ck), form, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
+            return;
+        }
+        kname = form->kids[form->nkids - 1]->name;
+        n--;
+    }
+    Type **args;
+    Node **vals;
+    if (!template_args(ck, t, form->kids + 1, n, &args, &vals, form)) return;
+    instance(ck, t, args, vals, form, kname);
+}
+
+/* (NAME-type ARGS...) in a type position. */
+Type *template_type(Checker *ck, Node *syn) {
+    const char *h = syn_head(syn);
+    size_t n = strlen(h);
+    Template *t = template_lookup(ck, arena_strndup(ck->a, h, n - 5));
+    if (!t || (strcmp(t->kind, "def-struct") && strcmp(t->kind, "def-type"))) return NULL;
+    Type **args;
+    Node **vals;
+    if (!template_args(ck, t, syn->kids + 1, syn->nkids - 1, &args, &vals, syn)) return &ty_void;
+    TmplInst *in = instance(ck, t, args, vals, syn, NULL);
+    return in ? in->ty : &ty_void;
+}
+
+/* Deduce T from one parameter type syntax and an argument type. */
+static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, int *conflict) {
+    if (!psyn || !at) return;
+    if (psyn->kind == N_SYMBOL) {
+        for (int i = 0; i < t->nparams; i++)
+            if (!strcmp(t->params[i]->key, psyn->key)) {
+                if (args[i] && !ty_equal(args[i], at)) *conflict = i + 1;
+                else args[i] = at;
+            }
+        return;
+    }
+    if (syn_is_form(psyn, "vector-type") && at->kind == TY_VECTOR && at->elem && psyn->nkids > 1)
+        deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
+    (void)ck;
+}
+
+/* The parameter type syntax of a templated function's i-th parameter. */
+static Node *param_type_syntax(Template *t, int i) {
+    Node *pl = t->form->kids[2];
+    int k = -1;
+    Node *name = NULL;
+    for (int j = 0; j < pl->nkids; j++) {
+        Node *p = pl->kids[j];
+        if (p->kind == N_SYMBOL && p->key[0] == '&') continue;
+        if (p->kind == N_LIST && p->nkids == 2) p = p->kids[0];
+        if (++k == i) name = p;
+    }
+    if (!name) return NULL;
+    if (name->ann) return name->ann;
+    for (int j = 3; j < t->form->nkids && syn_is_form(t->form->kids[j], "declare"); j++) {
+        Node *d = t->form->kids[j];
+        for (int m = 1; m < d->nkids; m++) {
+            Node *e = d->kids[m];
+            if (syn_is_form(e, "type") && e->nkids >= 3)
+                for (int q = 1; q < e->nkids - 1; q++)
+                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, name->key)) return e->kids[e->nkids - 1];
+            Node *sig = e->kind == N_VECLIT ? e : syn_is_form(e, "function") && e->nkids == 2 ? e->kids[1] : NULL;
+            if (sig) {
+                int pos = -1;
+                for (int q = 0; q < sig->nkids; q++) {
+                    Node *x = sig->kids[q];
+                    if (syn_is_sym(x, "=>") || syn_is_sym(x, "->")) break;
+                    if (x->kind == N_SYMBOL && x->key[0] == '&') continue;
+                    if (++pos == i) return x;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The instance of templated function `key` for a call with checked
+ * arguments ARGV, or NULL (with a diagnostic when deduction fails). */
+FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n) {
+    Template *t = template_lookup(ck, key);
+    if (!t || (strcmp(t->kind, "def-function") && strcmp(t->kind, "def-grid-function"))) return NULL;
+    Type **args = arena_alloc(ck->a, sizeof(Type *) * (size_t)(t->nparams + 1));
+    Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
+    if (!args || !vals) return NULL;
+    int conflict = 0;
+    /* typed arguments first, then literals at their default type */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            int flex = argv[i]->op && (argv[i]->kind == N_C_INTLIT || argv[i]->kind == N_C_FLOATLIT);
+            if (flex != pass) continue;
+            if (flex) {
+                /* a literal only decides a parameter nothing else decided */
+                Type *tmp[32] = {0};
+                int c2 = 0;
+                if (t->nparams > 32) continue;
+                deduce(ck, t, param_type_syntax(t, i), argv[i]->ty, tmp, &c2);
+                for (int k = 0; k < t->nparams; k++)
+                    if (tmp[k] && !args[k]) args[k] = tmp[k];
+                continue;
+            }
+            deduce(ck, t, param_type_syntax(t, i), argv[i]->ty, args, &conflict);
+        }
+    if (conflict) {
+        diag_error_at(D(ck), call, "E1013",
+                      "`%s`: template parameter `%s` would have two different types (no promotion during deduction: convert an argument)",
+                      t->name, t->params[conflict - 1]->name);
+        return NULL;
+    }
+    for (int i = 0; i < t->nparams; i++)
+        if (!args[i]) {
+            if (t->defaults[i]) {
+                vals[i] = t->defaults[i];
+                continue;
+            }
+            diag_error_at(D(ck), call, "E1014", "cannot deduce template parameter `%s` of `%s` from the arguments; use (gen-%s ...)",
+                          t->params[i]->name, t->name, t->name);
+            return NULL;
+        }
+    TmplInst *in = instance(ck, t, args, vals, call, NULL);
+    return in ? in->fd : NULL;
+}
