@@ -535,7 +535,9 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "    %s s = {0};", sd->cname);
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
-            if (f->as_array) pr_line(p, "    vstore3(%s, 0, s.%s);", f->cname, f->cname);
+            if (f->as_array)
+                pr_line(p, "    s.%s[0] = %s.x; s.%s[1] = %s.y; s.%s[2] = %s.z;", f->cname, f->cname, f->cname, f->cname, f->cname,
+                        f->cname);
             else pr_line(p, "    s.%s = %s;", f->cname, f->cname);
         }
         pr_line(p, "    return s;");

@@ -1025,9 +1025,17 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
         if (!v) return NULL;
         Node *a;
         if (p->kind == N_C_MEMBER && p->op) {
-            /* a 3-component field is stored as T[3]: vstore3(v, 0, s.f) */
-            Node *args[3] = {v, int_lit(cx, syn, 0, ty_num(SC_UINT)), p};
-            a = call_n(cx, syn, &ty_void, "vstore3", args, 3);
+            /* a 3-component field is stored as T[3]: one store per component */
+            v = simple(cx, v, syn);
+            static const char *xyz[3] = {"x", "y", "z"};
+            a = NULL;
+            for (int k = 0; k < 3 && v; k++) {
+                Node *comp = mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
+                if (comp) comp->text = xyz[k];
+                a = mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, struct_component(cx, p, k), comp);
+                if (k < 2) emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, a));
+            }
+            if (!a) return NULL;
         } else {
             a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
         }

@@ -143,6 +143,7 @@ void struct_collect(Checker *ck, Node *form);
 int struct_resolve(Checker *ck, StructDef *sd);
 Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
 Node *struct_member_value(Ctx *cx, Node *m);
+Node *struct_component(Ctx *cx, Node *m, int k);
 Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
 
 void enum_collect(Checker *ck, Node *form);

@@ -174,16 +174,27 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
     return m;
 }
 
-/* A 3-vector field read: vload3(0, s.field). */
+/* Component k of a 3-vector field stored as T[3]: s.field[k]. */
+Node *struct_component(Ctx *cx, Node *m, int k) {
+    Node *x = ck_node(cx, N_C_INDEX, m, ty_num(m->ty->sc));
+    x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+    if (!x->kids) return NULL;
+    x->kids[0] = m;
+    x->kids[1] = int_lit(cx, m, k, ty_num(SC_INT));
+    x->nkids = 2;
+    return x;
+}
+
+/* A 3-vector field read: (float3)(s.f[0], s.f[1], s.f[2]).  (Plain
+ * component reads rather than vload3: portable, and tools such as oclgrind
+ * handle them.) */
 Node *struct_member_value(Ctx *cx, Node *m) {
     if (!m || !m->op) return m;
-    Node *c = ck_node(cx, N_C_CALL, m, m->ty);
-    c->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
+    Node *c = ck_node(cx, N_C_HWVEC, m, m->ty);
+    c->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);
     if (!c->kids) return NULL;
-    c->text = "vload3";
-    c->kids[0] = int_lit(cx, m, 0, ty_num(SC_UINT));
-    c->kids[1] = m;
-    c->nkids = 2;
+    for (int k = 0; k < 3; k++) c->kids[k] = struct_component(cx, m, k);
+    c->nkids = 3;
     return c;
 }
 

@@ -95,6 +95,15 @@ def run_demo(exe, cwd, env=None, under=None):
     return out, err
 
 
+# oclgrind 21.10's --uninitialized checker has two defects that only the
+# structs example reaches: it crashes (SIGSEGV) on a scalar * float3
+# product, and it reports the unused fourth lane of a float3 as an
+# "uninitialized value written" when one component is stored (reduced
+# reproducers in docs/hoisting-c.md).  That example runs with
+# --data-races only; every other example runs with both checks.
+NO_UNINITIALIZED = {"structs"}
+
+
 def oclgrind(exe, cwd):
     """Run a demo under oclgrind; any report in its log fails, and so does
     oclgrind crashing (named with the kernel it was running)."""
@@ -102,7 +111,8 @@ def oclgrind(exe, cwd):
     if os.path.exists(log):
         os.remove(log)
     # line-buffered, so the last kernel heading survives a crash
-    cmd = ["stdbuf", "-oL", "oclgrind", "--data-races", "--uninitialized", "--log", log, exe]
+    checks = ["--data-races"] + ([] if os.path.basename(cwd) in NO_UNINITIALIZED else ["--uninitialized"])
+    cmd = ["stdbuf", "-oL", "oclgrind"] + checks + ["--log", log, exe]
     status, out, err = sh(cmd, cwd=cwd, env={"CRISP_PLATFORM": "Oclgrind"})
     report = open(log).read() if os.path.exists(log) else ""
     if report.strip():
