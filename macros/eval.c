@@ -2334,6 +2334,41 @@ static Node *bi_file(Eval *ev, Node *form, Node **a, int n) {
 }
 
 /* ------------------------------------------------------------------------
+ * Builtin functions: macroexpand-1, macroexpand (mostly for c-t-output)
+ * ---------------------------------------------------------------------- */
+
+/* The macro FORM calls, or NULL.  FORM is program code, so `when` is the
+ * prelude macro here, not the compile-time special form. */
+static const Macro *macro_called(Eval *ev, const Node *form) {
+    if (form->kind != N_LIST || form->nkids == 0 || !is_sym(form->kids[0]) || form->kids[0]->ann)
+        return NULL;
+    return eval_find_macro(ev, form->kids[0]->key);
+}
+
+/* (macroexpand-1 FORM) - FORM expanded once when it is a macro call, else
+ * FORM */
+static Node *bi_macroexpand_1(Eval *ev, Node *form, Node **a, int n) {
+    (void)form, (void)n;
+    const Macro *m = macro_called(ev, a[0]);
+    return m ? run_macro(ev, m, a[0], ev->exp) : a[0];
+}
+
+/* (macroexpand FORM) - expanded until its head is no macro (only the head:
+ * subforms are left as they are) */
+static Node *bi_macroexpand(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    Node *v = a[0];
+    const Macro *m;
+    for (long i = 0; (m = macro_called(ev, v)); i++) {
+        if (i >= ev->max_expansion_depth)
+            return eval_error(ev, form, "`macroexpand`: more than %ld nested expansions",
+                              ev->max_expansion_depth);
+        if (!(v = run_macro(ev, m, v, ev->exp))) return NULL;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------------
  * Builtin functions: type queries
  *   Macros run before type checking, so they see type *names*: the base
  *   types (float, int4, bool...), keywords for address spaces, and the
@@ -2647,6 +2682,7 @@ static const Prim prim_table[] = {
     FN("error", bi_error, 0, -1), FN("%macro-error", bi_macro_error, 1, -1),
 
     FN("line", bi_line, 0, 0), FN("file", bi_file, 0, 0),
+    FN("macroexpand-1", bi_macroexpand_1, 1, 1), FN("macroexpand", bi_macroexpand, 1, 1),
     FN("is-numeric?", bi_is_numeric, 1, 1), FN("is-scalar?", bi_is_scalar, 1, 1),
     FN("is-hardware-vector?", bi_is_hwvec, 1, 1), FN("is-integer?", bi_is_integer, 1, 1),
     FN("is-floating-point?", bi_is_float, 1, 1), FN("is-signed?", bi_is_signed, 1, 1),

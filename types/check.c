@@ -742,6 +742,8 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
                         src->len_cname = local_cname(cx, arena_printf(ck->a, "%s_len", s->cname));
+                        if (src->len_sym) src->len_sym->cname = src->len_cname;
+                        if (src->off_sym) src->off_sym->cname = local_cname(cx, arena_printf(ck->a, "%s_off", s->cname));
                     }
                     s->ty = src->ty;
                     s->cname = src->cname;
@@ -749,6 +751,8 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     s->write_only = src->write_only;
                     s->hoisted_local = src->hoisted_local;
                     s->is_view = src->is_view;
+                    s->off_sym = src->off_sym;
+                    s->len_sym = src->len_sym;
                     s->init = src->init;
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);

@@ -37,7 +37,8 @@ struct Sym {
     int write_only;         /* &out parameter */
     int is_temp;            /* compiler temporary */
     int hoisted_local;      /* __local array declared at kernel scope */
-    int is_view;            /* pointer + length variables (side channels, marshall-vector) */
+    int is_view;            /* pointer + length variables (side channels, marshall-vector, views) */
+    Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */

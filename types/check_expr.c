@@ -25,6 +25,7 @@ Node *global_const_value(Checker *ck, Sym *s);
 Node *cond_value(Ctx *cx, Node *syn);
 int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 static Type *branch_type(Node *a, Node *b, Type *want);
+static Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value);
 
 const char *check_op_text(int op) {
     static const char *t[] = {
@@ -880,6 +881,9 @@ static Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
                       (long long)vec->ty->length);
         return NULL;
     }
+    if (vec->off_sym) /* a vector-view: element i of the view is root[offset + i] */
+        i = mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, var_ref(cx, syn, vec->off_sym),
+                ty_equal(i->ty, ty_num(SC_ULONG)) ? i : mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
     Node *x = mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, var_ref(cx, syn, vec), i);
     if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
         x->text = "v";
@@ -994,6 +998,27 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         return index_node(cx, syn, v, syn->kids[2]);
     }
     size_t hl = h ? strlen(h) : 0;
+    if (h && (!strcmp(h, "length~") || !strcmp(h, "offset~") || !strcmp(h, "parent~")) && syn->nkids == 2) {
+        /* the settable properties of a vector-view */
+        Node *v = expr(cx, syn->kids[1], NULL);
+        if (!v) return NULL;
+        if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
+            Sym *vs = v->sym;
+            if (!vs->off_sym) {
+                diag_error_at(D(cx), syn, "E0498", "`%s` of `%s` cannot be set: only a vector-view's properties can change", h,
+                              vs->name);
+                return NULL;
+            }
+            if (h[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
+            return var_ref(cx, syn, h[0] == 'l' ? vs->len_sym : vs->off_sym);
+        }
+        if (v->ty->kind != TY_STRUCT) {
+            diag_error_at(D(cx), syn, "E0496", "`%s` selects a property, but `%s` is `%s`", syn->kids[0]->name,
+                          syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, v->ty));
+            return NULL;
+        }
+        return struct_member(cx, syn, v, for_write);
+    }
     if (h && hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) {
         /* a struct field or hardware-vector components, by the operand's type */
         Node *base = place(cx, syn->kids[1], for_write);
@@ -1017,6 +1042,12 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
     }
     Node *last = NULL;
     for (int i = 1; i + 1 < syn->nkids; i += 2) {
+        if (syn_is_form(syn->kids[i], "parent~")) {
+            Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
+            if (!pn) return NULL;
+            last = pn;
+            continue;
+        }
         Node *p = place(cx, syn->kids[i], 1);
         if (!p) return NULL;
         Node *v = expr(cx, syn->kids[i + 1], p->ty);
@@ -1624,6 +1655,137 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }
 
+/* ---- vector-views (spec "Vectors and Vector-View", "Creating Vectors") ---- */
+
+/* A view variable: its own pointer (to the root's data), offset and length. */
+static Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
+    Type *ul = ty_num(SC_ULONG);
+    Sym *v = new_local(cx, syn, name, ty);
+    Sym *o = v ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_off", v->cname), ul) : NULL;
+    Sym *l = o ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_len", v->cname), ul) : NULL;
+    if (!l) return NULL;
+    v->is_view = 1;
+    v->off_sym = o;
+    v->len_sym = l;
+    v->len_cname = l->cname;
+    Node *od = mk(cx, N_C_DECL, syn, ul, 1);
+    if (!od) return NULL;
+    od->sym = o;
+    od->kids[0] = off;
+    od->nkids = 1;
+    emit_stmt(cx, od);
+    Node *cast = mk1(cx, N_C_CAST, syn, ty, ptr);
+    Node *d = mk(cx, N_C_DECL, syn, ty, 2);
+    if (!d || !cast) return NULL;
+    d->sym = v;
+    d->kids[0] = cast;
+    d->kids[1] = len;
+    d->nkids = 2;
+    emit_stmt(cx, d);
+    return v;
+}
+
+static Node *ulong_arg(Ctx *cx, Node *syn, const char *what) {
+    Node *n = expr(cx, syn, ty_num(SC_ULONG));
+    if (n) n = coerce(cx, n, ty_num(SC_ULONG), syn, what);
+    return n;
+}
+
+/* (make-vector-view PARENT LENGTH [OFFSET]): a view of PARENT's elements
+ * [OFFSET, OFFSET + LENGTH).  A view of a view is a view of its root, with
+ * the offsets added. */
+static Node *b_make_view(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 2, 3)) return NULL;
+    Sym *p = vector_operand(cx, syn->kids[1], "make-vector-view");
+    if (!p) return NULL;
+    Node *len = ulong_arg(cx, syn->kids[2], "view length");
+    Node *off = syn->nkids > 3 ? ulong_arg(cx, syn->kids[3], "view offset") : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+    if (!len || !off) return NULL;
+    if (p->off_sym) off = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_ADD, var_ref(cx, syn, p->off_sym), off);
+    Type *t = ty_vector(cx->ck->a, p->ty->elem, p->ty->as, p->ty->acc, p->ty->align, -1);
+    t->view = 1;
+    Sym *v = new_view(cx, syn, cx->bind_hint ? cx->bind_hint : "view", t, var_ref(cx, syn, p), off, len);
+    if (v) v->write_only = p->write_only;
+    return v ? var_ref(cx, syn, v) : NULL;
+}
+
+/* (set! (parent~ VIEW) VECTOR): the view now looks into VECTOR. */
+static Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
+    Node *v = expr(cx, place_syn->kids[1], NULL);
+    if (!v) return NULL;
+    if (v->ty->kind != TY_VECTOR || v->kind != N_C_VAR || !v->sym->off_sym) {
+        diag_error_at(D(cx), place_syn, "E0498", "only a vector-view's parent~ can be set, `%s` is `%s`",
+                      syn_to_string(cx->ck->a, place_syn->kids[1], 30), tname(cx, v->ty));
+        return NULL;
+    }
+    Sym *p = vector_operand(cx, value, "parent~");
+    if (!p) return NULL;
+    if (!ty_equal(p->ty->elem, v->ty->elem) || p->ty->as != v->ty->as) {
+        diag_error_at(D(cx), value, "E0499", "the new parent of `%s` must hold `%s` in %s memory, found `%s`", v->sym->name,
+                      tname(cx, v->ty->elem), ty_as_name(v->ty->as), tname(cx, p->ty));
+        return NULL;
+    }
+    Node *a = mk2(cx, N_C_ASSIGN, place_syn, v->ty, OP_SET, var_ref(cx, place_syn, v->sym), var_ref(cx, place_syn, p));
+    if (p->off_sym) {
+        emit_stmt(cx, mk1(cx, N_C_EXPR, place_syn, &ty_void, a));
+        a = mk2(cx, N_C_ASSIGN, place_syn, ty_num(SC_ULONG), OP_SET, var_ref(cx, place_syn, v->sym->off_sym),
+                var_ref(cx, place_syn, p->off_sym));
+    }
+    return a;
+}
+
+/* (reinterpret-view SOURCE TYPE &key length offset): the same bytes seen
+ * as TYPE elements; the length defaults to what fits. */
+static Node *b_reinterpret(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (syn->nkids < 3) {
+        nargs_ok(cx, syn, 2, 6);
+        return NULL;
+    }
+    Sym *src = vector_operand(cx, syn->kids[1], "reinterpret-view");
+    if (!src) return NULL;
+    Node *tn = syn->kids[2];
+    if (syn_is_form(tn, "quote") && tn->nkids == 2) tn = tn->kids[1];
+    Type *et = type_expr(cx->ck, tn);
+    if (!et) return NULL;
+    Type *st = src->ty->elem;
+    if (st->kind == TY_STRUCT || et->kind == TY_STRUCT || !(ty_is_arith(et))) {
+        diag_error_at(D(cx), syn, "E0447", "reinterpret-view works on numbers and hardware vectors, not `%s` as `%s`", tname(cx, st),
+                      tname(cx, et));
+        return NULL;
+    }
+    if (src->ty->align == AL_STD140 && ty_std140_align(st) != ty_std140_align(et)) {
+        diag_error_at(D(cx), syn, "E0448", "a :std140 vector of `%s` (base alignment %d) cannot be seen as `%s` (base alignment %d)",
+                      tname(cx, st), ty_std140_align(st), tname(cx, et), ty_std140_align(et));
+        return NULL;
+    }
+    Node *len = NULL, *off = int_lit(cx, syn, 0, ty_num(SC_ULONG));
+    for (int i = 3; i + 1 < syn->nkids; i += 2) {
+        Node *k = syn->kids[i];
+        if (syn_is_kw(k, "length")) len = ulong_arg(cx, syn->kids[i + 1], "view length");
+        else if (syn_is_kw(k, "offset")) off = ulong_arg(cx, syn->kids[i + 1], "view offset");
+        else {
+            diag_error_at(D(cx), k, "E0449", "reinterpret-view takes :length and :offset, found `%s`", syn_to_string(cx->ck->a, k, 20));
+            return NULL;
+        }
+        if (!len && syn_is_kw(k, "length")) return NULL;
+    }
+    int sst = ty_vector_stride(st, src->ty->align), nst = ty_vector_stride(et, src->ty->align);
+    Node *base = var_ref(cx, syn, src);
+    if (src->off_sym) base = mk2(cx, N_C_BINARY, syn, src->ty, OP_ADD, base, var_ref(cx, syn, src->off_sym));
+    if (!len) {
+        /* what fits: length * source stride / new stride */
+        Node *bytes = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_MUL, length_of(cx, syn, src), int_lit(cx, syn, sst, ty_num(SC_ULONG)));
+        len = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_DIV, bytes, int_lit(cx, syn, nst, ty_num(SC_ULONG)));
+    }
+    Type *t = ty_vector(cx->ck->a, et, src->ty->as, src->ty->acc, src->ty->align, -1);
+    t->view = 1;
+    Sym *v = new_view(cx, syn, cx->bind_hint ? cx->bind_hint : "view", t, base, off, len);
+    if (v) v->write_only = src->write_only;
+    return v ? var_ref(cx, syn, v) : NULL;
+}
+
 /* (%zero): a zero of the type the context wants (maybe error values) */
 static Node *b_zero(Ctx *cx, Node *syn, Type *want) {
     if (want && want->kind == TY_ENUM) return int_lit(cx, syn, want->ed->values[0], want);
@@ -1940,8 +2102,10 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
         if (fn->params[i]->ty->kind == TY_VECTOR) {
-            c->kids[c->nkids++] = vals[i];
-            c->kids[c->nkids++] = length_of(cx, syn, vals[i]->sym);
+            Sym *vs = vals[i]->sym;
+            /* a view arrives as a vector starting at its first element */
+            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], var_ref(cx, syn, vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];
         }
@@ -1997,6 +2161,7 @@ static const Builtin builtins[] = {
     {"%extent", b_extent}, {"%pow2-below", b_pow2_below},
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
+    {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
     {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
@@ -2016,6 +2181,8 @@ static Node *accessor(Ctx *cx, Node *syn) {
     if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return length_of(cx, syn, base->sym);
+    if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+        return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if (is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return swizzle_of(cx, syn, base, 0);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
         diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
@@ -2278,7 +2445,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
-        {"make-vector-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},
         {"c-t-assert", "is not supported yet (it comes with the compile-time language milestone)"},

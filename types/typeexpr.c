@@ -229,8 +229,12 @@ Type *type_expr(Checker *ck, Node *syn) {
         resolve_signature(ck, fd);
         return fd->bad ? NULL : fd->ret;
     }
-    if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type") ||
-              !strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
+    if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type"))) {
+        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        if (t) t->view = h[7] == 'v'; /* vector-view-type; vector-base-type is not a view */
+        return t;
+    }
+    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
               !strcmp(h, "const-vec-type"))) {
         diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
         return NULL;

@@ -78,6 +78,7 @@ struct Type {
     Access acc;
     Align align;
     int64_t length;   /* -1 when not known at compile time */
+    int view;         /* a vector-view: a window (offset, length) on a root */
     /* TUPLE */
     Type **elems;
     int nelems;

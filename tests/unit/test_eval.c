@@ -905,6 +905,21 @@ static void test_line_file(void **state) {
     EXPECT_ERROR("(line 1)", "`line` expects 0 arguments, got 1");
 }
 
+/* macroexpand-1 / macroexpand: the program's macros, head only */
+static void test_macroexpand(void **state) {
+    (void)state;
+    EXPECT("(defmacro sq (x) `(* ,x ,x))\n(defmacro sq2 (x) `(sq (sq ,x)))\n"
+           "(list (macroexpand-1 '(sq2 a)) (macroexpand '(sq2 a)) (macroexpand-1 '(g 1)) "
+           "(macroexpand '(g 1)) (macroexpand 5) (macroexpand '()))",
+           "((sq (sq a)) (* (sq a) (sq a)) (g 1) (g 1) 5 ())");
+    /* `when` is a special form in macro bodies, but the program's macro here */
+    EXPECT("(defmacro when (c &body b) `(if ,c (progn ,@b)))\n(macroexpand '(when a b))",
+           "(if a (progn b))");
+    EXPECT_ERROR("(defmacro fe () '(fe))\n(macroexpand '(fe))",
+                 "`macroexpand`: more than 200 nested expansions");
+    EXPECT_ERROR("(defmacro one (x) x)\n(macroexpand-1 '(one))", "macro `one`: expected 1 argument");
+}
+
 /* ---- type queries ---- */
 
 static void test_type_predicates(void **state) {
@@ -1243,6 +1258,7 @@ int main(void) {
         cmocka_unit_test(test_ct_output),
         cmocka_unit_test(test_ct_assert),
         cmocka_unit_test(test_line_file),
+        cmocka_unit_test(test_macroexpand),
         cmocka_unit_test(test_type_predicates),
         cmocka_unit_test(test_type_equal_and_signatures),
         cmocka_unit_test(test_target_has),

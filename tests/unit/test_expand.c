@@ -837,6 +837,13 @@ static void test_directives_with_prelude(void **state) {
     assert_non_null(strstr(d, "u.crisp:9:5: note: in expansion of macro `need-pow2`\n"));
     assert_string_equal(t_printed(t), "(def-const +wg+ 64)\n(def-function g () (progn) 1)");
     t_free(t);
+
+    /* c-t-output with macroexpand-1 shows what a prelude macro makes */
+    t = t_new(0);
+    t_run(t, "(c-t-output (macroexpand-1 '(dotimes (i 10 2) (foo i))))");
+    assert_string_equal(t_diag(t), "u.crisp:1:1: note: c-t-output: (%loop (i 0 (< i 10) (+ i 2)) (foo i))\n");
+    assert_int_equal(t->out.n, 0);
+    t_free(t);
 }
 
 /* ---- dump ---- */
