@@ -2117,7 +2117,7 @@ static void collect(Checker *ck, Node *f) {
         }
     } else if (
                !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
-               !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter") || !strcmp(h, "def-constraint")) {
+               !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {
         diag_error_at(ck->d, f, "E0130",

@@ -974,6 +974,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)", s->name, s->name);
             return NULL;
         }
+        if (!s->ty) return NULL; /* its binding failed and was reported */
         if (s->immutable) {
             diag_error_at(D(cx), syn, "E0433", "`%s` is immutable (loop indices and thread ids cannot be assigned)", s->name);
             return NULL;
@@ -2447,7 +2448,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
         {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
         {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},
-        {"c-t-assert", "is not supported yet (it comes with the compile-time language milestone)"},
         {"dotimes*", "is not supported yet (`*` variants need uniform values)"},
         {"if*", "is not supported yet (`*` variants need uniform values)"},
         {"when*", "is not supported yet (`*` variants need uniform values)"},

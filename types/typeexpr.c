@@ -236,7 +236,7 @@ Type *type_expr(Checker *ck, Node *syn) {
     }
     if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
               !strcmp(h, "const-vec-type"))) {
-        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (views and const-vecs come with the compile-time language)", h);
+        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (structs-of-arrays, tensors and const-vecs are not implemented)", h);
         return NULL;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
