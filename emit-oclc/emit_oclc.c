@@ -192,6 +192,15 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_printf(e->out, ".%s", n->text);
         break;
     case N_C_CAST:
+        if (n->ty && n->ty->kind == TY_STRUCT && n->text && !n->text[0]) {
+            expr_out(e, n->kids[0], min_prec); /* a derived type: the same C type */
+            break;
+        }
+        if (n->ty && n->ty->kind == TY_STRUCT && n->text) {
+            sb_printf(e->out, "*(%s *)&", ty_cname(n->ty)); /* set-derived: reinterpret the bytes */
+            expr_out(e, n->kids[0], 16);
+            break;
+        }
         if (n->text) {
             sb_printf(e->out, "%s(", n->text);
             expr_out(e, n->kids[0], 0);
@@ -709,7 +718,7 @@ static void enums_out(Em *e, const Program *p) {
 static void structs_out(Em *e, const Program *p) {
     for (int i = 0; i < p->nstructs; i++) {
         const StructDef *sd = p->structs[i];
-        if (sd->state != 2) continue;
+        if (sd->state != 2 || sd->orig_syn) continue;
         const Node *def = sd->def;
         pr_line(&e->pr, "/* def-struct %s  (%s:%d): std140 layout, %d bytes */", sd->name,
                 def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line, sd->size);
@@ -724,6 +733,16 @@ static void structs_out(Em *e, const Program *p) {
         }
         if (sd->size > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, sd->size - off);
         pr_line(&e->pr, "} %s;", sd->cname);
+        pr_blank(&e->pr);
+    }
+    /* derived types: the original's layout under a new Crisp type */
+    for (int i = 0; i < p->nstructs; i++) {
+        const StructDef *sd = p->structs[i];
+        if (sd->state != 2 || !sd->orig_syn) continue;
+        const Node *def = sd->def;
+        pr_line(&e->pr, "/* def-derived-type %s  (%s:%d) */", sd->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+                def->loc.line);
+        pr_line(&e->pr, "typedef %s %s;", sd->derived_from->cname, sd->cname);
         pr_blank(&e->pr);
     }
 }

@@ -2073,6 +2073,10 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
     else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
     else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
+    else if (!strcmp(h, "def-derived-type")) derived_collect(ck, f);
+    else if (!strcmp(h, "set-derived")) {
+        /* linked once every type is known (check_program) */
+    }
     else if (!strcmp(h, "with-template-type")) template_collect(ck, f);
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
@@ -2116,7 +2120,7 @@ static void collect(Checker *ck, Node *f) {
             }
         }
     } else if (
-               !strcmp(h, "def-derived-type") || !strcmp(h, "def-const-vec") ||
+               !strcmp(h, "def-const-vec") ||
                !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {
@@ -2139,6 +2143,8 @@ Program *check_program(Crisp *c, Forms forms) {
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(&ck, s);
         else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
     }
+    for (int i = 0; i < forms.n && !c->diag.fatal; i++)
+        if (syn_is_form(forms.v[i], "set-derived")) set_derived(&ck, forms.v[i]);
     /* (gen-NAME ...) forms, now that every template and type is known */
     for (int i = 0; i < forms.n && !c->diag.fatal; i++) {
         const char *h = syn_head(forms.v[i]);

@@ -193,6 +193,27 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
     return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
 }
 
+/* A struct value seen as a related (derived) struct type: free when both
+ * are the same C type (def-derived-type is a typedef), a reinterpretation
+ * of a private variable otherwise (set-derived). */
+static Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
+    int same_c = want->sd->orig_syn ? want->sd->derived_from == val->ty->sd
+                 : val->ty->sd->orig_syn ? val->ty->sd->derived_from == want->sd : 0;
+    Node *c = mk1(cx, N_C_CAST, at, want, val);
+    if (!c) return NULL;
+    if (same_c) {
+        c->text = ""; /* printed as the operand itself */
+        return c;
+    }
+    if (val->kind != N_C_VAR) {
+        diag_error_at(D(cx), at, "E0165", "a `%s` seen as a `%s` must be a variable (set-derived reinterprets its bytes)",
+                      tname(cx, val->ty), tname(cx, want));
+        return NULL;
+    }
+    c->text = "*&"; /* *(T *)&x */
+    return c;
+}
+
 Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (!val || !want) return val;
     Type *have = val->ty;
@@ -219,6 +240,7 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
         return val; /* scalar broadcast */
     }
     if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
+    if (struct_subst_ok(have, want)) return retype_struct(cx, val, want, at);
     diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, tname(cx, want), tname(cx, have),
                   conversion_hint(cx, have, want));
     return NULL;
@@ -1879,6 +1901,7 @@ static int fit(const Node *a, const Type *p) {
         if (float_lit && ty_category(p) != CAT_FLOAT) return -1;
         return ty_category(p) == ty_category(a->ty) ? 1 : 2;
     }
+    if (struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
     if (ty_widens(a->ty, p)) /* the closest wider type wins */
         return 2 + ty_scalar_info(p->sc)->rank - ty_scalar_info(a->ty->sc)->rank;
     return -1;
@@ -2427,6 +2450,23 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         if (!strcmp(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
     if (is_swizzle_name(h)) return b_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
+    if (!strncmp(h, "as-", 3)) {
+        /* (as-NAME x): a value of a related derived struct type as NAME */
+        Sym *st = global_lookup(cx->ck, h + 3);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
+            if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
+            Node *v = expr(cx, syn->kids[1], NULL);
+            if (!v) return NULL;
+            if (ty_equal(v->ty, st->ty)) return v;
+            const StructDef *a = v->ty->kind == TY_STRUCT ? v->ty->sd : NULL, *b = st->ty->sd;
+            if (!a || !(a->derived_from == b || b->derived_from == a)) {
+                diag_error_at(D(cx), syn, "E0166", "`%s` casts between a derived type and its original, found `%s`", head->name,
+                              tname(cx, v->ty));
+                return NULL;
+            }
+            return retype_struct(cx, v, st->ty, syn);
+        }
+    }
     if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
     for (int i = 0; i < cx->ck->nfuncs; i++)
         if (cx->ck->funcs[i]->kind == FN_KERNEL && !strcmp(cx->ck->funcs[i]->name, head->name)) {

@@ -145,6 +145,9 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
 Node *struct_member_value(Ctx *cx, Node *m);
 Node *struct_component(Ctx *cx, Node *m, int k);
 Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
+void derived_collect(Checker *ck, Node *form);
+void set_derived(Checker *ck, Node *form);
+int struct_subst_ok(const Type *from, const Type *to);
 
 void enum_collect(Checker *ck, Node *form);
 Node *enum_value(Ctx *cx, Node *kw, Type *want);

@@ -72,11 +72,109 @@ static int field_syntax(Checker *ck, Node *f, Node **name, Node **type) {
     return 0;
 }
 
+static int subst_keyword(Checker *ck, Node *v, int *out) {
+    static const char *names[] = {"no", "equal", "pass-orig", "pass-derived", NULL};
+    for (int i = 0; names[i]; i++)
+        if (syn_is_kw(v, names[i])) {
+            *out = i;
+            return 1;
+        }
+    diag_error_at(D(ck), v, "E0160", "`:subst` is one of :no :equal :pass-orig :pass-derived, found `%s`", syn_to_string(ck->a, v, 30));
+    return 0;
+}
+
+/* (def-derived-type NEW ORIGINAL &key (subst :no)): a new struct type with
+ * the original's fields and layout (spec "Derived Types"). */
+void derived_collect(Checker *ck, Node *form) {
+    if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(D(ck), form, "E0161", "expected (def-derived-type name original-type [:subst :no])");
+        return;
+    }
+    int subst = 0;
+    for (int i = 3; i < form->nkids; i += 2) {
+        if (!syn_is_kw(form->kids[i], "subst") || i + 1 >= form->nkids) {
+            diag_error_at(D(ck), form->kids[i], "E0161", "def-derived-type takes only :subst, found `%s`",
+                          syn_to_string(ck->a, form->kids[i], 30));
+            return;
+        }
+        if (!subst_keyword(ck, form->kids[i + 1], &subst)) return;
+    }
+    /* collect it as a struct, then mark how it is made */
+    Node *fake_kids[3] = {form->kids[0], form->kids[1], form->kids[2]};
+    Node *fake = syn_list(ck->a, form->loc, fake_kids, 3);
+    int before = ck->prog->nstructs;
+    struct_collect(ck, fake);
+    if (ck->prog->nstructs == before) return;
+    StructDef *sd = ck->prog->structs[ck->prog->nstructs - 1];
+    sd->def = form;
+    sd->subst = subst;
+    sd->orig_syn = form->kids[2];
+}
+
+/* (set-derived ORIGINAL DERIVED &key subst): relate two existing structs;
+ * the sizes must allow the substitution the :subst key promises. */
+void set_derived(Checker *ck, Node *form) {
+    if (form->nkids < 3) {
+        diag_error_at(D(ck), form, "E0162", "expected (set-derived original-type derived-type [:subst ...])");
+        return;
+    }
+    Type *o = type_expr(ck, form->kids[1]), *d = type_expr(ck, form->kids[2]);
+    if (!o || !d) return;
+    if (o->kind != TY_STRUCT || d->kind != TY_STRUCT) {
+        diag_error_at(D(ck), form, "E0162", "set-derived relates two struct types, found `%s` and `%s`", ty_name(ck->a, o), ty_name(ck->a, d));
+        return;
+    }
+    int subst = 0;
+    for (int i = 3; i + 1 < form->nkids; i += 2)
+        if (syn_is_kw(form->kids[i], "subst") && !subst_keyword(ck, form->kids[i + 1], &subst)) return;
+    int os = o->sd->size, ds = d->sd->size;
+    int ok = subst == 0 || (subst == 1 && os == ds) || (subst == 2 && os <= ds) || (subst == 3 && ds <= os);
+    if (!ok) {
+        static const char *rule[4] = {"any size", "the same size", "a derived size at least the original's", "a derived size at most the original's"};
+        diag_error_at(D(ck), form, "E0163", "set-derived with :subst %s needs %s, but `%s` is %d bytes and `%s` is %d",
+                      subst == 1 ? ":equal" : subst == 2 ? ":pass-orig" : ":pass-derived", rule[subst & 3], o->sd->name, os, d->sd->name, ds);
+        return;
+    }
+    d->sd->derived_from = o->sd;
+    d->sd->subst = subst;
+}
+
+/* May a value of struct type `from` stand where `to` is expected? */
+int struct_subst_ok(const Type *from, const Type *to) {
+    if (!from || !to || from->kind != TY_STRUCT || to->kind != TY_STRUCT) return 0;
+    const StructDef *f = from->sd, *t = to->sd;
+    if (f->derived_from == t) return f->subst == 1 || f->subst == 2;  /* derived -> original */
+    if (t->derived_from == f) return t->subst == 1 || t->subst == 3;  /* original -> derived */
+    return 0;
+}
+
 /* Resolve the field types and compute the std140 layout (once). */
 int struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->state == 2) return 1;
     if (sd->state == -1) return 0;
     const Node *form = sd->def;
+    if (sd->orig_syn) {
+        /* a derived type: the original's fields and layout */
+        sd->state = 1;
+        Type *o = type_expr(ck, (Node *)sd->orig_syn);
+        if (!o) {
+            sd->state = -1;
+            return 0;
+        }
+        if (o->kind != TY_STRUCT) {
+            diag_error_at(D(ck), (const Node *)sd->orig_syn, "E0164", "def-derived-type derives from a struct here, found `%s`", ty_name(ck->a, o));
+            sd->state = -1;
+            return 0;
+        }
+        sd->cname = mangle(ck->a, sd->name);
+        sd->derived_from = o->sd;
+        sd->fields = o->sd->fields;
+        sd->nfields = o->sd->nfields;
+        sd->size = o->sd->size;
+        sd->align = o->sd->align;
+        sd->state = 2;
+        return 1;
+    }
     if (sd->state == 1) {
         diag_error_at(D(ck), form, "E0143", "struct `%s` contains itself", sd->name);
         sd->state = -1;

@@ -55,6 +55,9 @@ typedef struct StructDef {
     int size, align;   /* std140: align 16, size a multiple of 16 */
     int state;         /* 0 unresolved, 1 resolving, 2 done, -1 failed */
     struct Type *type; /* the struct's type */
+    struct StructDef *derived_from; /* def-derived-type / set-derived: the original */
+    int subst;         /* 0 :no, 1 :equal, 2 :pass-orig, 3 :pass-derived */
+    const void *orig_syn; /* def-derived-type: the original type's syntax */
 } StructDef;
 
 /* A def-enumeration: keyword keys with int values. */
