@@ -2074,6 +2074,18 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
     else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
     else if (!strcmp(h, "def-derived-type")) derived_collect(ck, f);
+    else if (!strcmp(h, "def-setter")) {
+        if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
+            diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
+        else if (f->nkids > 2 && syn_is_list(f->kids[2]) && f->kids[2]->nkids > 17)
+            diag_error_at(ck->d, f->kids[2], "E0170", "a def-setter takes at most 15 indices");
+        else if (!setter_object_type(f))
+            diag_error_at(ck->d, f->kids[2]->kids[0], "E0171",
+                          "def-setter `%s` needs the type of its object `%s`: annotate it or (declare (type %s TYPE))",
+                          f->kids[1]->key, syn_to_string(ck->a, f->kids[2]->kids[0], 30), syn_to_string(ck->a, f->kids[2]->kids[0], 30));
+        else
+            ck_push(ck->a, (void ***)&ck->setters, &ck->nsetters, &ck->capsetters, f);
+    }
     else if (!strcmp(h, "set-derived")) {
         /* linked once every type is known (check_program) */
     }
@@ -2121,7 +2133,7 @@ static void collect(Checker *ck, Node *f) {
         }
     } else if (
                !strcmp(h, "def-const-vec") ||
-               !strcmp(h, "def-orchestration") || !strcmp(h, "def-setter")) {
+               !strcmp(h, "def-orchestration")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {
         diag_error_at(ck->d, f, "E0130",

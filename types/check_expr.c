@@ -26,6 +26,9 @@ Node *cond_value(Ctx *cx, Node *syn);
 int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 static Type *branch_type(Node *a, Node *b, Type *want);
 static Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value);
+static Node *setter_call(Ctx *cx, Node *place_syn, Node *value);
+static int fit(const Node *a, const Type *p);
+static Node *accessor(Ctx *cx, Node *syn);
 
 const char *check_op_text(int op) {
     static const char *t[] = {
@@ -1064,7 +1067,14 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Node *last = NULL;
+    int errs_before = cx->ck->d->errors;
     for (int i = 1; i + 1 < syn->nkids; i += 2) {
+        Node *sp = setter_call(cx, syn->kids[i], syn->kids[i + 1]);
+        if (sp) {
+            last = sp;
+            continue;
+        }
+        if (cx->ck->d->errors > errs_before) return NULL;
         if (syn_is_form(syn->kids[i], "parent~")) {
             Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
             if (!pn) return NULL;
@@ -2202,6 +2212,17 @@ static Node *accessor(Ctx *cx, Node *syn) {
     const char *h = syn->kids[0]->key;
     Node *base = expr(cx, syn->kids[1], NULL);
     if (!base) return NULL;
+    if (h[0] != '~') {
+        /* a user overload of the accessor for this type wins (spec
+           "overloading member access function"); ~NAME~ never dispatches */
+        FuncDef *cands[16];
+        int nc = func_overloads(cx->ck, h, cands, 16);
+        for (int i = 0; i < nc; i++) {
+            resolve_signature(cx->ck, cands[i]);
+            if (!cands[i]->bad && cands[i]->nparams == 1 && fit(base, cands[i]->params[0].ty) >= 0)
+                return user_call(cx, syn, NULL, NULL, 0);
+        }
+    }
     if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return length_of(cx, syn, base->sym);
@@ -2214,6 +2235,91 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                   syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+    return NULL;
+}
+
+/* Replace the setter's parameters (symbols) in its body. */
+static Node *subst_names(Ctx *cx, Node *syn, Node **names, Node **by, int n) {
+    if (syn->kind == N_SYMBOL) {
+        for (int i = 0; i < n; i++)
+            if (!strcmp(names[i]->key, syn->key)) return by[i];
+        return syn;
+    }
+    if (syn->kind != N_LIST && syn->kind != N_VECLIT && syn->kind != N_HWVEC) return syn;
+    if (syn_is_form(syn, "quote")) return syn;
+    Node *c = syn_copy(cx->ck->a, syn);
+    for (int i = 0; i < c->nkids; i++) c->kids[i] = subst_names(cx, c->kids[i], names, by, n);
+    return c;
+}
+
+/* The type syntax of a def-setter's object parameter: its annotation, or
+ * a (declare (type OBJ TYPE)) at the start of the body; NULL when untyped. */
+Node *setter_object_type(const Node *f) {
+    Node *obj = f->kids[2]->kids[0];
+    if (obj->kind != N_SYMBOL) return NULL;
+    if (obj->ann) return obj->ann;
+    for (int j = 3; j < f->nkids && syn_is_form(f->kids[j], "declare"); j++)
+        for (int m = 1; m < f->kids[j]->nkids; m++) {
+            Node *e = f->kids[j]->kids[m];
+            if (syn_is_form(e, "type"))
+                for (int q = 1; q < e->nkids - 1; q++)
+                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
+        }
+    return NULL;
+}
+
+/* (set! (NAME~ OBJ IDX...) V) with a (def-setter NAME~ (o idx... v) ...)
+ * whose object type fits: the setter's body, inlined with the place itself
+ * for the object (so it changes the caller's value) and V bound once.
+ * NULL when no setter applies. */
+static Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
+    Checker *ck = cx->ck;
+    const char *h = syn_head(place_syn);
+    if (!h || !ck->nsetters || cx->setter_depth > 0) return NULL;
+    for (int s = 0; s < ck->nsetters; s++) {
+        Node *f = ck->setters[s];
+        if (strcmp(f->kids[1]->key, h)) continue;
+        Node *pl = f->kids[2];
+        if (pl->nkids != place_syn->nkids) continue; /* object, indices, new value */
+        Node *tsyn = setter_object_type(f);
+        Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
+        if (!ot) continue;
+        Node *probe = expr(cx, place_syn->kids[1], NULL);
+        if (!probe) return NULL;
+        if (fit(probe, ot) != 0) continue;
+        /* (let ((NEW VALUE)) BODY...) with the object and indices substituted */
+        Node *names[17], *by[17];
+        int n = pl->nkids;
+        if (n > 17) return NULL;
+        for (int k = 0; k < n; k++) names[k] = pl->kids[k];
+        for (int k = 0; k + 1 < n; k++) by[k] = place_syn->kids[k + 1];
+        Node *nv = syn_symbol(ck->a, value->loc, arena_printf(ck->a, "%%%s", pl->kids[n - 1]->key));
+        nv->origin = value->origin;
+        by[n - 1] = nv;
+        int first = 3;
+        while (first < f->nkids && syn_is_form(f->kids[first], "declare")) first++;
+        Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(f->nkids - first + 2));
+        if (!kids) return NULL;
+        int k = 0;
+        kids[k++] = syn_symbol(ck->a, place_syn->loc, "let");
+        Node *nvb = nv;
+        Type *vt = pl->kids[n - 1]->ann ? type_expr(ck, pl->kids[n - 1]->ann) : NULL;
+        if (vt) {
+            nvb = syn_copy(ck->a, nv);
+            nvb->ann = pl->kids[n - 1]->ann;
+        }
+        Node *bind[2] = {nvb, value};
+        Node *b1 = syn_list(ck->a, value->loc, bind, 2);
+        kids[k++] = syn_list(ck->a, value->loc, &b1, 1);
+        for (int j = first; j < f->nkids; j++) kids[k++] = subst_names(cx, f->kids[j], names, by, n);
+        Node *let = syn_list(ck->a, place_syn->loc, kids, k);
+        let->origin = place_syn->origin;
+        Dest dd = {D_DISCARD, NULL, NULL};
+        cx->setter_depth++;
+        form_to(cx, let, &dd);
+        cx->setter_depth--;
+        return ck_node(cx, N_C_BLOCK, place_syn, &ty_void);
+    }
     return NULL;
 }
 

@@ -64,6 +64,8 @@ typedef struct Checker {
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
     int allow_voidp;         /* resolving a def-kernel-exact signature */
+    Node **setters;          /* def-setter forms */
+    int nsetters, capsetters;
     Template **templates;    /* with-template-type definitions */
     int ntemplates, captemplates;
 } Checker;
@@ -91,7 +93,11 @@ typedef struct Ctx {
     int loop_depth;          /* inside a loop body: side channels not allowed */
     const char *bind_hint;   /* the let variable being initialised (names views) */
     const Node *body_owner;  /* the form whose body is being checked (messages) */
+    int setter_depth;        /* inlining a def-setter */
 } Ctx;
+
+/* ---- check_expr.c: def-setter ---- */
+Node *setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
 void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
