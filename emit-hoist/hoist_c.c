@@ -252,7 +252,7 @@ static const char *field_decl(Hc *h, const Field *f) {
 
 /* Each struct as the host sees it: the std140 layout of the .cl, with the
  * same explicit padding, so every field sits at its device offset with any
- * C compiler; a typedef that fails to compile checks the size. */
+ * C compiler; static assertions check every offset and the size. */
 static void emit_structs(Hc *h) {
     Printer *p = &h->pr;
     if (!h->nstructs) return;
@@ -282,7 +282,12 @@ static void emit_structs(Hc *h) {
         if (sd->size > at) pr_line(p, "unsigned char pad%d[%d];", npad, sd->size - at);
         pr_dedent(p);
         pr_line(p, "} %s;", name);
-        pr_line(p, "typedef char crisp_size_check_%s[sizeof(%s) == %d ? 1 : -1];", name, name, sd->size);
+        for (int j = 0; j < sd->nfields; j++) {
+            const char *fn = host_name(h, sd->fields[j].cname);
+            pr_line(p, "CRISP_STATIC_ASSERT(offsetof(%s, %s) == %d, \"%s.%s: std140 offset %d\");", name, fn,
+                    sd->fields[j].offset, name, fn, sd->fields[j].offset);
+        }
+        pr_line(p, "CRISP_STATIC_ASSERT(sizeof(%s) == %d, \"%s: std140 size %d\");", name, sd->size, name, sd->size);
     }
 }
 

@@ -51,9 +51,17 @@
 #undef CRISP_RUNTIME_UNDEF_INTEGRITY
 #endif
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Compile-time layout checks in the hoists, in C11 and C++11 alike. */
+#ifdef __cplusplus
+#define CRISP_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define CRISP_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 
 /* Options every Crisp program is built with: the emitted code is OpenCL C 1.2. */
 #define CRISP_BUILD_OPTIONS "-cl-std=CL1.2"
