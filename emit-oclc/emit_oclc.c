@@ -434,6 +434,17 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "    return (ulong)get_local_size(0) * (ulong)get_local_size(1) * (ulong)get_local_size(2);");
         pr_line(p, "}");
         break;
+    case H_DEVICE_HAS:
+        pr_line(p, "/* device-has: decided when the driver builds this source for a device */");
+        pr_line(p, "bool %s(void)", h->cname);
+        pr_line(p, "{");
+        pr_line(p, "#ifdef %s", h->ext);
+        pr_line(p, "    return true;");
+        pr_line(p, "#else");
+        pr_line(p, "    return false;");
+        pr_line(p, "#endif");
+        pr_line(p, "}");
+        break;
     case H_POW2_BELOW:
         pr_line(p, "/* largest power of two strictly below x (0 when x <= 1), for dec-power-step */");
         pr_line(p, "ulong crisp_pow2_below(ulong x)");
@@ -780,7 +791,7 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     enums_out(&e, p);
     structs_out(&e, p);
     std140_types(&e, p);
-    for (int k = H_GLOBAL_ID; k <= H_MAKE_STRUCT; k++)
+    for (int k = H_GLOBAL_ID; k <= H_DEVICE_HAS; k++)
         for (int i = 0; i < p->nhelpers; i++)
             if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW && k != H_STD140_ELEM) helper_out(&e, p->helpers[i]);
     for (int i = 0; i < p->nhelpers; i++)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/target.h"
 #include "../types/types.h"
 #include "syntax.h"
 
@@ -2499,32 +2500,16 @@ static Node *bi_predicate_type(Eval *ev, Node *form, Node **a, int n) {
     return signature(ev, a, 1, b);
 }
 
-/* What OpenCL C 1.2 (target `oclc`) offers: 1 yes, 0 no, -1 optional.
- * Keep in step with the reader's table for #+(target-has ...). */
-static const struct {
-    const char *key;
-    int has;
-} target_props[] = {
-    {"fp64", -1}, {"fp16", -1}, {"images", 1}, {"local-memory", 1}, {"atomics32", 1},
-    {"subgroups", 0},
-};
-
-int eval_target_property(const char *key) {
-    for (size_t i = 0; i < sizeof target_props / sizeof target_props[0]; i++)
-        if (!strcmp(target_props[i].key, key)) return target_props[i].has;
-    return -2;
-}
-
 /* (target-has :PROP [DEFAULT]) - t / nil; DEFAULT decides an optional
  * property */
 static Node *bi_target_has(Eval *ev, Node *form, Node **a, int n) {
     if (a[0]->kind != N_KEYWORD)
         return eval_error(ev, form, "`target-has` expects a keyword property such as :fp64, got `%s`",
                           show(ev, a[0]));
-    int has = eval_target_property(a[0]->key);
+    int has = target_property(a[0]->key);
     if (has == -2)
         return eval_error(ev, form, "unknown target property `:%s` in target-has: expected one of "
-                          EVAL_TARGET_PROPERTIES, a[0]->name);
+                          TARGET_PROPERTIES, a[0]->name);
     if (has >= 0) return mk_bool(ev, has);
     if (n > 1) return mk_bool(ev, eval_truthy(a[1]));
     return eval_error(ev, form, "target-has :%s is not decided for target oclc (OpenCL C 1.2 "

@@ -177,11 +177,6 @@ SrcLoc eval_user_site(const Node *n);
  * the reader's #+ feature expressions could use it too. */
 int eval_type_predicate(const char *pred, const char *key);
 
-/* What target oclc (OpenCL C 1.2) offers for `(target-has :KEY)`: 1 yes,
- * 0 no, -1 optional (a default is needed), -2 unknown property.  The same
- * table as the reader's #+ (target-has ...). */
-int eval_target_property(const char *key);
-#define EVAL_TARGET_PROPERTIES ":fp64 :fp16 :images :local-memory :atomics32 :subgroups"
 
 /* Truthiness of the compile-time language: nil, (), false, 0 and 0.0 are
  * false; everything else is true. */

@@ -70,6 +70,7 @@
  *   E0013 missing form after a prefix     E0099 out of memory
  */
 #include "reader.h"
+#include "../src/target.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -827,15 +828,6 @@ static ReaderParam *find_param(Reader *r, const char *name) {
     return NULL;
 }
 
-/* What OpenCL C 1.2 (target `oclc`) offers: 1 yes, 0 no, -1 optional. */
-static const struct {
-    const char *key;
-    int has;
-} oclc_props[] = {
-    {"fp64", -1},  {"fp16", -1},      {"images", 1},
-    {"local-memory", 1}, {"atomics32", 1}, {"subgroups", 0},
-};
-#define OCLC_KNOWN ":fp64 :fp16 :images :local-memory :atomics32 :subgroups"
 
 static int eval_feature(St *s, const Node *f);
 
@@ -854,16 +846,16 @@ static int eval_target_has(St *s, const Node *f) {
             show(tb, sizeof tb, t, strlen(t)));
         return -1;
     }
-    for (size_t i = 0; i < sizeof oclc_props / sizeof oclc_props[0]; i++) {
-        if (strcmp(oclc_props[i].key, k->key) != 0) continue;
-        if (oclc_props[i].has >= 0) return oclc_props[i].has;
+    int has = target_property(k->key);
+    if (has >= 0) return has;
+    if (has == -1) {
         if (f->nkids == 3) return reader_form_truthy(f->kids[2]);
         err(s, f->loc, "E0021", "target-has :%s is not decided for target oclc (OpenCL C 1.2 "
             "makes it optional); pass a default: (target-has :%s nil)", k->key, k->key);
         return -1;
     }
     err(s, k->loc, "E0022", "unknown target property `:%s` in target-has: expected one of "
-        OCLC_KNOWN, show(tb, sizeof tb, k->name, strlen(k->name)));
+        TARGET_PROPERTIES, show(tb, sizeof tb, k->name, strlen(k->name)));
     return -1;
 }
 

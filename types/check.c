@@ -246,7 +246,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     Program *p = prog_of(cx);
     for (int i = 0; i < p->nhelpers; i++) {
         Helper *h = p->helpers[i];
-        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW && k != H_DEBUG_LOG) return h;
+        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW && k != H_DEBUG_LOG && k != H_DEVICE_HAS) return h;
     }
     Helper *h = arena_alloc(cx->ck->a, sizeof *h);
     if (!h) return NULL;
@@ -266,6 +266,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     case H_ROUND_DIV: h->cname = arena_printf(cx->ck->a, "crisp_round_div_%s", tn); break;
     case H_STD140_ELEM: h->cname = arena_printf(cx->ck->a, "crisp_std140_%s", tn); break;
     case H_ATOMIC_RMW:
+    case H_DEVICE_HAS:
     case H_DEBUG_LOG: h->cname = NULL; break; /* named by the caller */
     case H_MAKE_STRUCT: h->cname = arena_printf(cx->ck->a, "make_%s", ty_cname(ty)); break;
     }

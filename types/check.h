@@ -117,7 +117,7 @@ typedef struct CFunc {
 typedef enum HelperKind {
     H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
     H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
-    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT,
+    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT, H_DEVICE_HAS,
 } HelperKind;
 
 typedef struct Helper {
@@ -128,6 +128,7 @@ typedef struct Helper {
     int op;                 /* atomics: builtin operator id when fn is NULL */
     int unary;              /* atomics: atomic-op! (one-argument function) */
     const char *cname;      /* name of the helper in the emitted code */
+    const char *ext;        /* device-has: the OpenCL extension macro */
     Type **tys;             /* debug log: the logged values' types */
     int ntys;
 } Helper;

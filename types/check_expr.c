@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "check_int.h"
+#include "../src/target.h"
+#include "../macros/eval.h"
 
 #define LIT_FLEX_INT 1
 #define LIT_FLEX_FLOAT 2
@@ -1657,6 +1659,61 @@ static Node *b_pow2_below(Ctx *cx, Node *syn, Type *want) {
     return call_n(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE)->cname, args, 1);
 }
 
+/* The property of (target-has :PROP ...) / (device-has :PROP): 1, 0, -1
+ * (the device decides) or -2 after a diagnostic. */
+static int has_property(Ctx *cx, Node *syn, const char *form) {
+    Node *k = syn->kids[1];
+    if (k->kind != N_KEYWORD) {
+        diag_error_at(D(cx), k, "E0465", "`%s` expects a keyword property such as :fp64, found `%s`", form,
+                      syn_to_string(cx->ck->a, k, 40));
+        return -2;
+    }
+    int has = target_property(k->key);
+    if (has == -2)
+        diag_error_at(D(cx), k, "E0466", "unknown target property `:%s` in %s: expected one of " TARGET_PROPERTIES,
+                      k->key, form);
+    return has;
+}
+
+/* (target-has :PROP [MIGHT]) - spec "target-has / device-has": t or nil at
+ * compile time; MIGHT answers for a feature OpenCL C 1.2 makes optional. */
+static Node *b_target_has(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
+    int has = has_property(cx, syn, "target-has");
+    if (has == -2) return NULL;
+    if (has >= 0) return bool_lit(cx, syn, has);
+    if (syn->nkids == 3) return bool_lit(cx, syn, eval_truthy(syn->kids[2]));
+    diag_error_at(D(cx), syn, "E0021", "target-has :%s is not decided for target oclc (OpenCL C 1.2 makes it optional); "
+                  "pass a default: (target-has :%s nil)", syn->kids[1]->key, syn->kids[1]->key);
+    return NULL;
+}
+
+/* (device-has :PROP) - spec "target-has / device-has".  t or nil when
+ * OpenCL C 1.2 decides; for an optional feature (:fp64, :fp16) a query the
+ * driver answers when it builds the source: the extension's macro
+ * (cl_khr_fp64) is defined exactly when the device has it. */
+static Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    int has = has_property(cx, syn, "device-has");
+    if (has == -2) return NULL;
+    Node *k = syn->kids[1];
+    if (has >= 0) return bool_lit(cx, syn, has);
+    const char *cname = arena_printf(cx->ck->a, "crisp_device_has_%s", k->key);
+    Program *p = prog_of(cx);
+    Helper *h = NULL;
+    for (int i = 0; i < p->nhelpers && !h; i++)
+        if (p->helpers[i]->kind == H_DEVICE_HAS && !strcmp(p->helpers[i]->cname, cname)) h = p->helpers[i];
+    if (!h) {
+        h = need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
+        if (!h) return NULL;
+        h->cname = cname;
+        h->ext = arena_printf(cx->ck->a, "cl_khr_%s", k->key);
+    }
+    return call_n(cx, syn, &ty_bool, cname, NULL, 0);
+}
+
 /* (%require-constant E "NAME") */
 static Node *b_require_constant(Ctx *cx, Node *syn, Type *want) {
     (void)want;
@@ -2192,7 +2249,7 @@ static const Builtin builtins[] = {
     {"local-barrier", b_barrier}, {"mem-fence", b_fence},
     {"check-thread-bounds", b_bounds}, {"check-wg-bounds", b_bounds},
     {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
-    {"%extent", b_extent}, {"%pow2-below", b_pow2_below},
+    {"%extent", b_extent}, {"%pow2-below", b_pow2_below}, {"device-has", b_device_has}, {"target-has", b_target_has},
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
     {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},

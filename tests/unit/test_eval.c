@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../src/target.h"
 #include "../../macros/eval.h"
 #include "../../macros/expand.h"
 #include "../../reader/reader.h"
@@ -1006,10 +1007,10 @@ static void test_target_has(void **state) {
     EXPECT_ERROR("(target-has :fp64)", "target-has :fp64 is not decided for target oclc");
     EXPECT_ERROR("(target-has :teleport)", "unknown target property `:teleport` in target-has");
     EXPECT_ERROR("(target-has 'fp64)", "`target-has` expects a keyword property such as :fp64");
-    assert_int_equal(eval_target_property("fp64"), -1);
-    assert_int_equal(eval_target_property("images"), 1);
-    assert_int_equal(eval_target_property("subgroups"), 0);
-    assert_int_equal(eval_target_property("nope"), -2);
+    assert_int_equal(target_property("fp64"), -1);
+    assert_int_equal(target_property("images"), 1);
+    assert_int_equal(target_property("subgroups"), 0);
+    assert_int_equal(target_property("nope"), -2);
     assert_int_equal(eval_type_predicate("is-integer?", "uint4"), 1);
     assert_int_equal(eval_type_predicate("is-integer?", "half"), 0);
     assert_int_equal(eval_type_predicate("is-address-space?", "local"), 1);
