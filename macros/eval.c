@@ -2722,11 +2722,16 @@ void eval_define_constant(Eval *ev, const char *key, Node *value) {
     map_put(&ev->c->arena, &ev->consts, key, value);
 }
 
-int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
+/* Forget the previous definition's error state before reading a new one. */
+static void start_definition(Eval *ev) {
     ev->failed = 0;
     ev->exp = NULL;
     ev->call = NULL;
     ev->macro = NULL;
+}
+
+int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
+    start_definition(ev);
     if (form->nkids < 3)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`defmacro` expects (defmacro NAME LAMBDA-LIST [DOCSTRING] BODY...)");
@@ -2784,10 +2789,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
 }
 
 int eval_define_function(Eval *ev, const Node *form) {
-    ev->failed = 0;
-    ev->exp = NULL;
-    ev->call = NULL;
-    ev->macro = NULL;
+    start_definition(ev);
     if (form->nkids < 3)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`%%defun` expects (%%defun NAME LAMBDA-LIST [DOCSTRING] BODY...)");
@@ -2795,10 +2797,7 @@ int eval_define_function(Eval *ev, const Node *form) {
 }
 
 int eval_define_constraint(Eval *ev, const Node *form) {
-    ev->failed = 0;
-    ev->exp = NULL;
-    ev->call = NULL;
-    ev->macro = NULL;
+    start_definition(ev);
     if (form->nkids < 4)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`def-constraint` expects (def-constraint NAME (T) [DOCSTRING] BODY...)");

@@ -289,8 +289,9 @@ static Node *mk_wrap(St *s, SrcLoc loc, const char *head, Node *x) {
 
 /* ---- whitespace and comments ---- */
 
-static void skip_block_comment(St *s) {
-    SrcLoc start = here(s);
+/* Skip a (nested) #| ... |# comment starting at the cursor; 0 when the
+   input ends inside it. */
+static int skip_nested_comment(St *s) {
     int level = 0;
     while (!at_end(s)) {
         if (s->p[0] == '#' && peek(s, 1) == '|') {
@@ -298,11 +299,17 @@ static void skip_block_comment(St *s) {
             s->p += 2;
         } else if (s->p[0] == '|' && peek(s, 1) == '#') {
             s->p += 2;
-            if (--level == 0) return;
+            if (--level == 0) return 1;
         } else {
             adv(s);
         }
     }
+    return 0;
+}
+
+static void skip_block_comment(St *s) {
+    SrcLoc start = here(s);
+    if (skip_nested_comment(s)) return;
     err(s, start, "E0006", "unterminated block comment: expected `|#` before end of file");
     s->eof_reported = 1;
 }
@@ -367,18 +374,7 @@ static void skip_datum_flat(St *s) {
         } else if (c == '\'' || c == '`' || c == ',') {
             adv(s);
         } else if (c == '#' && c1 == '|') {
-            int level = 0;
-            while (!at_end(s)) {
-                if (s->p[0] == '#' && peek(s, 1) == '|') {
-                    level++;
-                    s->p += 2;
-                } else if (s->p[0] == '|' && peek(s, 1) == '#') {
-                    s->p += 2;
-                    if (--level == 0) break;
-                } else {
-                    adv(s);
-                }
-            }
+            skip_nested_comment(s);
         } else if (c == '#' && c1 == '(') {
             s->p += 2;
             nest++;

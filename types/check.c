@@ -1341,7 +1341,8 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
 /* ------------------------------------------------------------------ */
 /* definitions (pass 1)                                                */
 
-static Sym *new_global(Checker *ck, SymKind k, Node *name) {
+/* A new global of kind K named NAME; NULL (after E0101) when taken. */
+Sym *new_global(Checker *ck, SymKind k, Node *name) {
     Sym *s = arena_alloc(ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = k;

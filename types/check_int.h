@@ -100,6 +100,7 @@ typedef struct Ctx {
 Node *setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
+Sym *new_global(Checker *ck, SymKind k, Node *name);
 void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
 void block_add(Ctx *cx, Node *blk, Node *stmt);

@@ -23,9 +23,8 @@ void enum_collect(Checker *ck, Node *form) {
     }
     EnumDef *ed = arena_alloc(ck->a, sizeof *ed);
     Type *t = arena_alloc(ck->a, sizeof *t);
-    Sym *s = arena_alloc(ck->a, sizeof *s);
     int n = form->nkids - 2;
-    if (!ed || !t || !s) return;
+    if (!ed || !t) return;
     ed->keys = arena_alloc(ck->a, sizeof(char *) * (size_t)n);
     ed->cnames = arena_alloc(ck->a, sizeof(char *) * (size_t)n);
     ed->values = arena_alloc(ck->a, sizeof(int64_t) * (size_t)n);
@@ -65,12 +64,9 @@ void enum_collect(Checker *ck, Node *form) {
     t->kind = TY_ENUM;
     t->ed = ed;
     ed->type = t;
-    s->kind = SYM_TYPE;
-    s->name = name->name;
-    s->key = name->key;
-    s->def = name;
+    Sym *s = new_global(ck, SYM_TYPE, name);
+    if (!s) return;
     s->ty = t;
-    ck_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
     ck_push(ck->a, (void ***)&ck->prog->enums, &ck->prog->nenums, &ck->prog->capenums, ed);
 }
 

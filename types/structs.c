@@ -32,23 +32,15 @@ void struct_collect(Checker *ck, Node *form) {
     }
     StructDef *sd = arena_alloc(ck->a, sizeof *sd);
     Type *t = arena_alloc(ck->a, sizeof *t);
-    Sym *s = arena_alloc(ck->a, sizeof *s);
-    if (!sd || !t || !s) return;
+    if (!sd || !t) return;
     sd->name = name->name;
     sd->def = form;
     t->kind = TY_STRUCT;
     t->sd = sd;
     sd->type = t;
-    if (global_lookup(ck, name->key)) {
-        diag_error_at(D(ck), name, "E0101", "`%s` is already defined", name->name);
-        return;
-    }
-    s->kind = SYM_TYPE;
-    s->name = name->name;
-    s->key = name->key;
-    s->def = name;
+    Sym *s = new_global(ck, SYM_TYPE, name);
+    if (!s) return;
     s->ty = t;
-    ck_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
     ck_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
 }
 
