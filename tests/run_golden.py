@@ -21,7 +21,6 @@ Usage: /usr/bin/python3 tests/run_golden.py [SUBSTRING...]
 Ends with `golden: N passed, N failed`.
 """
 import difflib
-import glob
 import json
 import os
 import re
@@ -31,9 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-CRISP = os.path.join(REPO, os.environ.get("CRISP") or "crisp")
+from suite_cases import CRISP, HERE, REPO, select_cases
 CLANG = os.environ.get("CLANG", "clang")
 CLANG_FLAGS = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header",
                "-Werror", "-fsyntax-only"]
@@ -272,14 +269,8 @@ def _meta_eq(exp_text, got_canon):
 
 
 def main(argv):
-    os.chdir(REPO)
-    filters = argv[1:]
-    cases = sorted(glob.glob("tests/golden/**/*.crisp", recursive=True))
-    if filters:
-        cases = [c for c in cases if any(f in c for f in filters)]
-    if cases and not os.access(CRISP, os.X_OK):
-        print("FAIL golden: no compiler at %s (run make)" % CRISP)
-        print("golden: 0 passed, 1 failed")
+    cases = select_cases("golden", argv)
+    if cases is None:
         return 1
     norm = Normalizer(crisp_version())
     passed = failed = 0

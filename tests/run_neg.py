@@ -20,7 +20,6 @@ must exit the same way and write no file.  CRISP selects the compiler.
 Usage: /usr/bin/python3 tests/run_neg.py [SUBSTRING...]
 Ends with `neg: N passed, N failed`.
 """
-import glob
 import os
 import re
 import shlex
@@ -29,9 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-CRISP = os.path.join(REPO, os.environ.get("CRISP") or "crisp")
+from suite_cases import CRISP, HERE, REPO, select_cases
 TIMEOUT = float(os.environ.get("CRISP_TIMEOUT", "30"))
 SANITIZER = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:")
 EXPECT = re.compile(r"^(?:(?P<file>\S+?):)?(?P<line>\d+):(?P<col>\d+):\s*"
@@ -154,14 +151,8 @@ def run_case(src):
 
 
 def main(argv):
-    os.chdir(REPO)
-    filters = argv[1:]
-    cases = sorted(glob.glob("tests/neg/**/*.crisp", recursive=True))
-    if filters:
-        cases = [c for c in cases if any(f in c for f in filters)]
-    if cases and not os.access(CRISP, os.X_OK):
-        print("FAIL neg: no compiler at %s (run make)" % CRISP)
-        print("neg: 0 passed, 1 failed")
+    cases = select_cases("neg", argv)
+    if cases is None:
         return 1
     passed = failed = 0
     for src in cases:

@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from crisptest import *
+from _sequences import sequences
 
 # The hoists pick their device through crisp_runtime: use the harness's.
 os.environ.setdefault("CRISP_PLATFORM", os.environ.get("CRISPTEST_PLATFORM",
@@ -122,18 +123,6 @@ def lighten_image_2d():
     assert_equal(img, expected)
 
 
-END = 999999
-
-
-def sequences(out):
-    seqs, cur = [], []
-    for v in out.tolist():
-        if v == END:
-            seqs.append(cur)
-            cur = []
-        else:
-            cur.append(v)
-    return seqs
 
 
 @case

@@ -1,19 +1,8 @@
 """examples/loops.crisp: every looping construct yields the spec's sequence."""
 from crisptest import *
+from _sequences import sequences
 
 prog = compile("examples/loops.crisp")
-END = 999999
-
-
-def sequences(out):
-    seqs, cur = [], []
-    for v in out.tolist():
-        if v == END:
-            seqs.append(cur)
-            cur = []
-        else:
-            cur.append(v)
-    return seqs
 
 
 @case
