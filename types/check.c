@@ -2071,7 +2071,9 @@ static void collect(Checker *ck, Node *f) {
         return;
     }
     if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
-    else if (!strcmp(h, "def-function")) collect_func(ck, f, FN_FUNCTION);
+    else if (!strcmp(h, "def-function")) {
+        if (!hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
+    }
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
     else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
     else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);

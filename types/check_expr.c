@@ -763,7 +763,6 @@ static Node *b_slash(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* The values of a multiple-value form (user function call or division). */
-Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* in_order: the caller uses out[0] before reading any other value, so the
  * first value may stay an expression (the call that also fills the rest). */
@@ -2099,6 +2098,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
+    if (hof_lookup(ck, syn->kids[0]->key)) return hof_call(cx, syn, want);
     int n = syn->nkids - 1;
     FuncDef *cands[64];
     int nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
@@ -2630,7 +2630,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
             return retype_struct(cx, v, st->ty, syn);
         }
     }
-    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
     for (int i = 0; i < cx->ck->nfuncs; i++)
         if (cx->ck->funcs[i]->kind == FN_KERNEL && !strcmp(cx->ck->funcs[i]->name, head->name)) {
             diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);

@@ -66,6 +66,8 @@ typedef struct Checker {
     int allow_voidp;         /* resolving a def-kernel-exact signature */
     Node **setters;          /* def-setter forms */
     int nsetters, capsetters;
+    Node **hofs;             /* def-functions taking functions (hof.c) */
+    int nhofs, caphofs;
     Template **templates;    /* with-template-type definitions */
     int ntemplates, captemplates;
 } Checker;
@@ -166,6 +168,15 @@ Type *template_type(Checker *ck, Node *syn);
 Template *template_lookup(Checker *ck, const char *key);
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
+Node *param_type_syntax(Node *form, int i);
+
+/* ---- hof.c ---- */
+int hof_collect(Checker *ck, Node *form);
+int hof_lookup(Checker *ck, const char *key);
+Node *hof_call(Ctx *cx, Node *syn, Type *want);
+
+/* ---- check_expr.c: calls ---- */
+Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);

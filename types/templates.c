@@ -396,8 +396,11 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
 }
 
 /* The parameter type syntax of a templated function's i-th parameter. */
-static Node *param_type_syntax(Template *t, int i) {
-    Node *pl = t->form->kids[2];
+/* The type syntax of the I-th parameter of a def-function FORM: its
+ * annotation, a (declare (type P T)) or its place in a declared signature
+ * #'(...); NULL when untyped. */
+Node *param_type_syntax(Node *form, int i) {
+    Node *pl = form->kids[2];
     int k = -1;
     Node *name = NULL;
     for (int j = 0; j < pl->nkids; j++) {
@@ -408,8 +411,10 @@ static Node *param_type_syntax(Template *t, int i) {
     }
     if (!name) return NULL;
     if (name->ann) return name->ann;
-    for (int j = 3; j < t->form->nkids && syn_is_form(t->form->kids[j], "declare"); j++) {
-        Node *d = t->form->kids[j];
+    int first = 3;
+    if (first < form->nkids - 1 && form->kids[first]->kind == N_STRING) first++; /* docstring */
+    for (int j = first; j < form->nkids && syn_is_form(form->kids[j], "declare"); j++) {
+        Node *d = form->kids[j];
         for (int m = 1; m < d->nkids; m++) {
             Node *e = d->kids[m];
             if (syn_is_form(e, "type") && e->nkids >= 3)
@@ -449,12 +454,12 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
                 Type *tmp[32] = {0};
                 int c2 = 0;
                 if (t->nparams > 32) continue;
-                deduce(ck, t, param_type_syntax(t, i), argv[i]->ty, tmp, &c2);
+                deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, tmp, &c2);
                 for (int k = 0; k < t->nparams; k++)
                     if (tmp[k] && !args[k]) args[k] = tmp[k];
                 continue;
             }
-            deduce(ck, t, param_type_syntax(t, i), argv[i]->ty, args, &conflict);
+            deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, args, &conflict);
         }
     if (conflict) {
         diag_error_at(D(ck), call, "E1013",
