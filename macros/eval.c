@@ -726,6 +726,7 @@ struct Prim {
 static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form);
 static Node *qq(Eval *ev, Node *x, int level, Binding *env);
 static int is_type_name(Eval *ev, const char *key);
+static const Node *resolve_type(Eval *ev, const Node *v);
 
 /* Value of the last form, nil for none.  Leading (declare ...) forms are
  * skipped. */
@@ -1170,6 +1171,91 @@ static Node *sf_dotimes(Eval *ev, Node *form, Binding *env) {
     if (spec->nkids < 3) return ev->nil;
     Binding *inner = bind(ev, env, var, mk_int(ev, cnt->ival > 0 ? cnt->ival : 0));
     return ev->failed ? NULL : eval(ev, spec->kids[2], inner);
+}
+
+/* The struct a with-struct-accessors names: STRUCT is a symbol naming the
+ * struct itself unless it is a bound variable; anything else (a variable,
+ * 'point, (element-type v)...) is evaluated and must give a symbol.
+ * def-type aliases are followed.  NULL after reporting E0211. */
+static const EvalStruct *accessor_struct(Eval *ev, Node *spec, Binding *env) {
+    Node *v = spec;
+    if (!(is_sym(spec) && !spec->ann && !lookup(env, spec->key)) && !(v = eval(ev, spec, env)))
+        return NULL;
+    const Node *r = is_sym(v) && !v->ann ? resolve_type(ev, v) : v;
+    if (!is_sym(r) || r->ann) {
+        code_error(ev, EVAL_E_STRUCT, spec,
+                   "with-struct-accessors expects a struct type name, found `%s`", show(ev, v));
+        return NULL;
+    }
+    const EvalStruct *sd = map_get(&ev->structs, r->key);
+    if (!sd)
+        code_error(ev, EVAL_E_STRUCT, spec,
+                   "unknown struct `%s` in with-struct-accessors: define it (def-struct) before "
+                   "this point",
+                   r->name);
+    return sd;
+}
+
+/* A variable of the binding list: a plain symbol that may be bound. */
+static int accessor_var(const Node *v) {
+    return is_sym(v) && !v->ann && v->name[0] != '&' && !is_nil(v) && strcmp(v->key, "t") != 0;
+}
+
+/* (with-struct-accessors STRUCT (AOS-VAR [SOA-VAR]) [:access :public|:raw] BODY...)
+ * Spec "with-struct-accessors - ADVANCED" (and its use in the possible
+ * implementation of convert-aos-to-soa): for each field of def-struct
+ * STRUCT, in declaration order, bind AOS-VAR to the field's accessor
+ * symbol - `x~` (:public, the default: overloads apply) or `~x~` (:raw) -
+ * and evaluate BODY; the list of the body values is the result, to be
+ * spliced with ,@.  soa-vectors are not implemented yet, so SOA-VAR is
+ * bound to the same accessor symbol as AOS-VAR. */
+static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 2, -1)) return NULL;
+    Node *bl = form->kids[2];
+    if (bl->kind != N_LIST || bl->nkids < 1 || bl->nkids > 2 || !accessor_var(bl->kids[0]) ||
+        (bl->nkids == 2 && !accessor_var(bl->kids[1])))
+        return code_error(ev, EVAL_E_ACCBIND, bl,
+                          "malformed binding list in with-struct-accessors: expected (AOS-VAR "
+                          "[SOA-VAR]) with one or two variable names, found `%s`",
+                          show(ev, bl));
+    int raw = 0, body = 3;
+    while (body < form->nkids && form->kids[body]->kind == N_KEYWORD) {
+        Node *k = form->kids[body];
+        if (!syn_is_kw(k, "access"))
+            return code_error(ev, EVAL_E_ACCESS, k,
+                              "unknown keyword argument `:%s` in with-struct-accessors: expected "
+                              ":access",
+                              k->name);
+        if (body + 1 >= form->nkids)
+            return code_error(ev, EVAL_E_ACCESS, k,
+                              "`:access` in with-struct-accessors needs a value: expected :public "
+                              "or :raw");
+        Node *a = eval(ev, form->kids[body + 1], env);
+        if (!a) return NULL;
+        if (!syn_is_kw(a, "public") && !syn_is_kw(a, "raw"))
+            return code_error(ev, EVAL_E_ACCESS, form->kids[body + 1],
+                              "unknown :access value `%s` in with-struct-accessors: expected "
+                              ":public or :raw",
+                              show(ev, a));
+        raw = syn_is_kw(a, "raw");
+        body += 2;
+    }
+    const EvalStruct *sd = accessor_struct(ev, form->kids[1], env);
+    if (!sd) return NULL;
+    Node **out = arena_alloc(&ev->c->arena, sizeof *out * (size_t)(sd->nfields ? sd->nfields : 1));
+    if (!out) return oom_error(ev);
+    for (int i = 0; i < sd->nfields; i++) {
+        if (!charge(ev, 1)) return NULL;
+        const char *fname = sd->fields[i]->name;
+        Node *acc = syn_symbol(&ev->c->arena, form->loc,
+                               arena_printf(&ev->c->arena, "%s%s~", raw ? "~" : "", fname));
+        if (ev->c->arena.exhausted) return oom_error(ev);
+        Binding *inner = bind(ev, env, bl->kids[0]->key, acc);
+        if (bl->nkids == 2) inner = bind(ev, inner, bl->kids[1]->key, acc);
+        if (ev->failed) return NULL;
+        if (!(out[i] = eval_body(ev, form->kids + body, form->nkids - body, inner))) return NULL;
+    }
+    return mk_list(ev, out, sd->nfields);
 }
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
@@ -2622,7 +2708,7 @@ static const Prim prim_table[] = {
     SF("incf", sf_incf), SF("decf", sf_incf), SF("inc!", sf_incf), SF("dec!", sf_incf),
     SF("push", sf_push), SF("pop", sf_pop), SF("dolist", sf_dolist), SF("dotimes", sf_dotimes),
     SF("lambda", sf_lambda), SF("declare", sf_declare), SF("c-t-output", sf_ct_output),
-    SF("c-t-assert", sf_ct_assert),
+    SF("c-t-assert", sf_ct_assert), SF("with-struct-accessors", sf_with_struct_accessors),
 
     FN("+", bi_add, 0, -1), FN("-", bi_sub, 1, -1), FN("*", bi_mul, 0, -1),
     FN("/", bi_div, 1, -1), FN("1+", bi_inc, 1, 1), FN("1-", bi_dec, 1, 1),
@@ -2823,6 +2909,45 @@ int eval_define_constraint(Eval *ev, const Node *form) {
 
 void eval_define_type(Eval *ev, const char *key, const Node *type) {
     map_put(&ev->c->arena, &ev->types, key, type);
+}
+
+/* A field of a def-struct: (name type), (name:type) or name:type - the
+ * shapes types/structs.c accepts.  NULL for anything else. */
+static const Node *struct_field_name(const Node *f) {
+    if (f->kind == N_SYMBOL && f->ann && is_sym(f)) return f;
+    if (f->kind == N_LIST && f->nkids == 1 && is_sym(f->kids[0]) && f->kids[0]->ann)
+        return f->kids[0];
+    if (f->kind == N_LIST && f->nkids == 2 && is_sym(f->kids[0]) && !f->kids[0]->ann)
+        return f->kids[0];
+    return NULL;
+}
+
+void eval_define_struct(Eval *ev, const Node *form) {
+    int derived = syn_is_form(form, "def-derived-type");
+    if ((!derived && !syn_is_form(form, "def-struct")) || form->nkids < 2 ||
+        !is_sym(form->kids[1]) || form->kids[1]->ann)
+        return;
+    EvalStruct *sd = arena_alloc(&ev->c->arena, sizeof *sd);
+    if (!sd) return;
+    sd->name = form->kids[1]->name;
+    sd->form = form;
+    if (derived) {
+        /* (def-derived-type NEW ORIGINAL ...): the original's fields */
+        if (form->nkids < 3 || !is_sym(form->kids[2]) || form->kids[2]->ann) return;
+        const EvalStruct *o = map_get(&ev->structs, resolve_type(ev, form->kids[2])->key);
+        if (!o) return;
+        sd->fields = o->fields;
+        sd->nfields = o->nfields;
+    } else {
+        int n = form->nkids - 2;
+        sd->fields = arena_alloc(&ev->c->arena, sizeof *sd->fields * (size_t)(n ? n : 1));
+        if (!sd->fields) return;
+        for (int i = 0; i < n; i++) {
+            const Node *f = struct_field_name(form->kids[i + 2]);
+            if (f) sd->fields[sd->nfields++] = f;
+        }
+    }
+    map_put(&ev->c->arena, &ev->structs, form->kids[1]->key, sd);
 }
 
 Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansion *exp) {

@@ -37,6 +37,9 @@
 #define EVAL_E_SIZE "E0208"      /* expansion too large / too deeply nested */
 #define EVAL_E_TOPLEVEL "E0209"  /* misplaced defmacro/%defun, bad prelude  */
 #define EVAL_E_ASSERT "E0210"    /* c-t-assert failed / not known            */
+#define EVAL_E_STRUCT "E0211"    /* with-struct-accessors: unknown struct    */
+#define EVAL_E_ACCBIND "E0212"   /* with-struct-accessors: bad binding list  */
+#define EVAL_E_ACCESS "E0213"    /* with-struct-accessors: bad :access / key */
 
 typedef struct Eval Eval;
 typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */
@@ -91,6 +94,7 @@ struct Eval {
     EvalMap funcs;   /* name key -> closure Node (%defun)     */
     EvalMap consts;  /* def-const values visible to macros    */
     EvalMap types;   /* def-type NAME -> its type expression   */
+    EvalMap structs; /* def-struct NAME -> EvalStruct*          */
 
     EvalHostCall host_call;
     EvalHostVar host_var;
@@ -117,6 +121,16 @@ struct Eval {
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
 };
+
+/* A struct as the compile-time language sees it: its field names in
+ * declaration order (for with-struct-accessors).  The checker, which runs
+ * later, validates the fields; malformed ones are simply left out here. */
+typedef struct EvalStruct {
+    const char *name;        /* as written                                 */
+    const Node *form;        /* the def-struct / def-derived-type form     */
+    const Node **fields;     /* field name symbols (as written)            */
+    int nfields;
+} EvalStruct;
 
 /* Set up an evaluator for compilation `c` (limits from c->opt). */
 void eval_init(Eval *ev, Crisp *c);
@@ -158,6 +172,13 @@ int eval_define_constraint(Eval *ev, const Node *form);
 /* Record `(def-type NAME TYPE)` (top level, seen by the expander) so the
  * type queries resolve NAME as an alias of TYPE in later macro bodies. */
 void eval_define_type(Eval *ev, const char *key, const Node *type);
+
+/* Record a top-level `(def-struct NAME FIELD...)` (FIELD is (name type),
+ * (name:type) or name:type, as types/structs.c accepts) or
+ * `(def-derived-type NEW ORIGINAL ...)` of an already recorded struct, so
+ * later macro bodies can enumerate its fields with with-struct-accessors.
+ * Other or malformed forms are ignored (the checker reports them). */
+void eval_define_struct(Eval *ev, const Node *form);
 
 /* Run a compile-time directive found in program code - `(c-t-output ...)`
  * or `(c-t-assert ...)` - in an empty environment, reporting at the form.

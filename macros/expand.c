@@ -18,8 +18,10 @@
  * The compile-time directives are handled here too: `(c-t-output ...)` and
  * `(c-t-assert ...)` in evaluated positions run on the evaluator and leave
  * `(progn)` (nothing at top level), `(line)` / `(file)` become literals of
- * the user's call site, `def-constraint` is registered like `%defun`, and
- * top-level `def-type`s are recorded for the type queries. */
+ * the user's call site, `def-constraint` is registered like `%defun`,
+ * top-level `def-type`s are recorded for the type queries, and top-level
+ * `def-struct`s (and `def-derived-type`s) for with-struct-accessors - a
+ * struct is known to macros from the form after its definition on. */
 #include "expand.h"
 
 #include <stdint.h>
@@ -368,6 +370,7 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
     if (syn_is_form(e, "def-type") && e->nkids == 3 && e->kids[1]->kind == N_SYMBOL &&
         !e->kids[1]->ann)
         eval_define_type(&x->ev, e->kids[1]->key, e->kids[2]);
+    eval_define_struct(&x->ev, e);
     forms_push(&c->arena, out, e);
 }
 

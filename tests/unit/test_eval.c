@@ -4,10 +4,11 @@
  * lambda lists (&optional, &key, &rest/&body, &whole, &aux, destructuring),
  * closures, gensym, the error builtins and where their diagnostics point,
  * the host hook, the compile-time directives (c-t-output, c-t-assert,
- * line, file), the type queries, target-has and def-constraint, and each
- * resource limit: a macro that expands forever, a compile-time infinite
- * loop, runaway recursion, a huge or deeply nested result - each must end
- * in its diagnostic quickly, never hang or crash. */
+ * line, file), the type queries, target-has, def-constraint,
+ * with-struct-accessors, and each resource limit: a macro that expands
+ * forever, a compile-time infinite loop, runaway recursion, a huge or
+ * deeply nested result - each must end in its diagnostic quickly, never
+ * hang or crash. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1231,6 +1232,137 @@ static void test_limit_arena(void **state) {
     t_free(t);
 }
 
+/* ---- with-struct-accessors ---- */
+
+/* Record the def-struct / def-derived-type forms of `defs`, then evaluate
+ * `src` (its last form's printed value, or "ERROR"). */
+static const char *t_eval_structs(T *t, const char *defs, const char *src) {
+    Forms fs = t_read(t, defs);
+    for (int i = 0; i < fs.n; i++) eval_define_struct(&t->ev, fs.v[i]);
+    return t_eval(t, src);
+}
+
+#define STRUCT_DEFS                                                                \
+    "(def-struct point (x float) (y:float) z:float)\n"                              \
+    "(def-struct Pair (Left int) (Right int))\n"                                    \
+    "(def-derived-type point2 point :subst :equal)\n"                              \
+    "(def-struct odd (a float) (1 2) (b c d) (e:int))\n"                            \
+    "(def-struct)\n(def-struct (bad))\n(def-derived-type nowhere missing)\n"
+
+#define EXPECT_S(src, want)                                                         \
+    do {                                                                            \
+        T *t_ = t_new();                                                            \
+        const char *got_ = t_eval_structs(t_, STRUCT_DEFS, src);                    \
+        if (strcmp(got_, want) != 0)                                                \
+            fail_msg("%s\n  got:  %s\n  want: %s\n%s", src, got_, want, t_diag(t_)); \
+        t_free(t_);                                                                 \
+    } while (0)
+
+#define EXPECT_S_ERROR(src, frag)                                                   \
+    do {                                                                            \
+        T *t_ = t_new();                                                            \
+        const char *got_ = t_eval_structs(t_, STRUCT_DEFS, src);                    \
+        const char *d_ = t_diag(t_);                                                \
+        if (strcmp(got_, "ERROR") != 0 || !strstr(d_, frag))                        \
+            fail_msg("%s\n  got: %s\n  diag: %s\n  want error with: %s", src, got_, \
+                     d_, frag);                                                     \
+        t_free(t_);                                                                 \
+    } while (0)
+
+static void test_struct_accessors(void **state) {
+    (void)state;
+    /* public accessors, every field shape, declaration order */
+    EXPECT_S("(with-struct-accessors point (a) a)", "(x~ y~ z~)");
+    EXPECT_S("(with-struct-accessors point (a) :access :public a)", "(x~ y~ z~)");
+    /* raw accessors */
+    EXPECT_S("(with-struct-accessors point (a) :access :raw a)", "(~x~ ~y~ ~z~)");
+    /* the soa variable is bound to the same accessor */
+    EXPECT_S("(with-struct-accessors point (a s) (list a s))", "((x~ x~) (y~ y~) (z~ z~))");
+    EXPECT_S("(with-struct-accessors point (a s) :access :raw (eq a s))", "(t t t)");
+    /* results gathered, ready for ,@; the body is a progn */
+    EXPECT_S("`(+ ,@(with-struct-accessors point (acc) `(,acc p)))", "(+ (x~ p) (y~ p) (z~ p))");
+    EXPECT_S("(let ((n 0)) (with-struct-accessors point (a) (incf n) n))", "(1 2 3)");
+    EXPECT_S("(with-struct-accessors point (a))", "(nil nil nil)");
+    EXPECT_S("(with-struct-accessors point (a) (symbol-name a))", "(\"x~\" \"y~\" \"z~\")");
+    /* field names keep their spelling */
+    EXPECT_S("(with-struct-accessors pair (a) :access :raw (symbol-name a))",
+             "(\"~Left~\" \"~Right~\")");
+    /* the struct through a variable, a quoted name, a def-type alias or a
+       derived type; :access evaluated */
+    EXPECT_S("(let ((ty 'point)) (with-struct-accessors ty (a) a))", "(x~ y~ z~)");
+    EXPECT_S("(with-struct-accessors 'point (a) a)", "(x~ y~ z~)");
+    EXPECT_S("(with-struct-accessors point2 (a) a)", "(x~ y~ z~)");
+    EXPECT_S("(let ((k :raw)) (with-struct-accessors point (a) :access k a))", "(~x~ ~y~ ~z~)");
+    {
+        T *t = t_new();
+        Forms ty = t_read(t, "(p3 point)");
+        eval_define_type(&t->ev, "p3", ty.v[0]->kids[1]);
+        assert_string_equal(t_eval_structs(t, STRUCT_DEFS, "(with-struct-accessors p3 (a) a)"),
+                            "(x~ y~ z~)");
+        t_free(t);
+    }
+    /* malformed fields are left to the checker */
+    EXPECT_S("(with-struct-accessors odd (a) a)", "(a~ e~)");
+    /* a macro using it */
+    EXPECT_S("(defmacro sum-fields (p) `(+ ,@(with-struct-accessors point (acc) `(,acc ,p))))\n"
+             "(macroexpand '(sum-fields q))",
+             "(+ (x~ q) (y~ q) (z~ q))");
+
+    /* unknown struct (E0211) */
+    EXPECT_S_ERROR("(with-struct-accessors nowhere (a) a)",
+                   "t.crisp:1:24: error[E0211]: unknown struct `nowhere` in with-struct-accessors: "
+                   "define it (def-struct) before this point");
+    EXPECT_S_ERROR("(with-struct-accessors float (a) a)", "error[E0211]: unknown struct `float`");
+    EXPECT_S_ERROR("(with-struct-accessors (list 1) (a) a)",
+                   "error[E0211]: with-struct-accessors expects a struct type name, found `(1)`");
+    EXPECT_S_ERROR("(with-struct-accessors (car nil 2) (a) a)", "error[E0203]");
+    /* malformed binding list (E0212) */
+    EXPECT_S_ERROR("(with-struct-accessors point a a)",
+                   "t.crisp:1:30: error[E0212]: malformed binding list in with-struct-accessors: "
+                   "expected (AOS-VAR [SOA-VAR]) with one or two variable names, found `a`");
+    EXPECT_S_ERROR("(with-struct-accessors point () 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point (a b c) 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point (1) 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point (a &optional s) 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point (nil) 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point (a:int) 1)", "error[E0212]");
+    EXPECT_S_ERROR("(with-struct-accessors point)", "error[E0203]: `with-struct-accessors` "
+                                                   "expects at least 2 operands, got 1");
+    /* :access (E0213) */
+    EXPECT_S_ERROR("(with-struct-accessors point (a) :access :private a)",
+                   "t.crisp:1:42: error[E0213]: unknown :access value `:private` in "
+                   "with-struct-accessors: expected :public or :raw");
+    EXPECT_S_ERROR("(with-struct-accessors point (a) :access 'raw a)",
+                   "error[E0213]: unknown :access value `raw`");
+    EXPECT_S_ERROR("(with-struct-accessors point (a) :acces :raw a)",
+                   "error[E0213]: unknown keyword argument `:acces` in with-struct-accessors: "
+                   "expected :access");
+    EXPECT_S_ERROR("(with-struct-accessors point (a) :access)",
+                   "error[E0213]: `:access` in with-struct-accessors needs a value");
+
+    /* through the expander: a struct is known from the form after its
+       def-struct on, also when a macro produced the def-struct */
+    T *t = t_new();
+    assert_string_equal(
+        t_expand(t, "(defmacro mk () '(progn (def-struct v2 (u float) (w float))))\n"
+                    "(mk)\n"
+                    "(defmacro copy (a b) `(progn ,@(with-struct-accessors v2 (f) :access :raw "
+                    "`(set! (,f ,b) (,f ,a)))))\n"
+                    "(def-function g (p:v2 q:v2) (copy p q))"),
+        "(def-struct v2 (u float) (w float))\n"
+        "(def-function g (p:v2 q:v2) (progn (set! (~u~ q) (~u~ p)) (set! (~w~ q) (~w~ p))))");
+    t_free(t);
+    t = t_new();
+    assert_string_equal(
+        t_expand(t, "(defmacro n () (length (with-struct-accessors s (f) f)))\n"
+                    "(def-function g () (n))\n"
+                    "(def-struct s (a float))"),
+        "ERROR");
+    assert_non_null(strstr(t_diag(t), "t.crisp:1:47: error[E0211]: unknown struct `s`"));
+    assert_non_null(strstr(t_diag(t), "t.crisp:2:20: note: in expansion of macro `n`"));
+    t_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_evaluating),
@@ -1269,6 +1401,7 @@ int main(void) {
         cmocka_unit_test(test_limit_recursion),
         cmocka_unit_test(test_limit_size_and_nesting),
         cmocka_unit_test(test_limit_arena),
+        cmocka_unit_test(test_struct_accessors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
