@@ -503,6 +503,22 @@ void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
 }
 
 /* A vector-valued let binding: make-vector, #(...) or another vector. */
+/* Make DST another name for the vector SRC (same C variables). */
+static void sym_alias(Sym *dst, const Sym *src) {
+    dst->ty = src->ty;
+    dst->cname = src->cname;
+    dst->len_cname = src->len_cname;
+    dst->write_only = src->write_only;
+    dst->hoisted_local = src->hoisted_local;
+    dst->is_view = src->is_view;
+    dst->off_sym = src->off_sym;
+    dst->len_sym = src->len_sym;
+    dst->ndims = src->ndims;
+    dst->dims_sym = src->dims_sym;
+    dst->strides_sym = src->strides_sym;
+    dst->init = src->init;
+}
+
 static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
     Sym *s = new_local(cx, name, name->name, NULL);
@@ -637,13 +653,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
         return NULL;
     }
-    Sym *src = v->sym;
-    s->ty = src->ty;
-    s->cname = src->cname;
-    s->len_cname = src->len_cname;
-    s->write_only = src->write_only;
-    s->hoisted_local = src->hoisted_local;
-    s->init = src->init;
+    sym_alias(s, v->sym);
     return s;
 }
 
@@ -746,15 +756,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         if (src->len_sym) src->len_sym->cname = src->len_cname;
                         if (src->off_sym) src->off_sym->cname = local_cname(cx, arena_printf(ck->a, "%s_off", s->cname));
                     }
-                    s->ty = src->ty;
-                    s->cname = src->cname;
-                    s->len_cname = src->len_cname;
-                    s->write_only = src->write_only;
-                    s->hoisted_local = src->hoisted_local;
-                    s->is_view = src->is_view;
-                    s->off_sym = src->off_sym;
-                    s->len_sym = src->len_sym;
-                    s->init = src->init;
+                    sym_alias(s, src);
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
                     scope_add(cx, s);

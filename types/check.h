@@ -39,6 +39,8 @@ struct Sym {
     int hoisted_local;      /* __local array declared at kernel scope */
     int is_view;            /* pointer + length variables (side channels, marshall-vector, views) */
     Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
+    int ndims;              /* tensor-views: number of dimensions (0: not a tensor) */
+    Sym *dims_sym, *strides_sym; /* tensor-views: their ulong[ndims] arrays */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */

@@ -49,7 +49,7 @@ static Diag *D(Ctx *cx) {
     return cx->ck->d;
 }
 
-static Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
+Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
     Node *x = ck_node(cx, k, at, ty);
     if (n > 0) {
         x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)n);
@@ -58,7 +58,7 @@ static Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
     return x;
 }
 
-static Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
+Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
     Node *x = mk(cx, k, at, ty, 1);
     if (!x) return NULL;
     x->kids[0] = a;
@@ -66,7 +66,7 @@ static Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
     return x;
 }
 
-static Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b) {
+Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b) {
     Node *x = mk(cx, k, at, ty, 2);
     if (!x) return NULL;
     x->op = op;
@@ -125,6 +125,7 @@ Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
 }
 
 static Node *length_of(Ctx *cx, const Node *at, Sym *s) {
+    if (s->ndims) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
     x->sym = s;
     return x;
@@ -416,7 +417,7 @@ static Node *simple(Ctx *cx, Node *e, const Node *at) {
     return var_ref(cx, at, t);
 }
 
-static int nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
+int nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
     int n = syn->nkids - 1;
     if (n < lo || (hi >= 0 && n > hi)) {
         const char *h = syn->kids[0]->name;
@@ -872,7 +873,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
 
 /* ---- vectors ---- */
 
-static Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
+Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
     Node *v = expr(cx, syn, NULL);
     if (!v) return NULL;
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
@@ -916,10 +917,24 @@ static Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
     return x;
 }
 
+/* (~ V I) on a vector, (~ T I J ...) on a tensor-view (spec "Element
+ * Access"; ~ref~ is not for tensors). */
+static Node *element(Ctx *cx, Node *syn, Sym *v) {
+    if (v->ndims) {
+        if (!strcmp(syn->kids[0]->key, "~ref~")) {
+            diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
+            return NULL;
+        }
+        return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
+    }
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    return index_node(cx, syn, v, syn->kids[2]);
+}
+
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
 static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!nargs_ok(cx, syn, 2, -1)) return NULL;
     Sym *v = vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
     if (v->write_only || v->ty->acc == ACC_WRITE_ONLY) {
@@ -927,7 +942,7 @@ static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
                       v->name, v->write_only ? "an &out parameter" : ":write-only");
         return NULL;
     }
-    return index_node(cx, syn, v, syn->kids[2]);
+    return element(cx, syn, v);
 }
 
 /* (length~ VEC) */
@@ -1009,7 +1024,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
     }
     const char *h = syn_head(syn);
     if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
-        if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+        if (!nargs_ok(cx, syn, 2, -1)) return NULL;
         Sym *v = vector_operand(cx, syn->kids[1], "~");
         if (!v) return NULL;
         if (v->ty->acc == ACC_READ_ONLY || v->ty->as == AS_CONSTANT) {
@@ -1022,7 +1037,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                           v->name, v->write_only ? "an &out parameter" : ":write-only");
             return NULL;
         }
-        return index_node(cx, syn, v, syn->kids[2]);
+        return element(cx, syn, v);
     }
     size_t hl = h ? strlen(h) : 0;
     if (h && (!strcmp(h, "length~") || !strcmp(h, "offset~") || !strcmp(h, "parent~")) && syn->nkids == 2) {
@@ -1747,7 +1762,7 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
 /* ---- vector-views (spec "Vectors and Vector-View", "Creating Vectors") ---- */
 
 /* A view variable: its own pointer (to the root's data), offset and length. */
-static Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
+Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
     Type *ul = ty_num(SC_ULONG);
     Sym *v = new_local(cx, syn, name, ty);
     Sym *o = v ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_off", v->cname), ul) : NULL;
@@ -1774,7 +1789,7 @@ static Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, 
     return v;
 }
 
-static Node *ulong_arg(Ctx *cx, Node *syn, const char *what) {
+Node *ulong_arg(Ctx *cx, Node *syn, const char *what) {
     Node *n = expr(cx, syn, ty_num(SC_ULONG));
     if (n) n = coerce(cx, n, ty_num(SC_ULONG), syn, what);
     return n;
@@ -2152,6 +2167,12 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             Sym *as = a->sym;
+            if (as->ndims) {
+                diag_error_at(ck->d, argsyn[i], "E0486",
+                              "tensor-view `%s` cannot be passed to `%s`: tensor-views stay in the function that makes them; pass the parent vector and make the view inside",
+                              as->name, fd->name);
+                return NULL;
+            }
             const char *why = NULL;
             if (pt->elem && !ty_equal(pt->elem, at->elem)) why = "element types differ";
             else if (pt->as && pt->as != at->as) why = "address spaces differ";
@@ -2253,6 +2274,9 @@ static const Builtin builtins[] = {
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
     {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
+    {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
+    {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
+    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
     {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
@@ -2280,6 +2304,9 @@ static Node *accessor(Ctx *cx, Node *syn) {
                 return user_call(cx, syn, NULL, NULL, 0);
         }
     }
+    if (base->kind == N_C_VAR && base->sym->ndims &&
+        (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
+        return tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return length_of(cx, syn, base->sym);
@@ -2649,8 +2676,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
-        {"make-tensor-view", "is not supported yet (views come with the compile-time language milestone)"},
-        {"make-matrix", "is not supported yet (views come with the compile-time language milestone)"},
         {"dotimes*", "is not supported yet (`*` variants need uniform values)"},
         {"if*", "is not supported yet (`*` variants need uniform values)"},
         {"when*", "is not supported yet (`*` variants need uniform values)"},

@@ -175,6 +175,20 @@ int hof_collect(Checker *ck, Node *form);
 int hof_lookup(Checker *ck, const char *key);
 Node *hof_call(Ctx *cx, Node *syn, Type *want);
 
+/* ---- check_expr.c: node builders and vector operands ---- */
+Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
+Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
+Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
+int nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
+Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
+Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
+Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
+
+/* ---- tensors.c ---- */
+Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
+Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
+Node *tensor_form(Ctx *cx, Node *syn, Type *want);
+
 /* ---- check_expr.c: calls ---- */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 

@@ -280,20 +280,8 @@ static Node *floatify(Ctx *cx, Node *syn) {
 
 /* ---- side channels at kernel level ---- */
 
-static Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
-    Node *x = ck_node(cx, k, at, ty);
-    x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)(n ? n : 1));
-    return x->kids ? x : NULL;
-}
-
 static Node *bin(Ctx *cx, const Node *at, int op, Node *a, Node *b) {
-    Node *x = mk(cx, N_C_BINARY, at, ty_num(SC_ULONG), 2);
-    if (!x) return NULL;
-    x->op = op;
-    x->kids[0] = a;
-    x->kids[1] = b;
-    x->nkids = 2;
-    return x;
+    return mk2(cx, N_C_BINARY, at, ty_num(SC_ULONG), op, a, b);
 }
 
 /* A pointer-and-length view variable: `T *name = ptr; ulong name_len = n;` */
@@ -302,10 +290,8 @@ static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, No
     if (!s) return NULL;
     s->len_cname = new_local(cx, at, arena_printf(cx->ck->a, "%s_len", s->cname), ty_num(SC_ULONG))->cname;
     s->is_view = 1;
-    Node *cast = mk(cx, N_C_CAST, at, ty, 1);
+    Node *cast = mk1(cx, N_C_CAST, at, ty, ptr);
     if (!cast) return NULL;
-    cast->kids[0] = ptr;
-    cast->nkids = 1;
     Node *d = mk(cx, N_C_DECL, at, ty, 2);
     if (!d) return NULL;
     d->sym = s;

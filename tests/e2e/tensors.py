@@ -1,0 +1,26 @@
+"""tests/e2e/tensors.crisp: tensor-views and matrices (spec "Tensors",
+"Matrices") checked against numpy's strided views of the same data."""
+from crisptest import *
+
+prog = compile("tests/e2e/tensors.crisp")
+
+
+@case
+def views_rows_columns_transpose():
+    a = np.arange(100, 140, dtype=np.float32)
+    out = np.zeros(73, np.float32)
+    prog.run("matrices", a, out)
+    m = a[:12].reshape(3, 4)                                   # row-major
+    c = a[:12].reshape(4, 3).T                                  # column-major 3x4
+    t3 = a[1:13].reshape(2, 3, 2)
+    exp = np.concatenate([m.ravel(), c.ravel(), c.ravel(), t3.ravel(),
+                          m[1], m[:, 2], m.T.ravel(),
+                          [3, 12, 6, 4], [m[2, 3], 4]]).astype(np.float32)
+    assert_equal(out, exp)
+
+
+@case
+def writing_through_a_matrix():
+    out = np.full(16, -1, np.int32)
+    prog.run("identity4", out)
+    assert_equal(out.reshape(4, 4), np.eye(4, dtype=np.int32))

@@ -1,0 +1,339 @@
+/* tensors.c - tensor-views and matrices (spec "Tensors", "Matrices").
+ *
+ * A tensor-view is a vector-view with a shape: inside a function it is the
+ * view's pointer, offset and length plus two private arrays,
+ *     ulong M_dims[N]     the extent of each dimension
+ *     ulong M_strides[N]  the elements to skip for a step in each dimension
+ * so (~ M i j) is M[M_off + i * M_strides[0] + j * M_strides[1]] and the
+ * generated C reads like the hand-written version.  The number of
+ * dimensions is known at compile time; extents and strides are run-time
+ * values.  A matrix is a 2-dimensional tensor-view.  Tensor-views live in
+ * one function: they are not passed to functions or to the host. */
+#include <string.h>
+
+#include "check_int.h"
+
+#define MAX_DIMS 8
+
+static Diag *D(Ctx *cx) { return cx->ck->d; }
+
+static Type *ulong_ty(void) { return ty_num(SC_ULONG); }
+
+/* A private ulong[n] initialised with VALS, named NAME. */
+static Sym *ulong_array(Ctx *cx, Node *syn, const char *name, Node **vals, int n) {
+    Type *t = ty_vector(cx->ck->a, ulong_ty(), AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, n);
+    Sym *s = new_local(cx, syn, name, t);
+    Node *lst = mk(cx, N_C_HWVEC, syn, NULL, n);
+    if (!s || !lst) return NULL;
+    for (int i = 0; i < n; i++) lst->kids[lst->nkids++] = vals[i];
+    s->init = lst;
+    Node *decl = ck_node(cx, N_C_DECL, syn, t);
+    decl->sym = s;
+    emit_stmt(cx, decl);
+    return s;
+}
+
+/* ARR[k] for a ulong array symbol. */
+static Node *at(Ctx *cx, Node *syn, Sym *arr, int k) {
+    return mk2(cx, N_C_INDEX, syn, ulong_ty(), 0, var_ref(cx, syn, arr), int_lit(cx, syn, k, ulong_ty()));
+}
+
+static Node *mul(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_MUL, a, b); }
+static Node *add(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_ADD, a, b); }
+
+/* The product of the extents: the number of elements. */
+Node *tensor_length(Ctx *cx, Node *syn, Sym *t) {
+    Node *len = at(cx, syn, t->dims_sym, 0);
+    for (int k = 1; k < t->ndims; k++) len = mul(cx, syn, len, at(cx, syn, t->dims_sym, k));
+    return len;
+}
+
+/* A new tensor-view on the data PARENT's pointer points to (a vector, a
+ * vector-view or a tensor-view: all point to the root), starting at the
+ * absolute offset OFF, with N extents and strides (NULL strides: row-major). */
+static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims, Node **strides, int n) {
+    const char *base = cx->bind_hint ? cx->bind_hint : n == 2 ? "matrix" : "tensor";
+    cx->bind_hint = NULL;
+    Sym *ds = ulong_array(cx, syn, arena_printf(cx->ck->a, "%s_dims", base), dims, n);
+    if (!ds) return NULL;
+    /* strides computed from the extents read the dims array */
+    for (int k = 0; k < n; k++)
+        if (!strides[k]) {
+            Node *s = int_lit(cx, syn, 1, ulong_ty());
+            for (int j = n - 1; j > k; j--) s = j == n - 1 ? at(cx, syn, ds, j) : mul(cx, syn, at(cx, syn, ds, j), s);
+            strides[k] = s;
+        }
+    Sym *ss = ulong_array(cx, syn, arena_printf(cx->ck->a, "%s_strides", base), strides, n);
+    if (!ss) return NULL;
+    Sym *tmp = &(Sym){.ndims = n, .dims_sym = ds};
+    Node *len = tensor_length(cx, syn, tmp);
+    Type *t = ty_vector(cx->ck->a, parent->ty->elem, parent->ty->as, parent->ty->acc, parent->ty->align, -1);
+    t->view = 1;
+    Sym *v = new_view(cx, syn, base, t, var_ref(cx, syn, parent), off, len);
+    if (!v) return NULL;
+    v->write_only = parent->write_only;
+    v->ndims = n;
+    v->dims_sym = ds;
+    v->strides_sym = ss;
+    return var_ref(cx, syn, v);
+}
+
+/* The parent of a new tensor-view: a vector or vector-view, not a tensor. */
+static Sym *tensor_parent(Ctx *cx, Node *syn, const char *what) {
+    Sym *p = vector_operand(cx, syn, what);
+    if (p && p->ndims) {
+        diag_error_at(D(cx), syn, "E0474", "`%s` needs a vector or vector-view as parent, `%s` is already a tensor-view", what,
+                      p->name);
+        return NULL;
+    }
+    return p;
+}
+
+/* The offset of a view on P: :offset K (default 0) plus P's own offset. */
+static Node *view_offset(Ctx *cx, Node *syn, Sym *p, Node *ksyn) {
+    Node *off = ksyn ? ulong_arg(cx, ksyn, "view offset") : int_lit(cx, syn, 0, ulong_ty());
+    if (off && p->off_sym) off = add(cx, syn, var_ref(cx, syn, p->off_sym), off);
+    return off;
+}
+
+/* Split ARGS of SYN at the first keyword: positional ones in POS, the keys
+ * :offset and (make-matrix) :major in OFFSET / MAJOR. */
+static int split_args(Ctx *cx, Node *syn, Node **pos, int max, Node **offset, Node **major, int allow_major) {
+    int np = 0;
+    for (int i = 1; i < syn->nkids; i++) {
+        Node *a = syn->kids[i];
+        if (a->kind == N_KEYWORD) {
+            if (i + 1 >= syn->nkids) {
+                diag_error_at(D(cx), a, "E0475", ":%s without a value in `%s`", a->name, syn->kids[0]->name);
+                return -1;
+            }
+            if (!strcmp(a->key, "offset")) *offset = syn->kids[i + 1];
+            else if (allow_major && !strcmp(a->key, "major")) *major = syn->kids[i + 1];
+            else {
+                diag_error_at(D(cx), a, "E0475", "`%s` takes :offset%s, found `:%s`", syn->kids[0]->name,
+                              allow_major ? " and :major" : "", a->name);
+                return -1;
+            }
+            i++;
+            continue;
+        }
+        if (np >= max) {
+            diag_error_at(D(cx), a, "E0476", "`%s` supports at most %d dimensions", syn->kids[0]->name, MAX_DIMS);
+            return -1;
+        }
+        pos[np++] = a;
+    }
+    return np;
+}
+
+/* Is SYN a variable holding a vector (not a tensor)? */
+static int names_vector(Ctx *cx, Node *syn) {
+    if (syn->kind != N_SYMBOL) return 0;
+    Sym *s = scope_lookup(cx, syn->key);
+    return s && s->ty && s->ty->kind == TY_VECTOR;
+}
+
+/* Stride values from a #(s0 s1 ...) literal or a vector of N strides. */
+static int stride_values(Ctx *cx, Node *syn, Node *ssyn, Node **out, int n) {
+    if (ssyn->kind == N_VECLIT) {
+        if (ssyn->nkids != n) {
+            diag_error_at(D(cx), ssyn, "E0477", "%d strides for %d dimensions", ssyn->nkids, n);
+            return 0;
+        }
+        for (int k = 0; k < n; k++)
+            if (!(out[k] = ulong_arg(cx, ssyn->kids[k], "stride"))) return 0;
+        return 1;
+    }
+    Sym *sv = vector_operand(cx, ssyn, "strides");
+    if (!sv) return 0;
+    if (sv->ty->length >= 0 && sv->ty->length != n) {
+        diag_error_at(D(cx), ssyn, "E0477", "%lld strides for %d dimensions", (long long)sv->ty->length, n);
+        return 0;
+    }
+    for (int k = 0; k < n; k++) {
+        Node *i = int_lit(cx, syn, k, ulong_ty());
+        Node *e = mk2(cx, N_C_INDEX, syn, sv->ty->elem, 0, var_ref(cx, syn, sv), i);
+        if (sv->off_sym) e->kids[1] = add(cx, syn, var_ref(cx, syn, sv->off_sym), i);
+        out[k] = coerce(cx, e, ulong_ty(), ssyn, "stride");
+        if (!out[k]) return 0;
+    }
+    return 1;
+}
+
+/* (make-tensor-view PARENT LEN... &key offset)
+ * (make-tensor-view STRIDES PARENT LEN... &key offset)  - spec "Creating Tensors"
+ * Without strides the layout is row-major (the last index is contiguous). */
+static Node *make_tensor_view(Ctx *cx, Node *syn) {
+    Node *pos[MAX_DIMS + 2], *offset = NULL, *major = NULL;
+    int np = split_args(cx, syn, pos, MAX_DIMS + 2, &offset, &major, 0);
+    if (np < 0) return NULL;
+    int with_strides = np >= 3 && (pos[0]->kind == N_VECLIT || (names_vector(cx, pos[0]) && names_vector(cx, pos[1])));
+    int first = with_strides ? 2 : 1, n = np - first;
+    if (n < 1) {
+        diag_error_at(D(cx), syn, "E0478", "expected (make-tensor-view [strides] parent len...), found %d argument%s", np,
+                      np == 1 ? "" : "s");
+        return NULL;
+    }
+    if (n > MAX_DIMS) {
+        diag_error_at(D(cx), syn, "E0476", "`make-tensor-view` supports at most %d dimensions", MAX_DIMS);
+        return NULL;
+    }
+    Sym *p = tensor_parent(cx, pos[first - 1], "make-tensor-view");
+    if (!p) return NULL;
+    Node *dims[MAX_DIMS], *strides[MAX_DIMS] = {0};
+    for (int k = 0; k < n; k++)
+        if (!(dims[k] = ulong_arg(cx, pos[first + k], "tensor extent"))) return NULL;
+    if (with_strides && !stride_values(cx, syn, pos[0], strides, n)) return NULL;
+    Node *off = view_offset(cx, syn, p, offset);
+    return off ? new_tensor(cx, syn, p, off, dims, strides, n) : NULL;
+}
+
+/* (make-matrix PARENT ROWS COLS &key (major :row) (offset 0))
+ * (make-matrix PARENT STRIDES ROWS COLS &key (offset 0))  - spec "Matrices" */
+static Node *make_matrix(Ctx *cx, Node *syn) {
+    Node *pos[4], *offset = NULL, *major = NULL;
+    int np = split_args(cx, syn, pos, 4, &offset, &major, 1);
+    if (np < 0) return NULL;
+    if (np != 3 && np != 4) {
+        diag_error_at(D(cx), syn, "E0478", "expected (make-matrix parent [strides] rows cols), found %d argument%s", np,
+                      np == 1 ? "" : "s");
+        return NULL;
+    }
+    Sym *p = tensor_parent(cx, pos[0], "make-matrix");
+    if (!p) return NULL;
+    Node *dims[2], *strides[2] = {0};
+    for (int k = 0; k < 2; k++)
+        if (!(dims[k] = ulong_arg(cx, pos[np - 2 + k], "matrix extent"))) return NULL;
+    if (np == 4) {
+        if (major) {
+            diag_error_at(D(cx), major, "E0475", "`make-matrix` takes either strides or :major, not both");
+            return NULL;
+        }
+        if (!stride_values(cx, syn, pos[1], strides, 2)) return NULL;
+    }
+    Node *off = view_offset(cx, syn, p, offset);
+    if (!off) return NULL;
+    if (major && !(major->kind == N_KEYWORD && (!strcmp(major->key, "row") || !strcmp(major->key, "col")))) {
+        diag_error_at(D(cx), major, "E0479", "`:major` is :row or :col, found `%s`", syn_to_string(cx->ck->a, major, 30));
+        return NULL;
+    }
+    Node *m = new_tensor(cx, syn, p, off, dims, strides, 2);
+    if (m && major && !strcmp(major->key, "col")) {
+        /* column-major: the row index is contiguous */
+        Sym *s = m->sym;
+        Node *set0 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), int_lit(cx, syn, 1, ulong_ty()));
+        Node *set1 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 1), at(cx, syn, s->dims_sym, 0));
+        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set0));
+        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set1));
+    }
+    return m;
+}
+
+/* (~ T I...): odometer order, one index per dimension. */
+Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
+    if (n != t->ndims) {
+        diag_error_at(D(cx), syn, "E0483", "`%s` has %d dimension%s: `~` needs %d ind%s, found %d", t->name, t->ndims,
+                      t->ndims == 1 ? "" : "s", t->ndims, t->ndims == 1 ? "ex" : "ices", n);
+        return NULL;
+    }
+    Node *flat = var_ref(cx, syn, t->off_sym);
+    for (int k = 0; k < n; k++) {
+        Node *i = ulong_arg(cx, idx[k], "tensor index");
+        if (!i) return NULL;
+        flat = add(cx, syn, flat, mul(cx, syn, i, at(cx, syn, t->strides_sym, k)));
+    }
+    return mk2(cx, N_C_INDEX, syn, t->ty->elem, 0, var_ref(cx, syn, t), flat);
+}
+
+static Sym *tensor_operand(Ctx *cx, Node *syn, const char *what, int ndims) {
+    Sym *t = vector_operand(cx, syn, what);
+    if (!t) return NULL;
+    if (!t->ndims || (ndims && t->ndims != ndims)) {
+        diag_error_at(D(cx), syn, "E0484", "`%s` needs a %s, `%s` is %s", what, ndims == 2 ? "matrix (a 2-dimensional tensor-view)" : "tensor-view",
+                      t->name, t->ndims ? arena_printf(cx->ck->a, "a %d-dimensional tensor-view", t->ndims) : "not a tensor-view");
+        return NULL;
+    }
+    return t;
+}
+
+/* (row Y M) / (col X M), also (row M Y): a 1-dimensional view of one row
+ * or column. */
+static Node *row_or_col(Ctx *cx, Node *syn, int is_col) {
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    const char *what = syn->kids[0]->name;
+    int mfirst = names_vector(cx, syn->kids[1]);
+    Sym *m = tensor_operand(cx, syn->kids[mfirst ? 1 : 2], what, 2);
+    if (!m) return NULL;
+    Node *i = ulong_arg(cx, syn->kids[mfirst ? 2 : 1], is_col ? "column index" : "row index");
+    if (!i) return NULL;
+    int fixed = is_col ? 1 : 0, free = 1 - fixed;
+    Node *off = add(cx, syn, var_ref(cx, syn, m->off_sym), mul(cx, syn, i, at(cx, syn, m->strides_sym, fixed)));
+    Node *dims[1] = {at(cx, syn, m->dims_sym, free)}, *strides[1] = {at(cx, syn, m->strides_sym, free)};
+    return new_tensor(cx, syn, m, off, dims, strides, 1); /* m's pointer is the root's */
+}
+
+/* (transpose T): a new view with the order of dimensions reversed. */
+static Node *transpose(Ctx *cx, Node *syn) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *t = tensor_operand(cx, syn->kids[1], "transpose", 0);
+    if (!t) return NULL;
+    int n = t->ndims;
+    Node *dims[MAX_DIMS], *strides[MAX_DIMS];
+    for (int k = 0; k < n; k++) {
+        dims[k] = at(cx, syn, t->dims_sym, n - 1 - k);
+        strides[k] = at(cx, syn, t->strides_sym, n - 1 - k);
+    }
+    return new_tensor(cx, syn, t, var_ref(cx, syn, t->off_sym), dims, strides, n);
+}
+
+/* (transpose! T): reverse the dimensions in place (no data moves). */
+static Node *transpose_x(Ctx *cx, Node *syn) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *t = tensor_operand(cx, syn->kids[1], "transpose!", 0);
+    if (!t) return NULL;
+    Sym *arrs[2] = {t->dims_sym, t->strides_sym};
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < t->ndims / 2; k++) {
+            int j = t->ndims - 1 - k;
+            Sym *tmp = new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
+            if (!tmp) return NULL;
+            Node *d = ck_node(cx, N_C_DECL, syn, ulong_ty());
+            d->sym = tmp;
+            d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+            if (!d->kids) return NULL;
+            d->kids[d->nkids++] = at(cx, syn, arrs[a], k);
+            emit_stmt(cx, d);
+            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
+                              mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], k), at(cx, syn, arrs[a], j))));
+            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
+                              mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], j), var_ref(cx, syn, tmp))));
+        }
+    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+}
+
+/* (dims~ T), (strides~ T): the ulong[N] arrays (readable and settable
+ * element by element); (num-dims~ T): N; (num-rows M), (num-cols M). */
+static Node *property(Ctx *cx, Node *syn, const char *h) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    int matrix = !strcmp(h, "num-rows") || !strcmp(h, "num-cols");
+    Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, matrix ? 2 : 0);
+    if (!t) return NULL;
+    if (!strcmp(h, "dims~")) return var_ref(cx, syn, t->dims_sym);
+    if (!strcmp(h, "strides~")) return var_ref(cx, syn, t->strides_sym);
+    if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, t->ndims, ulong_ty());
+    return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
+}
+
+/* The tensor forms of the builtin table.  A user function of the same
+ * name (row, col, transpose ...) wins over the builtin. */
+Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn->kids[0]->key;
+    Checker *ck = cx->ck;
+    if (func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (!strcmp(h, "make-tensor-view")) return make_tensor_view(cx, syn);
+    if (!strcmp(h, "make-matrix")) return make_matrix(cx, syn);
+    if (!strcmp(h, "row") || !strcmp(h, "col")) return row_or_col(cx, syn, h[0] == 'c');
+    if (!strcmp(h, "transpose")) return transpose(cx, syn);
+    if (!strcmp(h, "transpose!")) return transpose_x(cx, syn);
+    return property(cx, syn, h);
+}
