@@ -523,6 +523,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
     Sym *s = new_local(cx, name, name->name, NULL);
     if (!s) return NULL;
+    if (soa_init_form(init)) return soa_bind(cx, s, name, init);
     if (init && syn_is_form(init, "make-vector")) {
         Node *len_expr = NULL;
         Type *base = NULL;
@@ -659,7 +660,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
 
 static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
     if (!init) return declared && declared->kind == TY_VECTOR;
-    if (syn_is_form(init, "make-vector")) return 1;
+    if (syn_is_form(init, "make-vector") || soa_init_form(init)) return 1;
     if (init->kind == N_VECLIT) return !(declared && declared->kind == TY_HWVEC);
     if (init->kind == N_SYMBOL) {
         Sym *s = scope_lookup(cx, init->key);

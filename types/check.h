@@ -41,6 +41,7 @@ struct Sym {
     Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
     int ndims;              /* tensor-views: number of dimensions (0: not a tensor) */
     Sym *dims_sym, *strides_sym; /* tensor-views: their ulong[ndims] arrays */
+    Sym **soa_fields;       /* soa-vectors: one vector per struct field */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */

@@ -880,10 +880,15 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
         diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
         return NULL;
     }
+    if (v->sym->soa_fields) {
+        diag_error_at(D(cx), syn, "E0489", "`%s` is a soa-vector: `%s` works on its field vectors, (x~ %s) or (x~ %s i)",
+                      v->sym->name, what, v->sym->name, v->sym->name);
+        return NULL;
+    }
     return v->sym;
 }
 
-static Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
     if (isyn->kind == N_INT && !isyn->is_unsigned && isyn->ival < 0) {
         diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)isyn->ival);
         return NULL;
@@ -1040,6 +1045,8 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         return element(cx, syn, v);
     }
     size_t hl = h ? strlen(h) : 0;
+    Node *soa;
+    if (soa_access(cx, syn, 1, &soa)) return soa;
     if (h && (!strcmp(h, "length~") || !strcmp(h, "offset~") || !strcmp(h, "parent~")) && syn->nkids == 2) {
         /* the settable properties of a vector-view */
         Node *v = expr(cx, syn->kids[1], NULL);
@@ -2276,7 +2283,7 @@ static const Builtin builtins[] = {
     {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
     {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
     {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
-    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form},
+    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-struct", soa_get_struct},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
     {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
@@ -2627,6 +2634,8 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     size_t hl = strlen(h);
+    Node *soa;
+    if (soa_access(cx, syn, 0, &soa)) return soa;
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
         Sym *st = global_lookup(cx->ck, h + 5);

@@ -184,6 +184,14 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
 Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
 
+Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
+
+/* ---- soa.c ---- */
+int soa_init_form(const Node *init);
+Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
+int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
+Node *soa_get_struct(Ctx *cx, Node *syn, Type *want);
+
 /* ---- tensors.c ---- */
 Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
 Node *tensor_length(Ctx *cx, Node *syn, Sym *t);

@@ -154,7 +154,7 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_HWVEC: return a->sc == b->sc && a->width == b->width;
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
-               a->align == b->align && a->length == b->length;
+               a->align == b->align && a->length == b->length && a->soa == b->soa;
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_TUPLE:
@@ -234,7 +234,7 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_ENUM: return t->ed->name;
     case TY_STRING: return "string";
     case TY_VECTOR: {
-        const char *s = arena_printf(a, "(vector-type %s", t->elem ? ty_name(a, t->elem) : "?");
+        const char *s = arena_printf(a, "(%s %s", t->soa ? "soa-vector-type" : "vector-type", t->elem ? ty_name(a, t->elem) : "?");
         if (t->as) s = arena_printf(a, "%s :%s", s, ty_as_name(t->as));
         if (t->acc) s = arena_printf(a, "%s :%s", s, ty_acc_name(t->acc));
         if (t->align) s = arena_printf(a, "%s :%s", s, ty_align_name(t->align));

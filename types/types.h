@@ -82,6 +82,7 @@ struct Type {
     Align align;
     int64_t length;   /* -1 when not known at compile time */
     int view;         /* a vector-view: a window (offset, length) on a root */
+    int soa;          /* a soa-vector of a struct: one vector per field */
     /* TUPLE */
     Type **elems;
     int nelems;

@@ -1,0 +1,210 @@
+/* soa.c - soa-vector and soa-view (spec "soa-vector and soa-view").
+ *
+ * A soa-vector of a struct keeps one vector per field ("structs of
+ * arrays"), so (make-soa-vector point :local 64) becomes
+ *     __local float pts_x[64];
+ *     __local float pts_y[64];
+ * (x~ pts i) is pts_x[i], (x~ pts) is the whole pts_x vector, and
+ * (get-struct pts i) builds a point from the fields.  A soa-view is one
+ * vector-view per field of its parent.  soa-vectors are made inside a
+ * function (:private or :local memory); they do not cross the host
+ * boundary and are not passed to functions. */
+#include <string.h>
+
+#include "check_int.h"
+
+static Diag *D(Ctx *cx) { return cx->ck->d; }
+
+/* The soa-vector a symbol names, or NULL. */
+static Sym *soa_sym(Ctx *cx, Node *syn) {
+    if (syn->kind != N_SYMBOL) return NULL;
+    Sym *s = scope_lookup(cx, syn->key);
+    return s && s->soa_fields ? s : NULL;
+}
+
+int soa_init_form(const Node *init) {
+    return init && (syn_is_form(init, "make-soa-vector") || syn_is_form(init, "make-soa-view"));
+}
+
+/* Only scalars and hardware vectors may be fields (spec "Member Data
+ * Rules"). */
+static int soa_struct_ok(Ctx *cx, Node *at, Type *t) {
+    if (!t || t->kind != TY_STRUCT) {
+        diag_error_at(D(cx), at, "E0487", "a soa-vector holds structs, found `%s`", tname(cx, t));
+        return 0;
+    }
+    StructDef *sd = t->sd;
+    for (int i = 0; i < sd->nfields; i++)
+        if (sd->fields[i].ty->kind != TY_NUM && sd->fields[i].ty->kind != TY_HWVEC) {
+            diag_error_at(D(cx), at, "E0487", "`%s` cannot be a soa-vector element: field `%s` is `%s` (only scalars and hardware vectors)",
+                          sd->name, sd->fields[i].name, tname(cx, sd->fields[i].ty));
+            return 0;
+        }
+    return 1;
+}
+
+/* (make-soa-vector STRUCT [address-space] [access] [align] LENGTH) or the
+ * key form, like make-vector; :private by default. */
+static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
+    Checker *ck = cx->ck;
+    Node *len_expr = NULL;
+    Type *t = vector_type_args(ck, init, 1, 0, &len_expr);
+    if (!t || !soa_struct_ok(cx, init, t->elem)) return NULL;
+    if (t->length <= 0 || t->length > (1 << 24)) {
+        diag_error_at(D(cx), init, "E0442", "make-soa-vector needs a compile-time length from 1 to 16777216");
+        return NULL;
+    }
+    if (!t->as) t->as = AS_PRIVATE;
+    if (!t->acc) t->acc = ACC_READ_WRITE;
+    if (!t->align) t->align = AL_COMPACT;
+    if (t->as != AS_PRIVATE && t->as != AS_LOCAL) {
+        diag_error_at(D(cx), init, "E0488", "a soa-vector made in a function lives in :private or :local memory, not :%s",
+                      ty_as_name(t->as));
+        return NULL;
+    }
+    if (t->as == AS_LOCAL && cx->fn->kind != FN_KERNEL) {
+        diag_error_at(D(cx), name, "E0406", "a :local vector can only be made in a kernel body");
+        return NULL;
+    }
+    t->soa = 1;
+    StructDef *sd = t->elem->sd;
+    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!s->soa_fields) return NULL;
+    for (int i = 0; i < sd->nfields; i++) {
+        Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
+        Sym *f = new_local(cx, name, arena_printf(ck->a, "%s_%s", s->cname, sd->fields[i].cname), ft);
+        if (!f) return NULL;
+        if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
+            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+        if (ft->as == AS_LOCAL) {
+            f->hoisted_local = 1;
+            ck_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
+        } else {
+            Node *decl = ck_node(cx, N_C_DECL, name, ft);
+            decl->sym = f;
+            emit_stmt(cx, decl);
+        }
+        s->soa_fields[i] = f;
+    }
+    s->ty = t;
+    return s;
+}
+
+/* (make-soa-view PARENT LENGTH [OFFSET]): a view of every field. */
+static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
+    Checker *ck = cx->ck;
+    if (init->nkids < 3 || init->nkids > 4) {
+        diag_error_at(D(cx), init, "E0320", "`make-soa-view` takes 2 to 3 arguments, found %d", init->nkids - 1);
+        return NULL;
+    }
+    Sym *p = soa_sym(cx, init->kids[1]);
+    if (!p) {
+        diag_error_at(D(cx), init->kids[1], "E0489", "`make-soa-view` needs a soa-vector, found `%s`",
+                      syn_to_string(ck->a, init->kids[1], 30));
+        return NULL;
+    }
+    Node *len = ulong_arg(cx, init->kids[2], "view length");
+    Node *off = init->nkids > 3 ? ulong_arg(cx, init->kids[3], "view offset") : int_lit(cx, init, 0, ty_num(SC_ULONG));
+    if (!len || !off) return NULL;
+    /* one offset and length for all the fields */
+    Sym *o = new_temp(cx, init, arena_printf(ck->a, "%s_off", s->cname), ty_num(SC_ULONG));
+    Sym *l = new_temp(cx, init, arena_printf(ck->a, "%s_len", s->cname), ty_num(SC_ULONG));
+    if (!o || !l) return NULL;
+    Node *ds[2] = {ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG)), ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG))};
+    Sym *vs[2] = {o, l};
+    Node *vals[2] = {off, len};
+    for (int k = 0; k < 2; k++) {
+        ds[k]->sym = vs[k];
+        ds[k]->kids = arena_alloc(ck->a, sizeof(Node *));
+        if (!ds[k]->kids) return NULL;
+        ds[k]->kids[ds[k]->nkids++] = vals[k];
+        emit_stmt(cx, ds[k]);
+    }
+    StructDef *sd = p->ty->elem->sd;
+    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!s->soa_fields) return NULL;
+    for (int i = 0; i < sd->nfields; i++) {
+        Sym *pf = p->soa_fields[i];
+        Type *ft = ty_vector(ck->a, pf->ty->elem, pf->ty->as, pf->ty->acc, pf->ty->align, -1);
+        ft->view = 1;
+        Node *foff = var_ref(cx, init, o);
+        if (pf->off_sym) foff = mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, var_ref(cx, init, pf->off_sym), foff);
+        Sym *f = new_view(cx, init, arena_printf(ck->a, "%s_%s", s->cname, sd->fields[i].cname), ft, var_ref(cx, init, pf), foff,
+                          var_ref(cx, init, l));
+        if (!f) return NULL;
+        s->soa_fields[i] = f;
+    }
+    Type *t = ty_vector(ck->a, p->ty->elem, p->ty->as, p->ty->acc, p->ty->align, -1);
+    t->soa = 1;
+    t->view = 1;
+    s->ty = t;
+    s->len_cname = l->cname;
+    return s;
+}
+
+/* (let ((NAME (make-soa-vector ...)))) / (make-soa-view ...) */
+Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init) {
+    return syn_is_form(init, "make-soa-vector") ? make_soa_vector(cx, s, name, init) : make_soa_view(cx, s, init);
+}
+
+/* The field vector of soa-vector S that accessor H (x~ or ~x~) names. */
+static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
+    size_t n = strlen(h);
+    const char *k = h[0] == '~' ? h + 1 : h;
+    size_t kl = n - 1 - (h[0] == '~');
+    StructDef *sd = s->ty->elem->sd;
+    for (int i = 0; i < sd->nfields; i++)
+        if (strlen(sd->fields[i].key) == kl && !strncmp(sd->fields[i].key, k, kl)) return s->soa_fields[i];
+    diag_error_at(D(cx), syn, "E0411", "`%s` has no field `%.*s` (soa-vector `%s`)", sd->name, (int)kl, k, s->name);
+    return NULL;
+}
+
+/* (F~ SV) is the field vector; (F~ SV I) its element I, readable and (when
+ * FOR_WRITE) settable.  Returns 0 when SYN is not a soa-vector access. */
+int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
+    const char *h = syn_head(syn);
+    size_t hl = h ? strlen(h) : 0;
+    if (hl < 2 || h[hl - 1] != '~' || syn->nkids < 2 || syn->nkids > 3) return 0;
+    Sym *s = soa_sym(cx, syn->kids[1]);
+    if (!s || !strcmp(h, "length~") || !strcmp(h, "~length~")) return 0;
+    *out = NULL;
+    Sym *f = soa_field(cx, syn, s, h);
+    if (!f) return 1;
+    if (syn->nkids == 2) {
+        if (for_write)
+            diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (%s %s i) ...)",
+                          syn_to_string(cx->ck->a, syn, 30), h, s->name);
+        else
+            *out = var_ref(cx, syn, f);
+        return 1;
+    }
+    if (for_write && (f->ty->acc == ACC_READ_ONLY)) {
+        diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is read-only", s->name);
+        return 1;
+    }
+    *out = index_node(cx, syn, f, syn->kids[2]);
+    return 1;
+}
+
+/* (get-struct SV I): the struct at I, built from its fields. */
+Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    Sym *s = soa_sym(cx, syn->kids[1]);
+    if (!s) {
+        diag_error_at(D(cx), syn->kids[1], "E0489", "`get-struct` needs a soa-vector, found `%s`",
+                      syn_to_string(cx->ck->a, syn->kids[1], 30));
+        return NULL;
+    }
+    StructDef *sd = s->ty->elem->sd;
+    Node **args = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)(sd->nfields + 1));
+    if (!args) return NULL;
+    args[0] = syn_symbol(cx->ck->a, syn->kids[0]->loc, arena_printf(cx->ck->a, "make-%s", sd->name));
+    for (int i = 0; i < sd->nfields; i++) {
+        Node *k[3] = {syn_symbol(cx->ck->a, syn->loc, arena_printf(cx->ck->a, "~%s~", sd->fields[i].name)), syn->kids[1], syn->kids[2]};
+        args[i + 1] = syn_list(cx->ck->a, syn->loc, k, 3);
+    }
+    Node *mk_syn = syn_list(cx->ck->a, syn->loc, args, sd->nfields + 1);
+    mk_syn->origin = syn->origin;
+    return struct_make(cx, mk_syn, sd);
+}
