@@ -758,6 +758,36 @@ static void structs_out(Em *e, const Program *p) {
     }
 }
 
+/* Every def-const-vec as a file-scope __constant array, values wrapped a
+ * few per line (spec "def-const-vec"). */
+static void constvecs_out(Em *e, const Program *p) {
+    for (int i = 0; i < p->ncvecs; i++) {
+        const ConstVec *cv = p->cvecs[i];
+        const Node *def = cv->def;
+        const Type *el = cv->ty->elem;
+        int64_t n = cv->ty->length;
+        pr_line(&e->pr, "/* def-const-vec %s  (%s:%d) */", cv->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+                def->loc.line);
+        pr_line(&e->pr, "__constant %s %s[%lld] = {", ty_cname(el), cv->cname, (long long)n);
+        int per_line = cv->fvals ? 8 : 16;
+        Node lit = {.kind = N_C_INTLIT, .ty = (Type *)el};
+        for (int64_t j = 0; j < n; j++) {
+            if (j % per_line == 0) sb_puts(e->out, "    ");
+            if (cv->fvals) float_out(e, cv->fvals[j], el->sc == SC_DOUBLE);
+            else {
+                lit.ival = cv->ivals[j];
+                e->in_arith = 1; /* no (uchar) casts in an initializer */
+                int_out(e, &lit);
+                e->in_arith = 0;
+            }
+            if (j + 1 < n) sb_putc(e->out, ',');
+            sb_putc(e->out, (j + 1) % per_line == 0 || j + 1 == n ? '\n' : ' ');
+        }
+        pr_line(&e->pr, "};");
+        pr_blank(&e->pr);
+    }
+}
+
 static void std140_types(Em *e, const Program *p) {
     TypeSet ts = {.n = 0};
     for (int f = 0; f < p->nfuncs; f++) {
@@ -790,6 +820,7 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     /* support code that does not depend on user functions, in a fixed order */
     enums_out(&e, p);
     structs_out(&e, p);
+    constvecs_out(&e, p);
     std140_types(&e, p);
     for (int k = H_GLOBAL_ID; k <= H_DEVICE_HAS; k++)
         for (int i = 0; i < p->nhelpers; i++)

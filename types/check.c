@@ -1578,7 +1578,6 @@ static Node *const_value(Checker *ck, Sym *s) {
     return v;
 }
 
-Node *global_const_value(Checker *ck, Sym *s);
 Node *global_const_value(Checker *ck, Sym *s) {
     return const_value(ck, s);
 }
@@ -1875,6 +1874,8 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 size_decl(cx, e, !strcmp(h, "global-size") ? &fn->gsize : &fn->lsize);
             } else if (h && (!strcmp(h, "return-type") || !strcmp(h, "type") || !strcmp(h, "type-signature-of"))) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
+            } else if (h && !strcmp(h, "use")) {
+                constvec_decl(cx, e);
             } else if (h && !strcmp(h, "grid-level")) {
                 if (fd->kind == FN_FUNCTION)
                     diag_error_at(cx->ck->d, e, "E0501",
@@ -2039,7 +2040,10 @@ CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
         int same = 1;
         for (int j = 0; j < fd->nparams && same; j++)
             if (!ty_equal(f->params[j]->ty, ptys[j])) same = 0;
-        if (same) return f;
+        if (same) {
+            constvec_call(cx, f, call, 1);
+            return f;
+        }
     }
     for (int i = 0; i < fd->nparams; i++) {
         Type *t = ptys[i];
@@ -2051,7 +2055,9 @@ CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
         if (t->kind == TY_VECTOR && !t->acc) t->acc = ACC_READ_WRITE;
         if (t->kind == TY_VECTOR && !t->align) t->align = AL_COMPACT;
     }
-    return check_function(ck, fd, ptys, call);
+    CFunc *f = check_function(ck, fd, ptys, call);
+    if (f) constvec_call(cx, f, call, 0);
+    return f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2138,9 +2144,17 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (
-               !strcmp(h, "def-const-vec") ||
-               !strcmp(h, "def-orchestration")) {
+    } else if (!strcmp(h, "def-const-vec")) {
+        if (f->nkids < 3 || f->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
+            return;
+        }
+        Sym *s = new_global(ck, SYM_CONSTVEC, f->kids[1]);
+        if (s) {
+            s->init = f;
+            s->immutable = 1;
+        }
+    } else if (!strcmp(h, "def-orchestration")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {
         diag_error_at(ck->d, f, "E0130",
@@ -2161,6 +2175,20 @@ Program *check_program(Crisp *c, Forms forms) {
         Sym *s = ck.globals.syms[g];
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(&ck, s);
         else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
+    }
+    /* def-const-vecs in definition order (a body may use earlier ones), then
+       their C names, clear of every kernel and function name */
+    for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
+        Sym *s = ck.globals.syms[g];
+        if (s->kind != SYM_CONSTVEC) continue;
+        constvec_eval(&ck, s);
+        if (!s->cvec) continue;
+        const char *base = mangle(ck.a, s->name);
+        int clash = is_reserved(base);
+        for (int i = 0; i < ck.nfuncs && !clash; i++) clash = !strcmp(ck.funcs[i]->name, base) || !strcmp(ck.funcs[i]->cname_base, base);
+        if (clash) base = arena_printf(ck.a, "cv_%s", base);
+        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, &ck.ncnames, &ck.capcnames, base);
+        PUSH(ck.a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
     for (int i = 0; i < forms.n && !c->diag.fatal; i++)
         if (syn_is_form(forms.v[i], "set-derived")) set_derived(&ck, forms.v[i]);

@@ -22,7 +22,10 @@ typedef enum SymKind {
     SYM_PARAMETER,  /* def-parameter (-D overridable) */
     SYM_TYPE,       /* def-type alias */
     SYM_RETPTR,     /* hidden out-pointer for an extra return value */
+    SYM_CONSTVEC,   /* def-const-vec: a __constant array computed at compile time */
 } SymKind;
+
+typedef struct ConstVec ConstVec;
 
 typedef struct Sym Sym;
 struct Sym {
@@ -46,6 +49,19 @@ struct Sym {
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */
     int resolving;          /* cycle detection for aliases and consts */
+    ConstVec *cvec;         /* SYM_CONSTVEC: the computed values (NULL: failed) */
+    int cv_done;            /* SYM_CONSTVEC: its body has been run */
+};
+
+/* A def-const-vec after its body ran (spec "def-const-vec"): a file-scope
+ * `__constant ELEM NAME[LENGTH] = {...};` in the emitted OpenCL C. */
+struct ConstVec {
+    const char *name;       /* Crisp name as written (+image-mask-32+) */
+    const char *cname;      /* C name (image_mask_32) */
+    Type *ty;               /* (vector-type ELEM :constant :read-only LENGTH) */
+    int64_t *ivals;         /* integer elements (uint64 bits for ulong), or NULL */
+    double *fvals;          /* float / double elements (already rounded), or NULL */
+    const Node *def;        /* the def-const-vec form */
 };
 
 /* A global-size / local-size declaration (spec "Hoisting and Enqueing"). */
@@ -114,6 +130,8 @@ typedef struct CFunc {
     FnSide **fsides;        /* functions: side channels the caller provides */
     int nfsides, capfsides;
     Sym *debug;             /* the debug channel parameter, or NULL */
+    Sym **cvuses;           /* const-vecs read here or in callees */
+    int ncvuses, capcvuses;
 } CFunc;
 
 /* Support code the emitted file needs (printed once, before user code). */
@@ -166,6 +184,8 @@ typedef struct Program {
     DebugSite **sites;      /* debug log sites, indexed by site id */
     int nsites, capsites;
     const char *source;     /* input file names, space separated */
+    ConstVec **cvecs;       /* def-const-vecs in definition order */
+    int ncvecs, capcvecs;
 } Program;
 
 /* Check the expanded forms.  Returns NULL only when out of memory; on

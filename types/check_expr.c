@@ -1012,6 +1012,10 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
             return NULL;
         }
+        if (s->kind == SYM_CONSTVEC) {
+            constvec_write_error(cx, syn, s);
+            return NULL;
+        }
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER || s->kind == SYM_TYPE) {
             diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
             return NULL;
@@ -1032,6 +1036,10 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         if (!nargs_ok(cx, syn, 2, -1)) return NULL;
         Sym *v = vector_operand(cx, syn->kids[1], "~");
         if (!v) return NULL;
+        if (v->kind == SYM_CONSTVEC) {
+            constvec_write_error(cx, syn, v);
+            return NULL;
+        }
         if (v->ty->acc == ACC_READ_ONLY || v->ty->as == AS_CONSTANT) {
             diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is %s", v->name,
                           v->ty->as == AS_CONSTANT ? ":constant memory" : "read-only");
@@ -2573,6 +2581,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         if (s->type_syn) c->op = 0;
         return c;
     }
+    if (s->kind == SYM_CONSTVEC) return constvec_ref(cx, syn, s);
     if (s->write_only && s->ty->kind != TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only", s->name);
         return NULL;

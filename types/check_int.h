@@ -2,7 +2,8 @@
  *
  * check.c      program, definitions, functions, statements and scopes
  * check_expr.c expressions: literals, operators, builtins, vectors
- * typeexpr.c   type expressions (vector-type, aliases, signatures) */
+ * typeexpr.c   type expressions (vector-type, aliases, signatures)
+ * constvec.c   def-const-vec: the compile-time interpreter of its body */
 #ifndef CRISP_CHECK_INT_H
 #define CRISP_CHECK_INT_H
 
@@ -138,6 +139,14 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
 Node *var_ref(Ctx *cx, const Node *at, Sym *s);
 const char *tname(Ctx *cx, const Type *t);
 int node_has_effects(const Node *n);
+
+/* ---- constvec.c: def-const-vec ---- */
+void constvec_eval(Checker *ck, Sym *s);
+Node *constvec_ref(Ctx *cx, Node *syn, Sym *s);
+void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused);
+void constvec_decl(Ctx *cx, Node *use_decl);
+void constvec_write_error(Ctx *cx, const Node *at, Sym *s);
+Node *global_const_value(Checker *ck, Sym *s);
 
 /* ---- sidechan.c ---- */
 Node *side_make(Ctx *cx, Node *syn, Type *want);

@@ -234,9 +234,24 @@ Type *type_expr(Checker *ck, Node *syn) {
         if (t) t->view = h[7] == 'v'; /* vector-view-type; vector-base-type is not a view */
         return t;
     }
-    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type") ||
-              !strcmp(h, "const-vec-type"))) {
-        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (structs-of-arrays, tensors and const-vecs are not implemented)", h);
+    if (h && !strcmp(h, "const-vec-type")) {
+        /* (const-vec-type ELEM [LENGTH]): spec "def-const-vec" */
+        if (syn->nkids < 2 || syn->nkids > 3) {
+            diag_error_at(ck->d, syn, "E0923", "expected (const-vec-type ELEMENT-TYPE [LENGTH]), found `%s`",
+                          syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        if (!t) return NULL;
+        if (!t->elem) {
+            diag_error_at(ck->d, syn, "E0923", "expected (const-vec-type ELEMENT-TYPE [LENGTH]), found `%s`",
+                          syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        return ty_vector(ck->a, t->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, t->length);
+    }
+    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type"))) {
+        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (structs-of-arrays and tensors are not implemented)", h);
         return NULL;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties

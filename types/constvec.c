@@ -1,0 +1,925 @@
+/* constvec.c - def-const-vec: vectors computed while compiling.
+ *
+ * Spec "def-const-vec": the body of a def-const-vec runs at compile time and
+ * the vector it returns becomes a file-scope `__constant` array.  Kernels
+ * read it by name once they `(declare (use NAME))`.
+ *
+ * Why a small interpreter of its own rather than the macro evaluator
+ * (macros/eval.c): macro values are immutable syntax nodes, while a const-vec
+ * body mutates vectors element by element and its final values must follow
+ * C's conversions to the element type.  The language here is the subset of
+ * kernel code that makes sense without a device: let/let*, progn, if, %loop
+ * (dotimes and friends), set!/inc!/dec!, ~, length~, make-vector, numbers,
+ * arithmetic, comparisons and to-TYPE conversions.  Integer arithmetic is exact
+ * in 64 bits (overflow is an error); floating arithmetic is done in double
+ * and rounded when a value is stored in a float element or variable.
+ *
+ * Every run is bounded (steps, vector sizes, nesting) so a runaway body ends
+ * with a diagnostic, never a hang. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/syntax.h"
+#include "check_int.h"
+
+#define CV_MAX_STEPS 10000000L          /* evaluation steps per def-const-vec */
+#define CV_MAX_LENGTH (1L << 20)        /* elements of one vector           */
+#define CV_MAX_TOTAL (1L << 22)         /* elements allocated by one body   */
+#define CV_MAX_DEPTH 500                /* nested forms                     */
+#define CV_MAX_VARS 4096                /* live variables                   */
+
+/* Diagnostic codes (docs/language.md "def-const-vec"). */
+#define CV_E_FORM "E0180"    /* malformed def-const-vec, unsupported form in its body */
+#define CV_E_NOUSE "E0181"   /* a const-vec read without (declare (use NAME))          */
+#define CV_E_USE "E0182"     /* (use NAME) names no earlier def-const-vec              */
+#define CV_E_STEPS "E0183"   /* step / nesting limit                                   */
+#define CV_E_SIZE "E0184"    /* bad vector length or element type                      */
+#define CV_E_RESULT "E0185"  /* the body does not return a vector                      */
+#define CV_E_EVAL "E0186"    /* evaluation error: types, overflow, bounds, division    */
+#define CV_E_WRITE "E0187"   /* writing to a const-vec                                 */
+
+typedef struct CVec {
+    Type *elem;
+    int64_t n;
+    int64_t *iv;          /* integer elements (raw bits) */
+    double *fv;           /* float elements */
+    const char *name;     /* a const-vec's name when read-only, else NULL */
+} CVec;
+
+typedef enum CvKind { CV_NONE, CV_INT, CV_FLOAT, CV_BOOL, CV_VEC } CvKind;
+
+typedef struct CVal {
+    CvKind k;
+    int uns;              /* CV_INT: i holds uint64 bits */
+    int64_t i;
+    double f;
+    CVec *v;
+} CVal;
+
+typedef struct CVar {
+    const char *key, *name;
+    CVal val;
+    Type *decl;           /* annotated scalar type, or NULL */
+    int immutable;        /* loop index */
+} CVar;
+
+typedef struct Interp {
+    Checker *ck;
+    Sym *self;
+    Sym **uses;
+    int nuses;
+    CVar *vars;
+    int nvars, capvars;
+    long steps, total;
+    int depth;
+    int failed;           /* a diagnostic was reported: unwind */
+    int returned;         /* (return v) was evaluated: unwind */
+    CVal ret;
+} Interp;
+
+static int ev(Interp *ip, Node *x, CVal *out);
+
+static int fail(Interp *ip, const Node *at, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(Interp *ip, const Node *at, const char *code, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!ip->failed) diag_error_at(ip->ck->d, at, code, "%s", msg);
+    ip->failed = 1;
+    return 0;
+}
+
+static const char *show(Interp *ip, const Node *n) {
+    return syn_to_string(ip->ck->a, n, 40);
+}
+
+static const char *kind_word(CvKind k) {
+    return k == CV_INT ? "an integer" : k == CV_FLOAT ? "a float" : k == CV_BOOL ? "a bool" : k == CV_VEC ? "a vector" : "no value";
+}
+
+/* ---- numbers ---- */
+
+static int is_elem_type(const Type *t) {
+    return t && t->kind == TY_NUM && t->sc != SC_HALF && t->sc != SC_BFLOAT16;
+}
+
+/* C's conversion of a value to scalar type t: integers wrap modulo 2^bits,
+ * float types round; a float never becomes an integer implicitly (as in
+ * kernel code: truncate, floor, ceil and round do that). */
+static int convert(Interp *ip, const Node *at, Type *t, CVal v, CVal *out) {
+    const ScalarInfo *si = ty_scalar_info(t->sc);
+    if (v.k == CV_BOOL) v = (CVal){.k = CV_INT, .i = v.i};
+    if (v.k != CV_INT && v.k != CV_FLOAT)
+        return fail(ip, at, CV_E_EVAL, "expected a number for `%s`, found %s", si->name, kind_word(v.k));
+    if (si->cat == CAT_FLOAT) {
+        double d = v.k == CV_FLOAT ? v.f : v.uns ? (double)(uint64_t)v.i : (double)v.i;
+        if (t->sc == SC_FLOAT) d = (double)(float)d;
+        *out = (CVal){.k = CV_FLOAT, .f = d};
+        return 1;
+    }
+    int bits = si->size * 8;
+    uint64_t u;
+    if (v.k == CV_FLOAT) {
+        return fail(ip, at, CV_E_EVAL, "a float is not converted to `%s`; use truncate, floor, ceil or round",
+                    si->name);
+    } else {
+        u = (uint64_t)v.i;
+    }
+    if (bits < 64) {
+        u &= (UINT64_C(1) << bits) - 1;
+        if (si->cat == CAT_SIGNED && (u >> (bits - 1))) u |= ~((UINT64_C(1) << bits) - 1);
+    }
+    *out = (CVal){.k = CV_INT, .i = (int64_t)u, .uns = si->cat == CAT_UNSIGNED && bits == 64 && (int64_t)u < 0};
+    return 1;
+}
+
+static int num_arg(Interp *ip, Node *x, CVal *out) {
+    if (!ev(ip, x, out)) return 0;
+    if (ip->returned) return fail(ip, x, CV_E_FORM, "`return` cannot be used inside an expression");
+    if (out->k == CV_BOOL) out->k = CV_INT;
+    if (out->k != CV_INT && out->k != CV_FLOAT)
+        return fail(ip, x, CV_E_EVAL, "expected a number, found %s: `%s`", kind_word(out->k), show(ip, x));
+    if (out->k == CV_INT && out->uns)
+        return fail(ip, x, CV_E_EVAL, "`%s` is above 2^63, too large for compile-time arithmetic", show(ip, x));
+    return 1;
+}
+
+static double as_double(CVal v) {
+    return v.k == CV_FLOAT ? v.f : (double)v.i;
+}
+
+static int truthy(Interp *ip, Node *x, int *b) {
+    CVal v;
+    if (!ev(ip, x, &v)) return 0;
+    if (ip->returned) return fail(ip, x, CV_E_FORM, "`return` cannot be used inside a test");
+    if (v.k == CV_BOOL || v.k == CV_INT) *b = v.i != 0;
+    else if (v.k == CV_FLOAT) *b = v.f != 0;
+    else return fail(ip, x, CV_E_EVAL, "a test needs a bool or a number, found %s", kind_word(v.k));
+    return 1;
+}
+
+/* + - * / and friends over two values (ints exact with overflow checks). */
+static int arith2(Interp *ip, const Node *at, const char *op, CVal a, CVal b, CVal *out) {
+    if (a.k == CV_FLOAT || b.k == CV_FLOAT) {
+        double x = as_double(a), y = as_double(b), r;
+        if (!strcmp(op, "+")) r = x + y;
+        else if (!strcmp(op, "-")) r = x - y;
+        else if (!strcmp(op, "*")) r = x * y;
+        else if (!strcmp(op, "/")) r = x / y;
+        else if (!strcmp(op, "min")) r = x < y ? x : y;
+        else if (!strcmp(op, "max")) r = x > y ? x : y;
+        else if (!strcmp(op, "rem")) r = fmod(x, y);
+        else if (!strcmp(op, "mod")) {
+            r = fmod(x, y);
+            if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        } else return fail(ip, at, CV_E_EVAL, "`%s` needs integers", op);
+        *out = (CVal){.k = CV_FLOAT, .f = r};
+        return 1;
+    }
+    int64_t x = a.i, y = b.i, r = 0;
+    int ov = 0;
+    if (!strcmp(op, "+")) ov = __builtin_add_overflow(x, y, &r);
+    else if (!strcmp(op, "-")) ov = __builtin_sub_overflow(x, y, &r);
+    else if (!strcmp(op, "*")) ov = __builtin_mul_overflow(x, y, &r);
+    else if (!strcmp(op, "min")) r = x < y ? x : y;
+    else if (!strcmp(op, "max")) r = x > y ? x : y;
+    else if (!strcmp(op, "/") || !strcmp(op, "rem") || !strcmp(op, "mod")) {
+        if (y == 0) return fail(ip, at, CV_E_EVAL, "division by zero in `%s`", show(ip, at));
+        if (x == INT64_MIN && y == -1) ov = 1;
+        else if (op[0] == '/') r = x / y;
+        else {
+            r = x % y;
+            if (op[0] == 'm' && r != 0 && ((r < 0) != (y < 0))) r += y;
+        }
+    } else if (!strcmp(op, "bit-and") || !strcmp(op, "logand")) r = x & y;
+    else if (!strcmp(op, "bit-or") || !strcmp(op, "logior")) r = x | y;
+    else if (!strcmp(op, "bit-xor") || !strcmp(op, "logxor")) r = x ^ y;
+    else if (!strcmp(op, "ash")) {
+        if (y >= 0) {
+            if (y > 62 || (x && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y)))) ov = 1;
+            else r = (int64_t)((uint64_t)x << y);
+        } else r = y < -63 ? (x < 0 ? -1 : 0) : x >> -y;
+    } else return fail(ip, at, CV_E_EVAL, "unknown operator `%s`", op);
+    if (ov) return fail(ip, at, CV_E_EVAL, "integer overflow in `%s` (compile-time integers are 64-bit)", show(ip, at));
+    *out = (CVal){.k = CV_INT, .i = r};
+    return 1;
+}
+
+static int compare2(const char *op, CVal a, CVal b) {
+    int c;
+    if (a.k == CV_FLOAT || b.k == CV_FLOAT) {
+        double x = as_double(a), y = as_double(b);
+        if (x != x || y != y) return !strcmp(op, "/=") || !strcmp(op, "!=");
+        c = x < y ? -1 : x > y ? 1 : 0;
+    } else c = a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
+    if (!strcmp(op, "<")) return c < 0;
+    if (!strcmp(op, ">")) return c > 0;
+    if (!strcmp(op, "<=")) return c <= 0;
+    if (!strcmp(op, ">=")) return c >= 0;
+    if (!strcmp(op, "/=") || !strcmp(op, "!=")) return c != 0;
+    return c == 0;
+}
+
+/* ---- variables ---- */
+
+static CVar *var_find(Interp *ip, const char *key) {
+    for (int i = ip->nvars - 1; i >= 0; i--)
+        if (!strcmp(ip->vars[i].key, key)) return &ip->vars[i];
+    return NULL;
+}
+
+static int var_push(Interp *ip, const Node *at, CVar v) {
+    if (ip->nvars >= CV_MAX_VARS) return fail(ip, at, CV_E_STEPS, "more than %d variables alive in a def-const-vec body", CV_MAX_VARS);
+    if (ip->nvars == ip->capvars) {
+        int nc = ip->capvars ? ip->capvars * 2 : 32;
+        CVar *nv = arena_alloc(ip->ck->a, sizeof(CVar) * (size_t)nc);
+        if (!nv) return fail(ip, at, CV_E_STEPS, "out of memory");
+        if (ip->nvars) memcpy(nv, ip->vars, sizeof(CVar) * (size_t)ip->nvars);
+        ip->vars = nv;
+        ip->capvars = nc;
+    }
+    ip->vars[ip->nvars++] = v;
+    return 1;
+}
+
+/* The value stored in a variable: its declared type's conversion; an
+ * integer variable does not silently take a float. */
+static int var_store(Interp *ip, const Node *at, CVar *var, CVal v) {
+    if (var->val.k == CV_VEC || v.k == CV_VEC)
+        return fail(ip, at, CV_E_EVAL, "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)",
+                    var->name, var->name);
+    if (var->decl) return convert(ip, at, var->decl, v, &var->val);
+    if (var->val.k == CV_INT && v.k == CV_FLOAT)
+        return fail(ip, at, CV_E_EVAL, "`%s` holds an integer; convert the float explicitly, e.g. (int ...)", var->name);
+    if (var->val.k == CV_FLOAT && v.k == CV_INT) v = (CVal){.k = CV_FLOAT, .f = v.uns ? (double)(uint64_t)v.i : (double)v.i};
+    var->val = v;
+    return 1;
+}
+
+/* ---- vectors ---- */
+
+static CVec *new_vec(Interp *ip, const Node *at, Type *elem, int64_t n) {
+    if (n < 1 || n > CV_MAX_LENGTH) {
+        fail(ip, at, CV_E_SIZE, "a def-const-vec vector needs 1 to %ld elements, found %lld", CV_MAX_LENGTH, (long long)n);
+        return NULL;
+    }
+    if (ip->total + n > CV_MAX_TOTAL) {
+        fail(ip, at, CV_E_SIZE, "this def-const-vec body allocates more than %ld elements in all", CV_MAX_TOTAL);
+        return NULL;
+    }
+    ip->total += n;
+    CVec *v = arena_alloc(ip->ck->a, sizeof *v);
+    if (!v) return NULL;
+    v->elem = elem;
+    v->n = n;
+    if (ty_is_float(elem)) v->fv = arena_alloc(ip->ck->a, sizeof(double) * (size_t)n);
+    else v->iv = arena_alloc(ip->ck->a, sizeof(int64_t) * (size_t)n);
+    if (!v->fv && !v->iv) {
+        fail(ip, at, CV_E_SIZE, "out of memory for a %lld-element vector", (long long)n);
+        return NULL;
+    }
+    if (v->fv) memset(v->fv, 0, sizeof(double) * (size_t)n);
+    else memset(v->iv, 0, sizeof(int64_t) * (size_t)n);
+    return v;
+}
+
+static CVal elem_get(const CVec *v, int64_t i) {
+    if (v->fv) return (CVal){.k = CV_FLOAT, .f = v->fv[i]};
+    const ScalarInfo *si = ty_scalar_info(v->elem->sc);
+    return (CVal){.k = CV_INT, .i = v->iv[i], .uns = si->cat == CAT_UNSIGNED && si->size == 8 && v->iv[i] < 0};
+}
+
+/* (~ V I): the vector and a checked index. */
+static int elem_ref(Interp *ip, Node *x, CVec **vec, int64_t *idx) {
+    if (x->nkids != 3) return fail(ip, x, CV_E_FORM, "expected (~ vector index), found `%s`", show(ip, x));
+    CVal v, i;
+    if (!ev(ip, x->kids[1], &v)) return 0;
+    if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`~` needs a vector, found %s", kind_word(v.k));
+    if (!num_arg(ip, x->kids[2], &i)) return 0;
+    if (i.k != CV_INT) return fail(ip, x->kids[2], CV_E_EVAL, "vector index must be an integer, found a float");
+    if (i.i < 0 || i.i >= v.v->n)
+        return fail(ip, x->kids[2], CV_E_EVAL, "index %lld is out of bounds for a vector of length %lld", (long long)i.i,
+                    (long long)v.v->n);
+    *vec = v.v;
+    *idx = i.i;
+    return 1;
+}
+
+static int elem_set(Interp *ip, const Node *at, CVec *v, int64_t i, CVal val) {
+    if (v->name)
+        return fail(ip, at, CV_E_WRITE, "cannot write to the const-vec `%s`: const-vecs are read-only", v->name);
+    CVal c;
+    if (!convert(ip, at, v->elem, val, &c)) return 0;
+    if (v->fv) v->fv[i] = c.f;
+    else v->iv[i] = c.i;
+    return 1;
+}
+
+/* (make-vector TYPE LENGTH) with TYPE a scalar, a vector type or an alias
+ * of one (its length is the default); :length, :element-type and
+ * :initial-element keys; address-space and access keywords are ignored (the
+ * result is :constant anyway). */
+static int make_vector(Interp *ip, Node *x, CVal *out) {
+    Type *elem = NULL;
+    int64_t len = -1;
+    CVal init = {.k = CV_NONE};
+    Checker *ck = ip->ck;
+    for (int i = 1; i < x->nkids; i++) {
+        Node *k = x->kids[i];
+        if (k->kind == N_KEYWORD) {
+            if (!strcmp(k->key, "length") || !strcmp(k->key, "element-type") || !strcmp(k->key, "initial-element")) {
+                if (i + 1 >= x->nkids) return fail(ip, k, CV_E_FORM, "`:%s` needs a value", k->key);
+                Node *v = x->kids[++i];
+                if (k->key[0] == 'e') {
+                    elem = v->kind == N_KEYWORD ? ty_lookup_base(v->key) : type_expr(ck, v);
+                    if (!elem) return fail(ip, v, CV_E_SIZE, "unknown element type `%s`", show(ip, v));
+                } else {
+                    CVal c;
+                    if (!num_arg(ip, v, &c)) return 0;
+                    if (k->key[0] == 'l') {
+                        if (c.k != CV_INT) return fail(ip, v, CV_E_SIZE, "vector length must be an integer");
+                        len = c.i;
+                    } else init = c;
+                }
+                continue;
+            }
+            Type *t = ty_lookup_base(k->key);
+            if (t && !elem) elem = t;
+            continue;
+        }
+        if (i == 1 && (k->kind == N_SYMBOL || k->kind == N_LIST) && !var_find(ip, k->kind == N_SYMBOL ? k->key : "")) {
+            Sym *g = k->kind == N_SYMBOL ? global_lookup(ck, k->key) : NULL;
+            if (!g || g->kind == SYM_TYPE) {
+                int errs = ck->d->errors;
+                Type *t = type_expr(ck, k);
+                if (!t) {
+                    if (ck->d->errors == errs) fail(ip, k, CV_E_SIZE, "unknown type `%s`", show(ip, k));
+                    ip->failed = 1;
+                    return 0;
+                }
+                if (t->kind == TY_VECTOR) {
+                    elem = t->elem;
+                    if (t->length >= 0) len = t->length;
+                } else elem = t;
+                continue;
+            }
+        }
+        CVal c;
+        if (!num_arg(ip, k, &c)) return 0;
+        if (c.k != CV_INT) return fail(ip, k, CV_E_SIZE, "vector length must be an integer, found a float");
+        len = c.i;
+    }
+    if (!elem) return fail(ip, x, CV_E_SIZE, "make-vector in a def-const-vec body needs an element type");
+    if (!is_elem_type(elem))
+        return fail(ip, x, CV_E_SIZE, "def-const-vec elements must be integer, float or double scalars, found `%s`",
+                    ty_name(ck->a, elem));
+    if (len < 0) return fail(ip, x, CV_E_SIZE, "make-vector in a def-const-vec body needs a length");
+    CVec *v = new_vec(ip, x, elem, len);
+    if (!v) return 0;
+    if (init.k != CV_NONE)
+        for (int64_t i = 0; i < len; i++)
+            if (!elem_set(ip, x, v, i, init)) return 0;
+    *out = (CVal){.k = CV_VEC, .v = v};
+    return 1;
+}
+
+/* ---- forms ---- */
+
+static int body(Interp *ip, Node **forms, int n, CVal *out) {
+    *out = (CVal){.k = CV_NONE};
+    for (int i = 0; i < n; i++) {
+        if (syn_is_form(forms[i], "declare")) continue;
+        if (!ev(ip, forms[i], out) || ip->returned) return !ip->failed;
+    }
+    return 1;
+}
+
+static int form_let(Interp *ip, Node *x, int sequential, CVal *out) {
+    if (x->nkids < 2 || x->kids[1]->kind != N_LIST)
+        return fail(ip, x, CV_E_FORM, "expected (%s ((var value)...) body...)", sequential ? "let*" : "let");
+    Node *bl = x->kids[1];
+    int mark = ip->nvars;
+    CVar *pending = arena_alloc(ip->ck->a, sizeof(CVar) * (size_t)(bl->nkids + 1));
+    if (!pending) return fail(ip, x, CV_E_STEPS, "out of memory");
+    for (int i = 0; i < bl->nkids; i++) {
+        Node *b = bl->kids[i], *name = b, *init = NULL;
+        if (b->kind == N_LIST) {
+            if (b->nkids < 1 || b->nkids > 2 || b->kids[0]->kind != N_SYMBOL)
+                return fail(ip, b, CV_E_FORM, "expected (var value), found `%s`", show(ip, b));
+            name = b->kids[0];
+            init = b->nkids == 2 ? b->kids[1] : NULL;
+        } else if (b->kind != N_SYMBOL) return fail(ip, b, CV_E_FORM, "expected a variable, found `%s`", show(ip, b));
+        CVar v = {.key = name->key, .name = name->name};
+        if (name->ann) {
+            v.decl = type_expr(ip->ck, name->ann);
+            if (!v.decl) return ip->failed = 1, 0;
+            if (!is_elem_type(v.decl))
+                return fail(ip, name->ann, CV_E_SIZE, "variables in a def-const-vec body hold numbers, found `%s`",
+                            ty_name(ip->ck->a, v.decl));
+        }
+        CVal val = {.k = CV_INT, .i = 0};
+        if (init) {
+            if (!ev(ip, init, &val)) return 0;
+            if (ip->returned) return fail(ip, init, CV_E_FORM, "`return` cannot be used in a binding");
+            if (val.k == CV_NONE) return fail(ip, init, CV_E_EVAL, "`%s` has no value", show(ip, init));
+        }
+        if (v.decl) {
+            if (!convert(ip, name, v.decl, val, &v.val)) return 0;
+        } else v.val = val;
+        if (sequential) {
+            if (!var_push(ip, b, v)) return 0;
+        } else pending[i] = v;
+    }
+    if (!sequential)
+        for (int i = 0; i < bl->nkids; i++)
+            if (!var_push(ip, bl->kids[i], pending[i])) return 0;
+    int ok = body(ip, x->kids + 2, x->nkids - 2, out);
+    ip->nvars = mark;
+    return ok;
+}
+
+static int form_loop(Interp *ip, Node *x, CVal *out) {
+    Node *spec = x->nkids >= 2 ? x->kids[1] : NULL;
+    if (!spec || spec->kind != N_LIST || spec->nkids != 4 || spec->kids[0]->kind != N_SYMBOL)
+        return fail(ip, x, CV_E_FORM, "malformed %%loop (expected (%%loop (var init test step) body...))");
+    CVal init;
+    if (!num_arg(ip, spec->kids[1], &init)) return 0;
+    if (init.k != CV_INT) return fail(ip, spec->kids[1], CV_E_EVAL, "a loop index must be an integer");
+    int mark = ip->nvars;
+    if (!var_push(ip, spec->kids[0], (CVar){.key = spec->kids[0]->key, .name = spec->kids[0]->name, .val = init, .immutable = 1}))
+        return 0;
+    int slot = ip->nvars - 1;
+    for (;;) {
+        int go;
+        if (!truthy(ip, spec->kids[2], &go)) return 0;
+        if (!go) break;
+        CVal ignored;
+        if (!body(ip, x->kids + 2, x->nkids - 2, &ignored)) return 0;
+        if (ip->returned) break;
+        CVal step;
+        if (!num_arg(ip, spec->kids[3], &step)) return 0;
+        if (step.k != CV_INT) return fail(ip, spec->kids[3], CV_E_EVAL, "a loop step must be an integer");
+        ip->vars[slot].val = step;
+    }
+    ip->nvars = mark;
+    *out = (CVal){.k = CV_NONE};
+    return 1;
+}
+
+/* (set! place value ...), (inc! place [d]), (dec! place [d]) */
+static int assign(Interp *ip, Node *place, CVal v) {
+    if (place->kind == N_SYMBOL) {
+        CVar *var = var_find(ip, place->key);
+        if (!var) {
+            Sym *g = global_lookup(ip->ck, place->key);
+            if (g && g->kind == SYM_CONSTVEC)
+                return fail(ip, place, CV_E_WRITE, "cannot assign to the const-vec `%s`: const-vecs are read-only", g->name);
+            return fail(ip, place, CV_E_EVAL, "`%s` is not a variable of this def-const-vec body", place->name);
+        }
+        if (var->immutable) return fail(ip, place, CV_E_EVAL, "`%s` is a loop index and cannot be assigned", var->name);
+        return var_store(ip, place, var, v);
+    }
+    if (syn_is_form(place, "~") || syn_is_form(place, "~ref~")) {
+        CVec *vec;
+        int64_t i;
+        if (!elem_ref(ip, place, &vec, &i)) return 0;
+        return elem_set(ip, place, vec, i, v);
+    }
+    return fail(ip, place, CV_E_FORM, "`%s` is not a place that can be assigned in a def-const-vec body", show(ip, place));
+}
+
+static int form_set(Interp *ip, Node *x, CVal *out) {
+    if (x->nkids < 3 || (x->nkids - 1) % 2) return fail(ip, x, CV_E_FORM, "expected (set! place value ...)");
+    for (int i = 1; i + 1 < x->nkids; i += 2) {
+        CVal v;
+        if (!ev(ip, x->kids[i + 1], &v)) return 0;
+        if (ip->returned) return fail(ip, x, CV_E_FORM, "`return` cannot be used inside set!");
+        if (!assign(ip, x->kids[i], v)) return 0;
+        *out = v;
+    }
+    return 1;
+}
+
+static int form_incdec(Interp *ip, Node *x, CVal *out) {
+    if (x->nkids < 2 || x->nkids > 3) return fail(ip, x, CV_E_FORM, "expected (%s place [amount])", x->kids[0]->name);
+    CVal old, d = {.k = CV_INT, .i = 1}, r;
+    if (!num_arg(ip, x->kids[1], &old)) return 0;
+    if (x->nkids == 3 && !num_arg(ip, x->kids[2], &d)) return 0;
+    if (!arith2(ip, x, x->kids[0]->key[0] == 'i' ? "+" : "-", old, d, &r)) return 0;
+    if (!assign(ip, x->kids[1], r)) return 0;
+    *out = r;
+    return 1;
+}
+
+static int is_arith_op(const char *h) {
+    static const char *ops[] = {"+", "-", "*", "/", "min", "max", "bit-and", "logand", "bit-or",
+                                "logior", "bit-xor", "logxor", "ash", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(h, ops[i])) return 1;
+    return 0;
+}
+
+static int is_compare_op(const char *h) {
+    static const char *ops[] = {"<", ">", "<=", ">=", "=", "==", "/=", "!=", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(h, ops[i])) return 1;
+    return 0;
+}
+
+/* The forms a def-const-vec body cannot use, with the reason. */
+static const char *unsupported_why(const char *h) {
+    static const char *views[] = {"make-vector-view", "copy-vec", "offset~", "parent~", "reinterpret-view", NULL};
+    for (int i = 0; views[i]; i++)
+        if (!strcmp(h, views[i])) return "vector views and copy-vec are not implemented there; index the vectors with ~ instead";
+    return NULL;
+}
+
+static int math1(Interp *ip, Node *x, const char *h, CVal *out) {
+    if (x->nkids != 2 && !(x->nkids == 3 && (!strcmp(h, "pow") || !strcmp(h, "expt") || !strcmp(h, "floor") ||
+                                              !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate"))))
+        return fail(ip, x, CV_E_FORM, "wrong number of arguments to `%s`", h);
+    CVal a, b = {.k = CV_NONE};
+    if (!num_arg(ip, x->kids[1], &a)) return 0;
+    if (x->nkids == 3 && !num_arg(ip, x->kids[2], &b)) return 0;
+    if (!strcmp(h, "abs")) {
+        if (a.k == CV_INT) {
+            if (a.i == INT64_MIN) return fail(ip, x, CV_E_EVAL, "integer overflow in `%s`", show(ip, x));
+            *out = (CVal){.k = CV_INT, .i = a.i < 0 ? -a.i : a.i};
+        } else *out = (CVal){.k = CV_FLOAT, .f = fabs(a.f)};
+        return 1;
+    }
+    if (!strcmp(h, "floor") || !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate")) {
+        if (b.k != CV_NONE) {
+            /* two arguments: a division rounded that way (integer division) */
+            if (a.k == CV_INT && b.k == CV_INT) {
+                CVal q, r;
+                if (!arith2(ip, x, "/", a, b, &q) || !arith2(ip, x, "rem", a, b, &r)) return 0;
+                int neg = (r.i < 0) != (b.i < 0);
+                if (r.i != 0) {
+                    if (h[0] == 'f' && neg) q.i--;
+                    else if (h[0] == 'c' && !neg) q.i++;
+                    else if (h[0] == 'r') {
+                        int64_t ar = r.i < 0 ? -r.i : r.i, ab = b.i < 0 ? -b.i : b.i;
+                        if (ar > ab - ar) q.i += neg ? -1 : 1;
+                    }
+                }
+                *out = q;
+                return 1;
+            }
+            a = (CVal){.k = CV_FLOAT, .f = as_double(a) / as_double(b)};
+        }
+        if (a.k == CV_INT) {
+            *out = a;
+            return 1;
+        }
+        /* one float argument: an integer, rounding half to even for round */
+        double r = h[0] == 'f' ? floor(a.f) : h[0] == 'c' ? ceil(a.f) : h[0] == 'r' ? nearbyint(a.f) : trunc(a.f);
+        if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
+            return fail(ip, x, CV_E_EVAL, "%g does not fit an integer in `%s`", a.f, show(ip, x));
+        *out = (CVal){.k = CV_INT, .i = (int64_t)r};
+        return 1;
+    }
+    double d = as_double(a), r;
+    if (!strcmp(h, "sqrt")) r = sqrt(d);
+    else if (!strcmp(h, "rsqrt")) r = 1.0 / sqrt(d);
+    else if (!strcmp(h, "exp")) r = exp(d);
+    else if (!strcmp(h, "log")) r = log(d);
+    else if (!strcmp(h, "log2")) r = log2(d);
+    else if (!strcmp(h, "sin")) r = sin(d);
+    else if (!strcmp(h, "cos")) r = cos(d);
+    else if (!strcmp(h, "tan")) r = tan(d);
+    else if (!strcmp(h, "asin")) r = asin(d);
+    else if (!strcmp(h, "acos")) r = acos(d);
+    else if (!strcmp(h, "atan")) r = atan(d);
+    else r = pow(d, as_double(b)); /* pow, expt */
+    *out = (CVal){.k = CV_FLOAT, .f = r};
+    return 1;
+}
+
+static int symbol(Interp *ip, Node *x, CVal *out) {
+    const char *k = x->key;
+    CVar *v = var_find(ip, k);
+    if (v) {
+        *out = v->val;
+        return 1;
+    }
+    if (!strcmp(k, "t") || !strcmp(k, "true")) return *out = (CVal){.k = CV_BOOL, .i = 1}, 1;
+    if (!strcmp(k, "nil") || !strcmp(k, "false")) return *out = (CVal){.k = CV_BOOL, .i = 0}, 1;
+    Sym *s = global_lookup(ip->ck, k);
+    if (!s) s = parameter_lookup(ip->ck, x);
+    if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
+        Node *c = global_const_value(ip->ck, s);
+        if (!c) return ip->failed = 1, 0;
+        if (c->kind == N_C_FLOATLIT) *out = (CVal){.k = CV_FLOAT, .f = c->fval};
+        else if (c->kind == N_C_BOOLLIT) *out = (CVal){.k = CV_BOOL, .i = c->ival};
+        else {
+            int uns = c->ty && c->ty->kind == TY_NUM && c->ty->sc == SC_ULONG && c->ival < 0;
+            *out = (CVal){.k = CV_INT, .i = c->ival, .uns = uns};
+        }
+        return 1;
+    }
+    if (s && s->kind == SYM_CONSTVEC) {
+        int used = 0;
+        for (int i = 0; i < ip->nuses; i++) used |= ip->uses[i] == s;
+        if (s == ip->self)
+            return fail(ip, x, CV_E_USE, "def-const-vec `%s` cannot read itself while it is being computed", s->name);
+        if (!used)
+            return fail(ip, x, CV_E_NOUSE, "def-const-vec `%s` reads the const-vec `%s` without declaring it: add (declare (use %s))",
+                        ip->self->name, s->name, s->name);
+        if (!s->cvec) return ip->failed = 1, 0; /* it failed and was reported */
+        CVec *cv = arena_alloc(ip->ck->a, sizeof *cv);
+        if (!cv) return fail(ip, x, CV_E_STEPS, "out of memory");
+        *cv = (CVec){.elem = s->cvec->ty->elem, .n = s->cvec->ty->length, .iv = s->cvec->ivals, .fv = s->cvec->fvals,
+                     .name = s->name};
+        *out = (CVal){.k = CV_VEC, .v = cv};
+        return 1;
+    }
+    if (s && s->kind == SYM_TYPE) return fail(ip, x, CV_E_EVAL, "`%s` is a type, not a value", s->name);
+    return fail(ip, x, CV_E_EVAL, "unknown variable `%s` in a def-const-vec body", x->name);
+}
+
+static int call(Interp *ip, Node *x, CVal *out) {
+    const char *h = syn_head(x);
+    if (!h) return fail(ip, x, CV_E_FORM, "expected a form, found `%s`", show(ip, x));
+    int n = x->nkids - 1;
+    if (!strcmp(h, "let") || !strcmp(h, "let*")) return form_let(ip, x, h[3] == '*', out);
+    if (!strcmp(h, "progn")) return body(ip, x->kids + 1, n, out);
+    if (!strcmp(h, "if")) {
+        if (n < 2 || n > 3) return fail(ip, x, CV_E_FORM, "expected (if test then [else])");
+        int b;
+        if (!truthy(ip, x->kids[1], &b)) return 0;
+        if (b) return ev(ip, x->kids[2], out);
+        if (n == 3) return ev(ip, x->kids[3], out);
+        *out = (CVal){.k = CV_NONE};
+        return 1;
+    }
+    if (!strcmp(h, "%loop")) return form_loop(ip, x, out);
+    if (!strcmp(h, "return")) {
+        if (n != 1) return fail(ip, x, CV_E_RESULT, "a def-const-vec returns exactly one vector: (return v)");
+        CVal v;
+        if (!ev(ip, x->kids[1], &v)) return 0;
+        ip->ret = v;
+        ip->returned = 1;
+        *out = v;
+        return 1;
+    }
+    if (!strcmp(h, "set!")) return form_set(ip, x, out);
+    if (!strcmp(h, "inc!") || !strcmp(h, "dec!")) return form_incdec(ip, x, out);
+    if (!strcmp(h, "~") || !strcmp(h, "~ref~")) {
+        CVec *v;
+        int64_t i;
+        if (!elem_ref(ip, x, &v, &i)) return 0;
+        *out = elem_get(v, i);
+        return 1;
+    }
+    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+        CVal v;
+        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (length~ vector)");
+        if (!ev(ip, x->kids[1], &v)) return 0;
+        if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`length~` needs a vector, found %s", kind_word(v.k));
+        *out = (CVal){.k = CV_INT, .i = v.v->n};
+        return 1;
+    }
+    if (!strcmp(h, "make-vector")) return make_vector(ip, x, out);
+    if (!strcmp(h, "and") || !strcmp(h, "or")) {
+        int want = h[0] == 'o', b = !want;
+        for (int i = 1; i <= n && b != want; i++)
+            if (!truthy(ip, x->kids[i], &b)) return 0;
+        *out = (CVal){.k = CV_BOOL, .i = b};
+        return 1;
+    }
+    if (!strcmp(h, "not")) {
+        int b;
+        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (not x)");
+        if (!truthy(ip, x->kids[1], &b)) return 0;
+        *out = (CVal){.k = CV_BOOL, .i = !b};
+        return 1;
+    }
+    if (is_arith_op(h)) {
+        if (n < 1) return fail(ip, x, CV_E_FORM, "`%s` needs arguments", h);
+        CVal acc;
+        if (!num_arg(ip, x->kids[1], &acc)) return 0;
+        if (n == 1) {
+            if (!strcmp(h, "-") && acc.k == CV_FLOAT) return *out = (CVal){.k = CV_FLOAT, .f = -acc.f}, 1;
+            if (!strcmp(h, "-")) return arith2(ip, x, "-", (CVal){.k = CV_INT, .i = 0}, acc, out);
+            if (!strcmp(h, "/")) return arith2(ip, x, "/", (CVal){.k = CV_INT, .i = 1}, acc, out);
+            *out = acc;
+            return 1;
+        }
+        for (int i = 2; i <= n; i++) {
+            CVal b;
+            if (!num_arg(ip, x->kids[i], &b)) return 0;
+            if (!arith2(ip, x, h, acc, b, &acc)) return 0;
+        }
+        *out = acc;
+        return 1;
+    }
+    if (is_compare_op(h)) {
+        if (n < 2) return fail(ip, x, CV_E_FORM, "`%s` needs two or more arguments", h);
+        CVal a, b;
+        int r = 1;
+        if (!num_arg(ip, x->kids[1], &a)) return 0;
+        for (int i = 2; i <= n; i++) {
+            if (!num_arg(ip, x->kids[i], &b)) return 0;
+            r = r && compare2(h, a, b);
+            a = b;
+        }
+        *out = (CVal){.k = CV_BOOL, .i = r};
+        return 1;
+    }
+    if (!strcmp(h, "lognot") || !strcmp(h, "bit-not")) {
+        CVal a;
+        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (%s x)", h);
+        if (!num_arg(ip, x->kids[1], &a)) return 0;
+        if (a.k != CV_INT) return fail(ip, x, CV_E_EVAL, "`%s` needs an integer", h);
+        *out = (CVal){.k = CV_INT, .i = ~a.i};
+        return 1;
+    }
+    static const char *math[] = {"abs", "sqrt", "rsqrt", "exp", "log", "log2", "sin", "cos", "tan", "asin", "acos",
+                                 "atan", "pow", "expt", "floor", "ceil", "round", "truncate", NULL};
+    for (int i = 0; math[i]; i++)
+        if (!strcmp(h, math[i])) return math1(ip, x, h, out);
+    Type *t = !strncmp(h, "to-", 3) ? ty_lookup_base(x->kids[0]->key + 3) : NULL;
+    if (t && t->kind == TY_NUM && n == 1) {
+        /* (to-float x), (to-uchar x): C conversion */
+        CVal a;
+        if (!is_elem_type(t)) return fail(ip, x, CV_E_SIZE, "`%s` is not supported in a def-const-vec body", h);
+        if (!num_arg(ip, x->kids[1], &a)) return 0;
+        return convert(ip, x, t, a, out);
+    }
+    const char *why = unsupported_why(h);
+    if (why) return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (%s)", h, why);
+    if (func_lookup(ip->ck, x->kids[0]->key))
+        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (functions run on the device; "
+                    "a def-const-vec body runs in the compiler)", h);
+    return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body", h);
+}
+
+static int ev(Interp *ip, Node *x, CVal *out) {
+    if (ip->failed || ip->ck->d->fatal) return 0;
+    if (++ip->steps > CV_MAX_STEPS)
+        return fail(ip, x, CV_E_STEPS, "def-const-vec `%s` ran for more than %ld steps (a runaway loop?)", ip->self->name,
+                    CV_MAX_STEPS);
+    switch (x->kind) {
+    case N_INT:
+        *out = (CVal){.k = CV_INT, .i = x->ival, .uns = x->is_unsigned && x->ival < 0};
+        return 1;
+    case N_FLOAT: *out = (CVal){.k = CV_FLOAT, .f = x->fval}; return 1;
+    case N_SYMBOL: return symbol(ip, x, out);
+    case N_LIST: {
+        if (ip->depth >= CV_MAX_DEPTH)
+            return fail(ip, x, CV_E_STEPS, "forms nested more than %d deep in a def-const-vec body", CV_MAX_DEPTH);
+        ip->depth++;
+        int ok = call(ip, x, out);
+        ip->depth--;
+        return ok && !ip->failed;
+    }
+    default:
+        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body", show(ip, x));
+    }
+}
+
+/* ---- entry points ---- */
+
+/* Run the body of a def-const-vec (collected as Sym s, s->init the form). */
+void constvec_eval(Checker *ck, Sym *s) {
+    Node *form = s->init;
+    s->cv_done = 1;
+    Interp ip = {.ck = ck, .self = s};
+    /* (declare (use A B ...)): the earlier const-vecs the body reads */
+    Sym *uses[256];
+    int nuses = 0;
+    for (int i = 2; i < form->nkids && syn_is_form(form->kids[i], "declare"); i++) {
+        Node *d = form->kids[i];
+        for (int j = 1; j < d->nkids; j++) {
+            Node *e = d->kids[j];
+            if (!syn_is_form(e, "use")) {
+                diag_warning_at(ck->d, e, "W0302", "unknown declaration `%s` ignored", syn_to_string(ck->a, e, 40));
+                continue;
+            }
+            for (int k = 1; k < e->nkids; k++) {
+                Node *nm = e->kids[k];
+                Sym *u = nm->kind == N_SYMBOL ? global_lookup(ck, nm->key) : NULL;
+                if (!u || u->kind != SYM_CONSTVEC) {
+                    fail(&ip, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined", show(&ip, nm), show(&ip, nm));
+                    return;
+                }
+                if (u == s || !u->cv_done) {
+                    fail(&ip, nm, CV_E_USE, "(use %s): `%s` must be defined before `%s` (a def-const-vec can only use earlier ones)",
+                         u->name, u->name, s->name);
+                    return;
+                }
+                if (!u->cvec) return; /* it failed and was reported */
+                if (nuses < 256) uses[nuses++] = u;
+            }
+        }
+    }
+    ip.uses = uses;
+    ip.nuses = nuses;
+    CVal v;
+    if (!body(&ip, form->kids + 2, form->nkids - 2, &v) || ip.failed) return;
+    if (ip.returned) v = ip.ret;
+    if (v.k != CV_VEC) {
+        diag_error_at(ck->d, form, CV_E_RESULT, "def-const-vec `%s` must return a vector, but its body returns %s", s->name,
+                      kind_word(v.k));
+        return;
+    }
+    ConstVec *cv = arena_alloc(ck->a, sizeof *cv);
+    if (!cv) return;
+    cv->name = s->name;
+    cv->def = form;
+    cv->ty = ty_vector(ck->a, v.v->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, v.v->n);
+    /* a copy: the body's vector may be a used const-vec or change no more */
+    size_t n = (size_t)v.v->n;
+    if (v.v->fv) {
+        cv->fvals = arena_alloc(ck->a, sizeof(double) * n);
+        if (!cv->fvals) return;
+        memcpy(cv->fvals, v.v->fv, sizeof(double) * n);
+    } else {
+        cv->ivals = arena_alloc(ck->a, sizeof(int64_t) * n);
+        if (!cv->ivals) return;
+        memcpy(cv->ivals, v.v->iv, sizeof(int64_t) * n);
+    }
+    if (v.v->elem->sc == SC_DOUBLE) ck->prog->uses_fp64 = 1;
+    s->cvec = cv;
+    s->ty = cv->ty;
+}
+
+/* Does a kernel/function declare (use KEY)? */
+static int declares_use(const FuncDef *fd, const char *key) {
+    for (int i = 0; i < fd->ndecls; i++) {
+        const Node *d = fd->decls[i];
+        for (int j = 1; j < d->nkids; j++)
+            if (syn_is_form(d->kids[j], "use"))
+                for (int k = 1; k < d->kids[j]->nkids; k++)
+                    if (d->kids[j]->kids[k]->kind == N_SYMBOL && !strcmp(d->kids[j]->kids[k]->key, key)) return 1;
+    }
+    return 0;
+}
+
+static void note_use(Ctx *cx, Sym *s) {
+    CFunc *fn = cx->fn;
+    for (int i = 0; i < fn->ncvuses; i++)
+        if (fn->cvuses[i] == s) return;
+    ck_push(cx->ck->a, (void ***)&fn->cvuses, &fn->ncvuses, &fn->capcvuses, s);
+}
+
+/* Is const-vec s readable here?  The kernel at the root of the call chain
+ * must declare (use s).  Reports at `at` and returns 0 when not. */
+static int use_ok(Ctx *cx, const Node *at, Sym *s, const char *via) {
+    Checker *ck = cx->ck;
+    FuncDef *root = ck->nstack ? ck->stack[0] : NULL;
+    if (!root || root->kind != FN_KERNEL || declares_use(root, s->key)) return 1;
+    if (via)
+        diag_error_at(ck->d, at, CV_E_NOUSE,
+                      "kernel `%s` calls `%s`, which reads the const-vec `%s`, but the kernel does not declare it: add (declare (use %s))",
+                      root->name, via, s->name, s->name);
+    else if (cx->fn->kind != FN_KERNEL)
+        diag_error_at(ck->d, at, CV_E_NOUSE,
+                      "`%s` reads the const-vec `%s`, but kernel `%s`, which calls it, does not declare it: add (declare (use %s)) to the kernel",
+                      cx->fn->name, s->name, root->name, s->name);
+    else
+        diag_error_at(ck->d, at, CV_E_NOUSE,
+                      "kernel `%s` reads the const-vec `%s` without declaring it: add (declare (use %s)) to the kernel",
+                      root->name, s->name, s->name);
+    return 0;
+}
+
+/* A const-vec named in kernel code: a reference to the __constant array. */
+Node *constvec_ref(Ctx *cx, Node *syn, Sym *s) {
+    if (!s->cvec) return NULL; /* its body failed and was reported */
+    if (!use_ok(cx, syn, s, NULL)) return NULL;
+    note_use(cx, s);
+    return var_ref(cx, syn, s);
+}
+
+/* After a call to function instance f: the caller reads what f reads.  A
+ * reused instance was checked under another kernel, so check it again. */
+void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused) {
+    for (int i = 0; i < f->ncvuses; i++) {
+        if (reused && !use_ok(cx, call, f->cvuses[i], f->name)) return;
+        note_use(cx, f->cvuses[i]);
+    }
+}
+
+/* (declare (use NAME...)) in a kernel or function: every NAME a def-const-vec. */
+void constvec_decl(Ctx *cx, Node *e) {
+    for (int k = 1; k < e->nkids; k++) {
+        Node *nm = e->kids[k];
+        Sym *s = nm->kind == N_SYMBOL ? global_lookup(cx->ck, nm->key) : NULL;
+        if (!s || s->kind != SYM_CONSTVEC)
+            diag_error_at(cx->ck->d, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined",
+                          syn_to_string(cx->ck->a, nm, 40), syn_to_string(cx->ck->a, nm, 40));
+    }
+}
+
+/* Writing to a const-vec from kernel code. */
+void constvec_write_error(Ctx *cx, const Node *at, Sym *s) {
+    diag_error_at(cx->ck->d, at, CV_E_WRITE, "cannot write to the const-vec `%s`: const-vecs are read-only", s->name);
+}
