@@ -251,7 +251,9 @@ Type *type_expr(Checker *ck, Node *syn) {
         return ty_vector(ck->a, t->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, t->length);
     }
     if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type"))) {
-        diag_error_at(ck->d, syn, "E0914", "`%s` is not supported yet (structs-of-arrays and tensors are not implemented)", h);
+        diag_error_at(ck->d, syn, "E0914",
+                      "`%s` is not supported yet: soa-vectors and tensor-views are made inside a kernel (make-soa-vector, make-tensor-view) and cannot be parameters",
+                      h);
         return NULL;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
