@@ -324,6 +324,49 @@ static Node *property(Ctx *cx, Node *syn, const char *h) {
     return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
 }
 
+/* (get-layout M): a value of the built-in enumeration matrix-layout
+ * (:row-major :col-major :other-layout), from M's current strides.  The
+ * enumeration is defined on first use. */
+static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!tensor_operand(cx, syn->kids[1], "get-layout", 2)) return NULL;
+    Checker *ck = cx->ck;
+    Arena *a = ck->a;
+    SrcLoc l = syn->loc;
+    Sym *e = global_lookup(ck, "matrix-layout");
+    if (!e) {
+        Node *k[5] = {syn_symbol(a, l, "def-enumeration"), syn_symbol(a, l, "matrix-layout"), syn_keyword(a, l, "row-major"),
+                      syn_keyword(a, l, "col-major"), syn_keyword(a, l, "other-layout")};
+        enum_collect(ck, syn_list(a, l, k, 5));
+        e = global_lookup(ck, "matrix-layout");
+    }
+    if (!e || !e->ty || e->ty->kind != TY_ENUM) {
+        diag_error_at(D(cx), syn, "E0412", "`get-layout` returns the built-in enumeration `matrix-layout`, but the program defines `matrix-layout` as something else");
+        return NULL;
+    }
+    /* (if (and (= (~ (strides~ M) 1) 1) (= (~ (strides~ M) 0) (~ (dims~ M) 1))) :row-major
+           (if (and (= (~ (strides~ M) 0) 1) (= (~ (strides~ M) 1) (~ (dims~ M) 0))) :col-major :other-layout)) */
+    Node *m = syn->kids[1];
+#define L2(x, y) syn_list(a, l, (Node *[]){x, y}, 2)
+#define L3(x, y, z) syn_list(a, l, (Node *[]){x, y, z}, 3)
+#define L4(w, x, y, z) syn_list(a, l, (Node *[]){w, x, y, z}, 4)
+#define SYM(n) syn_symbol(a, l, n)
+#define PROP(p, k) L3(SYM("~"), L2(SYM(p), m), syn_int(a, l, k))
+    Node *row = L3(SYM("and"), L3(SYM("="), PROP("strides~", 1), syn_int(a, l, 1)),
+                   L3(SYM("="), PROP("strides~", 0), PROP("dims~", 1)));
+    Node *col = L3(SYM("and"), L3(SYM("="), PROP("strides~", 0), syn_int(a, l, 1)),
+                   L3(SYM("="), PROP("strides~", 1), PROP("dims~", 0)));
+    Node *q = L4(SYM("if"), row, syn_keyword(a, l, "row-major"),
+                 L4(SYM("if"), col, syn_keyword(a, l, "col-major"), syn_keyword(a, l, "other-layout")));
+#undef L2
+#undef L3
+#undef L4
+#undef SYM
+#undef PROP
+    q->origin = syn->origin;
+    return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
+}
+
 /* The tensor forms of the builtin table.  A user function of the same
  * name (row, col, transpose ...) wins over the builtin. */
 Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
@@ -335,5 +378,6 @@ Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
     if (!strcmp(h, "row") || !strcmp(h, "col")) return row_or_col(cx, syn, h[0] == 'c');
     if (!strcmp(h, "transpose")) return transpose(cx, syn);
     if (!strcmp(h, "transpose!")) return transpose_x(cx, syn);
+    if (!strcmp(h, "get-layout")) return get_layout(cx, syn, want);
     return property(cx, syn, h);
 }

@@ -24,3 +24,12 @@ def writing_through_a_matrix():
     out = np.full(16, -1, np.int32)
     prog.run("identity4", out)
     assert_equal(out.reshape(4, 4), np.eye(4, dtype=np.int32))
+
+
+@case
+def layouts_from_strides():
+    a = np.zeros(16, np.float32)
+    out = np.full(5, -1, np.int32)
+    prog.run("layouts", a, out)
+    # matrix-layout: row-major 0, col-major 1, other-layout 2
+    assert_equal(out, np.array([0, 1, 2, 1, 1], np.int32))
