@@ -959,6 +959,26 @@ static Node *b_length(Ctx *cx, Node *syn, Type *want) {
     return length_of(cx, syn, v);
 }
 
+/* (bytes V): the bytes V's elements occupy now (spec "Helpers" of vectors,
+ * tensors and soa-vectors): length times the element stride, summed over
+ * the fields of a soa-vector. */
+static Node *b_bytes(Ctx *cx, Node *syn, Type *want) {
+    if (func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Type *ul = ty_num(SC_ULONG);
+    Sym *soa = soa_sym(cx, syn->kids[1]);
+    int n = soa ? soa->ty->elem->sd->nfields : 1;
+    Node *sum = NULL;
+    for (int i = 0; i < n; i++) {
+        Sym *v = soa ? soa->soa_fields[i] : vector_operand(cx, syn->kids[1], "bytes");
+        if (!v) return NULL;
+        Node *b = mk2(cx, N_C_BINARY, syn, ul, OP_MUL, length_of(cx, syn, v),
+                      int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
+        sum = sum ? mk2(cx, N_C_BINARY, syn, ul, OP_ADD, sum, b) : b;
+    }
+    return sum;
+}
+
 static int swizzle_index(char c) {
     return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : c == 'w' ? 3 : -1;
 }
@@ -2292,7 +2312,7 @@ static const Builtin builtins[] = {
     {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
     {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
     {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
-    {"get-struct", soa_get_struct},
+    {"get-struct", soa_get_struct}, {"bytes", b_bytes},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
     {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},

@@ -197,6 +197,7 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */
 int soa_init_form(const Node *init);
+Sym *soa_sym(Ctx *cx, Node *syn);
 Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
 int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
 Node *soa_get_struct(Ctx *cx, Node *syn, Type *want);

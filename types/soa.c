@@ -16,7 +16,7 @@
 static Diag *D(Ctx *cx) { return cx->ck->d; }
 
 /* The soa-vector a symbol names, or NULL. */
-static Sym *soa_sym(Ctx *cx, Node *syn) {
+Sym *soa_sym(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return NULL;
     Sym *s = scope_lookup(cx, syn->key);
     return s && s->soa_fields ? s : NULL;

@@ -29,7 +29,7 @@ def writing_through_a_matrix():
 @case
 def layouts_from_strides():
     a = np.zeros(16, np.float32)
-    out = np.full(5, -1, np.int32)
+    out = np.full(7, -1, np.int32)
     prog.run("layouts", a, out)
     # matrix-layout: row-major 0, col-major 1, other-layout 2
-    assert_equal(out, np.array([0, 1, 2, 1, 1], np.int32))
+    assert_equal(out, np.array([0, 1, 2, 1, 1, 48, 64], np.int32))
