@@ -201,6 +201,7 @@ Sym *soa_sym(Ctx *cx, Node *syn);
 Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
 int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
 Node *soa_get_struct(Ctx *cx, Node *syn, Type *want);
+Node *soa_convert(Ctx *cx, Node *syn, Type *want);
 
 /* ---- tensors.c ---- */
 Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);

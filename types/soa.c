@@ -208,3 +208,56 @@ Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     mk_syn->origin = syn->origin;
     return struct_make(cx, mk_syn, sd);
 }
+
+/* (convert-aos-to-soa VECTOR SOA) / (convert-soa-to-aos SOA VECTOR) - spec
+ * "Converting between SoA and AoS vectors": the calling thread copies the
+ * first min(length) elements, field by field.  Both must hold the same
+ * struct.  (Split the work between threads by giving each a view.) */
+Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    Arena *a = cx->ck->a;
+    int to_soa = !strcmp(syn->kids[0]->key, "convert-aos-to-soa");
+    Node *vsyn = syn->kids[to_soa ? 1 : 2], *ssyn = syn->kids[to_soa ? 2 : 1];
+    Sym *s = soa_sym(cx, ssyn);
+    if (!s) {
+        diag_error_at(D(cx), ssyn, "E0489", "`%s` needs a soa-vector here, found `%s`", syn->kids[0]->name,
+                      syn_to_string(a, ssyn, 30));
+        return NULL;
+    }
+    Sym *v = vector_operand(cx, vsyn, syn->kids[0]->name);
+    if (!v) return NULL;
+    StructDef *sd = s->ty->elem->sd;
+    if (!v->ty->elem || v->ty->elem->kind != TY_STRUCT || v->ty->elem->sd != sd) {
+        diag_error_at(D(cx), vsyn, "E0487", "`%s` needs a vector of `%s` to match the soa-vector `%s`, found `%s`", syn->kids[0]->name,
+                      sd->name, s->name, tname(cx, v->ty));
+        return NULL;
+    }
+    /* for i below (min (length~ V) (length~ S)): (set! (F~ S i) (F~ (~ V i)) ...), or the reverse */
+    SrcLoc l = syn->loc;
+    Node *i = syn_symbol(a, l, arena_printf(a, "%%i%d", ++cx->temp_counter));
+#define L2(x, y) syn_list(a, l, (Node *[]){x, y}, 2)
+#define L3(x, y, z) syn_list(a, l, (Node *[]){x, y, z}, 3)
+    Node **set = arena_alloc(a, sizeof(Node *) * (size_t)(2 * sd->nfields + 1));
+    if (!set) return NULL;
+    int k = 0;
+    set[k++] = syn_symbol(a, l, "set!");
+    for (int f = 0; f < sd->nfields; f++) {
+        Node *acc = syn_symbol(a, l, arena_printf(a, "~%s~", sd->fields[f].name));
+        Node *elem = L3(syn_symbol(a, l, "~"), vsyn, i);
+        Node *soa_place = L3(acc, ssyn, i), *aos_place = L2(acc, elem);
+        set[k++] = to_soa ? soa_place : aos_place;
+        set[k++] = to_soa ? aos_place : soa_place;
+    }
+    Node *count = L3(syn_symbol(a, l, "min"), L2(syn_symbol(a, l, "length~"), vsyn), L2(syn_symbol(a, l, "length~"), ssyn));
+    /* the core loop the prelude's dotimes expands to: (%loop (i 0 (< i n) (+ i 1)) body) */
+    Node *head = syn_list(a, l, (Node *[]){i, syn_int(a, l, 0), L3(syn_symbol(a, l, "<"), i, count),
+                                           L3(syn_symbol(a, l, "+"), i, syn_int(a, l, 1))}, 4);
+    Node *loop = L3(syn_symbol(a, l, "%loop"), head, syn_list(a, l, set, k));
+#undef L2
+#undef L3
+    loop->origin = syn->origin;
+    Dest d = {D_DISCARD, NULL, NULL};
+    form_to(cx, loop, &d);
+    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+}

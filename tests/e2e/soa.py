@@ -18,3 +18,15 @@ def private_soa_of_hardware_vectors():
     out = np.zeros(3, np.float32)
     prog.run("particles", out)
     assert_close(out, np.array([5.0, 2.5, 3.0], np.float32))
+
+
+@case
+def aos_to_soa_and_back():
+    dt = struct_dtype(prog.meta, "point")
+    pts = np.zeros(16, dt)
+    pts["x"] = np.arange(16)
+    pts["y"] = 100 * np.arange(16)
+    out = np.zeros(16, dt)
+    prog.run("transpose_points", pts, out)
+    assert_equal(out["x"], pts["x"] + pts["y"])
+    assert_equal(out["y"], pts["y"])
