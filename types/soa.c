@@ -257,6 +257,13 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
 #undef L2
 #undef L3
     loop->origin = syn->origin;
+    if (!loop->origin) { /* the loop's comment in the output names the form */
+        Expansion *x = arena_alloc(a, sizeof *x);
+        if (!x) return NULL;
+        x->macro = syn->kids[0]->name;
+        x->call = syn->loc;
+        loop->origin = x;
+    }
     Dest d = {D_DISCARD, NULL, NULL};
     form_to(cx, loop, &d);
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
