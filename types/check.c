@@ -1727,7 +1727,12 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
         }
-        if (fd->kind == FN_KERNEL) {
+        if (fd->kind == FN_KERNEL && t->ndims) {
+            diag_error_at(ck->d, p->name, "E0136",
+                          "kernel parameter `%s` cannot be a tensor-view (`%s`): tensor-views never cross the host boundary; pass the parent vector and make the view inside the kernel",
+                          p->name->name, ty_name(ck->a, t));
+            fd->bad = 1;
+        } else if (fd->kind == FN_KERNEL) {
             if (t->kind == TY_VECTOR) {
                 if (!t->elem || !t->as || !t->acc) {
                     diag_error_at(ck->d, p->name, "E0124",
@@ -1902,7 +1907,22 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
     if (!s) return NULL;
     s->kind = SYM_PARAM;
     s->write_only = pd->is_out;
-    if (t->kind == TY_VECTOR) {
+    if (t->ndims) {
+        /* a tensor-view parameter: the root's pointer, the offset, and
+           pointers to the caller's private dims and strides arrays (so the
+           callee sees, and transpose! changes, the caller's view) */
+        Type *ul = ty_num(SC_ULONG);
+        Type *arr = ty_vector(cx->ck->a, ul, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, t->ndims);
+        Sym *o = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_off", s->cname), ul);
+        Sym *ds = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_dims", s->cname), arr);
+        Sym *ss = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_strides", s->cname), arr);
+        if (!o || !ds || !ss) return NULL;
+        s->is_view = 1;
+        s->off_sym = o;
+        s->ndims = t->ndims;
+        s->dims_sym = ds;
+        s->strides_sym = ss;
+    } else if (t->kind == TY_VECTOR) {
         s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
             need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
@@ -2013,6 +2033,10 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
                         decl->acc ? decl->acc : arg->acc, decl->align ? decl->align : arg->align,
                         decl->length >= 0 ? decl->length : arg->length);
+    if (decl->ndims) {
+        t->view = 1;
+        t->ndims = decl->ndims;
+    }
     return t;
 }
 

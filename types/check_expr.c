@@ -1087,6 +1087,10 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                 return NULL;
             }
             if (h[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
+            if (h[0] == 'l' && !vs->len_sym) {
+                diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
+                return NULL;
+            }
             return var_ref(cx, syn, h[0] == 'l' ? vs->len_sym : vs->off_sym);
         }
         if (v->ty->kind != TY_STRUCT) {
@@ -2202,10 +2206,22 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             Sym *as = a->sym;
-            if (as->ndims) {
+            if (as->ndims && !pt->ndims) {
                 diag_error_at(ck->d, argsyn[i], "E0486",
-                              "tensor-view `%s` cannot be passed to `%s`: tensor-views stay in the function that makes them; pass the parent vector and make the view inside",
-                              as->name, fd->name);
+                              "tensor-view `%s` cannot be passed as parameter `%s` of `%s` (`%s`): a tensor-view goes only to a (tensor-view-type N ...) parameter; pass the parent vector or declare the parameter a tensor-view",
+                              as->name, p->name->name, fd->name, tname(cx, pt));
+                return NULL;
+            }
+            if (pt->ndims && !as->ndims) {
+                diag_error_at(ck->d, argsyn[i], "E0413",
+                              "parameter `%s` of `%s` is a %d-dimensional tensor-view, but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
+                              p->name->name, fd->name, pt->ndims, as->name, tname(cx, at));
+                return NULL;
+            }
+            if (pt->ndims && pt->ndims != as->ndims) {
+                diag_error_at(ck->d, argsyn[i], "E0414",
+                              "parameter `%s` of `%s` expects a %d-dimensional tensor-view, but `%s` has %d dimension%s",
+                              p->name->name, fd->name, pt->ndims, as->name, as->ndims, as->ndims == 1 ? "" : "s");
                 return NULL;
             }
             const char *why = NULL;
@@ -2242,13 +2258,20 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
-    for (int i = 0; i < n; i++) nargs += fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
+    for (int i = 0; i < n; i++) nargs += fn->params[i]->ndims ? 4 : fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
     nargs += nret > 1 ? nret - 1 : 0;
     Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
-        if (fn->params[i]->ty->kind == TY_VECTOR) {
+        if (fn->params[i]->ndims) {
+            /* a tensor-view: root pointer, offset, dims and strides arrays */
+            Sym *vs = vals[i]->sym;
+            c->kids[c->nkids++] = vals[i];
+            c->kids[c->nkids++] = var_ref(cx, syn, vs->off_sym);
+            c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
+            c->kids[c->nkids++] = var_ref(cx, syn, vs->strides_sym);
+        } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
             c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], var_ref(cx, syn, vs->off_sym)) : vals[i];

@@ -7,8 +7,12 @@
  * so (~ M i j) is M[M_off + i * M_strides[0] + j * M_strides[1]] and the
  * generated C reads like the hand-written version.  The number of
  * dimensions is known at compile time; extents and strides are run-time
- * values.  A matrix is a 2-dimensional tensor-view.  Tensor-views live in
- * one function: they are not passed to functions or to the host. */
+ * values.  A matrix is a 2-dimensional tensor-view.  A tensor-view is
+ * passed to a function whose parameter is a (tensor-view-type N ...) as
+ * four arguments: the root pointer, the offset and pointers to the caller's
+ * dims and strides arrays (types/check.c make_param), so a transpose! in
+ * the callee changes the caller's view.  Tensor-views never reach the host:
+ * kernels cannot take them (E0136). */
 #include <string.h>
 
 #include "check_int.h"
@@ -69,6 +73,7 @@ static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims,
     Node *len = tensor_length(cx, syn, tmp);
     Type *t = ty_vector(cx->ck->a, parent->ty->elem, parent->ty->as, parent->ty->acc, parent->ty->align, -1);
     t->view = 1;
+    t->ndims = n;
     Sym *v = new_view(cx, syn, base, t, var_ref(cx, syn, parent), off, len);
     if (!v) return NULL;
     v->write_only = parent->write_only;

@@ -250,9 +250,37 @@ Type *type_expr(Checker *ck, Node *syn) {
         }
         return ty_vector(ck->a, t->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, t->length);
     }
-    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "tensor-view-type"))) {
+    if (h && !strcmp(h, "tensor-view-type")) {
+        /* (tensor-view-type N [PARENT-VECTOR-TYPE]): an N-dimensional
+           tensor-view; without a parent the element type and address space
+           stay open (the function is instantiated per call site) */
+        Ctx tmp = {.ck = ck};
+        int64_t n = 0;
+        if (syn->nkids < 2 || syn->nkids > 3 || !const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
+            diag_error_at(ck->d, syn, "E0924", "expected (tensor-view-type N [vector-type]) with N from 1 to 8, found `%s`",
+                          syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        Type *t;
+        if (syn->nkids == 3) {
+            Type *p = type_expr(ck, syn->kids[2]);
+            if (!p) return NULL;
+            if (p->kind != TY_VECTOR || p->soa || p->ndims) {
+                diag_error_at(ck->d, syn->kids[2], "E0924", "the parent of a tensor-view type is a vector type, found `%s`",
+                              ty_name(ck->a, p));
+                return NULL;
+            }
+            t = ty_vector(ck->a, p->elem, p->as, p->acc, p->align, -1);
+        } else {
+            t = ty_vector(ck->a, NULL, AS_NONE, ACC_NONE, AL_NONE, -1);
+        }
+        t->view = 1;
+        t->ndims = (int)n;
+        return t;
+    }
+    if (h && !strcmp(h, "soa-vector-type")) {
         diag_error_at(ck->d, syn, "E0914",
-                      "`%s` is not supported yet: soa-vectors and tensor-views are made inside a kernel (make-soa-vector, make-tensor-view) and cannot be parameters",
+                      "`%s` is not supported yet: soa-vectors are made inside a kernel (make-soa-vector) and cannot be parameters",
                       h);
         return NULL;
     }
@@ -269,9 +297,14 @@ Type *type_expr(Checker *ck, Node *syn) {
         }
         Type *mod = vector_type_args(ck, syn, 1, 0, NULL);
         if (!mod) return NULL;
-        return ty_vector(ck->a, mod->elem ? mod->elem : base->elem, mod->as ? mod->as : base->as,
-                         mod->acc ? mod->acc : base->acc, mod->align ? mod->align : base->align,
-                         mod->length >= 0 ? mod->length : base->length);
+        Type *t = ty_vector(ck->a, mod->elem ? mod->elem : base->elem, mod->as ? mod->as : base->as,
+                            mod->acc ? mod->acc : base->acc, mod->align ? mod->align : base->align,
+                            mod->length >= 0 ? mod->length : base->length);
+        if (base->ndims) { /* (matrix float :global): a tensor-view type with the parent filled in */
+            t->view = 1;
+            t->ndims = base->ndims;
+        }
+        return t;
     }
     diag_error_at(ck->d, syn, "E0902", "expected a type, found `%s`", syn_to_string(ck->a, syn, 60));
     return NULL;

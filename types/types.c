@@ -154,7 +154,7 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_HWVEC: return a->sc == b->sc && a->width == b->width;
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
-               a->align == b->align && a->length == b->length && a->soa == b->soa;
+               a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims;
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_TUPLE:
@@ -234,6 +234,15 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_ENUM: return t->ed->name;
     case TY_STRING: return "string";
     case TY_VECTOR: {
+        if (t->ndims) {
+            /* (tensor-view-type N (vector-type ...)), or just N when the parent is open */
+            Type p = *t;
+            p.ndims = 0;
+            p.view = 0;
+            int open = !t->elem && !t->as && !t->acc && !t->align && t->length < 0;
+            return open ? arena_printf(a, "(tensor-view-type %d)", t->ndims)
+                        : arena_printf(a, "(tensor-view-type %d %s)", t->ndims, ty_name(a, &p));
+        }
         const char *s = arena_printf(a, "(%s %s", t->soa ? "soa-vector-type" : "vector-type", t->elem ? ty_name(a, t->elem) : "?");
         if (t->as) s = arena_printf(a, "%s :%s", s, ty_as_name(t->as));
         if (t->acc) s = arena_printf(a, "%s :%s", s, ty_acc_name(t->acc));

@@ -83,6 +83,7 @@ struct Type {
     int64_t length;   /* -1 when not known at compile time */
     int view;         /* a vector-view: a window (offset, length) on a root */
     int soa;          /* a soa-vector of a struct: one vector per field */
+    int ndims;        /* a tensor-view (view = 1) of this many dimensions, else 0 */
     /* TUPLE */
     Type **elems;
     int nelems;

@@ -33,3 +33,32 @@ def layouts_from_strides():
     prog.run("layouts", a, out)
     # matrix-layout: row-major 0, col-major 1, other-layout 2
     assert_equal(out, np.array([0, 1, 2, 1, 1, 48, 64], np.int32))
+
+
+@case
+def tensor_view_parameters():
+    a = np.arange(100, 140, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    prog.run("tensor_params", a, out)
+    m = a[:12].reshape(3, 4)
+    c = a[:12].reshape(4, 3).T
+    t3 = a[1:13].reshape(2, 3, 2)
+
+    def weighted(t):
+        s = sum(float(t[i, j, k]) * (i * 100 + j * 10 + k) for i in range(t.shape[0])
+                for j in range(t.shape[1]) for k in range(t.shape[2]))
+        return s + 1e6 * t.size + 1e4 * (t.strides[0] // t.itemsize)
+
+    exp = np.array([np.trace(m), np.trace(c), m[1].sum(), c[2].sum(),
+                    np.trace(m) + m[2, 3], weighted(t3), weighted(t3.T),
+                    4, m[1, 3], m[:, 3].sum()], np.float32)
+    assert_close(out, exp, rtol=1e-6)
+
+
+@case
+def writing_through_a_matrix_parameter():
+    out = np.full(16, -1, np.int32)
+    prog.run("identity_via_function", out)
+    exp = np.full(16, -1, np.int32)
+    exp[1:16] = (7 * np.eye(3, 5, dtype=np.int32)).ravel()
+    assert_equal(out, exp)
