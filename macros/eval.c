@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../src/target.h"
 #include "../types/types.h"
@@ -725,6 +726,7 @@ struct Prim {
 
 static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form);
 static Node *qq(Eval *ev, Node *x, int level, Binding *env);
+static Node *type_of_syntax(Eval *ev, Node *form, Binding *env);
 static int is_type_name(Eval *ev, const char *key);
 static const Node *resolve_type(Eval *ev, const Node *v);
 
@@ -836,6 +838,7 @@ static Node *eval_call(Eval *ev, Node *x, Binding *env) {
             Node *e = run_macro(ev, m, x, ev->exp);
             return e ? eval(ev, e, env) : NULL;
         }
+        if (!ev->host_call && !strcmp(head->key, "type-of")) return type_of_syntax(ev, x, env);
         return call_with_args(ev, NULL, NULL, x, env);
     }
     if (syn_is_form(head, "lambda")) {
@@ -2480,7 +2483,8 @@ int eval_type_predicate(const char *pred, const char *key) {
 }
 
 static int is_type_name(Eval *ev, const char *key) {
-    return (ty_lookup_base(key) && strcmp(key, "nil") != 0) || map_get(&ev->types, key);
+    return (ty_lookup_base(key) && strcmp(key, "nil") != 0) || map_get(&ev->types, key) ||
+           map_get(&ev->structs, key);
 }
 
 /* `v` with def-type aliases followed (at most 64 steps, so a cycle ends). */
@@ -2530,23 +2534,6 @@ TYPE_PRED(bi_is_orderable, "is-orderable?")
 /* (is-address-space? V) - :global :local :constant :private */
 TYPE_PRED(bi_is_address_space, "is-address-space?")
 
-/* (type-equal A B) - same type after following def-type aliases */
-static Node *bi_type_equal(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "type-equal") || !want_type(ev, form, a[1], "type-equal"))
-        return NULL;
-    const Node *x = resolve_type(ev, a[0]), *y = resolve_type(ev, a[1]);
-    int xn = (is_sym(x) || x->kind == N_KEYWORD) && !x->ann;
-    int yn = (is_sym(y) || y->kind == N_KEYWORD) && !y->ann;
-    if (xn && yn) {
-        const Type *tx = ty_lookup_base(x->key), *ty = ty_lookup_base(y->key);
-        if (tx || ty) return mk_bool(ev, tx == ty);
-        return mk_bool(ev, x->kind == y->kind && !strcmp(x->key, y->key));
-    }
-    int r = val_equal(ev, (Node *)(uintptr_t)x, (Node *)(uintptr_t)y, 0);
-    return ev->failed ? NULL : mk_bool(ev, r);
-}
-
 /* (vector-type ARG...) - the type expression itself, with its arguments
  * evaluated: (vector-type float :global) */
 static Node *bi_vector_type(Eval *ev, Node *form, Node **a, int n) {
@@ -2584,6 +2571,483 @@ static Node *bi_predicate_type(Eval *ev, Node *form, Node **a, int n) {
     if (!want_type(ev, form, a[0], "predicate-type")) return NULL;
     Node *b = syn_symbol(&ev->c->arena, no_loc, "bool");
     return signature(ev, a, 1, b);
+}
+
+/* ------------------------------------------------------------------------
+ * Type queries over what the expander has recorded: vector / tensor type
+ * expressions, def-struct fields, def-function signatures, derived types.
+ * Only syntax is available (expansion precedes checking), so every query
+ * answers from the type expressions as written, after following def-type
+ * aliases at the top.
+ * ---------------------------------------------------------------------- */
+
+/* A def-function signature read from its syntax (one per overload). */
+typedef struct EvalFunSig {
+    const char *name;          /* as written                                */
+    Node **params;             /* parameter type syntax                     */
+    int np;
+    Node **rets;               /* return type syntax; none: void            */
+    int nr;
+    struct EvalFunSig *next;   /* the next overload, in definition order    */
+} EvalFunSig;
+
+/* (def-derived-type NEW ORIG :subst S) / (set-derived ORIG NEW :subst S) */
+typedef struct EvalDerived {
+    const char *orig;          /* key of the original type                  */
+    int subst;                 /* 0 :no 1 :equal 2 :pass-orig 3 :pass-derived,
+                                  as in types/structs.c                     */
+} EvalDerived;
+
+static int is_type_word(const Node *v) {
+    return (is_sym(v) || v->kind == N_KEYWORD) && !v->ann;
+}
+
+/* type-equal without argument checks; -1 after an error */
+static int type_eq(Eval *ev, const Node *a, const Node *b) {
+    const Node *x = resolve_type(ev, a), *y = resolve_type(ev, b);
+    if (is_type_word(x) && is_type_word(y)) {
+        const Type *tx = ty_lookup_base(x->key), *ty = ty_lookup_base(y->key);
+        if (tx || ty) return tx == ty;
+        return x->kind == y->kind && !strcmp(x->key, y->key);
+    }
+    int r = val_equal(ev, (Node *)(uintptr_t)x, (Node *)(uintptr_t)y, 0);
+    return ev->failed ? -1 : r;
+}
+
+/* (type-equal A B) - same type after following def-type aliases */
+static Node *bi_type_equal(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "type-equal") || !want_type(ev, form, a[1], "type-equal"))
+        return NULL;
+    int r = type_eq(ev, a[0], a[1]);
+    return r < 0 ? NULL : mk_bool(ev, r);
+}
+
+static int is_void_type(const Node *v) {
+    return is_nil(v) || (is_sym(v) && !v->ann && !strcmp(v->key, "void"));
+}
+
+/* A signature #(A B => R) or the list of #'(A B => R): parameter types
+ * before `=>`, return types after it (none, or `void`: no value).  With
+ * `env`, elements that are bound variables are replaced by their values,
+ * so #(T T => bool) works inside a def-constraint.  0 when malformed
+ * (numbers, strings, `&out` markers, two `=>`). */
+typedef struct Sig {
+    Node **p, **r;
+    int np, nr;
+} Sig;
+
+static int sig_parse(Eval *ev, const Node *v, Binding *env, Sig *s) {
+    if (v->kind != N_VECLIT && v->kind != N_LIST) return 0;
+    Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(v->nkids ? v->nkids : 1));
+    if (!k) return 0;
+    int arrow = -1;
+    for (int i = 0; i < v->nkids; i++) {
+        Node *e = v->kids[i];
+        if (is_sym(e) && !e->ann && !strcmp(e->key, "=>")) {
+            if (arrow >= 0) return 0;
+            arrow = i;
+            continue;
+        }
+        if (env && is_sym(e) && !e->ann) {
+            Binding *b = lookup(env, e->key);
+            if (b) e = b->val;
+        }
+        if (e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_STRING ||
+            (is_sym(e) && e->name[0] == '&'))
+            return 0;
+        k[i] = e;
+    }
+    s->p = k;
+    s->np = arrow >= 0 ? arrow : v->nkids;
+    s->r = arrow >= 0 ? k + arrow + 1 : k;
+    s->nr = arrow >= 0 ? v->nkids - arrow - 1 : 0;
+    if (s->nr == 1 && is_void_type(s->r[0])) s->nr = 0;
+    return 1;
+}
+
+/* The inner list of #'(...) / (function (...)), or NULL. */
+static Node *function_list(Node *v) {
+    if (syn_is_form(v, "function") && v->nkids == 2 && v->kids[1]->kind == N_LIST &&
+        !syn_is_form(v->kids[1], "lambda") && !syn_is_form(v->kids[1], "unquote") &&
+        !syn_is_form(v->kids[1], "unquote-splicing") && !syn_is_form(v->kids[1], "quasiquote") &&
+        !syn_is_form(v->kids[1], "quote"))
+        return v->kids[1];
+    return NULL;
+}
+
+/* Record `(def-function NAME (PARAM...) [DOC] (declare ...)... BODY...)`.
+ * Parameters must all be plain symbols with a type from an annotation,
+ * (declare (type P... T)) or a signature; otherwise nothing is recorded. */
+static void note_function(Eval *ev, const Node *form) {
+    if (form->nkids < 3 || !is_sym(form->kids[1]) || form->kids[2]->kind != N_LIST) return;
+    const Node *pl = form->kids[2];
+    int np = pl->nkids;
+    Arena *A = &ev->c->arena;
+    EvalFunSig *fs = arena_alloc(A, sizeof *fs);
+    Node **pt = arena_alloc(A, sizeof *pt * (size_t)(np ? np : 1));
+    if (!fs || !pt) return;
+    for (int i = 0; i < np; i++) {
+        const Node *p = pl->kids[i];
+        if (!is_sym(p) || p->name[0] == '&') return;
+        pt[i] = p->ann;
+    }
+    fs->name = form->kids[1]->name;
+    fs->params = pt;
+    fs->np = np;
+    for (int i = 3; i < form->nkids; i++) {
+        const Node *d = form->kids[i];
+        if (d->kind == N_STRING && i + 1 < form->nkids) continue;
+        if (!syn_is_form(d, "declare")) break;
+        for (int j = 1; j < d->nkids; j++) {
+            Node *e = d->kids[j], *fl = function_list(e);
+            if (e->kind == N_VECLIT || fl) {
+                Sig s;
+                if (!sig_parse(ev, fl ? fl : e, NULL, &s) || s.np != np) return;
+                for (int q = 0; q < np; q++) pt[q] = s.p[q];
+                fs->rets = s.r;
+                fs->nr = s.nr;
+            } else if (syn_is_form(e, "return-type")) {
+                fs->rets = e->kids + 1;
+                fs->nr = e->nkids - 1;
+                if (fs->nr == 1 && is_void_type(fs->rets[0])) fs->nr = 0;
+            } else if (syn_is_form(e, "type") && e->nkids >= 3) {
+                for (int k = 1; k < e->nkids - 1; k++)
+                    for (int q = 0; q < np; q++)
+                        if (is_sym(e->kids[k]) && !strcmp(e->kids[k]->key, pl->kids[q]->key))
+                            pt[q] = e->kids[e->nkids - 1];
+            } else if (syn_is_form(e, "type-signature-of") && e->nkids == 2 &&
+                       syn_is_form(e->kids[1], "function") && e->kids[1]->nkids == 2 &&
+                       is_sym(e->kids[1]->kids[1])) {
+                const EvalFunSig *o = map_get(&ev->funsigs, e->kids[1]->kids[1]->key);
+                if (!o || o->np != np) return;
+                for (int q = 0; q < np; q++) pt[q] = o->params[q];
+                fs->rets = o->rets;
+                fs->nr = o->nr;
+            }
+        }
+    }
+    for (int i = 0; i < np; i++)
+        if (!pt[i]) return; /* untyped: not counted */
+    EvalFunSig *head = (EvalFunSig *)(uintptr_t)map_get(&ev->funsigs, form->kids[1]->key);
+    if (!head) {
+        map_put(A, &ev->funsigs, form->kids[1]->key, fs);
+        return;
+    }
+    while (head->next) head = head->next;
+    head->next = fs;
+}
+
+static int subst_of(const Node *form, int from) {
+    static const char *names[] = {"no", "equal", "pass-orig", "pass-derived"};
+    int subst = 0;
+    for (int i = from; i + 1 < form->nkids; i += 2)
+        if (syn_is_kw(form->kids[i], "subst"))
+            for (int k = 0; k < 4; k++)
+                if (syn_is_kw(form->kids[i + 1], names[k])) subst = k;
+    return subst;
+}
+
+static void note_derived(Eval *ev, const Node *derived, const Node *orig, int subst) {
+    if (!is_sym(derived) || derived->ann || !is_sym(orig) || orig->ann) return;
+    EvalDerived *d = arena_alloc(&ev->c->arena, sizeof *d);
+    if (!d) return;
+    d->orig = resolve_type(ev, orig)->key;
+    d->subst = subst;
+    map_put(&ev->c->arena, &ev->derived, resolve_type(ev, derived)->key, d);
+}
+
+void eval_note_toplevel(Eval *ev, const Node *form) {
+    if (syn_is_form(form, "def-function")) note_function(ev, form);
+    else if (syn_is_form(form, "def-derived-type") && form->nkids >= 3)
+        note_derived(ev, form->kids[1], form->kids[2], subst_of(form, 3));
+    else if (syn_is_form(form, "set-derived") && form->nkids >= 3)
+        note_derived(ev, form->kids[2], form->kids[1], subst_of(form, 3));
+    else if ((syn_is_form(form, "def-const") || syn_is_form(form, "def-constant") ||
+              syn_is_form(form, "def-parameter")) &&
+             form->nkids >= 2 && form->kids[1]->kind == N_SYMBOL && form->kids[1]->ann)
+        map_put(&ev->c->arena, &ev->ctypes, form->kids[1]->key, form->kids[1]->ann);
+}
+
+/* The function named by `arg` of (QUERY #'f ...): #'f as written, or a
+ * value that is a symbol, #'f or a builtin function object.  Its key. */
+static const char *fun_name_arg(Eval *ev, Node *form, Node *arg, Binding *env, const char *fn) {
+    if (syn_is_form(arg, "function") && arg->nkids == 2 && is_sym(arg->kids[1]))
+        return arg->kids[1]->key;
+    Node *v = eval(ev, arg, env);
+    if (!v) return NULL;
+    if (syn_is_form(v, "function") && v->nkids == 2 && is_sym(v->kids[1])) return v->kids[1]->key;
+    Closure *cl = as_closure(v);
+    if (cl && cl->prim) return cl->prim->name;
+    if (is_sym(v) && !v->ann) return v->key;
+    code_error(ev, EVAL_E_EVAL, form, "`%s` expects a function name such as #'f, got `%s`", fn,
+               show(ev, v));
+    return NULL;
+}
+
+/* A signature argument: #(...) or #'(...) as written (bound variables in
+ * it replaced), or a value that is one. */
+static int sig_arg(Eval *ev, Node *form, Node *arg, Binding *env, const char *fn, Sig *s) {
+    Node *fl = function_list(arg), *v = arg;
+    if (arg->kind == N_VECLIT || fl) {
+        if (sig_parse(ev, fl ? fl : arg, env, s)) return 1;
+    } else {
+        if (!(v = eval(ev, arg, env))) return 0;
+        Node *vl = function_list(v);
+        if ((v->kind == N_VECLIT || vl) && sig_parse(ev, vl ? vl : v, NULL, s)) return 1;
+        if (ev->c->arena.exhausted) return oom_error(ev), 0;
+    }
+    code_error(ev, EVAL_E_SIG, arg,
+               "`%s` expects a signature #(PARAM-TYPE... => RETURN-TYPE) or "
+               "#'(PARAM-TYPE... => RETURN-TYPE), got `%s`",
+               fn, show(ev, v));
+    (void)form;
+    return 0;
+}
+
+static int types_eq(Eval *ev, Node **a, Node **b, int n) {
+    for (int i = 0; i < n; i++) {
+        int r = type_eq(ev, a[i], b[i]);
+        if (r <= 0) return r;
+    }
+    return 1;
+}
+
+/* The builtin operators: + - * / on one numeric type (scalar or hardware
+ * vector) giving that type; < > <= >= = on two equal scalars giving bool. */
+static int builtin_overload(Eval *ev, const char *f, const Sig *s) {
+    int arith = !strcmp(f, "+") || !strcmp(f, "-") || !strcmp(f, "*") || !strcmp(f, "/");
+    int cmp = !strcmp(f, "<") || !strcmp(f, ">") || !strcmp(f, "<=") || !strcmp(f, ">=") ||
+              !strcmp(f, "=");
+    if ((!arith && !cmp) || s->np < 1 || s->nr != 1) return 0;
+    const Node *t = resolve_type(ev, s->p[0]);
+    if (!is_type_word(t)) return 0;
+    int num = eval_type_predicate("is-numeric?", t->key) == 1;
+    int hw = eval_type_predicate("is-hardware-vector?", t->key) == 1;
+    for (int i = 1; i < s->np; i++)
+        if (type_eq(ev, s->p[i], s->p[0]) != 1) return 0;
+    if (arith) {
+        if (!num && !hw) return 0;
+        if (s->np < (f[0] == '-' ? 1 : 2)) return 0;
+        return type_eq(ev, s->r[0], s->p[0]) == 1;
+    }
+    if (!num || s->np != 2) return 0;
+    const Node *r = resolve_type(ev, s->r[0]);
+    return is_type_word(r) && !strcmp(r->key, "bool");
+}
+
+/* (has-overload? #'f SIG) - spec "type constraints": a def-function f seen
+ * before this point with exactly SIG's parameter and return types, or a
+ * builtin arithmetic / comparison operator applicable to SIG */
+static Node *sf_has_overload(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 2, 2)) return NULL;
+    const char *f = fun_name_arg(ev, form, form->kids[1], env, "has-overload?");
+    if (!f) return NULL;
+    Sig s;
+    if (!sig_arg(ev, form, form->kids[2], env, "has-overload?", &s)) return NULL;
+    int found = builtin_overload(ev, f, &s);
+    for (const EvalFunSig *o = map_get(&ev->funsigs, f); o && !found && !ev->failed; o = o->next)
+        found = o->np == s.np && o->nr == s.nr && types_eq(ev, o->params, s.p, s.np) == 1 &&
+                types_eq(ev, o->rets, s.r, s.nr) == 1;
+    return ev->failed ? NULL : mk_bool(ev, found);
+}
+
+/* The return types as a value: `void`, the type, or a list of them. */
+static Node *rets_value(Eval *ev, Node **r, int nr) {
+    if (nr == 0) return syn_symbol(&ev->c->arena, no_loc, "void");
+    if (nr == 1) return r[0];
+    return mk_list(ev, r, nr);
+}
+
+/* The first recorded overload of the function of (QUERY #'f), or NULL
+ * after an error (E0216 when there is none). */
+static const EvalFunSig *queried_function(Eval *ev, Node *form, Binding *env, const char *fn) {
+    const char *f = fun_name_arg(ev, form, form->kids[1], env, fn);
+    if (!f) return NULL;
+    const EvalFunSig *o = map_get(&ev->funsigs, f);
+    if (!o)
+        code_error(ev, EVAL_E_FUNSIG, form->kids[1],
+                   "`%s`: no def-function `%s` with a known signature before this point (define it "
+                   "earlier, with typed parameters)",
+                   fn, f);
+    return o;
+}
+
+/* (return-type-of #'f) - spec "First Order Functions"; also
+ * (return-type-of #(... => R)) */
+static Node *sf_return_type_of(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 1, 1)) return NULL;
+    Node *a = form->kids[1];
+    if (a->kind == N_VECLIT || function_list(a)) {
+        Sig s;
+        if (!sig_arg(ev, form, a, env, "return-type-of", &s)) return NULL;
+        return rets_value(ev, s.r, s.nr);
+    }
+    const EvalFunSig *o = queried_function(ev, form, env, "return-type-of");
+    return o ? rets_value(ev, o->rets, o->nr) : NULL;
+}
+
+/* (type-signature-of #'f) - spec "First Order Functions": #(A B => R) */
+static Node *sf_type_signature_of(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 1, 1)) return NULL;
+    const EvalFunSig *o = queried_function(ev, form, env, "type-signature-of");
+    if (!o) return NULL;
+    int nr = o->nr ? o->nr : 1;
+    Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(o->np + 1 + nr));
+    if (!k) return oom_error(ev);
+    for (int i = 0; i < o->np; i++) k[i] = o->params[i];
+    k[o->np] = syn_symbol(&ev->c->arena, no_loc, "=>");
+    if (o->nr)
+        for (int i = 0; i < o->nr; i++) k[o->np + 1 + i] = o->rets[i];
+    else
+        k[o->np + 1] = syn_symbol(&ev->c->arena, no_loc, "void");
+    Node *v = syn_list(&ev->c->arena, no_loc, k, o->np + 1 + nr);
+    if (ev->c->arena.exhausted) return oom_error(ev);
+    v->kind = N_VECLIT;
+    return v;
+}
+
+/* The head of a type expression after aliases, or NULL. */
+static const char *type_head(Eval *ev, const Node *v, const Node **r) {
+    *r = resolve_type(ev, v);
+    return syn_head(*r);
+}
+
+/* The element type of a vector type expression, or NULL. */
+static Node *vector_elem(Eval *ev, const Node *v, int depth) {
+    const Node *r;
+    const char *h = type_head(ev, v, &r);
+    if (!h || depth > 16) return NULL;
+    if (!strcmp(h, "soa-vector-type"))
+        return r->nkids > 1 && r->kids[1]->kind != N_KEYWORD ? r->kids[1] : NULL;
+    if (!strcmp(h, "tensor-view-type"))  /* (tensor-view-type N PARENT) */
+        return r->nkids > 2 ? vector_elem(ev, r->kids[2], depth + 1) : NULL;
+    if (strcmp(h, "vector-type") && strcmp(h, "vector-view-type") && strcmp(h, "vector-base-type") &&
+        strcmp(h, "const-vec-type"))
+        return NULL;
+    for (int i = 1; i < r->nkids; i++) {
+        Node *k = r->kids[i];
+        if (k->kind == N_KEYWORD) {
+            if (!strcmp(k->key, "element-type"))
+                return i + 1 < r->nkids ? r->kids[i + 1] : NULL;
+            if (!strcmp(k->key, "address-space") || !strcmp(k->key, "access") ||
+                !strcmp(k->key, "align") || !strcmp(k->key, "length")) {
+                i++;
+                continue;
+            }
+            const Type *t = ty_lookup_base(k->key);  /* (vector-type :uchar ...) */
+            if (t && (t->kind == TY_NUM || t->kind == TY_HWVEC))
+                return syn_symbol(&ev->c->arena, no_loc, k->name);
+            continue;
+        }
+        if (i == 1 && (k->kind == N_SYMBOL || k->kind == N_LIST)) return k;
+    }
+    return NULL;
+}
+
+/* (element-type T) - spec "Helpers" (vectors): the element type of a
+ * vector, vector-view, const-vec or soa-vector type expression */
+static Node *bi_element_type(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "element-type")) return NULL;
+    Node *e = vector_elem(ev, a[0], 0);
+    if (ev->c->arena.exhausted) return oom_error(ev);
+    if (!e)
+        return code_error(ev, EVAL_E_ELEMTYPE, form,
+                          "`element-type` expects a vector type with an element type ((vector-type "
+                          "ELEM ...), vector-view-type, const-vec-type, soa-vector-type or an alias "
+                          "of one), got `%s`",
+                          show(ev, a[0]));
+    return e;
+}
+
+/* (num-dims-of T) - spec "tensor-view-type": N of (tensor-view-type N ...);
+ * an error (never nil) for anything else */
+static Node *bi_num_dims_of(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "num-dims-of")) return NULL;
+    const Node *r;
+    const char *h = type_head(ev, a[0], &r);
+    if (h && !strcmp(h, "tensor-view-type")) {
+        if (r->nkids > 1 && r->kids[1]->kind == N_INT) return r->kids[1];
+        for (int i = 1; i + 1 < r->nkids; i++)
+            if (syn_is_kw(r->kids[i], "dims") && r->kids[i + 1]->kind == N_INT)
+                return r->kids[i + 1];
+    }
+    return code_error(ev, EVAL_E_NUMDIMS, form,
+                      "`num-dims-of` expects a tensor-view type with its number of dimensions, "
+                      "(tensor-view-type N ...), got `%s`",
+                      show(ev, a[0]));
+}
+
+/* (type-has-prop? T 'prop) - spec "type constraints": a field of a
+ * def-struct (or derived type) recorded before this point, or a vector
+ * property: length (all vector types), offset and parent (views) */
+static Node *bi_type_has_prop(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "type-has-prop?")) return NULL;
+    Node *p = a[1];
+    if (!((is_sym(p) || p->kind == N_KEYWORD) && !p->ann) && p->kind != N_STRING)
+        return eval_error(ev, form, "`type-has-prop?` expects a property name such as 'length, got `%s`",
+                          show(ev, p));
+    const char *pn = p->kind == N_STRING ? p->text : p->name;
+    const Node *r;
+    const char *h = type_head(ev, a[0], &r);
+    if (h) {
+        int vec = !strcmp(h, "vector-type") || !strcmp(h, "vector-base-type") ||
+                  !strcmp(h, "const-vec-type") || !strcmp(h, "soa-vector-type");
+        int view = !strcmp(h, "vector-view-type");
+        int ok = ((vec || view) && !strcasecmp(pn, "length")) ||
+                 (view && (!strcasecmp(pn, "offset") || !strcasecmp(pn, "parent")));
+        return mk_bool(ev, ok);
+    }
+    if (!is_type_word(r)) return ev->nil;
+    const EvalStruct *sd = map_get(&ev->structs, r->key);
+    for (int i = 0; sd && i < sd->nfields; i++)
+        if (!strcasecmp(sd->fields[i]->name, pn)) return ev->t;
+    return ev->nil;
+}
+
+/* (is-substitutable-for? A B) - spec "type constraints": A may stand
+ * where B is expected: the same type, or a derived type whose :subst
+ * allows it, exactly as the checker's struct_subst_ok (types/structs.c):
+ * (def-derived-type A B :subst :pass-orig|:equal) or
+ * (def-derived-type B A :subst :pass-derived|:equal) */
+static Node *bi_is_substitutable_for(Eval *ev, Node *form, Node **a, int n) {
+    (void)n;
+    if (!want_type(ev, form, a[0], "is-substitutable-for?") ||
+        !want_type(ev, form, a[1], "is-substitutable-for?"))
+        return NULL;
+    int eq = type_eq(ev, a[0], a[1]);
+    if (eq < 0) return NULL;
+    if (eq) return ev->t;
+    const Node *x = resolve_type(ev, a[0]), *y = resolve_type(ev, a[1]);
+    if (!is_type_word(x) || !is_type_word(y)) return ev->nil;
+    const EvalDerived *dx = map_get(&ev->derived, x->key), *dy = map_get(&ev->derived, y->key);
+    if (dx && !strcmp(dx->orig, y->key) && (dx->subst == 1 || dx->subst == 2)) return ev->t;
+    if (dy && !strcmp(dy->orig, x->key) && (dy->subst == 1 || dy->subst == 3)) return ev->t;
+    return ev->nil;
+}
+
+/* (type-of X) - spec "is-type-of / type-of": only for a def-const /
+ * def-parameter whose type is annotated (NAME:TYPE); the type of any other
+ * expression is decided by the checker, after expansion, so it is E0218.
+ * Reached only when no host hook answers type-of. */
+static Node *type_of_syntax(Eval *ev, Node *form, Binding *env) {
+    if (!want_args(ev, form, 1, 1)) return NULL;
+    Node *x = form->kids[1], *v = x;
+    if (is_sym(x) && !x->ann) {
+        Binding *b = lookup(env, x->key);
+        if (b) v = b->val;
+        if (syn_is_form(v, "quote") && v->nkids == 2) v = v->kids[1];
+        const Node *t = is_sym(v) && !v->ann ? map_get(&ev->ctypes, v->key) : NULL;
+        if (t) return (Node *)(uintptr_t)t;
+    }
+    return code_error(ev, EVAL_E_TYPEOF, form,
+                      "`type-of` cannot be evaluated at macro-expansion time: macros run before "
+                      "type checking, so the type of `%s` is not known; pass the type to the "
+                      "macro explicitly (only def-const / def-parameter NAME:TYPE are known)",
+                      show(ev, v));
 }
 
 /* (target-has :PROP [DEFAULT]) - t / nil; DEFAULT decides an optional
@@ -2761,6 +3225,11 @@ static const Prim prim_table[] = {
     FN("is-address-space?", bi_is_address_space, 1, 1), FN("type-equal", bi_type_equal, 2, 2),
     FN("vector-type", bi_vector_type, 0, -1), FN("binop-type", bi_binop_type, 1, 1), FN("predicate-type", bi_predicate_type, 1, 1),
     FN("target-has", bi_target_has, 1, 2),
+    FN("element-type", bi_element_type, 1, 1), FN("num-dims-of", bi_num_dims_of, 1, 1),
+    FN("type-has-prop?", bi_type_has_prop, 2, 2),
+    FN("is-substitutable-for?", bi_is_substitutable_for, 2, 2),
+    SF("has-overload?", sf_has_overload), SF("return-type-of", sf_return_type_of),
+    SF("type-signature-of", sf_type_signature_of),
 };
 
 /* Core forms (docs/core-forms.md) and the forms the expander itself

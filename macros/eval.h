@@ -40,6 +40,12 @@
 #define EVAL_E_STRUCT "E0211"    /* with-struct-accessors: unknown struct    */
 #define EVAL_E_ACCBIND "E0212"   /* with-struct-accessors: bad binding list  */
 #define EVAL_E_ACCESS "E0213"    /* with-struct-accessors: bad :access / key */
+#define EVAL_E_ELEMTYPE "E0214"  /* element-type: not a vector type          */
+#define EVAL_E_NUMDIMS "E0215"   /* num-dims-of: not a tensor-view type      */
+#define EVAL_E_FUNSIG "E0216"    /* return-type-of / type-signature-of: no
+                                    recorded def-function signature         */
+#define EVAL_E_SIG "E0217"       /* has-overload?: malformed signature       */
+#define EVAL_E_TYPEOF "E0218"    /* type-of of a run-time expression         */
 
 typedef struct Eval Eval;
 typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */
@@ -95,6 +101,9 @@ struct Eval {
     EvalMap consts;  /* def-const values visible to macros    */
     EvalMap types;   /* def-type NAME -> its type expression   */
     EvalMap structs; /* def-struct NAME -> EvalStruct*          */
+    EvalMap funsigs; /* def-function NAME -> EvalFunSig* (overloads) */
+    EvalMap derived; /* def-derived-type NEW -> EvalDerived*     */
+    EvalMap ctypes;  /* def-const/def-parameter NAME -> its type */
 
     EvalHostCall host_call;
     EvalHostVar host_var;
@@ -179,6 +188,13 @@ void eval_define_type(Eval *ev, const char *key, const Node *type);
  * later macro bodies can enumerate its fields with with-struct-accessors.
  * Other or malformed forms are ignored (the checker reports them). */
 void eval_define_struct(Eval *ev, const Node *form);
+
+/* Record what the type queries can learn from a top-level form the
+ * expander has passed: a `def-function` signature (annotations,
+ * `(declare (type ...) (return-type ...) #'(...))`), a `def-derived-type` /
+ * `set-derived` relation with its :subst, and the type of a `def-const` /
+ * `def-parameter` (annotation or literal).  Anything else is ignored. */
+void eval_note_toplevel(Eval *ev, const Node *form);
 
 /* Run a compile-time directive found in program code - `(c-t-output ...)`
  * or `(c-t-assert ...)` - in an empty environment, reporting at the form.

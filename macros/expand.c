@@ -371,6 +371,7 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
         !e->kids[1]->ann)
         eval_define_type(&x->ev, e->kids[1]->key, e->kids[2]);
     eval_define_struct(&x->ev, e);
+    eval_note_toplevel(&x->ev, e);
     forms_push(&c->arena, out, e);
 }
 

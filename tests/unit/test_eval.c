@@ -1363,6 +1363,161 @@ static void test_struct_accessors(void **state) {
     t_free(t);
 }
 
+/* Type queries over recorded definitions: the forms of `defs` are passed
+ * to the evaluator as the expander would (def-type, def-struct,
+ * def-function, def-derived-type, def-const...), then `src` is evaluated. */
+static const char *t_eval_top(T *t, const char *defs, const char *src) {
+    Forms fs = t_read(t, defs);
+    for (int i = 0; i < fs.n; i++) {
+        const Node *f = fs.v[i];
+        if (syn_is_form(f, "def-constraint")) {
+            eval_define_constraint(&t->ev, f);
+            continue;
+        }
+        if (syn_is_form(f, "def-type") && f->nkids == 3)
+            eval_define_type(&t->ev, f->kids[1]->key, f->kids[2]);
+        eval_define_struct(&t->ev, f);
+        eval_note_toplevel(&t->ev, f);
+    }
+    return t_eval(t, src);
+}
+
+#define TQ_DEFS                                                                     \
+    "(def-type fvec (vector-type float :global))\n"                                 \
+    "(def-type fview (vector-view-type :element-type float :parent fvec))\n"        \
+    "(def-type tv3 (tensor-view-type 3 fvec))\n"                                    \
+    "(def-type real float)\n"                                                       \
+    "(def-struct point (x float) (y:float) z:float)\n"                              \
+    "(def-derived-type coord point :subst :pass-orig)\n"                            \
+    "(def-derived-type place point :subst :pass-derived)\n"                         \
+    "(def-derived-type same point :subst :equal)\n"                                 \
+    "(def-derived-type other point)\n"                                              \
+    "(def-struct a-s (v int))\n(def-struct b-s (v int))\n"                          \
+    "(set-derived a-s b-s :subst :pass-orig)\n"                                     \
+    "(def-function scale (x:float) (declare (return-type float)) (* x 2.0))\n"      \
+    "(def-function scale (x:int) (declare (return-type int)) (* x 2))\n"            \
+    "(def-function add2 (a b) (declare #'(int int => int)) (+ a b))\n"              \
+    "(def-function axpy (a x y) (declare (type a x y real) (return-type real)) y)\n" \
+    "(def-function poke (p:point) p)\n"                                             \
+    "(def-function untyped (a b) a)\n"                                              \
+    "(def-function vsig (a b) (declare #(float float => float)) a)\n"               \
+    "(def-function copy-sig (a b) (declare (type-signature-of #'add2)) a)\n"        \
+    "(def-const k:int 4)\n(def-parameter gain:float 2.0)\n"                         \
+    "(def-constraint comparable? (T) (and (has-overload? #'< #(T T => bool))\n"     \
+    "                                     (has-overload? #'> #(T T => bool))))\n"
+
+#define EXPECT_Q(src, want)                                                         \
+    do {                                                                            \
+        T *t_ = t_new();                                                            \
+        const char *got_ = t_eval_top(t_, TQ_DEFS, src);                            \
+        if (strcmp(got_, want) != 0)                                                \
+            fail_msg("%s\n  got:  %s\n  want: %s\n%s", src, got_, want, t_diag(t_)); \
+        t_free(t_);                                                                 \
+    } while (0)
+
+#define EXPECT_Q_ERROR(src, frag)                                                   \
+    do {                                                                            \
+        T *t_ = t_new();                                                            \
+        const char *got_ = t_eval_top(t_, TQ_DEFS, src);                            \
+        const char *d_ = t_diag(t_);                                                \
+        if (strcmp(got_, "ERROR") != 0 || !strstr(d_, frag))                        \
+            fail_msg("%s\n  got: %s\n  diag: %s\n  want error with: %s", src, got_, \
+                     d_, frag);                                                     \
+        t_free(t_);                                                                 \
+    } while (0)
+
+static void test_type_queries(void **state) {
+    (void)state;
+    /* element-type: positional, :element-type, views, const-vec, soa,
+       aliases, keywords naming a base type, tensor-view through its parent */
+    EXPECT_Q("(element-type fvec)", "float");
+    EXPECT_Q("(element-type fview)", "float");
+    EXPECT_Q("(element-type (vector-type :element-type int :global))", "int");
+    EXPECT_Q("(element-type (vector-type :global :uchar))", "uchar");
+    EXPECT_Q("(element-type '(vector-view-type float4 :local))", "float4");
+    EXPECT_Q("(element-type '(const-vec-type half 4))", "half");
+    EXPECT_Q("(element-type '(soa-vector-type point))", "point");
+    EXPECT_Q("(element-type tv3)", "float");
+    EXPECT_Q("(type-equal (element-type fvec) real)", "t");
+    EXPECT_Q_ERROR("(element-type int)", "error[E0214]: `element-type` expects a vector type");
+    EXPECT_Q_ERROR("(element-type point)", "error[E0214]");
+    EXPECT_Q_ERROR("(element-type (vector-type :global))", "error[E0214]");
+    EXPECT_Q_ERROR("(element-type 5)", "error[E0203]: `element-type` expects a type, got the value `5`");
+    /* num-dims-of: N, or an error (never nil) */
+    EXPECT_Q("(num-dims-of tv3)", "3");
+    EXPECT_Q("(num-dims-of '(tensor-view-type 2))", "2");
+    EXPECT_Q_ERROR("(num-dims-of fvec)", "error[E0215]: `num-dims-of` expects a tensor-view type");
+    EXPECT_Q_ERROR("(num-dims-of '(tensor-view-type))", "error[E0215]");
+    EXPECT_Q_ERROR("(num-dims-of float)", "error[E0215]");
+    /* type-has-prop?: struct fields (case-insensitive, derived types
+       included), vector properties */
+    EXPECT_Q("(list (type-has-prop? point 'x) (type-has-prop? point 'Y) (type-has-prop? 'point :z))",
+             "(t t t)");
+    EXPECT_Q("(list (type-has-prop? point 'w) (type-has-prop? coord 'x) (type-has-prop? int 'x))",
+             "(nil t nil)");
+    EXPECT_Q("(list (type-has-prop? fvec 'length) (type-has-prop? fvec 'offset) "
+             "(type-has-prop? fview 'offset) (type-has-prop? fview 'parent) "
+             "(type-has-prop? '(soa-vector-type point) 'length) (type-has-prop? 'unknown 'x))",
+             "(t nil t t t nil)");
+    EXPECT_Q_ERROR("(type-has-prop? point 5)", "error[E0203]: `type-has-prop?` expects a property name");
+    /* has-overload?: recorded def-functions (annotation, (type ...),
+       (return-type ...), #'(...), #(...), type-signature-of), overloads */
+    EXPECT_Q("(list (has-overload? #'scale #(float => float)) (has-overload? #'scale #(int => int)) "
+             "(has-overload? #'scale #(uint => uint)) (has-overload? #'scale #(float => int)))",
+             "(t t nil nil)");
+    EXPECT_Q("(list (has-overload? #'add2 #'(int int => int)) (has-overload? #'add2 #(int => int)) "
+             "(has-overload? #'axpy #(float float float => float)) "
+             "(has-overload? #'vsig #(real real => real)) (has-overload? #'copy-sig #(int int => int)))",
+             "(t nil t t t)");
+    EXPECT_Q("(list (has-overload? #'poke #(point => void)) (has-overload? #'poke #(point =>)) "
+             "(has-overload? #'poke #(point => point)) (has-overload? #'untyped #(int int => int)) "
+             "(has-overload? #'nowhere #(int => int)))",
+             "(t t nil nil nil)");
+    EXPECT_Q("(let ((f 'scale) (s #(float => float))) (has-overload? f s))", "t");
+    EXPECT_Q("(let ((ty 'int)) (has-overload? #'scale #(ty => ty)))", "t");
+    /* builtin operators */
+    EXPECT_Q("(list (has-overload? #'+ #(float float => float)) (has-overload? #'+ (binop-type uint4)) "
+             "(has-overload? #'- #(int => int)) (has-overload? #'+ #(float int => float)) "
+             "(has-overload? #'* #(point point => point)) (has-overload? #'+ #(bool bool => bool)))",
+             "(t t t nil nil nil)");
+    EXPECT_Q("(list (has-overload? #'< #(int int => bool)) (has-overload? #'>= (predicate-type real)) "
+             "(has-overload? #'= #(real float => bool)) (has-overload? #'< #(int int => int)) "
+             "(has-overload? #'< #(float4 float4 => bool)))",
+             "(t nil t nil nil)");
+    EXPECT_Q("(list (comparable? int) (comparable? real) (comparable? float4) (comparable? point))",
+             "(t t nil nil)");
+    EXPECT_Q_ERROR("(has-overload? #'+ 'float)", "error[E0217]: `has-overload?` expects a signature");
+    EXPECT_Q_ERROR("(has-overload? #'+ #(1 => int))", "error[E0217]");
+    EXPECT_Q_ERROR("(has-overload? 5 #(int => int))", "error[E0203]: `has-overload?` expects a function name");
+    /* is-substitutable-for?: as the checker's struct_subst_ok */
+    EXPECT_Q("(list (is-substitutable-for? coord point) (is-substitutable-for? point coord))", "(t nil)");
+    EXPECT_Q("(list (is-substitutable-for? place point) (is-substitutable-for? point place))", "(nil t)");
+    EXPECT_Q("(list (is-substitutable-for? same point) (is-substitutable-for? point same))", "(t t)");
+    EXPECT_Q("(list (is-substitutable-for? other point) (is-substitutable-for? point other))", "(nil nil)");
+    EXPECT_Q("(list (is-substitutable-for? b-s a-s) (is-substitutable-for? a-s b-s))", "(t nil)");
+    EXPECT_Q("(list (is-substitutable-for? real float) (is-substitutable-for? int float) "
+             "(is-substitutable-for? fvec (vector-type float :global)) (is-substitutable-for? coord place))",
+             "(t nil t nil)");
+    /* return-type-of / type-signature-of */
+    EXPECT_Q("(list (return-type-of #'scale) (return-type-of #'add2) (return-type-of #'poke) "
+             "(return-type-of #(int => bool)) (return-type-of #'(float)))",
+             "(float int void bool void)");
+    EXPECT_Q("(list (type-signature-of #'axpy) (type-signature-of #'add2) (type-signature-of #'poke))",
+             "(#(real real real => real) #(int int => int) #(point => void))");
+    EXPECT_Q("(has-overload? #'add2 (type-signature-of #'add2))", "t");
+    EXPECT_Q_ERROR("(return-type-of #'untyped)",
+                   "error[E0216]: `return-type-of`: no def-function `untyped` with a known signature");
+    EXPECT_Q_ERROR("(type-signature-of #'nowhere)", "error[E0216]: `type-signature-of`");
+    /* type-of: annotated def-const / def-parameter only */
+    EXPECT_Q("(list (type-of k) (type-of gain) (let ((v 'k)) (type-of v)))", "(int float int)");
+    EXPECT_Q_ERROR("(type-of x)", "t.crisp:1:1: error[E0218]: `type-of` cannot be evaluated at "
+                                  "macro-expansion time: macros run before type checking, so the "
+                                  "type of `x` is not known");
+    EXPECT_Q_ERROR("(type-of (+ 1 2))", "error[E0218]");
+    /* struct names evaluate to themselves once recorded */
+    EXPECT_Q("(list point (type-equal point 'point) (is-numeric? point))", "(point t nil)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_evaluating),
@@ -1402,6 +1557,7 @@ int main(void) {
         cmocka_unit_test(test_limit_size_and_nesting),
         cmocka_unit_test(test_limit_arena),
         cmocka_unit_test(test_struct_accessors),
+        cmocka_unit_test(test_type_queries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
