@@ -1249,25 +1249,29 @@ static const char *t_eval_structs(T *t, const char *defs, const char *src) {
     "(def-struct odd (a float) (1 2) (b c d) (e:int))\n"                            \
     "(def-struct)\n(def-struct (bad))\n(def-derived-type nowhere missing)\n"
 
-#define EXPECT_S(src, want)                                                         \
+/* SRC evaluated by EVAL(t, DEFS, SRC) prints WANT / fails with FRAG. */
+#define EXPECT_AFTER(eval, defs, src, want)                                         \
     do {                                                                            \
         T *t_ = t_new();                                                            \
-        const char *got_ = t_eval_structs(t_, STRUCT_DEFS, src);                    \
+        const char *got_ = eval(t_, defs, src);                                     \
         if (strcmp(got_, want) != 0)                                                \
             fail_msg("%s\n  got:  %s\n  want: %s\n%s", src, got_, want, t_diag(t_)); \
         t_free(t_);                                                                 \
     } while (0)
 
-#define EXPECT_S_ERROR(src, frag)                                                   \
+#define EXPECT_ERROR_AFTER(eval, defs, src, frag)                                   \
     do {                                                                            \
         T *t_ = t_new();                                                            \
-        const char *got_ = t_eval_structs(t_, STRUCT_DEFS, src);                    \
+        const char *got_ = eval(t_, defs, src);                                     \
         const char *d_ = t_diag(t_);                                                \
         if (strcmp(got_, "ERROR") != 0 || !strstr(d_, frag))                        \
             fail_msg("%s\n  got: %s\n  diag: %s\n  want error with: %s", src, got_, \
                      d_, frag);                                                     \
         t_free(t_);                                                                 \
     } while (0)
+
+#define EXPECT_S(src, want) EXPECT_AFTER(t_eval_structs, STRUCT_DEFS, src, want)
+#define EXPECT_S_ERROR(src, frag) EXPECT_ERROR_AFTER(t_eval_structs, STRUCT_DEFS, src, frag)
 
 static void test_struct_accessors(void **state) {
     (void)state;
@@ -1406,25 +1410,8 @@ static const char *t_eval_top(T *t, const char *defs, const char *src) {
     "(def-constraint comparable? (T) (and (has-overload? #'< #(T T => bool))\n"     \
     "                                     (has-overload? #'> #(T T => bool))))\n"
 
-#define EXPECT_Q(src, want)                                                         \
-    do {                                                                            \
-        T *t_ = t_new();                                                            \
-        const char *got_ = t_eval_top(t_, TQ_DEFS, src);                            \
-        if (strcmp(got_, want) != 0)                                                \
-            fail_msg("%s\n  got:  %s\n  want: %s\n%s", src, got_, want, t_diag(t_)); \
-        t_free(t_);                                                                 \
-    } while (0)
-
-#define EXPECT_Q_ERROR(src, frag)                                                   \
-    do {                                                                            \
-        T *t_ = t_new();                                                            \
-        const char *got_ = t_eval_top(t_, TQ_DEFS, src);                            \
-        const char *d_ = t_diag(t_);                                                \
-        if (strcmp(got_, "ERROR") != 0 || !strstr(d_, frag))                        \
-            fail_msg("%s\n  got: %s\n  diag: %s\n  want error with: %s", src, got_, \
-                     d_, frag);                                                     \
-        t_free(t_);                                                                 \
-    } while (0)
+#define EXPECT_Q(src, want) EXPECT_AFTER(t_eval_top, TQ_DEFS, src, want)
+#define EXPECT_Q_ERROR(src, frag) EXPECT_ERROR_AFTER(t_eval_top, TQ_DEFS, src, frag)
 
 static void test_type_queries(void **state) {
     (void)state;
