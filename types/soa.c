@@ -159,6 +159,34 @@ static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
     return NULL;
 }
 
+/* Spec "def-setter": a soa-vector reads and writes its fields directly, so
+ * an accessor overloaded for the struct (a def-function or def-setter of
+ * NAME~) is bypassed; warn once per access site. */
+static void overload_warning(Ctx *cx, Node *syn, Sym *s, const char *h, int for_write) {
+    Checker *ck = cx->ck;
+    StructDef *sd = s->ty->elem->sd;
+    int getter = 0, setter = 0;
+    FuncDef *c[16];
+    int nc = func_overloads(ck, h, c, 16);
+    for (int i = 0; i < nc; i++) {
+        resolve_signature(ck, c[i]);
+        if (!c[i]->bad && c[i]->nparams == 1 && c[i]->params[0].ty && c[i]->params[0].ty->kind == TY_STRUCT &&
+            c[i]->params[0].ty->sd == sd)
+            getter = 1;
+    }
+    for (int i = 0; i < ck->nsetters; i++) {
+        Node *f = ck->setters[i];
+        Node *ts = setter_object_type(f);
+        Type *t = ts && !strcmp(f->kids[1]->key, h) ? type_expr(ck, ts) : NULL;
+        if (t && t->kind == TY_STRUCT && t->sd == sd) setter = 1;
+    }
+    if (for_write ? setter : getter)
+        diag_warning_at(D(cx), syn, "W0401",
+                        "`%s` is overloaded for `%s`, but on the soa-vector `%s` it %s the raw field (spec \"def-setter\"); "
+                        "use ~%s to say so, or convert with get-struct",
+                        h, sd->name, s->name, for_write ? "writes" : "reads", h);
+}
+
 /* (F~ SV) is the field vector; (F~ SV I) its element I, readable and (when
  * FOR_WRITE) settable.  Returns 0 when SYN is not a soa-vector access. */
 int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
@@ -170,6 +198,7 @@ int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
     *out = NULL;
     Sym *f = soa_field(cx, syn, s, h);
     if (!f) return 1;
+    if (h[0] != '~') overload_warning(cx, syn, s, h, for_write);
     if (syn->nkids == 2) {
         if (for_write)
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (%s %s i) ...)",
