@@ -9,8 +9,9 @@
  * body mutates vectors element by element and its final values must follow
  * C's conversions to the element type.  The language here is the subset of
  * kernel code that makes sense without a device: let/let*, progn, if, %loop
- * (dotimes and friends), set!/inc!/dec!, ~, length~, make-vector, numbers,
- * arithmetic, comparisons and to-TYPE conversions.  Integer arithmetic is exact
+ * (dotimes and friends), set!/inc!/dec!, ~, length~, make-vector, vector
+ * views (make-vector-view, offset~), copy-vec, numbers, arithmetic,
+ * comparisons and to-TYPE conversions.  Integer arithmetic is exact
  * in 64 bits (overflow is an error); floating arithmetic is done in double
  * and rounded when a value is stored in a float element or variable.
  *
@@ -30,6 +31,7 @@
 #define CV_MAX_TOTAL (1L << 22)         /* elements allocated by one body   */
 #define CV_MAX_DEPTH 500                /* nested forms                     */
 #define CV_MAX_VARS 4096                /* live variables                   */
+#define CV_MAX_VIEWS (1L << 16)         /* views made by one body           */
 
 /* Diagnostic codes (docs/language.md "def-const-vec"). */
 #define CV_E_FORM "E0180"    /* malformed def-const-vec, unsupported form in its body */
@@ -41,12 +43,17 @@
 #define CV_E_EVAL "E0186"    /* evaluation error: types, overflow, bounds, division    */
 #define CV_E_WRITE "E0187"   /* writing to a const-vec                                 */
 
+/* A vector, or a view on one (docs/types.md "Views"): a view has a root,
+ * the vector whose elements it shows, and an offset into it; its n is the
+ * view's length~.  A view of a view is flattened to the root. */
 typedef struct CVec {
     Type *elem;
     int64_t n;
-    int64_t *iv;          /* integer elements (raw bits) */
-    double *fv;           /* float elements */
+    int64_t *iv;          /* integer elements (raw bits); NULL for a view */
+    double *fv;           /* float elements; NULL for a view */
     const char *name;     /* a const-vec's name when read-only, else NULL */
+    struct CVec *root;    /* a view's vector, NULL for a vector */
+    int64_t off;          /* a view's offset~ into root */
 } CVec;
 
 typedef enum CvKind { CV_NONE, CV_INT, CV_FLOAT, CV_BOOL, CV_VEC } CvKind;
@@ -73,7 +80,7 @@ typedef struct Interp {
     int nuses;
     CVar *vars;
     int nvars, capvars;
-    long steps, total;
+    long steps, total, views;
     int depth;
     int failed;           /* a diagnostic was reported: unwind */
     int returned;         /* (return v) was evaluated: unwind */
@@ -295,6 +302,27 @@ static CVal elem_get(const CVec *v, int64_t i) {
     return (CVal){.k = CV_INT, .i = v->iv[i], .uns = si->cat == CAT_UNSIGNED && si->size == 8 && v->iv[i] < 0};
 }
 
+/* Element i of v (a vector or a view) as the vector that holds it and the
+ * index there; out of bounds (of the view or of its root) is an error. */
+static int locate(Interp *ip, const Node *at, CVec *v, int64_t i, CVec **vec, int64_t *idx) {
+    if (i < 0 || i >= v->n)
+        return fail(ip, at, CV_E_EVAL, "index %lld is out of bounds for a %s of length %lld", (long long)i,
+                    v->root ? "view" : "vector", (long long)v->n);
+    if (v->root) {
+        CVec *r = v->root;
+        if (v->off > r->n - 1 - i)
+            return fail(ip, at, CV_E_EVAL,
+                        "index %lld of a view at offset %lld is element %lld of its parent, which has only %lld elements",
+                        (long long)i, (long long)v->off, (long long)(v->off + i), (long long)r->n);
+        *vec = r;
+        *idx = v->off + i;
+        return 1;
+    }
+    *vec = v;
+    *idx = i;
+    return 1;
+}
+
 /* (~ V I): the vector and a checked index. */
 static int elem_ref(Interp *ip, Node *x, CVec **vec, int64_t *idx) {
     if (x->nkids != 3) return fail(ip, x, CV_E_FORM, "expected (~ vector index), found `%s`", show(ip, x));
@@ -303,12 +331,15 @@ static int elem_ref(Interp *ip, Node *x, CVec **vec, int64_t *idx) {
     if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`~` needs a vector, found %s", kind_word(v.k));
     if (!num_arg(ip, x->kids[2], &i)) return 0;
     if (i.k != CV_INT) return fail(ip, x->kids[2], CV_E_EVAL, "vector index must be an integer, found a float");
-    if (i.i < 0 || i.i >= v.v->n)
-        return fail(ip, x->kids[2], CV_E_EVAL, "index %lld is out of bounds for a vector of length %lld", (long long)i.i,
-                    (long long)v.v->n);
-    *vec = v.v;
-    *idx = i.i;
-    return 1;
+    return locate(ip, x->kids[2], v.v, i.i, vec, idx);
+}
+
+/* The elements [0, n) of view v lie inside its root?  (Checked when a
+ * copy-vec or the body's result uses the whole view.) */
+static int view_in_bounds(Interp *ip, const Node *at, const CVec *v, const char *what) {
+    if (!v->root || v->off <= v->root->n - v->n) return 1;
+    return fail(ip, at, CV_E_EVAL, "%s: a view of length %lld at offset %lld reaches past the end of its parent (%lld elements)",
+                what, (long long)v->n, (long long)v->off, (long long)v->root->n);
 }
 
 static int elem_set(Interp *ip, const Node *at, CVec *v, int64_t i, CVal val) {
@@ -386,6 +417,108 @@ static int make_vector(Interp *ip, Node *x, CVal *out) {
         for (int64_t i = 0; i < len; i++)
             if (!elem_set(ip, x, v, i, init)) return 0;
     *out = (CVal){.k = CV_VEC, .v = v};
+    return 1;
+}
+
+/* ---- views and copy-vec ---- */
+
+/* A view's length or offset: a non-negative integer. */
+static int view_count(Interp *ip, Node *x, const char *what, int64_t *out) {
+    CVal c;
+    if (!num_arg(ip, x, &c)) return 0;
+    if (c.k != CV_INT) return fail(ip, x, CV_E_EVAL, "a view's %s must be an integer, found a float", what);
+    if (c.i < 0 || c.i > CV_MAX_LENGTH)
+        return fail(ip, x, CV_E_EVAL, "a view's %s must be 0 to %ld, found %lld", what, CV_MAX_LENGTH, (long long)c.i);
+    *out = c.i;
+    return 1;
+}
+
+/* (make-vector-view PARENT LENGTH [OFFSET]): a window on PARENT, a vector
+ * or a view (then on its root, the offsets added).  As at run time, the
+ * window is checked against the parent when elements are used, not here. */
+static int make_view(Interp *ip, Node *x, CVal *out) {
+    if (x->nkids < 3 || x->nkids > 4) return fail(ip, x, CV_E_FORM, "expected (make-vector-view parent length [offset])");
+    CVal p;
+    int64_t len, off = 0;
+    if (!ev(ip, x->kids[1], &p)) return 0;
+    if (p.k != CV_VEC)
+        return fail(ip, x->kids[1], CV_E_EVAL, "`make-vector-view` needs a vector, found %s", kind_word(p.k));
+    if (!view_count(ip, x->kids[2], "length", &len)) return 0;
+    if (x->nkids == 4 && !view_count(ip, x->kids[3], "offset", &off)) return 0;
+    if (++ip->views > CV_MAX_VIEWS) return fail(ip, x, CV_E_SIZE, "this def-const-vec body makes more than %ld views", CV_MAX_VIEWS);
+    CVec *v = arena_alloc(ip->ck->a, sizeof *v);
+    if (!v) return fail(ip, x, CV_E_STEPS, "out of memory");
+    CVec *root = p.v->root ? p.v->root : p.v;
+    *v = (CVec){.elem = root->elem, .n = len, .root = root, .off = off + (p.v->root ? p.v->off : 0)};
+    *out = (CVal){.k = CV_VEC, .v = v};
+    return 1;
+}
+
+/* (offset~ V) / (length~ V) as a place: the view V. */
+static int view_place(Interp *ip, Node *place, CVec **view) {
+    const char *h = syn_head(place);
+    CVal v;
+    if (place->nkids != 2) return fail(ip, place, CV_E_FORM, "expected (%s view)", h);
+    if (!ev(ip, place->kids[1], &v)) return 0;
+    if (v.k != CV_VEC || !v.v->root)
+        return fail(ip, place->kids[1], CV_E_EVAL, "only a vector-view's %s can be set, `%s` is %s", h,
+                    show(ip, place->kids[1]), v.k == CV_VEC ? "a vector" : kind_word(v.k));
+    *view = v.v;
+    return 1;
+}
+
+/* Where a copy-vec operand's elements live: its root and offset. */
+static void flat(CVec *v, CVec **root, int64_t *off) {
+    *root = v->root ? v->root : v;
+    *off = v->root ? v->off : 0;
+}
+
+/* (copy-vec :from SRC :to DST) or (copy-vec SRC DST): the first
+ * min(length SRC, length DST) elements, converted to DST's element type as a
+ * store converts them; overlapping windows copy as memmove does. */
+static int copy_vec(Interp *ip, Node *x, CVal *out) {
+    Node *src = NULL, *dst = NULL;
+    int npos = 0;
+    for (int i = 1; i < x->nkids; i++) {
+        Node *k = x->kids[i];
+        if (k->kind == N_KEYWORD && (!strcmp(k->key, "from") || !strcmp(k->key, "to"))) {
+            if (i + 1 >= x->nkids) return fail(ip, k, CV_E_FORM, "`:%s` needs a vector", k->key);
+            Node **slot = k->key[0] == 'f' ? &src : &dst;
+            if (*slot) return fail(ip, k, CV_E_FORM, "`:%s` is given twice", k->key);
+            *slot = x->kids[++i];
+        } else if (k->kind == N_KEYWORD) {
+            return fail(ip, k, CV_E_FORM, "unknown copy-vec keyword `:%s` (expected :from and :to)", k->key);
+        } else {
+            Node **slot = npos == 0 ? &src : &dst;
+            if (npos++ >= 2 || *slot) return fail(ip, k, CV_E_FORM, "expected (copy-vec :from source :to destination)");
+            *slot = k;
+        }
+    }
+    if (!src || !dst) return fail(ip, x, CV_E_FORM, "expected (copy-vec :from source :to destination)");
+    CVal s, d;
+    if (!ev(ip, src, &s)) return 0;
+    if (s.k != CV_VEC) return fail(ip, src, CV_E_EVAL, "`copy-vec` copies from a vector, found %s", kind_word(s.k));
+    if (!ev(ip, dst, &d)) return 0;
+    if (d.k != CV_VEC) return fail(ip, dst, CV_E_EVAL, "`copy-vec` copies to a vector, found %s", kind_word(d.k));
+    int64_t n = s.v->n < d.v->n ? s.v->n : d.v->n;
+    CVec *sr, *dr;
+    int64_t so, dof;
+    flat(s.v, &sr, &so);
+    flat(d.v, &dr, &dof);
+    if (dr->name) return fail(ip, dst, CV_E_WRITE, "cannot write to the const-vec `%s`: const-vecs are read-only", dr->name);
+    CVec sv = *s.v, dv = *d.v;
+    sv.n = dv.n = n;
+    if (!view_in_bounds(ip, src, &sv, "copy-vec source") || !view_in_bounds(ip, dst, &dv, "copy-vec destination")) return 0;
+    ip->steps += n;
+    if (ip->steps > CV_MAX_STEPS)
+        return fail(ip, x, CV_E_STEPS, "def-const-vec `%s` ran for more than %ld steps (a runaway loop?)", ip->self->name,
+                    CV_MAX_STEPS);
+    int back = sr == dr && dof > so; /* as memmove */
+    for (int64_t j = 0; j < n; j++) {
+        int64_t k = back ? n - 1 - j : j;
+        if (!elem_set(ip, x, dr, dof + k, elem_get(sr, so + k))) return 0;
+    }
+    *out = (CVal){.k = CV_NONE};
     return 1;
 }
 
@@ -491,6 +624,19 @@ static int assign(Interp *ip, Node *place, CVal v) {
         if (!elem_ref(ip, place, &vec, &i)) return 0;
         return elem_set(ip, place, vec, i, v);
     }
+    const char *h = syn_head(place);
+    if (h && (!strcmp(h, "offset~") || !strcmp(h, "~offset~") || !strcmp(h, "length~") || !strcmp(h, "~length~"))) {
+        CVec *view = NULL;
+        if (!view_place(ip, place, &view)) return 0;
+        const char *what = strstr(h, "offset") ? "offset" : "length";
+        if (v.k == CV_BOOL) v.k = CV_INT;
+        if (v.k != CV_INT) return fail(ip, place, CV_E_EVAL, "a view's %s must be an integer, found %s", what, kind_word(v.k));
+        if (v.uns || v.i < 0 || v.i > CV_MAX_LENGTH)
+            return fail(ip, place, CV_E_EVAL, "a view's %s must be 0 to %ld, found %lld", what, CV_MAX_LENGTH, (long long)v.i);
+        if (what[0] == 'o') view->off = v.i;
+        else view->n = v.i;
+        return 1;
+    }
     return fail(ip, place, CV_E_FORM, "`%s` is not a place that can be assigned in a def-const-vec body", show(ip, place));
 }
 
@@ -534,9 +680,9 @@ static int is_compare_op(const char *h) {
 
 /* The forms a def-const-vec body cannot use, with the reason. */
 static const char *unsupported_why(const char *h) {
-    static const char *views[] = {"make-vector-view", "copy-vec", "offset~", "parent~", "reinterpret-view", NULL};
+    static const char *views[] = {"parent~", "~parent~", "reinterpret-view", NULL};
     for (int i = 0; views[i]; i++)
-        if (!strcmp(h, views[i])) return "vector views and copy-vec are not implemented there; index the vectors with ~ instead";
+        if (!strcmp(h, views[i])) return "only make-vector-view windows are implemented there, with offset~ and length~";
     return NULL;
 }
 
@@ -686,7 +832,17 @@ static int call(Interp *ip, Node *x, CVal *out) {
         *out = (CVal){.k = CV_INT, .i = v.v->n};
         return 1;
     }
+    if (!strcmp(h, "offset~") || !strcmp(h, "~offset~")) {
+        CVal v;
+        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (offset~ view)");
+        if (!ev(ip, x->kids[1], &v)) return 0;
+        if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`offset~` needs a vector-view, found %s", kind_word(v.k));
+        *out = (CVal){.k = CV_INT, .i = v.v->root ? v.v->off : 0};
+        return 1;
+    }
     if (!strcmp(h, "make-vector")) return make_vector(ip, x, out);
+    if (!strcmp(h, "make-vector-view")) return make_view(ip, x, out);
+    if (!strcmp(h, "copy-vec")) return copy_vec(ip, x, out);
     if (!strcmp(h, "and") || !strcmp(h, "or")) {
         int want = h[0] == 'o', b = !want;
         for (int i = 1; i <= n && b != want; i++)
@@ -829,6 +985,22 @@ void constvec_eval(Checker *ck, Sym *s) {
         diag_error_at(ck->d, form, CV_E_RESULT, "def-const-vec `%s` must return a vector, but its body returns %s", s->name,
                       kind_word(v.k));
         return;
+    }
+    if (v.v->root) {
+        /* a view: its elements, copied out of its root */
+        if (!view_in_bounds(&ip, form, v.v, "the returned view")) return;
+        if (v.v->n < 1) {
+            diag_error_at(ck->d, form, CV_E_SIZE, "def-const-vec `%s` returns an empty view; a const-vec needs 1 or more elements",
+                          s->name);
+            return;
+        }
+        CVec *r = v.v->root;
+        CVec flatv = {.elem = r->elem, .n = v.v->n, .iv = r->iv ? r->iv + v.v->off : NULL,
+                      .fv = r->fv ? r->fv + v.v->off : NULL};
+        CVec *fv = arena_alloc(ck->a, sizeof *fv);
+        if (!fv) return;
+        *fv = flatv;
+        v.v = fv;
     }
     ConstVec *cv = arena_alloc(ck->a, sizeof *cv);
     if (!cv) return;

@@ -4,7 +4,17 @@ from crisptest import *
 prog = compile("tests/e2e/const_vec.crisp")
 
 mask32 = np.arange(32, dtype=np.uint32)
-mask8 = mask32[::4] * 2
+every4th = mask32[::4] * 2
+# the spec's second example: 4 steps copy 2 elements from big-view (offset
+# 0, 8, 16, 24 in mask32) into small-view (offset 0, 2, 4, 6)
+mask8 = np.concatenate([mask32[o:o + 2] for o in (0, 8, 16, 24)])
+assert list(mask8) == [0, 1, 8, 9, 16, 17, 24, 25]
+# +view-of-view+: v = 1.5 * i, v[2] = -1, v[0:4] = v[2:6], result v[2:10]
+vv = np.arange(10, dtype=np.float32) * np.float32(1.5)
+vv[2] = -1
+vv[0:4] = vv[2:6].copy()
+view_of_view = vv[2:10]
+converted = np.array([20, 21, 22, 11.5], np.float32)
 squares_halves = np.zeros(12, np.float32)
 squares_halves[0::2] = np.arange(6) ** 2
 squares_halves[1::2] = np.arange(6) * 0.5
@@ -26,7 +36,7 @@ def kernel_reads_const_vecs():
     floats = np.zeros(32, np.float32)
     prog.run("const_vec", out, floats, global_size=32)
     assert_equal(out[:32], mask32, name="mask32")
-    assert_equal(out[32:40], mask8, name="mask8 via function")
+    assert_equal(out[32:40], every4th, name="every-4th via function")
     assert_equal(out[40:44], wrapped, name="wrapped")
     assert_close(floats[:12], squares_halves, name="squares and halves")
 
@@ -35,7 +45,21 @@ def kernel_reads_const_vecs():
 def kernel_combines_const_vecs():
     out = np.zeros(32, np.uint32)
     prog.run("combine", out, global_size=32)
-    assert_equal(out, mask32 + 100 * mask8[np.arange(32) // 4])
+    assert_equal(out, mask32 + 100 * every4th[np.arange(32) // 4])
+
+
+@case
+def views_and_copy_vec():
+    src = prog.source
+    check("spec example emitted", "__constant uchar image_mask_8[8] = {\n    0, 1, 8, 9, 16, 17, 24, 25\n};" in src,
+          src[src.find("image_mask_8"):][:200])
+    check("a view's length", "__constant float view_of_view[8] = {" in src)
+    out = np.zeros(8, np.uint32)
+    floats = np.zeros(12, np.float32)
+    prog.run("views", out, floats, global_size=8)
+    assert_equal(out, mask8, name="image-mask-8 (spec's second example)")
+    assert_close(floats[:8], view_of_view, name="view of a view")
+    assert_close(floats[8:12], converted, name="copy-vec converts uchar to float")
 
 
 @case
