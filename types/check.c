@@ -1990,6 +1990,11 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
                 base = arena_printf(ck->a, "%s_%s", base, ty_as_name(ptys[i]->as));
+        /* ... and after the element types its incomplete vector parameters
+           (an incomplete template alias such as (vec-type nil)) were given */
+        for (int i = 0; i < fd->nparams; i++)
+            if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
+                base = arena_printf(ck->a, "%s_%s", base, ty_cname(ptys[i]->elem));
         fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};

@@ -94,6 +94,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                 Node *v = form->kids[++i];
                 const char *vk = v->kind == N_KEYWORD || v->kind == N_SYMBOL ? v->key : "";
                 if (!strcmp(key, "element-type")) {
+                    if (syn_is_nil(v)) continue; /* left open (incomplete) */
                     elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : type_expr(ck, v);
                     if (!elem_ok(ck, elem, v)) ok = 0;
                 } else if (!strcmp(key, "address-space")) {
@@ -143,6 +144,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             }
             continue;
         }
+        if (!elem && i == start && syn_is_nil(k)) continue; /* element type left open (incomplete) */
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
             !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE))) {
             elem = type_expr(ck, k);
