@@ -15,8 +15,9 @@
  * &optional / &key parameters take their defaults when not given (or not
  * deducible at a call); a default is resolved like a written argument, so
  * both spellings find the same instance.  nil in (NAME-type ...) leaves a
- * part open (an incomplete type): supported for def-type vector aliases,
- * whose element type then comes from the argument at each call. */
+ * part open (an incomplete type): a def-type vector alias loses its element
+ * type, a struct template becomes a placeholder (Pattern) matching its
+ * instances; both are completed from the argument at each call. */
 #include <string.h>
 
 #include "check_int.h"
@@ -266,10 +267,66 @@ static int same_args(TmplInst *in, Type **args, Node **vals, int n) {
     return 1;
 }
 
+/* An incomplete struct template (pair-type nil int): a placeholder struct
+ * type that matches every instance of the template agreeing on the given
+ * arguments.  A function parameter of this type is instantiated per call
+ * with the argument's struct (check.c concrete_param). */
+typedef struct Pattern {
+    Template *t;
+    TmplInst *in; /* the given arguments; nil ones have neither type nor value */
+} Pattern;
+
+static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const char *suffix) {
+    Pattern *pt = arena_alloc(ck->a, sizeof *pt);
+    StructDef *sd = arena_alloc(ck->a, sizeof *sd);
+    Type *ty = arena_alloc(ck->a, sizeof *ty);
+    if (!pt || !sd || !ty) return NULL;
+    pt->t = t;
+    pt->in = in;
+    const char *text = "";
+    for (int i = 0; i < t->nparams; i++)
+        text = arena_printf(ck->a, "%s %s", text, in->args[i] ? ty_name(ck->a, in->args[i]) : syn_to_string(ck->a, in->vals[i], 30));
+    sd->name = arena_printf(ck->a, "(%s-type%s)", t->name, text);
+    sd->cname = arena_printf(ck->a, "%s%s", t->name, suffix);
+    sd->def = t->form;
+    sd->state = 2;
+    sd->size = 16;
+    sd->align = 16;
+    sd->pattern = pt;
+    sd->type = ty;
+    ty->kind = TY_STRUCT;
+    ty->sd = sd;
+    in->ty = ty;
+    ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+    return in;
+}
+
+int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
+    (void)ck;
+    const Pattern *pt = pattern->sd->pattern;
+    if (!arg || arg->kind != TY_STRUCT || arg->sd->pattern) return 0;
+    for (int k = 0; k < pt->t->ninsts; k++) {
+        TmplInst *in = pt->t->insts[k];
+        if (in->ty != arg) continue;
+        for (int i = 0; i < pt->t->nparams; i++) {
+            if (!pt->in->args[i] && syn_is_nil(pt->in->vals[i])) continue; /* open */
+            if (!!pt->in->args[i] != !!in->args[i]) return 0;
+            if (in->args[i] && !ty_equal(in->args[i], pt->in->args[i])) return 0;
+            if (!in->args[i] && strcmp(in->vals[i]->key ? in->vals[i]->key : "", pt->in->vals[i]->key ? pt->in->vals[i]->key : ""))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
 static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     for (int i = 0; i < t->ninsts; i++)
         if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i];
+    int incomplete = 0;
+    for (int i = 0; i < t->nparams; i++)
+        if (!args[i] && syn_is_nil(vals[i])) incomplete = 1;
     if (!check_constraints(ck, t, args, vals, at)) return NULL;
     Node **repl = arena_alloc(ck->a, sizeof(Node *) * (size_t)t->nparams);
     if (!repl) return NULL;
@@ -286,6 +343,7 @@ static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, co
     in->vals = vals;
     in->nargs = t->nparams;
     const char *h = t->kind;
+    if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
     if (!strcmp(h, "def-kernel")) {
         if (!kernel_name) {
             diag_error_at(D(ck), at, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
@@ -321,12 +379,6 @@ static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, No
         if (!allow_nil) {
             diag_error_at(D(ck), g, "E1011", "gen-%s cannot instantiate an incomplete type: expected a type for `%s`, found nil",
                           t->name, t->params[i]->name);
-            return 0;
-        }
-        if (!strcmp(t->kind, "def-struct")) {
-            diag_error_at(D(ck), g, "E1016",
-                          "incomplete struct types are not supported: `%s-type` expected a type for `%s`, found nil", t->name,
-                          t->params[i]->name);
             return 0;
         }
         vals[i] = syn_symbol(ck->a, g->loc, "nil");

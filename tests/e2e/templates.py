@@ -46,3 +46,19 @@ def optional_key_and_incomplete_templates():
         check(name + " defined once", src.count("float " + name) == 1, str(src.count("float " + name)))
     check("one tagged struct", src.count("} tagged_int_float;") == 1)
     check("count-any per element type", "count_any_float(" in src and "count_any_int(" in src)
+
+
+@case
+def incomplete_struct_parameters():
+    p = np.zeros(2, struct_dtype(prog.meta, "pair_float_int"))
+    p["second"] = [10, 20]
+    q = np.zeros(1, struct_dtype(prog.meta, "pair_double_int"))
+    q["second"] = 5
+    out = np.zeros(2, np.int32)
+    prog.run("use_incomplete", p, q, out)
+    assert_equal(out.tolist(), [30, 15])
+    src = prog.source
+    check("one instance per argument types",
+          "sum_seconds(pair_float_int a, pair_float_int b)" in src
+          and "(pair_double_int a, pair_float_int b)" in src, "")
+    check("no struct for the incomplete type", "pair_nil_int" not in src)
