@@ -1620,8 +1620,16 @@ void resolve_signature(Checker *ck, FuncDef *fd) {
     fd->resolved = 1;
     int saved_voidp = ck->allow_voidp;
     ck->allow_voidp = fd->exact;
+    int saved_incomplete = ck->allow_incomplete;
+    ck->allow_incomplete = fd->kind == FN_FUNCTION;
     resolve_signature_body(ck, fd);
+    ck->allow_incomplete = saved_incomplete;
     ck->allow_voidp = saved_voidp;
+    if (fd->ret && fd->ret->kind == TY_STRUCT && fd->ret->sd->pattern) {
+        diag_error_at(ck->d, fd->form, "E1017", "the return type of `%s` must be complete, found the incomplete `%s`", fd->name,
+                      fd->ret->sd->name);
+        fd->bad = 1;
+    }
 }
 
 static void resolve_signature_body(Checker *ck, FuncDef *fd) {
@@ -1990,6 +1998,11 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
                 base = arena_printf(ck->a, "%s_%s", base, ty_as_name(ptys[i]->as));
+        /* ... and after the element types its incomplete vector parameters
+           (an incomplete template alias such as (vec-type nil)) were given */
+        for (int i = 0; i < fd->nparams; i++)
+            if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
+                base = arena_printf(ck->a, "%s_%s", base, ty_cname(ptys[i]->elem));
         fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
@@ -2029,6 +2042,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
 
 /* Merge a declared (possibly incomplete) vector type with the argument's. */
 static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
+    if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && template_pattern_match(ck, decl, arg)) return arg;
     if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
     Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
                         decl->acc ? decl->acc : arg->acc, decl->align ? decl->align : arg->align,
@@ -2076,6 +2090,11 @@ CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
                           fd->params[i].name->name, ty_name(ck->a, t));
             return NULL;
         }
+        if (t->kind == TY_STRUCT && t->sd->pattern) {
+            diag_error_at(ck->d, call, "E0603", "cannot instantiate `%s`: parameter `%s` has incomplete type `%s`", fd->name,
+                          fd->params[i].name->name, ty_name(ck->a, t));
+            return NULL;
+        }
         if (t->kind == TY_VECTOR && !t->acc) t->acc = ACC_READ_WRITE;
         if (t->kind == TY_VECTOR && !t->align) t->align = AL_COMPACT;
     }
@@ -2092,6 +2111,7 @@ static int complete_signature(FuncDef *fd) {
         Type *t = fd->params[i].ty;
         if (!t) return 0;
         if (t->kind == TY_VECTOR && (!t->elem || !t->as)) return 0;
+        if (t->kind == TY_STRUCT && t->sd->pattern) return 0; /* incomplete struct template */
     }
     return 1;
 }
@@ -2198,7 +2218,11 @@ Program *check_program(Crisp *c, Forms forms) {
     for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
         Sym *s = ck.globals.syms[g];
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(&ck, s);
-        else if (s->kind == SYM_TYPE) type_expr(&ck, s->def ? (Node *)s->def : NULL), (void)0;
+        else if (s->kind == SYM_TYPE) {
+            ck.allow_incomplete = 1; /* an alias of an incomplete type is checked where it is used */
+            type_expr(&ck, s->def ? (Node *)s->def : NULL);
+            ck.allow_incomplete = 0;
+        }
     }
     /* def-const-vecs in definition order (a body may use earlier ones), then
        their C names, clear of every kernel and function name */

@@ -2196,7 +2196,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR ? NULL : p->ty);
+        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_VECTOR) {
             Type *pt = p->ty, *at = a->ty;
@@ -2241,6 +2241,16 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             }
             vals[i] = a;
             tys[i] = at;
+        } else if (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) {
+            /* an incomplete struct template: any instance agreeing on the
+               given arguments; the function is instantiated for it */
+            if (!template_pattern_match(ck, p->ty, a->ty)) {
+                diag_error_at(ck->d, argsyn[i], "E1016", "argument `%s` of `%s` expected an instance of `%s`, found `%s`",
+                              p->name->name, fd->name, tname(cx, p->ty), tname(cx, a->ty));
+                return NULL;
+            }
+            vals[i] = a;
+            tys[i] = a->ty;
         } else {
             a = coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
             if (!a) return NULL;

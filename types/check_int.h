@@ -65,6 +65,8 @@ typedef struct Checker {
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
     int allow_voidp;         /* resolving a def-kernel-exact signature */
+    int allow_incomplete;    /* resolving def-function parameter types: an
+                                incomplete struct template is allowed */
     Node **setters;          /* def-setter forms */
     int nsetters, capsetters;
     Node **hofs;             /* def-functions taking functions (hof.c) */
@@ -178,6 +180,7 @@ Template *template_lookup(Checker *ck, const char *key);
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 Node *param_type_syntax(Node *form, int i);
+int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 
 /* ---- hof.c ---- */
 int hof_collect(Checker *ck, Node *form);

@@ -194,6 +194,12 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             ok = 0;
             continue;
         }
+        if (t->kind == TY_STRUCT && t->sd->pattern) {
+            diag_error_at(D(ck), ftype, "E1017", "field `%s` of struct `%s` must have a complete type, found the incomplete `%s`",
+                          fname->name, sd->name, t->sd->name);
+            ok = 0;
+            continue;
+        }
         if (t->kind == TY_STRUCT && !struct_resolve(ck, t->sd)) {
             ok = 0;
             continue;

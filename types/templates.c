@@ -11,7 +11,13 @@
  *     exact argument types (no promotion during deduction);
  *   - (gen-NAME ARGS...) at top level (kernels: (gen-NAME ARGS... "c_name"));
  *   - (NAME-type ARGS...) in a type position (structs and def-type).
- * Constraints (declare (type-is T #'pred)) are checked for every instance. */
+ * Constraints (declare (type-is T #'pred)) are checked for every instance.
+ * &optional / &key parameters take their defaults when not given (or not
+ * deducible at a call); a default is resolved like a written argument, so
+ * both spellings find the same instance.  nil in (NAME-type ...) leaves a
+ * part open (an incomplete type): a def-type vector alias loses its element
+ * type, a struct template becomes a placeholder (Pattern) matching its
+ * instances; both are completed from the argument at each call. */
 #include <string.h>
 
 #include "check_int.h"
@@ -29,7 +35,8 @@ struct Template {
     Node *form;           /* the wrapped def-... form */
     const char *kind;     /* "def-function", "def-kernel", "def-struct", ... */
     Node **params;        /* parameter symbols */
-    Node **defaults;      /* &optional defaults (syntax) or NULL */
+    Node **defaults;      /* &optional / &key defaults (syntax) or NULL */
+    char *iskey;          /* 1 for &key parameters (given as :NAME VALUE) */
     int nparams, nrequired;
     Node **constraints;   /* (type-is T #'pred) / (value-is P #'pred) */
     int nconstraints;
@@ -57,12 +64,14 @@ void template_collect(Checker *ck, Node *form) {
     Node *pl = form->kids[1];
     Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(pl->nkids + 1));
     Node **defs = arena_alloc(ck->a, sizeof(Node *) * (size_t)(pl->nkids + 1));
-    if (!params || !defs) return;
-    int np = 0, nreq = 0, optional = 0;
+    char *iskey = arena_alloc(ck->a, (size_t)(pl->nkids + 1));
+    if (!params || !defs || !iskey) return;
+    int np = 0, nreq = 0, optional = 0, key = 0;
     for (int i = 0; i < pl->nkids; i++) {
         Node *p = pl->kids[i];
         if (syn_is_sym(p, "&optional") || syn_is_sym(p, "&key")) {
             optional = 1;
+            if (syn_is_sym(p, "&key")) key = 1;
             continue;
         }
         Node *d = NULL;
@@ -75,6 +84,7 @@ void template_collect(Checker *ck, Node *form) {
             return;
         }
         params[np] = p;
+        iskey[np] = (char)key;
         defs[np++] = d;
         if (!optional) nreq++;
     }
@@ -114,6 +124,7 @@ void template_collect(Checker *ck, Node *form) {
         t->kind = h;
         t->params = params;
         t->defaults = defs;
+        t->iskey = iskey;
         t->nparams = np;
         t->nrequired = nreq;
         t->constraints = cons;
@@ -220,6 +231,7 @@ static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals,
             diag_error_at(D(ck), c, "E1005", "`%s` names no template parameter of `%s`", syn_to_string(ck->a, c, 40), t->name);
             return 0;
         }
+        if (!args[k] && syn_is_nil(vals[k])) continue; /* incomplete: left open */
         if (is_type && !args[k]) {
             diag_error_at(D(ck), at, "E1006", "`%s` expects a type for `%s`, found the value `%s`", t->name, pn->name,
                           syn_to_string(ck->a, vals[k], 30));
@@ -255,10 +267,66 @@ static int same_args(TmplInst *in, Type **args, Node **vals, int n) {
     return 1;
 }
 
+/* An incomplete struct template (pair-type nil int): a placeholder struct
+ * type that matches every instance of the template agreeing on the given
+ * arguments.  A function parameter of this type is instantiated per call
+ * with the argument's struct (check.c concrete_param). */
+typedef struct Pattern {
+    Template *t;
+    TmplInst *in; /* the given arguments; nil ones have neither type nor value */
+} Pattern;
+
+static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const char *suffix) {
+    Pattern *pt = arena_alloc(ck->a, sizeof *pt);
+    StructDef *sd = arena_alloc(ck->a, sizeof *sd);
+    Type *ty = arena_alloc(ck->a, sizeof *ty);
+    if (!pt || !sd || !ty) return NULL;
+    pt->t = t;
+    pt->in = in;
+    const char *text = "";
+    for (int i = 0; i < t->nparams; i++)
+        text = arena_printf(ck->a, "%s %s", text, in->args[i] ? ty_name(ck->a, in->args[i]) : syn_to_string(ck->a, in->vals[i], 30));
+    sd->name = arena_printf(ck->a, "(%s-type%s)", t->name, text);
+    sd->cname = arena_printf(ck->a, "%s%s", t->name, suffix);
+    sd->def = t->form;
+    sd->state = 2;
+    sd->size = 16;
+    sd->align = 16;
+    sd->pattern = pt;
+    sd->type = ty;
+    ty->kind = TY_STRUCT;
+    ty->sd = sd;
+    in->ty = ty;
+    ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+    return in;
+}
+
+int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
+    (void)ck;
+    const Pattern *pt = pattern->sd->pattern;
+    if (!arg || arg->kind != TY_STRUCT || arg->sd->pattern) return 0;
+    for (int k = 0; k < pt->t->ninsts; k++) {
+        TmplInst *in = pt->t->insts[k];
+        if (in->ty != arg) continue;
+        for (int i = 0; i < pt->t->nparams; i++) {
+            if (!pt->in->args[i] && syn_is_nil(pt->in->vals[i])) continue; /* open */
+            if (!!pt->in->args[i] != !!in->args[i]) return 0;
+            if (in->args[i] && !ty_equal(in->args[i], pt->in->args[i])) return 0;
+            if (!in->args[i] && strcmp(in->vals[i]->key ? in->vals[i]->key : "", pt->in->vals[i]->key ? pt->in->vals[i]->key : ""))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
 static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     for (int i = 0; i < t->ninsts; i++)
         if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i];
+    int incomplete = 0;
+    for (int i = 0; i < t->nparams; i++)
+        if (!args[i] && syn_is_nil(vals[i])) incomplete = 1;
     if (!check_constraints(ck, t, args, vals, at)) return NULL;
     Node **repl = arena_alloc(ck->a, sizeof(Node *) * (size_t)t->nparams);
     if (!repl) return NULL;
@@ -275,6 +343,7 @@ static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, co
     in->vals = vals;
     in->nargs = t->nparams;
     const char *h = t->kind;
+    if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
     if (!strcmp(h, "def-kernel")) {
         if (!kernel_name) {
             diag_error_at(D(ck), at, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
@@ -302,36 +371,100 @@ static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, co
     return in;
 }
 
-/* The template arguments ARGS of (gen-NAME ARGS...) or (NAME-type ARGS...):
- * a type for each type parameter, a value (keyword, number) otherwise. */
-static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***args, Node ***vals, const Node *at) {
-    if (n < t->nrequired || n > t->nparams) {
-        diag_error_at(D(ck), at, "E1010", "`%s` takes %d%s template argument%s, found %d", t->name, t->nrequired,
-                      t->nparams > t->nrequired ? arena_printf(ck->a, " to %d", t->nparams) : "", t->nparams == 1 ? "" : "s", n);
-        return 0;
+/* One template argument G for parameter I: a type (a base type name, an
+ * alias or a type form) or a value (keyword, number).  nil is an
+ * incomplete argument, allowed only when ALLOW_NIL (NAME-type). */
+static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, Node **vals, int allow_nil) {
+    if (syn_is_nil(g)) {
+        if (!allow_nil) {
+            diag_error_at(D(ck), g, "E1011", "gen-%s cannot instantiate an incomplete type: expected a type for `%s`, found nil",
+                          t->name, t->params[i]->name);
+            return 0;
+        }
+        vals[i] = syn_symbol(ck->a, g->loc, "nil");
+        return 1;
     }
+    int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (global_lookup(ck, g->key) &&
+                                                                       global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
+                  (g->kind == N_LIST && syn_head(g));
+    if (is_type) {
+        args[i] = type_expr(ck, g);
+        if (!args[i]) return 0;
+    } else {
+        vals[i] = g;
+    }
+    return 1;
+}
+
+/* The key parameter of `t` named by keyword K, or -1. */
+static int key_param(Template *t, const Node *k) {
+    if (k->kind != N_KEYWORD) return -1;
+    for (int i = 0; i < t->nparams; i++)
+        if (t->iskey[i] && !strcmp(t->params[i]->key, k->key)) return i;
+    return -1;
+}
+
+/* The template arguments ARGS of (gen-NAME ARGS...) or (NAME-type ARGS...):
+ * positional arguments for the required and &optional parameters, then
+ * :NAME VALUE pairs for &key parameters; a parameter not given takes its
+ * default.  A type for each type parameter, a value (keyword, number)
+ * otherwise; nil (an incomplete type) only when ALLOW_NIL. */
+static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***args, Node ***vals, const Node *at,
+                         int allow_nil) {
     *args = arena_alloc(ck->a, sizeof(Type *) * (size_t)(t->nparams + 1));
     *vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
-    if (!*args || !*vals) return 0;
+    Node **g = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
+    if (!*args || !*vals || !g) return 0;
+    int npos = 0, nposparams = 0;
+    for (int i = 0; i < t->nparams; i++)
+        if (!t->iskey[i]) nposparams++;
+    int haskeys = nposparams < t->nparams, ngivenpos = 0;
+    while (ngivenpos < n && key_param(t, given[ngivenpos]) < 0 &&
+           !(haskeys && ngivenpos >= nposparams && given[ngivenpos]->kind == N_KEYWORD))
+        ngivenpos++;
+    int j = 0;
+    for (; j < ngivenpos; j++) {
+        if (npos >= nposparams) {
+            diag_error_at(D(ck), at, "E1010", "`%s` takes %d%s positional template argument%s, found %d", t->name, t->nrequired,
+                          nposparams > t->nrequired ? arena_printf(ck->a, " to %d", nposparams) : "",
+                          nposparams == 1 ? "" : "s", ngivenpos);
+            return 0;
+        }
+        int k = 0;
+        for (int c = 0; k < t->nparams; k++)
+            if (!t->iskey[k] && c++ == npos) break;
+        g[k] = given[j];
+        npos++;
+    }
+    for (; j < n; j += 2) {
+        int k = key_param(t, given[j]);
+        if (k < 0) {
+            const char *keys = "";
+            for (int i = 0; i < t->nparams; i++)
+                if (t->iskey[i]) keys = arena_printf(ck->a, "%s%s:%s", keys, *keys ? " " : "", t->params[i]->name);
+            diag_error_at(D(ck), given[j], "E1015", "`%s` expected a template key (%s), found `%s`", t->name,
+                          *keys ? keys : "it has none", syn_to_string(ck->a, given[j], 30));
+            return 0;
+        }
+        if (j + 1 >= n) {
+            diag_error_at(D(ck), given[j], "E1015", "`%s`: template key `:%s` expected a value, found none", t->name,
+                          t->params[k]->name);
+            return 0;
+        }
+        g[k] = given[j + 1];
+    }
+    if (npos < t->nrequired) {
+        diag_error_at(D(ck), at, "E1010", "`%s` takes %d%s template argument%s, found %d", t->name, t->nrequired,
+                      nposparams > t->nrequired ? arena_printf(ck->a, " to %d", nposparams) : "", nposparams == 1 ? "" : "s", npos);
+        return 0;
+    }
     for (int i = 0; i < t->nparams; i++) {
-        Node *g = i < n ? given[i] : t->defaults[i];
-        if (!g) {
+        if (!g[i]) g[i] = t->defaults[i];
+        if (!g[i]) {
             diag_error_at(D(ck), at, "E1010", "`%s` needs a value for template parameter `%s`", t->name, t->params[i]->name);
             return 0;
         }
-        if (syn_is_nil(g)) {
-            diag_error_at(D(ck), g, "E1011", "an incomplete type (nil) cannot be instantiated with gen-%s", t->name);
-            return 0;
-        }
-        int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (global_lookup(ck, g->key) &&
-                                                                           global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
-                      (g->kind == N_LIST && syn_head(g));
-        if (is_type) {
-            (*args)[i] = type_expr(ck, g);
-            if (!(*args)[i]) return 0;
-        } else {
-            (*vals)[i] = g;
-        }
+        if (!resolve_arg(ck, t, i, g[i], *args, *vals, allow_nil && g[i] != t->defaults[i])) return 0;
     }
     return 1;
 }
@@ -362,7 +495,7 @@ void template_gen(Checker *ck, Node *form) {
     }
     Type **args;
     Node **vals;
-    if (!template_args(ck, t, form->kids + 1, n, &args, &vals, form)) return;
+    if (!template_args(ck, t, form->kids + 1, n, &args, &vals, form, 0)) return;
     instance(ck, t, args, vals, form, kname);
 }
 
@@ -374,7 +507,7 @@ Type *template_type(Checker *ck, Node *syn) {
     if (!t || (strcmp(t->kind, "def-struct") && strcmp(t->kind, "def-type"))) return NULL;
     Type **args;
     Node **vals;
-    if (!template_args(ck, t, syn->kids + 1, syn->nkids - 1, &args, &vals, syn)) return &ty_void;
+    if (!template_args(ck, t, syn->kids + 1, syn->nkids - 1, &args, &vals, syn, 1)) return &ty_void;
     TmplInst *in = instance(ck, t, args, vals, syn, NULL);
     return in ? in->ty : &ty_void;
 }
@@ -470,7 +603,8 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
     for (int i = 0; i < t->nparams; i++)
         if (!args[i]) {
             if (t->defaults[i]) {
-                vals[i] = t->defaults[i];
+                /* resolved like a written argument: the same instance */
+                if (!resolve_arg(ck, t, i, t->defaults[i], args, vals, 0)) return NULL;
                 continue;
             }
             diag_error_at(D(ck), call, "E1014", "cannot deduce template parameter `%s` of `%s` from the arguments; use (gen-%s ...)",

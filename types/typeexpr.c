@@ -44,7 +44,10 @@ static Type *alias_type(Checker *ck, Sym *s, Node *at) {
         return NULL;
     }
     s->resolving = 1;
+    int saved = ck->allow_incomplete;
+    ck->allow_incomplete = 1; /* checked where the alias is used */
     Type *t = type_expr(ck, s->type_syn);
+    ck->allow_incomplete = saved;
     if (s->resolving > 0) s->resolving = t ? 0 : -1;
     s->ty = t;
     return t;
@@ -59,6 +62,10 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
             return 0;
         }
         return 1;
+    }
+    if (t->kind == TY_STRUCT && t->sd->pattern) {
+        diag_error_at(ck->d, at, "E1017", "vector elements must be complete types, found the incomplete `%s`", t->sd->name);
+        return 0;
     }
     if (t->kind == TY_STRUCT) return 1;
     diag_error_at(ck->d, at, "E0904", "vector elements must be numbers, hardware vectors or structs, found `%s`",
@@ -94,6 +101,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                 Node *v = form->kids[++i];
                 const char *vk = v->kind == N_KEYWORD || v->kind == N_SYMBOL ? v->key : "";
                 if (!strcmp(key, "element-type")) {
+                    if (syn_is_nil(v)) continue; /* left open (incomplete) */
                     elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : type_expr(ck, v);
                     if (!elem_ok(ck, elem, v)) ok = 0;
                 } else if (!strcmp(key, "address-space")) {
@@ -143,6 +151,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             }
             continue;
         }
+        if (!elem && i == start && syn_is_nil(k)) continue; /* element type left open (incomplete) */
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
             !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE))) {
             elem = type_expr(ck, k);
@@ -168,8 +177,22 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
     return ty_vector(ck->a, elem, as, acc, al, len);
 }
 
-/* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil. */
+static Type *type_expr_any(Checker *ck, Node *syn);
+
+/* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil.
+ * An incomplete struct template ((pair-type nil int)) only where
+ * ck->allow_incomplete (def-function parameter types). */
 Type *type_expr(Checker *ck, Node *syn) {
+    Type *t = type_expr_any(ck, syn);
+    if (t && t->kind == TY_STRUCT && t->sd->pattern && !ck->allow_incomplete) {
+        diag_error_at(ck->d, syn, "E1017", "expected a complete type here, found the incomplete `%s` (allowed only as a def-function parameter type)",
+                      t->sd->name);
+        return NULL;
+    }
+    return t;
+}
+
+static Type *type_expr_any(Checker *ck, Node *syn) {
     if (!syn) return NULL;
     if (syn->kind == N_SYMBOL || syn->kind == N_KEYWORD) {
         Type *t = ty_lookup_base(syn->key);

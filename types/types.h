@@ -58,6 +58,8 @@ typedef struct StructDef {
     struct StructDef *derived_from; /* def-derived-type / set-derived: the original */
     int subst;         /* 0 :no, 1 :equal, 2 :pass-orig, 3 :pass-derived */
     const void *orig_syn; /* def-derived-type: the original type's syntax */
+    const void *pattern;  /* an incomplete struct template ((pair-type nil int)):
+                             not a real struct, matches instances (templates.c) */
 } StructDef;
 
 /* A def-enumeration: keyword keys with int values. */
