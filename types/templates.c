@@ -542,7 +542,7 @@ Node *param_type_syntax(Node *form, int i) {
         if (p->kind == N_LIST && p->nkids == 2) p = p->kids[0];
         if (++k == i) name = p;
     }
-    if (!name) return NULL;
+    if (!name || name->kind != N_SYMBOL) return NULL; /* malformed: reported by collect_func */
     if (name->ann) return name->ann;
     int first = 3;
     if (first < form->nkids - 1 && form->kids[first]->kind == N_STRING) first++; /* docstring */
