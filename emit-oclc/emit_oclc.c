@@ -634,7 +634,7 @@ static void func_out(Em *e, const CFunc *f) {
         if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
-        if (s->ndims) /* a tensor-view: root pointer, offset, the caller's dims and strides */
+        if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
             sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", oclc_pointer_type(e->a, s->ty), s->cname, s->off_sym->cname,
                       s->dims_sym->cname, s->strides_sym->cname);
         else if (s->ty->kind == TY_VECTOR)

@@ -3277,16 +3277,19 @@ void eval_define_constant(Eval *ev, const char *key, Node *value) {
     map_put(&ev->c->arena, &ev->consts, key, value);
 }
 
-/* Forget the previous definition's error state before reading a new one. */
-static void start_definition(Eval *ev) {
+/* The state of one entry into the evaluator: the macro being expanded
+ * and its call site (for messages), fresh limits, no error yet. */
+static void begin(Eval *ev, const char *macro, const Node *call, const Expansion *exp) {
+    ev->macro = macro;
+    ev->call = call;
+    ev->exp = exp;
+    ev->steps = 0;
+    ev->depth = 0;
     ev->failed = 0;
-    ev->exp = NULL;
-    ev->call = NULL;
-    ev->macro = NULL;
 }
 
 int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
-    start_definition(ev);
+    begin(ev, NULL, NULL, NULL);
     if (form->nkids < 3)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`defmacro` expects (defmacro NAME LAMBDA-LIST [DOCSTRING] BODY...)");
@@ -3344,7 +3347,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
 }
 
 int eval_define_function(Eval *ev, const Node *form) {
-    start_definition(ev);
+    begin(ev, NULL, NULL, NULL);
     if (form->nkids < 3)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`%%defun` expects (%%defun NAME LAMBDA-LIST [DOCSTRING] BODY...)");
@@ -3352,7 +3355,7 @@ int eval_define_function(Eval *ev, const Node *form) {
 }
 
 int eval_define_constraint(Eval *ev, const Node *form) {
-    start_definition(ev);
+    begin(ev, NULL, NULL, NULL);
     if (form->nkids < 4)
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`def-constraint` expects (def-constraint NAME (T) [DOCSTRING] BODY...)");
@@ -3420,12 +3423,7 @@ void eval_define_struct(Eval *ev, const Node *form) {
 }
 
 Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansion *exp) {
-    ev->macro = m->name;
-    ev->call = call;
-    ev->exp = exp;
-    ev->steps = 0;
-    ev->depth = 0;
-    ev->failed = 0;
+    begin(ev, m->name, call, exp);
     Node *r = run_macro(ev, m, (Node *)(uintptr_t)call, call->origin);
     if (ev->failed) r = NULL;
     ev->macro = NULL;
@@ -3435,24 +3433,14 @@ Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansi
 }
 
 int eval_directive(Eval *ev, const Node *form) {
-    ev->macro = NULL;
-    ev->call = form;
-    ev->exp = NULL;
-    ev->steps = 0;
-    ev->depth = 0;
-    ev->failed = 0;
+    begin(ev, NULL, form, NULL);
     Node *r = eval(ev, (Node *)(uintptr_t)form, NULL);
     ev->call = NULL;
     return r && !ev->failed;
 }
 
 Node *eval_form(Eval *ev, const Node *form) {
-    ev->macro = NULL;
-    ev->call = NULL;
-    ev->exp = NULL;
-    ev->steps = 0;
-    ev->depth = 0;
-    ev->failed = 0;
+    begin(ev, NULL, NULL, NULL);
     Node *r = eval(ev, (Node *)(uintptr_t)form, NULL);
     return ev->failed ? NULL : r;
 }

@@ -86,6 +86,28 @@ Node *syn_copy(Arena *a, const Node *n) {
     return c;
 }
 
+/* SYN with every unannotated symbol NAMES[i] replaced by BY[i], also inside
+ * type annotations; quoted forms are left alone.  Shares what it does not
+ * change. */
+Node *syn_subst(Arena *a, Node *syn, Node *const *names, Node *const *by, int n) {
+    if (!syn) return syn;
+    if (syn->kind == N_SYMBOL) {
+        if (syn->ann) {
+            Node *c = syn_copy(a, syn);
+            c->ann = syn_subst(a, syn->ann, names, by, n);
+            return c;
+        }
+        for (int i = 0; i < n; i++)
+            if (!strcmp(names[i]->key, syn->key)) return by[i];
+        return syn;
+    }
+    if (syn->kind != N_LIST && syn->kind != N_VECLIT && syn->kind != N_HWVEC) return syn;
+    if (syn_is_form(syn, "quote")) return syn;
+    Node *c = syn_copy(a, syn);
+    for (int i = 0; i < c->nkids; i++) c->kids[i] = syn_subst(a, c->kids[i], names, by, n);
+    return c;
+}
+
 int syn_is_list(const Node *n) {
     return n && n->kind == N_LIST;
 }

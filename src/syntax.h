@@ -21,6 +21,7 @@ Node *syn_float(Arena *a, SrcLoc loc, double v);
 Node *syn_string(Arena *a, SrcLoc loc, const char *s, int len);
 /* Shallow copy (kids array copied, kids shared). */
 Node *syn_copy(Arena *a, const Node *n);
+Node *syn_subst(Arena *a, Node *syn, Node *const *names, Node *const *by, int n);
 
 /* Lower-case copy of `s` (ASCII). */
 char *syn_lower(Arena *a, const char *s);

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 
@@ -513,7 +514,6 @@ static void sym_alias(Sym *dst, const Sym *src) {
     dst->is_view = src->is_view;
     dst->off_sym = src->off_sym;
     dst->len_sym = src->len_sym;
-    dst->ndims = src->ndims;
     dst->dims_sym = src->dims_sym;
     dst->strides_sym = src->strides_sym;
     dst->init = src->init;
@@ -1344,6 +1344,31 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
 /* ------------------------------------------------------------------ */
 /* definitions (pass 1)                                                */
 
+/* Syntax built by the checker (desugared forms): located at AT and
+ * carrying its macro origin, so diagnostics point at the user's code. */
+Node *cx_sym(Ctx *cx, const Node *at, const char *name) {
+    Node *n = syn_symbol(cx->ck->a, at->loc, name);
+    n->origin = at->origin;
+    return n;
+}
+
+Node *cx_int(Ctx *cx, const Node *at, int64_t v) {
+    Node *n = syn_int(cx->ck->a, at->loc, v);
+    n->origin = at->origin;
+    return n;
+}
+
+Node *cx_list(Ctx *cx, const Node *at, int n, ...) {
+    Node *kids[16];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n && i < 16; i++) kids[i] = va_arg(ap, Node *);
+    va_end(ap);
+    Node *l = syn_list(cx->ck->a, at->loc, kids, n < 16 ? n : 16);
+    l->origin = at->origin;
+    return l;
+}
+
 /* A new global of kind K named NAME; NULL (after E0101) when taken. */
 Sym *new_global(Checker *ck, SymKind k, Node *name) {
     Sym *s = arena_alloc(ck->a, sizeof *s);
@@ -1927,7 +1952,6 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
         s->off_sym = o;
-        s->ndims = t->ndims;
         s->dims_sym = ds;
         s->strides_sym = ss;
     } else if (t->kind == TY_VECTOR) {
@@ -2116,6 +2140,12 @@ static int complete_signature(FuncDef *fd) {
     return 1;
 }
 
+static int all_symbols(const Node *list) {
+    for (int i = 0; i < list->nkids; i++)
+        if (list->kids[i]->kind != N_SYMBOL) return 0;
+    return 1;
+}
+
 static void collect(Checker *ck, Node *f) {
     const char *h = syn_head(f);
     if (!h) {
@@ -2134,6 +2164,8 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "def-setter")) {
         if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
             diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
+        else if (!all_symbols(f->kids[2]))
+            diag_error_at(ck->d, f->kids[2], "E0170", "def-setter parameters are names, as in (object [index...] new-value)");
         else if (f->nkids > 2 && syn_is_list(f->kids[2]) && f->kids[2]->nkids > 17)
             diag_error_at(ck->d, f->kids[2], "E0170", "a def-setter takes at most 15 indices");
         else if (!setter_object_type(f))

@@ -42,8 +42,7 @@ struct Sym {
     int hoisted_local;      /* __local array declared at kernel scope */
     int is_view;            /* pointer + length variables (side channels, marshall-vector, views) */
     Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
-    int ndims;              /* tensor-views: number of dimensions (0: not a tensor) */
-    Sym *dims_sym, *strides_sym; /* tensor-views: their ulong[ndims] arrays */
+    Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
     Sym **soa_fields;       /* soa-vectors: one vector per struct field */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
@@ -52,6 +51,11 @@ struct Sym {
     ConstVec *cvec;         /* SYM_CONSTVEC: the computed values (NULL: failed) */
     int cv_done;            /* SYM_CONSTVEC: its body has been run */
 };
+
+/* A tensor-view's number of dimensions (0 for anything else). */
+static inline int sym_ndims(const Sym *s) {
+    return s && s->ty ? s->ty->ndims : 0;
+}
 
 /* A def-const-vec after its body ran (spec "def-const-vec"): a file-scope
  * `__constant ELEM NAME[LENGTH] = {...};` in the emitted OpenCL C. */

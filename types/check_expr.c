@@ -125,7 +125,7 @@ Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
 }
 
 static Node *length_of(Ctx *cx, const Node *at, Sym *s) {
-    if (s->ndims) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
+    if (sym_ndims(s)) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
     x->sym = s;
     return x;
@@ -925,7 +925,7 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
 /* (~ V I) on a vector, (~ T I J ...) on a tensor-view (spec "Element
  * Access"; ~ref~ is not for tensors). */
 static Node *element(Ctx *cx, Node *syn, Sym *v) {
-    if (v->ndims) {
+    if (sym_ndims(v)) {
         if (!strcmp(syn->kids[0]->key, "~ref~")) {
             diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
             return NULL;
@@ -2206,22 +2206,22 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             Sym *as = a->sym;
-            if (as->ndims && !pt->ndims) {
+            if (sym_ndims(as) && !pt->ndims) {
                 diag_error_at(ck->d, argsyn[i], "E0486",
                               "tensor-view `%s` cannot be passed as parameter `%s` of `%s` (`%s`): a tensor-view goes only to a (tensor-view-type N ...) parameter; pass the parent vector or declare the parameter a tensor-view",
                               as->name, p->name->name, fd->name, tname(cx, pt));
                 return NULL;
             }
-            if (pt->ndims && !as->ndims) {
+            if (pt->ndims && !sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0413",
                               "parameter `%s` of `%s` is a %d-dimensional tensor-view, but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
                               p->name->name, fd->name, pt->ndims, as->name, tname(cx, at));
                 return NULL;
             }
-            if (pt->ndims && pt->ndims != as->ndims) {
+            if (pt->ndims && pt->ndims != sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0414",
                               "parameter `%s` of `%s` expects a %d-dimensional tensor-view, but `%s` has %d dimension%s",
-                              p->name->name, fd->name, pt->ndims, as->name, as->ndims, as->ndims == 1 ? "" : "s");
+                              p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
                 return NULL;
             }
             const char *why = NULL;
@@ -2268,13 +2268,13 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
-    for (int i = 0; i < n; i++) nargs += fn->params[i]->ndims ? 4 : fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
+    for (int i = 0; i < n; i++) nargs += sym_ndims(fn->params[i]) ? 4 : fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
     nargs += nret > 1 ? nret - 1 : 0;
     Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
-        if (fn->params[i]->ndims) {
+        if (sym_ndims(fn->params[i])) {
             /* a tensor-view: root pointer, offset, dims and strides arrays */
             Sym *vs = vals[i]->sym;
             c->kids[c->nkids++] = vals[i];
@@ -2374,7 +2374,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
                 return user_call(cx, syn, NULL, NULL, 0);
         }
     }
-    if (base->kind == N_C_VAR && base->sym->ndims &&
+    if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
         (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
         return tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
@@ -2390,20 +2390,6 @@ static Node *accessor(Ctx *cx, Node *syn) {
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                   syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
     return NULL;
-}
-
-/* Replace the setter's parameters (symbols) in its body. */
-static Node *subst_names(Ctx *cx, Node *syn, Node **names, Node **by, int n) {
-    if (syn->kind == N_SYMBOL) {
-        for (int i = 0; i < n; i++)
-            if (!strcmp(names[i]->key, syn->key)) return by[i];
-        return syn;
-    }
-    if (syn->kind != N_LIST && syn->kind != N_VECLIT && syn->kind != N_HWVEC) return syn;
-    if (syn_is_form(syn, "quote")) return syn;
-    Node *c = syn_copy(cx->ck->a, syn);
-    for (int i = 0; i < c->nkids; i++) c->kids[i] = subst_names(cx, c->kids[i], names, by, n);
-    return c;
 }
 
 /* The type syntax of a def-setter's object parameter: its annotation, or
@@ -2465,7 +2451,7 @@ static Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
         Node *bind[2] = {nvb, value};
         Node *b1 = syn_list(ck->a, value->loc, bind, 2);
         kids[k++] = syn_list(ck->a, value->loc, &b1, 1);
-        for (int j = first; j < f->nkids; j++) kids[k++] = subst_names(cx, f->kids[j], names, by, n);
+        for (int j = first; j < f->nkids; j++) kids[k++] = syn_subst(ck->a, f->kids[j], names, by, n);
         Node *let = syn_list(ck->a, place_syn->loc, kids, k);
         let->origin = place_syn->origin;
         Dest dd = {D_DISCARD, NULL, NULL};

@@ -10,7 +10,6 @@
  * and launch sizes are all that is left - which is what the host can
  * compute.  Invocations are counted statically, so none may be in a loop.
  * The layout the host sees is docs/abi.md. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,29 +26,6 @@ static const char *side_word(SideKind k) {
 }
 
 /* ---- tiny syntax builder (for forms the checker writes itself) ---- */
-
-static Node *S(Ctx *cx, const Node *at, const char *name) {
-    Node *n = syn_symbol(cx->ck->a, at->loc, name);
-    n->origin = at->origin;
-    return n;
-}
-
-static Node *I(Ctx *cx, const Node *at, int64_t v) {
-    Node *n = syn_int(cx->ck->a, at->loc, v);
-    n->origin = at->origin;
-    return n;
-}
-
-static Node *L(Ctx *cx, const Node *at, int n, ...) {
-    Node *kids[16];
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n && i < 16; i++) kids[i] = va_arg(ap, Node *);
-    va_end(ap);
-    Node *l = syn_list(cx->ck->a, at->loc, kids, n < 16 ? n : 16);
-    l->origin = at->origin;
-    return l;
-}
 
 /* ---- size expressions ---- */
 
@@ -252,15 +228,11 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
 
 /* Replace the callee's parameters in `syn` by the caller's arguments. */
 static Node *subst(Ctx *cx, Node *syn, FuncDef *fd, Node *call) {
-    if (syn->kind == N_SYMBOL) {
-        for (int i = 0; i < fd->nparams; i++)
-            if (!strcmp(fd->params[i].name->key, syn->key) && i + 1 < call->nkids) return call->kids[i + 1];
-        return syn;
-    }
-    if (syn->kind != N_LIST) return syn;
-    Node *c = syn_copy(cx->ck->a, syn);
-    for (int i = 1; i < c->nkids; i++) c->kids[i] = subst(cx, c->kids[i], fd, call);
-    return c;
+    int n = fd->nparams < call->nkids - 1 ? fd->nparams : call->nkids - 1;
+    Node **names = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)(n + 1));
+    if (!names) return syn;
+    for (int i = 0; i < n; i++) names[i] = (Node *)fd->params[i].name; /* only compared */
+    return syn_subst(cx->ck->a, syn, names, call->kids + 1, n);
 }
 
 /* A size with a fractional factor, (* (get-global-linear-size) 1.5), is
@@ -275,7 +247,7 @@ static Node *floatify(Ctx *cx, Node *syn) {
         for (int i = 1; i < c->nkids; i++) c->kids[i] = floatify(cx, c->kids[i]);
         return c;
     }
-    return L(cx, syn, 2, S(cx, syn, "to-float"), syn);
+    return cx_list(cx, syn, 2, cx_sym(cx, syn, "to-float"), syn);
 }
 
 /* ---- side channels at kernel level ---- */
@@ -462,7 +434,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
     if (src && src->ty && src->ty->kind == TY_VECTOR && src->kind != SYM_TYPE) {
         /* same element type and layout; the length unless given */
         ty = src->ty;
-        count = np > 1 ? pos[1] : L(cx, syn, 2, S(cx, syn, "length~"), pos[0]);
+        count = np > 1 ? pos[1] : cx_list(cx, syn, 2, cx_sym(cx, syn, "length~"), pos[0]);
         if (np > 2) {
             diag_error_at(D(cx), pos[2], "E0320", "`%s` takes a vector and an optional length", h);
             return NULL;
@@ -485,7 +457,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
             ty = vector_type_args(ck, args, 0, 1, &count);
         }
         if (!ty) return NULL;
-        if (!count && ty->length >= 0) count = I(cx, syn, ty->length);
+        if (!count && ty->length >= 0) count = cx_int(cx, syn, ty->length);
     }
     if (!ty->elem) {
         diag_error_at(D(cx), syn, "E0811", "`%s` needs an element type", h);
@@ -584,8 +556,8 @@ static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, 
     /* (%debug-log SITE value...) */
     Node *kids[34];
     int k = 0;
-    kids[k++] = S(cx, syn, "%debug-log");
-    kids[k++] = I(cx, syn, p->nsites - 1);
+    kids[k++] = cx_sym(cx, syn, "%debug-log");
+    kids[k++] = cx_int(cx, syn, p->nsites - 1);
     for (int i = 0; i < n && k < 34; i++)
         if (args[i]->kind != N_STRING) kids[k++] = args[i];
     Node *l = syn_list(cx->ck->a, syn->loc, kids, k);
@@ -686,11 +658,11 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     int assert_ = strstr(h, "assert") != NULL;
     Node *log = new_site(cx, syn, assert_ ? "assert" : "output", args, n, assert_ ? prefix : NULL);
     if (!log) return NULL;
-    Node *cond = assert_ ? L(cx, syn, 2, S(cx, syn, "not"), test) : test;
+    Node *cond = assert_ ? cx_list(cx, syn, 2, cx_sym(cx, syn, "not"), test) : test;
     if (!wg) {
         if (!strcmp(h, "r-t-assert-0"))
-            cond = L(cx, syn, 3, S(cx, syn, "and"), L(cx, syn, 3, S(cx, syn, "="), L(cx, syn, 1, S(cx, syn, "get-global-linear-id")), I(cx, syn, 0)), cond);
-        form_to(cx, L(cx, syn, 3, S(cx, syn, "if"), cond, log), &discard);
+            cond = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), cx_list(cx, syn, 1, cx_sym(cx, syn, "get-global-linear-id")), cx_int(cx, syn, 0)), cond);
+        form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
         return nothing(cx, syn);
     }
     /* workgroup forms: the lowest local id for which the test holds logs */
@@ -698,17 +670,17 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0822", "`%s` needs workgroup memory, so it can only be used in a kernel body", syn->kids[0]->name);
         return NULL;
     }
-    Node *lid = L(cx, syn, 2, S(cx, syn, "to-uint"), L(cx, syn, 1, S(cx, syn, "get-local-linear-id")));
-    Node *first = L(cx, syn, 3, S(cx, syn, "~"), S(cx, syn, "%wg-first"), I(cx, syn, 0));
-    Node *body = L(cx, syn, 6, S(cx, syn, "progn"),
-                   L(cx, syn, 3, S(cx, syn, "if"), L(cx, syn, 3, S(cx, syn, "="), lid, I(cx, syn, 0)),
-                     L(cx, syn, 3, S(cx, syn, "set!"), first, I(cx, syn, 4294967295LL))),
-                   L(cx, syn, 1, S(cx, syn, "local-barrier")),
-                   L(cx, syn, 3, S(cx, syn, "if"), cond, L(cx, syn, 3, S(cx, syn, "atomic-min!"), first, lid)),
-                   L(cx, syn, 1, S(cx, syn, "local-barrier")),
-                   L(cx, syn, 3, S(cx, syn, "if"), L(cx, syn, 3, S(cx, syn, "="), lid, first), log));
-    Node *mkv = L(cx, syn, 4, S(cx, syn, "make-vector"), S(cx, syn, "uint"), syn_keyword(ck->a, syn->loc, "local"), I(cx, syn, 1));
-    Node *let = L(cx, syn, 3, S(cx, syn, "let"), L(cx, syn, 1, L(cx, syn, 2, S(cx, syn, "%wg-first"), mkv)), body);
+    Node *lid = cx_list(cx, syn, 2, cx_sym(cx, syn, "to-uint"), cx_list(cx, syn, 1, cx_sym(cx, syn, "get-local-linear-id")));
+    Node *first = cx_list(cx, syn, 3, cx_sym(cx, syn, "~"), cx_sym(cx, syn, "%wg-first"), cx_int(cx, syn, 0));
+    Node *body = cx_list(cx, syn, 6, cx_sym(cx, syn, "progn"),
+                   cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), lid, cx_int(cx, syn, 0)),
+                     cx_list(cx, syn, 3, cx_sym(cx, syn, "set!"), first, cx_int(cx, syn, 4294967295LL))),
+                   cx_list(cx, syn, 1, cx_sym(cx, syn, "local-barrier")),
+                   cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, cx_list(cx, syn, 3, cx_sym(cx, syn, "atomic-min!"), first, lid)),
+                   cx_list(cx, syn, 1, cx_sym(cx, syn, "local-barrier")),
+                   cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), lid, first), log));
+    Node *mkv = cx_list(cx, syn, 4, cx_sym(cx, syn, "make-vector"), cx_sym(cx, syn, "uint"), syn_keyword(ck->a, syn->loc, "local"), cx_int(cx, syn, 1));
+    Node *let = cx_list(cx, syn, 3, cx_sym(cx, syn, "let"), cx_list(cx, syn, 1, cx_list(cx, syn, 2, cx_sym(cx, syn, "%wg-first"), mkv)), body);
     form_to(cx, let, &discard);
     return nothing(cx, syn);
 }

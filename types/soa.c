@@ -263,28 +263,24 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     /* for i below (min (length~ V) (length~ S)): (set! (F~ S i) (F~ (~ V i)) ...), or the reverse */
-    SrcLoc l = syn->loc;
-    Node *i = syn_symbol(a, l, arena_printf(a, "%%i%d", ++cx->temp_counter));
-#define L2(x, y) syn_list(a, l, (Node *[]){x, y}, 2)
-#define L3(x, y, z) syn_list(a, l, (Node *[]){x, y, z}, 3)
+    Node *i = cx_sym(cx, syn, arena_printf(a, "%%i%d", ++cx->temp_counter));
     Node **set = arena_alloc(a, sizeof(Node *) * (size_t)(2 * sd->nfields + 1));
     if (!set) return NULL;
     int k = 0;
-    set[k++] = syn_symbol(a, l, "set!");
+    set[k++] = cx_sym(cx, syn, "set!");
     for (int f = 0; f < sd->nfields; f++) {
-        Node *acc = syn_symbol(a, l, arena_printf(a, "~%s~", sd->fields[f].name));
-        Node *elem = L3(syn_symbol(a, l, "~"), vsyn, i);
-        Node *soa_place = L3(acc, ssyn, i), *aos_place = L2(acc, elem);
+        Node *acc = cx_sym(cx, syn, arena_printf(a, "~%s~", sd->fields[f].name));
+        Node *soa_place = cx_list(cx, syn, 3, acc, ssyn, i);
+        Node *aos_place = cx_list(cx, syn, 2, acc, cx_list(cx, syn, 3, cx_sym(cx, syn, "~"), vsyn, i));
         set[k++] = to_soa ? soa_place : aos_place;
         set[k++] = to_soa ? aos_place : soa_place;
     }
-    Node *count = L3(syn_symbol(a, l, "min"), L2(syn_symbol(a, l, "length~"), vsyn), L2(syn_symbol(a, l, "length~"), ssyn));
+    Node *count = cx_list(cx, syn, 3, cx_sym(cx, syn, "min"), cx_list(cx, syn, 2, cx_sym(cx, syn, "length~"), vsyn),
+                          cx_list(cx, syn, 2, cx_sym(cx, syn, "length~"), ssyn));
     /* the core loop the prelude's dotimes expands to: (%loop (i 0 (< i n) (+ i 1)) body) */
-    Node *head = syn_list(a, l, (Node *[]){i, syn_int(a, l, 0), L3(syn_symbol(a, l, "<"), i, count),
-                                           L3(syn_symbol(a, l, "+"), i, syn_int(a, l, 1))}, 4);
-    Node *loop = L3(syn_symbol(a, l, "%loop"), head, syn_list(a, l, set, k));
-#undef L2
-#undef L3
+    Node *head = cx_list(cx, syn, 4, i, cx_int(cx, syn, 0), cx_list(cx, syn, 3, cx_sym(cx, syn, "<"), i, count),
+                         cx_list(cx, syn, 3, cx_sym(cx, syn, "+"), i, cx_int(cx, syn, 1)));
+    Node *loop = cx_list(cx, syn, 3, cx_sym(cx, syn, "%loop"), head, syn_list(a, syn->loc, set, k));
     loop->origin = syn->origin;
     if (!loop->origin) { /* the loop's comment in the output names the form */
         Expansion *x = arena_alloc(a, sizeof *x);

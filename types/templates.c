@@ -150,26 +150,6 @@ static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
     return syn_symbol(ck->a, loc, s->name);
 }
 
-static Node *subst(Checker *ck, Node *syn, Template *t, Node **repl) {
-    if (!syn) return syn;
-    if (syn->kind == N_SYMBOL) {
-        for (int i = 0; i < t->nparams; i++)
-            if (!strcmp(t->params[i]->key, syn->key)) {
-                if (!syn->ann) return repl[i];
-            }
-        if (syn->ann) {
-            Node *c = syn_copy(ck->a, syn);
-            c->ann = subst(ck, syn->ann, t, repl);
-            return c;
-        }
-        return syn;
-    }
-    if (syn->kind != N_LIST && syn->kind != N_VECLIT && syn->kind != N_HWVEC) return syn;
-    Node *c = syn_copy(ck->a, syn);
-    for (int i = 0; i < c->nkids; i++) c->kids[i] = subst(ck, c->kids[i], t, repl);
-    return c;
-}
-
 static const char *arg_text(Checker *ck, Type *ty, Node *val) {
     if (ty) return ty_name(ck->a, ty);
     return syn_to_string(ck->a, val, 30);
@@ -335,7 +315,7 @@ static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, co
         repl[i] = args[i] ? type_name_node(ck, args[i], at->loc) : vals[i];
         suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
     }
-    Node *form = subst(ck, t->form, t, repl);
+    Node *form = syn_subst(ck->a, t->form, t->params, repl, t->nparams);
     form = syn_copy(ck->a, form);
     TmplInst *in = arena_alloc(ck->a, sizeof *in);
     if (!in) return NULL;

@@ -45,12 +45,14 @@ static Node *at(Ctx *cx, Node *syn, Sym *arr, int k) {
 static Node *mul(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_MUL, a, b); }
 static Node *add(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_ADD, a, b); }
 
-/* The product of the extents: the number of elements. */
-Node *tensor_length(Ctx *cx, Node *syn, Sym *t) {
-    Node *len = at(cx, syn, t->dims_sym, 0);
-    for (int k = 1; k < t->ndims; k++) len = mul(cx, syn, len, at(cx, syn, t->dims_sym, k));
+/* The product of the N extents in DIMS: the number of elements. */
+static Node *extent_product(Ctx *cx, Node *syn, Sym *dims, int n) {
+    Node *len = at(cx, syn, dims, 0);
+    for (int k = 1; k < n; k++) len = mul(cx, syn, len, at(cx, syn, dims, k));
     return len;
 }
+
+Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
 
 /* A new tensor-view on the data PARENT's pointer points to (a vector, a
  * vector-view or a tensor-view: all point to the root), starting at the
@@ -69,15 +71,13 @@ static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims,
         }
     Sym *ss = ulong_array(cx, syn, arena_printf(cx->ck->a, "%s_strides", base), strides, n);
     if (!ss) return NULL;
-    Sym *tmp = &(Sym){.ndims = n, .dims_sym = ds};
-    Node *len = tensor_length(cx, syn, tmp);
+    Node *len = extent_product(cx, syn, ds, n);
     Type *t = ty_vector(cx->ck->a, parent->ty->elem, parent->ty->as, parent->ty->acc, parent->ty->align, -1);
     t->view = 1;
     t->ndims = n;
     Sym *v = new_view(cx, syn, base, t, var_ref(cx, syn, parent), off, len);
     if (!v) return NULL;
     v->write_only = parent->write_only;
-    v->ndims = n;
     v->dims_sym = ds;
     v->strides_sym = ss;
     return var_ref(cx, syn, v);
@@ -86,7 +86,7 @@ static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims,
 /* The parent of a new tensor-view: a vector or vector-view, not a tensor. */
 static Sym *tensor_parent(Ctx *cx, Node *syn, const char *what) {
     Sym *p = vector_operand(cx, syn, what);
-    if (p && p->ndims) {
+    if (p && sym_ndims(p)) {
         diag_error_at(D(cx), syn, "E0474", "`%s` needs a vector or vector-view as parent, `%s` is already a tensor-view", what,
                       p->name);
         return NULL;
@@ -236,9 +236,9 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
 
 /* (~ T I...): odometer order, one index per dimension. */
 Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
-    if (n != t->ndims) {
-        diag_error_at(D(cx), syn, "E0483", "`%s` has %d dimension%s: `~` needs %d ind%s, found %d", t->name, t->ndims,
-                      t->ndims == 1 ? "" : "s", t->ndims, t->ndims == 1 ? "ex" : "ices", n);
+    if (n != sym_ndims(t)) {
+        diag_error_at(D(cx), syn, "E0483", "`%s` has %d dimension%s: `~` needs %d ind%s, found %d", t->name, sym_ndims(t),
+                      sym_ndims(t) == 1 ? "" : "s", sym_ndims(t), sym_ndims(t) == 1 ? "ex" : "ices", n);
         return NULL;
     }
     Node *flat = var_ref(cx, syn, t->off_sym);
@@ -253,9 +253,9 @@ Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
 static Sym *tensor_operand(Ctx *cx, Node *syn, const char *what, int ndims) {
     Sym *t = vector_operand(cx, syn, what);
     if (!t) return NULL;
-    if (!t->ndims || (ndims && t->ndims != ndims)) {
+    if (!sym_ndims(t) || (ndims && sym_ndims(t) != ndims)) {
         diag_error_at(D(cx), syn, "E0484", "`%s` needs a %s, `%s` is %s", what, ndims == 2 ? "matrix (a 2-dimensional tensor-view)" : "tensor-view",
-                      t->name, t->ndims ? arena_printf(cx->ck->a, "a %d-dimensional tensor-view", t->ndims) : "not a tensor-view");
+                      t->name, sym_ndims(t) ? arena_printf(cx->ck->a, "a %d-dimensional tensor-view", sym_ndims(t)) : "not a tensor-view");
         return NULL;
     }
     return t;
@@ -282,7 +282,7 @@ static Node *transpose(Ctx *cx, Node *syn) {
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], "transpose", 0);
     if (!t) return NULL;
-    int n = t->ndims;
+    int n = sym_ndims(t);
     Node *dims[MAX_DIMS], *strides[MAX_DIMS];
     for (int k = 0; k < n; k++) {
         dims[k] = at(cx, syn, t->dims_sym, n - 1 - k);
@@ -298,8 +298,8 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
     if (!t) return NULL;
     Sym *arrs[2] = {t->dims_sym, t->strides_sym};
     for (int a = 0; a < 2; a++)
-        for (int k = 0; k < t->ndims / 2; k++) {
-            int j = t->ndims - 1 - k;
+        for (int k = 0; k < sym_ndims(t) / 2; k++) {
+            int j = sym_ndims(t) - 1 - k;
             Sym *tmp = new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
             if (!tmp) return NULL;
             Node *d = ck_node(cx, N_C_DECL, syn, ulong_ty());
@@ -325,7 +325,7 @@ static Node *property(Ctx *cx, Node *syn, const char *h) {
     if (!t) return NULL;
     if (!strcmp(h, "dims~")) return var_ref(cx, syn, t->dims_sym);
     if (!strcmp(h, "strides~")) return var_ref(cx, syn, t->strides_sym);
-    if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, t->ndims, ulong_ty());
+    if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, sym_ndims(t), ulong_ty());
     return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
 }
 
@@ -340,9 +340,9 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     SrcLoc l = syn->loc;
     Sym *e = global_lookup(ck, "matrix-layout");
     if (!e) {
-        Node *k[5] = {syn_symbol(a, l, "def-enumeration"), syn_symbol(a, l, "matrix-layout"), syn_keyword(a, l, "row-major"),
-                      syn_keyword(a, l, "col-major"), syn_keyword(a, l, "other-layout")};
-        enum_collect(ck, syn_list(a, l, k, 5));
+        enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
+                                 syn_keyword(a, l, "row-major"), syn_keyword(a, l, "col-major"),
+                                 syn_keyword(a, l, "other-layout")));
         e = global_lookup(ck, "matrix-layout");
     }
     if (!e || !e->ty || e->ty->kind != TY_ENUM) {
@@ -351,24 +351,19 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     }
     /* (if (and (= (~ (strides~ M) 1) 1) (= (~ (strides~ M) 0) (~ (dims~ M) 1))) :row-major
            (if (and (= (~ (strides~ M) 0) 1) (= (~ (strides~ M) 1) (~ (dims~ M) 0))) :col-major :other-layout)) */
-    Node *m = syn->kids[1];
-#define L2(x, y) syn_list(a, l, (Node *[]){x, y}, 2)
-#define L3(x, y, z) syn_list(a, l, (Node *[]){x, y, z}, 3)
-#define L4(w, x, y, z) syn_list(a, l, (Node *[]){w, x, y, z}, 4)
-#define SYM(n) syn_symbol(a, l, n)
-#define PROP(p, k) L3(SYM("~"), L2(SYM(p), m), syn_int(a, l, k))
-    Node *row = L3(SYM("and"), L3(SYM("="), PROP("strides~", 1), syn_int(a, l, 1)),
-                   L3(SYM("="), PROP("strides~", 0), PROP("dims~", 1)));
-    Node *col = L3(SYM("and"), L3(SYM("="), PROP("strides~", 0), syn_int(a, l, 1)),
-                   L3(SYM("="), PROP("strides~", 1), PROP("dims~", 0)));
-    Node *q = L4(SYM("if"), row, syn_keyword(a, l, "row-major"),
-                 L4(SYM("if"), col, syn_keyword(a, l, "col-major"), syn_keyword(a, l, "other-layout")));
-#undef L2
-#undef L3
-#undef L4
-#undef SYM
-#undef PROP
-    q->origin = syn->origin;
+    Node *m = syn->kids[1], *one = cx_int(cx, syn, 1);
+    Node *st[2], *dim[2];
+    for (int k = 0; k < 2; k++) {
+        st[k] = cx_list(cx, syn, 3, cx_sym(cx, syn, "~"), cx_list(cx, syn, 2, cx_sym(cx, syn, "strides~"), m), cx_int(cx, syn, k));
+        dim[k] = cx_list(cx, syn, 3, cx_sym(cx, syn, "~"), cx_list(cx, syn, 2, cx_sym(cx, syn, "dims~"), m), cx_int(cx, syn, k));
+    }
+    Node *row = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), st[1], one),
+                        cx_list(cx, syn, 3, cx_sym(cx, syn, "="), st[0], dim[1]));
+    Node *col = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), st[0], one),
+                        cx_list(cx, syn, 3, cx_sym(cx, syn, "="), st[1], dim[0]));
+    Node *q = cx_list(cx, syn, 4, cx_sym(cx, syn, "if"), row, syn_keyword(a, l, "row-major"),
+                      cx_list(cx, syn, 4, cx_sym(cx, syn, "if"), col, syn_keyword(a, l, "col-major"),
+                              syn_keyword(a, l, "other-layout")));
     return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
 }
 
