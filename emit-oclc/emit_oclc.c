@@ -637,7 +637,11 @@ static void func_out(Em *e, const CFunc *f) {
         if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
             sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", oclc_pointer_type(e->a, s->ty), s->cname, s->off_sym->cname,
                       s->dims_sym->cname, s->strides_sym->cname);
-        else if (s->ty->kind == TY_VECTOR)
+        else if (s->soa_fields) { /* a soa-vector: one pointer per field, then the length */
+            for (int k = 0; k < s->ty->elem->sd->nfields; k++)
+                sb_printf(o, "%s%s, ", oclc_pointer_type(e->a, s->soa_fields[k]->ty), s->soa_fields[k]->cname);
+            sb_printf(o, "ulong %s", s->len_cname);
+        } else if (s->ty->kind == TY_VECTOR)
             sb_printf(o, "%s%s, ulong %s", oclc_pointer_type(e->a, s->ty), s->cname, s->len_cname);
         else if (s->ty->kind == TY_VOIDP)
             sb_printf(o, "__global void *%s", s->cname);

@@ -516,6 +516,7 @@ static void sym_alias(Sym *dst, const Sym *src) {
     dst->len_sym = src->len_sym;
     dst->dims_sym = src->dims_sym;
     dst->strides_sym = src->strides_sym;
+    dst->soa_fields = src->soa_fields;
     dst->init = src->init;
 }
 
@@ -1734,6 +1735,11 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
         diag_error_at(ck->d, fd->form->kids[1], "E0120", "%s `%s` cannot return a value (declared `%s`)",
                       fd->kind == FN_KERNEL ? "kernel" : "grid function", fd->name, ty_name(ck->a, fd->ret));
         fd->bad = 1;
+    } else if (fd->ret->kind == TY_VECTOR) {
+        diag_error_at(ck->d, fd->form->kids[1], "E0561",
+                      "function `%s` cannot return a vector (declared `%s`): OpenCL C functions return no arrays; take the vector as an &out parameter",
+                      fd->name, ty_name(ck->a, fd->ret));
+        fd->bad = 1;
     }
     for (int i = 0; i < fd->nparams; i++) {
         ParamDecl *p = &fd->params[i];
@@ -1763,6 +1769,11 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
         if (fd->kind == FN_KERNEL && t->ndims) {
             diag_error_at(ck->d, p->name, "E0136",
                           "kernel parameter `%s` cannot be a tensor-view (`%s`): tensor-views never cross the host boundary; pass the parent vector and make the view inside the kernel",
+                          p->name->name, ty_name(ck->a, t));
+            fd->bad = 1;
+        } else if (fd->kind == FN_KERNEL && t->soa) {
+            diag_error_at(ck->d, p->name, "E0560",
+                          "kernel parameter `%s` cannot be a soa-vector (`%s`): soa-vectors never cross the host boundary; pass a vector per field, or a vector of structs and convert it with convert-aos-to-soa",
                           p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
         } else if (fd->kind == FN_KERNEL) {
@@ -1954,6 +1965,10 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         s->off_sym = o;
         s->dims_sym = ds;
         s->strides_sym = ss;
+    } else if (t->soa) {
+        /* a soa-vector parameter: one pointer per field and one length */
+        s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
+        if (!soa_param_fields(cx, s, pd->name)) return NULL;
     } else if (t->kind == TY_VECTOR) {
         s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
@@ -2074,6 +2089,10 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->ndims) {
         t->view = 1;
         t->ndims = decl->ndims;
+    }
+    if (decl->soa) { /* one instance for soa-vectors and views of any length */
+        t->soa = 1;
+        t->length = decl->length;
     }
     return t;
 }
@@ -2288,7 +2307,7 @@ Program *check_program(Crisp *c, Forms forms) {
         for (int k = 0; base && k < a->nparams; k++) {
             Type *t = a->params[k].ty;
             base = arena_printf(ck.a, "%s_%s", base,
-                                t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck.a, "%svec", ty_cname(t->elem)) : "vec") : ty_cname(t));
+                                t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck.a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec") : ty_cname(t));
         }
         if (base) a->cname_base = base;
         for (int j = 0; j < i; j++) {

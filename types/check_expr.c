@@ -2008,7 +2008,7 @@ static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const c
 static int fit(const Node *a, const Type *p) {
     if (p->kind == TY_VECTOR) {
         const Type *t = a->ty;
-        if (t->kind != TY_VECTOR || a->kind != N_C_VAR) return -1;
+        if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
@@ -2225,7 +2225,8 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             const char *why = NULL;
-            if (pt->elem && !ty_equal(pt->elem, at->elem)) why = "element types differ";
+            if (pt->soa != at->soa) why = pt->soa ? "the parameter is a soa-vector" : "the argument is a soa-vector";
+            else if (pt->elem && !ty_equal(pt->elem, at->elem)) why = "element types differ";
             else if (pt->as && pt->as != at->as) why = "address spaces differ";
             else if (pt->align && pt->align != at->align) why = "alignments differ";
             else if (pt->length >= 0 && pt->length != at->length) why = "lengths differ";
@@ -2268,7 +2269,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
-    for (int i = 0; i < n; i++) nargs += sym_ndims(fn->params[i]) ? 4 : fn->params[i]->ty->kind == TY_VECTOR ? 2 : 1;
+    for (int i = 0; i < n; i++)
+        nargs += sym_ndims(fn->params[i])            ? 4
+                 : fn->params[i]->soa_fields         ? fn->params[i]->ty->elem->sd->nfields + 1
+                 : fn->params[i]->ty->kind == TY_VECTOR ? 2
+                                                     : 1;
     nargs += nret > 1 ? nret - 1 : 0;
     Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
@@ -2281,6 +2286,8 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             c->kids[c->nkids++] = var_ref(cx, syn, vs->off_sym);
             c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
             c->kids[c->nkids++] = var_ref(cx, syn, vs->strides_sym);
+        } else if (fn->params[i]->soa_fields) {
+            soa_call_args(cx, syn, vals[i]->sym, c);
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
@@ -2426,7 +2433,8 @@ static Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
         if (!ot) continue;
         Node *probe = expr(cx, place_syn->kids[1], NULL);
         if (!probe) return NULL;
-        if (fit(probe, ot) != 0) continue;
+        int k0 = fit(probe, ot); /* exact, or a vector parameter leaving properties open */
+        if (k0 < 0 || (k0 && ot->kind != TY_VECTOR)) continue;
         /* (let ((NEW VALUE)) BODY...) with the object and indices substituted */
         Node *names[17], *by[17];
         int n = pl->nkids;
@@ -2686,6 +2694,8 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     size_t hl = strlen(h);
     Node *soa;
     if (soa_access(cx, syn, 0, &soa)) return soa;
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
+        return user_call(cx, syn, want, NULL, 0);
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
         Sym *st = global_lookup(cx->ck, h + 5);

@@ -203,6 +203,9 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */
 int soa_init_form(const Node *init);
+int soa_struct_ok(Checker *ck, Node *at, Type *t);
+int soa_param_fields(Ctx *cx, Sym *s, const Node *at);
+void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call);
 Sym *soa_sym(Ctx *cx, Node *syn);
 Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
 int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);

@@ -28,16 +28,16 @@ int soa_init_form(const Node *init) {
 
 /* Only scalars and hardware vectors may be fields (spec "Member Data
  * Rules"). */
-static int soa_struct_ok(Ctx *cx, Node *at, Type *t) {
+int soa_struct_ok(Checker *ck, Node *at, Type *t) {
     if (!t || t->kind != TY_STRUCT) {
-        diag_error_at(D(cx), at, "E0487", "a soa-vector holds structs, found `%s`", tname(cx, t));
+        diag_error_at(ck->d, at, "E0487", "a soa-vector holds structs, found `%s`", t ? ty_name(ck->a, t) : "nothing");
         return 0;
     }
     StructDef *sd = t->sd;
     for (int i = 0; i < sd->nfields; i++)
         if (sd->fields[i].ty->kind != TY_NUM && sd->fields[i].ty->kind != TY_HWVEC) {
-            diag_error_at(D(cx), at, "E0487", "`%s` cannot be a soa-vector element: field `%s` is `%s` (only scalars and hardware vectors)",
-                          sd->name, sd->fields[i].name, tname(cx, sd->fields[i].ty));
+            diag_error_at(ck->d, at, "E0487", "`%s` cannot be a soa-vector element: field `%s` is `%s` (only scalars and hardware vectors)",
+                          sd->name, sd->fields[i].name, ty_name(ck->a, sd->fields[i].ty));
             return 0;
         }
     return 1;
@@ -49,7 +49,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     Checker *ck = cx->ck;
     Node *len_expr = NULL;
     Type *t = vector_type_args(ck, init, 1, 0, &len_expr);
-    if (!t || !soa_struct_ok(cx, init, t->elem)) return NULL;
+    if (!t || !soa_struct_ok(ck, init, t->elem)) return NULL;
     if (t->length <= 0 || t->length > (1 << 24)) {
         diag_error_at(D(cx), init, "E0442", "make-soa-vector needs a compile-time length from 1 to 16777216");
         return NULL;
@@ -159,32 +159,76 @@ static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
     return NULL;
 }
 
-/* Spec "def-setter": a soa-vector reads and writes its fields directly, so
- * an accessor overloaded for the struct (a def-function or def-setter of
- * NAME~) is bypassed; warn once per access site. */
-static void overload_warning(Ctx *cx, Node *syn, Sym *s, const char *h, int for_write) {
-    Checker *ck = cx->ck;
-    StructDef *sd = s->ty->elem->sd;
-    int getter = 0, setter = 0;
-    FuncDef *c[16];
-    int nc = func_overloads(ck, h, c, 16);
-    for (int i = 0; i < nc; i++) {
-        resolve_signature(ck, c[i]);
-        if (!c[i]->bad && c[i]->nparams == 1 && c[i]->params[0].ty && c[i]->params[0].ty->kind == TY_STRUCT &&
-            c[i]->params[0].ty->sd == sd)
-            getter = 1;
+/* Does a user overload of accessor H exist for OBJ: a def-function
+ * (getter) or def-setter whose object parameter is OBJ_SOA ? a soa-vector
+ * of SD (with an index) : the struct SD itself? */
+static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, int obj_soa) {
+    if (!setter) {
+        FuncDef *c[16];
+        int nc = func_overloads(ck, h, c, 16);
+        for (int i = 0; i < nc; i++) {
+            resolve_signature(ck, c[i]);
+            Type *t = !c[i]->bad && c[i]->nparams == 1 + obj_soa ? c[i]->params[0].ty : NULL;
+            if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
+        }
+        return 0;
     }
     for (int i = 0; i < ck->nsetters; i++) {
         Node *f = ck->setters[i];
         Node *ts = setter_object_type(f);
         Type *t = ts && !strcmp(f->kids[1]->key, h) ? type_expr(ck, ts) : NULL;
-        if (t && t->kind == TY_STRUCT && t->sd == sd) setter = 1;
+        if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
     }
-    if (for_write ? setter : getter)
+    return 0;
+}
+
+/* Spec "Overload member access and soa-vector": an accessor overloaded for
+ * the struct but not for soa-vectors of it is asymmetric, so the soa
+ * access reads or writes the raw field; warn at each such access. */
+static void overload_warning(Ctx *cx, Node *syn, Sym *s, const char *h, int for_write) {
+    StructDef *sd = s->ty->elem->sd;
+    if (user_accessor(cx->ck, h, sd, for_write, 0) && !user_accessor(cx->ck, h, sd, for_write, 1))
         diag_warning_at(D(cx), syn, "W0401",
-                        "`%s` is overloaded for `%s`, but on the soa-vector `%s` it %s the raw field (spec \"def-setter\"); "
-                        "use ~%s to say so, or convert with get-struct",
-                        h, sd->name, s->name, for_write ? "writes" : "reads", h);
+                        "`%s` is overloaded for `%s` but not for its soa-vectors, so on `%s` it %s the raw field (spec \"Overload member access and soa-vector\"); "
+                        "define a %s of %s for (soa-vector-type %s), or write ~%s to say so",
+                        h, sd->name, s->name, for_write ? "writes" : "reads", for_write ? "def-setter" : "def-function", h, sd->name, h);
+}
+
+/* A soa-vector parameter S (spec "soa-vector and soa-view": functions
+ * take soa-vectors and soa-views alike): field vector k is the parameter
+ * S_F, a pointer to the first element the caller's vector or view holds;
+ * all share the length S_len. */
+int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
+    Checker *ck = cx->ck;
+    Type *t = s->ty;
+    StructDef *sd = t->elem->sd;
+    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!s->soa_fields) return 0;
+    for (int i = 0; i < sd->nfields; i++) {
+        Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
+        Sym *f = new_local(cx, at, arena_printf(ck->a, "%s_%s", s->cname, sd->fields[i].cname), ft);
+        if (!f) return 0;
+        f->kind = SYM_PARAM;
+        f->len_cname = s->len_cname;
+        if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
+            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+        s->soa_fields[i] = f;
+    }
+    return 1;
+}
+
+/* The call arguments for soa-vector ARG passed to a soa parameter: each
+ * field's first element (a view starts at its offset), then the length. */
+void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
+    StructDef *sd = arg->ty->elem->sd;
+    for (int i = 0; i < sd->nfields; i++) {
+        Sym *f = arg->soa_fields[i];
+        Node *p = var_ref(cx, syn, f);
+        call->kids[call->nkids++] = f->off_sym ? mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, var_ref(cx, syn, f->off_sym)) : p;
+    }
+    Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
+    len->sym = arg->soa_fields[0];
+    call->kids[call->nkids++] = len;
 }
 
 /* (F~ SV) is the field vector; (F~ SV I) its element I, readable and (when
@@ -195,6 +239,8 @@ int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
     if (hl < 2 || h[hl - 1] != '~' || syn->nkids < 2 || syn->nkids > 3) return 0;
     Sym *s = soa_sym(cx, syn->kids[1]);
     if (!s || !strcmp(h, "length~") || !strcmp(h, "~length~")) return 0;
+    /* (x~ sv i) with an overload for soa-vectors of the struct: a call */
+    if (h[0] != '~' && syn->nkids == 3 && user_accessor(cx->ck, h, s->ty->elem->sd, for_write, 1)) return 0;
     *out = NULL;
     Sym *f = soa_field(cx, syn, s, h);
     if (!f) return 1;

@@ -301,11 +301,19 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         t->ndims = (int)n;
         return t;
     }
-    if (h && !strcmp(h, "soa-vector-type")) {
-        diag_error_at(ck->d, syn, "E0914",
-                      "`%s` is not supported yet: soa-vectors are made inside a kernel (make-soa-vector) and cannot be parameters",
-                      h);
-        return NULL;
+    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "soa-view-type"))) {
+        /* (soa-vector-type STRUCT [address-space] [access] [align] [length])
+           or the key form: spec "soa-vector and soa-view", "Defining" */
+        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        if (!t) return NULL;
+        if (!t->elem) {
+            diag_error_at(ck->d, syn, "E0914", "`%s` needs its struct element type, found `%s`", h, syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        if (!soa_struct_ok(ck, syn, t->elem)) return NULL;
+        t->soa = 1;
+        t->view = h[4] == 'v' && h[5] == 'i'; /* soa-view-type */
+        return t;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
        changed, as in the spec's marshall-vector example */

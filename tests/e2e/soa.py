@@ -30,3 +30,14 @@ def aos_to_soa_and_back():
     prog.run("transpose_points", pts, out)
     assert_equal(out["x"], pts["x"] + pts["y"])
     assert_equal(out["y"], pts["y"])
+
+
+@case
+def soa_function_parameters_and_accessor_overloads():
+    a = np.random.default_rng(5).uniform(-4, 4, 8).astype(np.float32)
+    out = np.zeros(4, np.float32)
+    prog.run("soa_params", a, out)
+    y = np.arange(8, dtype=np.float32)
+    y[4:] *= 10
+    assert_close(out, np.array([(a * y).sum(), (a[4:] * y[4:]).sum(), -a[2], a[5]], np.float32))
+    check("one pointer per field, one length", "sv_x, __private float *sv_y" not in prog.source and "ulong sv_len" in prog.source)
