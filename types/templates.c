@@ -503,7 +503,10 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
             }
         return;
     }
-    if (syn_is_form(psyn, "vector-type") && at->kind == TY_VECTOR && at->elem && psyn->nkids > 1)
+    static const char *vector_forms[] = {"vector-type", "vector", "vector-view-type", "soa-vector-type", "soa-view-type"};
+    int vector_form = 0;
+    for (size_t i = 0; i < sizeof vector_forms / sizeof *vector_forms; i++) vector_form |= syn_is_form(psyn, vector_forms[i]);
+    if (vector_form && at->kind == TY_VECTOR && at->elem && psyn->nkids > 1)
         deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
     (void)ck;
 }

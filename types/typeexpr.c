@@ -209,7 +209,9 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     }
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
     const char *h = syn_head(syn);
-    if (h && !strcmp(h, "vector-type")) return vector_type_args(ck, syn, 1, 0, NULL);
+    /* (vector T ...) is the spec's spelling in some examples ("Converting
+       between SoA and AoS vectors"); the same as (vector-type T ...) */
+    if (h && (!strcmp(h, "vector-type") || !strcmp(h, "vector"))) return vector_type_args(ck, syn, 1, 0, NULL);
     if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
         Type *t = template_type(ck, syn);
         return t && t->kind != TY_VOID ? t : NULL;

@@ -41,3 +41,14 @@ def soa_function_parameters_and_accessor_overloads():
     y[4:] *= 10
     assert_close(out, np.array([(a * y).sum(), (a[4:] * y[4:]).sum(), -a[2], a[5]], np.float32))
     check("one pointer per field, one length", "sv_x, __private float *sv_y" not in prog.source and "ulong sv_len" in prog.source)
+
+
+@case
+def spec_convert_soa_to_aos_template_with_loop_soa_stride():
+    a = np.random.default_rng(6).uniform(-4, 4, 8).astype(np.float32)
+    dt = struct_dtype(prog.meta, "npoint")
+    out = np.zeros(8, dt)
+    prog.run("soa_template", a, out)
+    assert_close(out["x"], a)
+    assert_close(out["y"], 2 * a)
+    check("instantiated for npoint", "soa_to_aos_npoint" in prog.source)
