@@ -2690,6 +2690,9 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "make-", 5)) {
         Sym *st = global_lookup(cx->ck, h + 5);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
+        StructDef *sd;
+        Node **pre;
+        if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
     }
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
