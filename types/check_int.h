@@ -187,6 +187,8 @@ Template *template_lookup(Checker *ck, const char *key);
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 Node *param_type_syntax(Node *form, int i);
+int template_is_gen(const Node *a);
+FuncDef *template_function_arg(Checker *ck, Node *a);
 int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
 int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 

@@ -590,8 +590,8 @@ static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***
     return 1;
 }
 
-/* (gen-NAME ARGS... ["kernel_name"]) at top level. */
-void template_gen(Checker *ck, Node *form) {
+/* The template of (gen-NAME ...), or NULL after an error. */
+static Template *gen_template(Checker *ck, Node *form) {
     const char *h = syn_head(form);
     Template *t = template_lookup(ck, h + 4);
     if (!t) {
@@ -600,10 +600,38 @@ void template_gen(Checker *ck, Node *form) {
             if (!strcmp(ck->templates[i]->kind, "def-kernel") && !strcmp(syn_lower(ck->a, ck->templates[i]->name), h + 4))
                 t = ck->templates[i];
     }
-    if (!t) {
+    if (!t)
         diag_error_at(D(ck), form, "E1012", "`%s`: there is no templated definition named `%s`", form->kids[0]->name, form->kids[0]->name + 4);
-        return;
+    return t;
+}
+
+int template_is_gen(const Node *a) {
+    const char *h = syn_head(a);
+    return h && !strncmp(h, "gen-", 4) && h[4];
+}
+
+/* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
+ * "gen-XXXX": (fold someVector (gen-addTwo int))): the instance of the
+ * templated function NAME for TYPES, or NULL after an error. */
+FuncDef *template_function_arg(Checker *ck, Node *a) {
+    Template *t = gen_template(ck, a);
+    if (!t) return NULL;
+    if (strcmp(t->kind, "def-function") && strcmp(t->kind, "def-grid-function")) {
+        diag_error_at(D(ck), a, "E1023", "`%s` is passed as a function, but `%s` is a templated %s; only templated functions can be",
+                      syn_to_string(ck->a, a, 40), t->name, t->kind + 4);
+        return NULL;
     }
+    Type **args;
+    Node **vals;
+    if (!template_args(ck, t, a->kids + 1, a->nkids - 1, &args, &vals, a, 0)) return NULL;
+    TmplInst *in = instance(ck, t, args, vals, a, NULL);
+    return in ? in->fd : NULL;
+}
+
+/* (gen-NAME ARGS... ["kernel_name"]) at top level. */
+void template_gen(Checker *ck, Node *form) {
+    Template *t = gen_template(ck, form);
+    if (!t) return;
     int n = form->nkids - 1;
     const char *kname = NULL;
     if (!strcmp(t->kind, "def-kernel")) {

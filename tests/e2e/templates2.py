@@ -75,3 +75,23 @@ def make_by_template_name():
     src = prog.source
     for name in ["make_duo_int(", "make_duo_float(", "make_Point_float_int(", "make_Point_float_nil("]:
         check(name, name in src)
+
+
+@case
+def gen_as_function_argument():
+    vi = np.array([3, 1, 4, 1, 5], np.int32)
+    vf = np.array([0.25, 1.5, 2.0], np.float32)
+    out = np.zeros(3, np.float32)
+    prog.run("use_gen_as_function", vi, vf, out)
+    assert_close(out, np.array([vi.sum(), np.prod(vi), 0.5 + vf.sum()], np.float32))
+    src = prog.source
+    for name in ["int addTwo_int(", "int mulTwo_int(", "float addTwo_float("]:
+        check(name, name in src)
+
+
+@case
+def gen_as_atomic_function():
+    a = (np.arange(64, dtype=np.float32) % 7) * 0.5
+    res = np.zeros(1, np.float32)
+    prog.run("atomic_gen_sum", a, res, global_size=64)
+    assert_close(res[0], a.sum())
