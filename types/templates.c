@@ -391,13 +391,15 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
             ck_push(ck->a, (void ***)&kids, &n, &cap, e);
             continue;
         }
-        /* (let ((%tp0 'float) (%tp1 'nil) ...) ENTRY) with the parameters
-           renamed outside quotes (T would be the constant t) */
+        /* (let ((T 'float) (C 'nil) ...) ENTRY) with the parameters given
+           hidden keys outside quotes (T would be the constant t); they
+           keep their spelling for messages */
         Node **binds = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
         Node **names = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
         if (!binds || !names) return NULL;
         for (int k = 0; k < t->nparams; k++) {
-            names[k] = syn_symbol(ck->a, e->loc, arena_printf(ck->a, "%%tp%d", k));
+            names[k] = syn_copy(ck->a, t->params[k]);
+            names[k]->key = arena_printf(ck->a, "%%%s", t->params[k]->key);
             Node *q[2] = {syn_symbol(ck->a, e->loc, "quote"), repl[k]};
             Node *b[2] = {names[k], syn_list(ck->a, e->loc, q, 2)};
             binds[k] = syn_list(ck->a, e->loc, b, 2);
