@@ -29,6 +29,7 @@ typedef struct TmplInst {
     int nargs;
     FuncDef *fd;          /* function instances */
     Type *ty;             /* struct / alias instances */
+    int failed;           /* its computed fields failed (reported once) */
 } TmplInst;
 
 struct Template {
@@ -433,7 +434,7 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
 /* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
 static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     for (int i = 0; i < t->ninsts; i++)
-        if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i];
+        if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i]->failed ? NULL : t->insts[i];
     int incomplete = 0;
     for (int i = 0; i < t->nparams; i++)
         if (is_open(args, vals, i)) incomplete = 1;
@@ -442,16 +443,21 @@ static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, co
     if (!repl) return NULL;
     const char *suffix = "";
     for (int i = 0; i < t->nparams; i++) suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
-    Node *form = t->form;
-    if (!strcmp(t->kind, "def-struct") && !incomplete) form = computed_fields(ck, t, repl);
-    if (!form) return NULL;
-    form = syn_subst(ck->a, form, t->params, repl, t->nparams);
-    form = syn_copy(ck->a, form);
     TmplInst *in = arena_alloc(ck->a, sizeof *in);
     if (!in) return NULL;
     in->args = args;
     in->vals = vals;
     in->nargs = t->nparams;
+    Node *form = t->form;
+    if (!strcmp(t->kind, "def-struct") && !incomplete) form = computed_fields(ck, t, repl);
+    if (!form) {
+        /* remembered, so the error is not repeated at each use */
+        in->failed = 1;
+        ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+        return NULL;
+    }
+    form = syn_subst(ck->a, form, t->params, repl, t->nparams);
+    form = syn_copy(ck->a, form);
     const char *h = t->kind;
     if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
     if (!strcmp(h, "def-kernel")) {
