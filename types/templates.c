@@ -358,15 +358,25 @@ static Eval *template_eval(Checker *ck) {
     return ck->ev;
 }
 
-/* Is body entry F of a templated def-struct computed: a list that is not a
- * field spec, or whose head is a special form of the compile-time
- * language ((when C '(color:C)), (cond ...), (if ...))? */
-static int computed_entry(Checker *ck, Node *f) {
-    if (syn_is_nil(f)) return 1; /* what (cond) expands to */
+/* Is V a list of several field specs, (x:T y:T) or ((a T) (b T))? */
+static int field_list(Node *v) {
+    if (v->kind != N_LIST || v->nkids == 0 || struct_field_shape(v, NULL, NULL)) return 0;
+    for (int i = 0; i < v->nkids; i++)
+        if (!struct_field_shape(v->kids[i], NULL, NULL)) return 0;
+    return 1;
+}
+
+/* What body entry F of a templated def-struct is: 0 a field spec, 1 a
+ * field list (the spec's (def-struct point (x:T y:T))), 2 computed - a list
+ * that is neither, or whose head is a special form of the compile-time
+ * language ((when C '(color:C)), (cond ...), (if ...)). */
+static int entry_kind(Checker *ck, Node *f) {
+    if (syn_is_nil(f)) return 2; /* what (cond) expands to */
     if (f->kind != N_LIST) return 0;
-    if (!struct_field_shape(f, NULL, NULL)) return 1;
+    if (field_list(f)) return 1;
+    if (!struct_field_shape(f, NULL, NULL)) return 2;
     Eval *ev = template_eval(ck);
-    return ev && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann && eval_is_special_form(ev, f->kids[0]->key);
+    return ev && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann && eval_is_special_form(ev, f->kids[0]->key) ? 2 : 0;
 }
 
 /* The templated def-struct of `t` with its computed entries evaluated
@@ -378,7 +388,7 @@ static int computed_entry(Checker *ck, Node *f) {
 static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
     Node *form = t->form;
     int any = 0;
-    for (int i = 2; i < form->nkids; i++) any |= computed_entry(ck, form->kids[i]);
+    for (int i = 2; i < form->nkids; i++) any |= entry_kind(ck, form->kids[i]);
     if (!any) return form;
     Eval *ev = template_eval(ck);
     if (!ev) return NULL;
@@ -388,10 +398,10 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
     ck_push(ck->a, (void ***)&kids, &n, &cap, form->kids[1]);
     for (int i = 2; i < form->nkids; i++) {
         Node *e = form->kids[i];
-        if (!computed_entry(ck, e)) {
-            ck_push(ck->a, (void ***)&kids, &n, &cap, e);
-            continue;
-        }
+        int kind = entry_kind(ck, e);
+        if (kind == 0) ck_push(ck->a, (void ***)&kids, &n, &cap, e);
+        for (int k = 0; kind == 1 && k < e->nkids; k++) ck_push(ck->a, (void ***)&kids, &n, &cap, e->kids[k]);
+        if (kind != 2) continue;
         /* (let ((T 'float) (C 'nil) ...) ENTRY) with the parameters given
            hidden keys outside quotes (T would be the constant t); they
            keep their spelling for messages */
