@@ -3269,6 +3269,11 @@ void eval_init(Eval *ev, Crisp *c) {
         map_put(&c->arena, &ev->prims, prim_table[i].name, &prim_table[i]);
 }
 
+int eval_is_special_form(const Eval *ev, const char *key) {
+    const Prim *p = map_get(&ev->prims, key);
+    return p && p->special;
+}
+
 const Macro *eval_find_macro(const Eval *ev, const char *key) {
     return map_get(&ev->macros, key);
 }

@@ -215,6 +215,11 @@ SrcLoc eval_user_site(const Node *n);
 int eval_type_predicate(const char *pred, const char *key);
 
 
+/* Is `key` (lower-case) one of the evaluator's special forms (if, when,
+ * unless, cond, let, progn, quote...)?  Used to tell a computed struct
+ * field of a template, `(when C '(color:C))`, from a field spec. */
+int eval_is_special_form(const Eval *ev, const char *key);
+
 /* Truthiness of the compile-time language: nil, (), false, 0 and 0.0 are
  * false; everything else is true. */
 int eval_truthy(const Node *v);

@@ -1615,13 +1615,21 @@ static int builtin_binop(const char *k, int *op) {
 }
 
 /* (atomic-binop! LOC #'F ARG) / (atomic-op! LOC #'F): a bounded
- * compare-and-swap loop applying F; returns the previous value. */
+ * compare-and-swap loop applying F; returns the previous value.  F may be
+ * (gen-NAME TYPES...), an instance of a templated function (spec
+ * "gen-XXXX"). */
 static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int unary = !strcmp(syn->kids[0]->key, "atomic-op!");
     const char *what = syn->kids[0]->name;
     if (!nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
     Node *f = syn->kids[2];
+    FuncDef *gen_fd = NULL;
+    if (template_is_gen(f)) {
+        gen_fd = template_function_arg(cx->ck, f);
+        if (!gen_fd) return NULL;
+        f = cx_list(cx, f, 2, cx_sym(cx, f, "function"), cx_sym(cx, f, gen_fd->name));
+    }
     if (!syn_is_form(f, "function") || f->nkids != 2 || f->kids[1]->kind != N_SYMBOL) {
         diag_error_at(D(cx), f, "E0515", "`%s` takes a function as #'name, found `%s`", what, syn_to_string(cx->ck->a, f, 30));
         return NULL;
@@ -1645,7 +1653,7 @@ static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     int is_op = !unary && builtin_binop(fk, &op);
     CFunc *fn = NULL;
     if (!is_op) {
-        FuncDef *fd = func_lookup(cx->ck, fk);
+        FuncDef *fd = gen_fd ? gen_fd : func_lookup(cx->ck, fk);
         if (!fd) {
             diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
             return NULL;
@@ -2700,6 +2708,9 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "make-", 5)) {
         Sym *st = global_lookup(cx->ck, h + 5);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
+        StructDef *sd;
+        Node **pre;
+        if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
     }
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);

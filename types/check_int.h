@@ -73,6 +73,8 @@ typedef struct Checker {
     int nhofs, caphofs;
     Template **templates;    /* with-template-type definitions */
     int ntemplates, captemplates;
+    struct Eval *ev;         /* compile-time evaluator for computed struct
+                                fields of templates (made on first use) */
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -168,6 +170,8 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
 Node *struct_member_value(Ctx *cx, Node *m);
 Node *struct_component(Ctx *cx, Node *m, int k);
 Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
+Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre);
+int struct_field_shape(Node *f, Node **name, Node **type);
 void derived_collect(Checker *ck, Node *form);
 void set_derived(Checker *ck, Node *form);
 int struct_subst_ok(const Type *from, const Type *to);
@@ -183,6 +187,9 @@ Template *template_lookup(Checker *ck, const char *key);
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 Node *param_type_syntax(Node *form, int i);
+int template_is_gen(const Node *a);
+FuncDef *template_function_arg(Checker *ck, Node *a);
+int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
 int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 
 /* ---- hof.c ---- */

@@ -192,13 +192,15 @@ static Node *specialise(Checker *ck, Node *form, const char *name, const int *is
     return f;
 }
 
-/* Does the function NAME have an overload with exactly the signature SIG? */
-static int matches_signature(Checker *ck, const char *key, Node *sig) {
+/* Does the function NAME have an overload (ONLY, when given) with exactly
+ * the signature SIG? */
+static int matches_signature(Checker *ck, const char *key, Node *sig, FuncDef *only) {
     Type **ps = NULL, *ret = NULL;
     int *outs = NULL, n = 0;
     if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return -1;
     FuncDef *c[64];
-    int nc = func_overloads(ck, key, c, 64);
+    int nc = only ? 1 : func_overloads(ck, key, c, 64);
+    if (only) c[0] = only;
     for (int i = 0; i < nc; i++) {
         resolve_signature(ck, c[i]);
         if (c[i]->bad || c[i]->nparams != n) continue;
@@ -229,6 +231,13 @@ Node *hof_call(Ctx *cx, Node *syn, Type *want) {
         if (!is_signature_type(ts)) continue;
         Node *a = syn->kids[i + 1];
         Node *fn = syn_is_form(a, "function") && a->nkids == 2 && a->kids[1]->kind == N_SYMBOL ? a->kids[1] : NULL;
+        FuncDef *inst = NULL;
+        if (!fn && template_is_gen(a)) {
+            /* (gen-NAME TYPES...): that instance of a templated function */
+            inst = template_function_arg(ck, a);
+            if (!inst) return NULL;
+            fn = syn_symbol(ck->a, a->loc, inst->name);
+        }
         if (!fn) {
             diag_error_at(ck->d, a, "E0381", "argument %d of `%s` (`%s`) must be a function, written #'name; found `%s`", i + 1,
                           form->kids[1]->name, ps[i]->name, syn_to_string(ck->a, a, 40));
@@ -242,10 +251,11 @@ Node *hof_call(Ctx *cx, Node *syn, Type *want) {
             return NULL;
         }
         if (known) {
-            int m = matches_signature(ck, fn->key, ts);
+            int m = matches_signature(ck, fn->key, ts, inst);
             if (m < 0) return NULL;
             if (!m) {
-                diag_error_at(ck->d, fn, "E0383", "`%s` does not have the signature %s that `%s` of `%s` requires", fn->name,
+                diag_error_at(ck->d, fn, "E0383", "`%s` does not have the signature %s that `%s` of `%s` requires",
+                              inst ? syn_to_string(ck->a, a, 40) : fn->name,
                               syn_to_string(ck->a, ts, 60), ps[i]->name, form->kids[1]->name);
                 return NULL;
             }

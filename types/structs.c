@@ -44,22 +44,23 @@ void struct_collect(Checker *ck, Node *form) {
     ck_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
 }
 
+/* Is F a field spec: name:type, (name:type) or (name type)?  Sets *name and
+ * *type when it is (either may be NULL). */
+int struct_field_shape(Node *f, Node **name, Node **type) {
+    Node *n = NULL, *t = NULL;
+    if (f->kind == N_SYMBOL && f->ann) n = f, t = f->ann;
+    else if (f->kind == N_LIST && f->nkids == 1 && f->kids[0]->kind == N_SYMBOL && f->kids[0]->ann)
+        n = f->kids[0], t = f->kids[0]->ann;
+    else if (f->kind == N_LIST && f->nkids == 2 && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann)
+        n = f->kids[0], t = f->kids[1];
+    if (!n) return 0;
+    if (name) *name = n;
+    if (type) *type = t;
+    return 1;
+}
+
 static int field_syntax(Checker *ck, Node *f, Node **name, Node **type) {
-    if (f->kind == N_SYMBOL && f->ann) {
-        *name = f;
-        *type = f->ann;
-        return 1;
-    }
-    if (f->kind == N_LIST && f->nkids == 1 && f->kids[0]->kind == N_SYMBOL && f->kids[0]->ann) {
-        *name = f->kids[0];
-        *type = f->kids[0]->ann;
-        return 1;
-    }
-    if (f->kind == N_LIST && f->nkids == 2 && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann) {
-        *name = f->kids[0];
-        *type = f->kids[1];
-        return 1;
-    }
+    if (struct_field_shape(f, name, type)) return 1;
     diag_error_at(D(ck), f, "E0142", "expected a field (name type) or name:type, found `%s`", syn_to_string(ck->a, f, 40));
     return 0;
 }
@@ -297,6 +298,13 @@ Node *struct_member_value(Ctx *cx, Node *m) {
 /* (make-NAME :field value ...) or (make-NAME value ...): a struct value;
  * fields not given are zero. */
 Node *struct_make(Ctx *cx, Node *syn, StructDef *sd) {
+    return struct_make_checked(cx, syn, sd, NULL);
+}
+
+/* struct_make with the value arguments already checked: PRE[i] is the
+ * i-th value of SYN (make-NAME by template name, templates.c), or PRE is
+ * NULL and each value is checked here against its field's type. */
+Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
     Checker *ck = cx->ck;
     if (!struct_resolve(ck, sd)) return NULL;
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)sd->nfields);
@@ -331,7 +339,7 @@ Node *struct_make(Ctx *cx, Node *syn, StructDef *sd) {
             diag_error_at(D(ck), v, "E0149", "field `%s` of `%s` is given twice", f->name, sd->name);
             return NULL;
         }
-        Node *cv = expr(cx, v, f->ty);
+        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : expr(cx, v, f->ty);
         if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
         if (!cv) return NULL;
         vals[fi] = cv;

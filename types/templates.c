@@ -20,6 +20,7 @@
  * instances; both are completed from the argument at each call. */
 #include <string.h>
 
+#include "../macros/eval.h"
 #include "check_int.h"
 
 typedef struct TmplInst {
@@ -28,6 +29,7 @@ typedef struct TmplInst {
     int nargs;
     FuncDef *fd;          /* function instances */
     Type *ty;             /* struct / alias instances */
+    int failed;           /* its computed fields failed (reported once) */
 } TmplInst;
 
 struct Template {
@@ -53,6 +55,35 @@ Template *template_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->ntemplates; i++)
         if (!strcmp(ck->templates[i]->key, key)) return ck->templates[i];
     return NULL;
+}
+
+/* Does syntax N mention the symbol KEY (anywhere, annotations included)? */
+static int mentions(const Node *n, const char *key, int depth) {
+    if (!n || depth > 10000) return 0;
+    if (n->kind == N_SYMBOL) return !strcmp(n->key, key) || mentions(n->ann, key, depth + 1);
+    if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
+        for (int i = 0; i < n->nkids; i++)
+            if (mentions(n->kids[i], key, depth + 1)) return 1;
+    return 0;
+}
+
+/* An &optional / &key template parameter that was not given and has no
+ * default is absent: nil inside the template (spec "&optional &key":
+ * `(when C '(color:C))`).  It is kept apart from an explicit nil, which
+ * makes an incomplete type. */
+static Node *absent_node(Checker *ck, SrcLoc loc) {
+    Node *n = syn_symbol(ck->a, loc, "nil");
+    n->key = "%absent";
+    return n;
+}
+
+static int is_absent(const Node *n) {
+    return n && n->kind == N_SYMBOL && !strcmp(n->key, "%absent");
+}
+
+/* Is template argument I left open (an explicit nil: incomplete)? */
+static int is_open(Type *const *args, Node *const *vals, int i) {
+    return !args[i] && syn_is_nil(vals[i]);
 }
 
 /* (with-template-type (T U &optional (M 0)) [(declare (type-is T #'p)...)] DEF...) */
@@ -88,6 +119,14 @@ void template_collect(Checker *ck, Node *form) {
         defs[np++] = d;
         if (!optional) nreq++;
     }
+    for (int k = 0; k < np; k++)
+        for (int j = k; j < np && defs[k]; j++)
+            if (mentions(defs[k], params[j]->key, 0)) {
+                diag_error_at(D(ck), defs[k], "E1019",
+                              "the default of template parameter `%s` refers to `%s`, which is not an earlier parameter", params[k]->name,
+                              params[j]->name);
+                return;
+            }
     int i = 2;
     Node **cons = NULL;
     int ncons = 0, capcons = 0;
@@ -211,7 +250,7 @@ static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals,
             diag_error_at(D(ck), c, "E1005", "`%s` names no template parameter of `%s`", syn_to_string(ck->a, c, 40), t->name);
             return 0;
         }
-        if (!args[k] && syn_is_nil(vals[k])) continue; /* incomplete: left open */
+        if (is_open(args, vals, k) || is_absent(vals[k])) continue; /* incomplete or absent */
         if (is_type && !args[k]) {
             diag_error_at(D(ck), at, "E1006", "`%s` expects a type for `%s`, found the value `%s`", t->name, pn->name,
                           syn_to_string(ck->a, vals[k], 30));
@@ -289,7 +328,7 @@ int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
         TmplInst *in = pt->t->insts[k];
         if (in->ty != arg) continue;
         for (int i = 0; i < pt->t->nparams; i++) {
-            if (!pt->in->args[i] && syn_is_nil(pt->in->vals[i])) continue; /* open */
+            if (is_open(pt->in->args, pt->in->vals, i)) continue;
             if (!!pt->in->args[i] != !!in->args[i]) return 0;
             if (in->args[i] && !ty_equal(in->args[i], pt->in->args[i])) return 0;
             if (!in->args[i] && strcmp(in->vals[i]->key ? in->vals[i]->key : "", pt->in->vals[i]->key ? pt->in->vals[i]->key : ""))
@@ -300,28 +339,135 @@ int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
     return 0;
 }
 
+/* The syntax standing for the first N template arguments inside the
+ * template: a type's name, a value, nil for an absent parameter. */
+static Node **arg_syntax(Checker *ck, Type **args, Node **vals, int n, SrcLoc loc) {
+    Node **repl = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    if (!repl) return NULL;
+    for (int i = 0; i < n; i++)
+        repl[i] = args[i] ? type_name_node(ck, args[i], loc) : is_absent(vals[i]) ? syn_symbol(ck->a, loc, "nil") : vals[i];
+    return repl;
+}
+
+/* The compile-time evaluator, made on first use. */
+static Eval *template_eval(Checker *ck) {
+    if (!ck->ev) {
+        ck->ev = arena_alloc(ck->a, sizeof *ck->ev);
+        if (ck->ev) eval_init(ck->ev, ck->c);
+    }
+    return ck->ev;
+}
+
+/* Is V a list of several field specs, (x:T y:T) or ((a T) (b T))? */
+static int field_list(Node *v) {
+    if (v->kind != N_LIST || v->nkids == 0 || struct_field_shape(v, NULL, NULL)) return 0;
+    for (int i = 0; i < v->nkids; i++)
+        if (!struct_field_shape(v->kids[i], NULL, NULL)) return 0;
+    return 1;
+}
+
+/* What body entry F of a templated def-struct is: 0 a field spec, 1 a
+ * field list (the spec's (def-struct point (x:T y:T))), 2 computed - a list
+ * that is neither, or whose head is a special form of the compile-time
+ * language ((when C '(color:C)), (cond ...), (if ...)). */
+static int entry_kind(Checker *ck, Node *f) {
+    if (syn_is_nil(f)) return 2; /* what (cond) expands to */
+    if (f->kind != N_LIST) return 0;
+    if (field_list(f)) return 1;
+    if (!struct_field_shape(f, NULL, NULL)) return 2;
+    Eval *ev = template_eval(ck);
+    return ev && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann && eval_is_special_form(ev, f->kids[0]->key) ? 2 : 0;
+}
+
+/* The templated def-struct of `t` with its computed entries evaluated
+ * (spec "&optional &key": (when C '(color:C))).  Each runs on the
+ * compile-time evaluator with the template parameters bound to REPL (the
+ * arguments' syntax; nil when absent) and must give a field spec, a list of
+ * field specs, or nil (no field).  The result is still to be substituted.
+ * NULL after an error. */
+static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
+    Node *form = t->form;
+    int any = 0;
+    for (int i = 2; i < form->nkids; i++) any |= entry_kind(ck, form->kids[i]);
+    if (!any) return form;
+    Eval *ev = template_eval(ck);
+    if (!ev) return NULL;
+    Node **kids = NULL;
+    int n = 0, cap = 0;
+    ck_push(ck->a, (void ***)&kids, &n, &cap, form->kids[0]);
+    ck_push(ck->a, (void ***)&kids, &n, &cap, form->kids[1]);
+    for (int i = 2; i < form->nkids; i++) {
+        Node *e = form->kids[i];
+        int kind = entry_kind(ck, e);
+        if (kind == 0) ck_push(ck->a, (void ***)&kids, &n, &cap, e);
+        for (int k = 0; kind == 1 && k < e->nkids; k++) ck_push(ck->a, (void ***)&kids, &n, &cap, e->kids[k]);
+        if (kind != 2) continue;
+        /* (let ((T 'float) (C 'nil) ...) ENTRY) with the parameters given
+           hidden keys outside quotes (T would be the constant t); they
+           keep their spelling for messages */
+        Node **binds = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
+        Node **names = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
+        if (!binds || !names) return NULL;
+        for (int k = 0; k < t->nparams; k++) {
+            names[k] = syn_copy(ck->a, t->params[k]);
+            names[k]->key = arena_printf(ck->a, "%%%s", t->params[k]->key);
+            Node *q[2] = {syn_symbol(ck->a, e->loc, "quote"), repl[k]};
+            Node *b[2] = {names[k], syn_list(ck->a, e->loc, q, 2)};
+            binds[k] = syn_list(ck->a, e->loc, b, 2);
+        }
+        Node *let[3] = {syn_symbol(ck->a, e->loc, "let"), syn_list(ck->a, e->loc, binds, t->nparams),
+                        syn_subst(ck->a, e, t->params, names, t->nparams)};
+        Node *v = eval_form(ev, syn_list(ck->a, e->loc, let, 3));
+        if (!v) return NULL;
+        if (syn_is_nil(v)) continue;
+        int one = struct_field_shape(v, NULL, NULL);
+        int nv = one ? 1 : v->kind == N_LIST ? v->nkids : 0;
+        if (!nv) {
+            diag_error_at(D(ck), e, "E1018", "a computed field of struct template `%s` must give a field spec, a list of them or nil, found `%s`",
+                          t->name, syn_to_string(ck->a, v, 40));
+            return NULL;
+        }
+        for (int k = 0; k < nv; k++) {
+            Node *f = one ? v : v->kids[k];
+            if (!struct_field_shape(f, NULL, NULL)) {
+                diag_error_at(D(ck), e, "E1018",
+                              "a computed field of struct template `%s` must give a field spec, a list of them or nil, found `%s` in `%s`",
+                              t->name, syn_to_string(ck->a, f, 30), syn_to_string(ck->a, v, 40));
+                return NULL;
+            }
+            ck_push(ck->a, (void ***)&kids, &n, &cap, f);
+        }
+    }
+    return syn_list(ck->a, form->loc, kids, n);
+}
+
 /* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
 static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     for (int i = 0; i < t->ninsts; i++)
-        if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i];
+        if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i]->failed ? NULL : t->insts[i];
     int incomplete = 0;
     for (int i = 0; i < t->nparams; i++)
-        if (!args[i] && syn_is_nil(vals[i])) incomplete = 1;
+        if (is_open(args, vals, i)) incomplete = 1;
     if (!check_constraints(ck, t, args, vals, at)) return NULL;
-    Node **repl = arena_alloc(ck->a, sizeof(Node *) * (size_t)t->nparams);
+    Node **repl = arg_syntax(ck, args, vals, t->nparams, at->loc);
     if (!repl) return NULL;
     const char *suffix = "";
-    for (int i = 0; i < t->nparams; i++) {
-        repl[i] = args[i] ? type_name_node(ck, args[i], at->loc) : vals[i];
-        suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
-    }
-    Node *form = syn_subst(ck->a, t->form, t->params, repl, t->nparams);
-    form = syn_copy(ck->a, form);
+    for (int i = 0; i < t->nparams; i++) suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
     TmplInst *in = arena_alloc(ck->a, sizeof *in);
     if (!in) return NULL;
     in->args = args;
     in->vals = vals;
     in->nargs = t->nparams;
+    Node *form = t->form;
+    if (!strcmp(t->kind, "def-struct") && !incomplete) form = computed_fields(ck, t, repl);
+    if (!form) {
+        /* remembered, so the error is not repeated at each use */
+        in->failed = 1;
+        ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+        return NULL;
+    }
+    form = syn_subst(ck->a, form, t->params, repl, t->nparams);
+    form = syn_copy(ck->a, form);
     const char *h = t->kind;
     if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
     if (!strcmp(h, "def-kernel")) {
@@ -374,6 +520,24 @@ static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, No
         vals[i] = g;
     }
     return 1;
+}
+
+/* Parameter I was not given: its default with the earlier parameters
+ * substituted (spec "&optional &key", (with-template-type (T &optional
+ * (U T)) ...)), resolved like a written argument; absent when it has no
+ * default (or nil).  0 after an error. */
+static int take_default(Checker *ck, Template *t, int i, Type **args, Node **vals, const Node *at) {
+    Node *d = t->defaults[i];
+    if (i < t->nrequired) {
+        diag_error_at(D(ck), at, "E1010", "`%s` needs a value for template parameter `%s`", t->name, t->params[i]->name);
+        return 0;
+    }
+    if (!d || syn_is_nil(d)) {
+        vals[i] = absent_node(ck, at->loc);
+        return 1;
+    }
+    Node **repl = arg_syntax(ck, args, vals, i, at->loc);
+    return repl && resolve_arg(ck, t, i, syn_subst(ck->a, d, t->params, repl, i), args, vals, 0);
 }
 
 /* The key parameter of `t` named by keyword K, or -1. */
@@ -439,18 +603,13 @@ static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***
         return 0;
     }
     for (int i = 0; i < t->nparams; i++) {
-        if (!g[i]) g[i] = t->defaults[i];
-        if (!g[i]) {
-            diag_error_at(D(ck), at, "E1010", "`%s` needs a value for template parameter `%s`", t->name, t->params[i]->name);
-            return 0;
-        }
-        if (!resolve_arg(ck, t, i, g[i], *args, *vals, allow_nil && g[i] != t->defaults[i])) return 0;
+        if (g[i] ? !resolve_arg(ck, t, i, g[i], *args, *vals, allow_nil) : !take_default(ck, t, i, *args, *vals, at)) return 0;
     }
     return 1;
 }
 
-/* (gen-NAME ARGS... ["kernel_name"]) at top level. */
-void template_gen(Checker *ck, Node *form) {
+/* The template of (gen-NAME ...), or NULL after an error. */
+static Template *gen_template(Checker *ck, Node *form) {
     const char *h = syn_head(form);
     Template *t = template_lookup(ck, h + 4);
     if (!t) {
@@ -459,10 +618,38 @@ void template_gen(Checker *ck, Node *form) {
             if (!strcmp(ck->templates[i]->kind, "def-kernel") && !strcmp(syn_lower(ck->a, ck->templates[i]->name), h + 4))
                 t = ck->templates[i];
     }
-    if (!t) {
+    if (!t)
         diag_error_at(D(ck), form, "E1012", "`%s`: there is no templated definition named `%s`", form->kids[0]->name, form->kids[0]->name + 4);
-        return;
+    return t;
+}
+
+int template_is_gen(const Node *a) {
+    const char *h = syn_head(a);
+    return h && !strncmp(h, "gen-", 4) && h[4];
+}
+
+/* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
+ * "gen-XXXX": (fold someVector (gen-addTwo int))): the instance of the
+ * templated function NAME for TYPES, or NULL after an error. */
+FuncDef *template_function_arg(Checker *ck, Node *a) {
+    Template *t = gen_template(ck, a);
+    if (!t) return NULL;
+    if (strcmp(t->kind, "def-function") && strcmp(t->kind, "def-grid-function")) {
+        diag_error_at(D(ck), a, "E1023", "`%s` is passed as a function, but `%s` is a templated %s; only templated functions can be",
+                      syn_to_string(ck->a, a, 40), t->name, t->kind + 4);
+        return NULL;
     }
+    Type **args;
+    Node **vals;
+    if (!template_args(ck, t, a->kids + 1, a->nkids - 1, &args, &vals, a, 0)) return NULL;
+    TmplInst *in = instance(ck, t, args, vals, a, NULL);
+    return in ? in->fd : NULL;
+}
+
+/* (gen-NAME ARGS... ["kernel_name"]) at top level. */
+void template_gen(Checker *ck, Node *form) {
+    Template *t = gen_template(ck, form);
+    if (!t) return;
     int n = form->nkids - 1;
     const char *kname = NULL;
     if (!strcmp(t->kind, "def-kernel")) {
@@ -551,6 +738,120 @@ Node *param_type_syntax(Node *form, int i) {
     return NULL;
 }
 
+/* Is checked value V a literal, whose type an argument of a known type
+ * may decide instead (deduction)? */
+static int flex_literal(const Node *v) {
+    return v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT);
+}
+
+/* Do the checked values PRE of (make-NAME ...) fit struct instance SD:
+ * every named field exists (KEYED) or there are at most as many values as
+ * fields, and each value's type is its field's exactly (literals only when
+ * EXACT_LITERALS)? */
+static int make_fits(Checker *ck, Node *syn, int keyed, Node **pre, int n, StructDef *sd, int exact_literals) {
+    if (!keyed && n > sd->nfields) return 0;
+    for (int i = 0; i < n; i++) {
+        Field *f = NULL;
+        if (!keyed) f = &sd->fields[i];
+        else
+            for (int k = 0; k < sd->nfields; k++)
+                if (!strcmp(sd->fields[k].key, syn->kids[1 + 2 * i]->key)) f = &sd->fields[k];
+        if (!f) return 0;
+        if ((exact_literals || !flex_literal(pre[i])) && !ty_equal(pre[i]->ty, f->ty)) return 0;
+    }
+    (void)ck;
+    return 1;
+}
+
+/* The instances of `t` in SET (NULL: all complete ones), for messages:
+ * "point_float (x:float y:float), ...". */
+static const char *describe_instances(Checker *ck, Template *t, TmplInst **set, int nset) {
+    const char *out = "";
+    for (int i = 0; i < (set ? nset : t->ninsts); i++) {
+        TmplInst *in = set ? set[i] : t->insts[i];
+        if (!in->ty || in->ty->kind != TY_STRUCT || in->ty->sd->pattern) continue;
+        StructDef *sd = in->ty->sd;
+        const char *fs = "";
+        for (int k = 0; k < sd->nfields; k++)
+            fs = arena_printf(ck->a, "%s%s%s:%s", fs, k ? " " : "", sd->fields[k].name, ty_name(ck->a, sd->fields[k].ty));
+        out = arena_printf(ck->a, "%s%s%s (%s)", out, *out ? ", " : "", sd->name, fs);
+    }
+    return out;
+}
+
+/* (make-NAME :field value ...) or (make-NAME value ...) where NAME is a
+ * struct template (spec "gen-XXXX": (gen-point int) then (make-point :x a
+ * :y b)): the one complete instance whose field types the values' types
+ * match exactly (no promotion; a literal decides only when the other
+ * values leave a choice, and then an instance whose every field is given
+ * wins).  Returns 0 when NAME is no struct template;
+ * otherwise 1 with *SD the instance and *PRE the checked values, or *SD
+ * NULL after an error. */
+int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
+    Checker *ck = cx->ck;
+    Template *t = template_lookup(ck, syn->kids[0]->key + 5);
+    *sd = NULL;
+    if (!t || strcmp(t->kind, "def-struct")) return 0;
+    const char *mk = syn->kids[0]->name;
+    int keyed = syn->nkids > 1 && syn->kids[1]->kind == N_KEYWORD;
+    int n = keyed ? (syn->nkids - 1) / 2 : syn->nkids - 1;
+    for (int i = 1; keyed && i < syn->nkids; i += 2)
+        if (syn->kids[i]->kind != N_KEYWORD || i + 1 >= syn->nkids) {
+            diag_error_at(D(ck), syn->kids[i], "E0148", "`%s` takes :field value pairs, found `%s`", mk,
+                          syn_to_string(ck->a, syn->kids[i], 30));
+            return 1;
+        }
+    *pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    if (!*pre) return 1;
+    const char *given = "";
+    for (int i = 0; i < n; i++) {
+        Node *v = syn->kids[keyed ? 2 + 2 * i : 1 + i];
+        (*pre)[i] = expr(cx, v, NULL);
+        if (!(*pre)[i]) return 1;
+        given = arena_printf(ck->a, "%s%s%s%s", given, *given ? " " : "", keyed ? arena_printf(ck->a, ":%s ", syn->kids[1 + 2 * i]->name) : "",
+                             ty_name(ck->a, (*pre)[i]->ty));
+    }
+    TmplInst **cands = NULL;
+    int ncands = 0, capcands = 0, ninsts = 0;
+    for (int i = 0; i < t->ninsts; i++) {
+        TmplInst *in = t->insts[i];
+        if (!in->ty || in->ty->kind != TY_STRUCT || in->ty->sd->pattern || in->ty->sd->state != 2) continue;
+        ninsts++;
+        if (make_fits(ck, syn, keyed, *pre, n, in->ty->sd, 0)) ck_push(ck->a, (void ***)&cands, &ncands, &capcands, in);
+    }
+    /* between several: literals at their own type, then an instance
+       whose every field is given */
+    for (int rule = 0; rule < 2 && ncands > 1; rule++) {
+        TmplInst *only = NULL;
+        int nfit = 0;
+        for (int i = 0; i < ncands; i++)
+            if (rule ? cands[i]->ty->sd->nfields == n : make_fits(ck, syn, keyed, *pre, n, cands[i]->ty->sd, 1))
+                only = cands[i], nfit++;
+        if (nfit == 1) cands[0] = only, ncands = 1;
+    }
+    if (!ninsts) {
+        diag_error_at(D(ck), syn, "E1020", "`%s`: struct template `%s` has no instance yet; make one first with (gen-%s TYPE...)", mk,
+                      t->name, t->name);
+        return 1;
+    }
+    if (!ncands) {
+        diag_error_at(D(ck), syn, "E1021",
+                      "`%s` with (%s) matches no instance of struct template `%s` (field types must match exactly, no promotion); "
+                      "the instances are %s",
+                      mk, given, t->name, describe_instances(ck, t, NULL, 0));
+        return 1;
+    }
+    if (ncands > 1) {
+        diag_error_at(D(ck), syn, "E1022",
+                      "`%s` with (%s) is ambiguous between instances of struct template `%s`: %s; convert a value or call "
+                      "the instance by name, e.g. (make-%s ...)",
+                      mk, given, t->name, describe_instances(ck, t, cands, ncands), cands[0]->ty->sd->name);
+        return 1;
+    }
+    *sd = cands[0]->ty->sd;
+    return 1;
+}
+
 /* The instance of templated function `key` for a call with checked
  * arguments ARGV, or NULL (with a diagnostic when deduction fails). */
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n) {
@@ -563,7 +864,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
     /* typed arguments first, then literals at their default type */
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
-            int flex = argv[i]->op && (argv[i]->kind == N_C_INTLIT || argv[i]->kind == N_C_FLOATLIT);
+            int flex = flex_literal(argv[i]);
             if (flex != pass) continue;
             if (flex) {
                 /* a literal only decides a parameter nothing else decided */
@@ -585,9 +886,9 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
     }
     for (int i = 0; i < t->nparams; i++)
         if (!args[i]) {
-            if (t->defaults[i]) {
+            if (i >= t->nrequired) {
                 /* resolved like a written argument: the same instance */
-                if (!resolve_arg(ck, t, i, t->defaults[i], args, vals, 0)) return NULL;
+                if (!take_default(ck, t, i, args, vals, call)) return NULL;
                 continue;
             }
             diag_error_at(D(ck), call, "E1014", "cannot deduce template parameter `%s` of `%s` from the arguments; use (gen-%s ...)",
