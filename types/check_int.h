@@ -65,6 +65,7 @@ typedef struct Checker {
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
     int allow_voidp;         /* resolving a def-kernel-exact signature */
+    int tmpl_depth;          /* template instantiations in progress (nesting) */
     int allow_incomplete;    /* resolving def-function parameter types: an
                                 incomplete struct template is allowed */
     Node **setters;          /* def-setter forms */

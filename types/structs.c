@@ -146,6 +146,12 @@ int struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->state == 2) return 1;
     if (sd->state == -1) return 0;
     const Node *form = sd->def;
+    if (sd->state == 1) {
+        diag_error_at(D(ck), form, "E0143", sd->orig_syn ? "derived type `%s` derives from itself" : "struct `%s` contains itself",
+                      sd->name);
+        sd->state = -1;
+        return 0;
+    }
     if (sd->orig_syn) {
         /* a derived type: the original's fields and layout */
         sd->state = 1;
@@ -167,11 +173,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         sd->align = o->sd->align;
         sd->state = 2;
         return 1;
-    }
-    if (sd->state == 1) {
-        diag_error_at(D(ck), form, "E0143", "struct `%s` contains itself", sd->name);
-        sd->state = -1;
-        return 0;
     }
     sd->state = 1;
     sd->cname = mangle(ck->a, sd->name);

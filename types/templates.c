@@ -442,9 +442,28 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
 }
 
 /* Make (or find) the instance of `t` for ARGS (types) / VALS (values). */
+#define TMPL_MAX_DEPTH 64
+
+static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name);
+
+/* An instance of T for ARGS/VALS: the one made before, or a new one.  A
+ * template that needs itself (directly or through others) would nest
+ * without end: it stops at TMPL_MAX_DEPTH with E1024. */
 static TmplInst *instance(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     for (int i = 0; i < t->ninsts; i++)
         if (same_args(t->insts[i], args, vals, t->nparams) && !kernel_name) return t->insts[i]->failed ? NULL : t->insts[i];
+    if (ck->tmpl_depth >= TMPL_MAX_DEPTH) {
+        diag_error_at(D(ck), at, "E1024", "instantiating `%s` nests %d templates deep: is it defined in terms of itself?", t->name,
+                      TMPL_MAX_DEPTH);
+        return NULL;
+    }
+    ck->tmpl_depth++;
+    TmplInst *in = instance_1(ck, t, args, vals, at, kernel_name);
+    ck->tmpl_depth--;
+    return in;
+}
+
+static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, const Node *at, const char *kernel_name) {
     int incomplete = 0;
     for (int i = 0; i < t->nparams; i++)
         if (is_open(args, vals, i)) incomplete = 1;
