@@ -55,7 +55,8 @@ const char *oclc_pointer_type(Arena *a, const Type *vec) {
 static int prec_of(const Node *n) {
     switch (n->kind) {
     case N_C_UNARY: return 14;
-    case N_C_CAST: return n->text ? 16 : 14;
+    case N_C_CAST: /* convert_T(x) binds like a call; (T)x and *(T *)&x like unary operators */
+        return n->text && !(n->ty && n->ty->kind == TY_STRUCT && n->text[0]) ? 16 : 14;
     case N_C_BINARY:
         switch (n->op) {
         case OP_MUL: case OP_DIV: case OP_MOD: return 13;
