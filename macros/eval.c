@@ -3384,6 +3384,8 @@ int eval_define_constraint(Eval *ev, const Node *form) {
     return define_function(ev, form, "constraint", ll);
 }
 
+int eval_has_function(const Eval *ev, const char *key) { return map_get(&ev->funcs, key) != NULL; }
+
 void eval_define_type(Eval *ev, const char *key, const Node *type) {
     map_put(&ev->c->arena, &ev->types, key, type);
 }

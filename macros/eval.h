@@ -178,6 +178,10 @@ void eval_define_constant(Eval *ev, const char *key, Node *value);
  * 0 after reporting an error. */
 int eval_define_constraint(Eval *ev, const Node *form);
 
+/* Is `key` (lower-case) a compile-time function the user or the prelude
+ * defined (%defun or def-constraint)? */
+int eval_has_function(const Eval *ev, const char *key);
+
 /* Record `(def-type NAME TYPE)` (top level, seen by the expander) so the
  * type queries resolve NAME as an alias of TYPE in later macro bodies. */
 void eval_define_type(Eval *ev, const char *key, const Node *type);

@@ -405,6 +405,7 @@ Forms expand_program(Crisp *c, Forms in) {
     if (!x) return out;
     x->c = c;
     eval_init(&x->ev, c);
+    c->ev = &x->ev;
     if (!c->opt || !c->opt->no_prelude) load_prelude(x);
     for (int i = 0; i < in.n && !c->diag.fatal; i++) expand_toplevel(x, in.v[i], &out, 0);
     return out;

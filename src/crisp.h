@@ -72,6 +72,8 @@ typedef struct Crisp {
     SrcFile **files;
     int nfiles;
     int gensym_counter;
+    struct Eval *ev;   /* the expander's compile-time environment (macros,
+                          %defuns, def-constraints), kept for the checker */
 } Crisp;
 
 /* Exit status: 0 ok, 1 source errors, 2 bad invocation / unreadable file. */

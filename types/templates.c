@@ -236,6 +236,24 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
     return 0;
 }
 
+static Eval *template_eval(Checker *ck);
+static Node **arg_syntax(Checker *ck, Type **args, Node **vals, int n, SrcLoc loc);
+
+/* (type-is T #'PRED) with a def-constraint PRED (spec "def-constraint"):
+ * PRED run on the compile-time evaluator with the argument's type (or
+ * value) quoted.  1 or 0; -1 when PRED is no def-constraint or %defun; -2
+ * after an error in its body (reported). */
+static int user_constraint(Checker *ck, Node *pred, Type *ty, Node *val) {
+    Eval *ev = template_eval(ck);
+    if (!ev || !eval_has_function(ev, pred->key)) return -1;
+    Node **a = arg_syntax(ck, &ty, &val, 1, pred->loc);
+    if (!a) return -2;
+    Node *quote[2] = {syn_symbol(ck->a, pred->loc, "quote"), a[0]};
+    Node *call[2] = {pred, syn_list(ck->a, pred->loc, quote, 2)};
+    Node *v = eval_form(ev, syn_list(ck->a, pred->loc, call, 2));
+    return v ? eval_truthy(v) : -2;
+}
+
 static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals, const Node *at) {
     for (int i = 0; i < t->nconstraints; i++) {
         Node *c = t->constraints[i];
@@ -263,6 +281,14 @@ static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals,
         }
         int known;
         int ok = builtin_constraint(ck, pred->key, args[k], vals[k], &known);
+        if (!known) { /* a def-constraint of the user's */
+            int r = user_constraint(ck, pred, args[k], vals[k]);
+            if (r == -2) return 0;
+            if (r >= 0) {
+                known = 1;
+                ok = r;
+            }
+        }
         if (!known) {
             diag_error_at(D(ck), pred, "E1007", "unknown type constraint `%s`", pred->name);
             return 0;
@@ -349,8 +375,11 @@ static Node **arg_syntax(Checker *ck, Type **args, Node **vals, int n, SrcLoc lo
     return repl;
 }
 
-/* The compile-time evaluator, made on first use. */
+/* The compile-time evaluator: the expander's, which knows the user's
+ * %defuns and def-constraints (a fresh one when there was no expansion,
+ * as in unit tests). */
 static Eval *template_eval(Checker *ck) {
+    if (!ck->ev && ck->c->ev) ck->ev = ck->c->ev;
     if (!ck->ev) {
         ck->ev = arena_alloc(ck->a, sizeof *ck->ev);
         if (ck->ev) eval_init(ck->ev, ck->c);

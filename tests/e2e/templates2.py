@@ -95,3 +95,11 @@ def gen_as_atomic_function():
     res = np.zeros(1, np.float32)
     prog.run("atomic_gen_sum", a, res, global_size=64)
     assert_close(res[0], a.sum())
+
+
+@case
+def user_def_constraint_in_type_is():
+    a = np.array([1.5, 2.25, -3.0, 0.5], np.float32)
+    out = np.zeros(2, np.float32)
+    prog.run("user_constraint", a, out)
+    assert_close(out, np.array([a[0] + a[1], a[2] + a[3]], np.float32))
