@@ -11,7 +11,8 @@
  * kernel code that makes sense without a device: let/let*, progn, if, %loop
  * (dotimes and friends), set!/inc!/dec!, ~, length~, make-vector, vector
  * views (make-vector-view, offset~, parent~, reinterpret-view), copy-vec,
- * numbers, arithmetic, comparisons and to-TYPE conversions.  Integer arithmetic is exact
+ * numbers, arithmetic, comparisons, to-TYPE conversions and calls to
+ * def-functions (their bodies interpreted the same way).  Integer arithmetic is exact
  * in 64 bits (overflow is an error); floating arithmetic is done in double
  * and rounded when a value is stored in a float element or variable.
  *
@@ -89,6 +90,7 @@ typedef struct Interp {
     int nvars, capvars;
     long steps, total, views;
     int depth;
+    int frame;            /* first variable visible: a called function sees only its own */
     int failed;           /* a diagnostic was reported: unwind */
     int returned;         /* (return v) was evaluated: unwind */
     CVal ret;
@@ -243,7 +245,7 @@ static int compare2(const char *op, CVal a, CVal b) {
 /* ---- variables ---- */
 
 static CVar *var_find(Interp *ip, const char *key) {
-    for (int i = ip->nvars - 1; i >= 0; i--)
+    for (int i = ip->nvars - 1; i >= ip->frame; i--)
         if (!strcmp(ip->vars[i].key, key)) return &ip->vars[i];
     return NULL;
 }
@@ -1016,6 +1018,92 @@ static int symbol(Interp *ip, Node *x, CVal *out) {
     return fail(ip, x, CV_E_EVAL, "unknown variable `%s` in a def-const-vec body", x->name);
 }
 
+/* How well V fits a parameter of type T: 0 not at all, 1 by a widening
+ * (an integer to a float, a number to a bool), 2 its own kind. */
+static int fits_param(const Type *t, CVal v) {
+    if (!t) return 0;
+    if (t->kind == TY_VECTOR) return v.k == CV_VEC && (!t->elem || ty_equal(t->elem, v.v->elem)) ? 2 : 0;
+    if (t->kind == TY_BOOL) return v.k == CV_BOOL ? 2 : v.k == CV_INT ? 1 : 0;
+    if (!is_elem_type(t) || v.k == CV_VEC || v.k == CV_NONE) return 0;
+    if (v.k == CV_FLOAT) return ty_is_float(t) ? 2 : 0;
+    return ty_is_float(t) ? 1 : 2;
+}
+
+/* (F ARG...) with F a def-function - spec "def-const-vec" ("think of it as
+ * just a function"): F's body runs in the interpreter with its parameters
+ * bound to the arguments, converted to their types, and sees nothing else
+ * of the caller.  Positional number, bool and vector parameters; among
+ * overloads the one whose parameters fit the arguments' kinds. */
+static int call_function(Interp *ip, Node *x, CVal *out) {
+    Checker *ck = ip->ck;
+    const char *name = x->kids[0]->name;
+    int n = x->nkids - 1;
+    CVal args[32];
+    if (n > 32) return fail(ip, x, CV_E_FORM, "`%s` is called with more than 32 arguments", name);
+    for (int i = 0; i < n; i++) {
+        if (!ev(ip, x->kids[i + 1], &args[i])) return 0;
+        if (ip->returned) return fail(ip, x->kids[i + 1], CV_E_FORM, "`return` cannot be used inside an argument");
+        if (args[i].k == CV_NONE) return fail(ip, x->kids[i + 1], CV_E_EVAL, "`%s` has no value", show(ip, x->kids[i + 1]));
+    }
+    FuncDef *c[64], *fd = NULL;
+    int nc = func_overloads(ck, x->kids[0]->key, c, 64), nfit = 0, best = -1;
+    for (int k = 0; k < nc; k++) {
+        resolve_signature(ck, c[k]);
+        if (c[k]->bad) return ip->failed = 1, 0; /* reported */
+        if (c[k]->kind != FN_FUNCTION || c[k]->nparams != n) continue;
+        int score = 0;
+        for (int i = 0; i < n && score >= 0; i++) {
+            int f = c[k]->params[i].mode == 0 && !c[k]->params[i].is_out ? fits_param(c[k]->params[i].ty, args[i]) : 0;
+            score = f ? score + f : -1;
+        }
+        if (score < 0 || score < best) continue;
+        nfit = score == best ? nfit + 1 : 1;
+        best = score;
+        fd = c[k];
+    }
+    if (nfit != 1)
+        return fail(ip, x, CV_E_FORM,
+                    "`%s` cannot be called in a def-const-vec body with these arguments (%s; a def-const-vec body calls "
+                    "def-functions with positional number, bool and vector parameters)",
+                    name, nfit ? "more than one overload fits" : "no definition fits");
+    int mark = ip->nvars, frame = ip->frame;
+    for (int i = 0; i < n; i++) {
+        Type *t = fd->params[i].ty;
+        CVar v = {.key = fd->params[i].name->key, .name = fd->params[i].name->name, .val = args[i]};
+        if (t->kind == TY_BOOL) v.val = (CVal){.k = CV_BOOL, .i = args[i].i != 0};
+        else if (t->kind != TY_VECTOR) {
+            v.decl = t;
+            if (!convert(ip, x->kids[i + 1], t, args[i], &v.val)) return 0;
+        }
+        if (!var_push(ip, x->kids[i + 1], v)) return 0;
+    }
+    ip->frame = mark;
+    CVal r;
+    int ok = body(ip, fd->body, fd->nbody, &r);
+    if (ip->returned) {
+        r = ip->ret;
+        ip->returned = 0;
+    }
+    ip->frame = frame;
+    ip->nvars = mark;
+    if (!ok || ip->failed) {
+        diag_note(ck->d, x->loc, "in `%s`, called from this def-const-vec body", name);
+        return 0;
+    }
+    Type *rt = fd->ret;
+    if (!rt || rt->kind == TY_VOID) *out = (CVal){.k = CV_NONE};
+    else if (rt->kind == TY_BOOL) {
+        if (r.k != CV_BOOL && r.k != CV_INT) return fail(ip, x, CV_E_EVAL, "`%s` returned %s, not a bool", name, kind_word(r.k));
+        *out = (CVal){.k = CV_BOOL, .i = r.i != 0};
+    } else if (is_elem_type(rt)) {
+        if (!convert(ip, x, rt, r, out)) return 0;
+    } else {
+        return fail(ip, x, CV_E_FORM, "`%s` returns `%s`, which a def-const-vec body cannot use (numbers and bools only)", name,
+                    ty_name(ck->a, rt));
+    }
+    return 1;
+}
+
 static int call(Interp *ip, Node *x, CVal *out) {
     const char *h = syn_head(x);
     if (!h) return fail(ip, x, CV_E_FORM, "expected a form, found `%s`", show(ip, x));
@@ -1136,9 +1224,10 @@ static int call(Interp *ip, Node *x, CVal *out) {
         if (!num_arg(ip, x->kids[1], &a)) return 0;
         return convert(ip, x, t, a, out);
     }
-    if (func_lookup(ip->ck, x->kids[0]->key))
-        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (functions run on the device; "
-                    "a def-const-vec body runs in the compiler)", h);
+    if (func_lookup(ip->ck, x->kids[0]->key)) return call_function(ip, x, out);
+    if (hof_lookup(ip->ck, x->kids[0]->key) || template_lookup(ip->ck, x->kids[0]->key))
+        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (functions taking functions and "
+                    "templated functions are not interpreted)", h);
     return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body", h);
 }
 

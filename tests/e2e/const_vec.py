@@ -94,3 +94,14 @@ def reinterpret_view_and_parent():
     assert_equal(out[4:8], from_bytes, name="uints written byte by byte")
     assert_equal(out[8:10], shorts_as_uints, name=":offset, :length, views of views")
     assert_equal(ints, parents, name="parent~ read and set")
+
+
+@case
+def function_calls_in_body():
+    floats = np.zeros(8, np.float32)
+    ints = np.zeros(8, np.int32)
+    prog.run("called", floats, ints, global_size=8)
+    x = np.arange(8) / 7.0
+    assert_close(floats, (x * x * (3.0 - 2.0 * x)).astype(np.float32), name="smooth")
+    clamped = np.clip(3 * np.arange(5) - 4, 0, 6)
+    assert_equal(ints, np.array(list(clamped) + [4, 42, 5], np.int32), name="clamp, early return, overloads")
