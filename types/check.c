@@ -2353,7 +2353,7 @@ Program *check_program(Crisp *c, Forms forms) {
     }
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
         FuncDef *fd = ck.funcs[i];
-        if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts) continue;
+        if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts || fd->hof_src) continue; /* hof.c: made for calls */
         if (!complete_signature(fd)) continue; /* checked at each call */
         Type **ptys = arena_alloc(ck.a, sizeof(Type *) * (size_t)(fd->nparams + 1));
         if (!ptys) break;

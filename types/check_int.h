@@ -49,7 +49,9 @@ struct FuncDef {
     int exact;               /* def-kernel-exact */
     int overloaded;          /* shares its name with other definitions */
     int is_instance;         /* made from a template */
-    const Node *hof_src;     /* a specialisation: the def-function taking functions */
+    const Node *hof_src;     /* made by hof.c (a specialisation: the def-function
+                                taking functions; a signature wrapper: the overload
+                                it calls): checked only when called */
     const char *cname_base;
 };
 

@@ -266,7 +266,10 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
                           syn_to_string(ck->a, sig, 60), what);
         return NULL;
     }
-    if (nc == 1 && !template_lookup(ck, fn->key)) return fn;
+    if (nc == 1 && !template_lookup(ck, fn->key)) {
+        if (cpart && match->hof_src) *cpart = match->cname_base; /* a wrapper: positive_p_float_fn */
+        return fn;
+    }
     /* overloaded: (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...)) */
     const char *tys = "";
     for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
@@ -283,7 +286,9 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
     Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
                   cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
     FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, arena_printf(ck->a, "%s_fn", match->cname_base));
-    return w ? wsym : NULL;
+    if (!w) return NULL;
+    w->hof_src = match->form;
+    return wsym;
 }
 
 /* (let ((NAME INIT)) (declare (type NAME SIG))...) - spec "First Order
