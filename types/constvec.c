@@ -645,8 +645,9 @@ static int reinterpret(Interp *ip, Node *x, CVal *out) {
     return 1;
 }
 
-/* (parent~ VIEW): the vector VIEW looks into (views are flattened, so the
- * root vector); a plain vector is its own parent. */
+/* (parent~ VIEW) - spec "Vectors and Vector-View", Properties: the vector
+ * VIEW looks into (views are flattened, so the root vector); a plain
+ * vector is its own parent. */
 static int parent_of(Interp *ip, Node *x, CVal *out) {
     if (x->nkids != 2) return fail(ip, x, CV_E_FORM, "expected (parent~ view)");
     CVal v;
@@ -657,7 +658,8 @@ static int parent_of(Interp *ip, Node *x, CVal *out) {
     return 1;
 }
 
-/* (set! (parent~ VIEW) VECTOR): VIEW now looks into VECTOR, as at run time
+/* (set! (parent~ VIEW) VECTOR) - spec "Settable Properties": VIEW now
+ * looks into VECTOR, as at run time
  * (check_expr.c view_set_parent): a view's offset~ comes along, a plain
  * vector keeps VIEW's offset~.  The element types must agree. */
 static int set_parent(Interp *ip, Node *place, CVal nv) {

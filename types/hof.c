@@ -325,8 +325,9 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     return s;
 }
 
-/* (set! F VALUE) where F holds a function: allowed where F stays known at
- * compile time (not inside a branch or loop the binding is outside of). */
+/* (set! F VALUE) where F holds a function - spec "First Order Functions"
+ * (no function pointers): allowed where F stays known at compile time, not
+ * inside a branch or loop the binding is outside of. */
 Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     Checker *ck = cx->ck;
     if (cx->branch_depth != s->fn_depth) {
