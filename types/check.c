@@ -411,6 +411,9 @@ typedef struct Decls {
     int grid_level;
     const char **immutable;
     int nimm, capimm;
+    const char **sig_keys;   /* (type f #'(A => B)): function variables */
+    Node **sigs;
+    int nsig, capsig, capsigs;
 } Decls;
 
 static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
@@ -421,7 +424,19 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
         for (int j = 1; j < d->nkids; j++) {
             Node *e = d->kids[j];
             const char *h = syn_head(e);
-            if (h && !strcmp(h, "type") && e->nkids >= 3) {
+            if (h && !strcmp(h, "type") && e->nkids >= 3 && is_signature_type(e->kids[e->nkids - 1])) {
+                for (int k = 1; k < e->nkids - 1; k++) {
+                    if (e->kids[k]->kind != N_SYMBOL) continue;
+                    int m = ds->nsig;
+                    PUSH(ck->a, ds->sig_keys, ds->nsig, ds->capsig, (void *)e->kids[k]->key);
+                    PUSH(ck->a, ds->sigs, m, ds->capsigs, e->kids[e->nkids - 1]);
+                    int m2 = ds->n; /* also a declaration (E0308 when nothing binds it) */
+                    PUSH(ck->a, ds->keys, ds->n, ds->cap, (void *)e->kids[k]->key);
+                    int m3 = m2;
+                    PUSH(ck->a, ds->types, m2, ds->capt, NULL);
+                    PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
+                }
+            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
                 Type *t = type_expr(ck, e->kids[e->nkids - 1]);
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) {
@@ -461,6 +476,12 @@ static Type *decl_type(Decls *ds, const char *key, const Node **at) {
             if (at) *at = ds->at[i];
             return ds->types[i];
         }
+    return NULL;
+}
+
+static Node *decl_signature(Decls *ds, const char *key) {
+    for (int i = ds->nsig - 1; i >= 0; i--)
+        if (!strcmp(ds->sig_keys[i], key)) return ds->sigs[i];
     return NULL;
 }
 
@@ -708,6 +729,16 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             diag_error_at(ck->d, name, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, name, 40));
             continue;
         }
+        Node *fsig = decl_signature(&ds, name->key);
+        if (fsig || fnval_init(cx, init)) {
+            /* a function value, known at compile time (hof.c) */
+            if (!sequential) cx->scope = outer;
+            Sym *fs = fnval_bind(cx, name, init, fsig);
+            if (!sequential) cx->scope = inner;
+            if (!fs) fs = new_local(cx, name, name->name, NULL); /* poisoned */
+            if (fs) scope_add(cx, fs);
+            continue;
+        }
         const Node *dat = NULL;
         Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
         if (name->ann && !declared) continue;
@@ -843,7 +874,9 @@ static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     Node *blk = new_block(cx, at);
     int names_mark = cx->nnames; /* names die with the braced block */
     cx->block = blk;
+    cx->branch_depth++;
     if (syn) form_to(cx, syn, d);
+    cx->branch_depth--;
     cx->block = saved;
     cx->nnames = names_mark;
     return blk;
@@ -935,7 +968,9 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->block = body;
     Dest discard = {D_DISCARD, NULL, NULL};
     cx->loop_depth++;
+    cx->branch_depth++;
     body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
+    cx->branch_depth--;
     cx->loop_depth--;
     cx->block = saved;
     scope_pop(cx);
@@ -2080,6 +2115,19 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
 }
 
 /* Merge a declared (possibly incomplete) vector type with the argument's. */
+/* BASE followed by the parameter types of the overload FD (twice_int,
+ * count_if_is_even_intvec): C names that say which overload is which. */
+const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
+    for (int k = 0; k < fd->nparams; k++) {
+        Type *t = fd->params[k].ty;
+        if (!t) continue;
+        base = arena_printf(ck->a, "%s_%s", base,
+                            t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck->a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec")
+                                                  : ty_cname(t));
+    }
+    return base;
+}
+
 static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && template_pattern_match(ck, decl, arg)) return arg;
     if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
@@ -2302,14 +2350,7 @@ Program *check_program(Crisp *c, Forms forms) {
     for (int i = 0; i < ck.nfuncs; i++) {
         FuncDef *a = ck.funcs[i];
         if (!a->overloaded || a->bad) continue;
-        const char *base = mangle(ck.a, a->name);
-        if (a->is_instance) base = NULL;
-        for (int k = 0; base && k < a->nparams; k++) {
-            Type *t = a->params[k].ty;
-            base = arena_printf(ck.a, "%s_%s", base,
-                                t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck.a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec") : ty_cname(t));
-        }
-        if (base) a->cname_base = base;
+        if (!a->is_instance) a->cname_base = overload_cname(&ck, a, mangle(ck.a, a->name));
         for (int j = 0; j < i; j++) {
             FuncDef *b = ck.funcs[j];
             if (b->bad || b->kind == FN_KERNEL || strcmp(a->key, b->key) || a->nparams != b->nparams) continue;
@@ -2332,7 +2373,7 @@ Program *check_program(Crisp *c, Forms forms) {
     }
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
         FuncDef *fd = ck.funcs[i];
-        if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts) continue;
+        if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts || fd->hof_src) continue; /* hof.c: made for calls */
         if (!complete_signature(fd)) continue; /* checked at each call */
         Type **ptys = arena_alloc(ck.a, sizeof(Type *) * (size_t)(fd->nparams + 1));
         if (!ptys) break;

@@ -23,6 +23,7 @@ typedef enum SymKind {
     SYM_TYPE,       /* def-type alias */
     SYM_RETPTR,     /* hidden out-pointer for an extra return value */
     SYM_CONSTVEC,   /* def-const-vec: a __constant array computed at compile time */
+    SYM_FNVAL,      /* let-bound function value #'name: compile time only (hof.c) */
 } SymKind;
 
 typedef struct ConstVec ConstVec;
@@ -50,6 +51,9 @@ struct Sym {
     int resolving;          /* cycle detection for aliases and consts */
     ConstVec *cvec;         /* SYM_CONSTVEC: the computed values (NULL: failed) */
     int cv_done;            /* SYM_CONSTVEC: its body has been run */
+    Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
+    Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
+    int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
 };
 
 /* A tensor-view's number of dimensions (0 for anything else). */

@@ -1040,6 +1040,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
             return NULL;
         }
+        if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
         if (s->ty && s->ty->kind == TY_VECTOR) {
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)", s->name, s->name);
             return NULL;
@@ -1130,6 +1131,13 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
             continue;
         }
         if (cx->ck->d->errors > errs_before) return NULL;
+        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? scope_lookup(cx, syn->kids[i]->key) : NULL;
+        if (fs && fs->kind == SYM_FNVAL) {
+            Node *r = fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
+            if (!r) return NULL;
+            last = r;
+            continue;
+        }
         if (syn_is_form(syn->kids[i], "parent~")) {
             Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
             if (!pn) return NULL;
@@ -1226,7 +1234,9 @@ static Node *b_andor(Ctx *cx, Node *syn, Type *want) {
     }
     int simple_all = 1;
     for (int i = 0; i < n; i++) {
+        cx->branch_depth += i > 0; /* later operands may not run */
         vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cond_value);
+        cx->branch_depth -= i > 0;
         if (!vals[i]) return NULL;
         if (i > 0 && blks[i]->nkids) simple_all = 0;
     }
@@ -2160,7 +2170,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
-    if (hof_lookup(ck, syn->kids[0]->key)) return hof_call(cx, syn, want);
+    if (hof_lookup(ck, syn->kids[0]->key)) {
+        int handled = 0;
+        Node *r = hof_call(cx, syn, want, &handled);
+        if (handled) return r;
+    }
     int n = syn->nkids - 1;
     FuncDef *cands[64];
     int nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
@@ -2491,9 +2505,11 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         Node *saved = cx->block;
         Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
         cx->block = b1;
+        cx->branch_depth++;
         Node *v1 = expr(cx, syn->kids[2], want);
         cx->block = b2;
         Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
+        cx->branch_depth--;
         cx->block = saved;
         if (!v1 || !v2) return NULL;
         Type *t = NULL;
@@ -2626,6 +2642,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
         return NULL;
     }
+    if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
     if (!s->ty && s->kind == SYM_LOCAL) return NULL; /* its binding failed and was reported */
     if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
         Node *v = global_const_value(cx->ck, s);
@@ -2699,6 +2716,9 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
+    if (!strcmp(h, "funcall")) return fnval_call(cx, syn, want);
+    Sym *fs = scope_lookup(cx, h);
+    if (fs && fs->kind == SYM_FNVAL) return fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;
     if (soa_access(cx, syn, 0, &soa)) return soa;

@@ -49,6 +49,9 @@ struct FuncDef {
     int exact;               /* def-kernel-exact */
     int overloaded;          /* shares its name with other definitions */
     int is_instance;         /* made from a template */
+    const Node *hof_src;     /* made by hof.c (a specialisation: the def-function
+                                taking functions; a signature wrapper: the overload
+                                it calls): checked only when called */
     const char *cname_base;
 };
 
@@ -102,6 +105,7 @@ typedef struct Ctx {
     const char *bind_hint;   /* the let variable being initialised (names views) */
     const Node *body_owner;  /* the form whose body is being checked (messages) */
     int setter_depth;        /* inlining a def-setter */
+    int branch_depth;        /* inside if branches, loop bodies, and/or operands */
 } Ctx;
 
 /* ---- check_expr.c: def-setter ---- */
@@ -134,6 +138,7 @@ void grid_op(Ctx *cx, const Node *at, const char *what);
 void resolve_signature(Checker *ck, FuncDef *fd);
 CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
 const char *mangle(Arena *a, const char *crisp_name);
+const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base);
 Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
 
 /* ---- check_expr.c ---- */
@@ -196,7 +201,14 @@ int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 /* ---- hof.c ---- */
 int hof_collect(Checker *ck, Node *form);
 int hof_lookup(Checker *ck, const char *key);
-Node *hof_call(Ctx *cx, Node *syn, Type *want);
+Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled);
+int is_signature_type(const Node *ts);
+Node *fn_reference(Ctx *cx, Node *a);
+Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig);
+int fnval_init(Ctx *cx, const Node *init);
+Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
+Node *fnval_call(Ctx *cx, Node *syn, Type *want);
+Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
 
 /* ---- check_expr.c: node builders and vector operands ---- */
 Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);

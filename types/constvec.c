@@ -10,8 +10,9 @@
  * C's conversions to the element type.  The language here is the subset of
  * kernel code that makes sense without a device: let/let*, progn, if, %loop
  * (dotimes and friends), set!/inc!/dec!, ~, length~, make-vector, vector
- * views (make-vector-view, offset~), copy-vec, numbers, arithmetic,
- * comparisons and to-TYPE conversions.  Integer arithmetic is exact
+ * views (make-vector-view, offset~, parent~, reinterpret-view), copy-vec,
+ * numbers, arithmetic, comparisons, to-TYPE conversions and calls to
+ * def-functions (their bodies interpreted the same way).  Integer arithmetic is exact
  * in 64 bits (overflow is an error); floating arithmetic is done in double
  * and rounded when a value is stored in a float element or variable.
  *
@@ -42,10 +43,15 @@
 #define CV_E_RESULT "E0185"  /* the body does not return a vector                      */
 #define CV_E_EVAL "E0186"    /* evaluation error: types, overflow, bounds, division    */
 #define CV_E_WRITE "E0187"   /* writing to a const-vec                                 */
+#define CV_E_REINT "E0188"   /* reinterpret-view to or from a type it cannot see       */
+#define CV_E_PARENT "E0189"  /* parent~ of something not a view, or a mismatched one   */
 
 /* A vector, or a view on one (docs/types.md "Views"): a view has a root,
  * the vector whose elements it shows, and an offset into it; its n is the
- * view's length~.  A view of a view is flattened to the root. */
+ * view's length~.  A view of a view is flattened to the root.  A
+ * reinterpret-view (reint) sees the root's bytes as other elements: its
+ * element i is the bytes at boff + (off + i) * size of its element type,
+ * in the root's :compact, little-endian image. */
 typedef struct CVec {
     Type *elem;
     int64_t n;
@@ -53,7 +59,9 @@ typedef struct CVec {
     double *fv;           /* float elements; NULL for a view */
     const char *name;     /* a const-vec's name when read-only, else NULL */
     struct CVec *root;    /* a view's vector, NULL for a vector */
-    int64_t off;          /* a view's offset~ into root */
+    int64_t off;          /* a view's offset~, in its own elements */
+    int64_t boff;         /* reint: the byte in root where offset~ 0 is */
+    int reint;            /* a reinterpret-view of root's bytes */
 } CVec;
 
 typedef enum CvKind { CV_NONE, CV_INT, CV_FLOAT, CV_BOOL, CV_VEC } CvKind;
@@ -82,6 +90,7 @@ typedef struct Interp {
     int nvars, capvars;
     long steps, total, views;
     int depth;
+    int frame;            /* first variable visible: a called function sees only its own */
     int failed;           /* a diagnostic was reported: unwind */
     int returned;         /* (return v) was evaluated: unwind */
     CVal ret;
@@ -236,7 +245,7 @@ static int compare2(const char *op, CVal a, CVal b) {
 /* ---- variables ---- */
 
 static CVar *var_find(Interp *ip, const char *key) {
-    for (int i = ip->nvars - 1; i >= 0; i--)
+    for (int i = ip->nvars - 1; i >= ip->frame; i--)
         if (!strcmp(ip->vars[i].key, key)) return &ip->vars[i];
     return NULL;
 }
@@ -302,12 +311,89 @@ static CVal elem_get(const CVec *v, int64_t i) {
     return (CVal){.k = CV_INT, .i = v->iv[i], .uns = si->cat == CAT_UNSIGNED && si->size == 8 && v->iv[i] < 0};
 }
 
+/* ---- bytes (reinterpret-view) ---- */
+
+static int elem_size(const Type *t) { return ty_scalar_info(t->sc)->size; }
+
+/* The little-endian bytes of value C (already of type T). */
+static void value_bytes(const Type *t, CVal c, unsigned char *b) {
+    int sz = elem_size(t);
+    uint64_t u;
+    if (t->sc == SC_FLOAT) {
+        float f = (float)c.f;
+        uint32_t w;
+        memcpy(&w, &f, 4);
+        u = w;
+    } else if (t->sc == SC_DOUBLE) {
+        memcpy(&u, &c.f, 8);
+    } else u = (uint64_t)c.i;
+    for (int k = 0; k < sz; k++) b[k] = (unsigned char)(u >> (8 * k));
+}
+
+/* The value of type T whose little-endian bytes are B. */
+static CVal bytes_value(const Type *t, const unsigned char *b) {
+    int sz = elem_size(t);
+    uint64_t u = 0;
+    for (int k = 0; k < sz; k++) u |= (uint64_t)b[k] << (8 * k);
+    if (t->sc == SC_FLOAT) {
+        uint32_t w = (uint32_t)u;
+        float f;
+        memcpy(&f, &w, 4);
+        return (CVal){.k = CV_FLOAT, .f = f};
+    }
+    if (t->sc == SC_DOUBLE) {
+        double d;
+        memcpy(&d, &u, 8);
+        return (CVal){.k = CV_FLOAT, .f = d};
+    }
+    const ScalarInfo *si = ty_scalar_info(t->sc);
+    if (sz < 8 && si->cat == CAT_SIGNED && (u >> (sz * 8 - 1))) u |= ~((UINT64_C(1) << (sz * 8)) - 1);
+    return (CVal){.k = CV_INT, .i = (int64_t)u, .uns = si->cat == CAT_UNSIGNED && sz == 8 && (int64_t)u < 0};
+}
+
+/* Copy SZ bytes at byte B of vector R's image to OUT (or, WRITE, from OUT
+ * into R: each element touched is decoded again). */
+static void root_bytes(CVec *r, int64_t b, int sz, unsigned char *out, int write) {
+    int rs = elem_size(r->elem);
+    for (int k = 0; k < sz;) {
+        int64_t j = (b + k) / rs;
+        int o = (int)((b + k) % rs), take = rs - o < sz - k ? rs - o : sz - k;
+        unsigned char eb[8];
+        CVal e = r->fv ? (CVal){.k = CV_FLOAT, .f = r->fv[j]} : (CVal){.k = CV_INT, .i = r->iv[j]};
+        value_bytes(r->elem, e, eb);
+        if (write) {
+            memcpy(eb + o, out + k, (size_t)take);
+            CVal d = bytes_value(r->elem, eb);
+            if (r->fv) r->fv[j] = d.f;
+            else r->iv[j] = d.i;
+        } else memcpy(out + k, eb + o, (size_t)take);
+        k += take;
+    }
+}
+
+/* The first byte of element I of the reinterpret-view V in its root. */
+static int64_t reint_byte(const CVec *v, int64_t i) { return v->boff + (v->off + i) * elem_size(v->elem); }
+
 /* Element i of v (a vector or a view) as the vector that holds it and the
- * index there; out of bounds (of the view or of its root) is an error. */
+ * index there (for a reinterpret-view: its root and the element's first
+ * byte); out of bounds (of the view or of its root) is an error. */
 static int locate(Interp *ip, const Node *at, CVec *v, int64_t i, CVec **vec, int64_t *idx) {
     if (i < 0 || i >= v->n)
         return fail(ip, at, CV_E_EVAL, "index %lld is out of bounds for a %s of length %lld", (long long)i,
                     v->root ? "view" : "vector", (long long)v->n);
+    if (v->reint) {
+        CVec *r = v->root;
+        int64_t b = reint_byte(v, i), rbytes = r->n * elem_size(r->elem);
+        if (b > rbytes - elem_size(v->elem))
+            return fail(ip, at, CV_E_EVAL,
+                        "index %lld of a reinterpret-view at offset %lld is bytes %lld to %lld of its parent, which has only "
+                        "%lld bytes",
+                        (long long)i, (long long)v->off, (long long)b, (long long)(b + elem_size(v->elem) - 1),
+                        (long long)rbytes);
+        *vec = r;
+        *idx = b;
+        return 1;
+    }
     if (v->root) {
         CVec *r = v->root;
         if (v->off > r->n - 1 - i)
@@ -323,7 +409,7 @@ static int locate(Interp *ip, const Node *at, CVec *v, int64_t i, CVec **vec, in
     return 1;
 }
 
-/* (~ V I): the vector and a checked index. */
+/* (~ V I): the vector or view and the index. */
 static int elem_ref(Interp *ip, Node *x, CVec **vec, int64_t *idx) {
     if (x->nkids != 3) return fail(ip, x, CV_E_FORM, "expected (~ vector index), found `%s`", show(ip, x));
     CVal v, i;
@@ -331,12 +417,54 @@ static int elem_ref(Interp *ip, Node *x, CVec **vec, int64_t *idx) {
     if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`~` needs a vector, found %s", kind_word(v.k));
     if (!num_arg(ip, x->kids[2], &i)) return 0;
     if (i.k != CV_INT) return fail(ip, x->kids[2], CV_E_EVAL, "vector index must be an integer, found a float");
-    return locate(ip, x->kids[2], v.v, i.i, vec, idx);
+    *vec = v.v;
+    *idx = i.i;
+    return 1;
+}
+
+static int elem_set(Interp *ip, const Node *at, CVec *v, int64_t i, CVal val);
+
+/* Element I of V (a vector or any view), checked. */
+static int vec_get(Interp *ip, const Node *at, CVec *v, int64_t i, CVal *out) {
+    CVec *r;
+    int64_t k;
+    if (!locate(ip, at, v, i, &r, &k)) return 0;
+    if (!v->reint) {
+        *out = elem_get(r, k);
+        return 1;
+    }
+    unsigned char b[8];
+    root_bytes(r, k, elem_size(v->elem), b, 0);
+    *out = bytes_value(v->elem, b);
+    return 1;
+}
+
+/* Store VAL in element I of V, converted to V's element type (errors in
+ * the index reported at AT_INDEX, others at AT). */
+static int vec_set(Interp *ip, const Node *at, const Node *at_index, CVec *v, int64_t i, CVal val) {
+    CVec *r;
+    int64_t k;
+    if (!locate(ip, at_index, v, i, &r, &k)) return 0;
+    if (!v->reint) return elem_set(ip, at, r, k, val);
+    if (r->name) return fail(ip, at, CV_E_WRITE, "cannot write to the const-vec `%s`: const-vecs are read-only", r->name);
+    CVal c;
+    if (!convert(ip, at, v->elem, val, &c)) return 0;
+    unsigned char b[8];
+    value_bytes(v->elem, c, b);
+    root_bytes(r, k, elem_size(v->elem), b, 1);
+    return 1;
 }
 
 /* The elements [0, n) of view v lie inside its root?  (Checked when a
  * copy-vec or the body's result uses the whole view.) */
 static int view_in_bounds(Interp *ip, const Node *at, const CVec *v, const char *what) {
+    if (v->reint) {
+        int64_t rbytes = v->root->n * elem_size(v->root->elem);
+        if (v->n == 0 || reint_byte(v, v->n) <= rbytes) return 1;
+        return fail(ip, at, CV_E_EVAL,
+                    "%s: a reinterpret-view of %lld `%s` at offset %lld reaches past the end of its parent (%lld bytes)", what,
+                    (long long)v->n, ty_name(ip->ck->a, v->elem), (long long)v->off, (long long)rbytes);
+    }
     if (!v->root || v->off <= v->root->n - v->n) return 1;
     return fail(ip, at, CV_E_EVAL, "%s: a view of length %lld at offset %lld reaches past the end of its parent (%lld elements)",
                 what, (long long)v->n, (long long)v->off, (long long)v->root->n);
@@ -433,6 +561,8 @@ static int view_count(Interp *ip, Node *x, const char *what, int64_t *out) {
     return 1;
 }
 
+static CVec *view_new(Interp *ip, const Node *at, CVec tmpl);
+
 /* (make-vector-view PARENT LENGTH [OFFSET]): a window on PARENT, a vector
  * or a view (then on its root, the offsets added).  As at run time, the
  * window is checked against the parent when elements are used, not here. */
@@ -445,12 +575,112 @@ static int make_view(Interp *ip, Node *x, CVal *out) {
         return fail(ip, x->kids[1], CV_E_EVAL, "`make-vector-view` needs a vector, found %s", kind_word(p.k));
     if (!view_count(ip, x->kids[2], "length", &len)) return 0;
     if (x->nkids == 4 && !view_count(ip, x->kids[3], "offset", &off)) return 0;
-    if (++ip->views > CV_MAX_VIEWS) return fail(ip, x, CV_E_SIZE, "this def-const-vec body makes more than %ld views", CV_MAX_VIEWS);
-    CVec *v = arena_alloc(ip->ck->a, sizeof *v);
-    if (!v) return fail(ip, x, CV_E_STEPS, "out of memory");
     CVec *root = p.v->root ? p.v->root : p.v;
-    *v = (CVec){.elem = root->elem, .n = len, .root = root, .off = off + (p.v->root ? p.v->off : 0)};
+    CVec *v = view_new(ip, x, (CVec){.elem = p.v->elem, .n = len, .root = root, .off = off + (p.v->root ? p.v->off : 0),
+                                     .boff = p.v->boff, .reint = p.v->reint});
+    if (!v) return 0;
     *out = (CVal){.k = CV_VEC, .v = v};
+    return 1;
+}
+
+
+/* A new view (counted against the limit) equal to TEMPLATE. */
+static CVec *view_new(Interp *ip, const Node *at, CVec tmpl) {
+    if (++ip->views > CV_MAX_VIEWS) {
+        fail(ip, at, CV_E_SIZE, "this def-const-vec body makes more than %ld views", CV_MAX_VIEWS);
+        return NULL;
+    }
+    CVec *v = arena_alloc(ip->ck->a, sizeof *v);
+    if (!v) {
+        fail(ip, at, CV_E_STEPS, "out of memory");
+        return NULL;
+    }
+    *v = tmpl;
+    return v;
+}
+
+/* (reinterpret-view SOURCE TYPE [:length N] [:offset K]) - spec "Creating
+ * Vectors", reinterpret-view: SOURCE's bytes seen as TYPE elements, from
+ * element K of the new type on; the length defaults to what fits.  Vectors
+ * here are :compact (as emitted), so the :std140 alignment rule does not
+ * arise; the bytes are little-endian, as on the devices OpenCL targets. */
+static int reinterpret(Interp *ip, Node *x, CVal *out) {
+    if (x->nkids < 3 || (x->nkids - 3) % 2)
+        return fail(ip, x, CV_E_FORM, "expected (reinterpret-view source type [:length n] [:offset k])");
+    CVal s;
+    if (!ev(ip, x->kids[1], &s)) return 0;
+    if (s.k != CV_VEC)
+        return fail(ip, x->kids[1], CV_E_EVAL, "`reinterpret-view` needs a vector, found %s", kind_word(s.k));
+    Node *tn = x->kids[2];
+    if (syn_is_form(tn, "quote") && tn->nkids == 2) tn = tn->kids[1];
+    int errs = ip->ck->d->errors;
+    Type *et = type_expr(ip->ck, tn);
+    if (!et) {
+        if (ip->ck->d->errors == errs) fail(ip, tn, CV_E_REINT, "unknown type `%s`", show(ip, tn));
+        ip->failed = 1;
+        return 0;
+    }
+    if (!is_elem_type(et))
+        return fail(ip, tn, CV_E_REINT,
+                    "reinterpret-view in a def-const-vec body sees elements as integer, float or double scalars, not `%s`%s",
+                    ty_name(ip->ck->a, et), et->kind == TY_STRUCT ? " (spec: the new type cannot be a struct)" : "");
+    int64_t len = -1, off = 0;
+    for (int i = 3; i + 1 < x->nkids; i += 2) {
+        Node *k = x->kids[i];
+        if (syn_is_kw(k, "length")) {
+            if (!view_count(ip, x->kids[i + 1], "length", &len)) return 0;
+        } else if (syn_is_kw(k, "offset")) {
+            if (!view_count(ip, x->kids[i + 1], "offset", &off)) return 0;
+        } else return fail(ip, k, CV_E_FORM, "reinterpret-view takes :length and :offset, found `%s`", show(ip, k));
+    }
+    CVec *sv = s.v, *root = sv->root ? sv->root : sv;
+    int ssz = elem_size(sv->elem), nsz = elem_size(et);
+    int64_t base = sv->reint ? reint_byte(sv, 0) : sv->root ? sv->off * elem_size(root->elem) : 0;
+    if (len < 0) len = sv->n * ssz / nsz;
+    CVec t = {.elem = et, .n = len, .root = root, .off = off, .boff = base, .reint = 1};
+    if (ty_equal(et, root->elem) && base % nsz == 0) t = (CVec){.elem = et, .n = len, .root = root, .off = base / nsz + off};
+    CVec *v = view_new(ip, x, t);
+    if (!v) return 0;
+    *out = (CVal){.k = CV_VEC, .v = v};
+    return 1;
+}
+
+/* (parent~ VIEW) - spec "Vectors and Vector-View", Properties: the vector
+ * VIEW looks into (views are flattened, so the root vector); a plain
+ * vector is its own parent. */
+static int parent_of(Interp *ip, Node *x, CVal *out) {
+    if (x->nkids != 2) return fail(ip, x, CV_E_FORM, "expected (parent~ view)");
+    CVal v;
+    if (!ev(ip, x->kids[1], &v)) return 0;
+    if (v.k != CV_VEC)
+        return fail(ip, x->kids[1], CV_E_PARENT, "`parent~` needs a vector-view, found %s", kind_word(v.k));
+    *out = (CVal){.k = CV_VEC, .v = v.v->root ? v.v->root : v.v};
+    return 1;
+}
+
+/* (set! (parent~ VIEW) VECTOR) - spec "Settable Properties": VIEW now
+ * looks into VECTOR, as at run time
+ * (check_expr.c view_set_parent): a view's offset~ comes along, a plain
+ * vector keeps VIEW's offset~.  The element types must agree. */
+static int set_parent(Interp *ip, Node *place, CVal nv) {
+    CVec *view = NULL;
+    if (place->nkids != 2) return fail(ip, place, CV_E_FORM, "expected (parent~ view)");
+    CVal v;
+    if (!ev(ip, place->kids[1], &v)) return 0;
+    if (v.k != CV_VEC || !v.v->root)
+        return fail(ip, place->kids[1], CV_E_PARENT, "only a vector-view's parent~ can be set, `%s` is %s",
+                    show(ip, place->kids[1]), v.k == CV_VEC ? "a vector" : kind_word(v.k));
+    view = v.v;
+    if (nv.k != CV_VEC) return fail(ip, place, CV_E_PARENT, "the new parent~ of `%s` must be a vector, found %s",
+                                    show(ip, place->kids[1]), kind_word(nv.k));
+    if (!ty_equal(nv.v->elem, view->elem))
+        return fail(ip, place, CV_E_PARENT, "the new parent~ of `%s` must hold `%s`, found `%s`", show(ip, place->kids[1]),
+                    ty_name(ip->ck->a, view->elem), ty_name(ip->ck->a, nv.v->elem));
+    CVec *p = nv.v;
+    view->root = p->root ? p->root : p;
+    view->reint = p->reint;
+    view->boff = p->boff;
+    if (p->root) view->off = p->off;
     return 1;
 }
 
@@ -471,6 +701,12 @@ static int view_place(Interp *ip, Node *place, CVec **view) {
 static void flat(CVec *v, CVec **root, int64_t *off) {
     *root = v->root ? v->root : v;
     *off = v->root ? v->off : 0;
+}
+
+/* The byte of its root where V's element 0 is. */
+static int64_t first_byte(const CVec *v) {
+    if (v->reint) return reint_byte(v, 0);
+    return v->root ? v->off * elem_size(v->root->elem) : 0;
 }
 
 /* (copy-vec :from SRC :to DST) or (copy-vec SRC DST): the first
@@ -502,9 +738,9 @@ static int copy_vec(Interp *ip, Node *x, CVal *out) {
     if (d.k != CV_VEC) return fail(ip, dst, CV_E_EVAL, "`copy-vec` copies to a vector, found %s", kind_word(d.k));
     int64_t n = s.v->n < d.v->n ? s.v->n : d.v->n;
     CVec *sr, *dr;
-    int64_t so, dof;
-    flat(s.v, &sr, &so);
-    flat(d.v, &dr, &dof);
+    int64_t unused;
+    flat(s.v, &sr, &unused);
+    flat(d.v, &dr, &unused);
     if (dr->name) return fail(ip, dst, CV_E_WRITE, "cannot write to the const-vec `%s`: const-vecs are read-only", dr->name);
     CVec sv = *s.v, dv = *d.v;
     sv.n = dv.n = n;
@@ -513,10 +749,11 @@ static int copy_vec(Interp *ip, Node *x, CVal *out) {
     if (ip->steps > CV_MAX_STEPS)
         return fail(ip, x, CV_E_STEPS, "def-const-vec `%s` ran for more than %ld steps (a runaway loop?)", ip->self->name,
                     CV_MAX_STEPS);
-    int back = sr == dr && dof > so; /* as memmove */
+    int back = sr == dr && first_byte(d.v) > first_byte(s.v); /* as memmove */
     for (int64_t j = 0; j < n; j++) {
         int64_t k = back ? n - 1 - j : j;
-        if (!elem_set(ip, x, dr, dof + k, elem_get(sr, so + k))) return 0;
+        CVal e;
+        if (!vec_get(ip, src, s.v, k, &e) || !vec_set(ip, x, x, d.v, k, e)) return 0;
     }
     *out = (CVal){.k = CV_NONE};
     return 1;
@@ -622,9 +859,10 @@ static int assign(Interp *ip, Node *place, CVal v) {
         CVec *vec;
         int64_t i;
         if (!elem_ref(ip, place, &vec, &i)) return 0;
-        return elem_set(ip, place, vec, i, v);
+        return vec_set(ip, place, place->kids[2], vec, i, v);
     }
     const char *h = syn_head(place);
+    if (h && (!strcmp(h, "parent~") || !strcmp(h, "~parent~"))) return set_parent(ip, place, v);
     if (h && (!strcmp(h, "offset~") || !strcmp(h, "~offset~") || !strcmp(h, "length~") || !strcmp(h, "~length~"))) {
         CVec *view = NULL;
         if (!view_place(ip, place, &view)) return 0;
@@ -676,14 +914,6 @@ static int is_compare_op(const char *h) {
     for (int i = 0; ops[i]; i++)
         if (!strcmp(h, ops[i])) return 1;
     return 0;
-}
-
-/* The forms a def-const-vec body cannot use, with the reason. */
-static const char *unsupported_why(const char *h) {
-    static const char *views[] = {"parent~", "~parent~", "reinterpret-view", NULL};
-    for (int i = 0; views[i]; i++)
-        if (!strcmp(h, views[i])) return "only make-vector-view windows are implemented there, with offset~ and length~";
-    return NULL;
 }
 
 static int math1(Interp *ip, Node *x, const char *h, CVal *out) {
@@ -790,6 +1020,92 @@ static int symbol(Interp *ip, Node *x, CVal *out) {
     return fail(ip, x, CV_E_EVAL, "unknown variable `%s` in a def-const-vec body", x->name);
 }
 
+/* How well V fits a parameter of type T: 0 not at all, 1 by a widening
+ * (an integer to a float, a number to a bool), 2 its own kind. */
+static int fits_param(const Type *t, CVal v) {
+    if (!t) return 0;
+    if (t->kind == TY_VECTOR) return v.k == CV_VEC && (!t->elem || ty_equal(t->elem, v.v->elem)) ? 2 : 0;
+    if (t->kind == TY_BOOL) return v.k == CV_BOOL ? 2 : v.k == CV_INT ? 1 : 0;
+    if (!is_elem_type(t) || v.k == CV_VEC || v.k == CV_NONE) return 0;
+    if (v.k == CV_FLOAT) return ty_is_float(t) ? 2 : 0;
+    return ty_is_float(t) ? 1 : 2;
+}
+
+/* (F ARG...) with F a def-function - spec "def-const-vec" ("think of it as
+ * just a function"): F's body runs in the interpreter with its parameters
+ * bound to the arguments, converted to their types, and sees nothing else
+ * of the caller.  Positional number, bool and vector parameters; among
+ * overloads the one whose parameters fit the arguments' kinds. */
+static int call_function(Interp *ip, Node *x, CVal *out) {
+    Checker *ck = ip->ck;
+    const char *name = x->kids[0]->name;
+    int n = x->nkids - 1;
+    CVal args[32];
+    if (n > 32) return fail(ip, x, CV_E_FORM, "`%s` is called with more than 32 arguments", name);
+    for (int i = 0; i < n; i++) {
+        if (!ev(ip, x->kids[i + 1], &args[i])) return 0;
+        if (ip->returned) return fail(ip, x->kids[i + 1], CV_E_FORM, "`return` cannot be used inside an argument");
+        if (args[i].k == CV_NONE) return fail(ip, x->kids[i + 1], CV_E_EVAL, "`%s` has no value", show(ip, x->kids[i + 1]));
+    }
+    FuncDef *c[64], *fd = NULL;
+    int nc = func_overloads(ck, x->kids[0]->key, c, 64), nfit = 0, best = -1;
+    for (int k = 0; k < nc; k++) {
+        resolve_signature(ck, c[k]);
+        if (c[k]->bad) return ip->failed = 1, 0; /* reported */
+        if (c[k]->kind != FN_FUNCTION || c[k]->nparams != n) continue;
+        int score = 0;
+        for (int i = 0; i < n && score >= 0; i++) {
+            int f = c[k]->params[i].mode == 0 && !c[k]->params[i].is_out ? fits_param(c[k]->params[i].ty, args[i]) : 0;
+            score = f ? score + f : -1;
+        }
+        if (score < 0 || score < best) continue;
+        nfit = score == best ? nfit + 1 : 1;
+        best = score;
+        fd = c[k];
+    }
+    if (nfit != 1)
+        return fail(ip, x, CV_E_FORM,
+                    "`%s` cannot be called in a def-const-vec body with these arguments (%s; a def-const-vec body calls "
+                    "def-functions with positional number, bool and vector parameters)",
+                    name, nfit ? "more than one overload fits" : "no definition fits");
+    int mark = ip->nvars, frame = ip->frame;
+    for (int i = 0; i < n; i++) {
+        Type *t = fd->params[i].ty;
+        CVar v = {.key = fd->params[i].name->key, .name = fd->params[i].name->name, .val = args[i]};
+        if (t->kind == TY_BOOL) v.val = (CVal){.k = CV_BOOL, .i = args[i].i != 0};
+        else if (t->kind != TY_VECTOR) {
+            v.decl = t;
+            if (!convert(ip, x->kids[i + 1], t, args[i], &v.val)) return 0;
+        }
+        if (!var_push(ip, x->kids[i + 1], v)) return 0;
+    }
+    ip->frame = mark;
+    CVal r;
+    int ok = body(ip, fd->body, fd->nbody, &r);
+    if (ip->returned) {
+        r = ip->ret;
+        ip->returned = 0;
+    }
+    ip->frame = frame;
+    ip->nvars = mark;
+    if (!ok || ip->failed) {
+        diag_note(ck->d, x->loc, "in `%s`, called from this def-const-vec body", name);
+        return 0;
+    }
+    Type *rt = fd->ret;
+    if (!rt || rt->kind == TY_VOID) *out = (CVal){.k = CV_NONE};
+    else if (rt->kind == TY_BOOL) {
+        if (r.k != CV_BOOL && r.k != CV_INT) return fail(ip, x, CV_E_EVAL, "`%s` returned %s, not a bool", name, kind_word(r.k));
+        *out = (CVal){.k = CV_BOOL, .i = r.i != 0};
+    } else if (is_elem_type(rt)) {
+        if (!convert(ip, x, rt, r, out)) return 0;
+    } else {
+        return fail(ip, x, CV_E_FORM, "`%s` returns `%s`, which a def-const-vec body cannot use (numbers and bools only)", name,
+                    ty_name(ck->a, rt));
+    }
+    return 1;
+}
+
 static int call(Interp *ip, Node *x, CVal *out) {
     const char *h = syn_head(x);
     if (!h) return fail(ip, x, CV_E_FORM, "expected a form, found `%s`", show(ip, x));
@@ -821,9 +1137,10 @@ static int call(Interp *ip, Node *x, CVal *out) {
         CVec *v;
         int64_t i;
         if (!elem_ref(ip, x, &v, &i)) return 0;
-        *out = elem_get(v, i);
-        return 1;
+        return vec_get(ip, x->kids[2], v, i, out);
     }
+    if (!strcmp(h, "parent~") || !strcmp(h, "~parent~")) return parent_of(ip, x, out);
+    if (!strcmp(h, "reinterpret-view")) return reinterpret(ip, x, out);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
         CVal v;
         if (n != 1) return fail(ip, x, CV_E_FORM, "expected (length~ vector)");
@@ -909,11 +1226,10 @@ static int call(Interp *ip, Node *x, CVal *out) {
         if (!num_arg(ip, x->kids[1], &a)) return 0;
         return convert(ip, x, t, a, out);
     }
-    const char *why = unsupported_why(h);
-    if (why) return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (%s)", h, why);
-    if (func_lookup(ip->ck, x->kids[0]->key))
-        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (functions run on the device; "
-                    "a def-const-vec body runs in the compiler)", h);
+    if (func_lookup(ip->ck, x->kids[0]->key)) return call_function(ip, x, out);
+    if (hof_lookup(ip->ck, x->kids[0]->key) || template_lookup(ip->ck, x->kids[0]->key))
+        return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body (functions taking functions and "
+                    "templated functions are not interpreted)", h);
     return fail(ip, x, CV_E_FORM, "`%s` is not supported in a def-const-vec body", h);
 }
 
@@ -994,12 +1310,18 @@ void constvec_eval(Checker *ck, Sym *s) {
                           s->name);
             return;
         }
-        CVec *r = v.v->root;
-        CVec flatv = {.elem = r->elem, .n = v.v->n, .iv = r->iv ? r->iv + v.v->off : NULL,
-                      .fv = r->fv ? r->fv + v.v->off : NULL};
         CVec *fv = arena_alloc(ck->a, sizeof *fv);
         if (!fv) return;
-        *fv = flatv;
+        *fv = (CVec){.elem = v.v->elem, .n = v.v->n};
+        if (ty_is_float(fv->elem)) fv->fv = arena_alloc(ck->a, sizeof(double) * (size_t)fv->n);
+        else fv->iv = arena_alloc(ck->a, sizeof(int64_t) * (size_t)fv->n);
+        if (!fv->fv && !fv->iv) return;
+        for (int64_t i = 0; i < fv->n; i++) {
+            CVal e;
+            if (!vec_get(&ip, form, v.v, i, &e)) return;
+            if (fv->fv) fv->fv[i] = e.f;
+            else fv->iv[i] = e.i;
+        }
         v.v = fv;
     }
     ConstVec *cv = arena_alloc(ck->a, sizeof *cv);

@@ -10,13 +10,22 @@
  * every use of them replaced by the function named at the call
  * ((pred? x) and (funcall pred? x) become (is-even x)).  The specialisation
  * is an ordinary function (C name count_if_is_even), checked and emitted
- * like a hand-written one, and made once per combination of functions. */
+ * like a hand-written one, and made once per combination of functions.
+ *
+ * Such functions may be overloaded: every definition that can take the
+ * call's arguments (functions where it takes functions, with the required
+ * signatures) is specialised under one name, and the specialisations are
+ * then ordinary overloads chosen by the other arguments.
+ *
+ * A function value may also live in a variable, (let ((f #'g)) ...): a
+ * SYM_FNVAL known at compile time, so (f x), (funcall f x) and passing f on
+ * all resolve to g. */
 #include <string.h>
 
 #include "check_int.h"
 
 /* Is TS the syntax of a function type #'(A... => R...)? */
-static int is_signature_type(const Node *ts) {
+int is_signature_type(const Node *ts) {
     return ts && syn_is_form(ts, "function") && ts->nkids == 2 && syn_is_list(ts->kids[1]);
 }
 
@@ -50,25 +59,22 @@ int hof_collect(Checker *ck, Node *form) {
                           pl->kids[i]->name);
             return 1;
         }
-    for (int i = 0; i < ck->nhofs; i++)
-        if (!strcmp(ck->hofs[i]->kids[1]->key, form->kids[1]->key)) {
-            diag_error_at(ck->d, form->kids[1], "E0384",
-                          "`%s` takes functions and is already defined: such functions cannot be overloaded",
-                          form->kids[1]->name);
-            diag_note(ck->d, ck->hofs[i]->loc, "previous definition is here");
-            return 1;
-        }
     ck_push(ck->a, (void ***)&ck->hofs, &ck->nhofs, &ck->caphofs, form);
     return 1;
 }
 
-static Node *hof_form(Checker *ck, const char *key) {
-    for (int i = 0; i < ck->nhofs; i++)
-        if (!strcmp(ck->hofs[i]->kids[1]->key, key)) return ck->hofs[i];
-    return NULL;
+/* The definitions of KEY that take functions (its overloads). */
+static int hof_forms(Checker *ck, const char *key, Node **out, int max) {
+    int n = 0;
+    for (int i = 0; i < ck->nhofs && n < max; i++)
+        if (!strcmp(ck->hofs[i]->kids[1]->key, key)) out[n++] = ck->hofs[i];
+    return n;
 }
 
-int hof_lookup(Checker *ck, const char *key) { return hof_form(ck, key) != NULL; }
+int hof_lookup(Checker *ck, const char *key) {
+    Node *f[1];
+    return hof_forms(ck, key, f, 1) > 0;
+}
 
 /* Replace uses of the function parameters NAMES[i] by the functions BY[i]
  * (symbols): (P x...) and (funcall P x...) call BY, #'P and a bare P (an
@@ -192,91 +198,328 @@ static Node *specialise(Checker *ck, Node *form, const char *name, const int *is
     return f;
 }
 
-/* Does the function NAME have an overload (ONLY, when given) with exactly
- * the signature SIG? */
-static int matches_signature(Checker *ck, const char *key, Node *sig, FuncDef *only) {
+
+/* ------------------------------------------------------------------ */
+/* function values                                                     */
+
+/* The SYM_FNVAL that A (`f` or #'f) names, or NULL. */
+static Sym *fnval_of(Ctx *cx, const Node *a) {
+    if (syn_is_form(a, "function") && a->nkids == 2) a = a->kids[1];
+    if (a->kind != N_SYMBOL || a->ann) return NULL;
+    Sym *s = scope_lookup(cx, a->key);
+    return s && s->kind == SYM_FNVAL ? s : NULL;
+}
+
+/* The function A refers to: #'name, a variable holding a function (`f`
+ * or #'f), or (gen-NAME TYPES...) - spec "gen-XXXX": (fold v (gen-addTwo
+ * int)) - which names the template NAME (its instance for TYPES is made
+ * where the argument is checked, hof_fits); NULL when A is not a function. */
+Node *fn_reference(Ctx *cx, Node *a) {
+    Sym *s = fnval_of(cx, a);
+    if (s) return s->fn_name;
+    if (syn_is_form(a, "function") && a->nkids == 2 && a->kids[1]->kind == N_SYMBOL) return a->kids[1];
+    if (template_is_gen(a)) return syn_symbol(cx->ck->a, a->kids[0]->loc, a->kids[0]->name + 4);
+    return NULL;
+}
+
+/* Where to report a problem with the function argument A: its name. */
+static const Node *fn_at(const Node *a) { return syn_is_form(a, "function") && a->nkids == 2 ? a->kids[1] : a; }
+
+/* Is INIT a function value (#'name or a function variable)? */
+int fnval_init(Ctx *cx, const Node *init) {
+    return init && (fnval_of(cx, init) || (syn_is_form(init, "function") && init->nkids == 2 && init->kids[1]->kind == N_SYMBOL));
+}
+
+/* Is KEY a function that can be referred to by #'KEY? */
+static int known_function(Checker *ck, const char *key) {
+    FuncDef *c[1];
+    return func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key);
+}
+
+/* The function to use for FN where the signature SIG is required: FN
+ * itself when it has one definition (or is a template, or takes
+ * functions), otherwise a wrapper with exactly SIG's parameter types that
+ * calls FN, so the overload with that signature is the one called.  *CPART
+ * (if given) receives the C name part naming it.  NULL when no definition
+ * has SIG; then WHAT (if not NULL) names the requirement in the error. */
+static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, const char *what, const char **cpart) {
+    Checker *ck = cx->ck;
+    FuncDef *c[64];
+    int nc = func_overloads(ck, fn->key, c, 64);
+    if (cpart) *cpart = mangle(ck->a, fn->name);
+    if (nc == 0) {
+        if (template_lookup(ck, fn->key) || hof_lookup(ck, fn->key)) return fn;
+        if (what) diag_error_at(ck->d, at, "E0382", "unknown function `%s` %s", fn->name, what);
+        return NULL;
+    }
     Type **ps = NULL, *ret = NULL;
     int *outs = NULL, n = 0;
-    if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return -1;
-    FuncDef *c[64];
-    int nc = only ? 1 : func_overloads(ck, key, c, 64);
-    if (only) c[0] = only;
-    for (int i = 0; i < nc; i++) {
+    if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
+    FuncDef *match = NULL;
+    for (int i = 0; i < nc && !match; i++) {
         resolve_signature(ck, c[i]);
         if (c[i]->bad || c[i]->nparams != n) continue;
         int ok = ty_equal(c[i]->ret, ret);
         for (int j = 0; ok && j < n; j++) ok = ty_equal(c[i]->params[j].ty, ps[j]);
-        if (ok) return 1;
+        if (ok) match = c[i];
     }
-    return 0;
+    if (!match) {
+        if (what)
+            diag_error_at(ck->d, at, "E0383", "`%s` does not have the signature %s that %s requires", fn->name,
+                          syn_to_string(ck->a, sig, 60), what);
+        return NULL;
+    }
+    if (nc == 1 && !template_lookup(ck, fn->key)) {
+        if (cpart && match->hof_src) *cpart = match->cname_base; /* a wrapper: positive_p_float_fn */
+        return fn;
+    }
+    /* overloaded: (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...)) */
+    const char *tys = "";
+    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
+    const char *wname = arena_printf(ck->a, "%s(%s)", fn->name, tys);
+    if (cpart) *cpart = match->cname_base;
+    Node *wsym = syn_symbol(ck->a, fn->loc, wname);
+    FuncDef *old[1];
+    if (func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
+    Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    Node **call = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 2));
+    if (!params || !call) return NULL;
+    call[0] = syn_copy(ck->a, fn);
+    for (int j = 0; j < n; j++) params[j] = call[j + 1] = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%%a%d", j));
+    Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
+                  cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
+    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, arena_printf(ck->a, "%s_fn", match->cname_base));
+    if (!w) return NULL;
+    w->hof_src = match->form;
+    return wsym;
 }
 
-/* (NAME args...) where NAME takes functions: the call of its
- * specialisation for the functions given as #'F. */
-Node *hof_call(Ctx *cx, Node *syn, Type *want) {
+/* (let ((NAME INIT)) (declare (type NAME SIG))...) - spec "First Order
+ * Functions": NAME holds the function INIT refers to, at compile time. */
+Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     Checker *ck = cx->ck;
-    Node *form = hof_form(ck, syn->kids[0]->key);
+    Node *fn = init ? fn_reference(cx, init) : NULL;
+    if (!fn) {
+        diag_error_at(ck->d, init ? init : name, "E0385",
+                      "`%s` is declared a function %s, so it must be bound to one, (%s #'name); found `%s`", name->name,
+                      syn_to_string(ck->a, sig, 60), name->name, init ? syn_to_string(ck->a, init, 40) : "no value");
+        return NULL;
+    }
+    Sym *from = fnval_of(cx, init);
+    if (!sig && from) sig = from->fn_sig;
+    const char *what = arena_printf(ck->a, "the variable `%s`", name->name);
+    Node *use = fn;
+    if (sig && !(from && from->fn_sig == sig)) {
+        use = fn_for_signature(cx, fn, sig, fn_at(init), what, NULL);
+    } else if (!known_function(ck, fn->key)) {
+        diag_error_at(ck->d, fn_at(init), "E0382", "unknown function `%s` bound to `%s`", fn->name, name->name);
+        use = NULL;
+    }
+    if (!use) return NULL;
+    Sym *s = arena_alloc(ck->a, sizeof *s);
+    if (!s) return NULL;
+    s->kind = SYM_FNVAL;
+    s->name = name->name;
+    s->key = name->key;
+    s->def = name;
+    s->fn_name = use;
+    s->fn_sig = sig;
+    s->fn_depth = cx->branch_depth;
+    return s;
+}
+
+/* (set! F VALUE) where F holds a function - spec "First Order Functions"
+ * (no function pointers): allowed where F stays known at compile time, not
+ * inside a branch or loop the binding is outside of. */
+Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
+    Checker *ck = cx->ck;
+    if (cx->branch_depth != s->fn_depth) {
+        diag_error_at(ck->d, place_syn, "E0387",
+                      "`%s` holds a function, which must be known at compile time: it cannot be set! inside a branch or "
+                      "loop (there are no function pointers; bind another variable with let instead)",
+                      s->name);
+        return NULL;
+    }
+    Node *fn = fn_reference(cx, value);
+    if (!fn) {
+        diag_error_at(ck->d, value, "E0387", "`%s` holds a function: it can only be set! to another function, #'name; found `%s`",
+                      s->name, syn_to_string(ck->a, value, 40));
+        return NULL;
+    }
+    Node *use = fn;
+    const char *what = arena_printf(ck->a, "the variable `%s`", s->name);
+    if (s->fn_sig) {
+        use = fn_for_signature(cx, fn, s->fn_sig, fn_at(value), what, NULL);
+    } else if (!known_function(ck, fn->key)) {
+        diag_error_at(ck->d, fn_at(value), "E0382", "unknown function `%s` assigned to `%s`", fn->name, s->name);
+        use = NULL;
+    }
+    if (!use) return NULL;
+    s->fn_name = use;
+    Node *n = ck_node(cx, N_C_INTLIT, place_syn, &ty_void); /* no run-time effect */
+    return n;
+}
+
+/* A function variable used as a run-time value. */
+Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
+    diag_error_at(cx->ck->d, at, "E0386",
+                  "`%s` holds the function `%s`: call it, (%s ...) or (funcall %s ...), or pass it to a parameter typed "
+                  "#'(...); it is not a run-time value (there are no function pointers)",
+                  s->name, s->fn_name->name, s->name, s->name);
+    return NULL;
+}
+
+/* (funcall F ARG...) and (F ARG...) where F holds a function - spec "First
+ * Order Functions": the call of the function F refers to. */
+Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
+    Checker *ck = cx->ck;
+    int fc = syn_is_sym(syn->kids[0], "funcall");
+    if (fc && !nargs_ok(cx, syn, 1, -1)) return NULL;
+    Node *f = fc ? syn->kids[1] : syn->kids[0];
+    Node *fn = fn_reference(cx, f);
+    Sym *poisoned = f->kind == N_SYMBOL ? scope_lookup(cx, f->key) : NULL;
+    if (!fn && poisoned && poisoned->kind == SYM_LOCAL && !poisoned->ty) return NULL; /* its binding failed (reported) */
+    if (!fn) {
+        diag_error_at(ck->d, f, "E0386", "`funcall` needs a function, #'name or a variable bound to one; found `%s`",
+                      syn_to_string(ck->a, f, 40));
+        return NULL;
+    }
+    Node *c = syn_copy(ck->a, syn);
+    if (fc) {
+        c->kids++;
+        c->nkids--;
+    }
+    c->kids[0] = syn_copy(ck->a, fn);
+    c->kids[0]->loc = f->loc;
+    c->kids[0]->origin = f->origin;
+    /* by key, not through the scope: a local may shadow the name */
+    if (known_function(ck, fn->key)) return user_call(cx, c, want, NULL, 0);
+    return expr(cx, c, want);
+}
+
+/* ------------------------------------------------------------------ */
+/* calls                                                               */
+
+/* Can FORM take the arguments of the call SYN?  Its function parameters
+ * need functions with their signatures (BY receives the function to
+ * substitute, SPELLED the function as written, CPART its C name part), the
+ * others anything but a function.  REPORT: say why not. */
+static int hof_fits(Ctx *cx, Node *form, Node *syn, int *isfn, Node **spelled, Node **by, const char **cpart, int report) {
+    Checker *ck = cx->ck;
     Node *ps[MAX_PARAMS];
     int np = positional_params(form, ps, MAX_PARAMS), n = syn->nkids - 1;
     if (n != np) {
-        diag_error_at(ck->d, syn, "E0370", "`%s` takes %d argument%s, found %d", form->kids[1]->name, np, np == 1 ? "" : "s", n);
-        return NULL;
+        if (report)
+            diag_error_at(ck->d, syn, "E0370", "`%s` takes %d argument%s, found %d", form->kids[1]->name, np, np == 1 ? "" : "s", n);
+        return 0;
     }
-    int isfn[MAX_PARAMS] = {0};
-    Node *fnames[MAX_PARAMS], *by[MAX_PARAMS];
-    int nf = 0;
-    const char *key = form->kids[1]->name, *cname = mangle(ck->a, form->kids[1]->name);
     for (int i = 0; i < np; i++) {
-        Node *ts = param_type_syntax(form, i);
-        if (!is_signature_type(ts)) continue;
-        Node *a = syn->kids[i + 1];
-        Node *fn = syn_is_form(a, "function") && a->nkids == 2 && a->kids[1]->kind == N_SYMBOL ? a->kids[1] : NULL;
-        FuncDef *inst = NULL;
-        if (!fn && template_is_gen(a)) {
-            /* (gen-NAME TYPES...): that instance of a templated function */
-            inst = template_function_arg(ck, a);
-            if (!inst) return NULL;
-            fn = syn_symbol(ck->a, a->loc, inst->name);
+        Node *ts = param_type_syntax(form, i), *a = syn->kids[i + 1];
+        Node *fn = fn_reference(cx, a);
+        isfn[i] = is_signature_type(ts);
+        if (!isfn[i]) {
+            if (fn && report)
+                diag_error_at(ck->d, a, "E0388", "argument %d of `%s` (`%s`) is not a function parameter, but `%s` is a function",
+                              i + 1, form->kids[1]->name, ps[i]->name, syn_to_string(ck->a, a, 40));
+            if (fn) return 0;
+            continue;
         }
         if (!fn) {
-            diag_error_at(ck->d, a, "E0381", "argument %d of `%s` (`%s`) must be a function, written #'name; found `%s`", i + 1,
-                          form->kids[1]->name, ps[i]->name, syn_to_string(ck->a, a, 40));
-            return NULL;
+            if (report)
+                diag_error_at(ck->d, a, "E0381", "argument %d of `%s` (`%s`) must be a function, written #'name; found `%s`", i + 1,
+                              form->kids[1]->name, ps[i]->name, syn_to_string(ck->a, a, 40));
+            return 0;
         }
-        FuncDef *c[1];
-        int known = func_overloads(ck, fn->key, c, 1) > 0;
-        if (!known && !template_lookup(ck, fn->key) && !hof_lookup(ck, fn->key)) {
-            diag_error_at(ck->d, fn, "E0382", "unknown function `%s` passed as `%s` to `%s`", fn->name, ps[i]->name,
-                          form->kids[1]->name);
-            return NULL;
+        const char *what = report ? arena_printf(ck->a, "`%s` of `%s`", ps[i]->name, form->kids[1]->name) : NULL;
+        if (!known_function(ck, fn->key)) {
+            if (report)
+                diag_error_at(ck->d, fn_at(a), "E0382", "unknown function `%s` passed as `%s` to `%s`", fn->name, ps[i]->name,
+                              form->kids[1]->name);
+            return 0;
         }
-        if (known) {
-            int m = matches_signature(ck, fn->key, ts, inst);
-            if (m < 0) return NULL;
-            if (!m) {
-                diag_error_at(ck->d, fn, "E0383", "`%s` does not have the signature %s that `%s` of `%s` requires",
-                              inst ? syn_to_string(ck->a, a, 40) : fn->name,
-                              syn_to_string(ck->a, ts, 60), ps[i]->name, form->kids[1]->name);
-                return NULL;
-            }
-        }
-        isfn[i] = 1;
-        fnames[nf] = ps[i];
-        by[nf++] = fn;
-        key = arena_printf(ck->a, "%s/%s", key, fn->name);
-        cname = arena_printf(ck->a, "%s_%s", cname, mangle(ck->a, fn->name));
+        if (template_is_gen(a) && !template_function_arg(ck, a)) return 0; /* the instance, with its constraints */
+        spelled[i] = fn;
+        by[i] = fn_for_signature(cx, fn, ts, fn_at(a), what, &cpart[i]);
+        if (!by[i]) return 0;
     }
-    FuncDef *c[1];
-    if (func_overloads(ck, syn_lower(ck->a, key), c, 1) == 0) {
-        Node *sf = specialise(ck, form, key, isfn, fnames, by, nf, np);
-        if (!collect_instance(ck, sf, FN_FUNCTION, cname)) return NULL;
+    return 1;
+}
+
+/* The specialisation of FORM for the functions BY (made once), under the
+ * name KEY shared by the specialisations of every overload of FORM's name. */
+static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *isfn, Node **by, const char **cpart, int overloaded) {
+    Checker *ck = cx->ck;
+    FuncDef *c[64];
+    int nc = func_overloads(ck, syn_lower(ck->a, key), c, 64);
+    for (int i = 0; i < nc; i++)
+        if (c[i]->hof_src == form) return c[i];
+    Node *ps[MAX_PARAMS], *fnames[MAX_PARAMS], *fby[MAX_PARAMS];
+    int np = positional_params(form, ps, MAX_PARAMS), nf = 0;
+    const char *cname = mangle(ck->a, form->kids[1]->name);
+    for (int i = 0; i < np; i++)
+        if (isfn[i]) {
+            fnames[nf] = ps[i];
+            fby[nf++] = by[i];
+            cname = arena_printf(ck->a, "%s_%s", cname, cpart[i]);
+        }
+    Node *sf = specialise(ck, form, key, isfn, fnames, fby, nf, np);
+    FuncDef *fd = collect_instance(ck, sf, FN_FUNCTION, cname);
+    if (!fd) return NULL;
+    fd->hof_src = form;
+    if (overloaded) fd->cname_base = overload_cname(ck, fd, cname);
+    return fd;
+}
+
+/* (NAME args...) where NAME takes functions: the call of the
+ * specialisation for the functions given (#'F, or variables holding one).
+ * *HANDLED is 0 when the call passes no functions and NAME also has
+ * ordinary overloads: the caller resolves it among those. */
+Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
+    Checker *ck = cx->ck;
+    *handled = 1;
+    Node *forms[64];
+    FuncDef *plain[1];
+    const char *name = syn->kids[0]->name;
+    int nforms = hof_forms(ck, syn->kids[0]->key, forms, 64), nplain = func_overloads(ck, syn->kids[0]->key, plain, 1);
+    int n = syn->nkids - 1, anyfn = 0;
+    for (int i = 0; i < n; i++) anyfn |= fn_reference(cx, syn->kids[i + 1]) != NULL;
+    if (!anyfn && nplain) {
+        *handled = 0;
+        return NULL;
+    }
+    if (n > MAX_PARAMS) n = MAX_PARAMS;
+    int isfn[MAX_PARAMS] = {0}, viable = 0, overloaded = nforms + nplain > 1;
+    const char *key = NULL;
+    int errs = ck->d->errors;
+    for (int f = 0; f < nforms; f++) {
+        int fis[MAX_PARAMS] = {0};
+        Node *fsp[MAX_PARAMS] = {0}, *fby[MAX_PARAMS] = {0};
+        const char *fcp[MAX_PARAMS] = {0};
+        if (!hof_fits(cx, forms[f], syn, fis, fsp, fby, fcp, !overloaded)) {
+            if (ck->d->errors > errs) return NULL;
+            continue;
+        }
+        if (!key) { /* the specialisations' shared name: NAME/F... */
+            key = name;
+            for (int i = 0; i < n; i++)
+                if (fis[i]) key = arena_printf(ck->a, "%s/%s", key, fsp[i]->name);
+            memcpy(isfn, fis, sizeof isfn);
+        }
+        if (!specialisation(cx, forms[f], key, fis, fby, fcp, overloaded)) return NULL;
+        viable++;
+    }
+    if (!viable) {
+        diag_error_at(ck->d, syn, "E0388", "no definition of `%s` takes these arguments (functions where it takes functions, "
+                                           "with the signatures it requires)", name);
+        for (int f = 0; f < nforms; f++) diag_note(ck->d, forms[f]->loc, "candidate: (%s %s)", name, syn_to_string(ck->a, forms[f]->kids[2], 50));
+        return NULL;
     }
     /* the call of the specialisation with the remaining arguments */
-    Node **k = arena_alloc(ck->a, sizeof(Node *) * (size_t)(np + 1));
+    Node **k = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     if (!k) return NULL;
     int m = 0;
     k[m++] = syn_symbol(ck->a, syn->kids[0]->loc, key);
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < n; i++)
         if (!isfn[i]) k[m++] = syn->kids[i + 1];
     Node *call = syn_list(ck->a, syn->loc, k, m);
     call->origin = syn->origin;

@@ -77,3 +77,31 @@ def metadata_and_hoists_ignore_const_vecs():
     check("const-vecs are not kernel arguments", names == ["Floats", "Out"], str(names))
     with open(os.path.join(d, "const_vec.cl")) as f:
         check("hoisted source has the arrays", "__constant float squares_halves[12]" in f.read())
+
+
+@case
+def reinterpret_view_and_parent():
+    out = np.zeros(10, np.uint32)
+    ints = np.zeros(6, np.int32)
+    prog.run("reinterpreted", out, ints, global_size=6)
+    float_bits = np.array([1.0, -2.5, 0.15625, 3.0e-3], np.float32).view(np.uint32)
+    from_bytes = (1 + 3 * np.arange(16)).astype(np.uint8).view(np.uint32)
+    u = (4097 + 257 * np.arange(8)).astype(np.uint16)
+    u[5] += 1
+    shorts_as_uints = u.view(np.uint8)[6:14].view(np.uint32)
+    parents = np.array([7, 2, 6, 1, 10, 1], np.int32)
+    assert_equal(out[:4], float_bits, name="float bits through reinterpret-view")
+    assert_equal(out[4:8], from_bytes, name="uints written byte by byte")
+    assert_equal(out[8:10], shorts_as_uints, name=":offset, :length, views of views")
+    assert_equal(ints, parents, name="parent~ read and set")
+
+
+@case
+def function_calls_in_body():
+    floats = np.zeros(8, np.float32)
+    ints = np.zeros(8, np.int32)
+    prog.run("called", floats, ints, global_size=8)
+    x = np.arange(8) / 7.0
+    assert_close(floats, (x * x * (3.0 - 2.0 * x)).astype(np.float32), name="smooth")
+    clamped = np.clip(3 * np.arange(5) - 4, 0, 6)
+    assert_equal(ints, np.array(list(clamped) + [4, 42, 5], np.int32), name="clamp, early return, overloads")

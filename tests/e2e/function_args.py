@@ -14,4 +14,29 @@ def predicates_and_transforms():
     big = int(np.sum(a > 100))
     assert_equal(out, np.array([even, big, 81, 7, even + big], np.int64))
     check("no function pointers: one specialisation per function",
-          "count_if_is_even(" in prog.source and "count_if_is_big(" in prog.source and "(*" not in prog.source)
+          "count_if_is_even_intvec(" in prog.source and "count_if_is_big_intvec(" in prog.source and "(*" not in prog.source)
+
+
+@case
+def function_values():
+    a = np.random.default_rng(5).integers(-200, 300, 61).astype(np.int32)
+    out = np.zeros(7, np.int64)
+    prog.run("function_values", a, out)
+    even = int(np.sum(a % 2 == 0))
+    big = int(np.sum(a > 100))
+    assert_equal(out, np.array([even, 25, 36, big, even + big, 81, -4], np.int64))
+    check("function variables leave no function pointers", "(*" not in prog.source)
+
+
+@case
+def function_overloads():
+    rng = np.random.default_rng(7)
+    a = rng.integers(-5, 10, 53).astype(np.int32)
+    f = rng.uniform(-1.0, 2.0, 41).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    prog.run("function_overloads", a, f, out)
+    expect = np.array([np.sum(a > 0), np.sum(f > 0.5), np.sum(a == 7), 16, 1.5,
+                       np.sum(f > 0.5), 15, 2.5], np.float32)
+    assert_equal(out, expect)
+    check("each overload specialised under its own C name",
+          "count_if_positive_p_int_intvec(" in prog.source and "count_if_positive_p_float_floatvec(" in prog.source)
