@@ -802,6 +802,24 @@ static Node *run_macro(Eval *ev, const Macro *m, Node *call, const Expansion *or
     return eval_body(ev, m->body, m->nbody, env);
 }
 
+static const Node *resolve_type(Eval *ev, const Node *v);
+
+/* (is-NAME? TYPE) for a def-struct or def-derived-type NAME (spec "type
+ * constraints: is-XXXX?"): whether TYPE, aliases followed, is NAME.  NULL
+ * when the call is not such a predicate. */
+static Node *struct_predicate(Eval *ev, Node *x, Node **a, int n) {
+    const char *k = x->kids[0]->key;
+    size_t len = strlen(k);
+    if (n != 1 || len < 5 || strncmp(k, "is-", 3) || k[len - 1] != '?') return NULL;
+    char name[128];
+    if (len - 4 >= sizeof name) return NULL;
+    memcpy(name, k + 3, len - 4);
+    name[len - 4] = 0;
+    if (!map_get(&ev->structs, name)) return NULL;
+    const Node *t = resolve_type(ev, a[0]);
+    return (is_sym(t) || t->kind == N_KEYWORD) && !strcmp(t->key, name) ? ev->t : ev->nil;
+}
+
 /* Call function `f` (a Prim, a closure value, or NULL for the host hook)
  * on the evaluated operands of `x`.  Kept apart from eval_call so the
  * argument buffer is only on the stack for calls that need it. */
@@ -812,6 +830,8 @@ static Node *call_with_args(Eval *ev, const Prim *p, Node *f, Node *x, Binding *
     if (!a) return NULL;
     if (p) return call_prim(ev, p, x, a, n);
     if (f) return apply(ev, f, a, n, x);
+    Node *sp = struct_predicate(ev, x, a, n);
+    if (sp) return sp;
     if (ev->host_call) {
         Node *out = NULL;
         int r = ev->host_call(ev, ev->host_ud, x, x->kids[0]->key, a, n, &out);
