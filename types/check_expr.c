@@ -2009,6 +2009,7 @@ static int fit(const Node *a, const Type *p) {
     if (p->kind == TY_VECTOR) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR) return -1;
+        if (p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
