@@ -301,6 +301,19 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         t->ndims = (int)n;
         return t;
     }
+    if (h && !strcmp(h, "identity-tensor-type")) {
+        /* (identity-tensor-type [RANK]) - spec "identity-tensor": no data;
+           without a rank (a parameter type) any rank is accepted and the
+           function is instantiated per rank */
+        Ctx tmp = {.ck = ck};
+        int64_t n = 0;
+        if (syn->nkids > 2 || (syn->nkids == 2 && (!const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
+            diag_error_at(ck->d, syn, "E0540", "expected (identity-tensor-type [RANK]) with RANK from 1 to 8, found `%s`",
+                          syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        return ty_identity(ck->a, (int)n);
+    }
     if (h && !strcmp(h, "soa-vector-type")) {
         diag_error_at(ck->d, syn, "E0914",
                       "`%s` is not supported yet: soa-vectors are made inside a kernel (make-soa-vector) and cannot be parameters",

@@ -19,3 +19,19 @@ def templates_functions_and_overloads():
                     (np.diag(m) ** 2).sum(), 2 * c[0].sum(),
                     3000, 5, 4, m[1, 1], 2 * n[1, 1]], np.float32)
     assert_close(out, exp, rtol=1e-6)
+
+
+@case
+def identity_tensors():
+    a = np.arange(1, 41, dtype=np.float32) * 0.5
+    out = np.zeros(12, np.float32)
+    eye = np.full(16, -1, np.int32)
+    prog.run("identities", a, out, eye)
+    m = a[:12].reshape(3, 4)
+    i3 = np.zeros((4, 4, 4))
+    for k in range(4):
+        i3[k, k, k] = 1
+    exp = np.array([np.trace(m), 0, 2, 10 * i3.sum() + 3, 23,
+                    1, 0, 3, m[0, 1], 100, 9 + np.eye(3).sum(), 100], np.float32)
+    assert_close(out, exp, rtol=1e-6)
+    assert_equal(eye.reshape(4, 4), np.eye(4, dtype=np.int32))
