@@ -101,6 +101,7 @@ static int is_reserved(const char *s) {
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
  * `*` `_star`, `+` `_plus`, other punctuation `_`. */
 const char *mangle(Arena *a, const char *s) {
+    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
     char buf[512];
     size_t o = 0;
     for (const char *p = s; *p && o < sizeof buf - 8; p++) {
@@ -2111,6 +2112,7 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->ndims) {
         t->view = 1;
         t->ndims = decl->ndims;
+        t->tag = decl->tag;
     }
     return t;
 }

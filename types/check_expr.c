@@ -970,14 +970,30 @@ static Node *element(Ctx *cx, Node *syn, Sym *v) {
     return index_node(cx, syn, v, syn->kids[2]);
 }
 
+/* Does (~ T I...) on the derived tensor-view T call a user `~` overload
+ * (spec "Overloading Element Access")?  Not inside a `~` overload or a
+ * def-setter body, where `~` on the tensor is the built-in access. */
+static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
+    if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
+    FuncDef *cands[16];
+    int nc = func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
+    for (int i = 0; i < nc; i++) {
+        resolve_signature(cx->ck, cands[i]);
+        if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
+            cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
+            return 1;
+    }
+    return 0;
+}
+
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
 static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
-    (void)want;
     if (!nargs_ok(cx, syn, 2, -1)) return NULL;
     int rank = identity_rank(cx, syn->kids[1]);
     if (rank) return identity_index(cx, syn, rank);
     Sym *v = vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
+    if (v->ty->tag && derived_elem_overload(cx, syn, v)) return user_call(cx, syn, want, NULL, 0);
     if (v->write_only || v->ty->acc == ACC_WRITE_ONLY) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
                       v->name, v->write_only ? "an &out parameter" : ":write-only");
@@ -2057,10 +2073,12 @@ static int fit(const Node *a, const Type *p) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR) return -1;
         if (p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
+        if (p->tag && (!t->tag || strcmp(p->tag, t->tag))) return -1; /* a derived tensor-view type */
+        int derived = t->tag && !p->tag ? 3 : 0; /* a derived tensor to its original: the derived overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
-        return p->as && p->elem ? 0 : 1;
+        return derived + (p->as && p->elem ? 0 : 1);
     }
     if (ty_equal(a->ty, p)) return 0; /* a literal's own default type too */
     if (is_flex(a) && ty_is_arith(p)) {
@@ -2276,6 +2294,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 diag_error_at(ck->d, argsyn[i], "E0414",
                               "parameter `%s` of `%s` expects a %d-dimensional tensor-view, but `%s` has %d dimension%s",
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
+                return NULL;
+            }
+            if (pt->tag && (!at->tag || strcmp(pt->tag, at->tag))) {
+                diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
+                              p->name->name, fd->name, pt->tag, tname(cx, at), pt->tag, as->name);
                 return NULL;
             }
             const char *why = NULL;
@@ -2760,6 +2783,11 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "as-", 3)) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = global_lookup(cx->ck, h + 3);
+        if (st && st->kind == SYM_TYPE && st->type_syn && syn_is_form(st->type_syn, "def-derived-type") &&
+            (!st->ty || st->ty->kind == TY_VECTOR)) {
+            Type *dt = type_expr(cx->ck, cx_sym(cx, head, h + 3)); /* a derived tensor-view type */
+            return dt ? tensor_as_derived(cx, syn, dt) : NULL;
+        }
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
             if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
             Node *v = expr(cx, syn->kids[1], NULL);

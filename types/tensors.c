@@ -367,6 +367,33 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
 }
 
+/* (as-NAME T) for a derived tensor-view type NAME (def-derived-type NAME
+ * (tensor-view-type N ...)): the same view (same C variables) typed NAME,
+ * so `~` and other overloads on NAME apply to it. */
+Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, dt->ndims);
+    if (!t) return NULL;
+    const Type *at = t->ty;
+    const char *why = dt->elem && !ty_equal(dt->elem, at->elem) ? "element types differ"
+                      : dt->as && dt->as != at->as             ? "address spaces differ"
+                      : dt->acc && dt->acc != at->acc          ? "access differs"
+                      : dt->align && dt->align != at->align    ? "alignments differ"
+                                                               : NULL;
+    if (why) {
+        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", t->name, dt->tag, tname(cx, at), why);
+        return NULL;
+    }
+    Sym *v = arena_alloc(cx->ck->a, sizeof *v);
+    Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
+    if (!v || !ty) return NULL;
+    *ty = *at;
+    ty->tag = dt->tag;
+    *v = *t; /* another name for the same view */
+    v->ty = ty;
+    return var_ref(cx, syn, v);
+}
+
 /* ---- identity tensors (spec "identity-tensor") ----
  * An identity tensor is the Kronecker delta of some rank: no data, no
  * extents, immutable.  Its type is TY_IDENT (the rank in ndims); a variable

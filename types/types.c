@@ -163,7 +163,8 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_HWVEC: return a->sc == b->sc && a->width == b->width;
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
-               a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims;
+               a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims &&
+               (a->tag == b->tag || (a->tag && b->tag && !strcmp(a->tag, b->tag)));
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_IDENT: return a->ndims == b->ndims;
@@ -245,6 +246,7 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_STRING: return "string";
     case TY_IDENT: return t->ndims ? arena_printf(a, "(identity-tensor-type %d)", t->ndims) : "(identity-tensor-type)";
     case TY_VECTOR: {
+        if (t->tag) return t->tag;
         if (t->ndims) {
             /* (tensor-view-type N (vector-type ...)), or just N when the parent is open */
             Type p = *t;

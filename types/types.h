@@ -88,6 +88,7 @@ struct Type {
     int soa;          /* a soa-vector of a struct: one vector per field */
     int ndims;        /* a tensor-view (view = 1) of this many dimensions, else 0;
                          IDENT: the rank (0 in a parameter type: any rank) */
+    const char *tag;  /* a derived tensor-view type (def-derived-type): its name */
     /* TUPLE */
     Type **elems;
     int nelems;

@@ -35,3 +35,15 @@ def identity_tensors():
                     1, 0, 3, m[0, 1], 100, 9 + np.eye(3).sum(), 100], np.float32)
     assert_close(out, exp, rtol=1e-6)
     assert_equal(eye.reshape(4, 4), np.eye(4, dtype=np.int32))
+
+
+@case
+def derived_tensor_element_access():
+    a = np.array([0.111, 0.5, 0.257, 0.9, 0.333, 0.666, 7, 8], np.float32)
+    out = np.zeros(6, np.float32)
+    m = a[:6].reshape(2, 3).astype(np.float64)     # before the kernel writes A
+    prog.run("percents", a, out)
+    pct = np.rint(m * 100)          # round-half-even like convert_int_rte
+    exp = np.array([pct[1, 2], m[1, 2], m.sum(), pct.sum(), 0.42, 0.42], np.float32)
+    assert_close(out, exp, rtol=1e-6)
+    assert_close(a[0], np.float32(0.42), rtol=1e-6)
