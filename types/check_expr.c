@@ -956,14 +956,17 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
     return x;
 }
 
+int tensor_ref_error(Ctx *cx, Node *syn) {
+    if (strcmp(syn->kids[0]->key, "~ref~")) return 0;
+    diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
+    return 1;
+}
+
 /* (~ V I) on a vector, (~ T I J ...) on a tensor-view (spec "Element
  * Access"; ~ref~ is not for tensors). */
 static Node *element(Ctx *cx, Node *syn, Sym *v) {
     if (sym_ndims(v)) {
-        if (!strcmp(syn->kids[0]->key, "~ref~")) {
-            diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
-            return NULL;
-        }
+        if (tensor_ref_error(cx, syn)) return NULL;
         return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
     }
     if (!nargs_ok(cx, syn, 2, 2)) return NULL;

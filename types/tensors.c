@@ -367,7 +367,8 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
 }
 
-/* (as-NAME T) for a derived tensor-view type NAME (def-derived-type NAME
+/* (as-NAME T)  - spec "Overloading Element Access", "Derived Types"
+ * For a derived tensor-view type NAME (def-derived-type NAME
  * (tensor-view-type N ...)): the same view (same C variables) typed NAME,
  * so `~` and other overloads on NAME apply to it. */
 Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
@@ -417,8 +418,8 @@ int identity_rank(Ctx *cx, Node *syn) {
     return 0;
 }
 
-/* (make-identity-tensor RANK): a value with no data; RANK is a compile-time
- * integer from 1 to 8. */
+/* (make-identity-tensor RANK)  - spec "identity-tensor"
+ * A value with no data; RANK is a compile-time integer from 1 to 8. */
 static Node *make_identity_tensor(Ctx *cx, Node *syn) {
     int64_t n = 0;
     if (syn->nkids != 2 || !const_syn_int(cx, syn->kids[1], &n) || n < 1 || n > MAX_DIMS) {
@@ -437,13 +438,10 @@ static int same_index(const Node *a, const Node *b) {
     return a->kind == N_INT && a->ival == b->ival;
 }
 
-/* (~ I i j ...) on an identity tensor of rank N: 1 where all N indices
- * are equal, else 0 (N = 1: always 1). */
+/* (~ I i j ...) on an identity tensor of rank N  - spec "identity-tensor"
+ * 1 where all N indices are equal, else 0 (N = 1: always 1). */
 Node *identity_index(Ctx *cx, Node *syn, int rank) {
-    if (!strcmp(syn->kids[0]->key, "~ref~")) {
-        diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
-        return NULL;
-    }
+    if (tensor_ref_error(cx, syn)) return NULL;
     int n = syn->nkids - 2;
     if (n != rank) {
         diag_error_at(D(cx), syn, "E0483", "`%s` is an identity tensor of rank %d: `~` needs %d ind%s, found %d",
@@ -474,8 +472,9 @@ Node *identity_index(Ctx *cx, Node *syn, int rank) {
     return adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
 }
 
-/* (is-identity-tensor? T): true for an identity tensor, false for a
- * tensor-view, decided at compile time. */
+/* (is-identity-tensor? T)  - spec "identity-tensor"
+ * true for an identity tensor, false for a tensor-view, decided at compile
+ * time. */
 static Node *is_identity_tensor(Ctx *cx, Node *syn) {
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Node *v = expr(cx, syn->kids[1], NULL);
