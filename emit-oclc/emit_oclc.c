@@ -362,7 +362,10 @@ static void if_out(Em *e, const Node *n, int chained) {
 static void stmt_out(Em *e, const Node *n) {
     if (!n) return;
     switch (n->kind) {
-    case N_C_DECL: decl_out(e, n); break;
+    case N_C_DECL:
+        if (n->sym && n->sym->ty && n->sym->ty->kind == TY_IDENT) break; /* an identity tensor has no data */
+        decl_out(e, n);
+        break;
     case N_C_BLOCK: block_body(e, n); break; /* names are unique per function */
     case N_C_IF: if_out(e, n, 0); break;
     case N_C_FOR: for_out(e, n); break;
@@ -621,7 +624,8 @@ static void func_out(Em *e, const CFunc *f) {
        the scratch pool and the debug channel (docs/abi.md) */
     const Sym *ps[512];
     int np = 0;
-    for (int i = 0; i < f->nparams && np < 500; i++) ps[np++] = f->params[i];
+    for (int i = 0; i < f->nparams && np < 500; i++)
+        if (f->params[i]->ty->kind != TY_IDENT) ps[np++] = f->params[i]; /* an identity tensor has no data */
     if (f->kind == FN_KERNEL && !f->exact) {
         for (int i = 0; i < f->nsides && np < 500; i++)
             if (f->sides[i]->kind == SIDE_RESULT || f->sides[i]->kind == SIDE_IMPLICIT) ps[np++] = f->sides[i]->sym;

@@ -101,6 +101,7 @@ static int is_reserved(const char *s) {
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
  * `*` `_star`, `+` `_plus`, other punctuation `_`. */
 const char *mangle(Arena *a, const char *s) {
+    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
     char buf[512];
     size_t o = 0;
     for (const char *p = s; *p && o < sizeof buf - 8; p++) {
@@ -379,6 +380,10 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         if (!s->ty) s->ty = val->ty;
         Node *v = coerce(cx, val, s->ty, at, "value");
         if (!v) return;
+        if (v->ty->kind == TY_IDENT) { /* an identity tensor: nothing to store */
+            s->immutable = 1;
+            return;
+        }
         Node *as = ck_node(cx, N_C_ASSIGN, at, s->ty);
         as->op = OP_SET;
         as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
@@ -802,6 +807,18 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         diag_error_at(ck->d, name, "E0307", "`%s` has no initial value and no declared type", name->name);
                     if (!sequential) cx->scope = inner;
                     scope_add(cx, s); /* poisoned: later uses stay quiet */
+                    continue;
+                }
+                if (s->ty->kind == TY_IDENT) {
+                    /* an identity tensor: nothing to declare (spec "identity-tensor") */
+                    if (!s->ty->ndims) {
+                        diag_error_at(ck->d, name, "E0540", "identity tensor `%s` needs a rank: (identity-tensor-type RANK)",
+                                      name->name);
+                        s->ty = NULL;
+                    }
+                    if (!sequential) cx->scope = inner;
+                    s->immutable = 1;
+                    scope_add(cx, s);
                     continue;
                 }
                 decl->ty = s->ty;
@@ -1766,6 +1783,15 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
         }
     }
     if (!fd->ret) fd->ret = &ty_void;
+    for (int i = 0; i < (fd->ret->kind == TY_TUPLE ? fd->ret->nelems : 1); i++) {
+        Type *r = fd->ret->kind == TY_TUPLE ? fd->ret->elems[i] : fd->ret;
+        if (r && r->kind == TY_IDENT) {
+            diag_error_at(ck->d, fd->form->kids[1], "E0547",
+                          "`%s` cannot return an identity tensor (`%s`): it holds no data; make one where it is used with (make-identity-tensor RANK)",
+                          fd->name, ty_name(ck->a, r));
+            fd->bad = 1;
+        }
+    }
     if (fd->kind != FN_FUNCTION && fd->ret->kind != TY_VOID) {
         diag_error_at(ck->d, fd->form->kids[1], "E0120", "%s `%s` cannot return a value (declared `%s`)",
                       fd->kind == FN_KERNEL ? "kernel" : "grid function", fd->name, ty_name(ck->a, fd->ret));
@@ -1801,7 +1827,12 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
         }
-        if (fd->kind == FN_KERNEL && t->ndims) {
+        if (fd->kind == FN_KERNEL && t->kind == TY_IDENT) {
+            diag_error_at(ck->d, p->name, "E0546",
+                          "kernel parameter `%s` cannot be an identity tensor (`%s`): it holds no data; make it inside the kernel with (make-identity-tensor RANK)",
+                          p->name->name, ty_name(ck->a, t));
+            fd->bad = 1;
+        } else if (fd->kind == FN_KERNEL && t->ndims) {
             diag_error_at(ck->d, p->name, "E0136",
                           "kernel parameter `%s` cannot be a tensor-view (`%s`): tensor-views never cross the host boundary; pass the parent vector and make the view inside the kernel",
                           p->name->name, ty_name(ck->a, t));
@@ -1986,7 +2017,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
     if (!s) return NULL;
     s->kind = SYM_PARAM;
     s->write_only = pd->is_out;
-    if (t->ndims) {
+    if (t->kind == TY_IDENT) {
+        /* an identity tensor: no data, so no C parameter at all */
+    } else if (t->ndims) {
         /* a tensor-view parameter: the root's pointer, the offset, and
            pointers to the caller's private dims and strides arrays (so the
            callee sees, and transpose! changes, the caller's view) */
@@ -2077,6 +2110,10 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
                 base = arena_printf(ck->a, "%s_%s", base, ty_cname(ptys[i]->elem));
+        /* ... and after the rank an (identity-tensor-type) parameter got */
+        for (int i = 0; i < fd->nparams; i++)
+            if (fd->params[i].ty && fd->params[i].ty->kind == TY_IDENT && !fd->params[i].ty->ndims)
+                base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
         fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
@@ -2129,6 +2166,7 @@ const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
 }
 
 static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
+    if (decl->kind == TY_IDENT && arg && arg->kind == TY_IDENT) return arg; /* (identity-tensor-type): the argument's rank */
     if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && template_pattern_match(ck, decl, arg)) return arg;
     if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
     Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
@@ -2137,6 +2175,7 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->ndims) {
         t->view = 1;
         t->ndims = decl->ndims;
+        t->tag = decl->tag;
     }
     if (decl->soa) { /* one instance for soa-vectors and views of any length */
         t->soa = 1;
@@ -2203,6 +2242,7 @@ static int complete_signature(FuncDef *fd) {
         if (!t) return 0;
         if (t->kind == TY_VECTOR && (!t->elem || !t->as)) return 0;
         if (t->kind == TY_STRUCT && t->sd->pattern) return 0; /* incomplete struct template */
+        if (t->kind == TY_IDENT && !t->ndims) return 0;       /* any rank: instantiated per rank */
     }
     return 1;
 }

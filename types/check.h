@@ -58,7 +58,7 @@ struct Sym {
 
 /* A tensor-view's number of dimensions (0 for anything else). */
 static inline int sym_ndims(const Sym *s) {
-    return s && s->ty ? s->ty->ndims : 0;
+    return s && s->ty && s->ty->kind == TY_VECTOR ? s->ty->ndims : 0;
 }
 
 /* A def-const-vec after its body ran (spec "def-const-vec"): a file-scope

@@ -135,6 +135,24 @@ static int is_flex(const Node *n) {
     return n && (n->kind == N_C_INTLIT || n->kind == N_C_FLOATLIT) && n->op != 0;
 }
 
+/* An identity tensor's element (i == j ? 1 : 0): like a literal it takes
+ * the type its context wants (int without one). */
+#define SEL_ADOPTS 1
+static int adopts_type(const Node *n) { return n && n->kind == N_C_SELECT && n->op == SEL_ADOPTS; }
+
+Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
+    Node *one = int_lit(cx, at, 1, ty_num(SC_INT)), *zero = int_lit(cx, at, 0, ty_num(SC_INT));
+    one->op = zero->op = LIT_FLEX_INT;
+    if (!cond) return konst ? one : zero;
+    Node *s = mk(cx, N_C_SELECT, at, ty_num(SC_INT), 3);
+    if (!s) return NULL;
+    s->op = SEL_ADOPTS;
+    s->kids[s->nkids++] = cond;
+    s->kids[s->nkids++] = one;
+    s->kids[s->nkids++] = zero;
+    return s;
+}
+
 /* Does integer `v` fit scalar `s`? */
 static int int_fits(int64_t v, int is_unsigned, Scalar s) {
     if (is_unsigned) return s == SC_ULONG || ty_scalar_info(s)->cat == CAT_FLOAT;
@@ -225,6 +243,16 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     Type *have = val->ty;
     if (!have) return NULL;
     if (ty_equal(have, want) && !(is_flex(val) && want->kind == TY_HWVEC)) return val;
+    if (adopts_type(val) && want->kind == TY_NUM) {
+        /* an identity tensor's element: 1 and 0 of the context's type */
+        Node *one = adapt_literal(cx, val->kids[1], want, at), *zero = adapt_literal(cx, val->kids[2], want, at);
+        if (!one || !zero) return NULL;
+        val->kids[1] = one;
+        val->kids[2] = zero;
+        val->ty = want;
+        return val;
+    }
+    if (have->kind == TY_IDENT && want->kind == TY_IDENT && (!want->ndims || want->ndims == have->ndims)) return val;
     if (is_flex(val) && ty_is_arith(want)) {
         Node *l = adapt_literal(cx, val, want, at);
         return l;
@@ -361,7 +389,7 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
             diag_error_at(D(cx), syn[i], "E0311", "`%s` needs numbers, found `%s`", what, tname(cx, args[i]->ty));
             return NULL;
         }
-        if (is_flex(args[i])) {
+        if (is_flex(args[i]) || adopts_type(args[i])) {
             if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT) any_float_lit = 1;
             continue;
         }
@@ -876,6 +904,12 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
 Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
     Node *v = expr(cx, syn, NULL);
     if (!v) return NULL;
+    if (v->ty && v->ty->kind == TY_IDENT) {
+        diag_error_at(D(cx), syn, "E0542",
+                      "`%s` needs a vector or tensor-view with data; `%s` is an identity tensor (no data, extents or strides: only `~`, `num-dims~`, `transpose` and `is-identity-tensor?` apply)",
+                      what, syn_to_string(cx->ck->a, syn, 30));
+        return NULL;
+    }
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
         return NULL;
@@ -922,26 +956,47 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
     return x;
 }
 
+int tensor_ref_error(Ctx *cx, Node *syn) {
+    if (strcmp(syn->kids[0]->key, "~ref~")) return 0;
+    diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
+    return 1;
+}
+
 /* (~ V I) on a vector, (~ T I J ...) on a tensor-view (spec "Element
  * Access"; ~ref~ is not for tensors). */
 static Node *element(Ctx *cx, Node *syn, Sym *v) {
     if (sym_ndims(v)) {
-        if (!strcmp(syn->kids[0]->key, "~ref~")) {
-            diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
-            return NULL;
-        }
+        if (tensor_ref_error(cx, syn)) return NULL;
         return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
     }
     if (!nargs_ok(cx, syn, 2, 2)) return NULL;
     return index_node(cx, syn, v, syn->kids[2]);
 }
 
+/* Does (~ T I...) on the derived tensor-view T call a user `~` overload
+ * (spec "Overloading Element Access")?  Not inside a `~` overload or a
+ * def-setter body, where `~` on the tensor is the built-in access. */
+static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
+    if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
+    FuncDef *cands[16];
+    int nc = func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
+    for (int i = 0; i < nc; i++) {
+        resolve_signature(cx->ck, cands[i]);
+        if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
+            cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
+            return 1;
+    }
+    return 0;
+}
+
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
 static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
-    (void)want;
     if (!nargs_ok(cx, syn, 2, -1)) return NULL;
+    int rank = identity_rank(cx, syn->kids[1]);
+    if (rank) return identity_index(cx, syn, rank);
     Sym *v = vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
+    if (v->ty->tag && derived_elem_overload(cx, syn, v)) return user_call(cx, syn, want, NULL, 0);
     if (v->write_only || v->ty->acc == ACC_WRITE_ONLY) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
                       v->name, v->write_only ? "an &out parameter" : ":write-only");
@@ -1041,6 +1096,10 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             return NULL;
         }
         if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+        if (s->ty && s->ty->kind == TY_IDENT) {
+            diag_error_at(D(cx), syn, "E0541", "cannot assign to `%s`: an identity tensor is immutable", s->name);
+            return NULL;
+        }
         if (s->ty && s->ty->kind == TY_VECTOR) {
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)", s->name, s->name);
             return NULL;
@@ -1055,6 +1114,11 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
     const char *h = syn_head(syn);
     if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
         if (!nargs_ok(cx, syn, 2, -1)) return NULL;
+        if (identity_rank(cx, syn->kids[1])) {
+            diag_error_at(D(cx), syn, "E0541", "cannot write to `%s`: an identity tensor is immutable (it holds no data)",
+                          syn_to_string(cx->ck->a, syn->kids[1], 30));
+            return NULL;
+        }
         Sym *v = vector_operand(cx, syn->kids[1], "~");
         if (!v) return NULL;
         if (v->kind == SYM_CONSTVEC) {
@@ -2024,13 +2088,18 @@ static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const c
 /* How well argument `a` fits parameter type `p`: 0 exact, 1 an adapted
  * literal, 2 an implicit widening; -1 it does not fit. */
 static int fit(const Node *a, const Type *p) {
+    if (p->kind == TY_IDENT || a->ty->kind == TY_IDENT)
+        return p->kind == a->ty->kind && (!p->ndims || p->ndims == a->ty->ndims) ? (p->ndims ? 0 : 1) : -1;
     if (p->kind == TY_VECTOR) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
+        if (p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
+        if (p->tag && (!t->tag || strcmp(p->tag, t->tag))) return -1; /* a derived tensor-view type */
+        int derived = t->tag && !p->tag ? 3 : 0; /* a derived tensor to its original: the derived overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
-        return p->as && p->elem ? 0 : 1;
+        return derived + (p->as && p->elem ? 0 : 1);
     }
     if (ty_equal(a->ty, p)) return 0; /* a literal's own default type too */
     if (is_flex(a) && ty_is_arith(p)) {
@@ -2218,9 +2287,15 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
+        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
         if (!a) return NULL;
-        if (p->ty->kind == TY_VECTOR) {
+        if (p->ty->kind == TY_IDENT || a->ty->kind == TY_IDENT) {
+            /* an identity tensor: only to an (identity-tensor-type [N])
+               parameter of its rank; it passes no data */
+            if (!identity_arg_ok(cx, argsyn[i], a, p->ty, p->name->name, fd->name)) return NULL;
+            vals[i] = a;
+            tys[i] = a->ty;
+        } else if (p->ty->kind == TY_VECTOR) {
             Type *pt = p->ty, *at = a->ty;
             if (at->kind != TY_VECTOR || a->kind != N_C_VAR) {
                 diag_error_at(ck->d, argsyn[i], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
@@ -2244,6 +2319,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 diag_error_at(ck->d, argsyn[i], "E0414",
                               "parameter `%s` of `%s` expects a %d-dimensional tensor-view, but `%s` has %d dimension%s",
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
+                return NULL;
+            }
+            if (pt->tag && (!at->tag || strcmp(pt->tag, at->tag))) {
+                diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
+                              p->name->name, fd->name, pt->tag, tname(cx, at), pt->tag, as->name);
                 return NULL;
             }
             const char *why = NULL;
@@ -2292,15 +2372,17 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
     for (int i = 0; i < n; i++)
-        nargs += sym_ndims(fn->params[i])            ? 4
-                 : fn->params[i]->soa_fields         ? fn->params[i]->ty->elem->sd->nfields + 1
+        nargs += sym_ndims(fn->params[i])                 ? 4
+                 : fn->params[i]->soa_fields              ? fn->params[i]->ty->elem->sd->nfields + 1
                  : fn->params[i]->ty->kind == TY_VECTOR ? 2
-                                                     : 1;
+                 : fn->params[i]->ty->kind == TY_IDENT  ? 0
+                                                          : 1;
     nargs += nret > 1 ? nret - 1 : 0;
     Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
+        if (fn->params[i]->ty->kind == TY_IDENT) continue; /* no data to pass */
         if (sym_ndims(fn->params[i])) {
             /* a tensor-view: root pointer, offset, dims and strides arrays */
             Sym *vs = vals[i]->sym;
@@ -2371,6 +2453,7 @@ static const Builtin builtins[] = {
     {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
     {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
+    {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
     {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
     {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
     {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
@@ -2403,6 +2486,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
                 return user_call(cx, syn, NULL, NULL, 0);
         }
     }
+    if (base->ty->kind == TY_IDENT) return tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
         (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
         return tensor_form(cx, syn, NULL);
@@ -2743,6 +2827,11 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "as-", 3)) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = global_lookup(cx->ck, h + 3);
+        if (st && st->kind == SYM_TYPE && st->type_syn && syn_is_form(st->type_syn, "def-derived-type") &&
+            (!st->ty || st->ty->kind == TY_VECTOR)) {
+            Type *dt = type_expr(cx->ck, cx_sym(cx, head, h + 3)); /* a derived tensor-view type */
+            return dt ? tensor_as_derived(cx, syn, dt) : NULL;
+        }
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
             if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
             Node *v = expr(cx, syn->kids[1], NULL);

@@ -236,6 +236,15 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want);
 Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
 Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
 Node *tensor_form(Ctx *cx, Node *syn, Type *want);
+Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
+/* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
+int tensor_ref_error(Ctx *cx, Node *syn);
+int identity_rank(Ctx *cx, Node *syn);
+Node *identity_index(Ctx *cx, Node *syn, int rank);
+int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname);
+/* (cond ? 1 : 0) whose literals take the type the context wants; with
+ * COND NULL the flexible literal KONST. */
+Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 
 /* ---- check_expr.c: calls ---- */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);

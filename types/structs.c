@@ -76,6 +76,14 @@ static int subst_keyword(Checker *ck, Node *v, int *out) {
     return 0;
 }
 
+/* Is SYN a tensor-view type: (tensor-view-type ...), or an alias defined
+ * as one (matrix)? */
+static int tensor_original(Checker *ck, Node *syn) {
+    if (syn_is_form(syn, "tensor-view-type")) return 1;
+    Sym *s = syn->kind == N_SYMBOL ? global_lookup(ck, syn->key) : NULL;
+    return s && s->kind == SYM_TYPE && !s->ty && s->type_syn && syn_is_form(s->type_syn, "tensor-view-type");
+}
+
 /* (def-derived-type NEW ORIGINAL &key (subst :no)): a new struct type with
  * the original's fields and layout (spec "Derived Types"). */
 void derived_collect(Checker *ck, Node *form) {
@@ -91,6 +99,13 @@ void derived_collect(Checker *ck, Node *form) {
             return;
         }
         if (!subst_keyword(ck, form->kids[i + 1], &subst)) return;
+    }
+    if (tensor_original(ck, form->kids[2])) {
+        /* a derived tensor-view type: an alias resolved by type_expr
+           through this very form (typeexpr.c, "def-derived-type") */
+        Sym *s = new_global(ck, SYM_TYPE, form->kids[1]);
+        if (s) s->type_syn = form;
+        return;
     }
     /* collect it as a struct, then mark how it is made */
     Node *fake_kids[3] = {form->kids[0], form->kids[1], form->kids[2]};

@@ -743,7 +743,18 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     for (size_t i = 0; i < sizeof vector_forms / sizeof *vector_forms; i++) vector_form |= syn_is_form(psyn, vector_forms[i]);
     if (vector_form && at->kind == TY_VECTOR && at->elem && psyn->nkids > 1)
         deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
-    (void)ck;
+    /* (tensor-view-type N (vector-type T ...)): T from the view's parent */
+    if (syn_is_form(psyn, "tensor-view-type") && at->kind == TY_VECTOR && at->ndims && psyn->nkids > 2)
+        deduce(ck, t, psyn->kids[2], at, args, conflict);
+    /* (ALIAS T ...) of a vector or tensor-view alias, e.g. (matrix T): T is
+       the element type (the first argument that is not a keyword) */
+    if (syn_is_list(psyn) && psyn->nkids > 1 && psyn->kids[0]->kind == N_SYMBOL && psyn->kids[1]->kind != N_KEYWORD &&
+        at->kind == TY_VECTOR && at->elem) {
+        Sym *alias = global_lookup(ck, psyn->kids[0]->key);
+        Type *base = alias && alias->kind == SYM_TYPE ? type_expr(ck, psyn->kids[0]) : NULL;
+        if (base && base->kind == TY_VECTOR)
+            deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
+    }
 }
 
 /* The parameter type syntax of a templated function's i-th parameter. */

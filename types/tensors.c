@@ -367,12 +367,159 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
 }
 
+/* (as-NAME T)  - spec "Overloading Element Access", "Derived Types"
+ * For a derived tensor-view type NAME (def-derived-type NAME
+ * (tensor-view-type N ...)): the same view (same C variables) typed NAME,
+ * so `~` and other overloads on NAME apply to it. */
+Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, dt->ndims);
+    if (!t) return NULL;
+    const Type *at = t->ty;
+    const char *why = dt->elem && !ty_equal(dt->elem, at->elem) ? "element types differ"
+                      : dt->as && dt->as != at->as             ? "address spaces differ"
+                      : dt->acc && dt->acc != at->acc          ? "access differs"
+                      : dt->align && dt->align != at->align    ? "alignments differ"
+                                                               : NULL;
+    if (why) {
+        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", t->name, dt->tag, tname(cx, at), why);
+        return NULL;
+    }
+    Sym *v = arena_alloc(cx->ck->a, sizeof *v);
+    Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
+    if (!v || !ty) return NULL;
+    *ty = *at;
+    ty->tag = dt->tag;
+    *v = *t; /* another name for the same view */
+    v->ty = ty;
+    return var_ref(cx, syn, v);
+}
+
+/* ---- identity tensors (spec "identity-tensor") ----
+ * An identity tensor is the Kronecker delta of some rank: no data, no
+ * extents, immutable.  Its type is TY_IDENT (the rank in ndims); a variable
+ * of that type has no C declaration and an (identity-tensor-type N)
+ * parameter no C parameter.  (~ I i j ...) is (i == j && ...) ? 1 : 0,
+ * whose 1 and 0 take the type the context wants, like a literal (int
+ * without a context); with constant indices it is the literal 1 or 0. */
+
+/* The rank of the identity tensor SYN names (a variable or a
+ * (make-identity-tensor N) form), without checking it; 0 for anything else. */
+int identity_rank(Ctx *cx, Node *syn) {
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->key);
+        return s && s->ty && s->ty->kind == TY_IDENT ? s->ty->ndims : 0;
+    }
+    int64_t n;
+    if (syn_is_form(syn, "make-identity-tensor") && syn->nkids == 2 && const_syn_int(cx, syn->kids[1], &n) && n >= 1 &&
+        n <= MAX_DIMS)
+        return (int)n;
+    if (syn_is_form(syn, "transpose") && syn->nkids == 2) return identity_rank(cx, syn->kids[1]);
+    return 0;
+}
+
+/* (make-identity-tensor RANK)  - spec "identity-tensor"
+ * A value with no data; RANK is a compile-time integer from 1 to 8. */
+static Node *make_identity_tensor(Ctx *cx, Node *syn) {
+    int64_t n = 0;
+    if (syn->nkids != 2 || !const_syn_int(cx, syn->kids[1], &n) || n < 1 || n > MAX_DIMS) {
+        diag_error_at(D(cx), syn, "E0540", "expected (make-identity-tensor RANK) with a compile-time RANK from 1 to %d, found `%s`",
+                      MAX_DIMS, syn_to_string(cx->ck->a, syn, 40));
+        return NULL;
+    }
+    Sym *s = new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
+    return s ? var_ref(cx, syn, s) : NULL;
+}
+
+/* Are index syntaxes A and B the same variable or integer? */
+static int same_index(const Node *a, const Node *b) {
+    if (a->kind != b->kind) return 0;
+    if (a->kind == N_SYMBOL) return !strcmp(a->key, b->key);
+    return a->kind == N_INT && a->ival == b->ival;
+}
+
+/* (~ I i j ...) on an identity tensor of rank N  - spec "identity-tensor"
+ * 1 where all N indices are equal, else 0 (N = 1: always 1). */
+Node *identity_index(Ctx *cx, Node *syn, int rank) {
+    if (tensor_ref_error(cx, syn)) return NULL;
+    int n = syn->nkids - 2;
+    if (n != rank) {
+        diag_error_at(D(cx), syn, "E0483", "`%s` is an identity tensor of rank %d: `~` needs %d ind%s, found %d",
+                      syn_to_string(cx->ck->a, syn->kids[1], 30), rank, rank, rank == 1 ? "ex" : "ices", n);
+        return NULL;
+    }
+    if (!expr(cx, syn->kids[1], NULL)) return NULL; /* a make-identity-tensor form is checked */
+    Node *idx[MAX_DIMS];
+    int64_t v[MAX_DIMS];
+    int all_const = 1;
+    for (int k = 0; k < n; k++) {
+        if (!(idx[k] = ulong_arg(cx, syn->kids[2 + k], "tensor index"))) return NULL;
+        all_const &= const_int(cx, idx[k], &v[k]);
+    }
+    int equal = 1;
+    for (int k = 1; all_const && k < n; k++) equal &= v[k] == v[0];
+    if (all_const || n == 1) return adopting_delta(cx, syn, NULL, equal);
+    Node *cond = NULL;
+    for (int k = 1; k < n; k++) {
+        /* an index written like an earlier one adds nothing (and a == a
+           draws a compiler warning) */
+        int repeat = 0;
+        for (int j = 0; j < k; j++) repeat |= same_index(syn->kids[2 + j], syn->kids[2 + k]);
+        if (repeat) continue;
+        Node *eq = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_EQ, idx[0], idx[k]);
+        cond = cond ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, cond, eq) : eq;
+    }
+    return adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
+}
+
+/* (is-identity-tensor? T)  - spec "identity-tensor"
+ * true for an identity tensor, false for a tensor-view, decided at compile
+ * time. */
+static Node *is_identity_tensor(Ctx *cx, Node *syn) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = expr(cx, syn->kids[1], NULL);
+    if (!v) return NULL;
+    int yes = v->ty->kind == TY_IDENT;
+    if (!yes && !(v->ty->kind == TY_VECTOR && v->ty->ndims && v->kind == N_C_VAR)) {
+        diag_error_at(D(cx), syn->kids[1], "E0543", "`is-identity-tensor?` needs a tensor-view, found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    Node *b = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
+    b->ival = yes;
+    return b;
+}
+
+/* An identity tensor A passed as parameter PNAME (type PT) of FNAME, or
+ * anything passed to an (identity-tensor-type [N]) parameter: only an
+ * identity tensor of the parameter's rank fits. */
+int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname) {
+    if (pt->kind != TY_IDENT) {
+        diag_error_at(D(cx), asyn, "E0545",
+                      "`%s` is an identity tensor: it holds no data, so it cannot be passed as parameter `%s` of `%s` (`%s`); declare the parameter (identity-tensor-type [RANK])",
+                      syn_to_string(cx->ck->a, asyn, 30), pname, fname, tname(cx, pt));
+        return 0;
+    }
+    if (a->ty->kind != TY_IDENT || (pt->ndims && pt->ndims != a->ty->ndims)) {
+        diag_error_at(D(cx), asyn, "E0544", "parameter `%s` of `%s` is `%s`, found `%s`%s", pname, fname, tname(cx, pt),
+                      tname(cx, a->ty), a->ty->kind == TY_IDENT ? "" : "; pass (make-identity-tensor RANK)");
+        return 0;
+    }
+    return 1;
+}
+
 /* The tensor forms of the builtin table.  A user function of the same
  * name (row, col, transpose ...) wins over the builtin. */
 Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
     if (func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
+    if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
+    if (syn->nkids == 2 && identity_rank(cx, syn->kids[1])) {
+        /* (num-dims~ I) is the rank; (transpose I) is I itself */
+        if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, identity_rank(cx, syn->kids[1]), ulong_ty());
+        if (!strcmp(h, "transpose")) return expr(cx, syn->kids[1], NULL);
+    }
     if (!strcmp(h, "make-tensor-view")) return make_tensor_view(cx, syn);
     if (!strcmp(h, "make-matrix")) return make_matrix(cx, syn);
     if (!strcmp(h, "row") || !strcmp(h, "col")) return row_or_col(cx, syn, h[0] == 'c');

@@ -303,6 +303,36 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         t->ndims = (int)n;
         return t;
     }
+    if (h && !strcmp(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
+        /* (def-derived-type NAME TENSOR-VIEW-TYPE ...), reached through the
+           alias NAME (structs.c derived_collect): the tensor-view type under
+           a name of its own, so overloads (of ~ too) can tell it apart */
+        Type *o = type_expr(ck, syn->kids[2]);
+        if (!o) return NULL;
+        if (o->kind != TY_VECTOR || !o->ndims || o->tag) {
+            diag_error_at(ck->d, syn->kids[2], "E0164", "def-derived-type derives from a struct or a tensor-view type, found `%s`",
+                          ty_name(ck->a, o));
+            return NULL;
+        }
+        Type *t = arena_alloc(ck->a, sizeof *t);
+        if (!t) return NULL;
+        *t = *o;
+        t->tag = syn->kids[1]->name;
+        return t;
+    }
+    if (h && !strcmp(h, "identity-tensor-type")) {
+        /* (identity-tensor-type [RANK]) - spec "identity-tensor": no data;
+           without a rank (a parameter type) any rank is accepted and the
+           function is instantiated per rank */
+        Ctx tmp = {.ck = ck};
+        int64_t n = 0;
+        if (syn->nkids > 2 || (syn->nkids == 2 && (!const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
+            diag_error_at(ck->d, syn, "E0540", "expected (identity-tensor-type [RANK]) with RANK from 1 to 8, found `%s`",
+                          syn_to_string(ck->a, syn, 60));
+            return NULL;
+        }
+        return ty_identity(ck->a, (int)n);
+    }
     if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "soa-view-type"))) {
         /* (soa-vector-type STRUCT [address-space] [access] [align] [length])
            or the key form: spec "soa-vector and soa-view", "Defining" */
@@ -336,6 +366,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         if (base->ndims) { /* (matrix float :global): a tensor-view type with the parent filled in */
             t->view = 1;
             t->ndims = base->ndims;
+            t->tag = base->tag;
         }
         return t;
     }

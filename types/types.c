@@ -107,6 +107,15 @@ Type *ty_vector(Arena *a, Type *elem, AddrSpace as, Access acc, Align al, int64_
     return t;
 }
 
+Type *ty_identity(Arena *a, int rank) {
+    Type *t = arena_alloc(a, sizeof *t);
+    if (!t) return &ty_void;
+    t->kind = TY_IDENT;
+    t->ndims = rank;
+    t->length = -1;
+    return t;
+}
+
 Type *ty_tuple(Arena *a, Type **elems, int n) {
     Type *t = arena_alloc(a, sizeof *t);
     if (!t) return &ty_void;
@@ -154,9 +163,11 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_HWVEC: return a->sc == b->sc && a->width == b->width;
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
-               a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims;
+               a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims &&
+               (a->tag == b->tag || (a->tag && b->tag && !strcmp(a->tag, b->tag)));
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
+    case TY_IDENT: return a->ndims == b->ndims;
     case TY_TUPLE:
         if (a->nelems != b->nelems || a->maybe != b->maybe) return 0;
         for (int i = 0; i < a->nelems; i++)
@@ -233,7 +244,9 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_STRUCT: return t->sd->name;
     case TY_ENUM: return t->ed->name;
     case TY_STRING: return "string";
+    case TY_IDENT: return t->ndims ? arena_printf(a, "(identity-tensor-type %d)", t->ndims) : "(identity-tensor-type)";
     case TY_VECTOR: {
+        if (t->tag) return t->tag;
         if (t->ndims) {
             /* (tensor-view-type N (vector-type ...)), or just N when the parent is open */
             Type p = *t;

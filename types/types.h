@@ -24,6 +24,7 @@ typedef enum TypeKind {
     TY_VOIDP,    /* def-kernel-exact's untyped __global pointer */
     TY_STRUCT,   /* def-struct: std140 layout */
     TY_ENUM,     /* def-enumeration: an int at run time */
+    TY_IDENT,    /* an identity tensor: no data, `ndims` its rank (0: any) */
 } TypeKind;
 
 typedef enum Scalar {
@@ -85,7 +86,9 @@ struct Type {
     int64_t length;   /* -1 when not known at compile time */
     int view;         /* a vector-view: a window (offset, length) on a root */
     int soa;          /* a soa-vector of a struct: one vector per field */
-    int ndims;        /* a tensor-view (view = 1) of this many dimensions, else 0 */
+    int ndims;        /* a tensor-view (view = 1) of this many dimensions, else 0;
+                         IDENT: the rank (0 in a parameter type: any rank) */
+    const char *tag;  /* a derived tensor-view type (def-derived-type): its name */
     /* TUPLE */
     Type **elems;
     int nelems;
@@ -109,6 +112,8 @@ extern Type ty_void, ty_bool, ty_keyword, ty_string, ty_voidp;
 Type *ty_num(Scalar s);
 Type *ty_hwvec(Scalar s, int width);  /* NULL for an invalid width */
 Type *ty_vector(Arena *a, Type *elem, AddrSpace as, Access acc, Align al, int64_t len);
+/* An identity tensor of RANK dimensions (0: any rank, parameter types). */
+Type *ty_identity(Arena *a, int rank);
 Type *ty_tuple(Arena *a, Type **elems, int n);
 
 /* Base type by (lower-case) name: scalars, hardware vectors, bool, nil,
