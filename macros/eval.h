@@ -19,7 +19,7 @@
 
 /* Defaults for the limits (used when the CrispOptions field is 0). */
 #define EVAL_DEFAULT_MAX_STEPS 1000000L         /* per macro call           */
-#define EVAL_DEFAULT_TOTAL_STEPS 20000000L      /* per compilation          */
+#define EVAL_DEFAULT_TOTAL_STEPS 8000000L       /* per compilation          */
 #define EVAL_DEFAULT_MAX_EXPANSION_DEPTH 200L   /* nested macro expansions  */
 #define EVAL_DEFAULT_MAX_RECURSION 5000L        /* nested evaluations       */
 #define EVAL_DEFAULT_MAX_OUTPUT_NODES 250000L   /* new nodes per expansion  */

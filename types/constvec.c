@@ -27,7 +27,7 @@
 #include "../src/syntax.h"
 #include "check_int.h"
 
-#define CV_MAX_STEPS 10000000L          /* evaluation steps per def-const-vec */
+#define CV_MAX_STEPS 2000000L           /* evaluation steps per def-const-vec */
 #define CV_MAX_LENGTH (1L << 20)        /* elements of one vector           */
 #define CV_MAX_TOTAL (1L << 22)         /* elements allocated by one body   */
 #define CV_MAX_DEPTH 500                /* nested forms                     */
