@@ -326,6 +326,16 @@ static Node *expand(Expander *x, Node *n, int depth) {
 /* `(def-const NAME VALUE)` with a literal VALUE becomes visible to macro
  * bodies as a compile-time constant. */
 static void note_constant(Expander *x, const Node *n) {
+    if (syn_is_form(n, "def-parameter") && n->nkids >= 2 && n->nkids <= 3 && n->kids[1]->kind == N_SYMBOL) {
+        /* (def-parameter NAME [VALUE]) with its -D override: a constant of
+           the compile-time language too, as in #+ */
+        const char *d = x->c->opt ? crisp_define(x->c->opt, n->kids[1]->name) : NULL;
+        Node *v = d ? syn_define_value(&x->c->arena, n->kids[1]->loc, d)
+                    : n->nkids == 3 ? n->kids[2] : syn_int(&x->c->arena, n->kids[1]->loc, 0);
+        if (v && (v->kind == N_INT || v->kind == N_FLOAT || v->kind == N_STRING))
+            eval_define_constant(&x->ev, n->kids[1]->key, v);
+        return;
+    }
     if (!(syn_is_form(n, "def-const") || syn_is_form(n, "def-constant")) || n->nkids != 3) return;
     const Node *name = n->kids[1], *v = n->kids[2];
     if (name->kind != N_SYMBOL) return;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static Node dummy_node;  /* returned when the arena is exhausted */
 
@@ -64,6 +65,17 @@ Node *syn_float(Arena *a, SrcLoc loc, double v) {
     Node *n = syn_new(a, N_FLOAT, loc);
     n->fval = v;
     return n;
+}
+
+Node *syn_define_value(Arena *a, SrcLoc loc, const char *text) {
+    char *end;
+    long long iv = strtoll(text, &end, 0);
+    if (*text && !*end) return syn_int(a, loc, iv);
+    double fv = strtod(text, &end);
+    if (*text && !*end) return syn_float(a, loc, fv);
+    if (!strcasecmp(text, "t") || !strcasecmp(text, "true")) return syn_int(a, loc, 1);
+    if (!strcasecmp(text, "nil") || !strcasecmp(text, "false")) return syn_int(a, loc, 0);
+    return NULL;
 }
 
 Node *syn_string(Arena *a, SrcLoc loc, const char *s, int len) {

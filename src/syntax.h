@@ -18,6 +18,9 @@ Node *syn_symbol(Arena *a, SrcLoc loc, const char *name);  /* key = lower-cased 
 Node *syn_keyword(Arena *a, SrcLoc loc, const char *name); /* name without ':' */
 Node *syn_int(Arena *a, SrcLoc loc, int64_t v);
 Node *syn_float(Arena *a, SrcLoc loc, double v);
+/* The value of a -DNAME=TEXT override: a number, or t/true (1) and
+ * nil/false (0); NULL when TEXT is none of these. */
+Node *syn_define_value(Arena *a, SrcLoc loc, const char *text);
 Node *syn_string(Arena *a, SrcLoc loc, const char *s, int len);
 /* Shallow copy (kids array copied, kids shared). */
 Node *syn_copy(Arena *a, const Node *n);

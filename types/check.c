@@ -1595,17 +1595,6 @@ static void collect_parameter(Checker *ck, Node *form) {
 }
 
 /* A -D value as a syntax node (number, or t/nil/true/false). */
-static Node *define_node(Checker *ck, const char *text, const Node *at) {
-    char *end;
-    long long iv = strtoll(text, &end, 0);
-    if (*text && !*end) return syn_int(ck->a, at->loc, iv);
-    double fv = strtod(text, &end);
-    if (*text && !*end) return syn_float(ck->a, at->loc, fv);
-    if (!strcasecmp(text, "t") || !strcasecmp(text, "true")) return syn_int(ck->a, at->loc, 1);
-    if (!strcasecmp(text, "nil") || !strcasecmp(text, "false")) return syn_int(ck->a, at->loc, 0);
-    return NULL;
-}
-
 /* The checked literal of a def-const / def-parameter (checked once). */
 static Node *const_value(Checker *ck, Sym *s) {
     if (s->value) return s->value;
@@ -1618,7 +1607,7 @@ static Node *const_value(Checker *ck, Sym *s) {
     if (s->kind == SYM_PARAMETER) {
         const char *dv = crisp_define(ck->c->opt, s->name);
         if (dv) {
-            init = define_node(ck, dv, s->def);
+            init = syn_define_value(ck->a, s->def->loc, dv);
             if (!init) {
                 diag_error_at(ck->d, s->def, "E0113", "-D%s=%s: the value is not a number, t or nil", s->name, dv);
                 s->resolving = 0;
