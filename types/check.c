@@ -2099,10 +2099,13 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
                 base = arena_printf(ck->a, "%s_%s", base, ty_cname(ptys[i]->elem));
-        /* ... and after the rank an (identity-tensor-type) parameter got */
+        /* ... and after the rank an (identity-tensor-type) or
+           (tensor-view-type) parameter got */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_IDENT && !fd->params[i].ty->ndims)
                 base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
+            else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
+                base = arena_printf(ck->a, "%s_rank%d", base, ptys[i]->ndims);
         fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
@@ -2163,7 +2166,7 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
                         decl->length >= 0 ? decl->length : arg->length);
     if (decl->ndims) {
         t->view = 1;
-        t->ndims = decl->ndims;
+        t->ndims = decl->ndims < 0 ? arg->ndims : decl->ndims; /* (tensor-view-type): the argument's rank */
         t->tag = decl->tag;
     }
     if (decl->soa) { /* one instance for soa-vectors and views of any length */
@@ -2342,6 +2345,14 @@ Program *check_program(Crisp *c, Forms forms) {
     ck.prog = p;
     p->debug_output = c->opt->debug_output;
     for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
+    if (forms.n && !global_lookup(&ck, "matrix")) {
+        /* spec "Matrices": (def-type matrix (tensor-view 2)) is predefined
+           (a program may define its own matrix instead) */
+        SrcLoc at = forms.v[0]->loc;
+        Node *k[2] = {syn_symbol(ck.a, at, "tensor-view-type"), syn_int(ck.a, at, 2)};
+        Sym *m = new_global(&ck, SYM_TYPE, syn_symbol(ck.a, at, "matrix"));
+        if (m) m->type_syn = syn_list(ck.a, at, k, 2);
+    }
     /* constants first, so errors in them appear once */
     for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
         Sym *s = ck.globals.syms[g];

@@ -922,7 +922,9 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
     return v->sym;
 }
 
-Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+/* An element index: any integer expression (a literal becomes ulong; a
+ * negative literal is E0402).  WHAT names it in errors ("vector index"). */
+Node *index_expr(Ctx *cx, Node *isyn, const char *what) {
     if (isyn->kind == N_INT && !isyn->is_unsigned && isyn->ival < 0) {
         diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)isyn->ival);
         return NULL;
@@ -938,9 +940,15 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
         if (!i) return NULL;
     }
     if (!ty_is_int(i->ty)) {
-        diag_error_at(D(cx), isyn, "E0403", "vector index must be an integer, found `%s`", tname(cx, i->ty));
+        diag_error_at(D(cx), isyn, "E0403", "%s must be an integer, found `%s`", what, tname(cx, i->ty));
         return NULL;
     }
+    return i;
+}
+
+Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+    Node *i = index_expr(cx, isyn, "vector index");
+    if (!i) return NULL;
     int64_t k;
     if (vec->ty->length >= 0 && const_int(cx, i, &k) && (k < 0 || k >= vec->ty->length)) {
         diag_error_at(D(cx), isyn, "E0404", "index %lld is out of bounds for `%s` of length %lld", (long long)k, vec->name,
@@ -2093,13 +2101,13 @@ static int fit(const Node *a, const Type *p) {
     if (p->kind == TY_VECTOR) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
-        if (p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
+        if (p->ndims < 0 ? t->ndims <= 0 : p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
         if (p->tag && (!t->tag || strcmp(p->tag, t->tag))) return -1; /* a derived tensor-view type */
         int derived = t->tag && !p->tag ? 3 : 0; /* a derived tensor to its original: the derived overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
-        return derived + (p->as && p->elem ? 0 : 1);
+        return derived + (p->as && p->elem && p->ndims >= 0 ? 0 : 1);
     }
     if (ty_equal(a->ty, p)) return 0; /* a literal's own default type too */
     if (is_flex(a) && ty_is_arith(p)) {
@@ -2311,11 +2319,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             }
             if (pt->ndims && !sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0413",
-                              "parameter `%s` of `%s` is a %d-dimensional tensor-view, but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
-                              p->name->name, fd->name, pt->ndims, as->name, tname(cx, at));
+                              "parameter `%s` of `%s` is a tensor-view (`%s`), but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
+                              p->name->name, fd->name, tname(cx, pt), as->name, tname(cx, at));
                 return NULL;
             }
-            if (pt->ndims && pt->ndims != sym_ndims(as)) {
+            if (pt->ndims > 0 && pt->ndims != sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0414",
                               "parameter `%s` of `%s` expects a %d-dimensional tensor-view, but `%s` has %d dimension%s",
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");

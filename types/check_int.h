@@ -219,6 +219,7 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
 Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
 
+Node *index_expr(Ctx *cx, Node *isyn, const char *what);
 Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */

@@ -52,6 +52,13 @@ static Node *extent_product(Ctx *cx, Node *syn, Sym *dims, int n) {
     return len;
 }
 
+/* An index of `~` on a tensor: any integer (like a vector index), as ulong. */
+static Node *tensor_subscript(Ctx *cx, Node *isyn) {
+    Node *i = index_expr(cx, isyn, "tensor index");
+    if (!i || (i->ty->kind == TY_NUM && i->ty->sc == SC_ULONG)) return i;
+    return mk1(cx, N_C_CAST, isyn, ty_num(SC_ULONG), i);
+}
+
 Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
 
 /* A new tensor-view on the data PARENT's pointer points to (a vector, a
@@ -243,7 +250,7 @@ Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
     }
     Node *flat = var_ref(cx, syn, t->off_sym);
     for (int k = 0; k < n; k++) {
-        Node *i = ulong_arg(cx, idx[k], "tensor index");
+        Node *i = tensor_subscript(cx, idx[k]);
         if (!i) return NULL;
         flat = add(cx, syn, flat, mul(cx, syn, i, at(cx, syn, t->strides_sym, k)));
     }
@@ -453,7 +460,7 @@ Node *identity_index(Ctx *cx, Node *syn, int rank) {
     int64_t v[MAX_DIMS];
     int all_const = 1;
     for (int k = 0; k < n; k++) {
-        if (!(idx[k] = ulong_arg(cx, syn->kids[2 + k], "tensor index"))) return NULL;
+        if (!(idx[k] = tensor_subscript(cx, syn->kids[2 + k]))) return NULL;
         all_const &= const_int(cx, idx[k], &v[k]);
     }
     int equal = 1;

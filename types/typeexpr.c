@@ -275,14 +275,17 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         }
         return ty_vector(ck->a, t->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, t->length);
     }
-    if (h && !strcmp(h, "tensor-view-type")) {
-        /* (tensor-view-type N [PARENT-VECTOR-TYPE]): an N-dimensional
+    if (h && (!strcmp(h, "tensor-view-type") || !strcmp(h, "tensor-view"))) { /* the spec writes both */
+        /* (tensor-view-type [N [PARENT-VECTOR-TYPE]]): an N-dimensional
            tensor-view; without a parent the element type and address space
-           stay open (the function is instantiated per call site) */
+           stay open, without N the rank too (the function is instantiated
+           per call site) */
         Ctx tmp = {.ck = ck};
-        int64_t n = 0;
-        if (syn->nkids < 2 || syn->nkids > 3 || !const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
-            diag_error_at(ck->d, syn, "E0924", "expected (tensor-view-type N [vector-type]) with N from 1 to 8, found `%s`",
+        int64_t n = TY_ANY_RANK;
+        if (syn->nkids == 1) {
+            /* any rank */
+        } else if ( syn->nkids > 3 || !const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
+            diag_error_at(ck->d, syn, "E0924", "expected (tensor-view-type [N [vector-type]]) with N from 1 to 8, found `%s`",
                           syn_to_string(ck->a, syn, 60));
             return NULL;
         }

@@ -253,6 +253,7 @@ const char *ty_name(Arena *a, const Type *t) {
             p.ndims = 0;
             p.view = 0;
             int open = !t->elem && !t->as && !t->acc && !t->align && t->length < 0;
+            if (t->ndims < 0) return "(tensor-view-type)";
             return open ? arena_printf(a, "(tensor-view-type %d)", t->ndims)
                         : arena_printf(a, "(tensor-view-type %d %s)", t->ndims, ty_name(a, &p));
         }

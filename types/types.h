@@ -74,6 +74,8 @@ typedef struct EnumDef {
     struct Type *type;
 } EnumDef;
 
+#define TY_ANY_RANK (-1)
+
 struct Type {
     TypeKind kind;
     Scalar sc;        /* NUM, HWVEC: element scalar */
@@ -87,6 +89,8 @@ struct Type {
     int view;         /* a vector-view: a window (offset, length) on a root */
     int soa;          /* a soa-vector of a struct: one vector per field */
     int ndims;        /* a tensor-view (view = 1) of this many dimensions, else 0;
+                         TY_ANY_RANK: (tensor-view-type), a parameter type
+                         taking any rank (instantiated per rank);
                          IDENT: the rank (0 in a parameter type: any rank) */
     const char *tag;  /* a derived tensor-view type (def-derived-type): its name */
     /* TUPLE */
