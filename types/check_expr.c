@@ -1148,7 +1148,8 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
     size_t hl = h ? strlen(h) : 0;
     Node *soa;
     if (soa_access(cx, syn, 1, &soa)) return soa;
-    if (h && (!strcmp(h, "length~") || !strcmp(h, "offset~") || !strcmp(h, "parent~")) && syn->nkids == 2) {
+    const char *prop = h && h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
+    if (prop && (!strcmp(prop, "length~") || !strcmp(prop, "offset~") || !strcmp(prop, "parent~")) && syn->nkids == 2) {
         /* the settable properties of a vector-view */
         Node *v = expr(cx, syn->kids[1], NULL);
         if (!v) return NULL;
@@ -1159,12 +1160,12 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                               vs->name);
                 return NULL;
             }
-            if (h[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
-            if (h[0] == 'l' && !vs->len_sym) {
+            if (prop[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
+            if (prop[0] == 'l' && !vs->len_sym) {
                 diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
                 return NULL;
             }
-            return var_ref(cx, syn, h[0] == 'l' ? vs->len_sym : vs->off_sym);
+            return var_ref(cx, syn, prop[0] == 'l' ? vs->len_sym : vs->off_sym);
         }
         if (v->ty->kind != TY_STRUCT) {
             diag_error_at(D(cx), syn, "E0496", "`%s` selects a property, but `%s` is `%s`", syn->kids[0]->name,
@@ -1210,7 +1211,13 @@ static Node *b_set(Ctx *cx, Node *syn, Type *want) {
             last = r;
             continue;
         }
-        if (syn_is_form(syn->kids[i], "parent~")) {
+        if (syn_is_form(syn->kids[i], "dims~") || syn_is_form(syn->kids[i], "strides~")) {
+            Node *tn = tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
+            if (!tn) return NULL;
+            last = tn;
+            continue;
+        }
+        if (syn_is_form(syn->kids[i], "parent~") || syn_is_form(syn->kids[i], "~parent~")) {
             Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
             if (!pn) return NULL;
             last = pn;
@@ -2503,6 +2510,12 @@ static Node *accessor(Ctx *cx, Node *syn) {
         return length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0562",
+                      "`%s` can be set in kernel code, (set! (parent~ v) w), but not read: a view's parent is the vector it was made from; use that vector",
+                      syn->kids[0]->name);
+        return NULL;
+    }
     if (is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return swizzle_of(cx, syn, base, 0);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
         diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));

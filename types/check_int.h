@@ -237,6 +237,7 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want);
 Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
 Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
 Node *tensor_form(Ctx *cx, Node *syn, Type *want);
+Node *tensor_set_array(Ctx *cx, Node *place, Node *value);
 Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
 /* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
 int tensor_ref_error(Ctx *cx, Node *syn);

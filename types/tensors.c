@@ -336,6 +336,52 @@ static Node *property(Ctx *cx, Node *syn, const char *h) {
     return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
 }
 
+/* (set! (dims~ T) V) / (set! (strides~ T) V) - spec "Mutable Strides":
+ * every extent or stride from V, a vector (or view) of N integers or a
+ * #(...) literal of N. */
+Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
+    Checker *ck = cx->ck;
+    if (!nargs_ok(cx, place, 1, 1)) return NULL;
+    Sym *t = tensor_operand(cx, place->kids[1], place->kids[0]->name, 0);
+    if (!t) return NULL;
+    int n = sym_ndims(t);
+    Sym *arr = place->kids[0]->key[0] == 'd' ? t->dims_sym : t->strides_sym;
+    int literal = value->kind == N_VECLIT;
+    if (literal) {
+        int nv = value->nkids;
+        if (nv != n) {
+            diag_error_at(ck->d, value, "E0483", "`%s` has %d dimension%s: `%s` needs %d values, found %d", t->name, n, n == 1 ? "" : "s",
+                          place->kids[0]->name, n, nv);
+            return NULL;
+        }
+    } else {
+        Sym *v = vector_operand(cx, value, place->kids[0]->name);
+        if (!v) return NULL;
+        if (!ty_is_int(v->ty->elem)) {
+            diag_error_at(ck->d, value, "E0403", "`%s` takes integers, found a vector of `%s`", place->kids[0]->name, tname(cx, v->ty->elem));
+            return NULL;
+        }
+        if (v->ty->length >= 0 && v->ty->length != n) {
+            diag_error_at(ck->d, value, "E0483", "`%s` has %d dimension%s: `%s` needs %d values, `%s` has %lld", t->name, n,
+                          n == 1 ? "" : "s", place->kids[0]->name, n, v->name, (long long)v->ty->length);
+            return NULL;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        Node *e;
+        if (literal) {
+            Node *src = value->kids[k];
+            e = ulong_arg(cx, src, place->kids[0]->name);
+        } else {
+            e = index_node(cx, value, vector_operand(cx, value, place->kids[0]->name), cx_int(cx, value, k));
+            if (e) e = mk1(cx, N_C_CAST, value, ulong_ty(), e);
+        }
+        if (!e) return NULL;
+        emit_stmt(cx, mk1(cx, N_C_EXPR, place, &ty_void, mk2(cx, N_C_ASSIGN, place, ulong_ty(), OP_SET, at(cx, place, arr, k), e)));
+    }
+    return ck_node(cx, N_C_BLOCK, place, &ty_void);
+}
+
 /* (get-layout M): a value of the built-in enumeration matrix-layout
  * (:row-major :col-major :other-layout), from M's current strides.  The
  * enumeration is defined on first use. */
