@@ -554,23 +554,9 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     if (init && syn_is_form(init, "make-vector")) {
         Node *len_expr = NULL;
         Type *base = NULL;
-        int start = 1;
-        if (init->nkids > 1 && init->kids[1]->kind == N_SYMBOL) {
-            Sym *a = global_lookup(ck, init->kids[1]->key);
-            if (a && a->kind == SYM_TYPE) {
-                base = type_expr(ck, init->kids[1]);
-                start = 2;
-            }
-        }
-        Type *t = vector_type_args(ck, init, start, 0, &len_expr);
+        Type *t = make_vector_type(ck, init, &len_expr, &base);
         if (!t) return NULL;
-        if (base && base->kind == TY_VECTOR) {
-            if (!t->elem) t->elem = base->elem;
-            if (!t->as) t->as = base->as;
-            if (!t->acc) t->acc = base->acc;
-            if (!t->align) t->align = base->align;
-            if (t->length < 0) t->length = base->length;
-        } else if (base) {
+        if (base && (base->kind != TY_VECTOR || base->soa || base->ndims)) {
             diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", tname(cx, base));
             return NULL;
         }

@@ -255,6 +255,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 Type *type_expr(Checker *ck, Node *syn);
 /* Parse (vector-type ...)-style arguments starting at kids[start]. */
 Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
+Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base);
 int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
 AddrSpace as_keyword(const char *key);
 Access acc_keyword(const char *key);

@@ -48,8 +48,16 @@ int soa_struct_ok(Checker *ck, Node *at, Type *t) {
 static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     Checker *ck = cx->ck;
     Node *len_expr = NULL;
-    Type *t = vector_type_args(ck, init, 1, 0, &len_expr);
-    if (!t || !soa_struct_ok(ck, init, t->elem)) return NULL;
+    Type *bt = NULL;
+    Type *t = make_vector_type(ck, init, &len_expr, &bt);
+    if (!t) return NULL;
+    if (bt && bt->kind == TY_STRUCT && !t->elem) {
+        t->elem = bt; /* (make-soa-vector point ...) */
+    } else if (bt && (bt->kind != TY_VECTOR || !bt->soa)) {
+        diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", tname(cx, bt));
+        return NULL;
+    }
+    if (!soa_struct_ok(ck, init, t->elem)) return NULL;
     if (t->length <= 0 || t->length > (1 << 24)) {
         diag_error_at(D(cx), init, "E0442", "make-soa-vector needs a compile-time length from 1 to 16777216");
         return NULL;

@@ -78,6 +78,33 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
  *   &key element-type address-space access align length
  * The length must be a compile-time constant; when it is not and
  * allow_len_expr is set, the expression is handed back in *len_expr. */
+/* The type of (make-vector ...) or (make-soa-vector ...): the arguments of
+ * vector_type_args, optionally preceded by a vector type - an alias name or
+ * a type form, spec "Creating Vectors": (make-vector vectorType [length]) -
+ * whose properties fill those the arguments leave out.  *BASE receives that
+ * type (NULL when there is none; the caller checks its kind). */
+Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base) {
+    static const char *forms[] = {"vector-type", "vector", "vector-view-type", "soa-vector-type", "soa-view-type"};
+    Node *k = form->nkids > 1 ? form->kids[1] : NULL;
+    int typed = 0;
+    if (k && k->kind == N_SYMBOL) {
+        Sym *a = global_lookup(ck, k->key);
+        typed = a && a->kind == SYM_TYPE;
+    }
+    for (size_t i = 0; k && i < sizeof forms / sizeof *forms; i++) typed |= syn_is_form(k, forms[i]);
+    *base = typed ? type_expr(ck, k) : NULL;
+    if (typed && !*base) return NULL;
+    Type *t = vector_type_args(ck, form, typed ? 2 : 1, 0, len_expr);
+    Type *b = *base;
+    if (!t || !b || b->kind != TY_VECTOR) return t;
+    if (!t->elem) t->elem = b->elem;
+    if (!t->as) t->as = b->as;
+    if (!t->acc) t->acc = b->acc;
+    if (!t->align) t->align = b->align;
+    if (t->length < 0) t->length = b->length;
+    return t;
+}
+
 Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr) {
     Type *elem = NULL;
     AddrSpace as = AS_NONE;

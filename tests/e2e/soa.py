@@ -52,3 +52,10 @@ def spec_convert_soa_to_aos_template_with_loop_soa_stride():
     assert_close(out["x"], a)
     assert_close(out["y"], 2 * a)
     check("instantiated for npoint", "soa_to_aos_npoint" in prog.source)
+
+
+@case
+def make_vector_and_make_soa_vector_from_types():
+    out = np.zeros(2, np.float32)
+    prog.run("made_from_types", out)
+    assert_close(out, np.array([2 + 4 + 6, 2 * 4 * 16], np.float32))
