@@ -2,6 +2,8 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *node_kind_name(NodeKind k) {
@@ -61,15 +63,36 @@ static void print_origin(FILE *f, const Expansion *origin) {
     }
 }
 
+/* Was this exact message (place, severity, code, text) printed lately?
+ * Records it when not. */
+static int repeated(Diag *d, SrcLoc loc, const char *sev, const char *code, const char *msg) {
+    unsigned long h = 5381;
+    const char *parts[3] = {sev, code ? code : "", msg};
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i]; *p; p++) h = h * 33 + (unsigned char)*p;
+    h = h * 33 + (unsigned long)(uintptr_t)loc.file;
+    h = h * 33 + (unsigned long)loc.line;
+    h = h * 33 + (unsigned long)loc.col;
+    int n = d->nrecent < 16 ? d->nrecent : 16;
+    for (int i = 0; i < n; i++)
+        if (d->recent[i] == h) return 1;
+    d->recent[d->nrecent++ % 16] = h;
+    return 0;
+}
+
 static void report(Diag *d, const char *sev, SrcLoc loc, const Expansion *origin,
                    const char *code, const char *fmt, va_list ap) {
     if (!d->out) return;
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    d->mute_notes = repeated(d, loc, sev, code, msg);
+    if (d->mute_notes) return;
     print_loc(d->out, loc);
     if (code)
         fprintf(d->out, "%s[%s]: ", sev, code);
     else
         fprintf(d->out, "%s: ", sev);
-    vfprintf(d->out, fmt, ap);
+    fputs(msg, d->out);
     fputc('\n', d->out);
     print_excerpt(d->out, loc);
     print_origin(d->out, origin);
@@ -115,7 +138,7 @@ void diag_warning(Diag *d, SrcLoc loc, const Expansion *origin, const char *code
 }
 
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) {
-    if (!d->out) return;
+    if (!d->out || d->mute_notes) return;
     print_loc(d->out, loc);
     fputs("note: ", d->out);
     va_list ap;

@@ -23,6 +23,11 @@ typedef struct Diag {
     int warnings;
     int max_errors;   /* cap on printed errors (0 = DIAG_MAX_ERRORS) */
     int fatal;        /* set by diag_fatal: stop the pipeline */
+    /* the last messages printed (hashes), so one reached twice - a form
+       checked again after a first attempt - is printed once */
+    unsigned long recent[16];
+    int nrecent;
+    int mute_notes;   /* the message was a repeat: skip its notes too */
 } Diag;
 
 void diag_init(Diag *d, FILE *out);
