@@ -2526,8 +2526,10 @@ static Node *accessor(Ctx *cx, Node *syn) {
     return NULL;
 }
 
-/* The type syntax of a def-setter's object parameter: its annotation, or
- * a (declare (type OBJ TYPE)) at the start of the body; NULL when untyped. */
+/* The type syntax of a def-setter's object parameter: its annotation, a
+ * (declare (type OBJ TYPE)) at the start of the body, or the first type of
+ * a declared signature (declare #(OBJ-TYPE VALUE-TYPE => nil)); NULL when
+ * untyped. */
 Node *setter_object_type(const Node *f) {
     Node *obj = f->kids[2]->kids[0];
     if (obj->kind != N_SYMBOL) return NULL;
@@ -2538,6 +2540,10 @@ Node *setter_object_type(const Node *f) {
             if (syn_is_form(e, "type"))
                 for (int q = 1; q < e->nkids - 1; q++)
                     if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
+            Node *sig = e->kind == N_VECLIT ? e                                            /* #(...) */
+                        : syn_is_form(e, "function") && e->nkids == 2 && e->kids[1]->kind == N_LIST ? e->kids[1] /* #'(...) */
+                                                                                                     : NULL;
+            if (sig && sig->nkids > 0 && !syn_is_sym(sig->kids[0], "=>")) return sig->kids[0];
         }
     return NULL;
 }
