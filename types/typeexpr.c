@@ -116,6 +116,9 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
     Ctx tmp = {.ck = ck};
     for (int i = start; i < form->nkids; i++) {
         Node *k = form->kids[i];
+        if (k->kind == N_SYMBOL && k->ann && k->ann->kind == N_SYMBOL &&
+            (!strcmp(k->key, "address-space") || !strcmp(k->key, "access") || !strcmp(k->key, "align")))
+            k = syn_keyword(ck->a, k->loc, k->ann->name); /* address-space:global - spec "Enumerations" */
         if (k->kind == N_KEYWORD) {
             const char *key = k->key;
             int is_key = !strcmp(key, "element-type") || !strcmp(key, "address-space") ||
