@@ -230,10 +230,44 @@ int fnval_init(Ctx *cx, const Node *init) {
     return init && (fnval_of(cx, init) || (syn_is_form(init, "function") && init->nkids == 2 && init->kids[1]->kind == N_SYMBOL));
 }
 
+/* Is KEY a function the compiler makes for a struct (spec "Struct Types":
+ * the accessor x~ is #'(point => float), make-point #'(float float =>
+ * point))?  It is passed through a wrapper with the required signature; an
+ * accessor that does not fit is reported when the wrapper is checked. */
+static int generated_function(Checker *ck, const char *key) {
+    size_t n = strlen(key);
+    if (n > 1 && key[n - 1] == '~') return 1;
+    Sym *s = !strncmp(key, "make-", 5) ? global_lookup(ck, key + 5) : NULL;
+    return s && s->kind == SYM_TYPE && s->ty && s->ty->kind == TY_STRUCT;
+}
+
 /* Is KEY a function that can be referred to by #'KEY? */
 static int known_function(Checker *ck, const char *key) {
     FuncDef *c[1];
-    return func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key);
+    return func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key) || generated_function(ck, key);
+}
+
+/* The wrapper (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...))
+ * that calls FN with exactly SIG's parameter types PS (C name CBASE_fn),
+ * made once; its name. */
+static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, const char *cbase, const Node *src) {
+    Checker *ck = cx->ck;
+    const char *tys = "";
+    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
+    Node *wsym = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%s(%s)", fn->name, tys));
+    FuncDef *old[1];
+    if (func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
+    Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    Node **call = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 2));
+    if (!params || !call) return NULL;
+    call[0] = syn_copy(ck->a, fn);
+    for (int j = 0; j < n; j++) params[j] = call[j + 1] = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%%a%d", j));
+    Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
+                  cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
+    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, arena_printf(ck->a, "%s_fn", cbase));
+    if (!w) return NULL;
+    w->hof_src = src;
+    return wsym;
 }
 
 /* The function to use for FN where the signature SIG is required: FN
@@ -247,13 +281,15 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
     FuncDef *c[64];
     int nc = func_overloads(ck, fn->key, c, 64);
     if (cpart) *cpart = mangle(ck->a, fn->name);
+    Type **ps = NULL, *ret = NULL;
+    int *outs = NULL, n = 0;
     if (nc == 0) {
         if (template_lookup(ck, fn->key) || hof_lookup(ck, fn->key)) return fn;
+        if (generated_function(ck, fn->key)) /* x~, make-point */
+            return parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, mangle(ck->a, fn->name), NULL) : NULL;
         if (what) diag_error_at(ck->d, at, "E0382", "unknown function `%s` %s", fn->name, what);
         return NULL;
     }
-    Type **ps = NULL, *ret = NULL;
-    int *outs = NULL, n = 0;
     if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
     FuncDef *match = NULL;
     for (int i = 0; i < nc && !match; i++) {
@@ -273,25 +309,9 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
         if (cpart && match->hof_src) *cpart = match->cname_base; /* a wrapper: positive_p_float_fn */
         return fn;
     }
-    /* overloaded: (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...)) */
-    const char *tys = "";
-    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
-    const char *wname = arena_printf(ck->a, "%s(%s)", fn->name, tys);
+    /* overloaded: a wrapper with exactly SIG that calls the right overload */
     if (cpart) *cpart = match->cname_base;
-    Node *wsym = syn_symbol(ck->a, fn->loc, wname);
-    FuncDef *old[1];
-    if (func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
-    Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
-    Node **call = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 2));
-    if (!params || !call) return NULL;
-    call[0] = syn_copy(ck->a, fn);
-    for (int j = 0; j < n; j++) params[j] = call[j + 1] = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%%a%d", j));
-    Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
-                  cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
-    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, arena_printf(ck->a, "%s_fn", match->cname_base));
-    if (!w) return NULL;
-    w->hof_src = match->form;
-    return wsym;
+    return signature_wrapper(cx, fn, sig, ps, n, match->cname_base, match->form);
 }
 
 /* (let ((NAME INIT)) (declare (type NAME SIG))...) - spec "First Order

@@ -40,3 +40,11 @@ def function_overloads():
     assert_equal(out, expect)
     check("each overload specialised under its own C name",
           "count_if_positive_p_int_intvec(" in prog.source and "count_if_positive_p_float_floatvec(" in prog.source)
+
+
+@case
+def struct_accessors_and_constructors_as_function_values():
+    a = np.array([1.5, -2.0, 4.25, 8.0], np.float32)
+    out = np.zeros(2, np.float32)
+    prog.run("struct_functions", a, out)
+    assert_close(out, np.array([a[0] + a[2], a[1] + a[3]], np.float32))
