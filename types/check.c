@@ -1408,14 +1408,21 @@ Node *cx_list(Ctx *cx, const Node *at, int n, ...) {
     return l;
 }
 
-/* A new global of kind K named NAME; NULL (after E0101) when taken. */
-Sym *new_global(Checker *ck, SymKind k, Node *name) {
+/* A symbol of kind K for the name NAME (not yet in any scope). */
+Sym *sym_named(Checker *ck, SymKind k, Node *name) {
     Sym *s = arena_alloc(ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = k;
     s->name = name->name;
     s->key = name->key;
     s->def = name;
+    return s;
+}
+
+/* A new global of kind K named NAME; NULL (after E0101) when taken. */
+Sym *new_global(Checker *ck, SymKind k, Node *name) {
+    Sym *s = sym_named(ck, k, name);
+    if (!s) return NULL;
     Sym *old = global_lookup(ck, name->key);
     if (old) {
         diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);

@@ -115,6 +115,7 @@ Node *setter_object_type(const Node *f);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
 Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
+Sym *sym_named(Checker *ck, SymKind k, Node *name);
 Sym *new_global(Checker *ck, SymKind k, Node *name);
 void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);

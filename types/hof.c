@@ -336,12 +336,8 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
         use = NULL;
     }
     if (!use) return NULL;
-    Sym *s = arena_alloc(ck->a, sizeof *s);
+    Sym *s = sym_named(ck, SYM_FNVAL, name);
     if (!s) return NULL;
-    s->kind = SYM_FNVAL;
-    s->name = name->name;
-    s->key = name->key;
-    s->def = name;
     s->fn_name = use;
     s->fn_sig = sig;
     s->fn_depth = cx->branch_depth;
