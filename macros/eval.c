@@ -2894,10 +2894,16 @@ static const EvalFunSig *queried_function(Eval *ev, Node *form, Binding *env, co
 }
 
 /* (return-type-of #'f) - spec "First Order Functions"; also
- * (return-type-of #(... => R)) */
+ * (return-type-of #(... => R)) and (return-type-of EXPR) where EXPR
+ * computes a signature, as (type-signature-of #'f) does */
 static Node *sf_return_type_of(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 1, 1)) return NULL;
     Node *a = form->kids[1];
+    if ((a->kind == N_LIST && a->nkids > 0 && !syn_is_form(a, "function") && !function_list(a)) || is_sym(a)) {
+        Node *v = eval(ev, a, env); /* a computed signature, or a variable holding one */
+        if (!v) return NULL;
+        if (v->kind == N_VECLIT) a = v;
+    }
     if (a->kind == N_VECLIT || function_list(a)) {
         Sig s;
         if (!sig_arg(ev, form, a, env, "return-type-of", &s)) return NULL;

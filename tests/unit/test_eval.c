@@ -1492,6 +1492,8 @@ static void test_type_queries(void **state) {
     EXPECT_Q("(list (type-signature-of #'axpy) (type-signature-of #'add2) (type-signature-of #'poke))",
              "(#(real real real => real) #(int int => int) #(point => void))");
     EXPECT_Q("(has-overload? #'add2 (type-signature-of #'add2))", "t");
+    EXPECT_Q("(list (return-type-of (type-signature-of #'add2)) (let ((s (type-signature-of #'scale))) (return-type-of s)))",
+             "(int float)");
     EXPECT_Q_ERROR("(return-type-of #'untyped)",
                    "error[E0216]: `return-type-of`: no def-function `untyped` with a known signature");
     EXPECT_Q_ERROR("(type-signature-of #'nowhere)", "error[E0216]: `type-signature-of`");
