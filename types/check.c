@@ -2289,6 +2289,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f->kids[1], "E0132", "`%s` is a built-in type and cannot be redefined", f->kids[1]->name);
             return;
         }
+        if (is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
         Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
     } else if (!strcmp(h, "declaim")) {
@@ -2331,12 +2332,53 @@ static void collect(Checker *ck, Node *f) {
     }
 }
 
+/* The signature an alias names, or NULL (see signature_aliases). */
+static Node *alias_signature(Node *t, Node **names, Node **sigs, int n) {
+    for (int j = 0; t && t->kind == N_SYMBOL && j < n; j++)
+        if (!strcmp(names[j]->key, t->key)) return sigs[j];
+    return NULL;
+}
+
+/* Spec "Type Aliases and Type Constructors": (def-type binT #'(long long =>
+ * long)) names a function signature.  Signatures are syntax to the checker
+ * (a function argument is specialised per call), so before the functions
+ * are collected such an alias is replaced by its signature where a
+ * function's parameter types are written: annotations and (declare (type
+ * P... ALIAS)). */
+static void signature_aliases(Forms forms) {
+    Node *names[64], *sigs[64];
+    int n = 0;
+    for (int i = 0; i < forms.n && n < 64; i++) {
+        Node *f = forms.v[i];
+        if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
+            names[n] = f->kids[1];
+            sigs[n++] = f->kids[2];
+        }
+    }
+    for (int i = 0; n && i < forms.n; i++) {
+        Node *f = forms.v[i];
+        if (!(syn_is_form(f, "def-function") || syn_is_form(f, "def-grid-function")) || f->nkids < 3 || f->kids[2]->kind != N_LIST)
+            continue;
+        for (int k = 0; k < f->kids[2]->nkids; k++) {
+            Node *p = f->kids[2]->kids[k], *s = p->kind == N_SYMBOL ? alias_signature(p->ann, names, sigs, n) : NULL;
+            if (s) p->ann = s;
+        }
+        for (int j = 3; j < f->nkids && (syn_is_form(f->kids[j], "declare") || f->kids[j]->kind == N_STRING); j++)
+            for (int m = 1; f->kids[j]->kind == N_LIST && m < f->kids[j]->nkids; m++) {
+                Node *e = f->kids[j]->kids[m];
+                Node *s = syn_is_form(e, "type") && e->nkids >= 3 ? alias_signature(e->kids[e->nkids - 1], names, sigs, n) : NULL;
+                if (s) e->kids[e->nkids - 1] = s;
+            }
+    }
+}
+
 Program *check_program(Crisp *c, Forms forms) {
     Checker ck = {.c = c, .a = &c->arena, .d = &c->diag};
     Program *p = arena_alloc(&c->arena, sizeof *p);
     if (!p) return NULL;
     ck.prog = p;
     p->debug_output = c->opt->debug_output;
+    signature_aliases(forms);
     for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
     if (forms.n && !global_lookup(&ck, "matrix")) {
         /* spec "Matrices": (def-type matrix (tensor-view 2)) is predefined

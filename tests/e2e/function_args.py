@@ -48,3 +48,11 @@ def struct_accessors_and_constructors_as_function_values():
     out = np.zeros(2, np.float32)
     prog.run("struct_functions", a, out)
     assert_close(out, np.array([a[0] + a[2], a[1] + a[3]], np.float32))
+
+
+@case
+def signature_type_alias():
+    a = np.random.default_rng(9).uniform(-50, 50, 40).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    prog.run("signature_alias", a, out)
+    assert_close(out[0], a.max())
