@@ -1897,25 +1897,23 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
 
 /* ---- vector-views (spec "Vectors and Vector-View", "Creating Vectors") ---- */
 
-/* A view variable: its own pointer (to the root's data), offset and length. */
-Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
-    Type *ul = ty_num(SC_ULONG);
-    Sym *v = new_local(cx, syn, name, ty);
-    Sym *o = v ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_off", v->cname), ul) : NULL;
-    Sym *l = o ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_len", v->cname), ul) : NULL;
+/* A pointer-and-length vector variable NAME of type TY (a view, a side
+ * channel, a marshalled vector) with its length variable NAME_len; declared
+ * by view_decl. */
+Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
+    Sym *v = new_local(cx, at, name, ty);
+    Sym *l = v ? new_local(cx, at, arena_printf(cx->ck->a, "%s_len", v->cname), ty_num(SC_ULONG)) : NULL;
     if (!l) return NULL;
     v->is_view = 1;
-    v->off_sym = o;
     v->len_sym = l;
     v->len_cname = l->cname;
-    Node *od = mk(cx, N_C_DECL, syn, ul, 1);
-    if (!od) return NULL;
-    od->sym = o;
-    od->kids[0] = off;
-    od->nkids = 1;
-    emit_stmt(cx, od);
-    Node *cast = mk1(cx, N_C_CAST, syn, ty, ptr);
-    Node *d = mk(cx, N_C_DECL, syn, ty, 2);
+    return v;
+}
+
+/* Declare view_var V: `T *v = (T *)PTR; ulong v_len = LEN;`. */
+Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
+    Node *cast = mk1(cx, N_C_CAST, at, v->ty, ptr);
+    Node *d = mk(cx, N_C_DECL, at, v->ty, 2);
     if (!d || !cast) return NULL;
     d->sym = v;
     d->kids[0] = cast;
@@ -1923,6 +1921,23 @@ Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *o
     d->nkids = 2;
     emit_stmt(cx, d);
     return v;
+}
+
+/* A vector-view variable: its own pointer (to the root's data), offset and
+ * length. */
+Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
+    Type *ul = ty_num(SC_ULONG);
+    Sym *v = view_var(cx, syn, name, ty);
+    Sym *o = v ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_off", v->cname), ul) : NULL;
+    if (!o) return NULL;
+    v->off_sym = o;
+    Node *od = mk(cx, N_C_DECL, syn, ul, 1);
+    if (!od) return NULL;
+    od->sym = o;
+    od->kids[0] = off;
+    od->nkids = 1;
+    emit_stmt(cx, od);
+    return view_decl(cx, syn, v, ptr, len);
 }
 
 Node *ulong_arg(Ctx *cx, Node *syn, const char *what) {

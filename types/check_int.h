@@ -217,6 +217,8 @@ Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
 Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
 int nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
 Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
+Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
 Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
 

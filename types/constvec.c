@@ -1141,20 +1141,15 @@ static int call(Interp *ip, Node *x, CVal *out) {
     }
     if (!strcmp(h, "parent~") || !strcmp(h, "~parent~")) return parent_of(ip, x, out);
     if (!strcmp(h, "reinterpret-view")) return reinterpret(ip, x, out);
-    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+    const char *prop = h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
+    if (!strcmp(prop, "length~") || !strcmp(prop, "offset~")) {
+        int len = prop[0] == 'l';
         CVal v;
-        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (length~ vector)");
+        if (n != 1) return fail(ip, x, CV_E_FORM, len ? "expected (length~ vector)" : "expected (offset~ view)");
         if (!ev(ip, x->kids[1], &v)) return 0;
-        if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`length~` needs a vector, found %s", kind_word(v.k));
-        *out = (CVal){.k = CV_INT, .i = v.v->n};
-        return 1;
-    }
-    if (!strcmp(h, "offset~") || !strcmp(h, "~offset~")) {
-        CVal v;
-        if (n != 1) return fail(ip, x, CV_E_FORM, "expected (offset~ view)");
-        if (!ev(ip, x->kids[1], &v)) return 0;
-        if (v.k != CV_VEC) return fail(ip, x->kids[1], CV_E_EVAL, "`offset~` needs a vector-view, found %s", kind_word(v.k));
-        *out = (CVal){.k = CV_INT, .i = v.v->root ? v.v->off : 0};
+        if (v.k != CV_VEC)
+            return fail(ip, x->kids[1], CV_E_EVAL, "`%s` needs a %s, found %s", prop, len ? "vector" : "vector-view", kind_word(v.k));
+        *out = (CVal){.k = CV_INT, .i = len ? v.v->n : v.v->root ? v.v->off : 0};
         return 1;
     }
     if (!strcmp(h, "make-vector")) return make_vector(ip, x, out);

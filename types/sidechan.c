@@ -258,20 +258,8 @@ static Node *bin(Ctx *cx, const Node *at, int op, Node *a, Node *b) {
 
 /* A pointer-and-length view variable: `T *name = ptr; ulong name_len = n;` */
 static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, Node *ptr, Node *len) {
-    Sym *s = new_local(cx, at, name, ty);
-    if (!s) return NULL;
-    s->len_cname = new_local(cx, at, arena_printf(cx->ck->a, "%s_len", s->cname), ty_num(SC_ULONG))->cname;
-    s->is_view = 1;
-    Node *cast = mk1(cx, N_C_CAST, at, ty, ptr);
-    if (!cast) return NULL;
-    Node *d = mk(cx, N_C_DECL, at, ty, 2);
-    if (!d) return NULL;
-    d->sym = s;
-    d->kids[0] = cast;
-    d->kids[1] = len;
-    d->nkids = 2;
-    emit_stmt(cx, d);
-    return s;
+    Sym *s = view_var(cx, at, name, ty);
+    return s ? view_decl(cx, at, s, ptr, len) : NULL;
 }
 
 static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {

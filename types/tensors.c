@@ -347,6 +347,7 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
     int n = sym_ndims(t);
     Sym *arr = place->kids[0]->key[0] == 'd' ? t->dims_sym : t->strides_sym;
     int literal = value->kind == N_VECLIT;
+    Sym *v = NULL;
     if (literal) {
         int nv = value->nkids;
         if (nv != n) {
@@ -355,7 +356,7 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
             return NULL;
         }
     } else {
-        Sym *v = vector_operand(cx, value, place->kids[0]->name);
+        v = vector_operand(cx, value, place->kids[0]->name);
         if (!v) return NULL;
         if (!ty_is_int(v->ty->elem)) {
             diag_error_at(ck->d, value, "E0403", "`%s` takes integers, found a vector of `%s`", place->kids[0]->name, tname(cx, v->ty->elem));
@@ -373,7 +374,7 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
             Node *src = value->kids[k];
             e = ulong_arg(cx, src, place->kids[0]->name);
         } else {
-            e = index_node(cx, value, vector_operand(cx, value, place->kids[0]->name), cx_int(cx, value, k));
+            e = index_node(cx, value, v, cx_int(cx, value, k));
             if (e) e = mk1(cx, N_C_CAST, value, ulong_ty(), e);
         }
         if (!e) return NULL;
