@@ -3,12 +3,13 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L
 PREFIX  ?= /usr/local
 B       ?= build
 PY      ?= /usr/bin/python3
 
-LIB_SRC  = $(filter-out src/main.c,$(wildcard src/*.c reader/*.c types/*.c macros/*.c emit-oclc/*.c emit-hoist/*.c))
+DIRS     = core reader macros types emit-oclc emit-hoist src
+LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 GEN_SRC  = $(B)/gen/prelude.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
@@ -25,7 +26,7 @@ $(B)/crisp: $(B)/src/main.o $(B)/libcrisp.a
 $(B)/libcrisp.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/%.o: %.c $(wildcard src/*.h reader/*.h types/*.h macros/*.h emit-oclc/*.h emit-hoist/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h $(DIRS:%=%/*.h))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
@@ -77,7 +78,7 @@ install: crisp
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/crisp
 	install -m 755 crisp $(DESTDIR)$(PREFIX)/bin/crisp
 	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(PREFIX)/lib/libcrisp.a
-	install -m 644 src/crisp.h src/arena.h src/diag.h src/node.h $(DESTDIR)$(PREFIX)/include/crisp/
+	install -m 644 include/crisp.h $(DESTDIR)$(PREFIX)/include/crisp/
 
 clean:
 	rm -rf build build-asan build-fuzz crisp tests/out

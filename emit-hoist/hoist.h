@@ -7,7 +7,7 @@
 #define CRISP_HOIST_H
 
 #include "../emit-oclc/abi.h"
-#include "../src/strbuf.h"
+#include "../core/strbuf.h"
 
 typedef struct HoistOptions {
     const char *base;           /* output base name: BASE.cl sits beside */

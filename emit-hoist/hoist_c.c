@@ -21,8 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/crisp.h"
-#include "../src/printer.h"
+#include "../core/context.h"
+#include "../core/printer.h"
 #include "hoist.h"
 
 typedef struct Hc {

@@ -15,8 +15,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "../src/crisp.h"
-#include "../src/printer.h"
+#include "../core/context.h"
+#include "../core/printer.h"
 #include "hoist.h"
 
 #define DEMO_LENGTH 256     /* elements of every demo vector */

@@ -8,7 +8,6 @@
 
 #include "emit_oclc.h"
 
-void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 
 const char *abi_role_name(AbiRole r) {
     static const char *n[] = {"scalar", "buffer", "length", "result", "implicit", "scratch", "debug"};
@@ -138,7 +137,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             for (int j = 0; j < sp->count.ninputs; j++) {
                 int seen = 0;
                 for (int m = 0; m < nin; m++) seen |= !strcmp(inputs[m], sp->count.inputs[j]);
-                if (!seen) ck_push(ar, (void ***)&inputs, &nin, &capin, (void *)sp->count.inputs[j]);
+                if (!seen) arena_push(ar, (void ***)&inputs, &nin, &capin, (void *)sp->count.inputs[j]);
             }
         }
         pa->size.crisp = arena_strdup(ar, sb_cstr(&cr));

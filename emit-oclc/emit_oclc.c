@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/printer.h"
+#include "../core/printer.h"
 
 typedef struct Em {
     Printer pr;

@@ -4,7 +4,7 @@
 #ifndef CRISP_EMIT_OCLC_H
 #define CRISP_EMIT_OCLC_H
 
-#include "../src/strbuf.h"
+#include "../core/strbuf.h"
 #include "../types/check.h"
 
 /* BASE.cl: OpenCL C 1.2. */

@@ -22,9 +22,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../src/target.h"
+#include "../core/target.h"
 #include "../types/types.h"
-#include "syntax.h"
+#include "../core/syntax.h"
 
 /* ------------------------------------------------------------------------
  * String-keyed hash table (open addressing, arena-backed)

@@ -14,8 +14,8 @@
 #ifndef CRISP_EVAL_H
 #define CRISP_EVAL_H
 
-#include "../src/crisp.h"
-#include "../src/strbuf.h"
+#include "../core/context.h"
+#include "../core/strbuf.h"
 
 /* Defaults for the limits (used when the CrispOptions field is 0). */
 #define EVAL_DEFAULT_MAX_STEPS 1000000L         /* per macro call           */

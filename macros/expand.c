@@ -29,7 +29,7 @@
 
 #include "../reader/reader.h"
 #include "eval.h"
-#include "syntax.h"
+#include "../core/syntax.h"
 
 extern const char crisp_prelude_text[];
 

@@ -12,7 +12,7 @@
 #ifndef CRISP_EXPAND_H
 #define CRISP_EXPAND_H
 
-#include "../src/crisp.h"
+#include "../core/context.h"
 
 /* Expand all forms.  Returns the expanded top-level forms (defmacros
  * removed).  Errors are reported on c->diag; a form whose expansion failed is

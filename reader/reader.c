@@ -70,7 +70,7 @@
  *   E0013 missing form after a prefix     E0099 out of memory
  */
 #include "reader.h"
-#include "../src/target.h"
+#include "../core/target.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -80,7 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "syntax.h"
+#include "../core/syntax.h"
 
 #define READER_MAX_TOKEN ((size_t)1 << 20)  /* 1 MiB per token or string */
 

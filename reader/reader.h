@@ -8,7 +8,7 @@
 #ifndef CRISP_READER_H
 #define CRISP_READER_H
 
-#include "../src/crisp.h"
+#include "../core/context.h"
 
 /* Maximum list nesting depth accepted by the reader. */
 #define READER_MAX_DEPTH 512

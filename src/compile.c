@@ -18,29 +18,10 @@
 #include "../macros/expand.h"
 #include "../reader/reader.h"
 #include "../types/check.h"
-#include "crisp.h"
-#include "syntax.h"
+#include "../core/context.h"
+#include "../core/syntax.h"
 
 #define MAX_SOURCE_BYTES (64L * 1024 * 1024)
-
-void forms_push(Arena *a, Forms *f, Node *n) {
-    if (f->n == f->cap) {
-        int nc = f->cap ? f->cap * 2 : 16;
-        Node **v = arena_alloc(a, sizeof(Node *) * (size_t)nc);
-        if (!v) return;
-        if (f->n) memcpy(v, f->v, sizeof(Node *) * (size_t)f->n);
-        f->v = v;
-        f->cap = nc;
-    }
-    f->v[f->n++] = n;
-}
-
-const char *crisp_define(const CrispOptions *opt, const char *name) {
-    const char *v = NULL;
-    for (int i = 0; opt && i < opt->ndefines; i++)
-        if (!strcmp(opt->defines[i].name, name)) v = opt->defines[i].value; /* last wins */
-    return v;
-}
 
 /* ---- reading sources ---- */
 

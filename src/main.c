@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crisp.h"
+#include "../include/crisp.h"
 
 static const char usage[] =
     "usage: crisp [options] FILE.crisp...\n"

@@ -20,19 +20,7 @@
 /* ------------------------------------------------------------------ */
 /* small utilities                                                     */
 
-void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item) {
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 8;
-        void **p = arena_alloc(a, sizeof(void *) * (size_t)nc);
-        if (!p) return;
-        if (*n) memcpy(p, *arr, sizeof(void *) * (size_t)*n);
-        *arr = p;
-        *cap = nc;
-    }
-    (*arr)[(*n)++] = item;
-}
-
-#define PUSH(a, arr, n, cap, item) ck_push((a), (void ***)&(arr), &(n), &(cap), (item))
+#define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
 
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
     Node *n = syn_new(cx->ck->a, k, at ? at->loc : (SrcLoc){0});
@@ -142,7 +130,7 @@ static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, 
         }
     }
     const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
-    ck_push(a, (void ***)names, n, cap, (void *)cand);
+    arena_push(a, (void ***)names, n, cap, (void *)cand);
     return cand;
 }
 
@@ -2079,7 +2067,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
-        ck_push(ck->a, (void ***)&ck->cnames, &ck->ncnames, &ck->capcnames, (void *)fn->cname);
+        arena_push(ck->a, (void ***)&ck->cnames, &ck->ncnames, &ck->capcnames, (void *)fn->cname);
     } else {
         /* an instance of a function whose vector parameters leave the
            address space open is named after the spaces it was made for */
@@ -2265,7 +2253,7 @@ static void collect(Checker *ck, Node *f) {
                           "def-setter `%s` needs the type of its object `%s`: annotate it or (declare (type %s TYPE))",
                           f->kids[1]->key, syn_to_string(ck->a, f->kids[2]->kids[0], 30), syn_to_string(ck->a, f->kids[2]->kids[0], 30));
         else
-            ck_push(ck->a, (void ***)&ck->setters, &ck->nsetters, &ck->capsetters, f);
+            arena_push(ck->a, (void ***)&ck->setters, &ck->nsetters, &ck->capsetters, f);
     }
     else if (!strcmp(h, "set-derived")) {
         /* linked once every type is known (check_program) */

@@ -9,8 +9,8 @@
 #ifndef CRISP_CHECK_H
 #define CRISP_CHECK_H
 
-#include "../src/crisp.h"
-#include "../src/strbuf.h"
+#include "../core/context.h"
+#include "../core/strbuf.h"
 #include "types.h"
 
 typedef enum FnKind { FN_KERNEL, FN_FUNCTION, FN_GRID } FnKind;

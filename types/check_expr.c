@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "check_int.h"
-#include "../src/target.h"
+#include "../core/target.h"
 #include "../macros/eval.h"
 
 #define LIT_FLEX_INT 1

@@ -7,7 +7,7 @@
 #ifndef CRISP_CHECK_INT_H
 #define CRISP_CHECK_INT_H
 
-#include "../src/syntax.h"
+#include "../core/syntax.h"
 #include "check.h"
 
 typedef struct FuncDef FuncDef;
@@ -117,7 +117,6 @@ Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
 Sym *sym_named(Checker *ck, SymKind k, Node *name);
 Sym *new_global(Checker *ck, SymKind k, Node *name);
-void ck_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
 void block_add(Ctx *cx, Node *blk, Node *stmt);
 void emit_stmt(Ctx *cx, Node *stmt);

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/syntax.h"
+#include "../core/syntax.h"
 #include "check_int.h"
 
 #define CV_MAX_STEPS 2000000L           /* evaluation steps per def-const-vec */
@@ -1356,7 +1356,7 @@ static void note_use(Ctx *cx, Sym *s) {
     CFunc *fn = cx->fn;
     for (int i = 0; i < fn->ncvuses; i++)
         if (fn->cvuses[i] == s) return;
-    ck_push(cx->ck->a, (void ***)&fn->cvuses, &fn->ncvuses, &fn->capcvuses, s);
+    arena_push(cx->ck->a, (void ***)&fn->cvuses, &fn->ncvuses, &fn->capcvuses, s);
 }
 
 /* Is const-vec s readable here?  The kernel at the root of the call chain

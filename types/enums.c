@@ -67,7 +67,7 @@ void enum_collect(Checker *ck, Node *form) {
     Sym *s = new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
-    ck_push(ck->a, (void ***)&ck->prog->enums, &ck->prog->nenums, &ck->prog->capenums, ed);
+    arena_push(ck->a, (void ***)&ck->prog->enums, &ck->prog->nenums, &ck->prog->capenums, ed);
 }
 
 static Node *enum_literal(Ctx *cx, const Node *at, EnumDef *ed, int i) {

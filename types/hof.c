@@ -59,7 +59,7 @@ int hof_collect(Checker *ck, Node *form) {
                           pl->kids[i]->name);
             return 1;
         }
-    ck_push(ck->a, (void ***)&ck->hofs, &ck->nhofs, &ck->caphofs, form);
+    arena_push(ck->a, (void ***)&ck->hofs, &ck->nhofs, &ck->caphofs, form);
     return 1;
 }
 

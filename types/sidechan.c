@@ -60,7 +60,7 @@ static int launch_input(const char *h, const char **name) {
 static void add_input(Ctx *cx, HostExpr *h, const char *name) {
     for (int i = 0; i < h->ninputs; i++)
         if (!strcmp(h->inputs[i], name)) return;
-    ck_push(cx->ck->a, (void ***)&h->inputs, &h->ninputs, &h->cap, (void *)name);
+    arena_push(cx->ck->a, (void ***)&h->inputs, &h->ninputs, &h->cap, (void *)name);
 }
 
 /* Check that `syn` only uses what a size may use, and (when h is given, in
@@ -343,7 +343,7 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
     } else {
         sc->sym = kernel_param(cx, at, name, ty);
     }
-    ck_push(ck->a, (void ***)&fn->sides, &fn->nsides, &fn->capsides, sc);
+    arena_push(ck->a, (void ***)&fn->sides, &fn->nsides, &fn->capsides, sc);
     return sc->sym;
 }
 
@@ -361,7 +361,7 @@ static Sym *function_side(Ctx *cx, SideKind kind, const char *name, const char *
     fs->at = at;
     fs->param = kernel_param(cx, at, cx->bind_hint ? cx->bind_hint : name ? name : side_word(kind), ty);
     if (!fs->param) return NULL;
-    ck_push(cx->ck->a, (void ***)&fn->fsides, &fn->nfsides, &fn->capfsides, fs);
+    arena_push(cx->ck->a, (void ***)&fn->fsides, &fn->nfsides, &fn->capfsides, fs);
     return fs->param;
 }
 
@@ -540,7 +540,7 @@ static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, 
     site->file = loc.file ? loc.file->name : "?";
     site->line = loc.line;
     site->kind = kind;
-    ck_push(cx->ck->a, (void ***)&p->sites, &p->nsites, &p->capsites, site);
+    arena_push(cx->ck->a, (void ***)&p->sites, &p->nsites, &p->capsites, site);
     /* (%debug-log SITE value...) */
     Node *kids[34];
     int k = 0;
@@ -796,7 +796,7 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         sc->sym = s;
         sc->at = syn;
         sc->size_crisp = "(marshalled by the host)";
-        ck_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
+        arena_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
         if (kind == SIDE_SCRATCH) cx->fn->scratch_pool = s;
     }
     return var_ref(cx, syn, s);

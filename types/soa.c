@@ -86,7 +86,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
             need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         if (ft->as == AS_LOCAL) {
             f->hoisted_local = 1;
-            ck_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
+            arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, ft);
             decl->sym = f;

@@ -41,7 +41,7 @@ void struct_collect(Checker *ck, Node *form) {
     Sym *s = new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
-    ck_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
+    arena_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
 }
 
 /* Is F a field spec: name:type, (name:type) or (name type)?  Sets *name and

@@ -135,7 +135,7 @@ void template_collect(Checker *ck, Node *form) {
         for (int j = 1; j < d->nkids; j++) {
             Node *c = d->kids[j];
             if ((syn_is_form(c, "type-is") || syn_is_form(c, "value-is")) && c->nkids >= 3)
-                ck_push(ck->a, (void ***)&cons, &ncons, &capcons, c);
+                arena_push(ck->a, (void ***)&cons, &ncons, &capcons, c);
             else
                 diag_error_at(D(ck), c, "E1003", "expected (type-is T #'predicate) or (value-is P #'predicate), found `%s`",
                               syn_to_string(ck->a, c, 40));
@@ -168,7 +168,7 @@ void template_collect(Checker *ck, Node *form) {
         t->nrequired = nreq;
         t->constraints = cons;
         t->nconstraints = ncons;
-        ck_push(ck->a, (void ***)&ck->templates, &ck->ntemplates, &ck->captemplates, t);
+        arena_push(ck->a, (void ***)&ck->templates, &ck->ntemplates, &ck->captemplates, t);
     }
 }
 
@@ -185,7 +185,7 @@ static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
     s->name = arena_printf(ck->a, "%%type%d", ck->globals.n);
     s->key = s->name;
     s->ty = t;
-    ck_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
+    arena_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
     return syn_symbol(ck->a, loc, s->name);
 }
 
@@ -342,7 +342,7 @@ static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const 
     ty->kind = TY_STRUCT;
     ty->sd = sd;
     in->ty = ty;
-    ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+    arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
     return in;
 }
 
@@ -423,13 +423,13 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
     if (!ev) return NULL;
     Node **kids = NULL;
     int n = 0, cap = 0;
-    ck_push(ck->a, (void ***)&kids, &n, &cap, form->kids[0]);
-    ck_push(ck->a, (void ***)&kids, &n, &cap, form->kids[1]);
+    arena_push(ck->a, (void ***)&kids, &n, &cap, form->kids[0]);
+    arena_push(ck->a, (void ***)&kids, &n, &cap, form->kids[1]);
     for (int i = 2; i < form->nkids; i++) {
         Node *e = form->kids[i];
         int kind = entry_kind(ck, e);
-        if (kind == 0) ck_push(ck->a, (void ***)&kids, &n, &cap, e);
-        for (int k = 0; kind == 1 && k < e->nkids; k++) ck_push(ck->a, (void ***)&kids, &n, &cap, e->kids[k]);
+        if (kind == 0) arena_push(ck->a, (void ***)&kids, &n, &cap, e);
+        for (int k = 0; kind == 1 && k < e->nkids; k++) arena_push(ck->a, (void ***)&kids, &n, &cap, e->kids[k]);
         if (kind != 2) continue;
         /* (let ((T 'float) (C 'nil) ...) ENTRY) with the parameters given
            hidden keys outside quotes (T would be the constant t); they
@@ -464,7 +464,7 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
                               t->name, syn_to_string(ck->a, f, 30), syn_to_string(ck->a, v, 40));
                 return NULL;
             }
-            ck_push(ck->a, (void ***)&kids, &n, &cap, f);
+            arena_push(ck->a, (void ***)&kids, &n, &cap, f);
         }
     }
     return syn_list(ck->a, form->loc, kids, n);
@@ -511,7 +511,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
     if (!form) {
         /* remembered, so the error is not repeated at each use */
         in->failed = 1;
-        ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+        arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
         return NULL;
     }
     form = syn_subst(ck->a, form, t->params, repl, t->nparams);
@@ -541,7 +541,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
                                   arena_printf(ck->a, "%s%s", mangle(ck->a, t->name), suffix));
         if (!in->fd) return NULL;
     }
-    ck_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+    arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
     return in;
 }
 
@@ -876,7 +876,7 @@ int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
         TmplInst *in = t->insts[i];
         if (!in->ty || in->ty->kind != TY_STRUCT || in->ty->sd->pattern || in->ty->sd->state != 2) continue;
         ninsts++;
-        if (make_fits(ck, syn, keyed, *pre, n, in->ty->sd, 0)) ck_push(ck->a, (void ***)&cands, &ncands, &capcands, in);
+        if (make_fits(ck, syn, keyed, *pre, n, in->ty->sd, 0)) arena_push(ck->a, (void ***)&cands, &ncands, &capcands, in);
     }
     /* between several: literals at their own type, then an instance
        whose every field is given */

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../src/arena.h"
+#include "../core/arena.h"
 
 typedef enum TypeKind {
     TY_VOID,     /* nil: no value */

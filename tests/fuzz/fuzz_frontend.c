@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "crisp.h"
+#include "../../include/crisp.h"
+#include "../../core/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

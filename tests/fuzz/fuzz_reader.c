@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../reader/reader.h"
-#include "syntax.h"
+#include "../../core/syntax.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@ MAKE=${MAKE:-make}
 secs=${FUZZ_SECONDS:-30}
 jobs=$(nproc 2>/dev/null || echo 2)
 B=build-fuzz
-CFLAGS_FUZZ="-std=c11 -D_POSIX_C_SOURCE=200809L -Isrc -I. -g -O1 -fno-omit-frame-pointer
+CFLAGS_FUZZ="-std=c11 -D_POSIX_C_SOURCE=200809L -I. -g -O1 -fno-omit-frame-pointer
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 passed=0
 failed=0

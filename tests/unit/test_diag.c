@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "../../core/diag.h"
 
 static char out_buf[8192];
 

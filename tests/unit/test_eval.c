@@ -20,11 +20,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../src/target.h"
+#include "../../core/target.h"
 #include "../../macros/eval.h"
 #include "../../macros/expand.h"
 #include "../../reader/reader.h"
-#include "syntax.h"
+#include "../../core/syntax.h"
 
 /* One compilation context with an evaluator and captured diagnostics. */
 typedef struct T {

@@ -21,7 +21,7 @@
 #include "../../macros/eval.h"
 #include "../../macros/expand.h"
 #include "../../reader/reader.h"
-#include "syntax.h"
+#include "../../core/syntax.h"
 
 typedef struct T {
     Crisp c;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../../reader/reader.h"
-#include "syntax.h"
+#include "../../core/syntax.h"
 
 /* The lead implements these in src/compile.c; until that file is in the
  * library, weak stand-ins keep this test linkable (a strong definition in

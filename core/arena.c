@@ -88,3 +88,15 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
     va_end(ap);
     return p;
 }
+
+void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item) {
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        void **p = arena_alloc(a, sizeof(void *) * (size_t)nc);
+        if (!p) return;
+        if (*n) memcpy(p, *arr, sizeof(void *) * (size_t)*n);
+        *arr = p;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = item;
+}

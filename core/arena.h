@@ -28,5 +28,9 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+/* Append `item` to the growable pointer array (*arr, *n, *cap), doubling it
+ * in the arena when full.  Out of memory: the item is dropped and
+ * `exhausted` is set (callers check it once, at the end of a stage). */
+void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 
 #endif

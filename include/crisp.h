@@ -1,18 +1,18 @@
 /* crisp.h - the public face of libcrisp: options and the compile entry point.
  *
- * `crisp` (src/main.c) only parses the command line into CrispOptions and
- * calls crisp_compile().  Everything else - reading, macro expansion,
- * checking, emitting - lives in the library, which never exits the process
- * and reports problems through the diagnostics module. */
+ * This is the one installed header: it is self-contained (only <stdio.h>
+ * and <stddef.h>) and declares nothing but the API.  `crisp` (src/main.c)
+ * only parses the command line into CrispOptions and calls crisp_compile();
+ * everything else - reading, macro expansion, checking, emitting - lives in
+ * the library, which never exits the process and reports problems through
+ * its diagnostics. */
 #ifndef CRISP_H
 #define CRISP_H
 
+#include <stddef.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "node.h"
-#include "strbuf.h"
+struct StrBuf;
 
 #define CRISP_VERSION "0.1.0"
 
@@ -48,38 +48,16 @@ typedef struct CrispOptions {
     int input_len;
     /* In-memory outputs: when set, the requested outputs are appended to
        these buffers instead of being written as files. */
-    StrBuf *capture_cl;
-    StrBuf *capture_meta;
+    struct StrBuf *capture_cl;
+    struct StrBuf *capture_meta;
     /* Resource limits (0 = default). */
     long max_expansion_depth;
     long max_eval_steps;
     size_t max_arena_bytes;
 } CrispOptions;
 
-/* A list of syntax forms: the plain data passed between the first stages. */
-typedef struct Forms {
-    Node **v;
-    int n, cap;
-} Forms;
-
-void forms_push(Arena *a, Forms *f, Node *n);
-
-/* Per-compilation state shared by the stages. */
-typedef struct Crisp {
-    Arena arena;
-    Diag diag;
-    const CrispOptions *opt;
-    SrcFile **files;
-    int nfiles;
-    int gensym_counter;
-    struct Eval *ev;   /* the expander's compile-time environment (macros,
-                          %defuns, def-constraints), kept for the checker */
-} Crisp;
-
-/* Exit status: 0 ok, 1 source errors, 2 bad invocation / unreadable file. */
+/* Compile with these options, writing diagnostics to `diag_out`.
+ * Exit status: 0 ok, 1 source errors, 2 bad invocation / unreadable file. */
 int crisp_compile(const CrispOptions *opt, FILE *diag_out);
-
-/* Look up -D value for a (case-sensitive) parameter name, or NULL. */
-const char *crisp_define(const CrispOptions *opt, const char *name);
 
 #endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""check_layers.py - the include graph between crisp's folders points one way.
+
+    driver (src) -> emitters (emit-oclc, emit-hoist) -> analyses (analysis)
+      -> checker (types) -> expander (macros) -> reader -> core -> include
+
+Every `#include "../DIR/file.h"` in a library source is an edge from its
+folder to DIR.  This script prints the graph and fails (exit 1) when an edge
+points up the layers or the folders form a cycle.  `make test` runs it; see
+docs/architecture.md for what goes where."""
+import os
+import re
+import sys
+
+# Lower rank = lower layer.  Folders of one rank may include each other only
+# without forming a cycle (emit-hoist uses emit-oclc's ABI tables).
+LAYERS = [
+    ("include",),
+    ("core",),
+    ("reader",),
+    ("macros",),
+    ("types",),
+    ("analysis",),
+    ("emit-oclc", "emit-hoist"),
+    ("src",),
+]
+RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def edges(root):
+    out = {}
+    for d in RANK:
+        path = os.path.join(root, d)
+        if not os.path.isdir(path):
+            continue
+        for f in sorted(os.listdir(path)):
+            if not f.endswith((".c", ".h")):
+                continue
+            text = open(os.path.join(path, f), encoding="utf-8").read()
+            for inc in INCLUDE.findall(text):
+                target = os.path.normpath(os.path.join(d, inc)).split(os.sep)[0]
+                if target != d and target in RANK:
+                    out.setdefault((d, target), []).append(f"{d}/{f}")
+    return out
+
+
+def find_cycle(graph):
+    state = {}
+
+    def visit(n, stack):
+        state[n] = 1
+        for m in sorted(graph.get(n, ())):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m] if m in stack else [n, m]
+            if not state.get(m) and (c := visit(m, stack + [m])):
+                return c
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if not state.get(n) and (c := visit(n, [n])):
+            return c
+    return None
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    es = edges(root)
+    graph = {}
+    bad = 0
+    for (a, b), files in sorted(es.items()):
+        graph.setdefault(a, set()).add(b)
+        up = RANK[b] > RANK[a]
+        print(f"{'UP  ' if up else '    '}{a} -> {b}  ({', '.join(sorted(set(files)))})")
+        if up:
+            bad += 1
+    cycle = find_cycle(graph)
+    if cycle:
+        print("cycle: " + " -> ".join(cycle))
+        bad += 1
+    if bad:
+        print(f"layers: 0 passed, {bad} failed")
+        return 1
+    print(f"layers: {len(es)} passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
