@@ -10,7 +10,8 @@ PY      ?= /usr/bin/python3
 
 DIRS     = core reader macros types emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
-GEN_SRC  = $(B)/gen/prelude.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
+LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
+GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
@@ -30,10 +31,10 @@ $(B)/%.o: %.c $(wildcard include/*.h $(DIRS:%=%/*.h))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
-# The prelude (library macros written in Crisp) is compiled into the binary.
-$(B)/gen/prelude.c: macros/prelude.crisp scripts/embed.sh
+# The library (lib/*.crisp, written in Crisp) is compiled into the binary.
+$(B)/gen/library.c: $(LIB_CRISP) scripts/embed_lib.sh
 	@mkdir -p $(dir $@)
-	sh scripts/embed.sh crisp_prelude_text $< > $@
+	sh scripts/embed_lib.sh $(LIB_CRISP) > $@
 
 # So is the runtime shim, which --emit-runtime=DIR writes next to outputs.
 $(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h scripts/embed.sh

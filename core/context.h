@@ -28,8 +28,6 @@ typedef struct Crisp {
     SrcFile **files;
     int nfiles;
     int gensym_counter;
-    struct Eval *ev;   /* the expander's compile-time environment (macros,
-                          %defuns, def-constraints), kept for the checker */
 } Crisp;
 
 /* Look up -D value for a (case-sensitive) parameter name, or NULL. */

@@ -23,7 +23,6 @@
 #include <strings.h>
 
 #include "../core/target.h"
-#include "../types/types.h"
 #include "../core/syntax.h"
 
 /* ------------------------------------------------------------------------
@@ -102,6 +101,7 @@ typedef struct Prim Prim;
 typedef struct Closure {
     const char *name;
     const Prim *prim;          /* builtin function, or NULL for a lambda */
+    int host;                  /* a function the host answers (#'is-integer?) */
     EvalLambdaList *params;
     Node **body;
     int nbody;
@@ -273,6 +273,14 @@ Node *eval_error(Eval *ev, const Node *at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     verror(ev, EVAL_E_EVAL, at, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+Node *eval_error_code(Eval *ev, const char *code, const Node *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    verror(ev, code, at, fmt, ap);
     va_end(ap);
     return NULL;
 }
@@ -726,9 +734,6 @@ struct Prim {
 
 static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form);
 static Node *qq(Eval *ev, Node *x, int level, Binding *env);
-static Node *type_of_syntax(Eval *ev, Node *form, Binding *env);
-static int is_type_name(Eval *ev, const char *key);
-static const Node *resolve_type(Eval *ev, const Node *v);
 
 /* Value of the last form, nil for none.  Leading (declare ...) forms are
  * skipped. */
@@ -752,8 +757,6 @@ static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
     if (!strcmp(k, "t") || !strcmp(k, "true")) return x->ann ? x : ev->t;
     const Node *c = map_get(&ev->consts, k);
     if (c) return (Node *)(uintptr_t)c;
-    /* type names are compile-time values: (is-integer? int) */
-    if (!x->ann && is_type_name(ev, k)) return x;
     Node *out = NULL;
     if (ev->host_var && ev->host_var(ev, ev->host_ud, x, &out) == 1 && out) return out;
     if (ev->quiet) return code_error(ev, EVAL_E_EVAL, x, "`%s` has no compile-time value", x->name);
@@ -802,24 +805,6 @@ static Node *run_macro(Eval *ev, const Macro *m, Node *call, const Expansion *or
     return eval_body(ev, m->body, m->nbody, env);
 }
 
-static const Node *resolve_type(Eval *ev, const Node *v);
-
-/* (is-NAME? TYPE) for a def-struct or def-derived-type NAME (spec "type
- * constraints: is-XXXX?"): whether TYPE, aliases followed, is NAME.  NULL
- * when the call is not such a predicate. */
-static Node *struct_predicate(Eval *ev, Node *x, Node **a, int n) {
-    const char *k = x->kids[0]->key;
-    size_t len = strlen(k);
-    if (n != 1 || len < 5 || strncmp(k, "is-", 3) || k[len - 1] != '?') return NULL;
-    char name[128];
-    if (len - 4 >= sizeof name) return NULL;
-    memcpy(name, k + 3, len - 4);
-    name[len - 4] = 0;
-    if (!map_get(&ev->structs, name)) return NULL;
-    const Node *t = resolve_type(ev, a[0]);
-    return (is_sym(t) || t->kind == N_KEYWORD) && !strcmp(t->key, name) ? ev->t : ev->nil;
-}
-
 /* Call function `f` (a Prim, a closure value, or NULL for the host hook)
  * on the evaluated operands of `x`.  Kept apart from eval_call so the
  * argument buffer is only on the stack for calls that need it. */
@@ -830,8 +815,6 @@ static Node *call_with_args(Eval *ev, const Prim *p, Node *f, Node *x, Binding *
     if (!a) return NULL;
     if (p) return call_prim(ev, p, x, a, n);
     if (f) return apply(ev, f, a, n, x);
-    Node *sp = struct_predicate(ev, x, a, n);
-    if (sp) return sp;
     if (ev->host_call) {
         Node *out = NULL;
         int r = ev->host_call(ev, ev->host_ud, x, x->kids[0]->key, a, n, &out);
@@ -858,7 +841,6 @@ static Node *eval_call(Eval *ev, Node *x, Binding *env) {
             Node *e = run_macro(ev, m, x, ev->exp);
             return e ? eval(ev, e, env) : NULL;
         }
-        if (!ev->host_call && !strcmp(head->key, "type-of")) return type_of_syntax(ev, x, env);
         return call_with_args(ev, NULL, NULL, x, env);
     }
     if (syn_is_form(head, "lambda")) {
@@ -893,6 +875,16 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
     }
     if (!cl) return eval_error(ev, form, "`%s` is not a function", show(ev, f));
     if (cl->prim) return call_prim(ev, cl->prim, form, args, n);
+    if (cl->host) {
+        Node *out = NULL;
+        int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, cl->name, args, n, &out) : 0;
+        if (r < 0) {
+            ev->failed = 1;
+            return NULL;
+        }
+        if (r > 0 && out) return out;
+        return eval_error(ev, form, "unknown compile-time function `%s`", cl->name);
+    }
     if (++ev->depth > ev->max_recursion) {
         ev->depth--;
         return limit_error(ev, EVAL_E_RECURSION, "recursion depth", ev->max_recursion);
@@ -1196,27 +1188,28 @@ static Node *sf_dotimes(Eval *ev, Node *form, Binding *env) {
     return ev->failed ? NULL : eval(ev, spec->kids[2], inner);
 }
 
-/* The struct a with-struct-accessors names: STRUCT is a symbol naming the
- * struct itself unless it is a bound variable; anything else (a variable,
- * 'point, (element-type v)...) is evaluated and must give a symbol.
- * def-type aliases are followed.  NULL after reporting E0211. */
-static const EvalStruct *accessor_struct(Eval *ev, Node *spec, Binding *env) {
+/* The fields of the struct a with-struct-accessors names, asked of the
+ * host (the checker knows every struct, template instances and derived
+ * types included): STRUCT is a symbol naming the struct itself unless it
+ * is a bound variable; anything else (a variable, 'point,
+ * (element-type v)...) is evaluated and must give a symbol.  A list of
+ * field name symbols, or NULL after reporting E0211. */
+static Node *accessor_fields(Eval *ev, Node *spec, Binding *env) {
     Node *v = spec;
     if (!(is_sym(spec) && !spec->ann && !lookup(env, spec->key)) && !(v = eval(ev, spec, env)))
         return NULL;
-    const Node *r = is_sym(v) && !v->ann ? resolve_type(ev, v) : v;
-    if (!is_sym(r) || r->ann) {
-        code_error(ev, EVAL_E_STRUCT, spec,
-                   "with-struct-accessors expects a struct type name, found `%s`", show(ev, v));
+    Node *out = NULL;
+    int r = ev->host_call && is_sym(v) && !v->ann ? ev->host_call(ev, ev->host_ud, spec, "%struct-fields", &v, 1, &out) : 0;
+    if (r < 0) {
+        ev->failed = 1;
         return NULL;
     }
-    const EvalStruct *sd = map_get(&ev->structs, r->key);
-    if (!sd)
-        code_error(ev, EVAL_E_STRUCT, spec,
-                   "unknown struct `%s` in with-struct-accessors: define it (def-struct) before "
-                   "this point",
-                   r->name);
-    return sd;
+    if (r > 0 && out) return out;
+    if (!is_sym(v) || v->ann)
+        return code_error(ev, EVAL_E_STRUCT, spec, "with-struct-accessors expects a struct type name, found `%s`",
+                          show(ev, v));
+    return code_error(ev, EVAL_E_STRUCT, spec, "unknown struct `%s` in with-struct-accessors: define it with def-struct",
+                      v->name);
 }
 
 /* A variable of the binding list: a plain symbol that may be bound. */
@@ -1263,13 +1256,14 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
         raw = syn_is_kw(a, "raw");
         body += 2;
     }
-    const EvalStruct *sd = accessor_struct(ev, form->kids[1], env);
-    if (!sd) return NULL;
-    Node **out = arena_alloc(&ev->c->arena, sizeof *out * (size_t)(sd->nfields ? sd->nfields : 1));
+    Node *fields = accessor_fields(ev, form->kids[1], env);
+    if (!fields) return NULL;
+    int nfields = fields->kind == N_LIST ? fields->nkids : 0;
+    Node **out = arena_alloc(&ev->c->arena, sizeof *out * (size_t)(nfields ? nfields : 1));
     if (!out) return oom_error(ev);
-    for (int i = 0; i < sd->nfields; i++) {
+    for (int i = 0; i < nfields; i++) {
         if (!charge(ev, 1)) return NULL;
-        const char *fname = sd->fields[i]->name;
+        const char *fname = fields->kids[i]->name;
         Node *acc = syn_symbol(&ev->c->arena, form->loc,
                                arena_printf(&ev->c->arena, "%s%s~", raw ? "~" : "", fname));
         if (ev->c->arena.exhausted) return oom_error(ev);
@@ -1278,7 +1272,7 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
         if (ev->failed) return NULL;
         if (!(out[i] = eval_body(ev, form->kids + body, form->nkids - body, inner))) return NULL;
     }
-    return mk_list(ev, out, sd->nfields);
+    return mk_list(ev, out, nfields);
 }
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
@@ -1322,6 +1316,14 @@ static Node *sf_function(Eval *ev, Node *form, Binding *env) {
         if (p) return eval_error(ev, form, "`%s` is a special form, not a function", f->name);
         const Node *fn = map_get(&ev->funcs, f->key);
         if (fn) return (Node *)(uintptr_t)fn;
+        if (ev->host_call && !f->ann) {
+            /* #'is-integer?: a function the host answers, called later */
+            Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
+            if (!cl) return oom_error(ev);
+            cl->name = f->key;
+            cl->host = 1;
+            return mk_closure(ev, cl);
+        }
     }
     return eval_error(ev, form, "`%s` is not a compile-time function", show(ev, f));
 }
@@ -1532,8 +1534,24 @@ static Node *bi_floor(Eval *ev, Node *form, Node **a, int n) { return rounding(e
 static Node *bi_ceiling(Eval *ev, Node *form, Node **a, int n) { return rounding(ev, form, a, n, 1); }
 
 /* Chained numeric comparison. */
+/* The function a value designates: a closure's name, or NAME of the
+ * syntax (function NAME) a macro received as an argument; NULL else. */
+const char *eval_function_name(const Node *v) {
+    const Closure *cl = as_closure(v);
+    if (cl) return cl->prim ? cl->prim->name : cl->name;
+    if (syn_is_form(v, "function") && v->nkids == 2 && v->kids[1]->kind == N_SYMBOL && !v->kids[1]->ann)
+        return v->kids[1]->key;
+    return NULL;
+}
+
 static Node *compare(Eval *ev, Node *form, Node **a, int n, const char *op) {
     Num x, y;
+    if (n == 2 && (op[0] == '=' || !strcmp(op, "/=")) && eval_function_name(a[0]) && eval_function_name(a[1])) {
+        /* (= someFunction #'+): function designators compare by name
+           (spec "reduce-to-1-atomic") */
+        int same = !strcasecmp(eval_function_name(a[0]), eval_function_name(a[1]));
+        return mk_bool(ev, op[0] == '=' ? same : !same);
+    }
     for (int i = 0; i < n; i++)
         if (!get_num(ev, form, a[i], op, &x)) return NULL;
     if (!strcmp(op, "/=")) {
@@ -1775,6 +1793,8 @@ static int val_eql(const Node *a, const Node *b) {
     case N_FLOAT: return a->fval == b->fval;
     case N_KEYWORD: return !strcmp(a->key, b->key);
     case N_SYMBOL:
+        if (as_closure(a) && as_closure(b) && as_closure(a)->host && as_closure(b)->host)
+            return !strcmp(as_closure(a)->name, as_closure(b)->name);
         if (as_closure(a) || as_closure(b)) return as_closure(a) == as_closure(b);
         if (strcmp(a->key, b->key)) return 0;
         if (!a->ann || !b->ann) return a->ann == b->ann;
@@ -2479,44 +2499,16 @@ static Node *bi_macroexpand(Eval *ev, Node *form, Node **a, int n) {
 }
 
 /* ------------------------------------------------------------------------
- * Builtin functions: type queries
- *   Macros run before type checking, so they see type *names*: the base
- *   types (float, int4, bool...), keywords for address spaces, and the
- *   def-type aliases the expander recorded so far.  Structs and aliases
- *   defined later are plain symbols here.
+ * Types
+ *   Types are syntax in the compile-time language: `float`, an alias
+ *   name, (vector-type float :global).  The evaluator builds type
+ *   expressions (binop-type, predicate-type, vector-type) but never reads
+ *   one: every question about a type - type-of a run-time variable,
+ *   is-type-of, element-type, the is-XXXX? predicates, has-overload? ... -
+ *   goes to the host (the checker, types/ctquery.c), which reads type
+ *   syntax with the one reader the whole compiler uses.  Without a host
+ *   (unit tests of this module) they are unknown functions.
  * ---------------------------------------------------------------------- */
-
-int eval_type_predicate(const char *pred, const char *key) {
-    if (!strcmp(pred, "is-address-space?"))
-        return !strcmp(key, "global") || !strcmp(key, "local") || !strcmp(key, "constant") ||
-               !strcmp(key, "private");
-    const Type *t = ty_lookup_base(key);
-    int num = t && t->kind == TY_NUM, hw = t && t->kind == TY_HWVEC;
-    int cat = num || hw ? (int)ty_scalar_info(t->sc)->cat : -1;
-    if (!strcmp(pred, "is-numeric?") || !strcmp(pred, "is-scalar?")) return num;
-    if (!strcmp(pred, "is-hardware-vector?")) return hw;
-    if (!strcmp(pred, "is-integer?")) return cat == CAT_SIGNED || cat == CAT_UNSIGNED;
-    if (!strcmp(pred, "is-floating-point?")) return cat == CAT_FLOAT;
-    if (!strcmp(pred, "is-signed?")) return cat == CAT_SIGNED || cat == CAT_FLOAT;
-    if (!strcmp(pred, "is-orderable?")) return num;
-    return -1;
-}
-
-static int is_type_name(Eval *ev, const char *key) {
-    return (ty_lookup_base(key) && strcmp(key, "nil") != 0) || map_get(&ev->types, key) ||
-           map_get(&ev->structs, key);
-}
-
-/* `v` with def-type aliases followed (at most 64 steps, so a cycle ends). */
-static const Node *resolve_type(Eval *ev, const Node *v) {
-    for (int i = 0; i < 64 && (is_sym(v) || v->kind == N_KEYWORD) && !v->ann; i++) {
-        if (ty_lookup_base(v->key)) return v;
-        const Node *next = map_get(&ev->types, v->key);
-        if (!next) return v;
-        v = next;
-    }
-    return v;
-}
 
 /* Numbers and strings are values, never types. */
 static int want_type(Eval *ev, Node *form, const Node *v, const char *fn) {
@@ -2525,34 +2517,15 @@ static int want_type(Eval *ev, Node *form, const Node *v, const char *fn) {
     return 0;
 }
 
-static Node *type_pred(Eval *ev, Node *form, Node *v, const char *pred) {
-    if (!strcmp(pred, "is-address-space?"))  /* a value predicate */
-        return mk_bool(ev, v->kind == N_KEYWORD && eval_type_predicate(pred, v->key) == 1);
-    if (!want_type(ev, form, v, pred)) return NULL;
-    const Node *r = resolve_type(ev, v);
-    int ok = (is_sym(r) || r->kind == N_KEYWORD) && !r->ann && eval_type_predicate(pred, r->key) == 1;
+/* (is-address-space? V) - :global :local :constant :private (a value
+ * predicate on keywords, no type involved) */
+static Node *bi_is_address_space(Eval *ev, Node *form, Node **a, int n) {
+    (void)form, (void)n;
+    const Node *v = a[0];
+    int ok = v->kind == N_KEYWORD && (!strcmp(v->key, "global") || !strcmp(v->key, "local") ||
+                                      !strcmp(v->key, "constant") || !strcmp(v->key, "private"));
     return mk_bool(ev, ok);
 }
-
-#define TYPE_PRED(fn, name)                                          \
-    static Node *fn(Eval *ev, Node *form, Node **a, int n) {         \
-        (void)n;                                                     \
-        return type_pred(ev, form, a[0], name);                      \
-    }
-/* (is-numeric? T), (is-scalar? T) - scalar number types */
-TYPE_PRED(bi_is_numeric, "is-numeric?")
-TYPE_PRED(bi_is_scalar, "is-scalar?")
-/* (is-hardware-vector? T) - float4, int2 ... */
-TYPE_PRED(bi_is_hwvec, "is-hardware-vector?")
-/* (is-integer? T), (is-floating-point? T), (is-signed? T) - by the element
- * category, so float4 is floating point */
-TYPE_PRED(bi_is_integer, "is-integer?")
-TYPE_PRED(bi_is_float, "is-floating-point?")
-TYPE_PRED(bi_is_signed, "is-signed?")
-/* (is-orderable? T) - scalars: < and > give a bool */
-TYPE_PRED(bi_is_orderable, "is-orderable?")
-/* (is-address-space? V) - :global :local :constant :private */
-TYPE_PRED(bi_is_address_space, "is-address-space?")
 
 /* (vector-type ARG...) - the type expression itself, with its arguments
  * evaluated: (vector-type float :global) */
@@ -2577,7 +2550,7 @@ static Node *signature(Eval *ev, Node **params, int np, Node *ret) {
     return v;
 }
 
-/* (binop-type T) - #(T T => T) */
+/* (binop-type T) - spec "binop-type": #(T T => T) */
 static Node *bi_binop_type(Eval *ev, Node *form, Node **a, int n) {
     (void)n;
     if (!want_type(ev, form, a[0], "binop-type")) return NULL;
@@ -2585,105 +2558,12 @@ static Node *bi_binop_type(Eval *ev, Node *form, Node **a, int n) {
     return signature(ev, p, 2, a[0]);
 }
 
-/* (predicate-type T) - #(T => bool) */
+/* (predicate-type T) - spec "filter": #(T => bool) */
 static Node *bi_predicate_type(Eval *ev, Node *form, Node **a, int n) {
     (void)n;
     if (!want_type(ev, form, a[0], "predicate-type")) return NULL;
     Node *b = syn_symbol(&ev->c->arena, no_loc, "bool");
     return signature(ev, a, 1, b);
-}
-
-/* ------------------------------------------------------------------------
- * Type queries over what the expander has recorded: vector / tensor type
- * expressions, def-struct fields, def-function signatures, derived types.
- * Only syntax is available (expansion precedes checking), so every query
- * answers from the type expressions as written, after following def-type
- * aliases at the top.
- * ---------------------------------------------------------------------- */
-
-/* A def-function signature read from its syntax (one per overload). */
-typedef struct EvalFunSig {
-    const char *name;          /* as written                                */
-    Node **params;             /* parameter type syntax                     */
-    int np;
-    Node **rets;               /* return type syntax; none: void            */
-    int nr;
-    struct EvalFunSig *next;   /* the next overload, in definition order    */
-} EvalFunSig;
-
-/* (def-derived-type NEW ORIG :subst S) / (set-derived ORIG NEW :subst S) */
-typedef struct EvalDerived {
-    const char *orig;          /* key of the original type                  */
-    int subst;                 /* 0 :no 1 :equal 2 :pass-orig 3 :pass-derived,
-                                  as in types/structs.c                     */
-} EvalDerived;
-
-static int is_type_word(const Node *v) {
-    return (is_sym(v) || v->kind == N_KEYWORD) && !v->ann;
-}
-
-/* type-equal without argument checks; -1 after an error */
-static int type_eq(Eval *ev, const Node *a, const Node *b) {
-    const Node *x = resolve_type(ev, a), *y = resolve_type(ev, b);
-    if (is_type_word(x) && is_type_word(y)) {
-        const Type *tx = ty_lookup_base(x->key), *ty = ty_lookup_base(y->key);
-        if (tx || ty) return tx == ty;
-        return x->kind == y->kind && !strcmp(x->key, y->key);
-    }
-    int r = val_equal(ev, (Node *)(uintptr_t)x, (Node *)(uintptr_t)y, 0);
-    return ev->failed ? -1 : r;
-}
-
-/* (type-equal A B) - same type after following def-type aliases */
-static Node *bi_type_equal(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "type-equal") || !want_type(ev, form, a[1], "type-equal"))
-        return NULL;
-    int r = type_eq(ev, a[0], a[1]);
-    return r < 0 ? NULL : mk_bool(ev, r);
-}
-
-static int is_void_type(const Node *v) {
-    return is_nil(v) || (is_sym(v) && !v->ann && !strcmp(v->key, "void"));
-}
-
-/* A signature #(A B => R) or the list of #'(A B => R): parameter types
- * before `=>`, return types after it (none, or `void`: no value).  With
- * `env`, elements that are bound variables are replaced by their values,
- * so #(T T => bool) works inside a def-constraint.  0 when malformed
- * (numbers, strings, `&out` markers, two `=>`). */
-typedef struct Sig {
-    Node **p, **r;
-    int np, nr;
-} Sig;
-
-static int sig_parse(Eval *ev, const Node *v, Binding *env, Sig *s) {
-    if (v->kind != N_VECLIT && v->kind != N_LIST) return 0;
-    Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(v->nkids ? v->nkids : 1));
-    if (!k) return 0;
-    int arrow = -1;
-    for (int i = 0; i < v->nkids; i++) {
-        Node *e = v->kids[i];
-        if (is_sym(e) && !e->ann && !strcmp(e->key, "=>")) {
-            if (arrow >= 0) return 0;
-            arrow = i;
-            continue;
-        }
-        if (env && is_sym(e) && !e->ann) {
-            Binding *b = lookup(env, e->key);
-            if (b) e = b->val;
-        }
-        if (e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_STRING ||
-            (is_sym(e) && e->name[0] == '&'))
-            return 0;
-        k[i] = e;
-    }
-    s->p = k;
-    s->np = arrow >= 0 ? arrow : v->nkids;
-    s->r = arrow >= 0 ? k + arrow + 1 : k;
-    s->nr = arrow >= 0 ? v->nkids - arrow - 1 : 0;
-    if (s->nr == 1 && is_void_type(s->r[0])) s->nr = 0;
-    return 1;
 }
 
 /* The inner list of #'(...) / (function (...)), or NULL. */
@@ -2696,384 +2576,110 @@ static Node *function_list(Node *v) {
     return NULL;
 }
 
-/* Record `(def-function NAME (PARAM...) [DOC] (declare ...)... BODY...)`.
- * Parameters must all be plain symbols with a type from an annotation,
- * (declare (type P... T)) or a signature; otherwise nothing is recorded. */
-static void note_function(Eval *ev, const Node *form) {
-    if (form->nkids < 3 || !is_sym(form->kids[1]) || form->kids[2]->kind != N_LIST) return;
-    const Node *pl = form->kids[2];
-    int np = pl->nkids;
-    Arena *A = &ev->c->arena;
-    EvalFunSig *fs = arena_alloc(A, sizeof *fs);
-    Node **pt = arena_alloc(A, sizeof *pt * (size_t)(np ? np : 1));
-    if (!fs || !pt) return;
-    for (int i = 0; i < np; i++) {
-        const Node *p = pl->kids[i];
-        if (!is_sym(p) || p->name[0] == '&') return;
-        pt[i] = p->ann;
-    }
-    fs->name = form->kids[1]->name;
-    fs->params = pt;
-    fs->np = np;
-    for (int i = 3; i < form->nkids; i++) {
-        const Node *d = form->kids[i];
-        if (d->kind == N_STRING && i + 1 < form->nkids) continue;
-        if (!syn_is_form(d, "declare")) break;
-        for (int j = 1; j < d->nkids; j++) {
-            Node *e = d->kids[j], *fl = function_list(e);
-            if (e->kind == N_VECLIT || fl) {
-                Sig s;
-                if (!sig_parse(ev, fl ? fl : e, NULL, &s) || s.np != np) return;
-                for (int q = 0; q < np; q++) pt[q] = s.p[q];
-                fs->rets = s.r;
-                fs->nr = s.nr;
-            } else if (syn_is_form(e, "return-type")) {
-                fs->rets = e->kids + 1;
-                fs->nr = e->nkids - 1;
-                if (fs->nr == 1 && is_void_type(fs->rets[0])) fs->nr = 0;
-            } else if (syn_is_form(e, "type") && e->nkids >= 3) {
-                for (int k = 1; k < e->nkids - 1; k++)
-                    for (int q = 0; q < np; q++)
-                        if (is_sym(e->kids[k]) && !strcmp(e->kids[k]->key, pl->kids[q]->key))
-                            pt[q] = e->kids[e->nkids - 1];
-            } else if (syn_is_form(e, "type-signature-of") && e->nkids == 2 &&
-                       syn_is_form(e->kids[1], "function") && e->kids[1]->nkids == 2 &&
-                       is_sym(e->kids[1]->kids[1])) {
-                const EvalFunSig *o = map_get(&ev->funsigs, e->kids[1]->kids[1]->key);
-                if (!o || o->np != np) return;
-                for (int q = 0; q < np; q++) pt[q] = o->params[q];
-                fs->rets = o->rets;
-                fs->nr = o->nr;
-            }
-        }
-    }
-    for (int i = 0; i < np; i++)
-        if (!pt[i]) return; /* untyped: not counted */
-    EvalFunSig *head = (EvalFunSig *)(uintptr_t)map_get(&ev->funsigs, form->kids[1]->key);
-    if (!head) {
-        map_put(A, &ev->funsigs, form->kids[1]->key, fs);
-        return;
-    }
-    while (head->next) head = head->next;
-    head->next = fs;
-}
-
-static int subst_of(const Node *form, int from) {
-    static const char *names[] = {"no", "equal", "pass-orig", "pass-derived"};
-    int subst = 0;
-    for (int i = from; i + 1 < form->nkids; i += 2)
-        if (syn_is_kw(form->kids[i], "subst"))
-            for (int k = 0; k < 4; k++)
-                if (syn_is_kw(form->kids[i + 1], names[k])) subst = k;
-    return subst;
-}
-
-static void note_derived(Eval *ev, const Node *derived, const Node *orig, int subst) {
-    if (!is_sym(derived) || derived->ann || !is_sym(orig) || orig->ann) return;
-    EvalDerived *d = arena_alloc(&ev->c->arena, sizeof *d);
-    if (!d) return;
-    d->orig = resolve_type(ev, orig)->key;
-    d->subst = subst;
-    map_put(&ev->c->arena, &ev->derived, resolve_type(ev, derived)->key, d);
-}
-
-void eval_note_toplevel(Eval *ev, const Node *form) {
-    if (syn_is_form(form, "def-function")) note_function(ev, form);
-    else if (syn_is_form(form, "def-derived-type") && form->nkids >= 3)
-        note_derived(ev, form->kids[1], form->kids[2], subst_of(form, 3));
-    else if (syn_is_form(form, "set-derived") && form->nkids >= 3)
-        note_derived(ev, form->kids[2], form->kids[1], subst_of(form, 3));
-    else if ((syn_is_form(form, "def-const") || syn_is_form(form, "def-constant") ||
-              syn_is_form(form, "def-parameter")) &&
-             form->nkids >= 2 && form->kids[1]->kind == N_SYMBOL && form->kids[1]->ann)
-        map_put(&ev->c->arena, &ev->ctypes, form->kids[1]->key, form->kids[1]->ann);
-}
-
-/* The function named by `arg` of (QUERY #'f ...): #'f as written, or a
- * value that is a symbol, #'f or a builtin function object.  Its key. */
-static const char *fun_name_arg(Eval *ev, Node *form, Node *arg, Binding *env, const char *fn) {
-    if (syn_is_form(arg, "function") && arg->nkids == 2 && is_sym(arg->kids[1]))
-        return arg->kids[1]->key;
-    Node *v = eval(ev, arg, env);
-    if (!v) return NULL;
-    if (syn_is_form(v, "function") && v->nkids == 2 && is_sym(v->kids[1])) return v->kids[1]->key;
-    Closure *cl = as_closure(v);
-    if (cl && cl->prim) return cl->prim->name;
-    if (is_sym(v) && !v->ann) return v->key;
-    code_error(ev, EVAL_E_EVAL, form, "`%s` expects a function name such as #'f, got `%s`", fn,
-               show(ev, v));
-    return NULL;
-}
-
-/* A signature argument: #(...) or #'(...) as written (bound variables in
- * it replaced), or a value that is one. */
-static int sig_arg(Eval *ev, Node *form, Node *arg, Binding *env, const char *fn, Sig *s) {
-    Node *fl = function_list(arg), *v = arg;
-    if (arg->kind == N_VECLIT || fl) {
-        if (sig_parse(ev, fl ? fl : arg, env, s)) return 1;
-    } else {
-        if (!(v = eval(ev, arg, env))) return 0;
-        Node *vl = function_list(v);
-        if ((v->kind == N_VECLIT || vl) && sig_parse(ev, vl ? vl : v, NULL, s)) return 1;
-        if (ev->c->arena.exhausted) return oom_error(ev), 0;
-    }
-    code_error(ev, EVAL_E_SIG, arg,
-               "`%s` expects a signature #(PARAM-TYPE... => RETURN-TYPE) or "
-               "#'(PARAM-TYPE... => RETURN-TYPE), got `%s`",
-               fn, show(ev, v));
-    (void)form;
+/* The type queries the host answers (types/ctquery.c): builtins of the
+ * compile-time language, so they cannot be redefined. */
+static int is_host_query(const char *key) {
+    static const char *const names[] = {
+        "type-of", "is-type-of", "type-equal", "is-type-equal?", "element-type", "num-dims-of",
+        "type-has-prop?", "is-substitutable-for?", "is-numeric?", "is-scalar?", "is-hardware-vector?",
+        "is-integer?", "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?", NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(key, names[i])) return 1;
     return 0;
 }
 
-static int types_eq(Eval *ev, Node **a, Node **b, int n) {
+/* Ask the host; an unknown name is an error naming the query. */
+static Node *host_query(Eval *ev, Node *form, const char *name, Node **a, int n) {
+    Node *out = NULL;
+    int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, name, a, n, &out) : 0;
+    if (r < 0) {
+        ev->failed = 1;
+        return NULL;
+    }
+    if (r > 0 && out) return out;
+    return eval_error(ev, form, "`%s` needs the checker's type information, which is not available here", name);
+}
+
+/* The function argument of (QUERY #'f ...) as a designator (function NAME)
+ * for the host: #'f as written, or a value that is one, a symbol, or a
+ * builtin function object. */
+static Node *function_arg(Eval *ev, Node *form, Node *arg, Binding *env, const char *fn) {
+    Node *v = arg;
+    if (!(syn_is_form(arg, "function") && arg->nkids == 2 && is_sym(arg->kids[1])) && !function_list(arg) &&
+        !(v = eval(ev, arg, env)))
+        return NULL;
+    if ((syn_is_form(v, "function") && v->nkids == 2) || v->kind == N_VECLIT) return v;
+    const char *name = NULL;
+    Closure *cl = as_closure(v);
+    if (cl && cl->prim) name = cl->prim->name;
+    else if (is_sym(v) && !v->ann) name = v->name;
+    if (!name) {
+        code_error(ev, EVAL_E_EVAL, form, "`%s` expects a function name such as #'f, got `%s`", fn, show(ev, v));
+        return NULL;
+    }
+    Node *k[2] = {syn_symbol(&ev->c->arena, arg->loc, "function"), syn_symbol(&ev->c->arena, arg->loc, name)};
+    Node *d = syn_list(&ev->c->arena, arg->loc, k, 2);
+    return ev->c->arena.exhausted ? oom_error(ev) : d;
+}
+
+/* (type-of X), (is-type-of X T), (element-type X): X names a run-time
+ * value.  A symbol with no compile-time binding is passed as written - a
+ * variable of the code the macro is called from, as in (c-t-output
+ * (type-of n)) - anything else is evaluated (a macro's parameter gives the
+ * syntax of its argument). */
+static Node *sf_value_query(Eval *ev, Node *form, Binding *env) {
+    const char *fn = form->kids[0]->key;
+    int n = form->nkids - 1;
+    int want = !strcmp(fn, "is-type-of") ? 2 : 1;
+    if (!want_args(ev, form, want, want)) return NULL;
+    Node *a[2];
     for (int i = 0; i < n; i++) {
-        int r = type_eq(ev, a[i], b[i]);
-        if (r <= 0) return r;
+        Node *x = form->kids[i + 1];
+        if (i == 0 && is_sym(x) && !x->ann && !lookup(env, x->key) &&
+            strcmp(x->key, "nil") && strcmp(x->key, "t") && strcmp(x->key, "true") && strcmp(x->key, "false"))
+            a[i] = x;
+        else if (!(a[i] = eval(ev, x, env)))
+            return NULL;
     }
-    return 1;
+    return host_query(ev, form, fn, a, n);
 }
 
-/* The builtin operators: + - * / on one numeric type (scalar or hardware
- * vector) giving that type; < > <= >= = on two equal scalars giving bool. */
-static int builtin_overload(Eval *ev, const char *f, const Sig *s) {
-    int arith = !strcmp(f, "+") || !strcmp(f, "-") || !strcmp(f, "*") || !strcmp(f, "/");
-    int cmp = !strcmp(f, "<") || !strcmp(f, ">") || !strcmp(f, "<=") || !strcmp(f, ">=") ||
-              !strcmp(f, "=");
-    if ((!arith && !cmp) || s->np < 1 || s->nr != 1) return 0;
-    const Node *t = resolve_type(ev, s->p[0]);
-    if (!is_type_word(t)) return 0;
-    int num = eval_type_predicate("is-numeric?", t->key) == 1;
-    int hw = eval_type_predicate("is-hardware-vector?", t->key) == 1;
-    for (int i = 1; i < s->np; i++)
-        if (type_eq(ev, s->p[i], s->p[0]) != 1) return 0;
-    if (arith) {
-        if (!num && !hw) return 0;
-        if (s->np < (f[0] == '-' ? 1 : 2)) return 0;
-        return type_eq(ev, s->r[0], s->p[0]) == 1;
+/* A signature written in a macro or constraint body, #(T T => bool), with
+ * the elements that are bound variables replaced by their values (T is
+ * the type the constraint is asked about). */
+static Node *bound_in_signature(Eval *ev, Node *sig, Binding *env) {
+    Node *fl = function_list(sig), *l = fl ? fl : sig;
+    Node *copy = NULL;
+    for (int i = 0; i < l->nkids; i++) {
+        Node *e = l->kids[i];
+        Binding *b = is_sym(e) && !e->ann ? lookup(env, e->key) : NULL;
+        if (!b) continue;
+        if (!copy && !(copy = syn_copy(&ev->c->arena, l))) return oom_error(ev);
+        copy->kids[i] = b->val;
     }
-    if (!num || s->np != 2) return 0;
-    const Node *r = resolve_type(ev, s->r[0]);
-    return is_type_word(r) && !strcmp(r->key, "bool");
+    if (!copy) return sig;
+    if (!fl) return copy;
+    Node *k[2] = {sig->kids[0], copy};
+    Node *r = syn_list(&ev->c->arena, sig->loc, k, 2);
+    return ev->c->arena.exhausted ? oom_error(ev) : r;
 }
 
-/* (has-overload? #'f SIG) - spec "type constraints": a def-function f seen
- * before this point with exactly SIG's parameter and return types, or a
- * builtin arithmetic / comparison operator applicable to SIG */
-static Node *sf_has_overload(Eval *ev, Node *form, Binding *env) {
-    if (!want_args(ev, form, 2, 2)) return NULL;
-    const char *f = fun_name_arg(ev, form, form->kids[1], env, "has-overload?");
-    if (!f) return NULL;
-    Sig s;
-    if (!sig_arg(ev, form, form->kids[2], env, "has-overload?", &s)) return NULL;
-    int found = builtin_overload(ev, f, &s);
-    for (const EvalFunSig *o = map_get(&ev->funsigs, f); o && !found && !ev->failed; o = o->next)
-        found = o->np == s.np && o->nr == s.nr && types_eq(ev, o->params, s.p, s.np) == 1 &&
-                types_eq(ev, o->rets, s.r, s.nr) == 1;
-    return ev->failed ? NULL : mk_bool(ev, found);
-}
-
-/* The return types as a value: `void`, the type, or a list of them. */
-static Node *rets_value(Eval *ev, Node **r, int nr) {
-    if (nr == 0) return syn_symbol(&ev->c->arena, no_loc, "void");
-    if (nr == 1) return r[0];
-    return mk_list(ev, r, nr);
-}
-
-/* The first recorded overload of the function of (QUERY #'f), or NULL
- * after an error (E0216 when there is none). */
-static const EvalFunSig *queried_function(Eval *ev, Node *form, Binding *env, const char *fn) {
-    const char *f = fun_name_arg(ev, form, form->kids[1], env, fn);
-    if (!f) return NULL;
-    const EvalFunSig *o = map_get(&ev->funsigs, f);
-    if (!o)
-        code_error(ev, EVAL_E_FUNSIG, form->kids[1],
-                   "`%s`: no def-function `%s` with a known signature before this point (define it "
-                   "earlier, with typed parameters)",
-                   fn, f);
-    return o;
-}
-
-/* (return-type-of #'f) - spec "First Order Functions"; also
- * (return-type-of #(... => R)) and (return-type-of EXPR) where EXPR
- * computes a signature, as (type-signature-of #'f) does */
-static Node *sf_return_type_of(Eval *ev, Node *form, Binding *env) {
-    if (!want_args(ev, form, 1, 1)) return NULL;
-    Node *a = form->kids[1];
-    if ((a->kind == N_LIST && a->nkids > 0 && !syn_is_form(a, "function") && !function_list(a)) || is_sym(a)) {
-        Node *v = eval(ev, a, env); /* a computed signature, or a variable holding one */
-        if (!v) return NULL;
-        if (v->kind == N_VECLIT) a = v;
+/* (has-overload? #'f SIG), (return-type-of #'f | SIG), (type-signature-of
+ * #'f): special forms so #'f need not name a compile-time function; the
+ * arguments go to the host as designators and signatures. */
+static Node *sf_function_query(Eval *ev, Node *form, Binding *env) {
+    const char *fn = form->kids[0]->key;
+    int two = !strcmp(fn, "has-overload?");
+    if (!want_args(ev, form, two ? 2 : 1, two ? 2 : 1)) return NULL;
+    Node *a[2];
+    if (!(a[0] = function_arg(ev, form, form->kids[1], env, fn))) return NULL;
+    if (two) {
+        Node *sig = form->kids[2];
+        if (sig->kind == N_VECLIT || function_list(sig)) sig = bound_in_signature(ev, sig, env);
+        else sig = eval(ev, sig, env);
+        if (!(a[1] = sig)) return NULL;
     }
-    if (a->kind == N_VECLIT || function_list(a)) {
-        Sig s;
-        if (!sig_arg(ev, form, a, env, "return-type-of", &s)) return NULL;
-        return rets_value(ev, s.r, s.nr);
-    }
-    const EvalFunSig *o = queried_function(ev, form, env, "return-type-of");
-    return o ? rets_value(ev, o->rets, o->nr) : NULL;
-}
-
-/* (type-signature-of #'f) - spec "First Order Functions": #(A B => R) */
-static Node *sf_type_signature_of(Eval *ev, Node *form, Binding *env) {
-    if (!want_args(ev, form, 1, 1)) return NULL;
-    const EvalFunSig *o = queried_function(ev, form, env, "type-signature-of");
-    if (!o) return NULL;
-    int nr = o->nr ? o->nr : 1;
-    Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(o->np + 1 + nr));
-    if (!k) return oom_error(ev);
-    for (int i = 0; i < o->np; i++) k[i] = o->params[i];
-    k[o->np] = syn_symbol(&ev->c->arena, no_loc, "=>");
-    if (o->nr)
-        for (int i = 0; i < o->nr; i++) k[o->np + 1 + i] = o->rets[i];
-    else
-        k[o->np + 1] = syn_symbol(&ev->c->arena, no_loc, "void");
-    Node *v = syn_list(&ev->c->arena, no_loc, k, o->np + 1 + nr);
-    if (ev->c->arena.exhausted) return oom_error(ev);
-    v->kind = N_VECLIT;
-    return v;
-}
-
-/* The head of a type expression after aliases, or NULL. */
-static const char *type_head(Eval *ev, const Node *v, const Node **r) {
-    *r = resolve_type(ev, v);
-    return syn_head(*r);
-}
-
-/* The element type of a vector type expression, or NULL. */
-static Node *vector_elem(Eval *ev, const Node *v, int depth) {
-    const Node *r;
-    const char *h = type_head(ev, v, &r);
-    if (!h || depth > 16) return NULL;
-    if (!strcmp(h, "soa-vector-type"))
-        return r->nkids > 1 && r->kids[1]->kind != N_KEYWORD ? r->kids[1] : NULL;
-    if (!strcmp(h, "tensor-view-type"))  /* (tensor-view-type N PARENT) */
-        return r->nkids > 2 ? vector_elem(ev, r->kids[2], depth + 1) : NULL;
-    if (strcmp(h, "vector-type") && strcmp(h, "vector-view-type") && strcmp(h, "vector-base-type") &&
-        strcmp(h, "const-vec-type"))
-        return NULL;
-    for (int i = 1; i < r->nkids; i++) {
-        Node *k = r->kids[i];
-        if (k->kind == N_KEYWORD) {
-            if (!strcmp(k->key, "element-type"))
-                return i + 1 < r->nkids ? r->kids[i + 1] : NULL;
-            if (!strcmp(k->key, "address-space") || !strcmp(k->key, "access") ||
-                !strcmp(k->key, "align") || !strcmp(k->key, "length")) {
-                i++;
-                continue;
-            }
-            const Type *t = ty_lookup_base(k->key);  /* (vector-type :uchar ...) */
-            if (t && (t->kind == TY_NUM || t->kind == TY_HWVEC))
-                return syn_symbol(&ev->c->arena, no_loc, k->name);
-            continue;
-        }
-        if (i == 1 && (k->kind == N_SYMBOL || k->kind == N_LIST)) return k;
-    }
-    return NULL;
-}
-
-/* (element-type T) - spec "Helpers" (vectors): the element type of a
- * vector, vector-view, const-vec or soa-vector type expression */
-static Node *bi_element_type(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "element-type")) return NULL;
-    Node *e = vector_elem(ev, a[0], 0);
-    if (ev->c->arena.exhausted) return oom_error(ev);
-    if (!e)
-        return code_error(ev, EVAL_E_ELEMTYPE, form,
-                          "`element-type` expects a vector type with an element type ((vector-type "
-                          "ELEM ...), vector-view-type, const-vec-type, soa-vector-type or an alias "
-                          "of one), got `%s`",
-                          show(ev, a[0]));
-    return e;
-}
-
-/* (num-dims-of T) - spec "tensor-view-type": N of (tensor-view-type N ...);
- * an error (never nil) for anything else */
-static Node *bi_num_dims_of(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "num-dims-of")) return NULL;
-    const Node *r;
-    const char *h = type_head(ev, a[0], &r);
-    if (h && !strcmp(h, "tensor-view-type")) {
-        if (r->nkids > 1 && r->kids[1]->kind == N_INT) return r->kids[1];
-        for (int i = 1; i + 1 < r->nkids; i++)
-            if (syn_is_kw(r->kids[i], "dims") && r->kids[i + 1]->kind == N_INT)
-                return r->kids[i + 1];
-    }
-    return code_error(ev, EVAL_E_NUMDIMS, form,
-                      "`num-dims-of` expects a tensor-view type with its number of dimensions, "
-                      "(tensor-view-type N ...), got `%s`",
-                      show(ev, a[0]));
-}
-
-/* (type-has-prop? T 'prop) - spec "type constraints": a field of a
- * def-struct (or derived type) recorded before this point, or a vector
- * property: length (all vector types), offset and parent (views) */
-static Node *bi_type_has_prop(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "type-has-prop?")) return NULL;
-    Node *p = a[1];
-    if (!((is_sym(p) || p->kind == N_KEYWORD) && !p->ann) && p->kind != N_STRING)
-        return eval_error(ev, form, "`type-has-prop?` expects a property name such as 'length, got `%s`",
-                          show(ev, p));
-    const char *pn = p->kind == N_STRING ? p->text : p->name;
-    const Node *r;
-    const char *h = type_head(ev, a[0], &r);
-    if (h) {
-        int vec = !strcmp(h, "vector-type") || !strcmp(h, "vector-base-type") ||
-                  !strcmp(h, "const-vec-type") || !strcmp(h, "soa-vector-type");
-        int view = !strcmp(h, "vector-view-type");
-        int ok = ((vec || view) && !strcasecmp(pn, "length")) ||
-                 (view && (!strcasecmp(pn, "offset") || !strcasecmp(pn, "parent")));
-        return mk_bool(ev, ok);
-    }
-    if (!is_type_word(r)) return ev->nil;
-    const EvalStruct *sd = map_get(&ev->structs, r->key);
-    for (int i = 0; sd && i < sd->nfields; i++)
-        if (!strcasecmp(sd->fields[i]->name, pn)) return ev->t;
-    return ev->nil;
-}
-
-/* (is-substitutable-for? A B) - spec "type constraints": A may stand
- * where B is expected: the same type, or a derived type whose :subst
- * allows it, exactly as the checker's struct_subst_ok (types/structs.c):
- * (def-derived-type A B :subst :pass-orig|:equal) or
- * (def-derived-type B A :subst :pass-derived|:equal) */
-static Node *bi_is_substitutable_for(Eval *ev, Node *form, Node **a, int n) {
-    (void)n;
-    if (!want_type(ev, form, a[0], "is-substitutable-for?") ||
-        !want_type(ev, form, a[1], "is-substitutable-for?"))
-        return NULL;
-    int eq = type_eq(ev, a[0], a[1]);
-    if (eq < 0) return NULL;
-    if (eq) return ev->t;
-    const Node *x = resolve_type(ev, a[0]), *y = resolve_type(ev, a[1]);
-    if (!is_type_word(x) || !is_type_word(y)) return ev->nil;
-    const EvalDerived *dx = map_get(&ev->derived, x->key), *dy = map_get(&ev->derived, y->key);
-    if (dx && !strcmp(dx->orig, y->key) && (dx->subst == 1 || dx->subst == 2)) return ev->t;
-    if (dy && !strcmp(dy->orig, x->key) && (dy->subst == 1 || dy->subst == 3)) return ev->t;
-    return ev->nil;
-}
-
-/* (type-of X) - spec "is-type-of / type-of": only for a def-const /
- * def-parameter whose type is annotated (NAME:TYPE); the type of any other
- * expression is decided by the checker, after expansion, so it is E0218.
- * Reached only when no host hook answers type-of. */
-static Node *type_of_syntax(Eval *ev, Node *form, Binding *env) {
-    if (!want_args(ev, form, 1, 1)) return NULL;
-    Node *x = form->kids[1], *v = x;
-    if (is_sym(x) && !x->ann) {
-        Binding *b = lookup(env, x->key);
-        if (b) v = b->val;
-        if (syn_is_form(v, "quote") && v->nkids == 2) v = v->kids[1];
-        const Node *t = is_sym(v) && !v->ann ? map_get(&ev->ctypes, v->key) : NULL;
-        if (t) return (Node *)(uintptr_t)t;
-    }
-    return code_error(ev, EVAL_E_TYPEOF, form,
-                      "`type-of` cannot be evaluated at macro-expansion time: macros run before "
-                      "type checking, so the type of `%s` is not known; pass the type to the "
-                      "macro explicitly (only def-const / def-parameter NAME:TYPE are known)",
-                      show(ev, v));
+    return host_query(ev, form, fn, a, two ? 2 : 1);
 }
 
 /* (target-has :PROP [DEFAULT]) - t / nil; DEFAULT decides an optional
@@ -3244,18 +2850,12 @@ static const Prim prim_table[] = {
 
     FN("line", bi_line, 0, 0), FN("file", bi_file, 0, 0),
     FN("macroexpand-1", bi_macroexpand_1, 1, 1), FN("macroexpand", bi_macroexpand, 1, 1),
-    FN("is-numeric?", bi_is_numeric, 1, 1), FN("is-scalar?", bi_is_scalar, 1, 1),
-    FN("is-hardware-vector?", bi_is_hwvec, 1, 1), FN("is-integer?", bi_is_integer, 1, 1),
-    FN("is-floating-point?", bi_is_float, 1, 1), FN("is-signed?", bi_is_signed, 1, 1),
-    FN("is-orderable?", bi_is_orderable, 1, 1),
-    FN("is-address-space?", bi_is_address_space, 1, 1), FN("type-equal", bi_type_equal, 2, 2),
-    FN("vector-type", bi_vector_type, 0, -1), FN("binop-type", bi_binop_type, 1, 1), FN("predicate-type", bi_predicate_type, 1, 1),
-    FN("target-has", bi_target_has, 1, 2),
-    FN("element-type", bi_element_type, 1, 1), FN("num-dims-of", bi_num_dims_of, 1, 1),
-    FN("type-has-prop?", bi_type_has_prop, 2, 2),
-    FN("is-substitutable-for?", bi_is_substitutable_for, 2, 2),
-    SF("has-overload?", sf_has_overload), SF("return-type-of", sf_return_type_of),
-    SF("type-signature-of", sf_type_signature_of),
+    FN("is-address-space?", bi_is_address_space, 1, 1),
+    FN("vector-type", bi_vector_type, 0, -1), FN("binop-type", bi_binop_type, 1, 1),
+    FN("predicate-type", bi_predicate_type, 1, 1), FN("target-has", bi_target_has, 1, 2),
+    SF("has-overload?", sf_function_query), SF("return-type-of", sf_function_query),
+    SF("type-signature-of", sf_function_query), SF("type-of", sf_value_query),
+    SF("is-type-of", sf_value_query), SF("element-type", sf_value_query),
 };
 
 /* Core forms (docs/core-forms.md) and the forms the expander itself
@@ -3342,6 +2942,8 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     m->body = form->kids + 3;
     m->nbody = form->nkids - 3;
     m->from_prelude = from_prelude;
+    m->seq = ev->seq;
+    m->prev = map_get(&ev->macros, m->key);
     if (m->nbody > 1 && m->body[0]->kind == N_STRING) {
         m->doc = m->body[0]->name;
         m->body++;
@@ -3357,7 +2959,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
     Node *name = form->kids[1];
     if (!is_sym(name) || name->ann || is_nil(name) || !strcmp(name->key, "t"))
         return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid %s name `%s`", what, show(ev, name));
-    if (map_get(&ev->prims, name->key))
+    if (map_get(&ev->prims, name->key) || is_host_query(name->key))
         return !code_error(ev, EVAL_E_DEFMACRO, name,
                            "cannot define `%s`: it is a builtin of the compile-time language",
                            name->name);
@@ -3411,49 +3013,6 @@ int eval_define_constraint(Eval *ev, const Node *form) {
 }
 
 int eval_has_function(const Eval *ev, const char *key) { return map_get(&ev->funcs, key) != NULL; }
-
-void eval_define_type(Eval *ev, const char *key, const Node *type) {
-    map_put(&ev->c->arena, &ev->types, key, type);
-}
-
-/* A field of a def-struct: (name type), (name:type) or name:type - the
- * shapes types/structs.c accepts.  NULL for anything else. */
-static const Node *struct_field_name(const Node *f) {
-    if (f->kind == N_SYMBOL && f->ann && is_sym(f)) return f;
-    if (f->kind == N_LIST && f->nkids == 1 && is_sym(f->kids[0]) && f->kids[0]->ann)
-        return f->kids[0];
-    if (f->kind == N_LIST && f->nkids == 2 && is_sym(f->kids[0]) && !f->kids[0]->ann)
-        return f->kids[0];
-    return NULL;
-}
-
-void eval_define_struct(Eval *ev, const Node *form) {
-    int derived = syn_is_form(form, "def-derived-type");
-    if ((!derived && !syn_is_form(form, "def-struct")) || form->nkids < 2 ||
-        !is_sym(form->kids[1]) || form->kids[1]->ann)
-        return;
-    EvalStruct *sd = arena_alloc(&ev->c->arena, sizeof *sd);
-    if (!sd) return;
-    sd->name = form->kids[1]->name;
-    sd->form = form;
-    if (derived) {
-        /* (def-derived-type NEW ORIGINAL ...): the original's fields */
-        if (form->nkids < 3 || !is_sym(form->kids[2]) || form->kids[2]->ann) return;
-        const EvalStruct *o = map_get(&ev->structs, resolve_type(ev, form->kids[2])->key);
-        if (!o) return;
-        sd->fields = o->fields;
-        sd->nfields = o->nfields;
-    } else {
-        int n = form->nkids - 2;
-        sd->fields = arena_alloc(&ev->c->arena, sizeof *sd->fields * (size_t)(n ? n : 1));
-        if (!sd->fields) return;
-        for (int i = 0; i < n; i++) {
-            const Node *f = struct_field_name(form->kids[i + 2]);
-            if (f) sd->fields[sd->nfields++] = f;
-        }
-    }
-    map_put(&ev->c->arena, &ev->structs, form->kids[1]->key, sd);
-}
 
 Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansion *exp) {
     begin(ev, m->name, call, exp);

@@ -68,10 +68,15 @@ typedef struct Macro {
     int nbody;
     const char *doc;         /* docstring or NULL                          */
     int from_prelude;
+    int seq;                 /* position of its definition (Eval.seq)      */
+    const struct Macro *prev; /* the definition it replaced, or NULL       */
 } Macro;
 
-/* Hook for compile-time functions the evaluator does not know itself (type
- * queries such as type-of / is-type-of, target-has, ...).  Called with the
+/* Hook for compile-time functions the evaluator does not know itself: the
+ * type queries (type-of, is-type-of, type-equal, element-type, the
+ * is-XXXX? predicates, num-dims-of, type-has-prop?, is-substitutable-for?,
+ * has-overload?, return-type-of, type-signature-of, "%struct-fields" for
+ * with-struct-accessors), which the checker answers (types/ctquery.c).  Called with the
  * evaluated arguments when `name` is neither a special form, a builtin nor
  * a macro.  Return 1 and set *out when handled, 0 when `name` is unknown to
  * the host too (the evaluator then reports "unknown compile-time function"),
@@ -79,7 +84,8 @@ typedef struct Macro {
 typedef int (*EvalHostCall)(Eval *ev, void *ud, const Node *form, const char *name,
                             Node **args, int nargs, Node **out);
 /* Same for a symbol that has no lexical binding (and is not a def-const the
- * expander registered).  Return 1 and set *out, or 0. */
+ * expander registered): type names evaluate to themselves, constants to
+ * their values.  Return 1 and set *out, or 0. */
 typedef int (*EvalHostVar)(Eval *ev, void *ud, const Node *sym, Node **out);
 
 struct Eval {
@@ -99,11 +105,9 @@ struct Eval {
     EvalMap macros;  /* name key -> Macro*                    */
     EvalMap funcs;   /* name key -> closure Node (%defun)     */
     EvalMap consts;  /* def-const values visible to macros    */
-    EvalMap types;   /* def-type NAME -> its type expression   */
-    EvalMap structs; /* def-struct NAME -> EvalStruct*          */
-    EvalMap funsigs; /* def-function NAME -> EvalFunSig* (overloads) */
-    EvalMap derived; /* def-derived-type NEW -> EvalDerived*     */
-    EvalMap ctypes;  /* def-const/def-parameter NAME -> its type */
+
+    int seq;                   /* position of the top-level form being
+                                  processed: stamped on new macros        */
 
     EvalHostCall host_call;
     EvalHostVar host_var;
@@ -130,16 +134,6 @@ struct Eval {
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
 };
-
-/* A struct as the compile-time language sees it: its field names in
- * declaration order (for with-struct-accessors).  The checker, which runs
- * later, validates the fields; malformed ones are simply left out here. */
-typedef struct EvalStruct {
-    const char *name;        /* as written                                 */
-    const Node *form;        /* the def-struct / def-derived-type form     */
-    const Node **fields;     /* field name symbols (as written)            */
-    int nfields;
-} EvalStruct;
 
 /* Set up an evaluator for compilation `c` (limits from c->opt). */
 void eval_init(Eval *ev, Crisp *c);
@@ -182,24 +176,6 @@ int eval_define_constraint(Eval *ev, const Node *form);
  * defined (%defun or def-constraint)? */
 int eval_has_function(const Eval *ev, const char *key);
 
-/* Record `(def-type NAME TYPE)` (top level, seen by the expander) so the
- * type queries resolve NAME as an alias of TYPE in later macro bodies. */
-void eval_define_type(Eval *ev, const char *key, const Node *type);
-
-/* Record a top-level `(def-struct NAME FIELD...)` (FIELD is (name type),
- * (name:type) or name:type, as types/structs.c accepts) or
- * `(def-derived-type NEW ORIGINAL ...)` of an already recorded struct, so
- * later macro bodies can enumerate its fields with with-struct-accessors.
- * Other or malformed forms are ignored (the checker reports them). */
-void eval_define_struct(Eval *ev, const Node *form);
-
-/* Record what the type queries can learn from a top-level form the
- * expander has passed: a `def-function` signature (annotations,
- * `(declare (type ...) (return-type ...) #'(...))`), a `def-derived-type` /
- * `set-derived` relation with its :subst, and the type of a `def-const` /
- * `def-parameter` (annotation or literal).  Anything else is ignored. */
-void eval_note_toplevel(Eval *ev, const Node *form);
-
 /* Run a compile-time directive found in program code - `(c-t-output ...)`
  * or `(c-t-assert ...)` - in an empty environment, reporting at the form.
  * Returns 1 when it passed, 0 after reporting an error. */
@@ -210,15 +186,6 @@ int eval_directive(Eval *ev, const Node *form);
  * it (the root of its origin chain).  What `(line)` and `(file)` give. */
 SrcLoc eval_user_site(const Node *n);
 
-/* The built-in type constraints on a base type name (lower-case key:
- * `float`, `int4`, `bool`...): `pred` is one of is-numeric? is-scalar?
- * is-hardware-vector? is-integer? is-floating-point? is-orderable?
- * is-signed? is-address-space? (the latter on a keyword's key: `global`).
- * Returns 1 or 0, or -1 when `pred` is not one of them.  Needs no Eval, so
- * the reader's #+ feature expressions could use it too. */
-int eval_type_predicate(const char *pred, const char *key);
-
-
 /* Is `key` (lower-case) one of the evaluator's special forms (if, when,
  * unless, cond, let, progn, quote...)?  Used to tell a computed struct
  * field of a template, `(when C '(color:C))`, from a field spec. */
@@ -227,6 +194,10 @@ int eval_is_special_form(const Eval *ev, const char *key);
 /* Truthiness of the compile-time language: nil, (), false, 0 and 0.0 are
  * false; everything else is true. */
 int eval_truthy(const Node *v);
+
+/* The name of the function value `v` designates - a closure (#'+ in a
+ * macro body) or the syntax (function NAME) a macro received - or NULL. */
+const char *eval_function_name(const Node *v);
 
 /* Is `v` a closure value (lambda or #'builtin)?  Closures may not appear in
  * an expansion. */
@@ -237,6 +208,9 @@ int eval_is_function(const Node *v);
  * unwinding.  For use by EvalHostCall implementations.  Returns NULL. */
 Node *eval_error(Eval *ev, const Node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a diagnostic code of its own (E0214 ...). */
+Node *eval_error_code(Eval *ev, const char *code, const Node *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* --dump=expand: every form pretty-printed, forms separated by blank
  * lines.  (Implemented in expand.c; also meant to be declared in

@@ -1,29 +1,30 @@
-/* expand.c - stage 2: replace every macro call by its expansion (expand.h).
+/* expand.c - the macro expander (expand.h).
  *
- * The expander is the part of the macro stage that knows the program's
- * shape: it walks each top-level form, looks only at evaluated positions
+ * The expander knows the program's shape only as far as a top-level form
+ * goes: it expands macros in head position, registers defmacros and runs
+ * compile-time directives.  Everything below the top level is expanded on
+ * demand, one call at a time, when the checker reaches it
+ * (expander_expand), so macro bodies can ask the types of run-time
+ * variables.  expander_expand_all keeps the whole-form walk for syntax the
+ * checker reads without checking it; it looks only at evaluated positions
  * (never inside quote, declare, parameter lists or type expressions, see
- * docs/core-forms.md), runs macros on the compile-time evaluator (eval.h)
- * and re-expands their results until only core forms remain.
+ * docs/core-forms.md).
  *
  * Every node a macro creates is a fresh copy carrying `origin` (macro name,
  * call site, enclosing expansion) and the call site's location, so later
  * diagnostics point at the user's call; nodes passed through from the
  * macro's arguments keep their own location and origin.
  *
- * Order: the prelude's defmacros are registered first, then user forms are
- * processed in order; a macro is usable from the form after its defmacro
- * on (an earlier call stays an ordinary call for the checker to report).
- *
- * The compile-time directives are handled here too: `(c-t-output ...)` and
- * `(c-t-assert ...)` in evaluated positions run on the evaluator and leave
- * `(progn)` (nothing at top level), `(line)` / `(file)` become literals of
- * the user's call site, `def-constraint` is registered like `%defun`,
- * top-level `def-type`s are recorded for the type queries, and top-level
- * `def-struct`s (and `def-derived-type`s) for with-struct-accessors - a
- * struct is known to macros from the form after its definition on. */
+ * The library (lib/prelude.crisp and the GPU library, compiled into the
+ * binary) is loaded first; it may hold defmacro, %defun and def-constraint
+ * forms, which are registered here, and definitions (def-function,
+ * with-template-type, def-type ...), which the checker collects like the
+ * user's own but only emits when the program uses them (docs/library.md). */
 #include "expand.h"
 
+#include "../core/ptrmap.h"
+
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -31,7 +32,12 @@
 #include "eval.h"
 #include "../core/syntax.h"
 
-extern const char crisp_prelude_text[];
+/* The library, compiled into the binary by scripts/embed_lib.sh. */
+typedef struct LibFile {
+    const char *name;   /* lib/NAME.crisp */
+    const char *text;
+} LibFile;
+extern const LibFile crisp_library[];
 
 /* Set of node pointers (open addressing): the nodes of a macro call's
  * arguments, which an expansion may pass through unchanged.  Entries are
@@ -48,15 +54,23 @@ typedef struct PtrSet {
     unsigned gen;
 } PtrSet;
 
-typedef struct Expander {
+struct Expander {
     Crisp *c;
     Eval ev;
+    Forms tops;               /* top-level forms in order (dump)      */
+    Forms lib;                /* the library's definitions            */
+    PtrMap dump;              /* macro call -> its expansion (dump)   */
+    PtrMap seqs;              /* top-level form -> its position       */
+    int seq;                  /* position of the top-level form being
+                                 processed (the library is 0)          */
+    int visible;              /* macros defined before this position
+                                 apply (INT_MAX: all)                  */
     PtrSet args;              /* argument nodes of the current call   */
     const Expansion *exp;     /* origin given to fresh nodes          */
     SrcLoc call_loc;          /* location given to fresh nodes        */
     const char *macro;        /* macro being expanded                 */
     long fresh;               /* fresh nodes in the current expansion */
-} Expander;
+};
 
 static uint32_t ptr_hash(const void *p) {
     uintptr_t x = (uintptr_t)p >> 4;
@@ -189,19 +203,26 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     return r;
 }
 
-/* The macro `n` calls, or NULL. */
-static const Macro *macro_of(Expander *x, const Node *n) {
-    if (n->kind != N_LIST || n->nkids == 0) return NULL;
-    const Node *h = n->kids[0];
-    if (h->kind != N_SYMBOL || h->ann || eval_is_function(h)) return NULL;
-    return eval_find_macro(&x->ev, h->key);
+
+/* ---- the dump map ---- */
+
+static void dump_put(Expander *x, const Node *call, Node *exp) {
+    ptrmap_put(&x->c->arena, &x->dump, call, exp);
 }
 
-static Node *expand(Expander *x, Node *n, int depth);
+static Node *dump_get(const Expander *x, const Node *call) {
+    return ptrmap_get(&x->dump, call);
+}
+
+/* ---- one evaluated position ---- */
 
 /* `(c-t-output ...)` / `(c-t-assert ...)`: run at compile time. */
 static int is_directive(const Node *n) {
     return syn_is_form(n, "c-t-output") || syn_is_form(n, "c-t-assert");
+}
+
+static int is_site_form(const Node *n) {
+    return n->kind == N_LIST && n->nkids == 1 && (syn_is_sym(n->kids[0], "line") || syn_is_sym(n->kids[0], "file"));
 }
 
 /* `(line)` / `(file)`: the user's call site, as a literal. */
@@ -219,12 +240,70 @@ static Node *site_literal(Expander *x, Node *n, int is_line) {
     return r;
 }
 
+/* The macro `n` calls, or NULL: the definition in force at the position
+ * of the code being expanded (a defmacro applies from the next top-level
+ * form on, and a redefinition only after it). */
+static const Macro *macro_of(Expander *x, const Node *n) {
+    if (n->kind != N_LIST || n->nkids == 0) return NULL;
+    const Node *h = n->kids[0];
+    if (h->kind != N_SYMBOL || h->ann || eval_is_function(h)) return NULL;
+    const Macro *m = eval_find_macro(&x->ev, h->key);
+    while (m && m->seq >= x->visible) m = m->prev;
+    return m;
+}
+
+int expander_enter(Expander *x, const Node *toplevel_form) {
+    int saved = x->visible;
+    intptr_t seq = (intptr_t)ptrmap_get(&x->seqs, toplevel_form);
+    x->visible = seq ? (int)seq : INT_MAX;
+    return saved;
+}
+
+void expander_leave(Expander *x, int saved) {
+    x->visible = saved;
+}
+
+int expander_is_macro_call(Expander *x, const Node *form) {
+    return macro_of(x, form) || is_directive(form) || is_site_form(form) || syn_is_form(form, "defmacro") ||
+           syn_is_form(form, "%defun") || syn_is_form(form, "def-constraint");
+}
+
+Node *expander_expand(Expander *x, Node *form) {
+    Crisp *c = x->c;
+    if (!form || c->diag.fatal) return NULL;
+    Node *n = form;
+    const Macro *m;
+    while ((m = macro_of(x, n)))
+        if (!(n = macro_step(x, n, m))) return NULL;
+    if (is_directive(n)) {
+        /* evaluated now; leaves an empty statement */
+        if (!eval_directive(&x->ev, n)) return NULL;
+        Node *p = syn_symbol(&c->arena, n->loc, "progn");
+        Node *l = syn_list(&c->arena, n->loc, &p, 1);
+        if (c->arena.exhausted) return NULL;
+        p->origin = l->origin = n->origin;
+        n = l;
+    } else if (is_site_form(n)) {
+        if (!(n = site_literal(x, n, n->kids[0]->key[0] == 'l'))) return NULL;
+    } else if (syn_is_form(n, "defmacro") || syn_is_form(n, "%defun") || syn_is_form(n, "def-constraint")) {
+        diag_error(&c->diag, n->loc, n->origin, EVAL_E_TOPLEVEL, "`%s` is only allowed at top level",
+                   n->kids[0]->name);
+        return NULL;
+    }
+    if (n != form) dump_put(x, form, n);
+    return n;
+}
+
+/* ---- whole forms (expander_expand_all) ---- */
+
+static Node *expand_deep(Expander *x, Node *n, int depth);
+
 /* Expand the elements of list `n` from index `from` on; returns `n` itself
  * when nothing changed. */
 static Node *expand_kids(Expander *x, Node *n, int from, int depth) {
     Node *copy = NULL;
     for (int i = from; i < n->nkids; i++) {
-        Node *k = expand(x, n->kids[i], depth + 1);
+        Node *k = expand_deep(x, n->kids[i], depth + 1);
         if (!k) return NULL;
         if (k != n->kids[i] && !copy) {
             copy = syn_copy(&x->c->arena, n);
@@ -279,7 +358,7 @@ static int is_opaque(const char *k) {
 }
 
 /* Expand form `n` found in an evaluated position at list depth `depth`. */
-static Node *expand(Expander *x, Node *n, int depth) {
+static Node *expand_deep(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
     if (c->diag.fatal) return NULL;
     if (depth > x->ev.max_nesting) {
@@ -288,31 +367,13 @@ static Node *expand(Expander *x, Node *n, int depth) {
                    x->ev.max_nesting);
         return NULL;
     }
-    const Macro *m;
-    while ((m = macro_of(x, n)))
-        if (!(n = macro_step(x, n, m))) return NULL;
+    if (!(n = expander_expand(x, n))) return NULL;
     if (n->kind == N_HWVEC) return expand_kids(x, n, 0, depth);
     if (n->kind != N_LIST || n->nkids == 0) return n;
     Node *h = n->kids[0];
     if (h->kind != N_SYMBOL) return expand_kids(x, n, 1, depth);
     const char *k = h->key;
     if (is_opaque(k)) return n;
-    if (is_directive(n)) {
-        /* evaluated now; leaves an empty statement */
-        if (!eval_directive(&x->ev, n)) return NULL;
-        Node *p = syn_symbol(&c->arena, n->loc, "progn");
-        Node *l = syn_list(&c->arena, n->loc, &p, 1);
-        if (c->arena.exhausted) return NULL;
-        p->origin = l->origin = n->origin;
-        return l;
-    }
-    if (n->nkids == 1 && (!strcmp(k, "line") || !strcmp(k, "file")))
-        return site_literal(x, n, k[0] == 'l');
-    if (!strcmp(k, "defmacro") || !strcmp(k, "%defun") || !strcmp(k, "def-constraint")) {
-        diag_error(&c->diag, n->loc, n->origin, EVAL_E_TOPLEVEL,
-                   "`%s` is only allowed at top level", h->name);
-        return NULL;
-    }
     if (!strcmp(k, "def-kernel") || !strcmp(k, "def-function") || !strcmp(k, "def-grid-function"))
         return expand_kids(x, n, 3, depth);
     if (!strcmp(k, "def-const") || !strcmp(k, "def-constant") || !strcmp(k, "def-parameter") ||
@@ -322,6 +383,12 @@ static Node *expand(Expander *x, Node *n, int depth) {
     if (!strcmp(k, "%loop")) return expand_loop(x, n, depth);
     return expand_kids(x, n, 1, depth);
 }
+
+Node *expander_expand_all(Expander *x, Node *form) {
+    return form ? expand_deep(x, form, 0) : NULL;
+}
+
+/* ---- top level ---- */
 
 /* `(def-const NAME VALUE)` with a literal VALUE becomes visible to macro
  * bodies as a compile-time constant. */
@@ -347,12 +414,19 @@ static void note_constant(Expander *x, const Node *n) {
  * macro may expand into `(progn ...)` of several top-level forms (defmacros
  * included), which are processed in order.  A progn starting with a
  * declare is a body, not a group of top-level forms, and is kept. */
-static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
+static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
     Crisp *c = x->c;
     const Macro *m;
     if (c->diag.fatal) return;
+    if (x->seq) {
+        /* each form, spliced ones included, is a position of its own */
+        x->ev.seq = ++x->seq;
+        x->visible = x->seq;
+    }
+    Node *orig = n;
     while ((m = macro_of(x, n)))
         if (!(n = macro_step(x, n, m))) return;
+    if (n != orig) dump_put(x, orig, n);
     if (syn_is_form(n, "defmacro")) {
         eval_define_macro(&x->ev, n, 0);
         return;
@@ -369,55 +443,105 @@ static void expand_toplevel(Expander *x, Node *n, Forms *out, int depth) {
         eval_directive(&x->ev, n);
         return;
     }
-    if (syn_is_form(n, "progn") && depth < x->ev.max_nesting &&
-        !(n->nkids > 1 && syn_is_form(n->kids[1], "declare"))) {
-        for (int i = 1; i < n->nkids; i++) expand_toplevel(x, n->kids[i], out, depth + 1);
+    if (syn_is_form(n, "progn") && !(n->nkids > 1 && syn_is_form(n->kids[1], "declare"))) {
+        if (depth >= x->ev.max_nesting) {
+            diag_error(&c->diag, n->loc, n->origin, EVAL_E_SIZE,
+                       "form nested more than %ld levels deep after macro expansion", x->ev.max_nesting);
+            return;
+        }
+        for (int i = 1; i < n->nkids; i++) toplevel(x, n->kids[i], out, depth + 1);
         return;
     }
-    Node *e = expand(x, n, depth);
-    if (!e) return;
-    note_constant(x, e);
-    if (syn_is_form(e, "def-type") && e->nkids == 3 && e->kids[1]->kind == N_SYMBOL &&
-        !e->kids[1]->ann)
-        eval_define_type(&x->ev, e->kids[1]->key, e->kids[2]);
-    eval_define_struct(&x->ev, e);
-    eval_note_toplevel(&x->ev, e);
-    forms_push(&c->arena, out, e);
+    note_constant(x, n);
+    if (x->seq) ptrmap_put(&c->arena, &x->seqs, n, (void *)(intptr_t)x->seq);
+    forms_push(&c->arena, out, n);
 }
 
-static void load_prelude(Expander *x) {
+void expander_toplevel(Expander *x, Node *form, Forms *out) {
+    int from = out->n;
+    if (!x->seq) x->seq = 1;
+    toplevel(x, form, out, 0);
+    x->visible = INT_MAX;
+    for (int i = from; i < out->n; i++) forms_push(&x->c->arena, &x->tops, out->v[i]);
+}
+
+/* The library files: macros, %defuns and def-constraints are registered
+ * now; definitions are kept for the checker (expander_library). */
+static void load_library(Expander *x) {
     Crisp *c = x->c;
-    SrcFile *f = arena_alloc(&c->arena, sizeof *f);
-    if (!f) return;
-    f->name = "<prelude>";
-    f->text = crisp_prelude_text;
-    f->len = (int)strlen(crisp_prelude_text);
-    Reader r;
-    reader_init(&r, c);
-    Forms forms = {0};
-    reader_read_file(&r, f, &forms);
-    for (int i = 0; i < forms.n; i++) {
-        if (syn_is_form(forms.v[i], "defmacro"))
-            eval_define_macro(&x->ev, forms.v[i], 1);
-        else if (syn_is_form(forms.v[i], "%defun"))
-            eval_define_function(&x->ev, forms.v[i]);
-        else if (syn_is_form(forms.v[i], "def-constraint"))
-            eval_define_constraint(&x->ev, forms.v[i]);
-        else
-            diag_error_at(&c->diag, forms.v[i], EVAL_E_TOPLEVEL,
-                          "the prelude may only contain defmacro, %%defun and def-constraint forms");
+    for (const LibFile *lf = crisp_library; lf->name && !c->diag.fatal; lf++) {
+        SrcFile *f = arena_alloc(&c->arena, sizeof *f);
+        if (!f) return;
+        f->name = lf->name;
+        f->text = lf->text;
+        f->len = (int)strlen(lf->text);
+        Reader r;
+        reader_init(&r, c);
+        Forms forms = {0};
+        reader_read_file(&r, f, &forms);
+        for (int i = 0; i < forms.n; i++) toplevel(x, forms.v[i], &x->lib, 0);
+    }
+}
+
+Forms expander_library(Expander *x) {
+    return x->lib;
+}
+
+Expander *expander_new(Crisp *c) {
+    Expander *x = arena_alloc(&c->arena, sizeof *x);
+    if (!x) return NULL;
+    x->c = c;
+    x->visible = INT_MAX;
+    eval_init(&x->ev, c);
+    if (!c->opt || !c->opt->no_prelude) load_library(x);
+    return x;
+}
+
+struct Eval *expander_eval(Expander *x) {
+    return &x->ev;
+}
+
+/* `n` with the expansions in the dump map substituted, copying only what
+ * changes.  Depth-bounded: an expansion is never deeper than the limits
+ * the expander enforced when it was made. */
+static Node *dump_subst(const Expander *x, Arena *a, Node *n, int depth) {
+    for (int guard = 0; guard < 1000; guard++) {
+        Node *e = dump_get(x, n);
+        if (!e || e == n) break;
+        n = e;
+    }
+    if (depth > x->ev.max_nesting + READER_MAX_DEPTH) return n;
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return n;
+    Node *copy = NULL;
+    for (int i = 0; i < n->nkids; i++) {
+        Node *k = dump_subst(x, a, n->kids[i], depth + 1);
+        if (k != n->kids[i] && !copy) {
+            copy = syn_copy(a, n);
+            if (!copy) return n;
+        }
+        if (copy) copy->kids[i] = k;
+    }
+    return copy ? copy : n;
+}
+
+void expander_dump(Expander *x, StrBuf *b) {
+    for (int i = 0; i < x->tops.n; i++) {
+        syn_pprint(b, dump_subst(x, &x->c->arena, x->tops.v[i], 0), 0);
+        sb_putc(b, '\n');
     }
 }
 
 Forms expand_program(Crisp *c, Forms in) {
-    Forms out = {0};
-    Expander *x = arena_alloc(&c->arena, sizeof *x);
+    Forms out = {0}, tops = {0};
+    Expander *x = expander_new(c);
     if (!x) return out;
-    x->c = c;
-    eval_init(&x->ev, c);
-    c->ev = &x->ev;
-    if (!c->opt || !c->opt->no_prelude) load_prelude(x);
-    for (int i = 0; i < in.n && !c->diag.fatal; i++) expand_toplevel(x, in.v[i], &out, 0);
+    for (int i = 0; i < in.n && !c->diag.fatal; i++) expander_toplevel(x, in.v[i], &tops);
+    for (int i = 0; i < tops.n && !c->diag.fatal; i++) {
+        int saved = expander_enter(x, tops.v[i]);
+        Node *e = expander_expand_all(x, tops.v[i]);
+        expander_leave(x, saved);
+        if (e) forms_push(&c->arena, &out, e);
+    }
     return out;
 }
 

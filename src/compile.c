@@ -1,9 +1,12 @@
 /* compile.c - the compiler pipeline, visible in one function.
  *
- *     read -> expand -> check -> emit
+ *     read -> check (expanding each macro call where it reaches it) -> emit
  *
- * Each stage takes and returns plain data (Forms, Forms, Program, text) and
- * can be dumped with --dump=read|expand|check.  Output files are built in
+ * Each stage takes and returns plain data (Forms, Program, text) and can be
+ * dumped with --dump=read|expand|check: expansion is type-directed (a macro
+ * may ask the types of the variables at its call), so the checker drives
+ * the expander (macros/expand.h) and --dump=expand prints the program with
+ * every expansion it made.  Output files are built in
  * memory and written only when the whole compilation succeeded, through a
  * temporary file and rename(), so no output is ever half-written. */
 #include <errno.h>
@@ -251,10 +254,18 @@ static int stage_emit(Crisp *c, const Program *p) {
 static int pipeline(Crisp *c) {
     Forms read = stage_read(c);
     if (c->opt->dump == DUMP_READ) return dump_forms(c, read), c->diag.errors ? 1 : 0;
-    Forms expanded = expand_program(c, read);
-    if (c->opt->dump == DUMP_EXPAND) return dump_forms(c, expanded), c->diag.errors ? 1 : 0;
     if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
-    Program *checked = check_program(c, expanded);
+    Expander *x = expander_new(c);
+    if (!x) return 1;
+    Program *checked = check_program(c, x, read);   /* expands macros as it goes */
+    if (c->opt->dump == DUMP_EXPAND) {
+        StrBuf b;
+        sb_init(&b);
+        expander_dump(x, &b);
+        fputs(sb_cstr(&b), c->opt->dump_out ? c->opt->dump_out : stdout);
+        sb_free(&b);
+        return c->diag.errors ? 1 : 0;
+    }
     if (checked && !c->diag.errors) {
         for (int i = 0; i < c->opt->nhoist_dynamic; i++) {
             int found = 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run_all.sh - every test suite, for `make test` (which first builds ./crisp
-# and the unit-test binaries).  Order: unit golden neg e2e asan fuzz.
+# and the unit-test binaries).  Order: layers unit golden neg e2e asan fuzz
+# (layers: the include graph between folders points one way).
 #   run_all.sh --asan   the suites that run the compiler itself (unit,
 #                       golden, neg) against the build-asan/ binaries; this is
 #                       what `make asan` runs after building them.
@@ -26,7 +27,7 @@ else
     mode=all
     B=build
     crisp_bin=crisp
-    default_suites="unit golden neg e2e asan fuzz"
+    default_suites="layers unit golden neg e2e asan fuzz"
 fi
 suites=${SUITES:-$default_suites}
 
@@ -71,6 +72,7 @@ done
 
 for s in $suites; do
     case $s in
+    layers) step layers "$PY" scripts/check_layers.py ;;
     unit)   step unit env UNIT_LABEL="unit" sh tests/run_unit.sh $unit_bins ;;
     golden) step golden env CRISP="$crisp_bin" "$PY" tests/run_golden.py ;;
     neg)    step neg env CRISP="$crisp_bin" "$PY" tests/run_neg.py ;;

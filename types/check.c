@@ -15,12 +15,34 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../macros/expand.h"
 #include "check_int.h"
 
 /* ------------------------------------------------------------------ */
 /* small utilities                                                     */
 
 #define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
+
+/* ------------------------------------------------------------------ */
+/* macro calls (expand.h): expanded where the checker reaches them     */
+
+Node *ck_expand(Ctx *cx, Node *syn) {
+    Checker *ck = cx->ck;
+    if (!syn || syn->kind != N_LIST || !ck->x || !expander_is_macro_call(ck->x, syn)) return syn;
+    Node *done = ptrmap_get(&cx->memo, syn);
+    if (done) return done;
+    Ctx *saved = ck->cur;
+    ck->cur = cx;
+    Node *e = expander_expand(ck->x, syn);
+    ck->cur = saved;
+    if (e) ptrmap_put(ck->a, &cx->memo, syn, e);
+    return e;
+}
+
+Node *ck_expand_all(Checker *ck, Node *syn) {
+    if (!syn || !ck->x || (syn->kind != N_LIST && syn->kind != N_HWVEC)) return syn;
+    return expander_expand_all(ck->x, syn);
+}
 
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
     Node *n = syn_new(cx->ck->a, k, at ? at->loc : (SrcLoc){0});
@@ -708,6 +730,13 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             diag_error_at(ck->d, name, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, name, 40));
             continue;
         }
+        if (init) {
+            /* a macro call is expanded first, seeing what the initializer sees */
+            if (!sequential) cx->scope = outer;
+            init = ck_expand(cx, init);
+            if (!sequential) cx->scope = inner;
+            if (!init) continue;
+        }
         Node *fsig = decl_signature(&ds, name->key);
         if (fsig || fnval_init(cx, init)) {
             /* a function value, known at compile time (hof.c) */
@@ -1302,7 +1331,7 @@ void form_to(Ctx *cx, Node *syn, Dest *d) {
 }
 
 static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
-    if (cx->ck->d->fatal) return;
+    if (cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return;
     const char *h = syn_head(syn);
     if (h) {
         if (!strcmp(h, "let")) return form_let(cx, syn, d, 0);
@@ -1448,6 +1477,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->name = name->name;
     fd->key = kind == FN_KERNEL ? name->name : name->key;
     fd->form = form;
+    fd->from_lib = ck->in_library;
     if (kind == FN_KERNEL) {
         if (!is_c_identifier(name->name) || is_reserved(name->name)) {
             diag_error_at(ck->d, name, "E0103",
@@ -2115,7 +2145,9 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     (void)call;
     PUSH(ck->a, ck->stack, ck->nstack, ck->capstack, fd);
     fd->checking = 1;
+    int visible = ck->x ? expander_enter(ck->x, fd->form) : 0;
     check_body(&cx, fd);
+    if (ck->x) expander_leave(ck->x, visible);
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
@@ -2320,54 +2352,83 @@ static void collect(Checker *ck, Node *f) {
     }
 }
 
-/* The signature an alias names, or NULL (see signature_aliases). */
-static Node *alias_signature(Node *t, Node **names, Node **sigs, int n) {
-    for (int j = 0; t && t->kind == N_SYMBOL && j < n; j++)
-        if (!strcmp(names[j]->key, t->key)) return sigs[j];
+/* Spec "Type Aliases and Type Constructors": (def-type binT #'(long long =>
+ * long)) names a function signature.  Signatures are syntax to the checker
+ * (a function argument is specialised per call), so before a function is
+ * collected, an alias defined earlier is replaced by its signature where the
+ * function's parameter types are written: annotations and (declare (type
+ * P... ALIAS)). */
+static Node *alias_signature(Checker *ck, Node *t) {
+    for (int j = 0; t && t->kind == N_SYMBOL && j < ck->nsigs; j++)
+        if (!strcmp(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
     return NULL;
 }
 
-/* Spec "Type Aliases and Type Constructors": (def-type binT #'(long long =>
- * long)) names a function signature.  Signatures are syntax to the checker
- * (a function argument is specialised per call), so before the functions
- * are collected such an alias is replaced by its signature where a
- * function's parameter types are written: annotations and (declare (type
- * P... ALIAS)). */
-static void signature_aliases(Forms forms) {
-    Node *names[64], *sigs[64];
-    int n = 0;
-    for (int i = 0; i < forms.n && n < 64; i++) {
-        Node *f = forms.v[i];
-        if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
-            names[n] = f->kids[1];
-            sigs[n++] = f->kids[2];
-        }
+static void signature_aliases(Checker *ck, Node *f) {
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
+        int cap = ck->capsigs;
+        arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);
+        ck->nsigs--;
+        ck->capsigs = cap;
+        arena_push(ck->a, (void ***)&ck->sig_types, &ck->nsigs, &ck->capsigs, f->kids[2]);
+        return;
     }
-    for (int i = 0; n && i < forms.n; i++) {
-        Node *f = forms.v[i];
-        if (!(syn_is_form(f, "def-function") || syn_is_form(f, "def-grid-function")) || f->nkids < 3 || f->kids[2]->kind != N_LIST)
-            continue;
-        for (int k = 0; k < f->kids[2]->nkids; k++) {
-            Node *p = f->kids[2]->kids[k], *s = p->kind == N_SYMBOL ? alias_signature(p->ann, names, sigs, n) : NULL;
-            if (s) p->ann = s;
+    if (!ck->nsigs || !(syn_is_form(f, "def-function") || syn_is_form(f, "def-grid-function")) || f->nkids < 3 ||
+        f->kids[2]->kind != N_LIST)
+        return;
+    for (int k = 0; k < f->kids[2]->nkids; k++) {
+        Node *p = f->kids[2]->kids[k], *sg = p->kind == N_SYMBOL ? alias_signature(ck, p->ann) : NULL;
+        if (sg) p->ann = sg;
+    }
+    for (int j = 3; j < f->nkids && (syn_is_form(f->kids[j], "declare") || f->kids[j]->kind == N_STRING); j++)
+        for (int m = 1; f->kids[j]->kind == N_LIST && m < f->kids[j]->nkids; m++) {
+            Node *e = f->kids[j]->kids[m];
+            Node *sg = syn_is_form(e, "type") && e->nkids >= 3 ? alias_signature(ck, e->kids[e->nkids - 1]) : NULL;
+            if (sg) e->kids[e->nkids - 1] = sg;
         }
-        for (int j = 3; j < f->nkids && (syn_is_form(f->kids[j], "declare") || f->kids[j]->kind == N_STRING); j++)
-            for (int m = 1; f->kids[j]->kind == N_LIST && m < f->kids[j]->nkids; m++) {
-                Node *e = f->kids[j]->kids[m];
-                Node *s = syn_is_form(e, "type") && e->nkids >= 3 ? alias_signature(e->kids[e->nkids - 1], names, sigs, n) : NULL;
-                if (s) e->kids[e->nkids - 1] = s;
-            }
+}
+
+/* Pass 1 for one top-level form as read: its macros expanded (expand.h),
+ * then each resulting definition collected. */
+static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
+    Forms out = {0};
+    expander_toplevel(ck->x, form, &out);
+    for (int i = 0; i < out.n && !ck->c->diag.fatal; i++) {
+        signature_aliases(ck, out.v[i]);
+        collect(ck, out.v[i]);
+        forms_push(ck->a, all, out.v[i]);
     }
 }
 
-Program *check_program(Crisp *c, Forms forms) {
-    Checker ck = {.c = c, .a = &c->arena, .d = &c->diag};
+Program *check_program(Crisp *c, Expander *x, Forms read) {
+    Checker ck = {.c = c, .a = &c->arena, .d = &c->diag, .x = x, .ev = x ? expander_eval(x) : NULL};
     Program *p = arena_alloc(&c->arena, sizeof *p);
     if (!p) return NULL;
     ck.prog = p;
     p->debug_output = c->opt->debug_output;
-    signature_aliases(forms);
-    for (int i = 0; i < forms.n && !c->diag.fatal; i++) collect(&ck, forms.v[i]);
+    ctquery_install(&ck);
+    /* pass 1: the library's definitions, then the program's, in order */
+    Forms forms = {0};
+    if (x) {
+        Forms lib = expander_library(x);
+        ck.in_library = 1;
+        for (int i = 0; i < lib.n && !c->diag.fatal; i++) {
+            signature_aliases(&ck, lib.v[i]);
+            collect(&ck, lib.v[i]);
+            forms_push(ck.a, &forms, lib.v[i]);
+        }
+        ck.in_library = 0;
+    }
+    int nlib = forms.n;
+    for (int i = 0; i < read.n && !c->diag.fatal; i++) {
+        if (x) collect_toplevel(&ck, read.v[i], &forms);
+        else {
+            signature_aliases(&ck, read.v[i]);
+            collect(&ck, read.v[i]);
+            forms_push(ck.a, &forms, read.v[i]);
+        }
+    }
+    (void)nlib;
     if (forms.n && !global_lookup(&ck, "matrix")) {
         /* spec "Matrices": (def-type matrix (tensor-view 2)) is predefined
            (a program may define its own matrix instead) */
@@ -2437,6 +2498,7 @@ Program *check_program(Crisp *c, Forms forms) {
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
         FuncDef *fd = ck.funcs[i];
         if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts || fd->hof_src) continue; /* hof.c: made for calls */
+        if (fd->from_lib) continue; /* the library: only what the program calls */
         if (!complete_signature(fd)) continue; /* checked at each call */
         Type **ptys = arena_alloc(ck.a, sizeof(Type *) * (size_t)(fd->nparams + 1));
         if (!ptys) break;

@@ -196,9 +196,13 @@ typedef struct Program {
     int ncvecs, capcvecs;
 } Program;
 
-/* Check the expanded forms.  Returns NULL only when out of memory; on
- * source errors the returned program is incomplete and c->diag has errors. */
-Program *check_program(Crisp *c, Forms forms);
+struct Expander;
+
+/* Check the forms the reader produced, expanding macros with `x` where the
+ * checker reaches them (the library's definitions first).  Returns NULL
+ * only when out of memory; on source errors the returned program is
+ * incomplete and c->diag has errors. */
+Program *check_program(Crisp *c, struct Expander *x, Forms forms);
 
 /* --dump=check: the typed program as an indented tree. */
 void check_dump(StrBuf *b, const Program *p);

@@ -319,6 +319,7 @@ int const_int(Ctx *cx, Node *n, int64_t *out) {
 /* Constant integer value of a syntax form: literals, def-const,
  * def-parameter and + - * / ash over them. */
 int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
+    if (syn && syn->kind == N_LIST) syn = ck_expand_all(cx->ck, syn);
     if (!syn) return 0;
     if (syn->kind == N_INT) {
         *out = syn->ival;
@@ -1089,6 +1090,7 @@ static Node *b_swizzle(Ctx *cx, Node *syn) {
 }
 
 Node *place(Ctx *cx, Node *syn, int for_write) {
+    if (!(syn = ck_expand(cx, syn))) return NULL;
     if (syn->kind == N_SYMBOL) {
         Sym *s = scope_lookup(cx, syn->key);
         if (!s) {
@@ -2790,7 +2792,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
 }
 
 Node *expr(Ctx *cx, Node *syn, Type *want) {
-    if (!syn || cx->ck->d->fatal) return NULL;
+    if (!syn || cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return NULL;
     switch (syn->kind) {
     case N_INT: {
         Node *n = int_lit(cx, syn, syn->ival, NULL);

@@ -7,6 +7,7 @@
 #ifndef CRISP_CHECK_INT_H
 #define CRISP_CHECK_INT_H
 
+#include "../core/ptrmap.h"
 #include "../core/syntax.h"
 #include "check.h"
 
@@ -53,6 +54,7 @@ struct FuncDef {
                                 taking functions; a signature wrapper: the overload
                                 it calls): checked only when called */
     const char *cname_base;
+    int from_lib;            /* defined in the library (lib/): emitted only when used */
 };
 
 typedef struct Checker {
@@ -77,8 +79,16 @@ typedef struct Checker {
     int nhofs, caphofs;
     Template **templates;    /* with-template-type definitions */
     int ntemplates, captemplates;
-    struct Eval *ev;         /* compile-time evaluator for computed struct
-                                fields of templates (made on first use) */
+    struct Expander *x;      /* the macro expander: macro calls are expanded
+                                where the checker reaches them (ck_expand) */
+    struct Eval *ev;         /* its compile-time evaluator (computed struct
+                                fields of templates, def-constraints) */
+    struct Ctx *cur;         /* the function context being checked while a
+                                macro runs: type-of looks variables up here */
+    Node **sig_names, **sig_types; /* (def-type NAME #'(...)) aliases so far */
+    int nsigs, capsigs;
+    int in_library;          /* collecting the library (lib/): definitions are
+                                emitted only when the program uses them */
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -91,6 +101,9 @@ typedef struct Dest {
 
 typedef struct Ctx {
     Checker *ck;
+    PtrMap memo;             /* macro calls expanded here: the same call
+                                expands once per instantiation (the types
+                                of its variables may differ between them) */
     CFunc *fn;
     FuncDef *fd;
     Scope *scope;
@@ -112,6 +125,13 @@ typedef struct Ctx {
 Node *setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
+/* `syn` with the macro call in its head position expanded (expand.h),
+ * with this context's variables visible to the macro's type queries.
+ * Returns `syn` when it is no macro call, NULL after an error. */
+Node *ck_expand(Ctx *cx, Node *syn);
+/* The same for syntax read without being checked (constant expressions,
+ * sizes): every macro call in it, without run-time type information. */
+Node *ck_expand_all(Checker *ck, Node *syn);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
 Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
@@ -197,6 +217,10 @@ int template_is_gen(const Node *a);
 FuncDef *template_function_arg(Checker *ck, Node *a);
 int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
 int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
+
+/* ---- ctquery.c: the compile-time language's type queries ---- */
+void ctquery_install(Checker *ck);
+Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc);
 
 /* ---- hof.c ---- */
 int hof_collect(Checker *ck, Node *form);

@@ -1081,6 +1081,13 @@ static int call_function(Interp *ip, Node *x, CVal *out) {
     }
     ip->frame = mark;
     CVal r;
+    /* the body's macros, expanded once (types are not needed: the
+       interpreter works on values) */
+    for (int i = 0; i < fd->nbody; i++) {
+        Node *e = ck_expand_all(ip->ck, fd->body[i]);
+        if (!e) return 0;
+        fd->body[i] = e;
+    }
     int ok = body(ip, fd->body, fd->nbody, &r);
     if (ip->returned) {
         r = ip->ret;
@@ -1256,8 +1263,10 @@ static int ev(Interp *ip, Node *x, CVal *out) {
 
 /* Run the body of a def-const-vec (collected as Sym s, s->init the form). */
 void constvec_eval(Checker *ck, Sym *s) {
-    Node *form = s->init;
     s->cv_done = 1;
+    Node *form = ck_expand_all(ck, s->init);
+    if (!form) return;
+    s->init = form;
     Interp ip = {.ck = ck, .self = s};
     /* (declare (use A B ...)): the earlier const-vecs the body reads */
     Sym *uses[256];

@@ -376,10 +376,8 @@ static Node **arg_syntax(Checker *ck, Type **args, Node **vals, int n, SrcLoc lo
 }
 
 /* The compile-time evaluator: the expander's, which knows the user's
- * %defuns and def-constraints (a fresh one when there was no expansion,
- * as in unit tests). */
+ * %defuns and def-constraints (a fresh one when there is no expander). */
 static Eval *template_eval(Checker *ck) {
-    if (!ck->ev && ck->c->ev) ck->ev = ck->c->ev;
     if (!ck->ev) {
         ck->ev = arena_alloc(ck->a, sizeof *ck->ev);
         if (ck->ev) eval_init(ck->ev, ck->c);

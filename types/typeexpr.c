@@ -441,6 +441,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             ok = 0;
             continue;
         }
+        if (after && syn_is_sym(e, "void")) continue; /* #(point => void): no value */
         Type *t = e->kind == N_SYMBOL && e->ann ? type_expr(ck, e->ann) : type_expr(ck, e);
         if (!t) {
             ok = 0;

@@ -1,0 +1,39 @@
+/* ptrmap.c - pointer-keyed hash map (ptrmap.h). */
+#include "ptrmap.h"
+
+#include <stdint.h>
+
+static uint32_t ptr_hash(const void *p) {
+    uintptr_t x = (uintptr_t)p >> 4;
+    return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key) {
+    if (!m->cap) return NULL;
+    uint32_t mask = (uint32_t)m->cap - 1;
+    for (uint32_t j = ptr_hash(key) & mask; m->ents[j].key; j = (j + 1) & mask)
+        if (m->ents[j].key == key) return m->ents[j].val;
+    return NULL;
+}
+
+int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val) {
+    if ((m->n + 1) * 2 >= m->cap) {
+        int ncap = m->cap ? m->cap * 2 : 64;
+        PtrMapEnt *ne = arena_alloc(a, sizeof *ne * (size_t)ncap);
+        if (!ne) return 0;
+        for (int i = 0; i < m->cap; i++) {
+            if (!m->ents[i].key) continue;
+            uint32_t j = ptr_hash(m->ents[i].key) & (uint32_t)(ncap - 1);
+            while (ne[j].key) j = (j + 1) & (uint32_t)(ncap - 1);
+            ne[j] = m->ents[i];
+        }
+        m->ents = ne;
+        m->cap = ncap;
+    }
+    uint32_t mask = (uint32_t)m->cap - 1, j = ptr_hash(key) & mask;
+    while (m->ents[j].key && m->ents[j].key != key) j = (j + 1) & mask;
+    if (!m->ents[j].key) m->n++;
+    m->ents[j].key = key;
+    m->ents[j].val = val;
+    return 1;
+}

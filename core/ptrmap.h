@@ -1,0 +1,27 @@
+/* ptrmap.h - a map from pointers to pointers, in the compilation's arena.
+ *
+ * The stages key side tables by node identity: the expander remembers the
+ * expansion of each macro call (for --dump=expand) and the position of each
+ * top-level form, the checker the expansions it made per function.  Open
+ * addressing, grown by doubling; nothing is ever removed. */
+#ifndef CRISP_PTRMAP_H
+#define CRISP_PTRMAP_H
+
+#include "arena.h"
+
+typedef struct PtrMapEnt {
+    const void *key;
+    void *val;
+} PtrMapEnt;
+
+typedef struct PtrMap {
+    PtrMapEnt *ents;
+    int n, cap;  /* cap is 0 or a power of two */
+} PtrMap;
+
+/* The value stored under `key`, or NULL. */
+void *ptrmap_get(const PtrMap *m, const void *key);
+/* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
+int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val);
+
+#endif
