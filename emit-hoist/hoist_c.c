@@ -165,6 +165,7 @@ static const char *role_text(const AbiArg *a) {
     case ROLE_IMPLICIT: return "implicit vector";
     case ROLE_SCRATCH: return "scratch pool";
     case ROLE_DEBUG: return "debug channel";
+    case ROLE_LOCAL: return "workgroup scratch";
     default: return "vector";
     }
 }
@@ -560,7 +561,7 @@ static void emit_side_sizes(Hc *h, const AbiKernel *k) {
     pr_indent(p);
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH)
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH || a->role == ROLE_LOCAL)
             bind_inputs(h, k, &a->size, &bound, &nbound, &cap, &uses_launch);
     }
     for (int i = 0; i < k->nargs; i++) {
@@ -568,7 +569,7 @@ static void emit_side_sizes(Hc *h, const AbiKernel *k) {
         const AbiArg *len = length_of(k, a);
         if (a->role < ROLE_RESULT || !len) continue;
         pr_blank(p);
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT) {
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
             pr_line(p, "/* %s %s: %s elements of %s%s%s */", role_text(a), comment_text(h, a->name),
                     comment_text(h, a->size.crisp), a->element, a->comment ? " -- " : "",
                     a->comment ? comment_text(h, a->comment) : "");

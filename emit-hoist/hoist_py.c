@@ -779,6 +779,14 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x, A
         pr_line(p, "%s = rt.allocate(\"%s\", \"scratch\", %s, \"uchar\")", pa->dev, kn, pa->len);
         return;
     }
+    if (x->role == ROLE_LOCAL) {
+        pr_line(p, "# workgroup scratch %s: %s elements of %s (__local: only a size)", x->name, one_line(a, x->size.crisp),
+                astr(x->element));
+        if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
+        pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
+        pr_line(p, "%s = rt.local_vector(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
+        return;
+    }
     if (x->role == ROLE_DEBUG) {
         pr_line(p, "# --debug-output: the debug channel (r-t-output and r-t-assert records)");
         pr_line(p, "%s = rt.debug_channel(self.debug_words)", pa->dev);

@@ -10,7 +10,7 @@
 
 
 const char *abi_role_name(AbiRole r) {
-    static const char *n[] = {"scalar", "buffer", "length", "result", "implicit", "scratch", "debug"};
+    static const char *n[] = {"scalar", "buffer", "length", "result", "implicit", "scratch", "debug", "local"};
     return n[r];
 }
 
@@ -103,7 +103,8 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             continue;
         }
         if (sc->kind == SIDE_DEBUG) continue;
-        add_pointer(ar, k, sc->kind == SIDE_RESULT ? ROLE_RESULT : ROLE_IMPLICIT, sc->name, sc->sym, 0);
+        add_pointer(ar, k, sc->kind == SIDE_RESULT ? ROLE_RESULT : sc->kind == SIDE_LOCAL ? ROLE_LOCAL : ROLE_IMPLICIT,
+                    sc->name, sc->sym, 0);
         AbiArg *p = &k->args[k->nargs - 2];
         p->size = side_size(sc);
         p->comment = sc->comment;

@@ -18,6 +18,8 @@ typedef enum AbiRole {
     ROLE_IMPLICIT,  /* make-implicit-vector side channel (pointer) */
     ROLE_SCRATCH,   /* the scratch pool (pointer; its length is in bytes) */
     ROLE_DEBUG,     /* the --debug-output channel (pointer) */
+    ROLE_LOCAL,     /* make-scratch-vector :local: a __local argument the
+                       host sizes (no buffer; its length follows) */
 } AbiRole;
 
 /* A size the host computes before launching: an element count (result and

@@ -628,7 +628,8 @@ static void func_out(Em *e, const CFunc *f) {
         if (f->params[i]->ty->kind != TY_IDENT) ps[np++] = f->params[i]; /* an identity tensor has no data */
     if (f->kind == FN_KERNEL && !f->exact) {
         for (int i = 0; i < f->nsides && np < 500; i++)
-            if (f->sides[i]->kind == SIDE_RESULT || f->sides[i]->kind == SIDE_IMPLICIT) ps[np++] = f->sides[i]->sym;
+            if (f->sides[i]->kind == SIDE_RESULT || f->sides[i]->kind == SIDE_IMPLICIT || f->sides[i]->kind == SIDE_LOCAL)
+                ps[np++] = f->sides[i]->sym;
         if (f->scratch_pool) ps[np++] = f->scratch_pool;
     }
     for (int i = 0; f->kind != FN_KERNEL && i < f->nfsides && np < 500; i++) ps[np++] = f->fsides[i]->param;

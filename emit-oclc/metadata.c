@@ -75,7 +75,7 @@ static void arg_json(StrBuf *b, const AbiKernel *k, const AbiArg *a) {
                   a->element, ty_as_name(a->as), ty_acc_name(a->acc), ty_align_name(a->align), a->stride);
         if (a->is_out) sb_puts(b, ", \"out\": true");
         if (a->fixed_length >= 0) sb_printf(b, ", \"length\": %lld", (long long)a->fixed_length);
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH)
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH || a->role == ROLE_LOCAL)
             expr_json(b, a->role == ROLE_SCRATCH ? "bytes" : "size", &a->size);
         if (a->comment) key_str(b, "comment", a->comment);
     }

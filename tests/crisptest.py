@@ -321,7 +321,7 @@ class Program:
             if name in values:
                 raise TypeError("parameter %r given twice" % name)
             values[name] = v
-        SIDE = ("result", "implicit", "scratch", "debug")
+        SIDE = ("result", "implicit", "scratch", "debug", "local")
         missing = [a["name"] for a in k["args"]
                    if a["role"] not in ("length",) + SIDE and a["name"] not in values]
         if missing:
@@ -364,6 +364,12 @@ class Program:
             env[_mangle(name)] = v
         for a in k["args"]:
             if a["role"] not in SIDE or a["name"] in values:
+                continue
+            if a["role"] == "local":
+                # workgroup scratch: only a size (at least one element)
+                n = int(eval(a["size"]["python"], env))
+                cl_args[a["index"]] = cl.LocalMemory(max(n, 1) * a["stride"])
+                lengths[a["name"]] = n
                 continue
             if a["role"] == "debug":
                 arr = np.zeros(65536, np.uint32)

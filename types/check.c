@@ -2148,6 +2148,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     int visible = ck->x ? expander_enter(ck->x, fd->form) : 0;
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
+    side_finish_kernel(&cx);
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);

@@ -87,7 +87,9 @@ typedef struct SizeDecl {
 
 /* A side channel of a kernel (spec "Side Channel Vectors"): memory the
  * host allocates from sizes the compiler computed. */
-typedef enum SideKind { SIDE_RESULT, SIDE_IMPLICIT, SIDE_SCRATCH, SIDE_DEBUG } SideKind;
+/* SIDE_LOCAL: (make-scratch-vector T :local N), workgroup memory the host
+ * sizes (a __local kernel argument; spec "generating scratch vectors"). */
+typedef enum SideKind { SIDE_RESULT, SIDE_IMPLICIT, SIDE_SCRATCH, SIDE_DEBUG, SIDE_LOCAL } SideKind;
 
 typedef struct SideChannel {
     SideKind kind;

@@ -22,7 +22,7 @@ static Diag *D(Ctx *cx) {
 }
 
 static const char *side_word(SideKind k) {
-    return k == SIDE_RESULT ? "result" : k == SIDE_IMPLICIT ? "implicit" : k == SIDE_SCRATCH ? "scratch" : "debug";
+    return k == SIDE_RESULT ? "result" : k == SIDE_IMPLICIT ? "implicit" : k == SIDE_SCRATCH ? "scratch" : k == SIDE_LOCAL ? "local" : "debug";
 }
 
 /* ---- tiny syntax builder (for forms the checker writes itself) ---- */
@@ -341,10 +341,40 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
                           int_lit(cx, at, 16, ul));
         fn->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
     } else {
-        sc->sym = kernel_param(cx, at, name, ty);
+        sc->sym = kernel_param(cx, at, kind == SIDE_LOCAL && cx->bind_hint ? cx->bind_hint : name, ty);
     }
     arena_push(ck->a, (void ***)&fn->sides, &fn->nsides, &fn->capsides, sc);
     return sc->sym;
+}
+
+/* Does a side channel's size depend on the local size (local_size*,
+ * num_groups*, local_linear_size)? */
+static int uses_local_size(const SideChannel *sc) {
+    for (int i = 0; i < sc->ninputs; i++)
+        if (!strncmp(sc->inputs[i], "local_size", 10) || !strncmp(sc->inputs[i], "num_groups", 10) ||
+            !strcmp(sc->inputs[i], "local_linear_size"))
+            return 1;
+    return 0;
+}
+
+/* After a kernel's body: a kernel whose side channels are sized by the
+ * local size must be launched with one, so when it declares none, the
+ * compiler declares 256 work-items (16x16, 8x8x4 in 2 and 3 dimensions) -
+ * a size every OpenCL device runs - and says so in the hoists' comments. */
+void side_finish_kernel(Ctx *cx) {
+    CFunc *fn = cx->fn;
+    if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
+    int needs = 0;
+    for (int i = 0; i < fn->nsides && !needs; i++) needs = uses_local_size(fn->sides[i]);
+    if (!needs) return;
+    int dims = fn->gsize.dims > 0 ? fn->gsize.dims : 1;
+    static const int64_t sizes[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+    fn->lsize.present = 1;
+    fn->lsize.dims = dims;
+    fn->lsize.nset = dims;
+    for (int d = 0; d < dims; d++) fn->lsize.set_to[d] = sizes[dims - 1][d];
+    fn->lsize.msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size; declare (local-size ...) to choose another";
+    fn->lsize.at = fn->def;
 }
 
 /* A side channel needed from the caller of the current function. */
@@ -455,12 +485,16 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0812", "`%s` needs a length: give one, or a vector or type that has one", h);
         return NULL;
     }
-    if (ty->as && ty->as != AS_GLOBAL) {
+    if (ty->as == AS_LOCAL && kind == SIDE_SCRATCH) {
+        /* workgroup scratch the host sizes: a __local kernel argument */
+        kind = SIDE_LOCAL;
+    } else if (ty->as && ty->as != AS_GLOBAL) {
         diag_error_at(D(cx), syn, "E0813", "side channels live in :global memory, not :%s%s", ty_as_name(ty->as),
-                      ty->as == AS_LOCAL ? " (use make-vector :local for workgroup memory)" : "");
+                      ty->as == AS_LOCAL ? " (make-scratch-vector :local gives workgroup scratch; or use make-vector :local)" : "");
         return NULL;
     }
-    Type *vt = ty_vector(ck->a, ty->elem, AS_GLOBAL, ACC_READ_WRITE, ty->align ? ty->align : AL_COMPACT, -1);
+    Type *vt = ty_vector(ck->a, ty->elem, kind == SIDE_LOCAL ? AS_LOCAL : AS_GLOBAL, ACC_READ_WRITE,
+                         ty->align ? ty->align : AL_COMPACT, -1);
     Sym *s = make_side(cx, kind, name, comment, vt, count, syn);
     return s ? var_ref(cx, syn, s) : NULL;
 }
