@@ -641,6 +641,14 @@ static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
     return p->init ? eval(ev, p->init, env) : ev->nil;
 }
 
+/* Is `a` a keyword naming one of the &key parameters of `ll`? */
+static int is_key_arg(const EvalLambdaList *ll, const Node *a) {
+    if (a->kind != N_KEYWORD) return 0;
+    for (int k = 0; k < ll->nkey; k++)
+        if (!strcmp(ll->key[k].kw, a->key)) return 1;
+    return 0;
+}
+
 /* Bind the lambda list to the argument values, extending *envp.  Returns 0
  * after reporting an error. */
 static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node *whole,
@@ -658,10 +666,36 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
     }
     for (int k = 0; k < ll->nreq; k++, i++)
         if (!bind_var_or_pattern(ev, &ll->req[k], args[i], bc, depth, envp)) return 0;
+    /* &optional defaults also see the &key arguments the call supplies
+       (the spec's reductions write `&optional (scratch (... message))
+       &key message`); a keyword naming a &key parameter ends the optional
+       arguments, so (reduce-vec-small #'+ v 0 :message "m") works */
+    int nopt_given = 0;
+    while (i + nopt_given < n && nopt_given < ll->nopt && !(ll->has_key && is_key_arg(ll, args[i + nopt_given])))
+        nopt_given++;
+    Binding *keyenv = NULL, *base = *envp;
+    if (ll->has_key && nopt_given < ll->nopt) {
+        keyenv = *envp;
+        for (int k = 0; k < ll->nkey; k++) {
+            Node *v = ev->nil;
+            for (int j = i + nopt_given; j + 1 < n; j += 2)
+                if (args[j]->kind == N_KEYWORD && !strcmp(args[j]->key, ll->key[k].kw)) v = args[j + 1];
+            keyenv = bind(ev, keyenv, ll->key[k].var->key, v);
+        }
+    }
     for (int k = 0; k < ll->nopt; k++) {
         const LLParam *p = &ll->opt[k];
-        int supplied = i < n;
-        Node *v = supplied ? args[i++] : init_value(ev, p, *envp);
+        int supplied = k < nopt_given;
+        Node *v = supplied ? args[i++] : NULL;
+        if (!supplied) {
+            /* the parameters bound so far, over the supplied keys */
+            Binding *e = *envp;
+            if (keyenv) {
+                e = keyenv;
+                for (Binding *b = *envp; b && b != base; b = b->next) e = bind(ev, e, b->key, b->val);
+            }
+            v = init_value(ev, p, e);
+        }
         if (!v) return 0;
         if (!bind_var_or_pattern(ev, p, v, bc, depth, envp)) return 0;
         if (p->svar) *envp = bind(ev, *envp, p->svar->key, mk_bool(ev, supplied));
@@ -2030,7 +2064,18 @@ static Node *bi_identity(Eval *ev, Node *form, Node **a, int n) {
 }
 
 /* (funcall F ARG...) */
+/* (funcall F ARG...).  F may be run-time code a host call produced, as
+ * (gen-make-reduction-local-scratch-vec float nil) in a macro's default
+ * argument (spec "generating scratch vectors"): then the result is the
+ * call as code, (funcall F ARG...), for the checker. */
 static Node *bi_funcall(Eval *ev, Node *form, Node **a, int n) {
+    if (a[0]->kind == N_LIST && a[0]->nkids > 0 && is_sym(a[0]->kids[0]) && !as_closure(a[0])) {
+        Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)(n + 1));
+        if (!k) return oom_error(ev);
+        k[0] = syn_symbol(&ev->c->arena, form->loc, "funcall");
+        memcpy(k + 1, a, sizeof *k * (size_t)n);
+        return mk_list(ev, k, n + 1);
+    }
     return apply(ev, a[0], a + 1, n - 1, form);
 }
 

@@ -328,6 +328,16 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         return;
     case D_RETURN: {
         Type *rt = cx->fn->ret;
+        if (rt->kind == TY_VOID && val->kind == N_C_VAR && val->sym && cx->fn->kind != FN_KERNEL) {
+            /* the body's value is one of the function's own side channels
+               (spec "generating scratch vectors"): the call stands for the
+               caller's vector */
+            for (int i = 0; i < cx->fn->nfsides; i++)
+                if (cx->fn->fsides[i]->param == val->sym ||
+                    (val->sym->cname && !strcmp(cx->fn->fsides[i]->param->cname, val->sym->cname)))
+                    cx->fn->ret_side = i + 1;
+            if (cx->fn->ret_side) return;
+        }
         if (rt->kind == TY_VOID) {
             Dest dd = {D_DISCARD, NULL, NULL};
             deliver(cx, val, &dd, at);
@@ -758,6 +768,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         } else {
             s = new_local(cx, name, name->name, declared);
             if (!s) break;
+            s->size_init = init;
             Node *decl = ck_node(cx, N_C_DECL, name, declared);
             decl->sym = s;
             if (init && !is_value_form(cx, init)) {

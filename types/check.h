@@ -54,6 +54,9 @@ struct Sym {
     Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
     Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
     int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
+    Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
+                               side-channel size may name the variable */
+    int assigned;           /* SYM_LOCAL: set! somewhere after its binding */
 };
 
 /* A tensor-view's number of dimensions (0 for anything else). */
@@ -139,6 +142,10 @@ typedef struct CFunc {
     Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
     FnSide **fsides;        /* functions: side channels the caller provides */
     int nfsides, capfsides;
+    int ret_side;           /* functions: 1 + the index of the side channel
+                               the body's value is (a function that makes
+                               and returns a scratch vector: the call is the
+                               caller's vector), or 0 */
     Sym *debug;             /* the debug channel parameter, or NULL */
     Sym **cvuses;           /* const-vecs read here or in callees */
     int ncvuses, capcvuses;

@@ -1119,6 +1119,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0433", "`%s` is immutable (loop indices and thread ids cannot be assigned)", s->name);
             return NULL;
         }
+        if (for_write) s->assigned = 1;
         return var_ref(cx, syn, s);
     }
     const char *h = syn_head(syn);
@@ -2271,15 +2272,18 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
-    if (hof_lookup(ck, syn->kids[0]->key)) {
+    FuncDef *forced = ck->forced_callee;
+    ck->forced_callee = NULL;
+    if (!forced && hof_lookup(ck, syn->kids[0]->key)) {
         int handled = 0;
         Node *r = hof_call(cx, syn, want, &handled);
         if (handled) return r;
     }
     int n = syn->nkids - 1;
     FuncDef *cands[64];
-    int nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
-    int templated = template_lookup(ck, syn->kids[0]->key) != NULL;
+    int nc = forced ? 1 : func_overloads(ck, syn->kids[0]->key, cands, 64);
+    int templated = !forced && template_lookup(ck, syn->kids[0]->key) != NULL;
+    if (forced) cands[0] = forced;
     Node **pre = NULL; /* arguments checked once, to choose an overload */
     if (nc > 1 || templated) {
         pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
@@ -2452,6 +2456,14 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         return NULL;
     }
     if (fn->ret->kind == TY_TUPLE && !extra) c->ty = fn->ret->elems[0];
+    if (fn->ret_side && 2 * (fn->ret_side - 1) < nside) {
+        /* a function returning its own side channel: make the call, then
+           the value is the vector this caller passed for it */
+        Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, c);
+        if (!st) return NULL;
+        emit_stmt(cx, st);
+        return side[2 * (fn->ret_side - 1)];
+    }
     return c;
 }
 

@@ -471,6 +471,18 @@ static Node *return_part(Checker *ck, Node *sig, SrcLoc loc) {
     return syn_list(ck->a, loc, l->kids + arrow + 1, nr);
 }
 
+/* Functions that only exist at run time but may be called from a
+ * macro's compile-time code to build code: generators of templated
+ * functions (gen-NAME), def-functions, and the forms that make vectors. */
+static int is_run_time_function(Checker *ck, const char *name) {
+    static const char *const makers[] = {"make-scratch-vector", "make-result-vector", "make-implicit-vector",
+                                         "make-vector", "make-vector-view", NULL};
+    for (int i = 0; makers[i]; i++)
+        if (!strcmp(name, makers[i])) return 1;
+    if (!strncmp(name, "gen-", 4) && template_lookup(ck, name + 4)) return 1;
+    return func_lookup(ck, name) != NULL || template_lookup(ck, name) != NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* the hooks                                                           */
 
@@ -541,6 +553,15 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         NEED(1);
         *out = struct_fields(ck, a[0]);
         return *out ? 1 : 0;
+    } else if (is_run_time_function(ck, name)) {
+        /* a run-time function called at compile time, as in a macro's
+           default argument: the call, as code (staging) */
+        Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(n + 1));
+        if (!k) return -1;
+        k[0] = syn_symbol(ck->a, form->loc, name);
+        for (int i = 0; i < n; i++) k[i + 1] = a[i];
+        *out = syn_list(ck->a, form->loc, k, n + 1);
+        return 1;
     } else {
         /* is-STRUCT? for a def-struct or derived type STRUCT */
         size_t len = strlen(name);

@@ -392,6 +392,19 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
     int fc = syn_is_sym(syn->kids[0], "funcall");
     if (fc && !nargs_ok(cx, syn, 1, -1)) return NULL;
     Node *f = fc ? syn->kids[1] : syn->kids[0];
+    if (fc && template_is_gen(f)) {
+        /* (funcall (gen-NAME T...) ARG...): that instance (spec "gen-XXXX",
+           "generating scratch vectors") */
+        FuncDef *inst = template_function_arg(ck, f);
+        if (!inst) return NULL;
+        Node *c = syn_copy(ck->a, syn);
+        c->kids++;
+        c->nkids--;
+        c->kids[0] = syn_symbol(ck->a, f->loc, inst->name);
+        c->kids[0]->origin = f->origin;
+        ck->forced_callee = inst;
+        return user_call(cx, c, want, NULL, 0);
+    }
     Node *fn = fn_reference(cx, f);
     Sym *poisoned = f->kind == N_SYMBOL ? scope_lookup(cx, f->key) : NULL;
     if (!fn && poisoned && poisoned->kind == SYM_LOCAL && !poisoned->ty) return NULL; /* its binding failed (reported) */

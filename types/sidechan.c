@@ -105,6 +105,14 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
             }
             return 1;
         }
+        if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned && s->resolving < 8) {
+            /* a let variable never assigned: its initializer (spec
+               "generating scratch vectors": (let ((n (ceil ...))) (make-scratch-vector T :local n))) */
+            s->resolving++;
+            int ok = size_expr(cx, s->size_init, h, site);
+            s->resolving--;
+            return ok;
+        }
         if (s && s->kind == SYM_PARAM && ty_is_int(s->ty)) {
             if (h) {
                 const char *in = mangle(ck->a, s->name);
@@ -189,9 +197,12 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
         if (h && up) {
             /* (a + b - 1) / b in C; -(-a // b) in Python */
             sb_puts(&h->c, ") - 1ULL) / (");
+            size_t pylen = h->py.len; /* b again, in C only */
             if (!size_expr(cx, syn->kids[2], h, site)) return 0;
+            h->py.len = pylen;
+            h->py.data[pylen] = 0;
             sb_puts(&h->c, ")");
-            sb_puts(&h->py, "))");
+            sb_puts(&h->py, ")))");
         } else if (h) {
             sb_puts(&h->c, ")");
             sb_puts(&h->py, ")");
@@ -377,12 +388,33 @@ void side_finish_kernel(Ctx *cx) {
     fn->lsize.at = fn->def;
 }
 
+/* `syn` with the let variables it names (never assigned) replaced by their
+ * initializers, recursively: a size the caller can read in its own terms. */
+static Node *inline_locals(Ctx *cx, Node *syn, int depth) {
+    if (depth > 16) return syn;
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->key);
+        if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned) return inline_locals(cx, s->size_init, depth + 1);
+        return syn;
+    }
+    if (syn->kind != N_LIST) return syn;
+    Node *copy = NULL;
+    for (int i = 1; i < syn->nkids; i++) {
+        Node *k = inline_locals(cx, syn->kids[i], depth + 1);
+        if (k == syn->kids[i]) continue;
+        if (!copy && !(copy = syn_copy(cx->ck->a, syn))) return syn;
+        copy->kids[i] = k;
+    }
+    return copy ? copy : syn;
+}
+
 /* A side channel needed from the caller of the current function. */
 static Sym *function_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
                           const Node *at) {
     CFunc *fn = cx->fn;
     FnSide *fs = arena_alloc(cx->ck->a, sizeof *fs);
     if (!fs || !size_expr(cx, count, NULL, at)) return NULL;
+    count = inline_locals(cx, count, 0);
     fs->kind = kind;
     fs->name = name;
     fs->comment = comment;
