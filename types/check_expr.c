@@ -1119,7 +1119,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0433", "`%s` is immutable (loop indices and thread ids cannot be assigned)", s->name);
             return NULL;
         }
-        if (for_write) s->assigned = 1;
+        s->assigned = 1; /* an l-value: set!, inc!, an atomic... */
         return var_ref(cx, syn, s);
     }
     const char *h = syn_head(syn);
