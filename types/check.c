@@ -916,6 +916,19 @@ static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
 Node *cond_value(Ctx *cx, Node *syn);
 
 /* (if TEST THEN [ELSE]) - THEN sees `it`, the value of TEST. */
+/* The truth of an `if` test written as a constant: 0 for nil, false, ()
+ * and 0; 1 for t, true and other integers; -1 when it must be computed.
+ * (A vector is not a condition: E0360.) */
+int static_truth(Ctx *cx, Node *test) {
+    if (!(test = ck_expand(cx, test))) return -1;
+    if (test->kind == N_INT) return test->ival != 0;
+    if (test->kind == N_LIST && test->nkids == 0) return 0;
+    if (test->kind != N_SYMBOL || test->ann) return -1;
+    if (!strcmp(test->key, "nil") || !strcmp(test->key, "false")) return 0;
+    if (!strcmp(test->key, "t") || !strcmp(test->key, "true")) return 1;
+    return -1;
+}
+
 static void form_if(Ctx *cx, Node *syn, Dest *d) {
     Checker *ck = cx->ck;
     if (syn->nkids < 3 || syn->nkids > 4) {
@@ -924,6 +937,14 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
     }
     if (syn->nkids == 3 && (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))) {
         diag_error_at(ck->d, syn, "E0347", "`if` without an else branch has no value here");
+        return;
+    }
+    int known = static_truth(cx, syn->kids[1]);
+    if (known == 0 || (known == 1 && !mentions_it(syn->kids[2]))) {
+        /* decided at compile time: only the branch taken is checked, as in
+           a macro's (when ,return-vec ...) when the argument was not given */
+        if (known) form_to(cx, syn->kids[2], d);
+        else if (syn->nkids == 4) form_to(cx, syn->kids[3], d);
         return;
     }
     Node *test = cond_value(cx, syn->kids[1]);
