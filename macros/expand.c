@@ -388,6 +388,66 @@ Node *expander_expand_all(Expander *x, Node *form) {
     return form ? expand_deep(x, form, 0) : NULL;
 }
 
+/* ---- #+ / #- decided after reading ---- */
+
+static int is_feature_node(const Node *n) {
+    return syn_is_form(n, "%feature-if") && n->nkids == 4;
+}
+
+/* `n` with each (%feature-if #+|#- FEATURE FORM) the reader left (a
+ * feature expression that is a compile-time call, such as
+ * (is-floating-point? T)) replaced by FORM or by nothing, in the list
+ * that holds it.  NULL after an error. */
+static Node *resolve_features(Expander *x, Node *n, int depth) {
+    if ((n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) || depth > x->ev.max_nesting + READER_MAX_DEPTH)
+        return n;
+    Node **kids = NULL;
+    int nk = 0, cap = 0, changed = 0;
+    for (int i = 0; i < n->nkids; i++) {
+        Node *k = n->kids[i];
+        if (is_feature_node(k)) {
+            changed = 1;
+            Node *v = eval_form(&x->ev, k->kids[2]);
+            if (!v) {
+                diag_note(&x->c->diag, k->loc, "in the feature expression of this %s", k->kids[1]->name);
+                return NULL;
+            }
+            int keep = eval_truthy(v) == (k->kids[1]->name[1] == '+');
+            if (!keep) continue;
+            k = k->kids[3];
+            if (is_feature_node(k)) {
+                /* #+A #+B form: decide the inner one in a list of its own */
+                Node *one = syn_list(&x->c->arena, k->loc, &k, 1);
+                if (!one || !(one = resolve_features(x, one, depth + 1))) return NULL;
+                for (int j = 0; j < one->nkids; j++)
+                    arena_push(&x->c->arena, (void ***)&kids, &nk, &cap, one->kids[j]);
+                continue;
+            }
+        }
+        Node *r = resolve_features(x, k, depth + 1);
+        if (!r) return NULL;
+        changed |= r != n->kids[i];
+        arena_push(&x->c->arena, (void ***)&kids, &nk, &cap, r);
+    }
+    if (!changed) return n;
+    Node *c = syn_copy(&x->c->arena, n);
+    if (!c) return NULL;
+    c->kids = kids;
+    c->nkids = nk;
+    return c;
+}
+
+Node *expander_features(Expander *x, Node *form) {
+    if (!form) return NULL;
+    if (is_feature_node(form)) {
+        /* a whole form under #+: a list of one, decided */
+        Node *one = syn_list(&x->c->arena, form->loc, &form, 1);
+        if (!one || !(one = resolve_features(x, one, 0))) return NULL;
+        return one->nkids ? one->kids[0] : syn_list(&x->c->arena, form->loc, NULL, 0);
+    }
+    return resolve_features(x, form, 0);
+}
+
 /* ---- top level ---- */
 
 /* `(def-const NAME VALUE)` with a literal VALUE becomes visible to macro
@@ -422,6 +482,12 @@ static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
         /* each form, spliced ones included, is a position of its own */
         x->ev.seq = ++x->seq;
         x->visible = x->seq;
+    }
+    if (!syn_is_form(n, "with-template-type")) {
+        /* #+(compile-time call): decided now, except in templates, where
+           each instance decides with its own types */
+        if (!(n = expander_features(x, n))) return;
+        if (n->kind == N_LIST && n->nkids == 0) return;
     }
     Node *orig = n;
     while ((m = macro_of(x, n)))

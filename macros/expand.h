@@ -55,6 +55,14 @@ Node *expander_expand(Expander *x, Node *form);
 int expander_enter(Expander *x, const Node *toplevel_form);
 void expander_leave(Expander *x, int saved);
 
+/* `form` with the #+/#- forms whose feature expression is a compile-time
+ * call ((is-floating-point? T)) decided: the reader leaves them as
+ * (%feature-if #+|#- FEATURE FORM); each becomes FORM or nothing in the
+ * list that holds it.  Top-level forms are decided as the expander meets
+ * them; template instances once their parameters are substituted.  NULL
+ * after an error. */
+Node *expander_features(Expander *x, Node *form);
+
 /* Every macro call in the evaluated positions of `form`, recursively: for
  * syntax read without being checked (constant expressions, sizes,
  * def-const-vec bodies) and for unit tests.  NULL after an error. */

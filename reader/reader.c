@@ -827,6 +827,9 @@ static ReaderParam *find_param(Reader *r, const char *name) {
 
 static int eval_feature(St *s, const Node *f);
 
+/* eval_feature: a compile-time call, decided after reading (%feature-if). */
+#define FEATURE_LATER (-3)
+
 static int eval_target_has(St *s, const Node *f) {
     char tb[64];
     if (f->nkids < 2 || f->nkids > 3) {
@@ -894,14 +897,15 @@ static int eval_feature(St *s, const Node *f) {
         const char *h = syn_head(f);
         int and_ = h && !strcmp(h, "and"), or_ = h && !strcmp(h, "or");
         if (and_ || or_) {
-            int v = and_, bad = 0;
+            int v = and_, bad = 0, later = 0;
             for (int i = 1; i < f->nkids; i++) {
                 int x = eval_feature(s, f->kids[i]);
-                if (x < 0) bad = 1;
+                if (x == FEATURE_LATER) later = 1;
+                else if (x < 0) bad = 1;
                 else if (and_) v = v && x;
                 else v = v || x;
             }
-            return bad ? -1 : v;
+            return bad ? -1 : later ? FEATURE_LATER : v;
         }
         if (h && !strcmp(h, "not")) {
             if (f->nkids != 2) {
@@ -910,9 +914,12 @@ static int eval_feature(St *s, const Node *f) {
                 return -1;
             }
             int x = eval_feature(s, f->kids[1]);
-            return x < 0 ? -1 : !x;
+            return x == FEATURE_LATER ? x : x < 0 ? -1 : !x;
         }
         if (h && !strcmp(h, "target-has")) return eval_target_has(s, f);
+        /* (is-floating-point? T) and other compile-time calls: decided
+           when the form is checked - inside a template, once T is known */
+        if (h) return FEATURE_LATER;
         break;
     }
     default:
@@ -937,11 +944,12 @@ static RdStatus read_conditional(St *s, Node **out) {
         leave(s);
         return st == RD_EOF && s->stop ? RD_EOF : RD_ERROR;
     }
-    int keep = 0, bad = st == RD_ERROR;
+    int keep = 0, bad = st == RD_ERROR, later = 0;
     if (!bad && !s->suppress) {
         s->cond = plus ? "#+" : "#-";
         int v = eval_feature(s, feat);
-        if (v < 0) bad = 1;
+        if (v == FEATURE_LATER) later = keep = 1;
+        else if (v < 0) bad = 1;
         else keep = plus ? v : !v;
     }
     char after[80];
@@ -960,6 +968,18 @@ static RdStatus read_conditional(St *s, Node **out) {
     if (st2 == RD_EOF && s->stop) return RD_EOF;
     if (st2 != RD_NODE || bad) return RD_ERROR;
     if (!keep) return RD_SKIP;
+    if (later) {
+        /* (%feature-if #+|#- FEATURE FORM): the expander decides it, splicing
+           FORM or nothing into the enclosing list (expand.h) */
+        Node *k[4] = {mk_name(s, N_SYMBOL, loc, "%feature-if", 11), mk_name(s, N_SYMBOL, loc, plus ? "#+" : "#-", 2),
+                      feat, x};
+        Node *l = mk(s, N_LIST, loc);
+        if (!k[0] || !k[1] || !l || !(l->kids = arena_alloc(&s->c->arena, sizeof(Node *) * 4))) return RD_ERROR;
+        memcpy(l->kids, k, sizeof k);
+        l->nkids = 4;
+        *out = l;
+        return RD_NODE;
+    }
     *out = x;
     return RD_NODE;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../macros/eval.h"
+#include "../macros/expand.h"
 #include "check_int.h"
 
 typedef struct TmplInst {
@@ -514,6 +515,12 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
     }
     form = syn_subst(ck->a, form, t->params, repl, t->nparams);
     form = syn_copy(ck->a, form);
+    if (ck->x && !(form = expander_features(ck->x, form))) {
+        /* #+(is-floating-point? T) decided for this instance */
+        in->failed = 1;
+        arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+        return NULL;
+    }
     const char *h = t->kind;
     if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
     if (!strcmp(h, "def-kernel")) {
