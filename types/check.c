@@ -1473,6 +1473,13 @@ Sym *new_global(Checker *ck, SymKind k, Node *name) {
     Sym *s = sym_named(ck, k, name);
     if (!s) return NULL;
     Sym *old = global_lookup(ck, name->key);
+    s->from_lib = ck->in_library;
+    if (old && old->from_lib && !ck->in_library) {
+        /* the program's own definition replaces the library's */
+        for (int i = 0; i < ck->globals.n; i++)
+            if (ck->globals.syms[i] == old) ck->globals.syms[i] = s;
+        return s;
+    }
     if (old) {
         diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);
         if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
@@ -2452,7 +2459,6 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
         }
         ck.in_library = 0;
     }
-    int nlib = forms.n;
     for (int i = 0; i < read.n && !c->diag.fatal; i++) {
         if (x) collect_toplevel(&ck, read.v[i], &forms);
         else {
@@ -2460,15 +2466,6 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
             collect(&ck, read.v[i]);
             forms_push(ck.a, &forms, read.v[i]);
         }
-    }
-    (void)nlib;
-    if (forms.n && !global_lookup(&ck, "matrix")) {
-        /* spec "Matrices": (def-type matrix (tensor-view 2)) is predefined
-           (a program may define its own matrix instead) */
-        SrcLoc at = forms.v[0]->loc;
-        Node *k[2] = {syn_symbol(ck.a, at, "tensor-view-type"), syn_int(ck.a, at, 2)};
-        Sym *m = new_global(&ck, SYM_TYPE, syn_symbol(ck.a, at, "matrix"));
-        if (m) m->type_syn = syn_list(ck.a, at, k, 2);
     }
     /* constants first, so errors in them appear once */
     for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
@@ -2513,6 +2510,10 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
             if (b->bad || b->kind == FN_KERNEL || strcmp(a->key, b->key) || a->nparams != b->nparams) continue;
             int same = 1;
             for (int k = 0; k < a->nparams && same; k++) same = ty_equal(a->params[k].ty, b->params[k].ty);
+            if (same && b->from_lib && !a->from_lib) {
+                b->bad = 1; /* the program's own definition replaces the library's */
+                continue;
+            }
             if (same) {
                 diag_error_at(ck.d, a->form->kids[1], "E0105", "`%s` is already defined with the same parameter types", a->name);
                 diag_note(ck.d, b->form->loc, "the other definition is here");

@@ -57,6 +57,8 @@ struct Sym {
     Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
                                side-channel size may name the variable */
     int assigned;           /* SYM_LOCAL: set! somewhere after its binding */
+    int from_lib;           /* a global the library (lib/) defines: a
+                               program's own definition replaces it */
 };
 
 /* A tensor-view's number of dimensions (0 for anything else). */
