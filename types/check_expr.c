@@ -1466,10 +1466,12 @@ static const IdBuiltin id_builtins[] = {
     {"get-workgroup-id", "get_group_id", 0, 1, SC_ULONG},
     {"get-group-id", "get_group_id", 0, 1, SC_ULONG},
     {"get-num-groups", "get_num_groups", 0, 1, SC_ULONG},
+    {"get-num-workgroups", "get_num_groups", 0, 1, SC_ULONG},
     {"get-global-work-size", "get_global_size", 0, 1, SC_ULONG},
     {"get-global-size", "get_global_size", 0, 1, SC_ULONG},
     {"get-local-work-size", "get_local_size", 0, 1, SC_ULONG},
     {"get-local-size", "get_local_size", 0, 1, SC_ULONG},
+    {"local-work-size", "get_local_size", 0, 1, SC_ULONG},       /* spec "Word Count With Exclusive Scan" */
     {"get-global-offset", "get_global_offset", 0, 1, SC_ULONG},
     {"get-work-dim", "get_work_dim", 0, 0, SC_UINT},
     {"get-global-linear-id", NULL, H_GLOBAL_LINEAR_ID, 0, SC_ULONG},
@@ -1477,6 +1479,7 @@ static const IdBuiltin id_builtins[] = {
     {"get-global-linear-size", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
     {"get-total-threads", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
     {"get-local-linear-size", NULL, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-linear-work-size", NULL, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG}, /* spec "filter": one per work-item of the workgroup */
     {NULL, NULL, 0, 0, 0},
 };
 

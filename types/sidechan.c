@@ -40,7 +40,7 @@ static int launch_input(const char *h, const char **name) {
     static const struct { const char *crisp, *input; } t[] = {
         {"get-global-size", "global_size"}, {"get-global-work-size", "global_size"}, {"global-work-size", "global_size"},
         {"get-local-size", "local_size"}, {"get-local-work-size", "local_size"}, {"local-work-size", "local_size"},
-        {"get-num-groups", "num_groups"}, {NULL, NULL}};
+        {"get-num-groups", "num_groups"}, {"get-num-workgroups", "num_groups"}, {NULL, NULL}};
     for (int i = 0; t[i].crisp; i++)
         if (!strcmp(h, t[i].crisp)) {
             *name = t[i].input;
@@ -50,7 +50,7 @@ static int launch_input(const char *h, const char **name) {
         *name = "global_linear_size";
         return 2;
     }
-    if (!strcmp(h, "get-local-linear-size")) {
+    if (!strcmp(h, "get-local-linear-size") || !strcmp(h, "get-linear-work-size")) {
         *name = "local_linear_size";
         return 2;
     }
