@@ -1371,7 +1371,13 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "progn")) return form_progn(cx, syn, d);
         if (!strcmp(h, "if")) return form_if(cx, syn, d);
         if (!strcmp(h, "%loop")) return form_loop(cx, syn, d);
-        if (!strcmp(h, "return")) return form_return(cx, syn);
+        if (!strcmp(h, "return")) {
+            /* a macro's expansion ending in (return X), used as a value:
+               X is the value of the macro call (the spec's reduce-vec-small
+               and filter end this way) */
+            if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return form_to(cx, syn->kids[1], d);
+            return form_return(cx, syn);
+        }
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
         if (!strcmp(h, "result")) return form_result(cx, syn);
