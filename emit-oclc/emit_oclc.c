@@ -52,11 +52,15 @@ const char *oclc_pointer_type(Arena *a, const Type *vec) {
 
 /* ---- expressions ---- */
 
+static const char *oclc_helper_name(Arena *a, const Helper *h);
+static const char *builtin_spelling(int op, const Type *t);
+static const char *barrier_spelling(int op);
+
 static int prec_of(const Node *n) {
     switch (n->kind) {
     case N_C_UNARY: return 14;
     case N_C_CAST: /* convert_T(x) binds like a call; (T)x and *(T *)&x like unary operators */
-        return n->text && !(n->ty && n->ty->kind == TY_STRUCT && n->text[0]) ? 16 : 14;
+        return n->op == CAST_VALUE || n->op == CAST_REINTERPRET ? 14 : 16;
     case N_C_BINARY:
         switch (n->op) {
         case OP_MUL: case OP_DIV: case OP_MOD: return 13;
@@ -176,7 +180,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         break;
     case N_C_BINARY: binary_out(e, n); break;
     case N_C_CALL:
-        sb_printf(e->out, "%s(", n->text);
+        if (n->op == BI_CALL) sb_printf(e->out, "%s(", n->text);
+        else if (n->op == BI_HELPER) sb_printf(e->out, "%s(", oclc_helper_name(e->a, e->p->helpers[n->ival]));
+        else sb_printf(e->out, "%s(", builtin_spelling(n->op, n->ty));
         args_out(e, n->kids, n->nkids);
         sb_putc(e->out, ')');
         break;
@@ -193,17 +199,18 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_printf(e->out, ".%s", n->text);
         break;
     case N_C_CAST:
-        if (n->ty && n->ty->kind == TY_STRUCT && n->text && !n->text[0]) {
+        if (n->op == CAST_SAME) {
             expr_out(e, n->kids[0], min_prec); /* a derived type: the same C type */
             break;
         }
-        if (n->ty && n->ty->kind == TY_STRUCT && n->text) {
+        if (n->op == CAST_REINTERPRET) {
             sb_printf(e->out, "*(%s *)&", ty_cname(n->ty)); /* set-derived: reinterpret the bytes */
             expr_out(e, n->kids[0], 16);
             break;
         }
-        if (n->text) {
-            sb_printf(e->out, "%s(", n->text);
+        if (n->op != CAST_VALUE) {
+            static const char *const mode[] = {"", "", "_rtz", "_rtn", "_rtp", "_rte", ""};
+            sb_printf(e->out, "%s_%s%s(", n->op == CAST_BITS ? "as" : "convert", ty_cname(n->ty), n->op <= CAST_RTE ? mode[n->op] : "");
             expr_out(e, n->kids[0], 0);
             sb_putc(e->out, ')');
         } else if (n->ty->kind == TY_VECTOR) {
@@ -231,7 +238,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_printf(e->out, " %s%s ", n->op == OP_SET ? "" : check_op_text(n->op), "=");
         expr_out(e, n->kids[1], 2);
         break;
-    case N_C_BARRIER: sb_puts(e->out, n->text); break;
+    case N_C_BARRIER: sb_puts(e->out, barrier_spelling(n->op)); break;
     case N_C_BLOCK: sb_puts(e->out, "(void)0"); break;
     default: sb_printf(e->out, "/* %s */", node_kind_name(n->kind)); break;
     }
@@ -385,7 +392,7 @@ static void stmt_out(Em *e, const Node *n) {
             sb_puts(e->out, "return;\n");
         }
         break;
-    case N_C_BARRIER: pr_line(&e->pr, "%s;", n->text); break;
+    case N_C_BARRIER: pr_line(&e->pr, "%s;", barrier_spelling(n->op)); break;
     case N_C_BREAK: pr_line(&e->pr, "break;"); break;
     case N_C_COMMENT: pr_line(&e->pr, "/* %s */", n->text); break;
     default:
@@ -397,9 +404,99 @@ static void stmt_out(Em *e, const Node *n) {
 
 /* ---- support functions ---- */
 
+/* The OpenCL C name of support function `h` (the checker only says what
+ * it does). */
+static const char *oclc_helper_name(Arena *a, const Helper *h) {
+    const char *t = h->ty ? ty_cname(h->ty) : "";
+    switch (h->kind) {
+    case H_GLOBAL_ID: return "crisp_global_id";
+    case H_GLOBAL_LINEAR_ID: return "crisp_global_linear_id";
+    case H_LOCAL_LINEAR_ID: return "crisp_local_linear_id";
+    case H_GLOBAL_LINEAR_SIZE: return "crisp_global_linear_size";
+    case H_LOCAL_LINEAR_SIZE: return "crisp_local_linear_size";
+    case H_POW2_BELOW: return "crisp_pow2_below";
+    case H_FLOOR_DIV: return arena_printf(a, "crisp_floor_div_%s", t);
+    case H_CEIL_DIV: return arena_printf(a, "crisp_ceil_div_%s", t);
+    case H_ROUND_DIV: return arena_printf(a, "crisp_round_div_%s", t);
+    case H_STD140_ELEM: return arena_printf(a, "crisp_std140_%s", t);
+    case H_MAKE_STRUCT: return arena_printf(a, "make_%s", t);
+    case H_DEVICE_HAS: return arena_printf(a, "crisp_device_has_%s", h->key);
+    case H_DEBUG_LOG: {
+        const char *nm = "crisp_log";
+        for (int j = 0; j < h->ntys; j++) nm = arena_printf(a, "%s_%s", nm, ty_cname(h->tys[j]));
+        return nm;
+    }
+    case H_ATOMIC_RMW: {
+        int op = h->op;
+        const char *opname = h->fn ? h->fn->cname : op == -1 ? "min" : op == -2 ? "max" : op == OP_ADD ? "add" : op == OP_SUB ? "sub"
+                             : op == OP_MUL ? "mul" : op == OP_BAND ? "and" : op == OP_BOR ? "or" : op == OP_BXOR ? "xor"
+                             : op == OP_SET ? "xchg" : "op";
+        return arena_printf(a, "crisp_atomic_%s_%s_%s", opname, t, ty_as_name(h->as));
+    }
+    }
+    return "crisp_helper";
+}
+
+/* The OpenCL C 1.2 spelling of a builtin (check.h BUILTIN_OPS) whose
+ * result has type `t`: 64-bit atomics are cl_khr_int64's atom_*. */
+static const char *builtin_spelling(int op, const Type *t) {
+    int wide = t && ty_sizeof(t) == 8;
+    switch (op) {
+    case BI_ABS: return "abs";
+    case BI_FABS: return "fabs";
+    case BI_MIN: return "min";
+    case BI_MAX: return "max";
+    case BI_CLAMP: return "clamp";
+    case BI_SQRT: return "sqrt";
+    case BI_RSQRT: return "rsqrt";
+    case BI_POW: return "pow";
+    case BI_EXP: return "exp";
+    case BI_LOG: return "log";
+    case BI_LOG2: return "log2";
+    case BI_SIN: return "sin";
+    case BI_COS: return "cos";
+    case BI_TAN: return "tan";
+    case BI_ASIN: return "asin";
+    case BI_ACOS: return "acos";
+    case BI_ATAN: return "atan";
+    case BI_ATAN2: return "atan2";
+    case BI_GLOBAL_ID_ABS: return "get_global_id";
+    case BI_LOCAL_ID: return "get_local_id";
+    case BI_GROUP_ID: return "get_group_id";
+    case BI_NUM_GROUPS: return "get_num_groups";
+    case BI_GLOBAL_SIZE: return "get_global_size";
+    case BI_LOCAL_SIZE: return "get_local_size";
+    case BI_GLOBAL_OFFSET: return "get_global_offset";
+    case BI_WORK_DIM: return "get_work_dim";
+    case BI_ATOMIC_ADD: return wide ? "atom_add" : "atomic_add";
+    case BI_ATOMIC_SUB: return wide ? "atom_sub" : "atomic_sub";
+    case BI_ATOMIC_INC: return wide ? "atom_inc" : "atomic_inc";
+    case BI_ATOMIC_DEC: return wide ? "atom_dec" : "atomic_dec";
+    case BI_ATOMIC_MIN: return wide ? "atom_min" : "atomic_min";
+    case BI_ATOMIC_MAX: return wide ? "atom_max" : "atomic_max";
+    case BI_ATOMIC_XCHG: return wide ? "atom_xchg" : "atomic_xchg";
+    case BI_ATOMIC_AND: return wide ? "atom_and" : "atomic_and";
+    case BI_ATOMIC_OR: return wide ? "atom_or" : "atomic_or";
+    case BI_ATOMIC_XOR: return wide ? "atom_xor" : "atomic_xor";
+    }
+    return "?";
+}
+
+static const char *barrier_spelling(int op) {
+    switch (op) {
+    case BAR_LOCAL: return "barrier(CLK_LOCAL_MEM_FENCE)";
+    case BAR_GLOBAL: return "barrier(CLK_GLOBAL_MEM_FENCE)";
+    case BAR_BOTH: return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)";
+    case FENCE_LOCAL: return "mem_fence(CLK_LOCAL_MEM_FENCE)";
+    case FENCE_GLOBAL: return "mem_fence(CLK_GLOBAL_MEM_FENCE)";
+    default: return "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)";
+    }
+}
+
 static void helper_out(Em *e, const Helper *h) {
     Printer *p = &e->pr;
     const char *t = h->ty ? ty_cname(h->ty) : "";
+    const char *hname = oclc_helper_name(e->a, h);
     switch (h->kind) {
     case H_GLOBAL_ID:
         pr_line(p, "/* get-global-id: thread id relative to the global offset */");
@@ -440,9 +537,9 @@ static void helper_out(Em *e, const Helper *h) {
         break;
     case H_DEVICE_HAS:
         pr_line(p, "/* device-has: decided when the driver builds this source for a device */");
-        pr_line(p, "bool %s(void)", h->cname);
+        pr_line(p, "bool %s(void)", hname);
         pr_line(p, "{");
-        pr_line(p, "#ifdef %s", h->ext);
+        pr_line(p, "#ifdef cl_khr_%s", h->key);
         pr_line(p, "    return true;");
         pr_line(p, "#else");
         pr_line(p, "    return false;");
@@ -463,7 +560,7 @@ static void helper_out(Em *e, const Helper *h) {
         const char *what = h->kind == H_FLOOR_DIV ? "floor" : h->kind == H_CEIL_DIV ? "ceil" : "round";
         pr_line(p, "/* (%s a b) on %s: quotient rounded %s, remainder a - q*b */", what, t,
                 h->kind == H_FLOOR_DIV ? "toward -infinity" : h->kind == H_CEIL_DIV ? "toward +infinity" : "to nearest, ties to even");
-        pr_line(p, "%s %s(%s a, %s b, %s *rem)", t, h->cname, t, t, t);
+        pr_line(p, "%s %s(%s a, %s b, %s *rem)", t, hname, t, t, t);
         pr_line(p, "{");
         pr_line(p, "    %s q = a / b;", t);
         pr_line(p, "    %s r = a %% b;", t);
@@ -506,13 +603,13 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "typedef struct {");
         pr_line(p, "    %s v;", t);
         pr_line(p, "    uchar pad[%d];", pad);
-        pr_line(p, "} %s;", h->cname);
+        pr_line(p, "} %s;", hname);
         break;
     }
     case H_DEBUG_LOG: {
         int words = 3 + 2 * h->ntys;
         sb_puts(e->out, "/* --debug-output: append one record (docs/abi.md); never writes past the end */\n");
-        sb_printf(e->out, "void %s(__global uint *log, ulong log_len, uint site", h->cname);
+        sb_printf(e->out, "void %s(__global uint *log, ulong log_len, uint site", hname);
         for (int i = 0; i < h->ntys; i++) sb_printf(e->out, ", %s v%d", ty_cname(h->tys[i]), i);
         sb_puts(e->out, ")\n");
         pr_line(p, "{");
@@ -551,7 +648,7 @@ static void helper_out(Em *e, const Helper *h) {
     case H_MAKE_STRUCT: {
         const StructDef *sd = h->ty->sd;
         pr_line(p, "/* make-%s: a %s from its fields */", sd->name, sd->name);
-        sb_printf(e->out, "%s %s(", sd->cname, h->cname);
+        sb_printf(e->out, "%s %s(", sd->cname, hname);
         for (int i = 0; i < sd->nfields; i++)
             sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(sd->fields[i].ty), sd->fields[i].cname);
         sb_puts(e->out, ")\n");
@@ -574,7 +671,7 @@ static void helper_out(Em *e, const Helper *h) {
         const char *q = as_qual(h->as);
         pr_line(p, "/* atomic update with %s on %s %s memory: bounded compare-and-swap loop */",
                 h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as));
-        pr_line(p, "%s %s(volatile %s%s *p%s)", t, h->cname, q, t, h->unary || (!h->fn && h->op == OP_SET) ? "" : arena_printf(e->a, ", %s arg", t));
+        pr_line(p, "%s %s(volatile %s%s *p%s)", t, hname, q, t, h->unary || (!h->fn && h->op == OP_SET) ? "" : arena_printf(e->a, ", %s arg", t));
         if (!h->fn && h->op == OP_SET) {
             /* never happens: xchg uses the builtin */
         }
@@ -813,7 +910,6 @@ static void std140_types(Em *e, const Program *p) {
     }
     for (int i = 0; i < ts.n; i++) {
         Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)ts.v[i]};
-        h.cname = arena_printf(e->a, "crisp_std140_%s", ty_cname(ts.v[i]));
         helper_out(e, &h);
     }
 }

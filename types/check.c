@@ -265,23 +265,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     h->kind = k;
     h->ty = ty;
     h->as = as;
-    const char *tn = ty ? ty_cname(ty) : "";
-    switch (k) {
-    case H_GLOBAL_ID: h->cname = "crisp_global_id"; break;
-    case H_GLOBAL_LINEAR_ID: h->cname = "crisp_global_linear_id"; break;
-    case H_LOCAL_LINEAR_ID: h->cname = "crisp_local_linear_id"; break;
-    case H_GLOBAL_LINEAR_SIZE: h->cname = "crisp_global_linear_size"; break;
-    case H_LOCAL_LINEAR_SIZE: h->cname = "crisp_local_linear_size"; break;
-    case H_POW2_BELOW: h->cname = "crisp_pow2_below"; break;
-    case H_FLOOR_DIV: h->cname = arena_printf(cx->ck->a, "crisp_floor_div_%s", tn); break;
-    case H_CEIL_DIV: h->cname = arena_printf(cx->ck->a, "crisp_ceil_div_%s", tn); break;
-    case H_ROUND_DIV: h->cname = arena_printf(cx->ck->a, "crisp_round_div_%s", tn); break;
-    case H_STD140_ELEM: h->cname = arena_printf(cx->ck->a, "crisp_std140_%s", tn); break;
-    case H_ATOMIC_RMW:
-    case H_DEVICE_HAS:
-    case H_DEBUG_LOG: h->cname = NULL; break; /* named by the caller */
-    case H_MAKE_STRUCT: h->cname = arena_printf(cx->ck->a, "make_%s", ty_cname(ty)); break;
-    }
+    h->index = p->nhelpers;
     PUSH(cx->ck->a, p->helpers, p->nhelpers, p->caphelpers, h);
     return h;
 }
@@ -2106,9 +2090,9 @@ static void check_body(Ctx *cx, FuncDef *fd) {
         test->op = OP_EQ;
         test->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
         if (!test->kids) return;
-        Node *id = ck_node(cx, N_C_CALL, fd->form, ty_num(SC_ULONG));
-        id->text = need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE)->cname;
         need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        Node *id = helper_call(cx, fd->form, ty_num(SC_ULONG), need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
+        if (!id) return;
         test->kids[0] = id;
         test->kids[1] = int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
         test->nkids = 2;

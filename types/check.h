@@ -162,13 +162,13 @@ typedef enum HelperKind {
 
 typedef struct Helper {
     HelperKind kind;
+    int index;              /* in Program.helpers (a BI_HELPER call's ival) */
     Type *ty;               /* operand type (divisions, atomics, std140) */
     AddrSpace as;           /* atomics */
     CFunc *fn;              /* atomics: the combining function, or NULL */
     int op;                 /* atomics: builtin operator id when fn is NULL */
     int unary;              /* atomics: atomic-op! (one-argument function) */
-    const char *cname;      /* name of the helper in the emitted code */
-    const char *ext;        /* device-has: the OpenCL extension macro */
+    const char *key;        /* device-has: the property (fp64) */
     Type **tys;             /* debug log: the logged values' types */
     int ntys;
 } Helper;
@@ -236,5 +236,52 @@ typedef enum CheckOp {
 } CheckOp;
 
 const char *check_op_text(int op);
+
+/* What a C_CALL node calls (Node.op), in target-neutral terms: a user
+ * function (BI_CALL, Node.text its identifier), support code the program
+ * needs (BI_HELPER, Node.ival its index in Program.helpers) or a builtin of
+ * the language, which each emitter spells (emit-oclc: abs, atomic_add ...). */
+#define BUILTIN_OPS(X)                                                                 \
+    X(BI_CALL, "call") X(BI_HELPER, "helper")                                          \
+    X(BI_ABS, "abs") X(BI_FABS, "fabs") X(BI_MIN, "min") X(BI_MAX, "max")             \
+    X(BI_CLAMP, "clamp") X(BI_SQRT, "sqrt") X(BI_RSQRT, "rsqrt") X(BI_POW, "pow")     \
+    X(BI_EXP, "exp") X(BI_LOG, "log") X(BI_LOG2, "log2") X(BI_SIN, "sin")             \
+    X(BI_COS, "cos") X(BI_TAN, "tan") X(BI_ASIN, "asin") X(BI_ACOS, "acos")           \
+    X(BI_ATAN, "atan") X(BI_ATAN2, "atan2")                                            \
+    X(BI_GLOBAL_ID_ABS, "get-global-id-abs") X(BI_LOCAL_ID, "get-local-id")           \
+    X(BI_GROUP_ID, "get-group-id") X(BI_NUM_GROUPS, "get-num-groups")                 \
+    X(BI_GLOBAL_SIZE, "get-global-size") X(BI_LOCAL_SIZE, "get-local-size")           \
+    X(BI_GLOBAL_OFFSET, "get-global-offset") X(BI_WORK_DIM, "get-work-dim")           \
+    X(BI_ATOMIC_ADD, "atomic-add!") X(BI_ATOMIC_SUB, "atomic-sub!")                   \
+    X(BI_ATOMIC_INC, "atomic-inc!") X(BI_ATOMIC_DEC, "atomic-dec!")                   \
+    X(BI_ATOMIC_MIN, "atomic-min!") X(BI_ATOMIC_MAX, "atomic-max!")                   \
+    X(BI_ATOMIC_XCHG, "atomic-xchg!") X(BI_ATOMIC_AND, "atomic-and!")                 \
+    X(BI_ATOMIC_OR, "atomic-or!") X(BI_ATOMIC_XOR, "atomic-xor!")
+
+typedef enum BuiltinOp {
+#define X(id, s) id,
+    BUILTIN_OPS(X)
+#undef X
+    BI__COUNT
+} BuiltinOp;
+
+const char *builtin_op_name(int op);
+
+/* What a C_CAST node does (Node.op). */
+typedef enum CastKind {
+    CAST_VALUE,       /* a value conversion of a scalar, C's (T)x        */
+    CAST_CONVERT,     /* component-wise conversion of a hardware vector   */
+    CAST_RTZ, CAST_RTN, CAST_RTP, CAST_RTE, /* floating to integer, rounded
+                         toward zero, down, up, to nearest even           */
+    CAST_BITS,        /* the same bits seen as another type (as-T)        */
+    CAST_SAME,        /* a derived struct type: the same value            */
+    CAST_REINTERPRET, /* set-derived: the bytes of one struct as another  */
+} CastKind;
+
+/* What a C_BARRIER node does (Node.op): a workgroup barrier or a memory
+ * fence, on local memory, global memory or both. */
+typedef enum BarrierKind {
+    BAR_LOCAL, BAR_GLOBAL, BAR_BOTH, FENCE_LOCAL, FENCE_GLOBAL, FENCE_BOTH,
+} BarrierKind;
 
 #endif

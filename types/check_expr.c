@@ -76,13 +76,29 @@ Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *
     return x;
 }
 
-static Node *call_n(Ctx *cx, const Node *at, Type *ty, const char *fname, Node **args, int n) {
+/* A call of builtin `op` (BUILTIN_OPS, check.h): the emitters spell it. */
+static Node *call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
     Node *x = mk(cx, N_C_CALL, at, ty, n);
     if (!x) return NULL;
-    x->text = fname;
+    x->op = op;
     for (int i = 0; i < n; i++) x->kids[i] = args[i];
     x->nkids = n;
     return x;
+}
+
+Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
+    Node *x = h ? call_n(cx, at, ty, BI_HELPER, args, n) : NULL;
+    if (x) x->ival = h->index;
+    return x;
+}
+
+const char *builtin_op_name(int op) {
+    static const char *names[] = {
+#define X(id, s) s,
+        BUILTIN_OPS(X)
+#undef X
+    };
+    return op >= 0 && op < BI__COUNT ? names[op] : "?";
 }
 
 int node_has_effects(const Node *n) {
@@ -226,7 +242,7 @@ static Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
     Node *c = mk1(cx, N_C_CAST, at, want, val);
     if (!c) return NULL;
     if (same_c) {
-        c->text = ""; /* printed as the operand itself */
+        c->op = CAST_SAME; /* the same value */
         return c;
     }
     if (val->kind != N_C_VAR) {
@@ -234,7 +250,7 @@ static Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
                       tname(cx, val->ty), tname(cx, want));
         return NULL;
     }
-    c->text = "*&"; /* *(T *)&x */
+    c->op = CAST_REINTERPRET; /* the bytes of one struct as the other */
     return c;
 }
 
@@ -265,7 +281,7 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (ty_widens(have, want)) {
         if (have->kind == TY_HWVEC) {
             Node *c = mk1(cx, N_C_CAST, at, want, val);
-            if (c) c->text = arena_printf(cx->ck->a, "convert_%s", ty_cname(want));
+            if (c) c->op = CAST_CONVERT;
             return c;
         }
         return val; /* C widens scalars implicitly */
@@ -311,7 +327,7 @@ int const_int(Ctx *cx, Node *n, int64_t *out) {
         case OP_SHR: if (b < 0 || b > 63) return 0; *out = a >> b; return 1;
         default: return 0;
         }
-    case N_C_CAST: return n->text ? 0 : const_int(cx, n->kids[0], out);
+    case N_C_CAST: return n->op != CAST_VALUE ? 0 : const_int(cx, n->kids[0], out);
     default: return 0;
     }
 }
@@ -680,18 +696,18 @@ static Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
     Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
     if (!t) return NULL;
     if (is_abs) {
-        if (ty_is_floatlike(t)) return call_n(cx, syn, t, "fabs", args, 1);
-        Node *c = call_n(cx, syn, t, "abs", args, 1);
+        if (ty_is_floatlike(t)) return call_n(cx, syn, t, BI_FABS, args, 1);
+        Node *c = call_n(cx, syn, t, BI_ABS, args, 1);
         if (ty_category(t) == CAT_UNSIGNED) return args[0];
         /* OpenCL's abs returns the unsigned type; Crisp keeps the type */
         Node *cast = mk1(cx, N_C_CAST, syn, t, c);
         return cast;
     }
-    if (is_clamp) return call_n(cx, syn, t, "clamp", args, 3);
+    if (is_clamp) return call_n(cx, syn, t, BI_CLAMP, args, 3);
     Node *acc = args[0];
     for (int i = 1; i < n; i++) {
         Node *pair[2] = {acc, args[i]};
-        acc = call_n(cx, syn, t, h, pair, 2);
+        acc = call_n(cx, syn, t, !strcmp(h, "min") ? BI_MIN : BI_MAX, pair, 2);
     }
     return acc;
 }
@@ -710,7 +726,14 @@ static Node *b_math(Ctx *cx, Node *syn, Type *want) {
                       tname(cx, t));
         return NULL;
     }
-    return call_n(cx, syn, t, !strcmp(h, "expt") ? "pow" : h, args, two ? 2 : 1);
+    static const struct { const char *name; int op; } fns[] = {
+        {"sqrt", BI_SQRT}, {"rsqrt", BI_RSQRT}, {"pow", BI_POW}, {"expt", BI_POW}, {"exp", BI_EXP}, {"log", BI_LOG},
+        {"log2", BI_LOG2}, {"sin", BI_SIN}, {"cos", BI_COS}, {"tan", BI_TAN}, {"asin", BI_ASIN}, {"acos", BI_ACOS},
+        {"atan", BI_ATAN}, {"atan2", BI_ATAN2}, {NULL, 0}};
+    int op = BI_SQRT;
+    for (int i = 0; fns[i].name; i++)
+        if (!strcmp(fns[i].name, h)) op = fns[i].op;
+    return call_n(cx, syn, t, op, args, two ? 2 : 1);
 }
 
 /* ---- integer division with two results (spec "Integer Division") ---- */
@@ -751,7 +774,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     if (!addr) return 0;
     addr->op = OP_ADDR;
     Node *cargs[3] = {a, b, addr};
-    *q = call_n(cx, syn, t, hp->cname, cargs, 3);
+    *q = helper_call(cx, syn, t, hp, cargs, 3);
     if (r) {
         if (!in_order) *q = simple(cx, *q, syn); /* the call must run before rem is read */
         *r = var_ref(cx, syn, rem);
@@ -780,9 +803,8 @@ static Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
     }
     Scalar rs = a->ty->sc == SC_DOUBLE ? SC_LONG : SC_INT;
     Type *rt = a->ty->kind == TY_HWVEC ? ty_hwvec(rs, a->ty->width) : ty_num(rs);
-    const char *mode = !strcmp(h, "truncate") ? "_rtz" : !strcmp(h, "floor") ? "_rtn" : !strcmp(h, "ceil") ? "_rtp" : "_rte";
     Node *c = mk1(cx, N_C_CAST, syn, rt, a);
-    if (c) c->text = arena_printf(cx->ck->a, "convert_%s%s", ty_cname(rt), mode);
+    if (c) c->op = !strcmp(h, "truncate") ? CAST_RTZ : !strcmp(h, "floor") ? CAST_RTN : !strcmp(h, "ceil") ? CAST_RTP : CAST_RTE;
     return c;
 }
 
@@ -887,7 +909,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
         }
         if (ty_equal(a->ty, t)) return a;
         Node *c = mk1(cx, N_C_CAST, syn, t, a);
-        if (c && t->kind == TY_HWVEC) c->text = arena_printf(cx->ck->a, "convert_%s", ty_cname(t));
+        if (c && t->kind == TY_HWVEC) c->op = CAST_CONVERT;
         return c;
     }
     if (a->ty->kind == TY_BOOL || ty_sizeof(a->ty) != ty_sizeof(t)) {
@@ -896,7 +918,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
         return NULL;
     }
     Node *c = mk1(cx, N_C_CAST, syn, t, a);
-    if (c) c->text = arena_printf(cx->ck->a, "as_%s", ty_cname(t));
+    if (c) c->op = CAST_BITS;
     return c;
 }
 
@@ -1453,34 +1475,34 @@ static Node *dim_arg(Ctx *cx, Node *syn, int idx) {
 
 typedef struct IdBuiltin {
     const char *name;
-    const char *cfunc;   /* OpenCL builtin, or NULL for a helper */
+    int op;              /* BUILTIN_OPS, or BI_HELPER for a helper */
     HelperKind helper;
     int takes_dim;
     Scalar ret;
 } IdBuiltin;
 
 static const IdBuiltin id_builtins[] = {
-    {"get-global-id", NULL, H_GLOBAL_ID, 1, SC_ULONG},
-    {"get-global-id-abs", "get_global_id", 0, 1, SC_ULONG},
-    {"get-local-id", "get_local_id", 0, 1, SC_ULONG},
-    {"get-workgroup-id", "get_group_id", 0, 1, SC_ULONG},
-    {"get-group-id", "get_group_id", 0, 1, SC_ULONG},
-    {"get-num-groups", "get_num_groups", 0, 1, SC_ULONG},
-    {"get-num-workgroups", "get_num_groups", 0, 1, SC_ULONG},
-    {"get-global-work-size", "get_global_size", 0, 1, SC_ULONG},
-    {"get-global-size", "get_global_size", 0, 1, SC_ULONG},
-    {"get-local-work-size", "get_local_size", 0, 1, SC_ULONG},
-    {"get-local-size", "get_local_size", 0, 1, SC_ULONG},
-    {"local-work-size", "get_local_size", 0, 1, SC_ULONG},       /* spec "Word Count With Exclusive Scan" */
-    {"get-global-offset", "get_global_offset", 0, 1, SC_ULONG},
-    {"get-work-dim", "get_work_dim", 0, 0, SC_UINT},
-    {"get-global-linear-id", NULL, H_GLOBAL_LINEAR_ID, 0, SC_ULONG},
-    {"get-local-linear-id", NULL, H_LOCAL_LINEAR_ID, 0, SC_ULONG},
-    {"get-global-linear-size", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
-    {"get-total-threads", NULL, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
-    {"get-local-linear-size", NULL, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG},
-    {"get-linear-work-size", NULL, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG}, /* spec "filter": one per work-item of the workgroup */
-    {NULL, NULL, 0, 0, 0},
+    {"get-global-id", BI_HELPER, H_GLOBAL_ID, 1, SC_ULONG},
+    {"get-global-id-abs", BI_GLOBAL_ID_ABS, 0, 1, SC_ULONG},
+    {"get-local-id", BI_LOCAL_ID, 0, 1, SC_ULONG},
+    {"get-workgroup-id", BI_GROUP_ID, 0, 1, SC_ULONG},
+    {"get-group-id", BI_GROUP_ID, 0, 1, SC_ULONG},
+    {"get-num-groups", BI_NUM_GROUPS, 0, 1, SC_ULONG},
+    {"get-num-workgroups", BI_NUM_GROUPS, 0, 1, SC_ULONG},
+    {"get-global-work-size", BI_GLOBAL_SIZE, 0, 1, SC_ULONG},
+    {"get-global-size", BI_GLOBAL_SIZE, 0, 1, SC_ULONG},
+    {"get-local-work-size", BI_LOCAL_SIZE, 0, 1, SC_ULONG},
+    {"get-local-size", BI_LOCAL_SIZE, 0, 1, SC_ULONG},
+    {"local-work-size", BI_LOCAL_SIZE, 0, 1, SC_ULONG},       /* spec "Word Count With Exclusive Scan" */
+    {"get-global-offset", BI_GLOBAL_OFFSET, 0, 1, SC_ULONG},
+    {"get-work-dim", BI_WORK_DIM, 0, 0, SC_UINT},
+    {"get-global-linear-id", BI_HELPER, H_GLOBAL_LINEAR_ID, 0, SC_ULONG},
+    {"get-local-linear-id", BI_HELPER, H_LOCAL_LINEAR_ID, 0, SC_ULONG},
+    {"get-global-linear-size", BI_HELPER, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-total-threads", BI_HELPER, H_GLOBAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-local-linear-size", BI_HELPER, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG},
+    {"get-linear-work-size", BI_HELPER, H_LOCAL_LINEAR_SIZE, 0, SC_ULONG}, /* spec "filter": one per work-item of the workgroup */
+    {NULL, 0, 0, 0, 0},
 };
 
 /* (get-global-id [DIM]) and the other ids and sizes of spec "Builtin GPU
@@ -1495,13 +1517,14 @@ static Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
         if (!args[0]) return NULL;
         n = 1;
     }
-    const char *fname = b->cfunc;
-    if (!fname) {
+    Node *c;
+    if (b->op == BI_HELPER) {
         if (b->helper == H_GLOBAL_LINEAR_ID) need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        fname = need_helper(cx, b->helper, NULL, AS_NONE)->cname;
+        c = helper_call(cx, syn, ty_num(b->ret), need_helper(cx, b->helper, NULL, AS_NONE), args, n);
+    } else {
+        c = call_n(cx, syn, ty_num(b->ret), b->op, args, n);
     }
-    Node *c = call_n(cx, syn, ty_num(b->ret), fname, args, n);
-    if (c && b->cfunc && b->ret == SC_ULONG) {
+    if (c && b->op != BI_HELPER && b->ret == SC_ULONG) {
         /* size_t may be 32 bits on some devices: make the type explicit */
         Node *cast = mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), c);
         return cast;
@@ -1519,7 +1542,7 @@ static Node *b_barrier(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Node *b = ck_node(cx, N_C_BARRIER, syn, &ty_void);
-    b->text = "barrier(CLK_LOCAL_MEM_FENCE)";
+    b->op = BAR_LOCAL;
     return b;
 }
 
@@ -1543,9 +1566,7 @@ static Node *b_fence(Ctx *cx, Node *syn, Type *want) {
     }
     if (!loc && !glob) loc = glob = 1;
     Node *b = ck_node(cx, N_C_BARRIER, syn, &ty_void);
-    b->text = loc && glob ? "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"
-              : loc       ? "mem_fence(CLK_LOCAL_MEM_FENCE)"
-                          : "mem_fence(CLK_GLOBAL_MEM_FENCE)";
+    b->op = loc && glob ? FENCE_BOTH : loc ? FENCE_LOCAL : FENCE_GLOBAL;
     return b;
 }
 
@@ -1592,20 +1613,20 @@ static Node *b_bounds(Ctx *cx, Node *syn, Type *want) {
 
 typedef struct AtomicOp {
     const char *name;
-    const char *c32, *c64;   /* OpenCL 1.2 builtins (32-bit, cl_khr_int64_*) */
+    int bi;                  /* the builtin on 32- and 64-bit integers */
     int nargs;               /* value arguments after the location */
     int op;                  /* operator for the CAS fallback */
 } AtomicOp;
 
 static const AtomicOp atomic_ops[] = {
-    {"atomic-add!", "atomic_add", "atom_add", 1, OP_ADD},
-    {"atomic-sub!", "atomic_sub", "atom_sub", 1, OP_SUB},
-    {"atomic-inc!", "atomic_inc", "atom_inc", 0, OP_ADD},
-    {"atomic-dec!", "atomic_dec", "atom_dec", 0, OP_SUB},
-    {"atomic-min!", "atomic_min", "atom_min", 1, -1},
-    {"atomic-max!", "atomic_max", "atom_max", 1, -2},
-    {"atomic-xchg!", "atomic_xchg", "atom_xchg", 1, OP_SET},
-    {NULL, NULL, NULL, 0, 0},
+    {"atomic-add!", BI_ATOMIC_ADD, 1, OP_ADD},
+    {"atomic-sub!", BI_ATOMIC_SUB, 1, OP_SUB},
+    {"atomic-inc!", BI_ATOMIC_INC, 0, OP_ADD},
+    {"atomic-dec!", BI_ATOMIC_DEC, 0, OP_SUB},
+    {"atomic-min!", BI_ATOMIC_MIN, 1, -1},
+    {"atomic-max!", BI_ATOMIC_MAX, 1, -2},
+    {"atomic-xchg!", BI_ATOMIC_XCHG, 1, OP_SET},
+    {NULL, 0, 0, 0},
 };
 
 /* The location of an atomic: an element of a :global or :local vector. */
@@ -1648,13 +1669,10 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
         h->fn = fn;
         h->op = op;
         h->unary = unary;
-        const char *opname = fn ? fn->cname : op == -1 ? "min" : op == -2 ? "max" : op == OP_ADD ? "add" : op == OP_SUB ? "sub"
-                             : op == OP_MUL ? "mul" : op == OP_BAND ? "and" : op == OP_BOR ? "or" : op == OP_BXOR ? "xor" : "op";
-        h->cname = arena_printf(cx->ck->a, "crisp_atomic_%s_%s_%s", opname, ty_cname(t), ty_as_name(as));
     }
     if (ty_sizeof(t) == 8) p->uses_int64_atomics = 1;
     Node *args[2] = {addr, arg};
-    return call_n(cx, syn, t, h->cname, args, arg ? 2 : 1);
+    return helper_call(cx, syn, t, h, args, arg ? 2 : 1);
 }
 
 /* (atomic-add! LOC V) (atomic-sub! LOC V) (atomic-inc! LOC) (atomic-dec! LOC)
@@ -1680,11 +1698,11 @@ static Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     if (ty_is_int(t) && (size == 4 || size == 8)) {
         if (size == 8) prog_of(cx)->uses_int64_atomics = 1;
         Node *args[2] = {addr, v};
-        return call_n(cx, syn, t, size == 4 ? a->c32 : a->c64, args, v ? 2 : 1);
+        return call_n(cx, syn, t, a->bi, args, v ? 2 : 1);
     }
     if (t->sc == SC_FLOAT && a->op == OP_SET) {
         Node *args[2] = {addr, v};
-        return call_n(cx, syn, t, "atomic_xchg", args, 2);
+        return call_n(cx, syn, t, BI_ATOMIC_XCHG, args, 2);
     }
     if (size != 4 && size != 8) {
         diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit location, found `%s`", a->name, tname(cx, t));
@@ -1774,8 +1792,8 @@ static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         fn = instantiate(cx, fd, ats, syn);
         if (!fn) return NULL;
     } else if (ty_is_int(t) && ty_sizeof(t) == 4 && op != OP_MUL) {
-        const char *c = op == OP_ADD ? "atomic_add" : op == OP_SUB ? "atomic_sub" : op == -1 ? "atomic_min"
-                        : op == -2 ? "atomic_max" : op == OP_BAND ? "atomic_and" : op == OP_BOR ? "atomic_or" : "atomic_xor";
+        int c = op == OP_ADD ? BI_ATOMIC_ADD : op == OP_SUB ? BI_ATOMIC_SUB : op == -1 ? BI_ATOMIC_MIN
+                : op == -2 ? BI_ATOMIC_MAX : op == OP_BAND ? BI_ATOMIC_AND : op == OP_BOR ? BI_ATOMIC_OR : BI_ATOMIC_XOR;
         Node *args[2] = {addr, arg};
         return call_n(cx, syn, t, c, args, 2);
     } else if (op <= -1 || op == OP_BAND || op == OP_BOR || op == OP_BXOR) {
@@ -1812,7 +1830,7 @@ static Node *b_pow2_below(Ctx *cx, Node *syn, Type *want) {
     v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "limit");
     if (!v) return NULL;
     Node *args[1] = {v};
-    return call_n(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE)->cname, args, 1);
+    return helper_call(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE), args, 1);
 }
 
 /* The property of (target-has :PROP ...) / (device-has :PROP): 1, 0, -1
@@ -1856,18 +1874,16 @@ static Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
     if (has >= 0) return bool_lit(cx, syn, has);
-    const char *cname = arena_printf(cx->ck->a, "crisp_device_has_%s", k->key);
     Program *p = prog_of(cx);
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers && !h; i++)
-        if (p->helpers[i]->kind == H_DEVICE_HAS && !strcmp(p->helpers[i]->cname, cname)) h = p->helpers[i];
+        if (p->helpers[i]->kind == H_DEVICE_HAS && !strcmp(p->helpers[i]->key, k->key)) h = p->helpers[i];
     if (!h) {
         h = need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
         if (!h) return NULL;
-        h->cname = cname;
-        h->ext = arena_printf(cx->ck->a, "cl_khr_%s", k->key);
+        h->key = k->key;
     }
-    return call_n(cx, syn, &ty_bool, cname, NULL, 0);
+    return helper_call(cx, syn, &ty_bool, h, NULL, 0);
 }
 
 /* (%require-constant E "NAME") */

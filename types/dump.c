@@ -37,9 +37,21 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
     case N_C_BINARY:
     case N_C_ASSIGN: sb_printf(b, " %s", check_op_text(n->op)); break;
     case N_C_CALL:
+        if (n->op == BI_CALL) sb_printf(b, " %s", n->text ? n->text : "?");
+        else if (n->op == BI_HELPER) sb_printf(b, " helper#%lld", (long long)n->ival);
+        else sb_printf(b, " %s", builtin_op_name(n->op));
+        break;
+    case N_C_CAST: {
+        static const char *const kinds[] = {"value", "convert", "rtz", "rtn", "rtp", "rte", "bits", "same", "reinterpret"};
+        if (n->op > 0 && n->op <= CAST_REINTERPRET) sb_printf(b, " %s", kinds[n->op]);
+        break;
+    }
+    case N_C_BARRIER: {
+        static const char *const kinds[] = {"barrier local", "barrier global", "barrier both", "fence local", "fence global", "fence both"};
+        if (n->op >= 0 && n->op <= FENCE_BOTH) sb_printf(b, " %s", kinds[n->op]);
+        break;
+    }
     case N_C_SWIZZLE:
-    case N_C_CAST:
-    case N_C_BARRIER:
     case N_C_INDEX:
         if (n->text) sb_printf(b, " %s", n->text);
         break;

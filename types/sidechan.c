@@ -333,7 +333,7 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
             /* a fractional size rounds up, as on the host */
             Node *up = mk(cx, N_C_CAST, count, ul, 1);
             if (!up) return NULL;
-            up->text = "convert_ulong_rtp";
+            up->op = CAST_RTP;
             up->kids[0] = n;
             up->nkids = 1;
             n = up;
@@ -680,13 +680,11 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
             if (!hp) return NULL;
             hp->tys = tys;
             hp->ntys = nv;
-            const char *nm = "crisp_log";
-            for (int j = 0; j < nv; j++) nm = arena_printf(ck->a, "%s_%s", nm, ty_cname(tys[j]));
-            hp->cname = nm;
         }
         need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
         need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
-        call->text = hp->cname;
+        call->op = BI_HELPER;
+        call->ival = hp->index;
         return call;
     }
     int is_output = !strcmp(h, "r-t-output");

@@ -382,6 +382,7 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
     }
     Helper *h = need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
     if (!h) return NULL;
-    c->text = h->cname;
+    c->op = BI_HELPER;
+    c->ival = h->index;
     return c;
 }
