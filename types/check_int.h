@@ -87,6 +87,9 @@ typedef struct Checker {
                                 macro runs: type-of looks variables up here */
     Node **sig_names, **sig_types; /* (def-type NAME #'(...)) aliases so far */
     int nsigs, capsigs;
+    PtrMap internal;         /* forms the checker wrote itself whose heads
+                                are internal (%debug-log): a program may not
+                                write them */
     FuncDef *forced_callee;  /* the next user_call calls this function (a
                                 (funcall (gen-NAME T...)) instance) */
     int in_library;          /* collecting the library (lib/): definitions are

@@ -616,6 +616,7 @@ static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, 
         if (args[i]->kind != N_STRING) kids[k++] = args[i];
     Node *l = syn_list(cx->ck->a, syn->loc, kids, k);
     l->origin = syn->origin;
+    ptrmap_put(cx->ck->a, &cx->ck->internal, l, l);
     return l;
 }
 
@@ -631,6 +632,11 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
     if (!strcmp(h, "%debug-log")) {
+        if (!ptrmap_get(&ck->internal, syn)) {
+            diag_error_at(D(cx), syn->kids[0], "E0405",
+                          "`%%debug-log` is internal to crisp (what r-t-output and r-t-assert become); log with r-t-output");
+            return NULL;
+        }
         Sym *d = debug_sym(cx, syn);
         if (!d) return NULL;
         int site_id = (int)syn->kids[1]->ival;
