@@ -744,6 +744,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         const Node *dat = NULL;
         Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
         if (name->ann && !declared) continue;
+        if (declared && !value_type_ok(ck, declared, name)) continue;
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;
         Sym *s;
@@ -2041,7 +2042,18 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
 /* ------------------------------------------------------------------ */
 /* functions                                                           */
 
+/* A type a variable, parameter or result may have on the target: not
+ * bfloat16, which OpenCL C 1.2 lacks (docs/language.md).  Reports E0905. */
+int value_type_ok(Checker *ck, const Type *t, const Node *at) {
+    if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
+        diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+        return 0;
+    }
+    return 1;
+}
+
 static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
+    if (!value_type_ok(cx->ck, t, pd->name)) return NULL;
     Sym *s = new_local(cx, pd->name, pd->name->name, t);
     if (!s) return NULL;
     s->kind = SYM_PARAM;

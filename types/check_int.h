@@ -137,6 +137,8 @@ Node *ck_expand(Ctx *cx, Node *syn);
 /* The same for syntax read without being checked (constant expressions,
  * sizes): every macro call in it, without run-time type information. */
 Node *ck_expand_all(Checker *ck, Node *syn);
+/* Not bfloat16 (E0905): for variables, parameters and results. */
+int value_type_ok(Checker *ck, const Type *t, const Node *at);
 /* An `if` test's truth when known at compile time (1/0), else -1. */
 int static_truth(Ctx *cx, Node *test);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
