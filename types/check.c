@@ -1509,10 +1509,18 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->form = form;
     fd->from_lib = ck->in_library;
     if (kind == FN_KERNEL) {
-        if (!is_c_identifier(name->name) || is_reserved(name->name)) {
+        if (!is_c_identifier(name->name)) {
             diag_error_at(ck->d, name, "E0103",
                           "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
                           name->name, mangle(ck->a, name->name));
+            fd->bad = 1;
+        } else if (is_reserved(name->name)) {
+            /* a kernel keeps its name on the host: it cannot be renamed */
+            diag_error_at(ck->d, name, "E0103",
+                          has_reserved_prefix(name->name)
+                              ? "kernel name `%s` starts with a prefix OpenCL C or crisp reserves; choose another name, e.g. `k_%s`"
+                              : "kernel name `%s` is a keyword or built-in of OpenCL C; choose another name, e.g. `%s_kernel`",
+                          name->name, name->name);
             fd->bad = 1;
         }
         for (int i = 0; i < ck->nfuncs; i++)
