@@ -12,7 +12,7 @@ struct ArenaChunk {
 };
 
 #define ARENA_CHUNK (64 * 1024)
-#define ARENA_DEFAULT_CAP ((size_t)1 << 30)
+#define ARENA_DEFAULT_CAP ((size_t)4 << 30) /* 10 MB of Crisp needs about 1 GiB */
 
 void arena_init(Arena *a) {
     memset(a, 0, sizeof *a);

@@ -15,7 +15,7 @@ typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
     ArenaChunk *head;
     size_t used;      /* bytes handed out so far */
-    size_t cap;       /* hard limit on `used` (0 = default 1 GiB) */
+    size_t cap;       /* hard limit on `used` (0 = default 4 GiB) */
     int exhausted;    /* set once an allocation was refused */
 } Arena;
 

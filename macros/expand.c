@@ -207,7 +207,8 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
 /* ---- the dump map ---- */
 
 static void dump_put(Expander *x, const Node *call, Node *exp) {
-    ptrmap_put(&x->c->arena, &x->dump, call, exp);
+    /* only --dump=expand reads it: no memory spent otherwise */
+    if (x->c->opt && x->c->opt->dump == DUMP_EXPAND) ptrmap_put(&x->c->arena, &x->dump, call, exp);
 }
 
 static Node *dump_get(const Expander *x, const Node *call) {

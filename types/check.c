@@ -72,20 +72,22 @@ Program *prog_of(Ctx *cx) {
     return cx->ck->prog;
 }
 
-static const char *reserved_c[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "half", "uchar",
-    "ushort", "uint", "ulong", "kernel", "__kernel", "global", "local", "constant", "private",
-    "read_only", "write_only", "read_write", "image2d_t", "image3d_t", "sampler_t", "event_t",
-    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "min", "max", "clamp", "abs", "sqrt",
-    "rsqrt", "pow", "exp", "log", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "floor",
-    "ceil", "round", "trunc", "fabs", "select", "barrier", "mem_fence", "dot", "cross",
-    "length", "distance", "normalize", "mix", "step", "sign", "fma", "mad", "main",
-    "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
-    "get_num_groups", "get_work_dim", "get_global_offset", "printf", "vload", "vstore",
-    "it", NULL};
+/* C keywords, OpenCL C types and built-ins a user name must not take
+ * (sorted: looked up by binary search). */
+static const char *const reserved_c[] = {
+    "__kernel", "abs", "acos", "asin", "atan", "auto", "barrier", "bool", "break", "case", "ceil",
+    "char", "clamp", "const", "constant", "continue", "cos", "cross", "default", "distance", "do",
+    "dot", "double", "else", "enum", "event_t", "exp", "extern", "fabs", "false", "float", "floor",
+    "fma", "for", "get_global_id", "get_global_offset", "get_global_size", "get_group_id",
+    "get_local_id", "get_local_size", "get_num_groups", "get_work_dim", "global", "goto", "half",
+    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "it", "kernel", "length", "local",
+    "log", "log2", "long", "mad", "main", "max", "mem_fence", "min", "mix", "normalize", "pow",
+    "printf", "private", "ptrdiff_t", "read_only", "read_write", "register", "restrict", "return",
+    "round", "rsqrt", "sampler_t", "select", "short", "sign", "signed", "sin", "size_t", "sizeof",
+    "sqrt", "static", "step", "struct", "switch", "tan", "true", "trunc", "typedef", "uchar",
+    "uint", "uintptr_t", "ulong", "union", "unsigned", "ushort", "vload", "void", "volatile",
+    "vstore", "while", "write_only",
+};
 
 /* Prefixes the OpenCL C headers take for macros (M_PI, FLT_MAX, CLK_...)
  * and crisp takes for its support code: no user name may start with them. */
@@ -99,10 +101,14 @@ static int has_reserved_prefix(const char *s) {
     return 0;
 }
 
+static int cmp_word(const void *k, const void *e) {
+    return strcmp((const char *)k, *(const char *const *)e);
+}
+
 static int is_reserved(const char *s) {
     static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
-    for (int i = 0; reserved_c[i]; i++)
-        if (!strcmp(reserved_c[i], s)) return strcmp(s, "it") != 0;
+    if (bsearch(s, reserved_c, sizeof reserved_c / sizeof reserved_c[0], sizeof reserved_c[0], cmp_word))
+        return strcmp(s, "it") != 0;
     for (int i = 0; macros[i]; i++)
         if (!strcmp(macros[i], s)) return 1;
     return has_reserved_prefix(s);
@@ -133,27 +139,73 @@ const char *mangle(Arena *a, const char *s) {
     return arena_strdup(a, q);
 }
 
-/* A C name not used yet in `names` (adds it). */
-static const char *unique_name(Arena *a, const char ***names, int *n, int *cap, const char *base) {
+/* The live counts of one base's _K suffixes (index K; 0 unused). */
+typedef struct NameSuffixes {
+    int *count;
+    int cap;
+} NameSuffixes;
+
+/* BASE_K with K a positive number without leading zeros: its K, and the
+ * length of BASE; else 0. */
+static int name_suffix(const char *nm, size_t *baselen) {
+    const char *u = strrchr(nm, '_');
+    if (!u || u == nm || u[1] < '1' || u[1] > '9') return 0;
+    char *end;
+    long k = strtol(u + 1, &end, 10);
+    if (*end || k <= 0 || k >= 1000000000) return 0;
+    *baselen = (size_t)(u - nm);
+    return (int)k;
+}
+
+static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
+    intptr_t c = (intptr_t)strmap_get(&t->live, nm);
+    strmap_put(a, &t->live, nm, (void *)(c + delta));
+    size_t bl;
+    int k = name_suffix(nm, &bl);
+    if (!k) return;
+    const char *base = arena_strndup(a, nm, bl);
+    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    if (!sx) {
+        if (!(sx = arena_alloc(a, sizeof *sx))) return;
+        strmap_put(a, &t->suffixes, base, sx);
+    }
+    if (k >= sx->cap) {
+        int ncap = sx->cap ? sx->cap : 8;
+        while (ncap <= k) ncap *= 2;
+        int *nc = arena_alloc(a, sizeof *nc * (size_t)ncap);
+        if (!nc) return;
+        if (sx->cap) memcpy(nc, sx->count, sizeof *nc * (size_t)sx->cap);
+        sx->count = nc;
+        sx->cap = ncap;
+    }
+    sx->count[k] += delta;
+}
+
+/* Names taken after `mark` die (a braced block closed). */
+static void names_rollback(Arena *a, NameTable *t, int mark) {
+    while (t->n > mark) names_count(a, t, t->names[--t->n], -1);
+}
+
+/* A C name not used yet in `t` (adds it): BASE, or BASE_K with K one more
+ * than the highest live suffix. */
+static const char *unique_name(Arena *a, NameTable *t, const char *base) {
     /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
        suffix: move it out of the reserved space first */
     if (has_reserved_prefix(base)) base = arena_printf(a, "u_%s", base);
-    /* one scan: is `base` taken, and what is the highest BASE_k suffix? */
-    size_t bl = strlen(base);
-    int taken = is_reserved(base), maxk = 1;
-    for (int i = 0; i < *n; i++) {
-        const char *nm = (*names)[i];
-        if (strncmp(nm, base, bl) != 0) continue;
-        if (!nm[bl]) taken = 1;
-        else if (nm[bl] == '_' && nm[bl + 1] >= '1' && nm[bl + 1] <= '9') {
-            char *end;
-            long k = strtol(nm + bl + 1, &end, 10);
-            if (!*end && k > maxk && k < 1000000000) maxk = (int)k;
-        }
-    }
+    int taken = is_reserved(base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
+    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    for (int k = sx ? sx->cap - 1 : 0; k > 1 && maxk == 1; k--)
+        if (sx->count[k] > 0) maxk = k;
     const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
-    arena_push(a, (void ***)names, n, cap, (void *)cand);
+    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)cand);
+    names_count(a, t, cand, 1);
     return cand;
+}
+
+/* Record a name taken as it is (a kernel keeps its own). */
+static void names_take(Arena *a, NameTable *t, const char *nm) {
+    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)nm);
+    names_count(a, t, nm, 1);
 }
 
 static const char *local_cname(Ctx *cx, const char *crisp_name) {
@@ -168,11 +220,9 @@ static const char *local_cname(Ctx *cx, const char *crisp_name) {
     const char *base = mangle(cx->ck->a, crisp_name);
     /* locals must not collide with file-scope names either: functions
        and kernels, including those not instantiated yet */
-    int clash = 0;
-    for (int i = 0; i < cx->ck->ncnames && !clash; i++) clash = !strcmp(cx->ck->cnames[i], base);
-    for (int i = 0; i < cx->ck->nfuncs && !clash; i++) clash = !strcmp(cx->ck->funcs[i]->cname_base, base);
+    int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
     if (clash) base = arena_printf(cx->ck->a, "%s_v", base);
-    return unique_name(cx->ck->a, &cx->names, &cx->nnames, &cx->capnames, base);
+    return unique_name(cx->ck->a, &cx->names, base);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,11 +239,25 @@ void scope_pop(Ctx *cx) {
     if (cx->scope) cx->scope = cx->scope->up;
 }
 
+/* Small scopes (most blocks) are scanned; from 16 symbols on (the
+ * globals, a long let) a hash index answers. */
+#define SCOPE_INDEX_FROM 16
+
+void scope_insert(Arena *a, Scope *sc, Sym *s) {
+    PUSH(a, sc->syms, sc->n, sc->cap, s);
+    if (sc->idx.cap) {
+        strmap_put(a, &sc->idx, s->key, s);
+    } else if (sc->n >= SCOPE_INDEX_FROM) {
+        for (int i = 0; i < sc->n; i++) strmap_put(a, &sc->idx, sc->syms[i]->key, sc->syms[i]);
+    }
+}
+
 void scope_add(Ctx *cx, Sym *s) {
-    if (cx->scope) PUSH(cx->ck->a, cx->scope->syms, cx->scope->n, cx->scope->cap, s);
+    if (cx->scope) scope_insert(cx->ck->a, cx->scope, s);
 }
 
 static Sym *scope_find(Scope *sc, const char *key) {
+    if (sc->idx.cap) return strmap_get(&sc->idx, key);
     for (int i = sc->n - 1; i >= 0; i--)
         if (!strcmp(sc->syms[i]->key, key)) return sc->syms[i];
     return NULL;
@@ -220,17 +284,28 @@ Sym *parameter_lookup(Checker *ck, const Node *name) {
     return NULL;
 }
 
+/* Index a new FuncDef by name (non-kernels, in definition order) and its
+ * C name base. */
+void func_index(Checker *ck, FuncDef *fd) {
+    strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
+    if (fd->kind == FN_KERNEL) return;
+    FuncDef *f = strmap_get(&ck->funcs_idx, fd->key);
+    if (!f) {
+        strmap_put(ck->a, &ck->funcs_idx, fd->key, fd);
+        return;
+    }
+    while (f->next_overload) f = f->next_overload;
+    f->next_overload = fd;
+}
+
 int func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
     int n = 0;
-    for (int i = 0; i < ck->nfuncs && n < max; i++)
-        if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) out[n++] = ck->funcs[i];
+    for (FuncDef *f = strmap_get(&ck->funcs_idx, key); f && n < max; f = f->next_overload) out[n++] = f;
     return n;
 }
 
 FuncDef *func_lookup(Checker *ck, const char *key) {
-    for (int i = 0; i < ck->nfuncs; i++)
-        if (ck->funcs[i]->kind != FN_KERNEL && !strcmp(ck->funcs[i]->key, key)) return ck->funcs[i];
-    return NULL;
+    return strmap_get(&ck->funcs_idx, key);
 }
 
 Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
@@ -888,13 +963,13 @@ static void form_progn(Ctx *cx, Node *syn, Dest *d) {
 static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     Node *saved = cx->block;
     Node *blk = new_block(cx, at);
-    int names_mark = cx->nnames; /* names die with the braced block */
+    int names_mark = cx->names.n; /* names die with the braced block */
     cx->block = blk;
     cx->branch_depth++;
     if (syn) form_to(cx, syn, d);
     cx->branch_depth--;
     cx->block = saved;
-    cx->nnames = names_mark;
+    names_rollback(cx->ck->a, &cx->names, names_mark);
     return blk;
 }
 
@@ -985,7 +1060,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     }
     init = coerce(cx, init, vt, spec->kids[1], "loop start");
     if (!init) return;
-    int names_mark = cx->nnames; /* C scopes the index and body to the loop */
+    int names_mark = cx->names.n; /* C scopes the index and body to the loop */
     Sym *var = new_local(cx, vn, vn->name, vt);
     if (!var) return;
     var->immutable = 1;
@@ -1011,7 +1086,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->loop_depth--;
     cx->block = saved;
     scope_pop(cx);
-    cx->nnames = names_mark;
+    names_rollback(ck->a, &cx->names, names_mark);
     if (!test || !step) return;
     Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
     n->sym = var;
@@ -1469,6 +1544,7 @@ Sym *new_global(Checker *ck, SymKind k, Node *name) {
         /* the program's own definition replaces the library's */
         for (int i = 0; i < ck->globals.n; i++)
             if (ck->globals.syms[i] == old) ck->globals.syms[i] = s;
+        if (ck->globals.idx.cap) strmap_put(ck->a, &ck->globals.idx, s->key, s);
         return s;
     }
     if (old) {
@@ -1476,7 +1552,7 @@ Sym *new_global(Checker *ck, SymKind k, Node *name) {
         if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
         return NULL;
     }
-    PUSH(ck->a, ck->globals.syms, ck->globals.n, ck->globals.cap, s);
+    scope_insert(ck->a, &ck->globals, s);
     return s;
 }
 
@@ -1523,12 +1599,14 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
                           name->name, name->name);
             fd->bad = 1;
         }
-        for (int i = 0; i < ck->nfuncs; i++)
-            if (ck->funcs[i]->kind == FN_KERNEL && !strcmp(ck->funcs[i]->name, name->name)) {
-                diag_error_at(ck->d, name, "E0104", "kernel `%s` is already defined (kernels cannot be overloaded)", name->name);
-                diag_note(ck->d, ck->funcs[i]->form->loc, "previous definition is here");
-                fd->bad = 1;
-            }
+        FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
+        if (prev) {
+            diag_error_at(ck->d, name, "E0104", "kernel `%s` is already defined (kernels cannot be overloaded)", name->name);
+            diag_note(ck->d, prev->form->loc, "previous definition is here");
+            fd->bad = 1;
+        } else {
+            strmap_put(ck->a, &ck->kernels_idx, name->name, fd);
+        }
     } else {
         /* a second definition of a name is an overload (spec "Function
            Overloading"); identical signatures are rejected once resolved */
@@ -1597,6 +1675,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->nbody = form->nkids - i - ndecl;
     fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck->a, name->name);
     PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
+    func_index(ck, fd);
     return fd;
 }
 
@@ -1607,6 +1686,7 @@ FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cnam
     if (!fd) return NULL;
     if (kind != FN_KERNEL) {
         fd->cname_base = cname_base;
+        strmap_put(ck->a, &ck->fnbases, cname_base, fd);
         fd->overloaded = 1;
         fd->is_instance = 1;
     }
@@ -2146,7 +2226,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
-        arena_push(ck->a, (void ***)&ck->cnames, &ck->ncnames, &ck->capcnames, (void *)fn->cname);
+        names_take(ck->a, &ck->cnames, fn->cname);
     } else {
         /* an instance of a function whose vector parameters leave the
            address space open is named after the spaces it was made for */
@@ -2166,7 +2246,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
                 base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
                 base = arena_printf(ck->a, "%s_rank%d", base, ptys[i]->ndims);
-        fn->cname = unique_name(ck->a, &ck->cnames, &ck->ncnames, &ck->capcnames, base);
+        fn->cname = unique_name(ck->a, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
     scope_push(&cx);
@@ -2495,10 +2575,9 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
         constvec_eval(&ck, s);
         if (!s->cvec) continue;
         const char *base = mangle(ck.a, s->name);
-        int clash = is_reserved(base);
-        for (int i = 0; i < ck.nfuncs && !clash; i++) clash = !strcmp(ck.funcs[i]->name, base) || !strcmp(ck.funcs[i]->cname_base, base);
+        int clash = is_reserved(base) || strmap_get(&ck.fnbases, base);
         if (clash) base = arena_printf(ck.a, "cv_%s", base);
-        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, &ck.ncnames, &ck.capcnames, base);
+        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, base);
         PUSH(ck.a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
     for (int i = 0; i < forms.n && !c->diag.fatal; i++)
@@ -2514,10 +2593,12 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
     for (int i = 0; i < ck.nfuncs; i++) {
         FuncDef *a = ck.funcs[i];
         if (!a->overloaded || a->bad) continue;
-        if (!a->is_instance) a->cname_base = overload_cname(&ck, a, mangle(ck.a, a->name));
-        for (int j = 0; j < i; j++) {
-            FuncDef *b = ck.funcs[j];
-            if (b->bad || b->kind == FN_KERNEL || strcmp(a->key, b->key) || a->nparams != b->nparams) continue;
+        if (!a->is_instance) {
+            a->cname_base = overload_cname(&ck, a, mangle(ck.a, a->name));
+            strmap_put(ck.a, &ck.fnbases, a->cname_base, a);
+        }
+        for (FuncDef *b = func_lookup(&ck, a->key); b && b != a; b = b->next_overload) {
+            if (b->bad || b->kind == FN_KERNEL || a->nparams != b->nparams) continue;
             int same = 1;
             for (int k = 0; k < a->nparams && same; k++) same = ty_equal(a->params[k].ty, b->params[k].ty);
             if (same && b->from_lib && !a->from_lib) {

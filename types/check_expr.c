@@ -2926,11 +2926,10 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         }
     }
     if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
-    for (int i = 0; i < cx->ck->nfuncs; i++)
-        if (cx->ck->funcs[i]->kind == FN_KERNEL && !strcmp(cx->ck->funcs[i]->name, head->name)) {
-            diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
-            return NULL;
-        }
+    if (strmap_get(&cx->ck->kernels_idx, head->name)) {
+        diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
+        return NULL;
+    }
     static const struct { const char *name, *why; } later[] = {
         {"in-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"shuffle", "needs subgroups, which the OpenCL C 1.2 target does not have"},

@@ -8,6 +8,7 @@
 #define CRISP_CHECK_INT_H
 
 #include "../core/ptrmap.h"
+#include "../core/strmap.h"
 #include "../core/syntax.h"
 #include "check.h"
 
@@ -16,9 +17,21 @@ typedef struct Template Template;
 
 typedef struct Scope {
     struct Scope *up;
-    Sym **syms;
+    Sym **syms;              /* in definition order */
     int n, cap;
+    StrMap idx;              /* key -> the latest Sym of that key */
 } Scope;
+
+/* C names taken in one name space (file scope, or a function whose
+ * braced blocks let names die): each name's live count, and per base the
+ * live counts of its _K suffixes, so a unique name is found without a scan
+ * (issue 14: checking was quadratic in the program). */
+typedef struct NameTable {
+    const char **names;      /* live names, in order (rolled back by mark) */
+    int n, cap;
+    StrMap live;             /* name -> live count (intptr_t)               */
+    StrMap suffixes;         /* base -> NameSuffixes*                        */
+} NameTable;
 
 /* One parameter as declared (before instantiation). */
 typedef struct ParamDecl {
@@ -55,6 +68,7 @@ struct FuncDef {
                                 it calls): checked only when called */
     const char *cname_base;
     int from_lib;            /* defined in the library (lib/): emitted only when used */
+    FuncDef *next_overload;  /* the next non-kernel of the same name */
 };
 
 typedef struct Checker {
@@ -65,8 +79,10 @@ typedef struct Checker {
     Scope globals;           /* types, consts, parameters */
     FuncDef **funcs;         /* every def-function / def-grid-function / kernel */
     int nfuncs, capfuncs;
-    const char **cnames;     /* C names taken at file scope */
-    int ncnames, capcnames;
+    NameTable cnames;        /* C names taken at file scope */
+    StrMap fnbases;          /* the cname_base of every function */
+    StrMap funcs_idx;        /* key -> first non-kernel FuncDef of that name */
+    StrMap kernels_idx;      /* kernel name -> its FuncDef */
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
     int allow_voidp;         /* resolving a def-kernel-exact signature */
@@ -116,8 +132,7 @@ typedef struct Ctx {
     const Node *grid_region; /* innermost grid-level form we are inside */
     const char *grid_what;
     const char *no_barrier;  /* divergent construct we are inside */
-    const char **names;      /* C names used in this function */
-    int nnames, capnames;
+    NameTable names;         /* C names used in this function */
     int temp_counter;
     int loop_depth;          /* inside a loop body: side channels not allowed */
     const char *bind_hint;   /* the let variable being initialised (names views) */
@@ -152,6 +167,7 @@ void emit_stmt(Ctx *cx, Node *stmt);
 Sym *scope_lookup(Ctx *cx, const char *key);
 Sym *global_lookup(Checker *ck, const char *key);
 FuncDef *func_lookup(Checker *ck, const char *key);
+void func_index(Checker *ck, FuncDef *fd);
 int func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
 Sym *parameter_lookup(Checker *ck, const Node *name);
 Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
@@ -159,6 +175,8 @@ Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
 void scope_push(Ctx *cx);
 void scope_pop(Ctx *cx);
 void scope_add(Ctx *cx, Sym *s);
+/* Add `s` to a scope (its index too); the program's globals use it. */
+void scope_insert(Arena *a, Scope *sc, Sym *s);
 void form_to(Ctx *cx, Node *syn, Dest *d);
 void body_to(Ctx *cx, Node **forms, int n, Dest *d);
 void deliver(Ctx *cx, Node *val, Dest *d, const Node *at);

@@ -77,7 +77,7 @@ Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc) {
     s->name = n->name;
     s->key = arena_printf(a, "%%type%d", ck->globals.n);
     s->ty = t;
-    arena_push(a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
+    scope_insert(a, &ck->globals, s);
     n->key = s->key;
     return n;
 }

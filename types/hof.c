@@ -495,7 +495,10 @@ static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *
     FuncDef *fd = collect_instance(ck, sf, FN_FUNCTION, cname);
     if (!fd) return NULL;
     fd->hof_src = form;
-    if (overloaded) fd->cname_base = overload_cname(ck, fd, cname);
+    if (overloaded) {
+        fd->cname_base = overload_cname(ck, fd, cname);
+        strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
+    }
     return fd;
 }
 

@@ -186,7 +186,7 @@ static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
     s->name = arena_printf(ck->a, "%%type%d", ck->globals.n);
     s->key = s->name;
     s->ty = t;
-    arena_push(ck->a, (void ***)&ck->globals.syms, &ck->globals.n, &ck->globals.cap, s);
+    scope_insert(ck->a, &ck->globals, s);
     return syn_symbol(ck->a, loc, s->name);
 }
 

@@ -1,0 +1,27 @@
+/* strmap.h - a map from strings to pointers, in the compilation's arena.
+ *
+ * The checker's symbol tables (globals, functions by name, the C names
+ * taken) are looked up once per use; with lists, checking grew
+ * quadratically with the program (issue 14).  Open addressing, FNV-1a,
+ * grown by doubling; keys are not copied (they live in the arena too). */
+#ifndef CRISP_STRMAP_H
+#define CRISP_STRMAP_H
+
+#include "arena.h"
+
+typedef struct StrMapEnt {
+    const char *key;
+    void *val;
+} StrMapEnt;
+
+typedef struct StrMap {
+    StrMapEnt *ents;
+    int n, cap;  /* cap is 0 or a power of two */
+} StrMap;
+
+/* The value stored under `key`, or NULL. */
+void *strmap_get(const StrMap *m, const char *key);
+/* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
+int strmap_put(Arena *a, StrMap *m, const char *key, void *val);
+
+#endif
