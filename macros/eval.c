@@ -2945,6 +2945,11 @@ int eval_is_special_form(const Eval *ev, const char *key) {
     return p && p->special;
 }
 
+void eval_each_macro(const Eval *ev, void (*fn)(void *ud, const char *name), void *ud) {
+    for (int i = 0; i < ev->macros.cap; i++)
+        if (ev->macros.ents[i].key) fn(ud, ev->macros.ents[i].key);
+}
+
 const Macro *eval_find_macro(const Eval *ev, const char *key) {
     return map_get(&ev->macros, key);
 }

@@ -149,6 +149,9 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude);
  * success, 0 after reporting an error. */
 int eval_define_function(Eval *ev, const Node *form);
 
+/* Call fn with the name of every macro (for "did you mean"). */
+void eval_each_macro(const Eval *ev, void (*fn)(void *ud, const char *name), void *ud);
+
 /* The macro named `key` (lower-case), or NULL. */
 const Macro *eval_find_macro(const Eval *ev, const char *key);
 

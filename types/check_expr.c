@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/suggest.h"
 #include "check_int.h"
 #include "../core/target.h"
 #include "../macros/eval.h"
@@ -1117,6 +1118,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         Sym *s = scope_lookup(cx, syn->key);
         if (!s) {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+            suggest_variable(cx, syn);
             return NULL;
         }
         if (s->kind == SYM_CONSTVEC) {
@@ -2798,7 +2800,10 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         if (func_lookup(cx->ck, k))
             diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
         else
+        {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+            suggest_variable(cx, syn);
+        }
         return NULL;
     }
     if (s->kind == SYM_TYPE) {
@@ -2824,6 +2829,48 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     return var_ref(cx, syn, s);
+}
+
+/* ---- did you mean ---- */
+
+static void suggest_macro(void *ud, const char *name) {
+    suggest_add(ud, name);
+}
+
+/* A note naming the nearest known form or function to unknown `head`. */
+static void suggest_form(Ctx *cx, const Node *head) {
+    static const struct { const char *from, *to; } lisp[] = {
+        {"loop", "dotimes"}, {"defun", "def-function"}, {"defkernel", "def-kernel"}, {"setf", "set!"},
+        {"setq", "set!"}, {"incf", "inc!"}, {"decf", "dec!"}, {"while", "dotimes"}, {"for", "dotimes"},
+        {"aref", "~"}, {"elt", "~"}, {"nth", "~"}, {"length", "length~"}, {NULL, NULL}};
+    for (int i = 0; lisp[i].from; i++)
+        if (!strcmp(head->key, lisp[i].from)) {
+            diag_note(D(cx), head->loc, "Crisp has no `%s`: did you mean `%s`?", head->name, lisp[i].to);
+            return;
+        }
+    Suggest sg;
+    suggest_init(&sg, head->key);
+    for (int i = 0; builtins[i].name; i++) suggest_add(&sg, builtins[i].name);
+    for (int i = 0; id_builtins[i].name; i++) suggest_add(&sg, id_builtins[i].name);
+    for (int i = 0; atomic_ops[i].name; i++) suggest_add(&sg, atomic_ops[i].name);
+    static const char *const forms[] = {"let", "let*", "progn", "if", "return", "multiple-value-bind", "let-maybe",
+                                        "funcall", "quote", "function", NULL};
+    for (int i = 0; forms[i]; i++) suggest_add(&sg, forms[i]);
+    if (cx->ck->ev) eval_each_macro(cx->ck->ev, suggest_macro, &sg);
+    for (int i = 0; i < cx->ck->nfuncs; i++)
+        if (cx->ck->funcs[i]->kind != FN_KERNEL && !cx->ck->funcs[i]->from_lib) suggest_add(&sg, cx->ck->funcs[i]->key);
+    if (suggest_best(&sg)) diag_note(D(cx), head->loc, "did you mean `%s`?", suggest_best(&sg));
+}
+
+/* A note naming the nearest visible variable to unknown `name`. */
+void suggest_variable(Ctx *cx, const Node *name) {
+    Suggest sg;
+    suggest_init(&sg, name->key);
+    for (Scope *sc = cx->scope; sc; sc = sc->up)
+        for (int i = 0; i < sc->n; i++) suggest_add(&sg, sc->syms[i]->key);
+    for (int i = 0; i < cx->ck->globals.n; i++)
+        if (cx->ck->globals.syms[i]->kind != SYM_TYPE) suggest_add(&sg, cx->ck->globals.syms[i]->key);
+    if (suggest_best(&sg)) diag_note(D(cx), name->loc, "did you mean `%s`?", suggest_best(&sg));
 }
 
 Node *expr(Ctx *cx, Node *syn, Type *want) {
@@ -2958,5 +3005,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     diag_error_at(D(cx), head, "E0494", "unknown function or macro `%s`", head->name);
+    suggest_form(cx, head);
     return NULL;
 }

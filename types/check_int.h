@@ -191,6 +191,8 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
 Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
 
 /* ---- check_expr.c ---- */
+/* "did you mean `x`?": a note naming the nearest visible variable. */
+void suggest_variable(Ctx *cx, const Node *name);
 Node *expr(Ctx *cx, Node *syn, Type *want);
 Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
 int is_value_form(Ctx *cx, const Node *syn);
