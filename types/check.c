@@ -253,7 +253,18 @@ void scope_insert(Arena *a, Scope *sc, Sym *s) {
 }
 
 void scope_add(Ctx *cx, Sym *s) {
-    if (cx->scope) scope_insert(cx->ck->a, cx->scope, s);
+    if (!cx->scope) return;
+    if (s->kind == SYM_LOCAL && s->name && s->name[0] != '%' && s->def && !s->def->origin) {
+        /* Crisp names are case-insensitive: `b` hides a parameter `B` */
+        Sym *o = scope_lookup(cx, s->key);
+        if (o && o != s && o->name && strcmp(o->name, s->name) && (o->kind == SYM_PARAM || o->kind == SYM_LOCAL)) {
+            s->shadows = o;
+            diag_warning_at(cx->ck->d, s->def, "W0303", "`%s` hides the %s `%s`: Crisp names are case-insensitive", s->name,
+                            o->kind == SYM_PARAM ? "parameter" : "variable", o->name);
+            if (o->def) diag_note(cx->ck->d, o->def->loc, "`%s` is defined here", o->name);
+        }
+    }
+    scope_insert(cx->ck->a, cx->scope, s);
 }
 
 static Sym *scope_find(Scope *sc, const char *key) {

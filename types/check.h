@@ -59,6 +59,8 @@ struct Sym {
     int assigned;           /* SYM_LOCAL: set! somewhere after its binding */
     int from_lib;           /* a global the library (lib/) defines: a
                                program's own definition replaces it */
+    const struct Sym *shadows; /* a variable it hides that is spelled
+                               differently (Crisp names ignore case) */
 };
 
 /* A tensor-view's number of dimensions (0 for anything else). */

@@ -925,6 +925,16 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
 
 /* ---- vectors ---- */
 
+/* When `v` is a variable that hides another spelled differently, say so:
+ * the likely cause of a type error (issue 14). */
+void shadow_note(Ctx *cx, const Node *syn, const Node *v) {
+    const Sym *s = v && v->kind == N_C_VAR ? v->sym : NULL;
+    if (!s || !s->shadows || !s->def) return;
+    diag_note(D(cx), s->def->loc, "`%s` here is the variable `%s` bound at line %d; Crisp names are case-insensitive, so it hides the %s `%s`",
+              syn && syn->kind == N_SYMBOL ? syn->name : s->name, s->name, s->def->loc.line,
+              s->shadows->kind == SYM_PARAM ? "parameter" : "variable", s->shadows->name);
+}
+
 Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
     Node *v = expr(cx, syn, NULL);
     if (!v) return NULL;
@@ -936,6 +946,7 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
     }
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
+        shadow_note(cx, syn, v);
         return NULL;
     }
     if (v->sym->soa_fields) {

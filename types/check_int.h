@@ -193,6 +193,8 @@ Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int
 /* ---- check_expr.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */
 void suggest_variable(Ctx *cx, const Node *name);
+/* A note when variable `v` hides another spelled differently. */
+void shadow_note(Ctx *cx, const Node *syn, const Node *v);
 Node *expr(Ctx *cx, Node *syn, Type *want);
 Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
 int is_value_form(Ctx *cx, const Node *syn);
