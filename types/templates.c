@@ -751,6 +751,20 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     /* (tensor-view-type N (vector-type T ...)): T from the view's parent */
     if (syn_is_form(psyn, "tensor-view-type") && at->kind == TY_VECTOR && at->ndims && psyn->nkids > 2)
         deduce(ck, t, psyn->kids[2], at, args, conflict);
+    /* (NAME-type T ...) of a templated struct (spec "Template Types",
+       "Incomplete Types"): T from the instance the argument is */
+    const char *h = syn_head(psyn);
+    size_t hl = h ? strlen(h) : 0;
+    if (hl > 5 && !strcmp(h + hl - 5, "-type") && at->kind == TY_STRUCT) {
+        Template *st = template_lookup(ck, arena_strndup(ck->a, h, hl - 5));
+        for (int k = 0; st && !strcmp(st->kind, "def-struct") && k < st->ninsts; k++) {
+            TmplInst *in = st->insts[k];
+            if (in->failed || !in->ty || !ty_equal(in->ty, at)) continue;
+            for (int j = 0; j + 1 < psyn->nkids && j < in->nargs; j++)
+                if (in->args[j]) deduce(ck, t, psyn->kids[j + 1], in->args[j], args, conflict);
+            return;
+        }
+    }
     /* (ALIAS T ...) of a vector or tensor-view alias, e.g. (matrix T): T is
        the element type (the first argument that is not a keyword) */
     if (syn_is_list(psyn) && psyn->nkids > 1 && psyn->kids[0]->kind == N_SYMBOL && psyn->kids[1]->kind != N_KEYWORD &&
