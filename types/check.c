@@ -2506,6 +2506,21 @@ static Node *alias_signature(Checker *ck, Node *t) {
 }
 
 static void signature_aliases(Checker *ck, Node *f) {
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && syn_is_form(f->kids[2], "type-signature-of") && f->kids[2]->nkids == 2) {
+        /* (def-type NAME (type-signature-of #'f)): the signature of a
+           function defined before (spec "First Order Functions") */
+        Node *fn = f->kids[2]->kids[1];
+        const char *name = syn_is_form(fn, "function") && fn->nkids == 2 && fn->kids[1]->kind == N_SYMBOL ? fn->kids[1]->key : NULL;
+        Node *sig = name ? ctq_signature_syntax(ck, name, f->kids[2]->loc) : NULL;
+        if (!sig) {
+            diag_error_at(ck->d, f->kids[2], "E0216", "`type-signature-of`: no def-function `%s` with a known signature before this point",
+                          name ? name : syn_to_string(ck->a, fn, 30));
+            return;
+        }
+        sig->kind = N_LIST; /* #'(P... => R), as a signature alias is written */
+        Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
+        f->kids[2] = syn_list(ck->a, sig->loc, k, 2);
+    }
     if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
         int cap = ck->capsigs;
         arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);

@@ -254,6 +254,7 @@ int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 /* ---- ctquery.c: the compile-time language's type queries ---- */
 void ctquery_install(Checker *ck);
 Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc);
+Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc);
 
 /* ---- hof.c ---- */
 int hof_collect(Checker *ck, Node *form);

@@ -459,6 +459,33 @@ static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node
                            form->kids[0]->name, f);
 }
 
+/* The signature #(P... => R) of def-function `f` (its first overload with
+ * a complete signature), or NULL: for (def-type NAME (type-signature-of #'f)). */
+Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc) {
+    FuncDef *cands[16];
+    int nc = func_overloads(ck, f, cands, 16);
+    for (int i = 0; i < nc; i++) {
+        FuncDef *fd = cands[i];
+        resolve_signature(ck, fd);
+        if (fd->bad) continue;
+        int ok = 1;
+        for (int k = 0; k < fd->nparams; k++) ok &= fd->params[k].ty != NULL;
+        if (!ok) continue;
+        Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(fd->nparams + 2 + (fd->ret && fd->ret->kind == TY_TUPLE ? fd->ret->nelems : 1)));
+        if (!k) return NULL;
+        int n = 0;
+        for (int j = 0; j < fd->nparams; j++) k[n++] = ctq_type_syntax(ck, fd->params[j].ty, loc);
+        k[n++] = syn_symbol(ck->a, loc, "=>");
+        if (fd->ret && fd->ret->kind == TY_TUPLE && !fd->ret->maybe)
+            for (int j = 0; j < fd->ret->nelems; j++) k[n++] = ctq_type_syntax(ck, fd->ret->elems[j], loc);
+        else if (fd->ret && fd->ret->kind != TY_VOID) k[n++] = ctq_type_syntax(ck, fd->ret, loc);
+        Node *v = syn_list(ck->a, loc, k, n);
+        v->kind = N_VECLIT;
+        return v;
+    }
+    return NULL;
+}
+
 /* The part of signature `sig` after `=>`: `void`, a type, or a list. */
 static Node *return_part(Checker *ck, Node *sig, SrcLoc loc) {
     Node *l = sig->kind == N_VECLIT ? sig : sig->kids[1];

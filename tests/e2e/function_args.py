@@ -56,3 +56,11 @@ def signature_type_alias():
     out = np.zeros(1, np.float32)
     prog.run("signature_alias", a, out)
     assert_close(out[0], a.max())
+
+
+@case
+def type_signature_of_alias():
+    a = np.random.default_rng(10).uniform(-5, 5, 33).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    prog.run("signature_of_alias", a, out)
+    assert_close(out[0], np.float32(a.astype(np.float64).sum()), rtol=1e-4)
