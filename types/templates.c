@@ -88,6 +88,68 @@ static int is_open(Type *const *args, Node *const *vals, int i) {
 }
 
 /* (with-template-type (T U &optional (M 0)) [(declare (type-is T #'p)...)] DEF...) */
+/* NAME replaced by VALUE in `n`; a call (NAME ARG...) becomes
+ * (funcall VALUE ARG...), since VALUE is a function value such as
+ * (gen-make-reduction-local-scratch-vec T M). */
+static Node *subst_value(Checker *ck, Node *n, Node **names, Node **vals, int nb, int depth) {
+    if (depth > 500) return n;
+    if (n->kind == N_SYMBOL && !n->ann) {
+        for (int k = 0; k < nb; k++)
+            if (!strcmp(n->key, names[k]->key)) return vals[k];
+        return n;
+    }
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return n;
+    Node *c = NULL;
+    int head_is_name = -1;
+    if (n->kind == N_LIST && n->nkids && n->kids[0]->kind == N_SYMBOL && !n->kids[0]->ann)
+        for (int k = 0; k < nb; k++)
+            if (!strcmp(n->kids[0]->key, names[k]->key)) head_is_name = k;
+    if (head_is_name >= 0) {
+        Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n->nkids + 1));
+        if (!kids) return n;
+        kids[0] = syn_symbol(ck->a, n->kids[0]->loc, "funcall");
+        kids[1] = vals[head_is_name];
+        for (int j = 1; j < n->nkids; j++) kids[j + 1] = subst_value(ck, n->kids[j], names, vals, nb, depth + 1);
+        c = syn_list(ck->a, n->loc, kids, n->nkids + 1);
+        if (c) c->origin = n->origin;
+        return c ? c : n;
+    }
+    for (int j = 0; j < n->nkids; j++) {
+        Node *k = subst_value(ck, n->kids[j], names, vals, nb, depth + 1);
+        if (k == n->kids[j]) continue;
+        if (!c && !(c = syn_copy(ck->a, n))) return n;
+        c->kids[j] = k;
+    }
+    return c ? c : n;
+}
+
+/* The definitions of a with-template-type body entry: DEF itself, or those
+ * inside (let ((NAME VALUE)...) DEF...) with the bindings substituted. */
+static void let_definitions(Checker *ck, Node *def, Node **names, Node **vals, int nb, Node ***out, int *n, int *cap,
+                            int depth) {
+    if ((syn_is_form(def, "let") || syn_is_form(def, "let*")) && def->nkids >= 3 && def->kids[1]->kind == N_LIST && depth < 16) {
+        Node *bl = def->kids[1];
+        Node **nn = arena_alloc(ck->a, sizeof(Node *) * (size_t)(nb + bl->nkids + 1));
+        Node **vv = arena_alloc(ck->a, sizeof(Node *) * (size_t)(nb + bl->nkids + 1));
+        if (!nn || !vv) return;
+        for (int k = 0; k < nb; k++) nn[k] = names[k], vv[k] = vals[k];
+        int m = nb;
+        for (int k = 0; k < bl->nkids; k++) {
+            Node *b = bl->kids[k];
+            if (b->kind == N_LIST && b->nkids == 2 && b->kids[0]->kind == N_SYMBOL) {
+                nn[m] = b->kids[0];
+                vv[m++] = subst_value(ck, b->kids[1], names, vals, nb, 0);
+            } else {
+                diag_error_at(D(ck), b, "E1004", "a binding around templated definitions is (NAME VALUE), found `%s`",
+                              syn_to_string(ck->a, b, 30));
+            }
+        }
+        for (int j = 2; j < def->nkids; j++) let_definitions(ck, def->kids[j], nn, vv, m, out, n, cap, depth + 1);
+        return;
+    }
+    arena_push(ck->a, (void ***)out, n, cap, nb ? subst_value(ck, def, names, vals, nb, 0) : def);
+}
+
 void template_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || !syn_is_list(form->kids[1])) {
         diag_error_at(D(ck), form, "E1001", "expected (with-template-type (T ...) (def-... ))");
@@ -142,8 +204,14 @@ void template_collect(Checker *ck, Node *form) {
                               syn_to_string(ck->a, c, 40));
         }
     }
-    for (; i < form->nkids; i++) {
-        Node *def = form->kids[i];
+    /* (let ((NAME VALUE)...) DEF...) between with-template-type and its
+       definitions (spec "Template Types"): the bindings are compile-time
+       values, substituted into the definitions */
+    Node **flat = NULL;
+    int nflat = 0, capflat = 0;
+    for (int j = i; j < form->nkids; j++) let_definitions(ck, form->kids[j], NULL, NULL, 0, &flat, &nflat, &capflat, 0);
+    for (int j = 0; j < nflat; j++) {
+        Node *def = flat[j];
         const char *h = syn_head(def);
         if (!h || !(!strcmp(h, "def-function") || !strcmp(h, "def-grid-function") || !strcmp(h, "def-kernel") ||
                     !strcmp(h, "def-struct") || !strcmp(h, "def-type"))) {
@@ -156,6 +224,7 @@ void template_collect(Checker *ck, Node *form) {
             diag_error_at(D(ck), def, "E1004", "malformed templated `%s`", h);
             continue;
         }
+        (void)i;
         Template *t = arena_alloc(ck->a, sizeof *t);
         if (!t) return;
         t->name = def->kids[1]->name;

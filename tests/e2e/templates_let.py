@@ -1,0 +1,12 @@
+"""tests/e2e/templates_let.crisp: let-bound generators around templated definitions."""
+from crisptest import *
+
+prog = compile("tests/e2e/templates_let.crisp")
+
+
+@case
+def let_around_templated_definitions():
+    a = np.arange(256, dtype=np.float32) * 0.5
+    r = np.zeros(256, np.float32)
+    prog.run("firsts", a, r)
+    assert_equal(r, np.repeat(a[::64], 64))
