@@ -8,7 +8,7 @@ PREFIX  ?= /usr/local
 B       ?= build
 PY      ?= /usr/bin/python3
 
-DIRS     = core reader macros types emit-oclc emit-hoist src
+DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
 GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c

@@ -16,7 +16,7 @@ struct StrBuf;
 
 #define CRISP_VERSION "0.1.0"
 
-typedef enum CrispDump { DUMP_NONE, DUMP_READ, DUMP_EXPAND, DUMP_CHECK } CrispDump;
+typedef enum CrispDump { DUMP_NONE, DUMP_READ, DUMP_EXPAND, DUMP_CHECK, DUMP_ANALYSIS } CrispDump;
 
 typedef struct CrispDefine {
     const char *name;   /* case-sensitive parameter name */
@@ -39,7 +39,8 @@ typedef struct CrispOptions {
     const char **hoist_dynamic; /* --hoist-dynamic=KERNEL (repeatable) */
     int nhoist_dynamic;
     const char *emit_runtime_dir; /* --emit-runtime=DIR: write the shim */
-    CrispDump dump;           /* --dump=read|expand|check (to dump_out) */
+    CrispDump dump;           /* --dump=read|expand|check|analysis (to dump_out) */
+    int no_static_analysis;   /* --no-static-analysis: skip the opt-in checks */
     FILE *dump_out;
     int no_prelude;           /* internal/testing: skip the built-in prelude */
     /* In-memory input (fuzzer, unit tests): used instead of reading files

@@ -2910,7 +2910,7 @@ static const char *const reserved_names[] = {
     "def-constant", "def-parameter", "declaim", "let", "let*", "progn", "declare",
     "set!", "inc!", "dec!", "if", "and", "or", "not", "select-if", "return",
     "multiple-value-bind", "%loop", "%no-barrier", "%extent", "%pow2-below",
-    "%require-constant", "%require-global-size", "quote", "function", "defmacro",
+    "%uniform", "%uniform*", "%require-global-size", "quote", "function", "defmacro",
     "quasiquote", "unquote", "unquote-splicing", "%defun", "def-constraint", "c-t-output",
     "c-t-assert", "line", "file",
 };

@@ -1,6 +1,6 @@
 /* compile.c - the compiler pipeline, visible in one function.
  *
- *     read -> check (expanding each macro call where it reaches it) -> emit
+ *     read -> check (expanding each macro call where it reaches it) -> analyse -> emit
  *
  * Each stage takes and returns plain data (Forms, Program, text) and can be
  * dumped with --dump=read|expand|check: expansion is type-directed (a macro
@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../analysis/analysis.h"
 #include "../emit-hoist/hoist.h"
 #include "../emit-oclc/emit_oclc.h"
 #include "../macros/expand.h"
@@ -286,6 +287,15 @@ static int pipeline(Crisp *c) {
         sb_free(&b);
     }
     if (c->diag.errors || !checked) return 1;
+    Analysis *an = analysis_run(c, checked); /* uniformity, + variants, opt-in checks */
+    if (c->opt->dump == DUMP_ANALYSIS && an) {
+        StrBuf b;
+        sb_init(&b);
+        analysis_dump(&b, an);
+        fputs(sb_cstr(&b), c->opt->dump_out ? c->opt->dump_out : stdout);
+        sb_free(&b);
+    }
+    if (c->diag.errors) return 1;
     return stage_emit(c, checked);
 }
 

@@ -25,8 +25,9 @@ static const char usage[] =
     "  --hoist-dynamic=KERNEL embed KERNEL's source in the hoists and build it at run time\n"
     "  --debug-output         add the run-time debug channel (r-t-output, r-t-assert)\n"
     "  --emit-runtime=DIR     write the runtime shim (crisp_runtime.h, .py) to DIR\n"
-    "  --dump=read|expand|check\n"
+    "  --dump=read|expand|check|analysis\n"
     "                         print the program after that stage to stdout\n"
+    "  --no-static-analysis   skip the opt-in checks (declaim, check-...)\n"
     "  --macroexpand          same as --dump=expand\n"
     "  --version              print the version\n"
     "  --help                 print this help\n"
@@ -77,7 +78,10 @@ int main(int argc, char **argv) {
             if (!strcmp(v, "read")) o.dump = DUMP_READ;
             else if (!strcmp(v, "expand")) o.dump = DUMP_EXPAND;
             else if (!strcmp(v, "check")) o.dump = DUMP_CHECK;
-            else status = bad("unknown --dump stage `%s` (expected read, expand or check)", v);
+            else if (!strcmp(v, "analysis")) o.dump = DUMP_ANALYSIS;
+            else status = bad("unknown --dump stage `%s` (expected read, expand, check or analysis)", v);
+        } else if (!strcmp(a, "--no-static-analysis")) {
+            o.no_static_analysis = 1;
         } else if (!strcmp(a, "--macroexpand")) {
             o.dump = DUMP_EXPAND;
         } else if (!strncmp(a, "-D", 2)) {

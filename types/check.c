@@ -509,6 +509,10 @@ typedef struct Decls {
     const char **sig_keys;   /* (type f #'(A => B)): function variables */
     Node **sigs;
     int nsig, capsig, capsigs;
+    int in_let;              /* set by the caller: `uniform` belongs to a let */
+    const Node **uniform;    /* (uniform V...) / (%capture-uniform V...): the names (uniform.c) */
+    const Node **uforms;     /* ... and the (uniform ...) form naming each */
+    int nuni, capuni, capuforms;
 } Decls;
 
 static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
@@ -552,9 +556,24 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
-            } else if (h && !strcmp(h, "uniform")) {
-                diag_warning_at(ck->d, e, "W0301",
-                                "`uniform` is not implemented yet: every thread computes the value itself");
+            } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
+                if (!ds->in_let)
+                    diag_error_at(ck->d, e, "E1101",
+                                  "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\")");
+                for (int k = 1; k < e->nkids && ds->in_let; k++) {
+                    if (e->kids[k]->kind != N_SYMBOL)
+                        diag_error_at(ck->d, e->kids[k], "E1102", "expected a variable name in (uniform ...), found `%s`",
+                                      syn_to_string(ck->a, e->kids[k], 40));
+                    else {
+                        int m = ds->nuni;
+                        PUSH(ck->a, ds->uniform, ds->nuni, ds->capuni, (void *)e->kids[k]);
+                        PUSH(ck->a, ds->uforms, m, ds->capuforms, (void *)e);
+                    }
+                }
+            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+                diag_warning_at(ck->d, e, "W1107",
+                                "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
+                                h ? h : e->key);
             } else if (h && (!strcmp(h, "grid-stride-target"))) {
                 diag_error_at(ck->d, e, "E0302", "`grid-stride-target` belongs directly inside loop-grid-stride");
             } else {
@@ -577,6 +596,16 @@ static Type *decl_type(Decls *ds, const char *key, const Node **at) {
 static Node *decl_signature(Decls *ds, const char *key) {
     for (int i = ds->nsig - 1; i >= 0; i--)
         if (!strcmp(ds->sig_keys[i], key)) return ds->sigs[i];
+    return NULL;
+}
+
+/* The (uniform V) naming KEY, or NULL; *capture when a `*` variant made it. */
+static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
+    for (int i = 0; i < ds->nuni; i++)
+        if (!strcmp(ds->uniform[i]->key, key)) {
+            *capture = syn_is_form(ds->uforms[i], "%capture-uniform");
+            return ds->uniform[i];
+        }
     return NULL;
 }
 
@@ -787,7 +816,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                           syn_head(syn), syn_to_string(ck->a, bl, 40), syn_head(syn), syn_to_string(ck->a, bl, 40));
             return;
         }
-    Decls ds = {0};
+    Decls ds = {.in_let = 1};
     int nd = collect_decls(cx, syn->kids + 2, syn->nkids - 2, &ds);
     Node *saved_block = cx->block;
     Node *blk = new_block(cx, syn);
@@ -834,7 +863,11 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;
         Sym *s;
-        if (is_vector_init(cx, init, declared)) {
+        int ucapture = 0;
+        const Node *uat = decl_uniform(&ds, name->key, &ucapture);
+        if (uat) {
+            s = uniform_bind(cx, name, init, declared, uat, ucapture); /* uniform.c */
+        } else if (is_vector_init(cx, init, declared)) {
             s = bind_vector(cx, name, init, declared);
         } else {
             s = new_local(cx, name, name->name, declared);
@@ -935,6 +968,17 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         if (!found)
             diag_error_at(ck->d, ds.at[i], "E0308", "(type %s ...) declares a variable this let does not bind",
                           ds.at[i]->name);
+    }
+    for (int i = 0; i < ds.nuni; i++) {
+        int found = 0;
+        for (int j = 0; j < bl->nkids && !found; j++) {
+            Node *b = bl->kids[j]->kind == N_LIST && bl->kids[j]->nkids ? bl->kids[j]->kids[0] : bl->kids[j];
+            found = b->kind == N_SYMBOL && !strcmp(b->key, ds.uniform[i]->key);
+        }
+        if (!found)
+            diag_error_at(ck->d, ds.uniform[i], "E1102",
+                          "(uniform %s) names a variable this let does not bind: the variable and its uniform declaration belong to the same let",
+                          ds.uniform[i]->name);
     }
     if (ds.grid_level) {
         grid_op(cx, syn, "this grid-level let");
@@ -1451,6 +1495,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         }
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
+        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return uniform_form(cx, syn, d); /* uniform.c */
         if (!strcmp(h, "result")) return form_result(cx, syn);
         if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
         if (!strcmp(h, "declare")) {
@@ -2120,6 +2165,12 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && !strcmp(h, "use")) {
                 constvec_decl(cx, e);
+            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+                /* a static-analysis opt-in: read by analysis/ */
+            } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
+                diag_error_at(cx->ck->d, e, "E1101",
+                              "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\"), not in the declarations of `%s`",
+                              fd->name);
             } else if (h && !strcmp(h, "grid-level")) {
                 if (fd->kind == FN_FUNCTION)
                     diag_error_at(cx->ck->d, e, "E0501",
@@ -2454,7 +2505,8 @@ static void collect(Checker *ck, Node *f) {
         Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
     } else if (!strcmp(h, "declaim")) {
-        /* static-analysis opt-ins: accepted, nothing to check yet */
+        /* static-analysis opt-ins: read by analysis/ */
+        PUSH(ck->a, ck->prog->declaims, ck->prog->ndeclaims, ck->prog->capdeclaims, f);
     } else if (!strcmp(h, "declare")) {
         /* (declare (type +PI+ float)) after a def-const: spec style */
         for (int j = 1; j < f->nkids; j++) {

@@ -207,6 +207,8 @@ typedef struct Program {
     const char *source;     /* input file names, space separated */
     ConstVec **cvecs;       /* def-const-vecs in definition order */
     int ncvecs, capcvecs;
+    Node **declaims;        /* (declaim ...) forms, for analysis/ */
+    int ndeclaims, capdeclaims;
 } Program;
 
 struct Expander;

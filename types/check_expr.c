@@ -381,7 +381,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 /* ---- operands ---- */
 
 static int is_statement_head(const char *h) {
-    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "return", "result", "let-maybe", NULL};
+    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "return", "result", "let-maybe", "%uniform", "%uniform*", NULL};
     for (int i = 0; stm[i]; i++)
         if (!strcmp(stm[i], h)) return 1;
     return 0;
@@ -1899,18 +1899,6 @@ static Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
     return helper_call(cx, syn, &ty_bool, h, NULL, 0);
 }
 
-/* (%require-constant E "NAME") */
-static Node *b_require_constant(Ctx *cx, Node *syn, Type *want) {
-    (void)want;
-    int64_t v;
-    const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";
-    if (syn->nkids < 2 || !const_syn_int(cx, syn->kids[1], &v))
-        diag_error_at(D(cx), syn->nkids > 1 ? syn->kids[1] : syn, "E0722",
-                      "`%s` needs a compile-time constant count (a literal, def-const or def-parameter); use the plain form for run-time counts",
-                      who);
-    return ck_node(cx, N_C_BLOCK, syn, &ty_void);
-}
-
 /* (%require-global-size N "NAME") */
 static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
     (void)want;
@@ -2526,7 +2514,7 @@ static const Builtin builtins[] = {
     {"check-thread-bounds", b_bounds}, {"check-wg-bounds", b_bounds},
     {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
     {"%extent", b_extent}, {"%pow2-below", b_pow2_below}, {"device-has", b_device_has}, {"target-has", b_target_has},
-    {"%require-constant", b_require_constant}, {"%require-global-size", b_require_gsize},
+    {"%require-global-size", b_require_gsize},
     {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
     {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
     {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
@@ -3001,9 +2989,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
-        {"dotimes*", "is not supported yet (`*` variants need uniform values)"},
-        {"if*", "is not supported yet (`*` variants need uniform values)"},
-        {"when*", "is not supported yet (`*` variants need uniform values)"},
         {NULL, NULL}};
     for (int i = 0; later[i].name; i++)
         if (!strcmp(later[i].name, h)) {

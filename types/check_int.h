@@ -214,6 +214,13 @@ void constvec_decl(Ctx *cx, Node *use_decl);
 void constvec_write_error(Ctx *cx, const Node *at, Sym *s);
 Node *global_const_value(Checker *ck, Sym *s);
 
+/* ---- uniform.c: uniform values, the + and * variants ---- */
+void uniform_form(Ctx *cx, Node *syn, Dest *d);
+Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
+/* A static-analysis opt-in of a function's declare (check-barriers ...)? */
+int is_analysis_decl(const char *head);
+int syn_mentions_it(const Node *n);
+
 /* ---- sidechan.c ---- */
 Node *side_make(Ctx *cx, Node *syn, Type *want);
 int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);

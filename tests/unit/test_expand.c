@@ -190,7 +190,7 @@ static uint64_t ev(Run *r, const Node *n) {
         if (r->nseen < 256) r->seen[r->nseen++] = ev(r, n->kids[1]);
         return 0;
     }
-    if (!strcmp(h, "%require-constant")) return 0;
+    if (!strcmp(h, "%uniform")) return ev(r, n->kids[2]); /* a mark for the uniformity pass */
     if (!strcmp(h, "and")) {
         for (int i = 1; i < n->nkids; i++)
             if (!ev(r, n->kids[i])) return 0;
@@ -383,22 +383,48 @@ static void test_prelude_power_steps(void **state) {
 static void test_prelude_plus_variants(void **state) {
     (void)state;
     EXPECT_EXPANSION("(dotimes+ (i 10) (foo i))",
-                     "(progn (%require-constant 10 \"dotimes+\") "
-                     "(%loop (i 0 (< i 10) (+ i 1)) (foo i)))");
+                     "(%uniform \"dotimes+\" (%loop (i 0 (< i 10) (+ i 1)) (foo i)))");
     EXPECT_EXPANSION("(dec-times+ (i n 2))",
-                     "(progn (%require-constant n \"dec-times+\") "
+                     "(%uniform \"dec-times+\" "
                      "(%loop (%g1 n (> %g1 0) (- %g1 (min %g1 2))) (let ((i (- %g1 1))) "
                      "(declare (%immutable i)))))");
     EXPECT_EXPANSION("(dec-times-by-half+ (s 32) (foo s))",
-                     "(progn (%require-constant 32 \"dec-times-by-half+\") "
-                     "(%loop (s 32 (>= s 1) (/ s 2)) (foo s)))");
+                     "(%uniform \"dec-times-by-half+\" (%loop (s 32 (>= s 1) (/ s 2)) (foo s)))");
     EXPECT_EXPANSION("(dec-times-by-factor+ (i n 4) (foo i))",
-                     "(progn (%require-constant n \"dec-times-by-factor+\") "
-                     "(%require-constant 4 \"dec-times-by-factor+\") "
-                     "(%loop (i n (>= i 1) (/ i 4)) (foo i)))");
+                     "(%uniform \"dec-times-by-factor+\" (%loop (i n (>= i 1) (/ i 4)) (foo i)))");
     EXPECT_SEQ("(dotimes+ (i 3) (emit i))", "0 1 2");
     EXPECT_SEQ("(dec-times-by-half+ (i 8) (emit i))", "8 4 2 1");
     EXPECT_EXPAND_ERROR("(dotimes+ (i 10 0) (foo))", "dotimes: the stride must be a positive");
+    EXPECT_EXPANSION("(if+ (> n 0) (foo) (bar))", "(%uniform \"if+\" (if (> n 0) (foo) (bar)))");
+    EXPECT_EXPANSION("(when+ c (foo) (bar))", "(%uniform \"when+\" (if c (progn (foo) (bar))))");
+    EXPECT_EXPANSION("(unless+ c (foo))", "(%uniform \"unless+\" (if (not c) (progn (foo))))");
+    EXPECT_EXPANSION("(cond+ (a 1) (b 2) (t 3))",
+                     "(%uniform \"cond+\" (if a 1 (%uniform \"cond+\" (if b 2 3))))");
+    EXPECT_EXPAND_ERROR("(cond+ 5)", "cond+: each clause must be a non-empty list");
+}
+
+/* The `*` variants capture what is not a literal as a uniform value. */
+static void test_prelude_star_variants(void **state) {
+    (void)state;
+    EXPECT_EXPANSION("(dotimes* (i 10) (foo i))",
+                     "(%uniform \"dotimes*\" (%loop (i 0 (< i 10) (+ i 1)) (foo i)))");
+    EXPECT_EXPANSION("(dotimes* (i (+ a b)) (foo i))",
+                     "(let ((%count1 (+ a b))) (declare (%capture-uniform %count1)) "
+                     "(%uniform \"dotimes*\" (%loop (i 0 (< i %count1) (+ i 1)) (foo i))))");
+    EXPECT_EXPANSION("(dotimes* (i n s))",
+                     "(let ((%count1 n) (%stride2 s)) (declare (%capture-uniform %count1 %stride2)) "
+                     "(%uniform \"dotimes*\" (%loop (i 0 (< i %count1) (+ i (max %stride2 1))))))");
+    EXPECT_EXPANSION("(dec-times-by-factor* (i n 4) (foo i))",
+                     "(let ((%count1 n)) (declare (%capture-uniform %count1)) "
+                     "(%uniform \"dec-times-by-factor*\" (%loop (i %count1 (>= i 1) (/ i 4)) (foo i))))");
+    EXPECT_EXPANSION("(if* (> n 0) (foo))", "(%uniform* \"if*\" (if (> n 0) (foo)))");
+    EXPECT_EXPANSION("(when* c (foo))", "(%uniform* \"when*\" (if c (progn (foo))))");
+    EXPECT_EXPANSION("(unless* c (foo))", "(%uniform* \"unless*\" (if (not c) (progn (foo))))");
+    EXPECT_EXPANSION("(cond* (a 1) (t 2))", "(%uniform* \"cond*\" (if a 1 2))");
+    EXPECT_SEQ("(dotimes* (i 4) (emit i))", "0 1 2 3");
+    EXPECT_SEQ("(dec-times* (i 4) (emit i))", "3 2 1 0");
+    EXPECT_SEQ("(dec-times-by-half* (i 12) (emit i))", "12 6 3 1");
+    EXPECT_SEQ("(dec-times-by-factor* (i 64 4) (emit i))", "64 16 4 1");
 }
 
 /* ---- prelude: thread indices, grid strides ---- */
@@ -879,6 +905,7 @@ int main(void) {
         cmocka_unit_test(test_prelude_do_times_by),
         cmocka_unit_test(test_prelude_power_steps),
         cmocka_unit_test(test_prelude_plus_variants),
+        cmocka_unit_test(test_prelude_star_variants),
         cmocka_unit_test(test_prelude_in_each_thread),
         cmocka_unit_test(test_prelude_grid_stride),
         cmocka_unit_test(test_prelude_when_thread_is),

@@ -1,0 +1,165 @@
+/* analysis_int.h - internals shared by the analysis files (not an API).
+ *
+ * uniformity.c  the uniformity lattice, the walk of a function to its
+ *               fixpoint, function summaries, + variants, barriers,
+ *               check-divergence, dropped captures
+ * explain.c     words for diagnostics: what a checked node is in Crisp
+ *               terms, why a value is not uniform
+ * memory.c      index expressions as functions of the local id:
+ *               check-coalesce, check-bank-conflicts
+ * optin.c       declaim / declare opt-ins, the register estimate, the
+ *               driver (analysis_run) and --dump=analysis */
+#ifndef CRISP_ANALYSIS_INT_H
+#define CRISP_ANALYSIS_INT_H
+
+#include <stdint.h>
+
+#include "../core/ptrmap.h"
+#include "../core/syntax.h"
+#include "analysis.h"
+
+/* How far a value is the same across work-items, lowest first. */
+typedef enum Level {
+    L_CONST,    /* known at compile time */
+    L_UNIFORM,  /* the same in every work-item of a workgroup */
+    L_WARP,     /* the same within a warp (sub-group), not across warps */
+    L_VARYING,  /* may differ between work-items */
+} Level;
+
+/* A level, plus the parameters of the function being analysed that it
+ * depends on (bit i: parameter i): inside a function a value computed
+ * from a parameter is uniform when the caller's argument is. */
+typedef struct Uni {
+    int lv;
+    uint64_t pm;
+} Uni;
+
+static inline Uni uni(int lv) {
+    Uni u = {lv, 0};
+    return u;
+}
+
+static inline Uni uni_join(Uni a, Uni b) {
+    Uni u = {a.lv > b.lv ? a.lv : b.lv, a.pm | b.pm};
+    return u;
+}
+
+static inline int uni_ok(Uni u) {
+    return u.lv <= L_UNIFORM;
+}
+
+/* The opt-in checks (spec "Static Analysys"). */
+enum {
+    CK_BARRIERS = 1,
+    CK_DIVERGENCE = 2,
+    CK_COALESCE = 4,
+    CK_BANKS = 8,
+};
+
+/* What the analysis knows about a variable of the function. */
+typedef struct VarInfo {
+    const Sym *sym;
+    Uni u;
+    int depth;             /* control depth where it is declared */
+    const Node *why;       /* what made it non-uniform: a value, or the
+                              condition it was assigned under */
+    int why_branch;        /* `why` is a condition */
+    const Node *init;      /* its initial value (thread-id proofs) */
+    int nassign;           /* assignments after the declaration */
+    int captured;          /* (declare (uniform ...)): shared by the workgroup */
+} VarInfo;
+
+/* What callers see of a function (computed before any caller). */
+typedef struct FnSum {
+    CFunc *fn;
+    Uni ret;               /* its values (return and extra values) */
+    int has_barrier;       /* it, or a function it calls, reaches a barrier */
+    const Node *barrier_at;
+    uint64_t req_plus;     /* parameters a `+` variant needs uniform */
+    uint64_t req_barrier;  /* parameters a barrier's condition depends on */
+    const Node *req_plus_at[64];
+    const Node *req_barrier_at[64];
+    int checks;            /* CK_* elected for it */
+    int max_regs, warn_regs; /* register budgets (0: none) */
+    const Node *regs_at;
+    int regs;              /* the register estimate */
+    int ndivergent;        /* check-divergence: branches found */
+    int naccess_global, nuncoalesced, nunknown_global;
+    int naccess_local, nconflicts, nunknown_local;
+    StrBuf dump;           /* --dump=analysis lines */
+} FnSum;
+
+/* One enclosing condition: an if, or a loop's test. */
+typedef struct Ctl {
+    Uni u;
+    const Node *at;        /* the if or loop */
+    const Node *cond;      /* its condition */
+    int proven;            /* certainly divergent (a thread-id equality) */
+    int is_loop;
+    Uni brk;               /* loops: conditions of the breaks inside */
+} Ctl;
+
+struct Analysis {
+    Crisp *c;
+    Arena *a;
+    Diag *d;
+    Program *p;
+    PtrMap sums;           /* CFunc* and its cname -> FnSum* */
+    int optin;             /* run the opt-in checks (no --no-static-analysis) */
+    int dump;              /* --dump=analysis */
+};
+
+/* The state of the walk of one function. */
+typedef struct Fn {
+    Analysis *an;
+    CFunc *fn;
+    FnSum *sum;
+    PtrMap vars;           /* Sym* -> VarInfo* */
+    VarInfo **vlist;
+    int nv, capv;
+    Ctl *stack;
+    int depth, capdepth;
+    Uni exit;              /* returns taken under these conditions */
+    const Node *exit_at;
+    int exit_proven;
+    long changes;          /* grows whenever something rises: fixpoint test */
+    int report;            /* the final walk: report */
+    const Node *capture;   /* inside a (uniform ...) capture: its declaration */
+    int capture_star;      /* ... made by a `*` variant */
+    const Node *mark;      /* a `+` form waiting for its first if or loop */
+    Node **drop;           /* `*` captures found needless */
+    int ndrop, capdrop;
+} Fn;
+
+/* ---- uniformity.c ---- */
+void uni_function(Analysis *an, FnSum *sum);
+FnSum *uni_sum_of_call(Analysis *an, const Node *call);
+/* The level of expression `e` (no effects); `as_uniform` counts as
+ * uniform (a loop's own index when judging its bounds). */
+Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform);
+VarInfo *uni_var(Fn *f, const Sym *s);
+/* Parameter of `callee` that argument `k` of a call passes, or -1. */
+int uni_param_of_arg(const CFunc *callee, int k);
+
+/* ---- explain.c ---- */
+/* `e` in Crisp words for a message: "`n`", "`(get-local-id 0)`", "a read
+ * of `A`". */
+const char *ex_describe(Fn *f, const Node *e);
+/* The part of `e` that makes it not uniform (level above L_UNIFORM). */
+const Node *ex_culprit(Fn *f, const Node *e, const Sym *as_uniform);
+/* Notes saying why `culprit` is not uniform, following variables. */
+void ex_notes(Fn *f, const Node *culprit);
+/* Crisp name of an OpenCL builtin or crisp helper call, or NULL. */
+const char *ex_builtin_name(const char *cname);
+/* Where a diagnostic about `n` goes: n itself when the user wrote it,
+ * else `fallback`. */
+const Node *ex_site(const Node *n, const Node *fallback);
+
+/* ---- memory.c ---- */
+/* check-coalesce / check-bank-conflicts over the function's accesses. */
+void mem_check(Fn *f);
+
+/* ---- optin.c ---- */
+int opt_estimate_registers(Fn *f);
+
+#endif

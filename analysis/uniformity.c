@@ -1,0 +1,827 @@
+/* uniformity.c - which values are the same for every work-item of a
+ * workgroup (spec "Looping -- Uniform Loops", "+ variants", "Branching";
+ * the vyre and Cursive execution models' uniformity rules).
+ *
+ * Why: a `+` form promises a uniform condition or loop, a local-barrier
+ * needs every work-item of the workgroup to reach it, and check-divergence
+ * asks which branches split a warp.  All three are questions about values
+ * and control flow that only the whole checked function answers.
+ *
+ * The lattice (analysis_int.h): constant < uniform < warp-uniform <
+ * varying, plus the set of the function's parameters a value depends on,
+ * so a function is analysed once and each call judges its arguments.
+ *   - constants, kernel parameters, sizes, group ids and lengths are
+ *     uniform; thread ids, atomics and reads of memory other work-items
+ *     may write are varying; a read of read-only or constant memory at a
+ *     uniform index is uniform; a private array is as uniform as what was
+ *     stored in it; operators and pure calls join their operands;
+ *   - an assignment under a condition that is not uniform makes the
+ *     variable not uniform when it was declared outside that condition
+ *     (some work-items assign it, others do not); so does a break out of
+ *     a loop, and a `return` puts the rest of the function under the
+ *     condition it was taken in;
+ *   - loops are walked until nothing rises (loop-carried values), then
+ *     the whole function once more to report.
+ * Functions are analysed callees first (Program order), each leaving a
+ * summary (FnSum) for its callers: its result's level, whether it reaches
+ * a barrier, the parameters its `+` forms and barriers need uniform. */
+#include <string.h>
+
+#include "analysis_int.h"
+
+/* ---- builtins ---- */
+
+typedef struct IdCall {
+    const char *cname;
+    int lv;
+    int thread_id;          /* a work-item id: equality with it splits the workgroup */
+    int linear;             /* flattened over the dimensions */
+} IdCall;
+
+static const IdCall id_calls[] = {
+    {"get_local_id", L_VARYING, 1, 0},
+    {"get_global_id", L_VARYING, 1, 0},
+    {"crisp_global_id", L_VARYING, 1, 0},
+    {"crisp_global_linear_id", L_VARYING, 1, 1},
+    {"crisp_local_linear_id", L_VARYING, 1, 1},
+    {"get_sub_group_local_id", L_VARYING, 0, 0},
+    {"get_sub_group_id", L_WARP, 0, 0},
+    {"get_sub_group_size", L_WARP, 0, 0},
+    {"get_group_id", L_UNIFORM, 0, 0},
+    {"get_num_groups", L_UNIFORM, 0, 0},
+    {"get_global_size", L_UNIFORM, 0, 0},
+    {"get_local_size", L_UNIFORM, 0, 0},
+    {"get_enqueued_local_size", L_UNIFORM, 0, 0},
+    {"get_global_offset", L_UNIFORM, 0, 0},
+    {"get_work_dim", L_UNIFORM, 0, 0},
+    {"get_max_sub_group_size", L_UNIFORM, 0, 0},
+    {"get_num_sub_groups", L_UNIFORM, 0, 0},
+    {"crisp_global_linear_size", L_UNIFORM, 0, 0},
+    {"crisp_local_linear_size", L_UNIFORM, 0, 0},
+    {NULL, 0, 0, 0},
+};
+
+static const IdCall *id_call(const char *cname) {
+    for (int i = 0; cname && id_calls[i].cname; i++)
+        if (!strcmp(id_calls[i].cname, cname)) return &id_calls[i];
+    return NULL;
+}
+
+FnSum *uni_sum_of_call(Analysis *an, const Node *call) {
+    return call && call->kind == N_C_CALL && call->text ? ptrmap_get(&an->sums, call->text) : NULL;
+}
+
+/* ---- variables ---- */
+
+VarInfo *uni_var(Fn *f, const Sym *s) {
+    return s ? ptrmap_get(&f->vars, s) : NULL;
+}
+
+static VarInfo *new_var(Fn *f, const Sym *s) {
+    VarInfo *v = uni_var(f, s);
+    if (v) {
+        v->depth = f->depth;
+        return v;
+    }
+    v = arena_alloc(f->an->a, sizeof *v);
+    if (!v) return NULL;
+    memset(v, 0, sizeof *v);
+    v->sym = s;
+    v->depth = f->depth;
+    if (!ptrmap_put(f->an->a, &f->vars, s, v)) return NULL;
+    arena_push(f->an->a, (void ***)&f->vlist, &f->nv, &f->capv, v);
+    return v;
+}
+
+static int param_index(const CFunc *fn, const Sym *s) {
+    for (int i = 0; i < fn->nparams; i++)
+        if (fn->params[i] == s) return i;
+    return -1;
+}
+
+static Uni param_level(Fn *f, const Sym *s) {
+    Uni u = uni(L_UNIFORM);
+    int i = param_index(f->fn, s);
+    if (f->fn->kind != FN_KERNEL && i >= 0) u.pm = 1ULL << (i < 63 ? i : 63);
+    return u;
+}
+
+static Uni var_level(Fn *f, const Sym *s, const Sym *as_uniform) {
+    if (!s || s == as_uniform) return uni(L_CONST);
+    VarInfo *v = uni_var(f, s);
+    if (v) return v->u;
+    if (s->kind == SYM_PARAM) return param_level(f, s);
+    /* pointers (vectors, out-pointers) are the same in every work-item */
+    if (s->ty && (s->ty->kind == TY_VECTOR || s->ty->kind == TY_VOIDP)) return uni(L_UNIFORM);
+    if (s->kind == SYM_RETPTR || s->kind == SYM_CONSTVEC) return uni(L_UNIFORM);
+    return uni(L_VARYING);
+}
+
+/* ---- levels of expressions ---- */
+
+int uni_param_of_arg(const CFunc *g, int k) {
+    int pos = 0;
+    for (int i = 0; i < g->nparams; i++) {
+        const Sym *p = g->params[i];
+        int n = sym_ndims(p) ? 4
+                : p->soa_fields ? p->ty->elem->sd->nfields + 1
+                : p->ty->kind == TY_VECTOR ? 2
+                : p->ty->kind == TY_IDENT ? 0
+                                           : 1;
+        if (k < pos + n) return i;
+        pos += n;
+    }
+    return -1;
+}
+
+/* The level of a call's result: a user function's summary applied to the
+ * arguments, a builtin's own level, or the join of a pure call's. */
+static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform) {
+    FnSum *g = uni_sum_of_call(f->an, e);
+    if (g) {
+        Uni r = {g->ret.lv, 0};
+        for (int k = 0; k < e->nkids && g->ret.pm; k++) {
+            int i = uni_param_of_arg(g->fn, k);
+            if (i >= 0 && (g->ret.pm >> (i < 63 ? i : 63) & 1)) r = uni_join(r, uni_peek(f, e->kids[k], as_uniform));
+        }
+        return r;
+    }
+    const IdCall *id = id_call(e->text);
+    if (id) return uni(id->lv);
+    if (e->text && !strncmp(e->text, "crisp_atomic_", 13)) return uni(L_VARYING);
+    if (e->text && !strncmp(e->text, "crisp_device_has_", 17)) return uni(L_UNIFORM);
+    /* an unknown call without arguments may be an id we do not know */
+    if (e->nkids == 0) return uni(L_VARYING);
+    Uni r = uni(L_CONST);
+    for (int k = 0; k < e->nkids; k++) r = uni_join(r, uni_peek(f, e->kids[k], as_uniform));
+    return r;
+}
+
+static const Sym *vec_sym(const Node *v) {
+    while (v && (v->kind == N_C_CAST || (v->kind == N_C_BINARY && v->op == OP_ADD))) v = v->kids[0];
+    return v && v->kind == N_C_VAR ? v->sym : NULL;
+}
+
+/* Shared memory (local, or global that the kernel may write) read by
+ * another work-item's store is not uniform; read-only and private memory
+ * are as uniform as their index and contents. */
+static Uni index_level(Fn *f, const Node *e, const Sym *as_uniform) {
+    const Sym *v = vec_sym(e->kids[0]);
+    const Type *t = v ? v->ty : e->kids[0]->ty;
+    Uni idx = uni_peek(f, e->kids[1], as_uniform);
+    if (!t || t->kind != TY_VECTOR) return uni(L_VARYING);
+    if (t->as == AS_PRIVATE || t->as == AS_NONE) return uni_join(var_level(f, v, as_uniform), idx);
+    if (t->as == AS_CONSTANT || t->acc == ACC_READ_ONLY) return uni_join(var_level(f, v, as_uniform), idx);
+    return uni(L_VARYING);
+}
+
+static Uni length_level(Fn *f, const Sym *s) {
+    if (!s) return uni(L_UNIFORM);
+    if (s->len_sym) return var_level(f, s->len_sym, NULL);
+    if (s->kind == SYM_PARAM) return param_level(f, s);
+    if (!s->len_cname && s->ty && s->ty->length >= 0) return uni(L_CONST);
+    return uni(L_UNIFORM);
+}
+
+Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
+    if (!e) return uni(L_CONST);
+    switch (e->kind) {
+    case N_C_INTLIT:
+    case N_C_FLOATLIT:
+    case N_C_BOOLLIT:
+    case N_C_BLOCK:
+    case N_C_BARRIER:
+    case N_C_COMMENT: return uni(L_CONST);
+    case N_C_VAR: return var_level(f, e->sym, as_uniform);
+    case N_C_LENGTH: return length_level(f, e->sym);
+    case N_C_INDEX: return index_level(f, e, as_uniform);
+    case N_C_CALL: return call_level(f, e, as_uniform);
+    case N_C_ATOMIC: return uni(L_VARYING);
+    case N_C_ASSIGN:
+        if (e->op == OP_SET) return uni_peek(f, e->kids[1], as_uniform);
+        return uni_join(uni_peek(f, e->kids[0], as_uniform), uni_peek(f, e->kids[1], as_uniform));
+    case N_C_UNARY:
+        if (e->op == OP_DEREF) return uni(L_VARYING);
+        break;
+    default: break;
+    }
+    Uni r = uni(L_CONST);
+    for (int i = 0; i < e->nkids; i++) r = uni_join(r, uni_peek(f, e->kids[i], as_uniform));
+    return r;
+}
+
+/* ---- control ---- */
+
+/* The conditions from control depth `from` up, and the divergent exits. */
+static Uni ctl_from(Fn *f, int from, int with_exit) {
+    Uni c = with_exit ? f->exit : uni(L_CONST);
+    for (int i = from; i < f->depth; i++) c = uni_join(c, f->stack[i].u);
+    return c;
+}
+
+static int push(Fn *f, Ctl c) {
+    if (f->depth == f->capdepth) {
+        int nc = f->capdepth ? f->capdepth * 2 : 16;
+        Ctl *s = arena_alloc(f->an->a, sizeof(Ctl) * (size_t)nc);
+        if (!s) return 0;
+        if (f->depth) memcpy(s, f->stack, sizeof(Ctl) * (size_t)f->depth);
+        f->stack = s;
+        f->capdepth = nc;
+    }
+    f->stack[f->depth++] = c;
+    return 1;
+}
+
+static void rise(Fn *f, VarInfo *v, Uni u, const Node *why, int branch) {
+    if (u.lv <= v->u.lv && !(u.pm & ~v->u.pm)) return;
+    if (u.lv > L_UNIFORM && v->u.lv <= L_UNIFORM) {
+        v->why = why;
+        v->why_branch = branch;
+    }
+    v->u = uni_join(v->u, u);
+    f->changes++;
+}
+
+static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
+    if (!s) return;
+    if (s->kind == SYM_RETPTR) {
+        Uni r = uni_join(u, ctl_from(f, 0, 0));
+        if (r.lv > f->sum->ret.lv || (r.pm & ~f->sum->ret.pm)) {
+            f->sum->ret = uni_join(f->sum->ret, r);
+            f->changes++;
+        }
+        return;
+    }
+    VarInfo *v = uni_var(f, s);
+    if (!v) {
+        /* a parameter, or a variable declared where the walk does not see */
+        int d = f->depth;
+        f->depth = 0;
+        v = new_var(f, s);
+        f->depth = d;
+        if (!v) return;
+        v->u = s->kind == SYM_PARAM ? param_level(f, s) : uni(L_VARYING);
+    }
+    v->nassign++;
+    Uni c = ctl_from(f, v->depth, 0);
+    if (!uni_ok(c) && uni_ok(u)) {
+        /* the innermost condition that is not uniform */
+        const Node *cond = NULL;
+        for (int i = f->depth - 1; i >= v->depth && !cond; i--)
+            if (!uni_ok(f->stack[i].u)) cond = f->stack[i].cond ? f->stack[i].cond : f->stack[i].at;
+        rise(f, v, uni_join(u, c), cond, 1);
+    } else {
+        const Node *why = ex_culprit(f, src, NULL);
+        rise(f, v, uni_join(u, c), why ? why : src, 0);
+    }
+}
+
+static Uni ev(Fn *f, Node *e);
+
+/* Assign U to PLACE (a variable, a private array element, a component). */
+static void assign_place(Fn *f, const Node *place, Uni u, const Node *src) {
+    if (!place) return;
+    switch (place->kind) {
+    case N_C_VAR: assign_var(f, place->sym, u, src); return;
+    case N_C_INDEX: {
+        const Sym *v = vec_sym(place->kids[0]);
+        if (v && v->ty && v->ty->kind == TY_VECTOR && (v->ty->as == AS_PRIVATE || v->ty->as == AS_NONE))
+            assign_var(f, v, uni_join(u, uni_peek(f, place->kids[1], NULL)), src);
+        return;
+    }
+    case N_C_SWIZZLE:
+    case N_C_MEMBER:
+    case N_C_CAST: assign_place(f, place->kids[0], uni_join(u, uni_peek(f, place->kids[0], NULL)), src); return;
+    default: return;
+    }
+}
+
+/* ---- barriers ---- */
+
+static const char *barrier_what(Fn *f, const Node *at, const FnSum *callee) {
+    Arena *a = f->an->a;
+    if (callee)
+        return arena_printf(a, "this call of `%s`, which reaches a local-barrier,", callee->fn->name);
+    if (f->capture) {
+        const Expansion *x = f->capture->origin;
+        while (x && x->parent) x = x->parent;
+        if (f->capture_star && x) return arena_printf(a, "`%s` (it shares its value through a local-barrier)", x->macro);
+        return arena_printf(a, "(uniform %s) (it shares the value through a local-barrier)", f->capture->name ? f->capture->name : "...");
+    }
+    (void)at;
+    return "local-barrier";
+}
+
+/* A barrier (or a call reaching one, or a uniform capture) at `at`. */
+static void barrier(Fn *f, const Node *at, const FnSum *callee) {
+    FnSum *s = f->sum;
+    if (!s->has_barrier) {
+        s->has_barrier = 1;
+        s->barrier_at = callee && callee->barrier_at ? callee->barrier_at : at;
+        f->changes++;
+    }
+    if (!f->report) return;
+    Uni c = ctl_from(f, 0, 1);
+    if (f->an->dump)
+        sb_printf(&s->dump, "  barrier %d:%d: reached %s\n", at->loc.line, at->loc.col,
+                  uni_ok(c) ? (c.pm ? "uniformly if the parameters are uniform" : "uniformly") : "under divergent control");
+    if (uni_ok(c)) {
+        for (int i = 0; i < 64; i++)
+            if ((c.pm >> i & 1) && !(s->req_barrier >> i & 1)) {
+                s->req_barrier |= 1ULL << i;
+                s->req_barrier_at[i] = at;
+            }
+        return;
+    }
+    /* the outermost condition that is not uniform, preferring a proven one */
+    const Ctl *culprit = NULL;
+    int proven = 0;
+    for (int i = 0; i < f->depth; i++) {
+        const Ctl *k = &f->stack[i];
+        if (uni_ok(k->u)) continue;
+        if (!culprit || (k->proven && !proven)) culprit = k;
+        proven |= k->proven;
+    }
+    int exit_first = !culprit || (f->exit_proven && !proven);
+    proven |= f->exit_proven && !uni_ok(f->exit);
+    const char *what = barrier_what(f, at, callee);
+    Diag *d = f->an->d;
+    if (proven) {
+        diag_error_at(d, at, "E1112",
+                      "%s is reached by only some work-items of the workgroup: the others never arrive, and the workgroup deadlocks",
+                      what);
+    } else if (s->checks & CK_BARRIERS) {
+        diag_warning_at(d, at, "W1101", "%s may be reached by only some work-items of the workgroup, which deadlocks it (check-barriers)",
+                        what);
+    } else {
+        return;
+    }
+    if (exit_first && f->exit_at) {
+        diag_note(d, f->exit_at->loc, "some work-items may have left through this `return`, taken under a condition that is not uniform");
+        return;
+    }
+    const Node *cond = culprit->cond ? culprit->cond : culprit->at;
+    if (culprit->proven)
+        diag_note(d, ex_site(cond, culprit->at)->loc, "this condition compares %s with a value: it holds for only some work-items",
+                  ex_describe(f, ex_culprit(f, cond, NULL)));
+    else {
+        const Node *why = ex_culprit(f, cond, NULL);
+        diag_note(d, ex_site(cond, culprit->at)->loc, "the %s here depends on %s, which is not the same for every work-item",
+                  culprit->is_loop ? "loop test" : "condition", ex_describe(f, why));
+        ex_notes(f, why);
+    }
+    if (callee && callee->barrier_at) diag_note(d, callee->barrier_at->loc, "the barrier `%s` reaches is here", callee->fn->name);
+}
+
+/* ---- proofs of divergence ---- */
+
+/* Is `e` a work-item id (or an id plus a uniform value) that differs
+ * within the workgroup (local size above 1 in its dimension)? */
+static int thread_id(Fn *f, const Node *e, int depth) {
+    if (!e || depth > 16) return 0;
+    while (e->kind == N_C_CAST && !e->text) e = e->kids[0];
+    if (e->kind == N_C_CALL) {
+        const IdCall *id = id_call(e->text);
+        if (!id || !id->thread_id) return 0;
+        const SizeDecl *ls = &f->fn->lsize;
+        if (f->fn->kind == FN_KERNEL && ls->present && ls->nset) {
+            if (id->linear) {
+                int64_t n = 1;
+                for (int i = 0; i < ls->nset; i++) n *= ls->set_to[i];
+                return n > 1;
+            }
+            int64_t dim = e->nkids && e->kids[0]->kind == N_C_INTLIT ? e->kids[0]->ival : 0;
+            return dim >= ls->nset || ls->set_to[dim] > 1;
+        }
+        return 1;
+    }
+    if (e->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, e->sym);
+        return v && v->init && !v->nassign && thread_id(f, v->init, depth + 1);
+    }
+    if (e->kind == N_C_BINARY && (e->op == OP_ADD || e->op == OP_SUB))
+        return (thread_id(f, e->kids[0], depth + 1) && uni_ok(uni_peek(f, e->kids[1], NULL))) ||
+               (e->op == OP_ADD && thread_id(f, e->kids[1], depth + 1) && uni_ok(uni_peek(f, e->kids[0], NULL)));
+    return 0;
+}
+
+/* Does condition `c` certainly split the workgroup: (= id u), (/= id u),
+ * their negation, or a conjunction of id equalities (when-thread-is x y)? */
+static int proven_split(Fn *f, const Node *c, int depth) {
+    if (!c || depth > 16) return 0;
+    while (c->kind == N_C_CAST && !c->text) c = c->kids[0];
+    if (c->kind == N_C_UNARY && c->op == OP_NOT) return proven_split(f, c->kids[0], depth + 1);
+    if (c->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, c->sym);
+        return v && v->init && !v->nassign && proven_split(f, v->init, depth + 1);
+    }
+    if (c->kind != N_C_BINARY) return 0;
+    if (c->op == OP_EQ || c->op == OP_NE)
+        return (thread_id(f, c->kids[0], 0) && uni_ok(uni_peek(f, c->kids[1], NULL))) ||
+               (thread_id(f, c->kids[1], 0) && uni_ok(uni_peek(f, c->kids[0], NULL)));
+    if (c->op == OP_AND) {
+        const Node *a = c->kids[0], *b = c->kids[1];
+        return a->kind == N_C_BINARY && a->op == OP_EQ && b->kind == N_C_BINARY && b->op == OP_EQ &&
+               proven_split(f, a, depth + 1) && proven_split(f, b, depth + 1);
+    }
+    return 0;
+}
+
+/* ---- the `+` forms ---- */
+
+static void need_uniform(Fn *f, const Node *part, const Sym *as_uniform, const char *what) {
+    Uni u = uni_peek(f, part, as_uniform);
+    const char *who = f->mark->text;
+    if (uni_ok(u)) {
+        for (int i = 0; i < 64; i++)
+            if ((u.pm >> i & 1) && !(f->sum->req_plus >> i & 1)) {
+                f->sum->req_plus |= 1ULL << i;
+                f->sum->req_plus_at[i] = f->mark;
+            }
+        return;
+    }
+    const Node *c = ex_culprit(f, part, as_uniform);
+    diag_error_at(f->an->d, ex_site(c, f->mark), "E1110",
+                  "`%s` needs %s that is the same for every work-item of the workgroup, but %s %s",
+                  who, what, ex_describe(f, c),
+                  u.lv == L_WARP ? "differs between warps" : "differs between work-items");
+    ex_notes(f, c);
+    const char *star = arena_printf(f->an->a, "%.*s*", (int)strlen(who) - 1, who);
+    diag_note(f->an->d, f->mark->loc, "`%s` makes the value uniform for you (one work-item computes it for the workgroup)", star);
+}
+
+static void check_plus_if(Fn *f, const Node *ifn) {
+    need_uniform(f, ifn->kids[0], NULL, "a condition");
+}
+
+static void check_plus_loop(Fn *f, const Node *loop) {
+    const Sym *i = loop->sym;
+    int errs = f->an->d->errors;
+    need_uniform(f, loop->kids[0], NULL, "a start");
+    if (f->an->d->errors == errs) need_uniform(f, loop->kids[1], i, "a bound");
+    if (f->an->d->errors == errs) need_uniform(f, loop->kids[2], i, "a step");
+}
+
+/* ---- calls ---- */
+
+static void call_effects(Fn *f, Node *call, FnSum *g) {
+    /* extra values come back through &tmp arguments */
+    for (int k = 0; k < call->nkids; k++) {
+        Node *a = call->kids[k];
+        if (a->kind == N_C_UNARY && a->op == OP_ADDR && a->kids[0]->kind == N_C_VAR && uni_param_of_arg(g->fn, k) < 0)
+            assign_var(f, a->kids[0]->sym, call_level(f, call, NULL), call);
+    }
+    if (g->has_barrier) barrier(f, call, g);
+    if (!f->report || !(g->req_plus | g->req_barrier)) return;
+    for (int k = 0; k < call->nkids; k++) {
+        int i = uni_param_of_arg(g->fn, k);
+        if (i < 0) continue;
+        int bit = i < 63 ? i : 63;
+        int plus = g->req_plus >> bit & 1, bar = g->req_barrier >> bit & 1;
+        if (!plus && !bar) continue;
+        Uni u = uni_peek(f, call->kids[k], NULL);
+        if (uni_ok(u)) {
+            for (int j = 0; j < 64; j++) {
+                if (!(u.pm >> j & 1)) continue;
+                if (plus && !(f->sum->req_plus >> j & 1)) {
+                    f->sum->req_plus |= 1ULL << j;
+                    f->sum->req_plus_at[j] = g->req_plus_at[bit];
+                }
+                if (bar && !(f->sum->req_barrier >> j & 1)) {
+                    f->sum->req_barrier |= 1ULL << j;
+                    f->sum->req_barrier_at[j] = g->req_barrier_at[bit];
+                }
+            }
+            continue;
+        }
+        const Node *c = ex_culprit(f, call->kids[k], NULL);
+        const char *pname = g->fn->params[i]->name;
+        if (plus) {
+            const Node *at = g->req_plus_at[bit];
+            diag_error_at(f->an->d, ex_site(c, call), "E1111",
+                          "`%s` needs its parameter `%s` to be the same for every work-item of the workgroup, but %s %s",
+                          g->fn->name, pname, ex_describe(f, c), u.lv == L_WARP ? "differs between warps" : "differs between work-items");
+            ex_notes(f, c);
+            if (at) diag_note(f->an->d, at->loc, "`%s` needs it here", at->text ? at->text : "this form");
+        } else if (f->sum->checks & CK_BARRIERS) {
+            const Node *at = g->req_barrier_at[bit];
+            diag_warning_at(f->an->d, ex_site(c, call), "W1101",
+                            "`%s` reaches a local-barrier under a condition on its parameter `%s`, and %s is not the same for every work-item, which may deadlock the workgroup (check-barriers)",
+                            g->fn->name, pname, ex_describe(f, c));
+            ex_notes(f, c);
+            if (at) diag_note(f->an->d, at->loc, "the barrier is here");
+        }
+    }
+}
+
+/* ---- the walk ---- */
+
+static Uni ev(Fn *f, Node *e) {
+    if (!e) return uni(L_CONST);
+    switch (e->kind) {
+    case N_C_ASSIGN: {
+        Uni r = ev(f, e->kids[1]);
+        /* the place's own operands (an index) */
+        for (int i = 0; i < e->kids[0]->nkids; i++) ev(f, e->kids[0]->kids[i]);
+        Uni v = e->op == OP_SET ? r : uni_join(r, uni_peek(f, e->kids[0], NULL));
+        assign_place(f, e->kids[0], v, e->kids[1]);
+        return v;
+    }
+    case N_C_CALL: {
+        for (int i = 0; i < e->nkids; i++) ev(f, e->kids[i]);
+        FnSum *g = uni_sum_of_call(f->an, e);
+        if (g) call_effects(f, e, g);
+        return uni_peek(f, e, NULL);
+    }
+    case N_C_BARRIER:
+        if (e->text && !strncmp(e->text, "barrier", 7)) barrier(f, e, NULL);
+        return uni(L_CONST);
+    default:
+        for (int i = 0; i < e->nkids; i++) ev(f, e->kids[i]);
+        return uni_peek(f, e, NULL);
+    }
+}
+
+static void walk(Fn *f, Node *s);
+
+static void walk_block(Fn *f, Node *b) {
+    for (int i = 0; b && i < b->nkids; i++) walk(f, b->kids[i]);
+}
+
+static const char *level_text(Fn *f, Uni u) {
+    static const char *const names[] = {"constant", "uniform", "warp-uniform", "varying"};
+    if (u.lv == L_UNIFORM && u.pm) {
+        StrBuf b;
+        sb_init(&b);
+        sb_puts(&b, "uniform if");
+        int first = 1;
+        for (int i = 0; i < f->fn->nparams && i < 64; i++)
+            if (u.pm >> i & 1) {
+                sb_printf(&b, "%s %s", first ? "" : ",", f->fn->params[i]->name);
+                first = 0;
+            }
+        sb_puts(&b, " uniform");
+        const char *s = arena_strdup(f->an->a, sb_cstr(&b));
+        sb_free(&b);
+        return s;
+    }
+    return names[u.lv];
+}
+
+static void walk_decl(Fn *f, Node *s) {
+    Sym *sym = s->sym;
+    if (!sym) return;
+    Uni u = uni(L_CONST);
+    VarInfo *v;
+    if (sym->is_view && s->nkids == 2) {
+        u = ev(f, s->kids[0]);
+        Uni len = ev(f, s->kids[1]);
+        if (sym->len_sym && (v = new_var(f, sym->len_sym))) rise(f, v, len, s->kids[1], 0);
+    } else if (s->nkids >= 1 && s->kids[0]) {
+        u = ev(f, s->kids[0]);
+    } else if (sym->init) {
+        u = ev(f, sym->init);
+    }
+    if (!(v = new_var(f, sym))) return;
+    if (s->nkids >= 1) v->init = s->kids[0];
+    if (f->capture) {
+        v->captured = 1;
+        u = uni(L_UNIFORM);
+    }
+    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
+    rise(f, v, u, why ? why : s, 0);
+    if (f->report && f->an->dump && !sym->is_temp)
+        sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name, s->loc.line, s->loc.col, level_text(f, v->u),
+                  v->captured ? " (captured)" : "");
+}
+
+static void walk_if(Fn *f, Node *s) {
+    Uni c = ev(f, s->kids[0]);
+    if (s->text && !strncmp(s->text, "single-task", 11)) c = uni(L_CONST); /* the kernel runs as one work-item */
+    if (f->mark) {
+        if (f->report) check_plus_if(f, s);
+        f->mark = NULL;
+    }
+    Ctl k = {c, s, s->kids[0], !f->capture && !uni_ok(c) && proven_split(f, s->kids[0], 0), 0, uni(L_CONST)};
+    if (!push(f, k)) return;
+    walk_block(f, s->kids[1]);
+    walk_block(f, s->nkids > 2 ? s->kids[2] : NULL);
+    f->depth--;
+    if (!f->report) return;
+    if (f->an->dump)
+        sb_printf(&f->sum->dump, "  if %d:%d: %s%s\n", s->loc.line, s->loc.col, level_text(f, c), k.proven ? " (splits the workgroup)" : "");
+    if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && c.lv == L_VARYING) {
+        f->sum->ndivergent++;
+        const Node *why = ex_culprit(f, s->kids[0], NULL);
+        diag_warning_at(f->an->d, s, "W1102", "this branch splits the warp: its condition depends on %s, which differs between work-items (check-divergence)",
+                        ex_describe(f, why));
+        ex_notes(f, why);
+    }
+}
+
+typedef struct LoopInfo {
+    Uni brk;
+} LoopInfo;
+
+static void walk_for(Fn *f, Node *s) {
+    Uni ui = ev(f, s->kids[0]);
+    LoopInfo *li = ptrmap_get(&f->vars, s);
+    if (!li) {
+        li = arena_alloc(f->an->a, sizeof *li);
+        if (!li || !ptrmap_put(f->an->a, &f->vars, s, li)) return;
+        li->brk = uni(L_CONST);
+    }
+    const Node *mark = f->mark;
+    f->mark = NULL;
+    Ctl k = {uni(L_CONST), s, s->kids[1], 0, 1, uni(L_CONST)};
+    if (!push(f, k)) return;
+    int at = f->depth - 1;
+    VarInfo *v = new_var(f, s->sym); /* declared inside the loop's control */
+    if (!v) return;
+    const Node *why = ex_culprit(f, s->kids[0], NULL);
+    rise(f, v, ui, why ? why : s->kids[0], 0);
+    for (int iter = 0;; iter++) {
+        long before = f->changes;
+        Uni t = ev(f, s->kids[1]);
+        f->stack[at].u = uni_join(t, li->brk);
+        walk_block(f, s->kids[3]);
+        Uni st = ev(f, s->kids[2]);
+        why = ex_culprit(f, s->kids[2], NULL);
+        rise(f, v, st, why ? why : s->kids[2], 0);
+        f->stack[at].brk = li->brk;
+        if (f->changes == before || f->report || iter >= 64) break;
+    }
+    f->depth = at;
+    if (!f->report) return;
+    if (mark) {
+        const Node *saved = f->mark;
+        f->mark = mark;
+        check_plus_loop(f, s);
+        f->mark = saved;
+    }
+    Uni bound = uni_join(uni_peek(f, s->kids[1], s->sym), uni_peek(f, s->kids[2], s->sym));
+    if (f->an->dump)
+        sb_printf(&f->sum->dump, "  loop %s %d:%d: index %s, trip count %s\n", s->sym ? s->sym->name : "?", s->loc.line, s->loc.col,
+                  level_text(f, v->u), level_text(f, uni_join(bound, ui)));
+    if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && bound.lv == L_VARYING) {
+        f->sum->ndivergent++;
+        const Node *c = ex_culprit(f, uni_ok(uni_peek(f, s->kids[1], s->sym)) ? s->kids[2] : s->kids[1], s->sym);
+        diag_warning_at(f->an->d, s, "W1102",
+                        "this loop splits the warp: how often it runs depends on %s, which differs between work-items (check-divergence)",
+                        ex_describe(f, c));
+        ex_notes(f, c);
+    }
+}
+
+/* A `*` capture whose value is uniform already: one statement assigns the
+ * slot, and the value has no effects. */
+static int has_effects(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_C_CALL || n->kind == N_C_ASSIGN || n->kind == N_C_ATOMIC || n->kind == N_C_BARRIER) return 1;
+    for (int i = 0; i < n->nkids; i++)
+        if (has_effects(n->kids[i])) return 1;
+    return 0;
+}
+
+static void walk_mark(Fn *f, Node *s) {
+    int capture = !strcmp(s->text, "uniform") || !strcmp(s->text, "uniform*");
+    if (!capture) {
+        /* a `+` form: its first if or loop is judged */
+        const Node *saved = f->mark;
+        f->mark = s;
+        walk_block(f, s);
+        f->mark = saved;
+        return;
+    }
+    const Node *saved = f->capture;
+    int saved_star = f->capture_star;
+    /* the declaration: the variable's node (for messages) */
+    const Node *decl = NULL;
+    for (int i = 0; i < s->nkids && !decl; i++)
+        if (s->kids[i]->kind == N_C_DECL) decl = s->kids[i];
+    f->capture = decl ? decl : s;
+    f->capture_star = s->text[7] == '*';
+    walk_block(f, s);
+    f->capture = saved;
+    f->capture_star = saved_star;
+    if (!f->report || s->text[7] != '*' || f->fn->kind != FN_KERNEL) return;
+    /* [comment, if (first) { slot[0] = v; }, barrier, T x = slot[0], (barrier)] */
+    if (s->nkids < 4 || s->kids[1]->kind != N_C_IF || !decl) return;
+    Node *then_b = s->kids[1]->kids[1];
+    if (!then_b || then_b->nkids != 1 || then_b->kids[0]->kind != N_C_EXPR) return;
+    Node *store = then_b->kids[0]->kids[0];
+    if (store->kind != N_C_ASSIGN || store->kids[0]->kind != N_C_INDEX) return;
+    Node *v = store->kids[1];
+    Uni u = uni_peek(f, v, NULL);
+    if (!uni_ok(u) || u.pm || has_effects(v)) return;
+    arena_push(f->an->a, (void ***)&f->drop, &f->ndrop, &f->capdrop, s);
+}
+
+/* Rewrite a needless capture into `T x = value;` and free its slot. */
+static void drop_capture(Fn *f, Node *s) {
+    Node *decl = NULL;
+    for (int i = 0; i < s->nkids && !decl; i++)
+        if (s->kids[i]->kind == N_C_DECL) decl = s->kids[i];
+    Node *store = s->kids[1]->kids[1]->kids[0]->kids[0];
+    const Sym *slot = vec_sym(store->kids[0]->kids[0]);
+    decl->kids[0] = store->kids[1];
+    Node *comment = s->kids[0]->kind == N_C_COMMENT ? s->kids[0] : NULL;
+    s->nkids = 0;
+    if (comment) {
+        const char *colon = comment->text ? strchr(comment->text, ':') : NULL;
+        comment->text = arena_printf(f->an->a, "%.*s: the value is uniform already, every work-item computes it",
+                                     colon ? (int)(colon - comment->text) : 1, colon ? comment->text : "*");
+        s->kids[s->nkids++] = comment;
+    }
+    s->kids[s->nkids++] = decl;
+    CFunc *fn = f->fn;
+    for (int i = 0; i < fn->nlocal; i++)
+        if (fn->local_arrays[i] == slot) {
+            memmove(fn->local_arrays + i, fn->local_arrays + i + 1, sizeof(Sym *) * (size_t)(fn->nlocal - i - 1));
+            fn->nlocal--;
+            break;
+        }
+}
+
+static void walk(Fn *f, Node *s) {
+    if (!s) return;
+    switch (s->kind) {
+    case N_C_BLOCK:
+        if (s->text) walk_mark(f, s);
+        else walk_block(f, s);
+        return;
+    case N_C_DECL: walk_decl(f, s); return;
+    case N_C_IF: walk_if(f, s); return;
+    case N_C_FOR: walk_for(f, s); return;
+    case N_C_EXPR: ev(f, s->kids[0]); return;
+    case N_C_RETURN: {
+        Uni v = s->nkids ? ev(f, s->kids[0]) : uni(L_CONST);
+        Uni c = ctl_from(f, 0, 1);
+        Uni r = uni_join(v, c);
+        if (r.lv > f->sum->ret.lv || (r.pm & ~f->sum->ret.pm)) {
+            f->sum->ret = uni_join(f->sum->ret, r);
+            f->changes++;
+        }
+        if (!uni_ok(c) && (c.lv > f->exit.lv || (c.pm & ~f->exit.pm))) {
+            if (uni_ok(f->exit)) f->exit_at = s;
+            f->exit = uni_join(f->exit, c);
+            for (int i = 0; i < f->depth; i++) f->exit_proven |= f->stack[i].proven && !uni_ok(f->stack[i].u);
+            f->changes++;
+        }
+        return;
+    }
+    case N_C_BARRIER: ev(f, s); return;
+    case N_C_BREAK: {
+        for (int i = f->depth - 1; i >= 0; i--)
+            if (f->stack[i].is_loop) {
+                Uni c = ctl_from(f, i + 1, 0);
+                LoopInfo *li = ptrmap_get(&f->vars, f->stack[i].at);
+                if (li && (c.lv > li->brk.lv || (c.pm & ~li->brk.pm))) {
+                    li->brk = uni_join(li->brk, c);
+                    f->stack[i].u = uni_join(f->stack[i].u, c);
+                    f->changes++;
+                }
+                break;
+            }
+        return;
+    }
+    case N_C_COMMENT: return;
+    default: ev(f, s); return;
+    }
+}
+
+/* Analyse one function to its fixpoint, then report. */
+void uni_function(Analysis *an, FnSum *sum) {
+    Fn f;
+    memset(&f, 0, sizeof f);
+    f.an = an;
+    f.fn = sum->fn;
+    f.sum = sum;
+    for (int pass = 0; pass < 64; pass++) {
+        long before = f.changes;
+        f.exit = uni(L_CONST);
+        f.exit_at = NULL;
+        f.exit_proven = 0;
+        walk_block(&f, f.fn->body);
+        if (f.changes == before && pass > 0) break;
+    }
+    f.report = 1;
+    f.exit = uni(L_CONST);
+    f.exit_at = NULL;
+    f.exit_proven = 0;
+    walk_block(&f, f.fn->body);
+    if ((sum->checks & CK_DIVERGENCE) && !sum->ndivergent)
+        diag_note(an->d, f.fn->def->loc, "`%s`: no branch or loop splits a warp (check-divergence)", f.fn->name);
+    if (sum->checks & (CK_COALESCE | CK_BANKS)) mem_check(&f);
+    if (sum->max_regs || sum->warn_regs) sum->regs = opt_estimate_registers(&f);
+    for (int i = 0; i < f.ndrop; i++) drop_capture(&f, f.drop[i]);
+    if (an->dump) {
+        sb_printf(&sum->dump, "  returns %s\n", level_text(&f, sum->ret));
+        if (sum->has_barrier) sb_printf(&sum->dump, "  reaches a barrier\n");
+        for (int i = 0; i < f.fn->nparams && i < 64; i++) {
+            if (sum->req_plus >> i & 1) sb_printf(&sum->dump, "  needs %s uniform (a + form)\n", f.fn->params[i]->name);
+            if (sum->req_barrier >> i & 1) sb_printf(&sum->dump, "  needs %s uniform (a barrier)\n", f.fn->params[i]->name);
+        }
+        if (f.ndrop) sb_printf(&sum->dump, "  %d capture%s dropped (uniform already)\n", f.ndrop, f.ndrop == 1 ? "" : "s");
+    }
+}
