@@ -13,6 +13,7 @@
 #define CRISP_ANALYSIS_INT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/ptrmap.h"
 #include "../core/syntax.h"
@@ -67,6 +68,7 @@ typedef struct VarInfo {
     const Node *init;      /* its initial value (thread-id proofs) */
     int nassign;           /* assignments after the declaration */
     int captured;          /* (declare (uniform ...)): shared by the workgroup */
+    const Node *loop;      /* a loop index: its loop */
 } VarInfo;
 
 /* What callers see of a function (computed before any caller). */
@@ -130,6 +132,13 @@ typedef struct Fn {
     Node **drop;           /* `*` captures found needless */
     int ndrop, capdrop;
 } Fn;
+
+/* An atomic operation (OpenCL atomic_*, atom_* or a crisp CAS helper):
+ * its value differs between work-items. */
+static inline int is_atomic_call(const Node *e) {
+    const char *t = e && e->kind == N_C_CALL ? e->text : NULL;
+    return t && (!strncmp(t, "atomic_", 7) || !strncmp(t, "atom_", 5) || !strncmp(t, "crisp_atomic_", 13));
+}
 
 /* ---- uniformity.c ---- */
 void uni_function(Analysis *an, FnSum *sum);

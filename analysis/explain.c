@@ -7,6 +7,7 @@
  * follow a variable back to where it stopped being uniform. */
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis_int.h"
 
@@ -101,7 +102,12 @@ const char *ex_describe(Fn *f, const Node *e) {
     if (!e) return "a value";
     while (e->kind == N_C_CAST && !e->text && e->nkids == 1) e = e->kids[0];
     if (e->kind == N_C_VAR && e->sym) {
-        if (e->sym->name && e->sym->name[0] != '%' && !e->sym->is_temp) return quoted(a, e->sym->name);
+        /* a variable the user named (not one the compiler made for a view,
+           a temporary or a macro's gensym) */
+        const Sym *s = e->sym;
+        int named = s->name && s->name[0] != '%' && !s->is_temp &&
+                    (s->kind == SYM_PARAM || (s->def && s->def->kind == N_SYMBOL && !strcasecmp(s->def->name, s->name)));
+        if (named) return quoted(a, s->name);
         VarInfo *v = uni_var(f, e->sym);
         if (v && v->init && v->init != e) return ex_describe(f, v->init);
         return "a value computed here";
@@ -119,7 +125,7 @@ const char *ex_describe(Fn *f, const Node *e) {
         }
         FnSum *g = uni_sum_of_call(f->an, e);
         if (g) return arena_printf(a, "the value of `%s`", g->fn->name);
-        if (e->text && !strncmp(e->text, "crisp_atomic_", 13)) return "the value an atomic operation returns";
+        if (is_atomic_call(e)) return "the value an atomic operation returns";
         return arena_printf(a, "`%s`", e->text ? e->text : "?");
     }
     case N_C_INDEX: {

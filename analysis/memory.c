@@ -67,6 +67,21 @@ static int const_value(const Node *e, int64_t *out) {
 
 static Aff aff(Fn *f, const Node *e, int depth);
 
+/* Does `e` use a value read from memory that differs between work-items
+ * (directly, or through a variable's single value)? */
+static int reads_memory(Fn *f, const Node *e, int depth) {
+    if (!e || depth > 32) return 0;
+    if (e->kind == N_C_INDEX) return !uni_ok(uni_peek(f, e, NULL));
+    if (e->kind == N_C_ATOMIC || (e->kind == N_C_CALL && is_atomic_call(e))) return 1;
+    if (e->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, e->sym);
+        return v && v->init && !v->nassign && reads_memory(f, v->init, depth + 1);
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (reads_memory(f, e->kids[i], depth + 1)) return 1;
+    return 0;
+}
+
 /* A loop index: the form of its start, when each step adds a uniform value. */
 static Aff aff_loop_var(Fn *f, const Node *loop, const Sym *i, int depth) {
     const Node *st = loop->kids[2];
@@ -77,17 +92,15 @@ static Aff aff_loop_var(Fn *f, const Node *loop, const Sym *i, int depth) {
     return aff_unknown(0);
 }
 
-static const Node *loop_of(Fn *f, const Sym *s, const Node *n, int depth) {
-    if (!n || depth > 200) return NULL;
-    if (n->kind == N_C_FOR && n->sym == s) return n;
-    for (int i = 0; i < n->nkids; i++) {
-        const Node *r = loop_of(f, s, n->kids[i], depth + 1);
-        if (r) return r;
-    }
-    return NULL;
-}
+static Aff aff_1(Fn *f, const Node *e, int depth);
 
 static Aff aff(Fn *f, const Node *e, int depth) {
+    Aff a = aff_1(f, e, depth);
+    if (!a.ok && !a.indirect) a.indirect = reads_memory(f, e, 0);
+    return a;
+}
+
+static Aff aff_1(Fn *f, const Node *e, int depth) {
     if (!e || depth > 32) return aff_unknown(0);
     Uni u = uni_peek(f, e, NULL);
     if (u.lv <= L_WARP) return aff_k(0); /* the same along a warp */
@@ -105,9 +118,8 @@ static Aff aff(Fn *f, const Node *e, int depth) {
     case N_C_VAR: {
         VarInfo *v = uni_var(f, e->sym);
         if (!v) return aff_unknown(0);
+        if (v->loop) return aff_loop_var(f, v->loop, e->sym, depth);
         if (v->init && !v->nassign) return aff(f, v->init, depth + 1);
-        const Node *loop = loop_of(f, e->sym, f->fn->body, 0);
-        if (loop && v->nassign) return aff_loop_var(f, loop, e->sym, depth);
         return aff_unknown(0);
     }
     case N_C_INDEX: return aff_unknown(1); /* a value read from memory */
@@ -155,21 +167,62 @@ static Aff aff(Fn *f, const Node *e, int depth) {
 
 /* ---- verdicts ---- */
 
-typedef struct Seen {
-    int line, col;
-} Seen;
+/* One access to report, grouped with the others of the same vector and
+ * pattern so a loop body writing eight fields gives one warning. */
+typedef struct Finding {
+    const Node *at;
+    const Sym *vec;
+    Aff a;
+    int esize;
+    int local;
+    int degree;              /* local: the conflict degree */
+    int count;               /* accesses in its group (on the first) */
+    int lines[8];
+    int nlines;
+    struct Finding *group;   /* the first of its group (NULL: itself) */
+} Finding;
 
 typedef struct MemWalk {
     Fn *f;
-    Seen seen[256];
+    SrcLoc seen[256];
     int nseen;
+    Finding *found;
+    int nfound, capfound;
 } MemWalk;
 
 static int first_time(MemWalk *m, const Node *n) {
     for (int i = 0; i < m->nseen; i++)
-        if (m->seen[i].line == n->loc.line && m->seen[i].col == n->loc.col) return 0;
-    if (m->nseen < 256) m->seen[m->nseen++] = (Seen){n->loc.line, n->loc.col};
+        if (m->seen[i].line == n->loc.line && m->seen[i].col == n->loc.col && m->seen[i].file == n->loc.file) return 0;
+    if (m->nseen < 256) m->seen[m->nseen++] = n->loc;
     return 1;
+}
+
+static int same_pattern(const Finding *x, const Finding *y) {
+    if (x->vec != y->vec || x->local != y->local || x->a.ok != y->a.ok || x->a.indirect != y->a.indirect) return 0;
+    if (!x->a.ok) return 1;
+    if (x->a.ksym || y->a.ksym) return x->a.ksym && y->a.ksym && x->a.ksym->sym == y->a.ksym->sym && x->a.ksym->sym;
+    return x->a.k == y->a.k;
+}
+
+static void found(MemWalk *m, Finding fd) {
+    for (int i = 0; i < m->nfound; i++)
+        if (!m->found[i].group && same_pattern(&m->found[i], &fd)) {
+            Finding *g = &m->found[i];
+            g->count++;
+            if (g->nlines < 8) g->lines[g->nlines++] = fd.at->loc.line;
+            return;
+        }
+    if (m->nfound == m->capfound) {
+        int nc = m->capfound ? m->capfound * 2 : 16;
+        Finding *v = arena_alloc(m->f->an->a, sizeof(Finding) * (size_t)nc);
+        if (!v) return;
+        if (m->nfound) memcpy(v, m->found, sizeof(Finding) * (size_t)m->nfound);
+        m->found = v;
+        m->capfound = nc;
+    }
+    fd.count = 1;
+    fd.group = NULL;
+    m->found[m->nfound++] = fd;
 }
 
 /* The conflict degree of 32 four-byte banks when neighbours are k
@@ -213,39 +266,82 @@ static void access(MemWalk *m, const Node *e) {
     int local = t->as == AS_LOCAL;
     if ((global && !(f->sum->checks & CK_COALESCE)) || (local && !(f->sum->checks & CK_BANKS)) || (!global && !local)) return;
     if (!first_time(m, e)) return;
-    int esize = ty_vector_stride(t->elem, t->align ? t->align : AL_COMPACT);
-    Aff a = aff(f, e->kids[1], 0);
-    Diag *d = f->an->d;
+    Finding fd;
+    memset(&fd, 0, sizeof fd);
+    fd.at = e;
+    fd.vec = s;
+    fd.local = local;
+    fd.esize = ty_vector_stride(t->elem, t->align ? t->align : AL_COMPACT);
+    fd.a = aff(f, e->kids[1], 0);
     if (global) {
         f->sum->naccess_global++;
-        if (a.ok && !a.ksym && (a.k == 0 || a.k == 1)) return;
-        if (!a.ok && !a.indirect) {
+        if (fd.a.ok && !fd.a.ksym && (fd.a.k == 0 || fd.a.k == 1)) return;
+        if (!fd.a.ok && !fd.a.indirect) {
             f->sum->nunknown_global++;
             return;
         }
         f->sum->nuncoalesced++;
-        if (!a.ok)
-            diag_warning_at(d, e, "W1103", "`%s` is read or written at an index taken from memory (a gather or scatter): neighbouring work-items touch unrelated addresses, which is not coalesced (check-coalesce)",
-                            s->name);
-        else
-            diag_warning_at(d, e, "W1103", "neighbouring work-items access `%s` %s apart, which is not coalesced: work-item i should access element i (check-coalesce)",
-                            s->name, stride_text(f, a, esize));
-        const Node *c = ex_culprit(f, e->kids[1], NULL);
-        if (c) diag_note(d, ex_site(c, e)->loc, "the index depends on %s", ex_describe(f, c));
+        found(m, fd);
         return;
     }
     f->sum->naccess_local++;
-    if (!a.ok || a.ksym) {
+    if (!fd.a.ok || fd.a.ksym) {
         f->sum->nunknown_local++;
         return;
     }
-    int deg = bank_degree(a.k, esize);
-    if (deg < 2) return;
+    fd.degree = bank_degree(fd.a.k, fd.esize);
+    if (fd.degree < 2) return;
     f->sum->nconflicts++;
-    diag_warning_at(d, e, "W1104",
-                    "%d-way bank conflict: neighbouring work-items access the local vector `%s` %s apart, so %d of them wait on the same memory bank (check-bank-conflicts)",
-                    deg, s->name, stride_text(f, a, esize), deg);
-    diag_note(d, e->loc, "local memory has 32 banks of 4 bytes; a stride of an odd number of words (pad a row by one element) avoids the conflict");
+    found(m, fd);
+}
+
+/* The read of memory an index depends on (through single-valued
+ * variables), for the note of a gather. */
+static const Node *read_in(Fn *f, const Node *e, int depth) {
+    if (!e || depth > 32) return NULL;
+    if (e->kind == N_C_INDEX && !uni_ok(uni_peek(f, e, NULL))) return e;
+    if (e->kind == N_C_ATOMIC || (e->kind == N_C_CALL && is_atomic_call(e))) return e;
+    if (e->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, e->sym);
+        return v && v->init && !v->nassign ? read_in(f, v->init, depth + 1) : NULL;
+    }
+    for (int i = 0; i < e->nkids; i++) {
+        const Node *r = read_in(f, e->kids[i], depth + 1);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+static void report(MemWalk *m, const Finding *fd) {
+    Fn *f = m->f;
+    Diag *d = f->an->d;
+    const char *name = fd->vec->name;
+    if (fd->local)
+        diag_warning_at(d, fd->at, "W1104",
+                        "%d-way bank conflict: neighbouring work-items access the local vector `%s` %s apart, so %d of them wait on the same memory bank (check-bank-conflicts)",
+                        fd->degree, name, stride_text(f, fd->a, fd->esize), fd->degree);
+    else if (!fd->a.ok)
+        diag_warning_at(d, fd->at, "W1103",
+                        "`%s` is accessed at an index read from memory (a gather or scatter): neighbouring work-items touch unrelated addresses, which is not coalesced (check-coalesce)",
+                        name);
+    else
+        diag_warning_at(d, fd->at, "W1103",
+                        "neighbouring work-items access `%s` %s apart, which is not coalesced: work-item i should access element i (check-coalesce)",
+                        name, stride_text(f, fd->a, fd->esize));
+    const Node *c = !fd->a.ok ? read_in(f, fd->at->kids[1], 0) : ex_culprit(f, fd->at->kids[1], NULL);
+    if (c && !fd->local)
+        diag_note(d, ex_site(c, fd->at)->loc, !fd->a.ok ? "the index is %s" : "the index depends on %s", ex_describe(f, c));
+    if (fd->local)
+        diag_note(d, fd->at->loc, "local memory has 32 banks of 4 bytes; a stride of an odd number of words (pad a row by one element) avoids the conflict");
+    if (fd->count > 1) {
+        StrBuf b;
+        sb_init(&b);
+        for (int i = 0; i < fd->nlines; i++) sb_printf(&b, "%s%d", i ? ", " : "", fd->lines[i]);
+        if (fd->count - 1 > fd->nlines) sb_puts(&b, ", ...");
+        diag_note(d, fd->at->loc, "%d more access%s of `%s` follow%s the same pattern (line%s %s)", fd->count - 1,
+                  fd->count == 2 ? "" : "es", name, fd->count == 2 ? "s" : "", fd->nlines == 1 ? "" : "s", sb_cstr(&b));
+        sb_free(&b);
+    }
 }
 
 static void mem_walk(MemWalk *m, const Node *n, int depth) {
@@ -266,11 +362,14 @@ void mem_check(Fn *f) {
     memset(&m, 0, sizeof m);
     m.f = f;
     mem_walk(&m, f->fn->body, 0);
+    for (int i = 0; i < m.nfound; i++) report(&m, &m.found[i]);
     FnSum *s = f->sum;
     Diag *d = f->an->d;
     const char *name = f->fn->name;
     if ((s->checks & CK_COALESCE) && !s->nuncoalesced) {
-        if (s->nunknown_global)
+        if (!s->naccess_global)
+            diag_note(d, f->fn->def->loc, "`%s` does not access global memory (check-coalesce)", name);
+        else if (s->nunknown_global)
             diag_note(d, f->fn->def->loc, "`%s`: %d of %d global memory access%s coalesced; %d could not be classified (check-coalesce)", name,
                       s->naccess_global - s->nunknown_global, s->naccess_global, s->naccess_global == 1 ? " is" : "es are",
                       s->nunknown_global);
@@ -279,7 +378,9 @@ void mem_check(Fn *f) {
                       s->naccess_global ? arena_printf(f->an->a, "all %d", s->naccess_global) : "no", s->naccess_global == 1 ? " is" : "es are");
     }
     if ((s->checks & CK_BANKS) && !s->nconflicts) {
-        if (s->nunknown_local)
+        if (!s->naccess_local)
+            diag_note(d, f->fn->def->loc, "`%s` does not access local memory (check-bank-conflicts)", name);
+        else if (s->nunknown_local)
             diag_note(d, f->fn->def->loc, "`%s`: no bank conflict in %d local memory access%s; %d could not be classified (check-bank-conflicts)",
                       name, s->naccess_local - s->nunknown_local, s->naccess_local - s->nunknown_local == 1 ? "" : "es", s->nunknown_local);
         else

@@ -148,7 +148,7 @@ static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform) {
     }
     const IdCall *id = id_call(e->text);
     if (id) return uni(id->lv);
-    if (e->text && !strncmp(e->text, "crisp_atomic_", 13)) return uni(L_VARYING);
+    if (is_atomic_call(e)) return uni(L_VARYING);
     if (e->text && !strncmp(e->text, "crisp_device_has_", 17)) return uni(L_UNIFORM);
     /* an unknown call without arguments may be an id we do not know */
     if (e->nkids == 0) return uni(L_VARYING);
@@ -306,7 +306,7 @@ static const char *barrier_what(Fn *f, const Node *at, const FnSum *callee) {
         const Expansion *x = f->capture->origin;
         while (x && x->parent) x = x->parent;
         if (f->capture_star && x) return arena_printf(a, "`%s` (it shares its value through a local-barrier)", x->macro);
-        return arena_printf(a, "(uniform %s) (it shares the value through a local-barrier)", f->capture->name ? f->capture->name : "...");
+        return arena_printf(a, "(uniform %s) (it shares the value through a local-barrier)", f->capture->sym ? f->capture->sym->name : "...");
     }
     (void)at;
     return "local-barrier";
@@ -322,7 +322,7 @@ static void barrier(Fn *f, const Node *at, const FnSum *callee) {
     }
     if (!f->report) return;
     Uni c = ctl_from(f, 0, 1);
-    if (f->an->dump)
+    if (f->an->dump && !f->capture)
         sb_printf(&s->dump, "  barrier %d:%d: reached %s\n", at->loc.line, at->loc.col,
                   uni_ok(c) ? (c.pm ? "uniformly if the parameters are uniform" : "uniformly") : "under divergent control");
     if (uni_ok(c)) {
@@ -424,6 +424,54 @@ static int proven_split(Fn *f, const Node *c, int depth) {
         return a->kind == N_C_BINARY && a->op == OP_EQ && b->kind == N_C_BINARY && b->op == OP_EQ &&
                proven_split(f, a, depth + 1) && proven_split(f, b, depth + 1);
     }
+    return 0;
+}
+
+/* ---- bounds guards ---- */
+
+/* Is `e` the work-item's position in the grid: a global id, plus or minus
+ * uniform values, or a grid-stride index starting at one? */
+static int global_position(Fn *f, const Node *e, int depth) {
+    if (!e || depth > 16) return 0;
+    while (e->kind == N_C_CAST && !e->text) e = e->kids[0];
+    if (e->kind == N_C_CALL)
+        return e->text && (!strcmp(e->text, "crisp_global_id") || !strcmp(e->text, "get_global_id") ||
+                           !strcmp(e->text, "crisp_global_linear_id"));
+    if (e->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, e->sym);
+        if (!v) return 0;
+        if (v->loop) {
+            const Node *st = v->loop->kids[2];
+            return st->kind == N_C_BINARY && st->op == OP_ADD && st->kids[0]->kind == N_C_VAR && st->kids[0]->sym == e->sym &&
+                   uni_ok(uni_peek(f, st->kids[1], e->sym)) && global_position(f, v->loop->kids[0], depth + 1);
+        }
+        return v->init && !v->nassign && global_position(f, v->init, depth + 1);
+    }
+    if (e->kind == N_C_BINARY && (e->op == OP_ADD || e->op == OP_SUB))
+        return (global_position(f, e->kids[0], depth + 1) && uni_ok(uni_peek(f, e->kids[1], NULL))) ||
+               (e->op == OP_ADD && global_position(f, e->kids[1], depth + 1) && uni_ok(uni_peek(f, e->kids[0], NULL)));
+    return 0;
+}
+
+/* A bounds guard - a global position compared with a uniform bound, or
+ * such guards joined with and/or - is false for a suffix of the grid's
+ * work-items, so it splits at most the one warp that straddles the bound:
+ * check-divergence does not report it. */
+static int bounds_guard(Fn *f, const Node *c, int depth) {
+    if (!c || depth > 16) return 0;
+    while (c->kind == N_C_CAST && !c->text) c = c->kids[0];
+    if (c->kind == N_C_VAR) {
+        VarInfo *v = uni_var(f, c->sym);
+        return v && v->init && !v->nassign && bounds_guard(f, v->init, depth + 1);
+    }
+    if (c->kind != N_C_BINARY) return 0;
+    const Node *a = c->kids[0], *b = c->kids[1];
+    if (c->op == OP_AND || c->op == OP_OR)
+        return (uni_ok(uni_peek(f, a, NULL)) || bounds_guard(f, a, depth + 1)) &&
+               (uni_ok(uni_peek(f, b, NULL)) || bounds_guard(f, b, depth + 1));
+    if (c->op == OP_LT || c->op == OP_LE || c->op == OP_GT || c->op == OP_GE)
+        return (global_position(f, a, 0) && uni_ok(uni_peek(f, b, NULL))) ||
+               (global_position(f, b, 0) && uni_ok(uni_peek(f, a, NULL)));
     return 0;
 }
 
@@ -549,7 +597,7 @@ static void walk_block(Fn *f, Node *b) {
 }
 
 static const char *level_text(Fn *f, Uni u) {
-    static const char *const names[] = {"constant", "uniform", "warp-uniform", "varying"};
+    static const char *const names[] = {"uniform", "uniform", "warp-uniform", "varying"};
     if (u.lv == L_UNIFORM && u.pm) {
         StrBuf b;
         sb_init(&b);
@@ -591,8 +639,8 @@ static void walk_decl(Fn *f, Node *s) {
     const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
     rise(f, v, u, why ? why : s, 0);
     if (f->report && f->an->dump && !sym->is_temp)
-        sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name, s->loc.line, s->loc.col, level_text(f, v->u),
-                  v->captured ? " (captured)" : "");
+        sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,
+                  level_text(f, v->u), v->captured ? " (shared by work-item 0)" : "");
 }
 
 static void walk_if(Fn *f, Node *s) {
@@ -608,9 +656,9 @@ static void walk_if(Fn *f, Node *s) {
     walk_block(f, s->nkids > 2 ? s->kids[2] : NULL);
     f->depth--;
     if (!f->report) return;
-    if (f->an->dump)
+    if (f->an->dump && !f->capture)
         sb_printf(&f->sum->dump, "  if %d:%d: %s%s\n", s->loc.line, s->loc.col, level_text(f, c), k.proven ? " (splits the workgroup)" : "");
-    if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && c.lv == L_VARYING) {
+    if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && c.lv == L_VARYING && !bounds_guard(f, s->kids[0], 0)) {
         f->sum->ndivergent++;
         const Node *why = ex_culprit(f, s->kids[0], NULL);
         diag_warning_at(f->an->d, s, "W1102", "this branch splits the warp: its condition depends on %s, which differs between work-items (check-divergence)",
@@ -638,6 +686,7 @@ static void walk_for(Fn *f, Node *s) {
     int at = f->depth - 1;
     VarInfo *v = new_var(f, s->sym); /* declared inside the loop's control */
     if (!v) return;
+    v->loop = s;
     const Node *why = ex_culprit(f, s->kids[0], NULL);
     rise(f, v, ui, why ? why : s->kids[0], 0);
     for (int iter = 0;; iter++) {
@@ -683,6 +732,21 @@ static int has_effects(const Node *n) {
     return 0;
 }
 
+/* Is `*` capture S (DECL its variable) needless: a kernel's, whose one
+ * statement stores a uniform value without effects?  Its shape:
+ * [comment, if (first) { slot[0] = v; }, barrier, T x = slot[0], (barrier)] */
+static int needless_capture(Fn *f, Node *s, const Node *decl) {
+    if (s->text[7] != '*' || f->fn->kind != FN_KERNEL) return 0;
+    if (s->nkids < 4 || s->kids[1]->kind != N_C_IF || !decl) return 0;
+    Node *then_b = s->kids[1]->kids[1];
+    if (!then_b || then_b->nkids != 1 || then_b->kids[0]->kind != N_C_EXPR) return 0;
+    Node *store = then_b->kids[0]->kids[0];
+    if (store->kind != N_C_ASSIGN || store->kids[0]->kind != N_C_INDEX) return 0;
+    Node *v = store->kids[1];
+    Uni u = uni_peek(f, v, NULL);
+    return uni_ok(u) && !u.pm && !has_effects(v);
+}
+
 static void walk_mark(Fn *f, Node *s) {
     int capture = !strcmp(s->text, "uniform") || !strcmp(s->text, "uniform*");
     if (!capture) {
@@ -704,17 +768,14 @@ static void walk_mark(Fn *f, Node *s) {
     walk_block(f, s);
     f->capture = saved;
     f->capture_star = saved_star;
-    if (!f->report || s->text[7] != '*' || f->fn->kind != FN_KERNEL) return;
-    /* [comment, if (first) { slot[0] = v; }, barrier, T x = slot[0], (barrier)] */
-    if (s->nkids < 4 || s->kids[1]->kind != N_C_IF || !decl) return;
-    Node *then_b = s->kids[1]->kids[1];
-    if (!then_b || then_b->nkids != 1 || then_b->kids[0]->kind != N_C_EXPR) return;
-    Node *store = then_b->kids[0]->kids[0];
-    if (store->kind != N_C_ASSIGN || store->kids[0]->kind != N_C_INDEX) return;
-    Node *v = store->kids[1];
-    Uni u = uni_peek(f, v, NULL);
-    if (!uni_ok(u) || u.pm || has_effects(v)) return;
-    arena_push(f->an->a, (void ***)&f->drop, &f->ndrop, &f->capdrop, s);
+    if (!f->report) return;
+    int drop = needless_capture(f, s, decl);
+    if (drop) arena_push(f->an->a, (void ***)&f->drop, &f->ndrop, &f->capdrop, s);
+    if (f->an->dump && decl)
+        sb_printf(&f->sum->dump, "  capture %d:%d: %s\n", s->loc.line, s->loc.col,
+                  drop ? "dropped: the value is uniform already"
+                  : uni_ok(ctl_from(f, 0, 1)) ? "work-item 0 shares it, barriers reached uniformly"
+                                                : "work-item 0 shares it, barriers under divergent control");
 }
 
 /* Rewrite a needless capture into `T x = value;` and free its slot. */

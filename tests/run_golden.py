@@ -4,7 +4,7 @@
   NAME.cl         expected OpenCL C   (crisp --transpile-to=oclc --metadata)
   NAME.metacrisp  expected metadata   (compared as JSON; crisp_version ignored)
   NAME.err        expected stderr     (exact text)
-  NAME.read / NAME.expand / NAME.check   expected `--dump=KIND` stdout
+  NAME.read / NAME.expand / NAME.check / NAME.analysis   expected `--dump=KIND` stdout
 
 Before comparing, the absolute repository path (REPO/) is removed from the
 output, so paths read `tests/golden/NAME.crisp`, and the version printed by
@@ -36,7 +36,7 @@ CLANG_FLAGS = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header
                "-Werror", "-fsyntax-only"]
 UPDATE = os.environ.get("UPDATE_GOLDEN", "") not in ("", "0")
 TIMEOUT = float(os.environ.get("CRISP_TIMEOUT", "30"))
-DUMPS = ("read", "expand", "check")
+DUMPS = ("read", "expand", "check", "analysis")
 SANITIZER = re.compile(r"ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:")
 
 

@@ -222,7 +222,15 @@ static const char *local_cname(Ctx *cx, const char *crisp_name) {
        and kernels, including those not instantiated yet */
     int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
     if (clash) base = arena_printf(cx->ck->a, "%s_v", base);
-    return unique_name(cx->ck->a, &cx->names, base);
+    /* __local arrays live at kernel scope: their names are never free
+       again, even after the block that made them (uniform slots) */
+    const char *name = unique_name(cx->ck->a, &cx->names, base);
+    for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
+        if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
+            name = unique_name(cx->ck->a, &cx->names, arena_printf(cx->ck->a, "%s_%d", base, k++));
+            i = -1;
+        }
+    return name;
 }
 
 /* ------------------------------------------------------------------ */

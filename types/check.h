@@ -96,7 +96,10 @@ typedef struct SizeDecl {
  * host allocates from sizes the compiler computed. */
 /* SIDE_LOCAL: (make-scratch-vector T :local N), workgroup memory the host
  * sizes (a __local kernel argument; spec "generating scratch vectors"). */
-typedef enum SideKind { SIDE_RESULT, SIDE_IMPLICIT, SIDE_SCRATCH, SIDE_DEBUG, SIDE_LOCAL } SideKind;
+/* SIDE_UNIFORM: the one-element __local slot of a (uniform x) in a
+ * function, which each caller provides (types/uniform.c); never a kernel
+ * argument. */
+typedef enum SideKind { SIDE_RESULT, SIDE_IMPLICIT, SIDE_SCRATCH, SIDE_DEBUG, SIDE_LOCAL, SIDE_UNIFORM } SideKind;
 
 typedef struct SideChannel {
     SideKind kind;

@@ -217,6 +217,8 @@ Node *global_const_value(Checker *ck, Sym *s);
 /* ---- uniform.c: uniform values, the + and * variants ---- */
 void uniform_form(Ctx *cx, Node *syn, Dest *d);
 Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
+/* The one-element __local vector holding a uniform value of type T. */
+Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
 /* A static-analysis opt-in of a function's declare (check-barriers ...)? */
 int is_analysis_decl(const char *head);
 int syn_mentions_it(const Node *n);
@@ -228,6 +230,7 @@ Sym *debug_sym(Ctx *cx, const Node *at);
 Node *debug_form(Ctx *cx, Node *syn, Type *want);
 Node *marshall_form(Ctx *cx, Node *syn, Type *want);
 void side_finish_kernel(Ctx *cx);
+Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt);
 
 /* ---- structs.c ---- */
 void struct_collect(Checker *ck, Node *form);

@@ -22,7 +22,8 @@ static Diag *D(Ctx *cx) {
 }
 
 static const char *side_word(SideKind k) {
-    return k == SIDE_RESULT ? "result" : k == SIDE_IMPLICIT ? "implicit" : k == SIDE_SCRATCH ? "scratch" : k == SIDE_LOCAL ? "local" : "debug";
+    return k == SIDE_RESULT ? "result" : k == SIDE_IMPLICIT ? "implicit" : k == SIDE_SCRATCH ? "scratch" : k == SIDE_LOCAL ? "local"
+           : k == SIDE_UNIFORM ? "uniform" : "debug";
 }
 
 /* ---- tiny syntax builder (for forms the checker writes itself) ---- */
@@ -429,8 +430,15 @@ static Sym *function_side(Ctx *cx, SideKind kind, const char *name, const char *
 
 static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at);
 
+/* The slot of a uniform value in a function: a hidden __local parameter
+ * every caller fills with a slot of its own (types/uniform.c). */
+Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt) {
+    return function_side(cx, SIDE_UNIFORM, name, NULL, vt, cx_int(cx, at, 1), at);
+}
+
 static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
                       const Node *at) {
+    if (kind == SIDE_UNIFORM) return uniform_slot(cx, at, name, ty->elem); /* uniform.c */
     if (cx->fn->kind != FN_FUNCTION && cx->fn->exact) return exact_side(cx, kind, name, at);
     if (cx->fn->kind == FN_KERNEL) return kernel_side(cx, kind, name, comment, ty, count, at);
     return function_side(cx, kind, name, comment, ty, count, at);
@@ -536,7 +544,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
 int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
     for (int i = 0; i < callee->nfsides; i++) {
         FnSide *fs = callee->fsides[i];
-        if (cx->loop_depth > 0) {
+        if (cx->loop_depth > 0 && fs->kind != SIDE_UNIFORM) {
             diag_error_at(D(cx), call_syn, "E0802",
                           "`%s` makes a %s side channel, so it cannot be called inside a loop (side channels are counted at compile time)",
                           fd->name, side_word(fs->kind));

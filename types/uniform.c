@@ -231,14 +231,6 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
                       name->name);
         return NULL;
     }
-    if (cx->fn->kind != FN_KERNEL) {
-        diag_error_at(D(cx), decl_at, "E1104",
-                      "%s in %s `%s`: a uniform value is shared through workgroup (__local) memory, which OpenCL C declares only in kernels; make `%s` uniform in the kernel and pass it in",
-                      capture ? arena_printf(ck->a, "`%s` captures a uniform value", decl_at->origin ? decl_at->origin->macro : "this form")
-                              : arena_printf(ck->a, "`%s` is declared uniform", name->name),
-                      cx->fn->kind == FN_GRID ? "grid function" : "function", cx->fn->name, name->name);
-        return NULL;
-    }
     Node *saved = cx->block;
     Node *mark = ck_node(cx, N_C_BLOCK, decl_at, &ty_void);
     mark->text = capture ? "uniform*" : "uniform";
@@ -264,14 +256,10 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     }
     v = coerce(cx, v, t, init, "initial value");
     if (!v) return NULL;
-    /* the workgroup's slot: __local T NAME_uniform[1] at kernel scope */
+    /* the workgroup's slot */
     Sym *s = new_local(cx, name, name->name, t);
-    Sym *slot = s ? new_local(cx, name, arena_printf(ck->a, "%s-uniform", s->cname),
-                              ty_vector(ck->a, t, AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, 1))
-                  : NULL;
+    Sym *slot = s ? uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
     if (!slot || !s) return NULL;
-    slot->hoisted_local = 1;
-    arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, slot);
     Type *ul = ty_num(SC_ULONG);
     Node *cell = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
     Node *store = mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
@@ -303,11 +291,24 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     decl->kids[0] = read;
     decl->nkids = 1;
     block_add(cx, mark, decl);
-    /* in a loop the slot is written again: every work-item must have read
-       it before work-item 0 goes round */
-    if (cx->loop_depth > 0) block_add(cx, mark, local_barrier(cx, decl_at));
+    /* in a loop (or a function, which a loop may call) the slot is written
+       again: every work-item must have read it before work-item 0 goes
+       round */
+    if (cx->loop_depth > 0 || cx->fn->kind != FN_KERNEL) block_add(cx, mark, local_barrier(cx, decl_at));
     emit_stmt(cx, mark);
     return s;
+}
+
+Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
+    Checker *ck = cx->ck;
+    Type *vt = ty_vector(ck->a, t, AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, 1);
+    if (cx->fn->kind != FN_KERNEL) return side_uniform_param(cx, at, name, vt);
+    /* __local T NAME[1] at kernel scope */
+    Sym *slot = new_local(cx, at, name, vt);
+    if (!slot) return NULL;
+    slot->hoisted_local = 1;
+    arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, slot);
+    return slot;
 }
 
 /* ---- static-analysis opt-ins (spec "Static Analysys") ---- */

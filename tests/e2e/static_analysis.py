@@ -1,0 +1,149 @@
+"""Every opt-in static analysis (spec "Static Analysys") over every program
+of examples/ and tests/e2e/: no false positive.
+
+Each .crisp file is compiled (checked, no output) with
+`(declaim (check-barriers) (check-divergence) (check-coalesce)
+(check-bank-conflicts))` put in front of its first line, so the checks run
+on every function and kernel of the file and line numbers stay the same.
+Every warning must be in EXPECTED below, with the reason it is true; every
+expected warning must still be reported (so the list stays honest).  The
+correct examples of the spec (sum_vector, vector_add, lighten_image, loops,
+structs) get no check-barriers, check-coalesce or check-bank-conflicts
+warning; their only warnings are check-divergence's, on branches that do
+split warps.  Also: no analysis warning at all without the opt-ins, and
+none with --no-static-analysis."""
+import glob
+import re
+import os
+
+from crisptest import *
+
+DECLAIM = "(declaim (check-barriers) (check-divergence) (check-coalesce) (check-bank-conflicts)) "
+
+# file -> {(line, code): why the warning is right}
+EXPECTED = {
+    "examples/atomics.crisp": {
+        (21, "W1103"): "a histogram: counts[data[i]] scatters",
+        (46, "W1103"): "order[ticket]: the index comes from an atomic",
+        (52, "W1102"): "when-local-linear-id-is 0: one work-item",
+        (56, "W1102"): "the branch tests the value read, not only the bound",
+        (59, "W1102"): "when-local-linear-id-is 0: one work-item",
+    },
+    "examples/side_channels.crisp": {
+        (38, "W1103"): "A[2i] and A[2i+1]: every other element",
+    },
+    "examples/sum_vector.crisp": {
+        (32, "W1102"): "the tree reduction's (< local-idx s) leaves work-items idle",
+        (36, "W1102"): "when-thread-in-group-is (0): one work-item",
+    },
+    "tests/e2e/arith.crisp": {
+        (16, "W1103"): "Q[4i + k]: four results per work-item (R too)",
+        (30, "W1103"): "Q[3i + k]: three results per work-item",
+        (39, "W1103"): "Out[4i + k]",
+        (49, "W1103"): "Out[8i + k]",
+        (66, "W1103"): "Out[8i + k]",
+        (84, "W1103"): "Out[2i + k]",
+    },
+    "tests/e2e/control.crisp": {
+        (33, "W1103"): "Out[3i + k]",
+        (41, "W1102"): "when-thread-is: one work-item",
+        (43, "W1102"): "when-thread-is: one work-item",
+        (45, "W1102"): "abs-when-thread-is: one work-item",
+        (47, "W1102"): "when-thread-in-group-is: one work-item per group",
+        (51, "W1102"): "when-global-linear-id-is: one work-item",
+        (53, "W1102"): "when-local-linear-id-is: one work-item per group",
+        (57, "W1102"): "(= lx 0): one work-item per group",
+    },
+    "tests/e2e/debug.crisp": {
+        (12, "W1102"): "when-thread-is 0: one work-item",
+    },
+    "tests/e2e/enums.crisp": {
+        (25, "W1103"): "Out[2i + k]",
+    },
+    "tests/e2e/functions.crisp": {
+        (78, "W1103"): "Out[10i + k]",
+    },
+    "tests/e2e/grid.crisp": {
+        (11, "W1103"): "a naive transpose: Out[y + x * height]",
+        (22, "W1102"): "a test on the local id inside one group",
+        (45, "W1103"): "Out[6i + k]",
+    },
+    "tests/e2e/maybe.crisp": {
+        (38, "W1103"): "Out[3i + k]",
+    },
+    "tests/e2e/setters.crisp": {
+        (29, "W1103"): "Out[3i + k]",
+    },
+    "tests/e2e/soa.crisp": {
+        (18, "W1102"): "when-thread-in-group-is (0): one work-item",
+        (51, "W1103"): "each work-item converts a window of 4 structs",
+        (55, "W1103"): "each work-item converts a window of 4 structs",
+        (93, "W1102"): "when-thread-in-group-is (0): one work-item",
+    },
+    "tests/e2e/struct_accessors.crisp": {
+        (35, "W1103"): "In[3i + k]: three floats per point",
+        (40, "W1103"): "Copy[3i + k]",
+    },
+    "tests/e2e/type_queries.crisp": {
+        (44, "W1103"): "Out[5i + k]",
+    },
+    "tests/e2e/uniform.crisp": {
+        (88, "W1102"): "the tree reduction's (< lid s)",
+    },
+}
+
+WARNING = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): warning\[(?P<code>[^\]]+)\]", re.M)
+PROGRAMS = sorted(glob.glob(os.path.join(REPO, "examples", "*.crisp")) +
+                  glob.glob(os.path.join(REPO, "tests", "e2e", "*.crisp")))
+
+
+def analysed(rel, *flags):
+    """Compile REL with every check declaimed; (status, warnings, stderr)."""
+    src = open(os.path.join(REPO, rel)).read()
+    copy = os.path.join(out_dir(), os.path.basename(rel))
+    with open(copy, "w") as f:
+        f.write(DECLAIM + src)
+    status, _, err = crisp(*flags, copy)
+    return status, {(int(m["line"]), m["code"]) for m in WARNING.finditer(err)}, err
+
+
+for path in PROGRAMS:
+    rel = os.path.relpath(path, REPO)
+
+    @case("no_false_positive_" + os.path.splitext(os.path.basename(rel))[0] +
+          ("_example" if rel.startswith("examples") else ""))
+    def _(rel=rel):
+        status, got, err = analysed(rel)
+        assert_equal(status, 0, name="exit status")
+        want = EXPECTED.get(rel, {})
+        unexpected = sorted(got - set(want))
+        missing = sorted(set(want) - got)
+        check("no unexpected warning", not unexpected, "%s: %s\n%s" % (rel, unexpected, err))
+        check("every expected warning", not missing, "%s: %s no longer reported" % (rel, missing))
+
+
+@case
+def no_warning_without_opt_in():
+    for path in PROGRAMS:
+        status, _, err = crisp(path)
+        check(os.path.relpath(path, REPO), status == 0 and "warning[W11" not in err, err)
+
+
+@case
+def no_static_analysis_flag():
+    status, got, err = analysed("examples/sum_vector.crisp", "--no-static-analysis")
+    assert_equal(status, 0)
+    check("no warning", not got, err)
+    check("no note", "check-" not in err, err)
+    status, got, err = analysed("examples/sum_vector.crisp")
+    check("the checks ran without the flag", got and "check-coalesce" in err, err)
+
+
+@case
+def spec_examples_pass_check_barriers():
+    # the spec's correct examples: a barrier in a uniform loop (sum_vector),
+    # none elsewhere - check-barriers finds nothing to say
+    for rel in ("examples/sum_vector.crisp", "examples/vector_add.crisp", "examples/lighten_image.crisp",
+                "examples/loops.crisp", "tests/e2e/uniform.crisp"):
+        _, got, err = analysed(rel)
+        check(rel, not any(code in ("W1101", "W1104") for _, code in got), err)
