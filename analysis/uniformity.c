@@ -668,9 +668,16 @@ static void walk_if(Fn *f, Node *s) {
 }
 
 typedef struct LoopInfo {
-    Uni brk;
+    Uni brk;               /* conditions of the breaks out of it */
+    Uni exit_back;         /* returns taken in its body: the next iteration
+                              runs only in the work-items left */
+    const Node *exit_at;
+    int exit_proven;
 } LoopInfo;
 
+/* A loop is walked once per pass of the function: what its body raises
+ * (loop-carried values, breaks, returns) reaches its next iteration in the
+ * next pass, which the function's fixpoint makes. */
 static void walk_for(Fn *f, Node *s) {
     Uni ui = ev(f, s->kids[0]);
     LoopInfo *li = ptrmap_get(&f->vars, s);
@@ -678,6 +685,7 @@ static void walk_for(Fn *f, Node *s) {
         li = arena_alloc(f->an->a, sizeof *li);
         if (!li || !ptrmap_put(f->an->a, &f->vars, s, li)) return;
         li->brk = uni(L_CONST);
+        li->exit_back = uni(L_CONST);
     }
     const Node *mark = f->mark;
     f->mark = NULL;
@@ -689,16 +697,22 @@ static void walk_for(Fn *f, Node *s) {
     v->loop = s;
     const Node *why = ex_culprit(f, s->kids[0], NULL);
     rise(f, v, ui, why ? why : s->kids[0], 0);
-    for (int iter = 0;; iter++) {
-        long before = f->changes;
-        Uni t = ev(f, s->kids[1]);
-        f->stack[at].u = uni_join(t, li->brk);
-        walk_block(f, s->kids[3]);
-        Uni st = ev(f, s->kids[2]);
-        why = ex_culprit(f, s->kids[2], NULL);
-        rise(f, v, st, why ? why : s->kids[2], 0);
-        f->stack[at].brk = li->brk;
-        if (f->changes == before || f->report || iter >= 64) break;
+    if (!uni_ok(li->exit_back)) {
+        if (uni_ok(f->exit)) f->exit_at = li->exit_at;
+        f->exit = uni_join(f->exit, li->exit_back);
+        f->exit_proven |= li->exit_proven;
+    }
+    Uni t = ev(f, s->kids[1]);
+    f->stack[at].u = uni_join(t, li->brk);
+    walk_block(f, s->kids[3]);
+    Uni st = ev(f, s->kids[2]);
+    why = ex_culprit(f, s->kids[2], NULL);
+    rise(f, v, st, why ? why : s->kids[2], 0);
+    if (f->exit.lv > li->exit_back.lv || (f->exit.pm & ~li->exit_back.pm) || (f->exit_proven && !li->exit_proven)) {
+        if (uni_ok(li->exit_back)) li->exit_at = f->exit_at;
+        li->exit_back = uni_join(li->exit_back, f->exit);
+        li->exit_proven |= f->exit_proven;
+        f->changes++;
     }
     f->depth = at;
     if (!f->report) return;
@@ -858,7 +872,7 @@ void uni_function(Analysis *an, FnSum *sum) {
     f.an = an;
     f.fn = sum->fn;
     f.sum = sum;
-    for (int pass = 0; pass < 64; pass++) {
+    for (int pass = 0; pass < 256; pass++) {
         long before = f.changes;
         f.exit = uni(L_CONST);
         f.exit_at = NULL;
