@@ -638,7 +638,7 @@ static void walk_decl(Fn *f, Node *s) {
     }
     const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
     rise(f, v, u, why ? why : s, 0);
-    if (f->report && f->an->dump && !sym->is_temp)
+    if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured))
         sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,
                   level_text(f, v->u), v->captured ? " (shared by work-item 0)" : "");
 }
