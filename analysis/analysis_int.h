@@ -133,11 +133,31 @@ typedef struct Fn {
     int ndrop, capdrop;
 } Fn;
 
-/* An atomic operation (OpenCL atomic_*, atom_* or a crisp CAS helper):
- * its value differs between work-items. */
-static inline int is_atomic_call(const Node *e) {
-    const char *t = e && e->kind == N_C_CALL ? e->text : NULL;
-    return t && (!strncmp(t, "atomic_", 7) || !strncmp(t, "atom_", 5) || !strncmp(t, "crisp_atomic_", 13));
+/* What a C_CALL (or any node) is to the analyses. */
+typedef struct CallInfo {
+    int is_call;           /* a C_CALL */
+    int user;              /* a user function (BI_CALL) */
+    int lv;                /* its own level: a builtin's; L_VARYING unknown */
+    int pure;              /* as uniform as its arguments */
+    int atomic;            /* an atomic operation */
+    int thread_id;         /* a work-item id within the workgroup */
+    int global;            /* ... a global one (position in the grid) */
+    int linear;            /* ... flattened over the dimensions */
+    int dim;               /* its dimension (0 for linear ids) */
+    const char *name;      /* its Crisp name, for messages, or NULL */
+} CallInfo;
+
+CallInfo uni_call_info(const Analysis *an, const Node *e);
+
+/* A conversion that keeps the value (C's (T)x, a derived type's alias). */
+static inline const Node *strip_casts(const Node *e) {
+    while (e && e->kind == N_C_CAST && e->nkids == 1 && (e->op == CAST_VALUE || e->op == CAST_SAME)) e = e->kids[0];
+    return e;
+}
+
+/* A workgroup barrier (not a fence). */
+static inline int is_barrier(const Node *e) {
+    return e && e->kind == N_C_BARRIER && (e->op == BAR_LOCAL || e->op == BAR_GLOBAL || e->op == BAR_BOTH);
 }
 
 /* ---- uniformity.c ---- */
@@ -158,8 +178,6 @@ const char *ex_describe(Fn *f, const Node *e);
 const Node *ex_culprit(Fn *f, const Node *e, const Sym *as_uniform);
 /* Notes saying why `culprit` is not uniform, following variables. */
 void ex_notes(Fn *f, const Node *culprit);
-/* Crisp name of an OpenCL builtin or crisp helper call, or NULL. */
-const char *ex_builtin_name(const char *cname);
 /* Where a diagnostic about `n` goes: n itself when the user wrote it,
  * else `fallback`. */
 const Node *ex_site(const Node *n, const Node *fallback);

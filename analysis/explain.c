@@ -11,27 +11,6 @@
 
 #include "analysis_int.h"
 
-static const struct {
-    const char *cname, *crisp;
-} builtin_names[] = {
-    {"get_local_id", "get-local-id"},
-    {"crisp_global_id", "get-global-id"},
-    {"get_global_id", "get-global-id-abs"},
-    {"crisp_global_linear_id", "get-global-linear-id"},
-    {"crisp_local_linear_id", "get-local-linear-id"},
-    {"get_group_id", "get-workgroup-id"},
-    {"get_sub_group_local_id", "get-lane-id"},
-    {"get_sub_group_id", "get-warp-id"},
-    {"get_sub_group_size", "get-warp-size"},
-    {NULL, NULL},
-};
-
-const char *ex_builtin_name(const char *cname) {
-    for (int i = 0; cname && builtin_names[i].cname; i++)
-        if (!strcmp(builtin_names[i].cname, cname)) return builtin_names[i].crisp;
-    return NULL;
-}
-
 const Node *ex_site(const Node *n, const Node *fallback) {
     return n && !n->origin && n->loc.file && n->loc.line > 0 ? n : fallback;
 }
@@ -100,7 +79,7 @@ static const char *quoted(Arena *a, const char *s) {
 const char *ex_describe(Fn *f, const Node *e) {
     Arena *a = f->an->a;
     if (!e) return "a value";
-    while (e->kind == N_C_CAST && !e->text && e->nkids == 1) e = e->kids[0];
+    e = strip_casts(e);
     if (e->kind == N_C_VAR && e->sym) {
         /* a variable the user named (not one the compiler made for a view,
            a temporary or a macro's gensym) */
@@ -118,15 +97,15 @@ const char *ex_describe(Fn *f, const Node *e) {
     }
     switch (e->kind) {
     case N_C_CALL: {
-        const char *b = ex_builtin_name(e->text);
-        if (b) {
-            if (e->nkids && e->kids[0]->kind == N_C_INTLIT) return arena_printf(a, "`(%s %lld)`", b, (long long)e->kids[0]->ival);
-            return arena_printf(a, "`(%s)`", b);
+        CallInfo ci = uni_call_info(f->an, e);
+        if (ci.atomic) return "the value an atomic operation returns";
+        if (ci.name) {
+            if (e->nkids && e->kids[0]->kind == N_C_INTLIT) return arena_printf(a, "`(%s %lld)`", ci.name, (long long)e->kids[0]->ival);
+            return arena_printf(a, "`(%s)`", ci.name);
         }
         FnSum *g = uni_sum_of_call(f->an, e);
         if (g) return arena_printf(a, "the value of `%s`", g->fn->name);
-        if (is_atomic_call(e)) return "the value an atomic operation returns";
-        return arena_printf(a, "`%s`", e->text ? e->text : "?");
+        return "the value of a builtin";
     }
     case N_C_INDEX: {
         const Node *v = e->kids[0];
@@ -158,8 +137,8 @@ const Node *ex_culprit(Fn *f, const Node *e, const Sym *as_uniform) {
     }
     case N_C_CALL: {
         FnSum *g = uni_sum_of_call(f->an, e);
-        if (!g && e->nkids == 0) return e;
-        if (!g && ex_builtin_name(e->text)) return e;
+        CallInfo ci = uni_call_info(f->an, e);
+        if (!g && !ci.pure) return e;
         for (int i = 0; i < e->nkids; i++) {
             const Node *c = ex_culprit(f, e->kids[i], as_uniform);
             if (c) return c;
@@ -180,7 +159,7 @@ void ex_notes(Fn *f, const Node *culprit) {
     Diag *d = f->an->d;
     const Node *n = culprit;
     for (int step = 0; n && step < 4; step++) {
-        while (n->kind == N_C_CAST && !n->text && n->nkids == 1) n = n->kids[0];
+        n = strip_casts(n);
         if (n->kind == N_C_VAR) {
             VarInfo *v = uni_var(f, n->sym);
             if (!v || !v->why || v->captured) return;

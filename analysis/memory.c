@@ -45,7 +45,7 @@ static int is_zero(Aff a) {
 }
 
 static int const_value(const Node *e, int64_t *out) {
-    while (e && e->kind == N_C_CAST && !e->text) e = e->kids[0];
+    e = strip_casts(e);
     if (!e) return 0;
     if (e->kind == N_C_INTLIT && !e->text) {
         *out = e->ival;
@@ -72,7 +72,7 @@ static Aff aff(Fn *f, const Node *e, int depth);
 static int reads_memory(Fn *f, const Node *e, int depth) {
     if (!e || depth > 32) return 0;
     if (e->kind == N_C_INDEX) return !uni_ok(uni_peek(f, e, NULL));
-    if (e->kind == N_C_ATOMIC || (e->kind == N_C_CALL && is_atomic_call(e))) return 1;
+    if (e->kind == N_C_ATOMIC || uni_call_info(f->an, e).atomic) return 1;
     if (e->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, e->sym);
         return v && v->init && !v->nassign && reads_memory(f, v->init, depth + 1);
@@ -105,14 +105,10 @@ static Aff aff_1(Fn *f, const Node *e, int depth) {
     Uni u = uni_peek(f, e, NULL);
     if (u.lv <= L_WARP) return aff_k(0); /* the same along a warp */
     switch (e->kind) {
-    case N_C_CAST: return e->text ? aff_unknown(0) : aff(f, e->kids[0], depth + 1);
+    case N_C_CAST: return strip_casts(e) != e ? aff(f, strip_casts(e), depth + 1) : aff_unknown(0);
     case N_C_CALL: {
-        const char *n = e->text ? e->text : "";
-        int64_t dim = e->nkids && e->kids[0]->kind == N_C_INTLIT ? e->kids[0]->ival : 0;
-        if (!strcmp(n, "get_local_id") || !strcmp(n, "get_global_id") || !strcmp(n, "crisp_global_id"))
-            return aff_k(dim == 0 ? 1 : 0);
-        if (!strcmp(n, "crisp_global_linear_id") || !strcmp(n, "crisp_local_linear_id") || !strcmp(n, "get_sub_group_local_id"))
-            return aff_k(1);
+        CallInfo ci = uni_call_info(f->an, e);
+        if (ci.thread_id) return aff_k(ci.linear || ci.dim == 0 ? 1 : 0);
         return aff_unknown(0);
     }
     case N_C_VAR: {
@@ -300,7 +296,7 @@ static void access(MemWalk *m, const Node *e) {
 static const Node *read_in(Fn *f, const Node *e, int depth) {
     if (!e || depth > 32) return NULL;
     if (e->kind == N_C_INDEX && !uni_ok(uni_peek(f, e, NULL))) return e;
-    if (e->kind == N_C_ATOMIC || (e->kind == N_C_CALL && is_atomic_call(e))) return e;
+    if (e->kind == N_C_ATOMIC || uni_call_info(f->an, e).atomic) return e;
     if (e->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, e->sym);
         return v && v->init && !v->nassign ? read_in(f, v->init, depth + 1) : NULL;

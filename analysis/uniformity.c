@@ -31,44 +31,52 @@
 
 /* ---- builtins ---- */
 
-typedef struct IdCall {
-    const char *cname;
-    int lv;
-    int thread_id;          /* a work-item id: equality with it splits the workgroup */
-    int linear;             /* flattened over the dimensions */
-} IdCall;
-
-static const IdCall id_calls[] = {
-    {"get_local_id", L_VARYING, 1, 0},
-    {"get_global_id", L_VARYING, 1, 0},
-    {"crisp_global_id", L_VARYING, 1, 0},
-    {"crisp_global_linear_id", L_VARYING, 1, 1},
-    {"crisp_local_linear_id", L_VARYING, 1, 1},
-    {"get_sub_group_local_id", L_VARYING, 0, 0},
-    {"get_sub_group_id", L_WARP, 0, 0},
-    {"get_sub_group_size", L_WARP, 0, 0},
-    {"get_group_id", L_UNIFORM, 0, 0},
-    {"get_num_groups", L_UNIFORM, 0, 0},
-    {"get_global_size", L_UNIFORM, 0, 0},
-    {"get_local_size", L_UNIFORM, 0, 0},
-    {"get_enqueued_local_size", L_UNIFORM, 0, 0},
-    {"get_global_offset", L_UNIFORM, 0, 0},
-    {"get_work_dim", L_UNIFORM, 0, 0},
-    {"get_max_sub_group_size", L_UNIFORM, 0, 0},
-    {"get_num_sub_groups", L_UNIFORM, 0, 0},
-    {"crisp_global_linear_size", L_UNIFORM, 0, 0},
-    {"crisp_local_linear_size", L_UNIFORM, 0, 0},
-    {NULL, 0, 0, 0},
-};
-
-static const IdCall *id_call(const char *cname) {
-    for (int i = 0; cname && id_calls[i].cname; i++)
-        if (!strcmp(id_calls[i].cname, cname)) return &id_calls[i];
-    return NULL;
+CallInfo uni_call_info(const Analysis *an, const Node *e) {
+    CallInfo c;
+    memset(&c, 0, sizeof c);
+    c.lv = L_VARYING;
+    if (!e || e->kind != N_C_CALL) return c;
+    c.is_call = 1;
+    int64_t dim = e->nkids && e->kids[0]->kind == N_C_INTLIT ? e->kids[0]->ival : 0;
+    switch (e->op) {
+    case BI_CALL: c.user = 1; return c;
+    case BI_LOCAL_ID: c.thread_id = 1; c.dim = (int)dim; c.name = "get-local-id"; return c;
+    case BI_GLOBAL_ID_ABS: c.thread_id = c.global = 1; c.dim = (int)dim; c.name = "get-global-id-abs"; return c;
+    case BI_GROUP_ID: c.lv = L_UNIFORM; c.name = "get-workgroup-id"; return c;
+    case BI_NUM_GROUPS: case BI_GLOBAL_SIZE: case BI_LOCAL_SIZE: case BI_GLOBAL_OFFSET: case BI_WORK_DIM:
+        c.lv = L_UNIFORM;
+        c.name = builtin_op_name(e->op);
+        return c;
+    case BI_ATOMIC_ADD: case BI_ATOMIC_SUB: case BI_ATOMIC_INC: case BI_ATOMIC_DEC: case BI_ATOMIC_MIN:
+    case BI_ATOMIC_MAX: case BI_ATOMIC_XCHG: case BI_ATOMIC_AND: case BI_ATOMIC_OR: case BI_ATOMIC_XOR:
+        c.atomic = 1;
+        c.name = builtin_op_name(e->op);
+        return c;
+    case BI_HELPER: {
+        const Helper *h = e->ival >= 0 && e->ival < an->p->nhelpers ? an->p->helpers[e->ival] : NULL;
+        if (!h) return c;
+        switch (h->kind) {
+        case H_GLOBAL_ID: c.thread_id = c.global = 1; c.dim = (int)dim; c.name = "get-global-id"; return c;
+        case H_GLOBAL_LINEAR_ID: c.thread_id = c.global = c.linear = 1; c.name = "get-global-linear-id"; return c;
+        case H_LOCAL_LINEAR_ID: c.thread_id = c.linear = 1; c.name = "get-local-linear-id"; return c;
+        case H_GLOBAL_LINEAR_SIZE: c.lv = L_UNIFORM; c.name = "get-global-linear-size"; return c;
+        case H_LOCAL_LINEAR_SIZE: c.lv = L_UNIFORM; c.name = "get-local-linear-size"; return c;
+        case H_DEVICE_HAS: c.lv = L_UNIFORM; c.name = "device-has"; return c;
+        case H_ATOMIC_RMW: c.atomic = 1; return c;
+        default: c.pure = 1; return c;
+        }
+    }
+    default:
+        /* the math builtins: as uniform as their arguments; a builtin the
+           analysis does not know that takes no argument may be an id */
+        if (e->op > BI_HELPER && e->op <= BI_ATAN2) c.pure = 1;
+        else c.pure = e->nkids > 0;
+        return c;
+    }
 }
 
 FnSum *uni_sum_of_call(Analysis *an, const Node *call) {
-    return call && call->kind == N_C_CALL && call->text ? ptrmap_get(&an->sums, call->text) : NULL;
+    return call && call->kind == N_C_CALL && call->op == BI_CALL && call->text ? ptrmap_get(&an->sums, call->text) : NULL;
 }
 
 /* ---- variables ---- */
@@ -146,12 +154,8 @@ static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform) {
         }
         return r;
     }
-    const IdCall *id = id_call(e->text);
-    if (id) return uni(id->lv);
-    if (is_atomic_call(e)) return uni(L_VARYING);
-    if (e->text && !strncmp(e->text, "crisp_device_has_", 17)) return uni(L_UNIFORM);
-    /* an unknown call without arguments may be an id we do not know */
-    if (e->nkids == 0) return uni(L_VARYING);
+    CallInfo ci = uni_call_info(f->an, e);
+    if (!ci.pure) return uni(ci.lv);
     Uni r = uni(L_CONST);
     for (int k = 0; k < e->nkids; k++) r = uni_join(r, uni_peek(f, e->kids[k], as_uniform));
     return r;
@@ -379,19 +383,18 @@ static void barrier(Fn *f, const Node *at, const FnSum *callee) {
  * within the workgroup (local size above 1 in its dimension)? */
 static int thread_id(Fn *f, const Node *e, int depth) {
     if (!e || depth > 16) return 0;
-    while (e->kind == N_C_CAST && !e->text) e = e->kids[0];
+    e = strip_casts(e);
     if (e->kind == N_C_CALL) {
-        const IdCall *id = id_call(e->text);
-        if (!id || !id->thread_id) return 0;
+        CallInfo id = uni_call_info(f->an, e);
+        if (!id.thread_id) return 0;
         const SizeDecl *ls = &f->fn->lsize;
         if (f->fn->kind == FN_KERNEL && ls->present && ls->nset) {
-            if (id->linear) {
+            if (id.linear) {
                 int64_t n = 1;
                 for (int i = 0; i < ls->nset; i++) n *= ls->set_to[i];
                 return n > 1;
             }
-            int64_t dim = e->nkids && e->kids[0]->kind == N_C_INTLIT ? e->kids[0]->ival : 0;
-            return dim >= ls->nset || ls->set_to[dim] > 1;
+            return id.dim < 0 || id.dim >= ls->nset || ls->set_to[id.dim] > 1;
         }
         return 1;
     }
@@ -409,7 +412,7 @@ static int thread_id(Fn *f, const Node *e, int depth) {
  * their negation, or a conjunction of id equalities (when-thread-is x y)? */
 static int proven_split(Fn *f, const Node *c, int depth) {
     if (!c || depth > 16) return 0;
-    while (c->kind == N_C_CAST && !c->text) c = c->kids[0];
+    c = strip_casts(c);
     if (c->kind == N_C_UNARY && c->op == OP_NOT) return proven_split(f, c->kids[0], depth + 1);
     if (c->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, c->sym);
@@ -433,10 +436,8 @@ static int proven_split(Fn *f, const Node *c, int depth) {
  * uniform values, or a grid-stride index starting at one? */
 static int global_position(Fn *f, const Node *e, int depth) {
     if (!e || depth > 16) return 0;
-    while (e->kind == N_C_CAST && !e->text) e = e->kids[0];
-    if (e->kind == N_C_CALL)
-        return e->text && (!strcmp(e->text, "crisp_global_id") || !strcmp(e->text, "get_global_id") ||
-                           !strcmp(e->text, "crisp_global_linear_id"));
+    e = strip_casts(e);
+    if (e->kind == N_C_CALL) return uni_call_info(f->an, e).global;
     if (e->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, e->sym);
         if (!v) return 0;
@@ -459,7 +460,7 @@ static int global_position(Fn *f, const Node *e, int depth) {
  * check-divergence does not report it. */
 static int bounds_guard(Fn *f, const Node *c, int depth) {
     if (!c || depth > 16) return 0;
-    while (c->kind == N_C_CAST && !c->text) c = c->kids[0];
+    c = strip_casts(c);
     if (c->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, c->sym);
         return v && v->init && !v->nassign && bounds_guard(f, v->init, depth + 1);
@@ -582,7 +583,7 @@ static Uni ev(Fn *f, Node *e) {
         return uni_peek(f, e, NULL);
     }
     case N_C_BARRIER:
-        if (e->text && !strncmp(e->text, "barrier", 7)) barrier(f, e, NULL);
+        if (is_barrier(e)) barrier(f, e, NULL);
         return uni(L_CONST);
     default:
         for (int i = 0; i < e->nkids; i++) ev(f, e->kids[i]);

@@ -219,7 +219,7 @@ static Node *stmt_expr(Ctx *cx, const Node *at, Node *e) {
 
 static Node *local_barrier(Ctx *cx, const Node *at) {
     Node *b = ck_node(cx, N_C_BARRIER, at, &ty_void);
-    b->text = "barrier(CLK_LOCAL_MEM_FENCE)";
+    b->op = BAR_LOCAL;
     return b;
 }
 
@@ -265,11 +265,10 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     Node *store = mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
     if (!cell || !store) return NULL;
     block_add(cx, then_b, stmt_expr(cx, init, store));
-    Node *lid = mk(cx, N_C_CALL, decl_at, ul, 0);
+    Node *lid = helper_call(cx, decl_at, ul, need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
     Node *first = lid ? mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, int_lit(cx, decl_at, 0, ul)) : NULL;
     Node *ifn = mk(cx, N_C_IF, decl_at, &ty_void, 3);
     if (!first || !ifn) return NULL;
-    lid->text = need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE)->cname;
     ifn->origin = NULL; /* the comment below says where it comes from */
     ifn->kids[0] = first;
     ifn->kids[1] = then_b;
