@@ -98,7 +98,6 @@ typedef struct Ctl {
     const Node *cond;      /* its condition */
     int proven;            /* certainly divergent (a thread-id equality) */
     int is_loop;
-    Uni brk;               /* loops: conditions of the breaks inside */
 } Ctl;
 
 struct Analysis {

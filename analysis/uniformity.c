@@ -651,7 +651,7 @@ static void walk_if(Fn *f, Node *s) {
         if (f->report) check_plus_if(f, s);
         f->mark = NULL;
     }
-    Ctl k = {c, s, s->kids[0], !f->capture && !uni_ok(c) && proven_split(f, s->kids[0], 0), 0, uni(L_CONST)};
+    Ctl k = {c, s, s->kids[0], !f->capture && !uni_ok(c) && proven_split(f, s->kids[0], 0), 0};
     if (!push(f, k)) return;
     walk_block(f, s->kids[1]);
     walk_block(f, s->nkids > 2 ? s->kids[2] : NULL);
@@ -690,7 +690,7 @@ static void walk_for(Fn *f, Node *s) {
     }
     const Node *mark = f->mark;
     f->mark = NULL;
-    Ctl k = {uni(L_CONST), s, s->kids[1], 0, 1, uni(L_CONST)};
+    Ctl k = {uni(L_CONST), s, s->kids[1], 0, 1};
     if (!push(f, k)) return;
     int at = f->depth - 1;
     VarInfo *v = new_var(f, s->sym); /* declared inside the loop's control */
