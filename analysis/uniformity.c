@@ -387,16 +387,21 @@ static int thread_id(Fn *f, const Node *e, int depth) {
     if (e->kind == N_C_CALL) {
         CallInfo id = uni_call_info(f->an, e);
         if (!id.thread_id) return 0;
-        const SizeDecl *ls = &f->fn->lsize;
-        if (f->fn->kind == FN_KERNEL && ls->present && ls->nset) {
-            if (id.linear) {
-                int64_t n = 1;
-                for (int i = 0; i < ls->nset; i++) n *= ls->set_to[i];
-                return n > 1;
-            }
-            return id.dim < 0 || id.dim >= ls->nset || ls->set_to[id.dim] > 1;
+        const SizeDecl *ls = &f->fn->lsize, *gs = &f->fn->gsize;
+        int kernel = f->fn->kind == FN_KERNEL;
+        if (kernel && ls->present && ls->nset) {
+            /* the declared local size: a dimension of 1 (or beyond the
+               declared ones) does not split */
+            int64_t n = 1;
+            for (int i = 0; i < ls->nset; i++) n *= ls->set_to[i];
+            if (id.linear) return n > 1;
+            return id.dim >= 0 && id.dim < ls->nset && ls->set_to[id.dim] > 1;
         }
-        return 1;
+        /* dimension 0 always exists; another only when the kernel says so
+           (a 1-D launch has one work-item along y and z) */
+        if (id.linear || id.dim == 0) return 1;
+        int dims = kernel ? (gs->dims > ls->dims ? gs->dims : ls->dims) : 0;
+        return id.dim > 0 && id.dim < dims;
     }
     if (e->kind == N_C_VAR) {
         VarInfo *v = uni_var(f, e->sym);
