@@ -576,6 +576,20 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
             const char *f = designated(ck, a[0]);
             *out = f ? signature_of(ck, ev, form, f, a[0]) : NULL;
         }
+    } else if (!strcmp(name, "%integer-variable-type")) {
+        /* the integer type of a visible variable or constant, else nil:
+           dotimes counts in its count's type (no error when it is none) */
+        NEED(1);
+        Sym *v = a[0]->kind == N_SYMBOL && !a[0]->ann ? visible(ck, a[0]) : NULL;
+        Type *t = NULL;
+        if (v && (v->kind == SYM_CONST || v->kind == SYM_PARAMETER)) {
+            Node *c = global_const_value(ck, v);
+            t = c ? c->ty : NULL;
+        } else if (v && (v->kind == SYM_LOCAL || v->kind == SYM_PARAM)) {
+            t = v->ty;
+        }
+        *out = t && ty_is_int(t) ? ctq_type_syntax(ck, t, form->loc) : ev->nil;
+        return 1;
     } else if (!strcmp(name, "%struct-fields")) {
         NEED(1);
         *out = struct_fields(ck, a[0]);
