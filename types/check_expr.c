@@ -504,7 +504,7 @@ static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
         for (int i = 1; i < n; i++) {
             int64_t z;
             if (const_int(cx, args[i], &z) && z == 0) {
-                diag_error_at(D(cx), syn->kids[i + 1], "E0319", "division by zero");
+                diag_error_at(D(cx), syn->kids[i + 1], "E0319", "division by zero: `%s`", syn_to_string(cx->ck->a, syn, 60));
                 return NULL;
             }
         }
@@ -722,7 +722,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     }
     int64_t z;
     if (const_int(cx, args[1], &z) && z == 0) {
-        diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero");
+        diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero: `%s`", syn_to_string(cx->ck->a, syn, 60));
         return 0;
     }
     Node *a = simple(cx, args[0], syn), *b = simple(cx, args[1], syn);

@@ -227,11 +227,17 @@ static double as_double(const CeVal *v) {
     return is_signed_type(v->ty) ? (double)(int64_t)v->u : (double)v->u;
 }
 
+/* Is T signed here?  Exact (literal-only) arithmetic is done in long, or
+ * in ulong for an unsigned literal. */
+static int signed_in(const Ce *ce, const Type *t) {
+    return ce->exact ? scalar_of(t)->sc != SC_ULONG : is_signed_type(t);
+}
+
 /* A value for messages. */
 static const char *show(Ce *ce, const CeVal *v) {
     switch (v->k) {
     case CE_INT:
-        return is_signed_type(v->ty) ? arena_printf(ce->ck->a, "%lld", (long long)(int64_t)v->u)
+        return signed_in(ce, v->ty) ? arena_printf(ce->ck->a, "%lld", (long long)(int64_t)v->u)
                                      : arena_printf(ce->ck->a, "%llu", (unsigned long long)v->u);
     case CE_FLOAT: return arena_printf(ce->ck->a, "%g", v->f);
     case CE_BOOL: return v->u ? "true" : "false";
@@ -512,7 +518,10 @@ static int var_int(Ce *ce, const Node *at, const Sym *s, int64_t *out) {
 /* arithmetic                                                          */
 
 static int overflow(Ce *ce, const Node *at, const CeVal *a, int op, const CeVal *b, const Type *t) {
-    const char *in = ce->exact ? "64 bits" : arena_printf(ce->ck->a, "`%s`", ce_tname(ce, t));
+    /* exact (literal-only) arithmetic is done in long, or ulong for an
+       unsigned literal */
+    if (ce->exact) t = ty_num(scalar_of(t)->sc == SC_ULONG ? SC_ULONG : SC_LONG);
+    const char *in = arena_printf(ce->ck->a, "`%s`", ce_tname(ce, t));
     if (!b)
         return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s%s` does not fit in %s", check_op_text(op), show(ce, a), in);
     return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s %s %s` does not fit in %s", show(ce, a), check_op_text(op),
@@ -523,6 +532,7 @@ static int overflow(Ce *ce, const Node *at, const CeVal *a, int op, const CeVal 
 static int int_arith(Ce *ce, const Node *at, int op, CeVal a, CeVal b, const Type *t, CeVal *out) {
     const ScalarInfo *si = ty_scalar_info(scalar_of(t)->sc);
     int w = ce->exact ? 64 : si->size * 8, sgn = si->cat == CAT_SIGNED;
+    if (ce->exact) sgn = signed_in(ce, t);
     if (op == OP_SHL || op == OP_SHR) {
         if (!convert(ce, at, t, a, &a)) return 0;
         int64_t c = (int64_t)b.u;
@@ -707,7 +717,7 @@ static NOINLINE int unary(Ce *ce, const Node *n, CeVal *out) {
         }
         if (!is_int_type(t) || !convert(ce, n, t, a, &a)) return is_int_type(t) ? 0 : unsupported(ce, n, "this operation");
         int w = width_of(ce, t);
-        if (is_signed_type(t)) {
+        if (signed_in(ce, t)) {
             if ((int64_t)a.u == smin(w)) return overflow(ce, n, &a, OP_NEG, NULL, t);
             *out = int_val(t, (uint64_t) - (int64_t)a.u);
         } else {
