@@ -327,7 +327,8 @@ static CeObj *new_obj(Ce *ce, const Node *at, const Type *elem, int64_t n) {
         return NULL;
     }
     if (ce->total + n > CE_MAX_TOTAL) {
-        ce_error(ce, at, CE_E_SIZE, "%s allocates more than %ld elements in all (vectors made in a loop count each time)",
+        ce_error(ce, at, CE_E_SIZE,
+                 "%s allocates more than %ld elements in all (vectors made in a loop count each time; the limit cannot be raised)",
                  ce->what, CE_MAX_TOTAL);
         return NULL;
     }
