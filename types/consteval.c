@@ -1337,8 +1337,10 @@ static NOINLINE int decl(Ce *ce, const Node *n) {
             CeVal lv;
             if (n->nkids < 2 || !n->kids[1]) return ce_error(ce, n, CE_E_SIZE, "the length of `%s` is not known", s->name);
             if (!eval(ce, n->kids[1], &lv)) return 0;
-            if (lv.k != CE_INT || (!is_signed_type(lv.ty) && (int64_t)lv.u < 0))
-                return ce_error(ce, n->kids[1], CE_E_SIZE, "a vector length must be an integer below 2^63");
+            if (lv.k != CE_INT) return ce_error(ce, n->kids[1], CE_E_SIZE, "a vector length must be an integer");
+            if (!is_signed_type(lv.ty) && lv.u > (uint64_t)CE_MAX_LENGTH)
+                return ce_error(ce, n->kids[1], CE_E_SIZE, "a def-const-vec vector needs 1 to %ld elements, found %s", CE_MAX_LENGTH,
+                                show(ce, &lv));
             len = (int64_t)lv.u;
         }
         CeObj *o = new_obj(ce, n->kids && n->nkids > 1 && n->kids[1] ? n->kids[1] : n, t->elem, len);

@@ -392,7 +392,8 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
                     diag_error_at(ck->d, e, CV_E_FORM, "expected (max-steps N) with N a number of steps from 1 to %ld", CE_MAX_STEPS);
                     return -1;
                 }
-                *max_steps = (long)n;
+                long cap = ck->c->opt->max_consteval_steps; /* the embedding program's cap (the fuzzer's) */
+                *max_steps = cap > 0 && n > cap ? cap : (long)n;
                 continue;
             }
             if (!syn_is_form(e, "use")) {
@@ -468,7 +469,7 @@ void constvec_eval(Checker *ck, Sym *s) {
     s->cv_done = 1;
     Node *form = s->init;
     CtBody ct = {.self = s, .form = form};
-    long max_steps = CE_DEFAULT_STEPS;
+    long max_steps = ck->c->opt->max_consteval_steps > 0 ? ck->c->opt->max_consteval_steps : CE_DEFAULT_STEPS;
     int first = body_decls(ck, s, &ct, &max_steps);
     if (first < 0) return;
     ct.ret = ty_vector(ck->a, NULL, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, -1);

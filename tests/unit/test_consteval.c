@@ -291,8 +291,9 @@ typedef struct Run {
     StrBuf cl;
 } Run;
 
-/* Compile SRC (t.crisp); with CL, to OpenCL C captured in r.cl. */
-static Run compile(const char *src, int cl) {
+/* Compile SRC (t.crisp); with CL, to OpenCL C captured in r.cl; STEPS
+ * the library option max_consteval_steps (0: default). */
+static Run compile_steps(const char *src, int cl, long steps) {
     Run r = {0};
     sb_init(&r.cl);
     FILE *d = open_memstream(&r.diag, &r.dlen);
@@ -308,9 +309,14 @@ static Run compile(const char *src, int cl) {
         o.transpile_oclc = 1;
         o.capture_cl = &r.cl;
     }
+    o.max_consteval_steps = steps;
     r.status = crisp_compile(&o, d);
     fclose(d);
     return r;
+}
+
+static Run compile(const char *src, int cl) {
+    return compile_steps(src, cl, 0);
 }
 
 static void run_free(Run *r) {
@@ -473,6 +479,13 @@ static void test_const_vec_limits(void **state) {
               "3000000, 0");
     EXPECT_FAIL("(def-const-vec +t+ (declare (max-steps 0)) (make-vector int 4))",
                 "error[E0180]: expected (max-steps N) with N a number of steps from 1 to 1000000000");
+    /* an embedding program (the fuzzer) sets the default and the cap */
+    r = compile_steps("(def-const-vec +t+ (declare (max-steps 100000000))\n"
+                      "  (let ((v (make-vector int 2)) (s 0)) (dotimes (i 3000000) (inc! s)) v))",
+                      0, 5000);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.diag, "ran for more than 5000 steps"));
+    run_free(&r);
 }
 
 int main(void) {
