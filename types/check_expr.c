@@ -325,7 +325,7 @@ int const_int(Ctx *cx, Node *n, int64_t *out) {
 /* The value of syntax SYN when it is an integer constant: its macros
  * expanded, checked as an expression in a scratch context (CX's variables
  * visible, nothing reported, nothing kept), then computed by the constant
- * evaluator.  Only side-effect-free forms are tried (ce_pure_syntax). */
+ * evaluator.  Only side-effect-free forms are tried (ce_syntax). */
 int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
     if (syn && syn->kind == N_LIST) syn = ck_expand_all(cx->ck, syn);
     if (!syn) return 0;
