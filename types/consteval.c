@@ -1513,6 +1513,7 @@ int ce_syntax(Ctx *cx, Node *syn, CeVal *out) {
     Ctx s = cx->fn ? *cx : (Ctx){.ck = ck, .fn = &dummy};
     s.block = &blk;
     s.memo = (PtrMap){0};
+    s.names = (NameTable){0}; /* temporaries named here take no C name of CX's */
     s.bind_hint = NULL;
     /* quiet: whatever fails here is just not a constant (the caller says
        what it needed); the diagnostics state comes back as it was */
