@@ -390,6 +390,14 @@ static void test_constant_lengths(void **state) {
     assert_null(strstr(sb_cstr(&r.cl), "crisp_floor_div"));
     assert_non_null(strstr(sb_cstr(&r.cl), "int rem = 2;"));
     run_free(&r);
+    r = compile("(def-kernel k (x:int &out o:(vector-type int :global :write-only))\n"
+                "  (let ((p 1) (q 2))\n"
+                "    (let ((b (ash x (floor 9 2))))\n"
+                "      (let ((rem 2)) (set! (~ o 0) (+ p q rem b))))))", 1);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(sb_cstr(&r.cl), "int b = x << 4;"));
+    assert_non_null(strstr(sb_cstr(&r.cl), "int rem = 2;"));
+    run_free(&r);
     /* a length that is not a constant is still said to be one */
     EXPECT_FAIL("(def-kernel k (n:int &out o:(vector-type int :global :write-only))\n"
                 "  (let ((a (make-vector int n))) (set! (~ a 0) 1)))",
