@@ -54,6 +54,8 @@ typedef struct CrispOptions {
     /* Resource limits (0 = default). */
     long max_expansion_depth;
     long max_eval_steps;
+    long max_consteval_steps; /* steps of one def-const-vec body (default 2^25);
+                                 also the most (declare (max-steps N)) gets */
     size_t max_arena_bytes;
 } CrispOptions;
 

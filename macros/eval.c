@@ -1432,8 +1432,36 @@ static Node *num_node(Eval *ev, Num x) {
     return x.is_float ? mk_float(ev, x.f) : mk_int(ev, x.i);
 }
 
-static Node *overflow(Eval *ev, Node *form, const char *fn) {
-    return eval_error(ev, form, "integer overflow in `%s` at compile time", fn);
+/* Integer overflow and division by zero end the evaluation with an error
+ * wherever they happen, also in the operands of c-t-output and c-t-assert
+ * (which otherwise just say "not known at compile time"): the one rule of
+ * compile-time arithmetic, shared with the checker's constant evaluator
+ * (types/consteval.c; docs/language.md "Compile-time evaluation"). */
+static Node *arith_error(Eval *ev, const char *code, const Node *form, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static Node *arith_error(Eval *ev, const char *code, const Node *form, const char *fmt, ...) {
+    int quiet = ev->quiet;
+    ev->quiet = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    verror(ev, code, form, fmt, ap);
+    va_end(ap);
+    ev->quiet = quiet;
+    return NULL;
+}
+
+/* `(FN A [B])` does not fit in 64 bits. */
+static Node *overflow(Eval *ev, Node *form, const char *fn, int64_t a, int64_t b, int nargs) {
+    return arith_error(ev, EVAL_E_OVERFLOW, form,
+                       nargs == 1 ? "integer overflow: `(%s %lld)` does not fit in 64 bits (compile-time integers are 64-bit signed)"
+                                  : "integer overflow: `(%s %lld %lld)` does not fit in 64 bits (compile-time integers are 64-bit signed)",
+                       fn, (long long)a, (long long)b);
+}
+
+/* `(FN A 0)`: division by zero. */
+static Node *div_zero(Eval *ev, Node *form, const char *fn, Num a) {
+    if (a.is_float) return arith_error(ev, EVAL_E_DIVZERO, form, "division by zero: `(%s %g 0)`", fn, a.f);
+    return arith_error(ev, EVAL_E_DIVZERO, form, "division by zero: `(%s %lld 0)`", fn, (long long)a.i);
 }
 
 /* Fold + - * / over the arguments. */
@@ -1444,12 +1472,12 @@ static Node *arith(Eval *ev, Node *form, Node **a, int n, char op) {
     if (!get_num(ev, form, a[0], fn, &acc)) return NULL;
     if (n == 1 && op == '-') {  /* (- x) negates */
         if (acc.is_float) return mk_float(ev, -acc.f);
-        if (acc.i == INT64_MIN) return overflow(ev, form, fn);
+        if (acc.i == INT64_MIN) return overflow(ev, form, fn, acc.i, 0, 1);
         return mk_int(ev, -acc.i);
     }
     if (n == 1 && op == '/') {  /* (/ x) is 1/x */
         if (acc.is_float ? acc.f == 0.0 : acc.i == 0)
-            return eval_error(ev, form, "division by zero at compile time");
+            return div_zero(ev, form, fn, (Num){0, 1, 1.0});
         return acc.is_float ? mk_float(ev, 1.0 / acc.f) : mk_int(ev, 1 / acc.i);
     }
     for (int i = 1; i < n; i++) {
@@ -1463,22 +1491,23 @@ static Node *arith(Eval *ev, Node *form, Node **a, int n, char op) {
             case '-': acc.f = p - q; break;
             case '*': acc.f = p * q; break;
             default:
-                if (q == 0.0) return eval_error(ev, form, "division by zero at compile time");
+                if (q == 0.0) return div_zero(ev, form, fn, (Num){1, 0, p});
                 acc.f = p / q;
             }
             continue;
         }
         int ov = 0;
+        int64_t before = acc.i;
         switch (op) {
         case '+': ov = add_ov(acc.i, y.i, &acc.i); break;
         case '-': ov = sub_ov(acc.i, y.i, &acc.i); break;
         case '*': ov = mul_ov(acc.i, y.i, &acc.i); break;
         default:
-            if (y.i == 0) return eval_error(ev, form, "division by zero at compile time");
+            if (y.i == 0) return div_zero(ev, form, fn, acc);
             if (acc.i == INT64_MIN && y.i == -1) ov = 1;
             else acc.i /= y.i;
         }
-        if (ov) return overflow(ev, form, fn);
+        if (ov) return overflow(ev, form, fn, before, y.i, 2);
     }
     return num_node(ev, acc);
 }
@@ -1516,12 +1545,12 @@ static Node *modrem(Eval *ev, Node *form, Node **a, int is_mod) {
     if (!get_num(ev, form, a[0], fn, &x) || !get_num(ev, form, a[1], fn, &y)) return NULL;
     if (x.is_float || y.is_float) {
         double p = x.is_float ? x.f : (double)x.i, q = y.is_float ? y.f : (double)y.i;
-        if (q == 0.0) return eval_error(ev, form, "division by zero at compile time");
+        if (q == 0.0) return div_zero(ev, form, fn, (Num){1, 0, p});
         double r = fmod(p, q);
         if (is_mod && r != 0.0 && ((r < 0) != (q < 0))) r += q;
         return mk_float(ev, r);
     }
-    if (y.i == 0) return eval_error(ev, form, "division by zero at compile time");
+    if (y.i == 0) return div_zero(ev, form, fn, x);
     if (y.i == -1) return mk_int(ev, 0);
     int64_t r = x.i % y.i;
     if (is_mod && r != 0 && ((r < 0) != (y.i < 0))) r += y.i;
@@ -1547,18 +1576,20 @@ static Node *rounding(Eval *ev, Node *form, Node **a, int n, int up) {
     if (!get_num(ev, form, a[0], fn, &x)) return NULL;
     if (n > 1 && !get_num(ev, form, a[1], fn, &y)) return NULL;
     if (!x.is_float && !y.is_float) {
-        if (y.i == 0) return eval_error(ev, form, "division by zero at compile time");
-        if (x.i == INT64_MIN && y.i == -1) return overflow(ev, form, fn);
+        if (y.i == 0) return div_zero(ev, form, fn, x);
+        if (x.i == INT64_MIN && y.i == -1) return overflow(ev, form, fn, x.i, y.i, 2);
         int64_t q = x.i / y.i, r = x.i % y.i;
         if (r != 0 && ((r < 0) != (y.i < 0))) q += up ? 0 : -1;
         else if (r != 0 && up) q += 1;
         return mk_int(ev, q);
     }
     double q = y.is_float ? y.f : (double)y.i;
-    if (q == 0.0) return eval_error(ev, form, "division by zero at compile time");
+    if (q == 0.0) return div_zero(ev, form, fn, x);
     double v = (x.is_float ? x.f : (double)x.i) / q;
     v = up ? ceil(v) : floor(v);
-    if (!(v >= -9.2e18 && v <= 9.2e18)) return overflow(ev, form, fn);
+    if (!(v >= -9.2e18 && v <= 9.2e18))
+        return arith_error(ev, EVAL_E_OVERFLOW, form, "integer overflow: `(%s %g)` does not fit in 64 bits (compile-time integers are 64-bit signed)",
+                           fn, v);
     return mk_int(ev, (int64_t)v);
 }
 
@@ -1653,7 +1684,7 @@ static Node *bi_abs(Eval *ev, Node *form, Node **a, int n) {
     Num x;
     if (!get_num(ev, form, a[0], "abs", &x)) return NULL;
     if (x.is_float) return mk_float(ev, fabs(x.f));
-    if (x.i == INT64_MIN) return overflow(ev, form, "abs");
+    if (x.i == INT64_MIN) return overflow(ev, form, "abs", x.i, 0, 1);
     return x.i < 0 ? mk_int(ev, -x.i) : a[0];
 }
 
@@ -1665,7 +1696,7 @@ static Node *bi_ash(Eval *ev, Node *form, Node **a, int n) {
     if (v == 0 || s == 0) return mk_int(ev, v);
     if (s > 0) {
         int64_t r;
-        if (s >= 63 || mul_ov(v, (int64_t)1 << s, &r)) return overflow(ev, form, "ash");
+        if (s >= 63 || mul_ov(v, (int64_t)1 << s, &r)) return overflow(ev, form, "ash", v, s, 2);
         return mk_int(ev, r);
     }
     if (s <= -63) return mk_int(ev, v < 0 ? -1 : 0);
@@ -1706,9 +1737,9 @@ static Node *bi_expt(Eval *ev, Node *form, Node **a, int n) {
     if (!b.is_float && !p.is_float && p.i >= 0) {
         int64_t r = 1, base = b.i, e = p.i;
         while (e > 0) {
-            if ((e & 1) && mul_ov(r, base, &r)) return overflow(ev, form, "expt");
+            if ((e & 1) && mul_ov(r, base, &r)) return overflow(ev, form, "expt", b.i, p.i, 2);
             e >>= 1;
-            if (e > 0 && mul_ov(base, base, &base)) return overflow(ev, form, "expt");
+            if (e > 0 && mul_ov(base, base, &base)) return overflow(ev, form, "expt", b.i, p.i, 2);
         }
         return mk_int(ev, r);
     }
@@ -2369,6 +2400,7 @@ static Node *bi_macro_error(Eval *ev, Node *form, Node **a, int n) {
  * with ev->failed set after a reported (fatal) error. */
 static Node *eval_quiet(Eval *ev, Node *x, Binding *env, const char **why, const Node **why_at) {
     long depth = ev->depth;
+    int errors = ev->c->diag.errors;
     const char *saved_msg = ev->quiet_msg;
     const Node *saved_at = ev->quiet_at;
     ev->quiet++;
@@ -2381,7 +2413,9 @@ static Node *eval_quiet(Eval *ev, Node *x, Binding *env, const char **why, const
     ev->quiet_msg = saved_msg;
     ev->quiet_at = saved_at;
     if (v && !ev->failed) return v;
-    if (ev->c->diag.fatal) return NULL;  /* a limit: keep unwinding */
+    /* a limit, or an error reported even here (overflow, division by
+       zero): keep unwinding */
+    if (ev->c->diag.fatal || ev->c->diag.errors > errors) return NULL;
     ev->failed = 0;
     ev->depth = depth;
     return NULL;

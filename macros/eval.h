@@ -46,6 +46,8 @@
                                     recorded def-function signature         */
 #define EVAL_E_SIG "E0217"       /* has-overload?: malformed signature       */
 #define EVAL_E_TYPEOF "E0218"    /* type-of of a run-time expression         */
+#define EVAL_E_DIVZERO "E0319"   /* division by zero (also the checker's)    */
+#define EVAL_E_OVERFLOW "E0321"  /* integer overflow (also the checker's)    */
 
 typedef struct Eval Eval;
 typedef struct EvalLambdaList EvalLambdaList;  /* parsed lambda list  */

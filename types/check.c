@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "../macros/expand.h"
-#include "check_int.h"
+#include "consteval.h"
 
 /* ------------------------------------------------------------------ */
 /* small utilities                                                     */
@@ -675,6 +675,7 @@ static void sym_alias(Sym *dst, const Sym *src) {
 
 static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
+    if (cx->consteval && init && syn_is_form(init, "make-vector")) return constvec_make_vector(cx, name, init);
     Sym *s = new_local(cx, name, name->name, NULL);
     if (!s) return NULL;
     if (soa_init_form(init)) return soa_bind(cx, s, name, init);
@@ -1787,8 +1788,10 @@ static void collect_parameter(Checker *ck, Node *form) {
     s->immutable = 1;
 }
 
-/* A -D value as a syntax node (number, or t/nil/true/false). */
-/* The checked literal of a def-const / def-parameter (checked once). */
+/* The checked literal of a def-const / def-parameter (checked once): its
+ * value expression checked in an empty function context, then computed by
+ * the constant evaluator (consteval.c) - literals, other constants,
+ * operators, conversions and the math builtins, in their types. */
 static Node *const_value(Checker *ck, Sym *s) {
     if (s->value) return s->value;
     if (s->resolving) {
@@ -1813,25 +1816,24 @@ static Node *const_value(Checker *ck, Sym *s) {
         if (!t) t = ty_num(SC_INT);
         init = syn_int(ck->a, s->def->loc, 0);
     }
-    /* evaluate in an empty function context: only literals and constants */
+    /* support code the computation alone needs is not emitted */
+    int nhelpers = ck->prog->nhelpers;
     CFunc dummy = {.kind = FN_FUNCTION, .name = s->name, .ret = &ty_void};
     Node blk = {.kind = N_C_BLOCK};
     Ctx cx = {.ck = ck, .fn = &dummy, .block = &blk};
     Node *v = expr(&cx, init, t);
     if (v && t) v = coerce(&cx, v, t, init, "constant value");
-    if (v && blk.nkids) {
-        diag_error_at(ck->d, init, "E0114", "the value of `%s` must be a constant expression", s->name);
-        v = NULL;
+    if (v && (blk.nkids || (v->kind != N_C_INTLIT && v->kind != N_C_FLOATLIT && v->kind != N_C_BOOLLIT))) {
+        CeVal r;
+        CeResult res = ce_constant(ck, &blk, v, 1, 0, &r);
+        Type *vt = v->ty;
+        v = res == CE_DONE ? ce_literal(&cx, init, &r) : NULL;
+        if (v) v->ty = vt;
+        else if (res == CE_NOT_CONSTANT)
+            diag_error_at(ck->d, init, "E0114", "the value of `%s` must be a constant: literals, constants and operations on them",
+                          s->name);
     }
-    if (v && v->kind != N_C_INTLIT && v->kind != N_C_FLOATLIT && v->kind != N_C_BOOLLIT) {
-        int64_t iv;
-        if (ty_is_int(v->ty) && const_int(&cx, v, &iv)) {
-            v = int_lit(&cx, init, iv, v->ty);
-        } else {
-            diag_error_at(ck->d, init, "E0114", "the value of `%s` must be a constant number", s->name);
-            v = NULL;
-        }
-    }
+    ck->prog->nhelpers = nhelpers;
     s->resolving = 0;
     s->value = v;
     if (v) s->ty = v->ty;
@@ -2293,6 +2295,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     fn->def = fd->form;
     fn->ret = fd->ret;
     fn->body = syn_new(ck->a, N_C_BLOCK, fd->form->loc);
+    fn->consteval = ck->ct != NULL; /* run by the compiler, never emitted */
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
@@ -2316,7 +2319,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
                 base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
                 base = arena_printf(ck->a, "%s_rank%d", base, ptys[i]->ndims);
-        fn->cname = unique_name(ck->a, &ck->cnames, base);
+        fn->cname = fn->consteval ? base : unique_name(ck->a, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
     scope_push(&cx);
@@ -2352,7 +2355,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
     Program *p = ck->prog;
-    PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
+    if (!fn->consteval) PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
     return fn;
 }
 
@@ -2410,7 +2413,7 @@ CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
     for (int i = 0; i < fd->nparams; i++) ptys[i] = concrete_param(ck, fd->params[i].ty, argtys ? argtys[i] : NULL);
     for (int i = 0; i < fd->ninsts; i++) {
         CFunc *f = fd->insts[i];
-        int same = 1;
+        int same = f->consteval == (ck->ct != NULL); /* compile-time code has instances of its own */
         for (int j = 0; j < fd->nparams && same; j++)
             if (!ty_equal(f->params[j]->ty, ptys[j])) same = 0;
         if (same) {
@@ -2653,19 +2656,6 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
             ck.allow_incomplete = 0;
         }
     }
-    /* def-const-vecs in definition order (a body may use earlier ones), then
-       their C names, clear of every kernel and function name */
-    for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
-        Sym *s = ck.globals.syms[g];
-        if (s->kind != SYM_CONSTVEC) continue;
-        constvec_eval(&ck, s);
-        if (!s->cvec) continue;
-        const char *base = mangle(ck.a, s->name);
-        int clash = is_reserved(base) || strmap_get(&ck.fnbases, base);
-        if (clash) base = arena_printf(ck.a, "cv_%s", base);
-        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, base);
-        PUSH(ck.a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
-    }
     for (int i = 0; i < forms.n && !c->diag.fatal; i++)
         if (syn_is_form(forms.v[i], "set-derived")) set_derived(&ck, forms.v[i]);
     /* (gen-NAME ...) forms, now that every template and type is known */
@@ -2697,6 +2687,20 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
                 a->bad = 1;
             }
         }
+    }
+    /* def-const-vecs in definition order (a body may use earlier ones; the
+       functions it calls have their signatures and C names now), then
+       their C names, clear of every kernel and function name */
+    for (int g = 0; g < ck.globals.n && !c->diag.fatal; g++) {
+        Sym *s = ck.globals.syms[g];
+        if (s->kind != SYM_CONSTVEC) continue;
+        constvec_eval(&ck, s);
+        if (!s->cvec) continue;
+        const char *base = mangle(ck.a, s->name);
+        int clash = is_reserved(base) || strmap_get(&ck.fnbases, base);
+        if (clash) base = arena_printf(ck.a, "cv_%s", base);
+        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, base);
+        PUSH(ck.a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {
         FuncDef *fd = ck.funcs[i];

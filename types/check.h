@@ -156,6 +156,8 @@ typedef struct CFunc {
     Sym *debug;             /* the debug channel parameter, or NULL */
     Sym **cvuses;           /* const-vecs read here or in callees */
     int ncvuses, capcvuses;
+    int consteval;          /* an instance made for code the compiler runs (a
+                               def-const-vec body calls it): never emitted */
 } CFunc;
 
 /* Support code the emitted file needs (printed once, before user code). */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../core/suggest.h"
-#include "check_int.h"
+#include "consteval.h"
 #include "../core/target.h"
 #include "../macros/eval.h"
 
@@ -200,6 +200,7 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
             return f;
         }
         if (!int_fits(v, uns, target->sc)) {
+            if (cx->consteval) return constvec_wrap(cx, v, target, at); /* C's conversion */
             diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_cname(target));
             return NULL;
         }
@@ -209,6 +210,10 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
         return n;
     }
     if (cat != CAT_FLOAT) {
+        if (cx->consteval) {
+            constvec_float_error(cx, want, at);
+            return NULL;
+        }
         diag_error_at(D(cx), at, "E0304",
                       "float literal `%g` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
                       lit->fval, tname(cx, want));
@@ -292,6 +297,8 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     }
     if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
     if (struct_subst_ok(have, want)) return retype_struct(cx, val, want, at);
+    Node *ct;
+    if (cx->consteval && constvec_convert(cx, val, want, at, &ct)) return ct; /* C's conversions */
     diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, tname(cx, want), tname(cx, have),
                   conversion_hint(cx, have, want));
     return NULL;
@@ -299,42 +306,26 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
 
 /* ---- compile-time integer constants ---- */
 
+/* The value of checked expression N when it is an integer constant (the
+ * constant evaluator, consteval.c; nothing reported). */
 int const_int(Ctx *cx, Node *n, int64_t *out) {
-    (void)cx;
     if (!n) return 0;
-    int64_t a, b;
-    switch (n->kind) {
-    case N_C_INTLIT: *out = n->ival; return 1;
-    case N_C_FLOATLIT:
-        if (n->op == LIT_FLEX_INT) { *out = (int64_t)n->fval; return 1; }
-        return 0;
-    case N_C_UNARY:
-        if (!const_int(cx, n->kids[0], &a)) return 0;
-        if (n->op == OP_NEG) { *out = (int64_t)(0 - (uint64_t)a); return 1; }
-        if (n->op == OP_BNOT) { *out = ~a; return 1; }
-        return 0;
-    case N_C_BINARY:
-        if (!const_int(cx, n->kids[0], &a) || !const_int(cx, n->kids[1], &b)) return 0;
-        switch (n->op) {
-        case OP_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
-        case OP_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
-        case OP_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
-        case OP_DIV: if (!b || (a == INT64_MIN && b == -1)) return 0; *out = a / b; return 1;
-        case OP_MOD: if (!b || (a == INT64_MIN && b == -1)) return 0; *out = a % b; return 1;
-        case OP_BAND: *out = a & b; return 1;
-        case OP_BOR: *out = a | b; return 1;
-        case OP_BXOR: *out = a ^ b; return 1;
-        case OP_SHL: if (b < 0 || b > 62) return 0; *out = (int64_t)((uint64_t)a << b); return 1;
-        case OP_SHR: if (b < 0 || b > 63) return 0; *out = a >> b; return 1;
-        default: return 0;
-        }
-    case N_C_CAST: return n->op != CAST_VALUE ? 0 : const_int(cx, n->kids[0], out);
-    default: return 0;
+    if (n->kind == N_C_INTLIT && ty_is_int(n->ty)) {
+        *out = n->ival;
+        return 1;
     }
+    if (n->kind == N_C_FLOATLIT && n->op == LIT_FLEX_INT) {
+        *out = (int64_t)n->fval;
+        return 1;
+    }
+    CeVal v;
+    return ce_constant(cx->ck, NULL, n, 0, 0, &v) == CE_DONE && v.k == CE_INT && ce_int64(&v, out);
 }
 
-/* Constant integer value of a syntax form: literals, def-const,
- * def-parameter and + - * / ash over them. */
+/* The value of syntax SYN when it is an integer constant: its macros
+ * expanded, checked as an expression in a scratch context (CX's variables
+ * visible, nothing reported, nothing kept), then computed by the constant
+ * evaluator.  Only side-effect-free forms are tried (ce_syntax). */
 int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
     if (syn && syn->kind == N_LIST) syn = ck_expand_all(cx->ck, syn);
     if (!syn) return 0;
@@ -342,40 +333,8 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
         *out = syn->ival;
         return !syn->is_unsigned || syn->ival >= 0;
     }
-    if (syn->kind == N_SYMBOL) {
-        Sym *s = cx->fn ? scope_lookup(cx, syn->key) : global_lookup(cx->ck, syn->key);
-        if (!s) s = parameter_lookup(cx->ck, syn);
-        if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 0;
-        Node *v = global_const_value(cx->ck, s);
-        if (!v) return 0;
-        return const_int(cx, v, out);
-    }
-    const char *h = syn_head(syn);
-    if (!h || syn->nkids < 2) return 0;
-    int64_t acc, x;
-    if (!const_syn_int(cx, syn->kids[1], &acc)) return 0;
-    if (!strcmp(h, "-") && syn->nkids == 2) {
-        *out = (int64_t)(0 - (uint64_t)acc);
-        return 1;
-    }
-    for (int i = 2; i < syn->nkids; i++) {
-        if (!const_syn_int(cx, syn->kids[i], &x)) return 0;
-        /* wrap-around arithmetic: folding must not be undefined behaviour */
-        if (!strcmp(h, "+")) acc = (int64_t)((uint64_t)acc + (uint64_t)x);
-        else if (!strcmp(h, "-")) acc = (int64_t)((uint64_t)acc - (uint64_t)x);
-        else if (!strcmp(h, "*")) acc = (int64_t)((uint64_t)acc * (uint64_t)x);
-        else if (!strcmp(h, "/") || !strcmp(h, "truncate")) {
-            if (!x || (acc == INT64_MIN && x == -1)) return 0;
-            acc /= x;
-        } else if (!strcmp(h, "ash")) {
-            if (x > 62 || x < -63) return 0;
-            acc = x >= 0 ? (int64_t)((uint64_t)acc << x) : acc >> -x;
-        } else
-            return 0;
-    }
-    if (syn->nkids == 2 && strcmp(h, "+") && strcmp(h, "*")) return 0;
-    *out = acc;
-    return 1;
+    CeVal v;
+    return ce_syntax(cx, syn, &v) && v.k == CE_INT && ce_int64(&v, out);
 }
 
 /* ---- operands ---- */
@@ -416,6 +375,7 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
             continue;
         }
         Type *j = ty_join(t, args[i]->ty);
+        if (!j && cx->consteval) j = constvec_join(t, args[i]->ty); /* C's usual arithmetic conversions */
         if (!j) {
             diag_error_at(D(cx), syn[i], "E0312",
                           "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
@@ -425,8 +385,12 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         }
         t = j;
     }
-    if (!t) {
-        if (ty_is_arith(want)) t = want;
+    if (t && any_float_lit && cx->consteval && ty_is_int(t)) {
+        /* an integer and a float literal in a compile-time body: C computes
+           in the floating type */
+        t = ty_is_float(want) ? want : ty_num(SC_FLOAT);
+    } else if (!t) {
+        if (ty_is_arith(want) && (!cx->consteval || constvec_literals_fit(args, n, want))) t = want;
         else t = any_float_lit ? ty_num(SC_FLOAT) : NULL;
         if (!t) {
             /* all integer literals: int unless one needs more */
@@ -487,14 +451,20 @@ static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
         if (!is_flex(args[i])) return res;
     if (!res) return res;
     if (ty_is_int(res->ty)) {
-        int64_t v;
-        if (!const_int(cx, res, &v)) return res;
+        /* literal-only arithmetic is exact in 64 bits: beyond is an error
+           (docs/language.md "Compile-time evaluation") */
+        CeVal r;
+        CeResult st = ce_constant(cx->ck, NULL, res, 1, 1, &r);
+        if (st == CE_FAILED) return NULL;
+        if (st != CE_DONE || r.k != CE_INT) return res;
+        int64_t v = (int64_t)r.u;
         /* a context-free constant grows to long when int is too small; its
            final context checks that it fits */
         Type *t = res->ty;
-        if (!int_fits(v, 0, t->sc)) t = ty_num(SC_LONG);
+        if (t->sc != SC_ULONG && !int_fits(v, 0, t->sc)) t = ty_num(SC_LONG);
         Node *l = int_lit(cx, syn, v, t);
         l->op = LIT_FLEX_INT;
+        l->is_unsigned = t->sc == SC_ULONG && v < 0;
         return l;
     }
     return res;
@@ -534,7 +504,7 @@ static Node *b_arith(Ctx *cx, Node *syn, Type *want) {
         for (int i = 1; i < n; i++) {
             int64_t z;
             if (const_int(cx, args[i], &z) && z == 0) {
-                diag_error_at(D(cx), syn->kids[i + 1], "E0319", "division by zero");
+                diag_error_at(D(cx), syn->kids[i + 1], "E0319", "division by zero: `%s`", syn_to_string(cx->ck->a, syn, 60));
                 return NULL;
             }
         }
@@ -752,7 +722,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     }
     int64_t z;
     if (const_int(cx, args[1], &z) && z == 0) {
-        diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero");
+        diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero: `%s`", syn_to_string(cx->ck->a, syn, 60));
         return 0;
     }
     Node *a = simple(cx, args[0], syn), *b = simple(cx, args[1], syn);
@@ -1168,6 +1138,10 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         Sym *v = vector_operand(cx, syn->kids[1], "~");
         if (!v) return NULL;
         if (v->kind == SYM_CONSTVEC) {
+            constvec_write_error(cx, syn, v);
+            return NULL;
+        }
+        if (cx->consteval && v->ty->as == AS_CONSTANT) { /* a view of a const-vec */
             constvec_write_error(cx, syn, v);
             return NULL;
         }
@@ -2027,6 +2001,7 @@ static Node *b_reinterpret(Ctx *cx, Node *syn, Type *want) {
     if (syn_is_form(tn, "quote") && tn->nkids == 2) tn = tn->kids[1];
     Type *et = type_expr(cx->ck, tn);
     if (!et) return NULL;
+    if (cx->consteval && !constvec_reinterpret_ok(cx, tn, et)) return NULL;
     Type *st = src->ty->elem;
     if (st->kind == TY_STRUCT || et->kind == TY_STRUCT || !(ty_is_arith(et))) {
         diag_error_at(D(cx), syn, "E0447", "reinterpret-view works on numbers and hardware vectors, not `%s` as `%s`", tname(cx, st),
@@ -2294,6 +2269,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
     FuncDef *forced = ck->forced_callee;
     ck->forced_callee = NULL;
+    if (ck->ct && !constvec_call_ok(cx, syn)) return NULL;
     if (!forced && hof_lookup(ck, syn->kids[0]->key)) {
         int handled = 0;
         Node *r = hof_call(cx, syn, want, &handled);
@@ -2559,6 +2535,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
         return length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
                       "`%s` can be set in kernel code, (set! (parent~ v) w), but not read: a view's parent is the vector it was made from; use that vector",
@@ -2940,6 +2917,11 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         StructDef *sd;
         Node **pre;
         if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
+    }
+    if (cx->consteval) { /* forms only a def-const-vec body has (constvec.c) */
+        int handled;
+        Node *r = constvec_form(cx, syn, &handled);
+        if (handled) return r;
     }
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);

@@ -3,7 +3,8 @@
  * check.c      program, definitions, functions, statements and scopes
  * check_expr.c expressions: literals, operators, builtins, vectors
  * typeexpr.c   type expressions (vector-type, aliases, signatures)
- * constvec.c   def-const-vec: the compile-time interpreter of its body */
+ * constvec.c   def-const-vec: its body checked as a compile-time function
+ * consteval.c  the constant evaluator: checked code run by the compiler */
 #ifndef CRISP_CHECK_INT_H
 #define CRISP_CHECK_INT_H
 
@@ -14,6 +15,7 @@
 
 typedef struct FuncDef FuncDef;
 typedef struct Template Template;
+typedef struct CtBody CtBody;
 
 typedef struct Scope {
     struct Scope *up;
@@ -108,6 +110,8 @@ typedef struct Checker {
                                 write them */
     FuncDef *forced_callee;  /* the next user_call calls this function (a
                                 (funcall (gen-NAME T...)) instance) */
+    CtBody *ct;              /* the def-const-vec whose body is being checked
+                                and run (constvec.c), or NULL */
     int in_library;          /* collecting the library (lib/): definitions are
                                 emitted only when the program uses them */
 } Checker;
@@ -139,6 +143,8 @@ typedef struct Ctx {
     const Node *body_owner;  /* the form whose body is being checked (messages) */
     int setter_depth;        /* inlining a def-setter */
     int branch_depth;        /* inside if branches, loop bodies, and/or operands */
+    int consteval;           /* a def-const-vec body, checked to run in the
+                                compiler: C's conversions apply (constvec.c) */
 } Ctx;
 
 /* ---- check_expr.c: def-setter ---- */
@@ -212,6 +218,17 @@ Node *constvec_ref(Ctx *cx, Node *syn, Sym *s);
 void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused);
 void constvec_decl(Ctx *cx, Node *use_decl);
 void constvec_write_error(Ctx *cx, const Node *at, Sym *s);
+/* The checker's hooks for a compile-time body (cx->consteval): */
+Type *constvec_join(const Type *a, const Type *b);
+int constvec_literals_fit(Node **args, int n, const Type *want);
+Node *constvec_wrap(Ctx *cx, int64_t v, Type *target, const Node *at);
+void constvec_float_error(Ctx *cx, const Type *want, const Node *at);
+int constvec_convert(Ctx *cx, Node *val, Type *want, const Node *at, Node **out);
+Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init);
+Node *constvec_form(Ctx *cx, Node *syn, int *handled);
+Node *constvec_parent(Ctx *cx, Node *syn, Node *base);
+int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et);
+int constvec_call_ok(Ctx *cx, Node *syn);
 Node *global_const_value(Checker *ck, Sym *s);
 
 /* ---- uniform.c: uniform values, the + and * variants ---- */

@@ -105,3 +105,28 @@ def function_calls_in_body():
     assert_close(floats, (x * x * (3.0 - 2.0 * x)).astype(np.float32), name="smooth")
     clamped = np.clip(3 * np.arange(5) - 4, 0, 6)
     assert_equal(ints, np.array(list(clamped) + [4, 42, 5], np.int32), name="clamp, early return, overloads")
+
+
+@case
+def constant_evaluator():
+    u = np.zeros(16, np.uint32)
+    ii = np.zeros(48, np.int32)
+    sq = np.zeros(12, np.int64)
+    f = np.zeros(2, np.float32)
+    prog.run("computed", u, ii, sq, f, global_size=48)
+
+    def fnv(x):
+        h = 2166136261
+        for b in range(4):
+            h = ((h ^ ((x >> (8 * b)) & 255)) * 16777619) & 0xffffffff
+        return h
+
+    assert_equal(u, np.array([fnv(i) for i in range(16)], np.uint32), name="unsigned wrap (FNV-1a)")
+    a = np.arange(16) - 8
+    assert_equal(ii, np.concatenate([a // 3, -((-a) // 3), np.round(a / 4)]).astype(np.int32),
+                 name="floor, ceil, round divisions")
+    want = np.full(12, -1, np.int64)
+    want[:10] = np.arange(10, dtype=np.int64) ** 2 * 10 ** 9
+    assert_equal(sq, want, name="computed length, :initial-element, long")
+    assert_close(f, np.array([np.sqrt(2), 2 ** 29], np.float32), name="def-const values")
+    check("no support code for what the compiler computed", "crisp_floor_div" not in prog.source, prog.source[:300])

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.capture_cl = &cl;
     o.capture_meta = &meta;
     o.max_eval_steps = 200000;          /* keep each input fast */
+    o.max_consteval_steps = 200000;     /* ... def-const-vec bodies too */
     o.max_arena_bytes = 64u << 20;
     crisp_compile(&o, sink);
     sb_free(&cl);

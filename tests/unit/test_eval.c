@@ -399,13 +399,20 @@ static void test_arithmetic(void **state) {
     EXPECT("(list (logand 12 10) (logior 12 10) (logxor 12 10) (lognot 0))", "(8 14 6 -1)");
     EXPECT("(list (expt 2 10) (expt 3 0) (expt 2.0 3))", "(1024 1 8.0)");
     EXPECT("(list (zerop 0) (plusp 1) (minusp -1) (evenp 4) (oddp 4))", "(t t t t nil)");
-    EXPECT_ERROR("(/ 1 0)", "division by zero");
-    EXPECT_ERROR("(mod 1 0)", "division by zero");
-    EXPECT_ERROR("(+ 9223372036854775807 1)", "integer overflow in `+`");
-    EXPECT_ERROR("(* 4611686018427387904 2)", "integer overflow in `*`");
-    EXPECT_ERROR("(- -9223372036854775807 2)", "integer overflow");
-    EXPECT_ERROR("(expt 2 64)", "integer overflow in `expt`");
-    EXPECT_ERROR("(ash 1 70)", "integer overflow in `ash`");
+    /* one rule with the checker's constant evaluator: overflow of 64 bits
+       and division by zero are errors, naming the operation (E0321, E0319) */
+    EXPECT_ERROR("(/ 1 0)", "error[E0319]: division by zero: `(/ 1 0)`");
+    EXPECT_ERROR("(mod 1 0)", "division by zero: `(mod 1 0)`");
+    EXPECT_ERROR("(floor 7 0)", "division by zero: `(floor 7 0)`");
+    EXPECT_ERROR("(+ 9223372036854775807 1)",
+                 "error[E0321]: integer overflow: `(+ 9223372036854775807 1)` does not fit in 64 bits (compile-time integers are 64-bit signed)");
+    EXPECT_ERROR("(* 4611686018427387904 2)", "integer overflow: `(* 4611686018427387904 2)`");
+    EXPECT_ERROR("(- -9223372036854775807 2)", "integer overflow: `(- -9223372036854775807 2)`");
+    EXPECT_ERROR("(- (- -9223372036854775807 1))", "integer overflow: `(- -9223372036854775808)`");
+    EXPECT_ERROR("(/ (- -9223372036854775807 1) -1)", "integer overflow: `(/ -9223372036854775808 -1)`");
+    EXPECT_ERROR("(abs (- -9223372036854775807 1))", "integer overflow: `(abs -9223372036854775808)`");
+    EXPECT_ERROR("(expt 2 64)", "integer overflow: `(expt 2 64)`");
+    EXPECT_ERROR("(ash 1 70)", "integer overflow: `(ash 1 70)`");
     EXPECT_ERROR("(+ 1 'a)", "`+` expects a number, got `a`");
     EXPECT_ERROR("(+ 18446744073709551615 1)", "unsigned literals");
 }
@@ -786,6 +793,18 @@ static void test_ct_output(void **state) {
 
     /* as a value inside a macro body: nil; an empty c-t-output is fine */
     EXPECT("(list (c-t-output) (c-t-output 1))", "(nil nil)");
+
+    /* overflow and division by zero are errors in c-t-output too, not
+       "not known at compile time" (docs/language.md "Compile-time
+       evaluation") */
+    t = t_new();
+    t_expand(t, "(c-t-output \"big\" (* 9223372036854775807 2))\n(c-t-output \"q\" (/ 7 0))");
+    d = t_diag(t);
+    assert_non_null(strstr(d, "t.crisp:1:19: error[E0321]: integer overflow: `(* 9223372036854775807 2)` does not fit in 64 bits"));
+    assert_non_null(strstr(d, "t.crisp:2:17: error[E0319]: division by zero: `(/ 7 0)`"));
+    assert_null(strstr(d, "not known"));
+    assert_int_equal(t->c.diag.errors, 2);
+    t_free(t);
 }
 
 static void test_ct_assert(void **state) {
