@@ -2743,6 +2743,18 @@ static Node *bound_in_signature(Eval *ev, Node *sig, Binding *env) {
     return ev->c->arena.exhausted ? oom_error(ev) : r;
 }
 
+/* (%integer-variable-type X): the integer type of variable X where the
+ * macro was called, or nil - also without a checker (dotimes). */
+static Node *bi_int_var_type(Eval *ev, Node *form, Node **a, int n) {
+    Node *out = NULL;
+    int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, "%integer-variable-type", a, n, &out) : 0;
+    if (r < 0) {
+        ev->failed = 1;
+        return NULL;
+    }
+    return r > 0 && out ? out : ev->nil;
+}
+
 /* (has-overload? #'f SIG), (return-type-of #'f | SIG), (type-signature-of
  * #'f): special forms so #'f need not name a compile-time function; the
  * arguments go to the host as designators and signatures. */
@@ -2935,6 +2947,7 @@ static const Prim prim_table[] = {
     SF("has-overload?", sf_function_query), SF("return-type-of", sf_function_query),
     SF("type-signature-of", sf_function_query), SF("type-of", sf_value_query),
     SF("is-type-of", sf_value_query), SF("element-type", sf_value_query),
+    FN("%integer-variable-type", bi_int_var_type, 1, 1),
 };
 
 /* Core forms (docs/core-forms.md) and the forms the expander itself

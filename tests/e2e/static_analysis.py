@@ -44,6 +44,9 @@ EXPECTED = {
         (66, "W1103"): "Out[8i + k]",
         (84, "W1103"): "Out[2i + k]",
     },
+    "tests/e2e/const_vec.crisp": {
+        (269, "W1102"): "(= i 0): one work-item writes the constants",
+    },
     "tests/e2e/control.crisp": {
         (33, "W1103"): "Out[3i + k]",
         (41, "W1102"): "when-thread-is: one work-item",
