@@ -173,11 +173,14 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         if (n->sym->len_cname) sb_puts(e->out, n->sym->len_cname);
         else sb_printf(e->out, "%lldUL", (long long)n->sym->ty->length);
         break;
-    case N_C_UNARY:
+    case N_C_UNARY: {
         sb_puts(e->out, check_op_text(n->op));
-        /* avoid "- -x" and "&*" surprises */
-        expr_out(e, n->kids[0], n->kids[0]->kind == N_C_UNARY ? 17 : 14);
+        /* avoid "- -x", "--4" (a negative literal) and "&*" surprises */
+        const Node *k = n->kids[0];
+        int neg_lit = (k->kind == N_C_INTLIT && k->ival < 0 && !k->is_unsigned) || (k->kind == N_C_FLOATLIT && k->fval < 0);
+        expr_out(e, k, k->kind == N_C_UNARY || neg_lit ? 17 : 14);
         break;
+    }
     case N_C_BINARY: binary_out(e, n); break;
     case N_C_CALL:
         if (n->op == BI_CALL) sb_printf(e->out, "%s(", n->text);
