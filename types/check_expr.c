@@ -1637,7 +1637,10 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
         diag_error_at(D(cx), loc, "E0512", "`%s` on a :std140 vector with padded elements is not supported; use :compact", what);
         return NULL;
     }
-    if (*as == AS_GLOBAL) grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
+    /* spec "atomics and grid level operations": an atomic on :global memory
+       makes its function grid level; inside a grid-level form (a grid-stride
+       loop, a macro declaring (grid-level)) it is part of that form */
+    if (*as == AS_GLOBAL && !cx->grid_region) grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
     Node *addr = mk1(cx, N_C_UNARY, syn, p->ty, p);
     if (addr) addr->op = OP_ADDR;
     return addr;

@@ -1,0 +1,108 @@
+"""tests/e2e/scan_grid.crisp: the grid-level single-pass scans against
+numpy, for sizes 1, a workgroup minus one, non-powers of two and 2^20+3,
+several element types and binops, launches of one workgroup, a few, and
+one thread per element; the same scratch pool reused by later launches
+(the scan resets its own state)."""
+from crisptest import *
+import _scanref as ref
+
+prog = compile("tests/e2e/scan_grid.crisp")
+rng = np.random.default_rng(20)
+
+KERNELS = [  # name, kind, dtype, op
+    ("gexcl_int", "exclusive", np.int32, "add"),
+    ("gincl_int", "inclusive", np.int32, "add"),
+    ("gexcl_uint", "exclusive", np.uint32, "add"),
+    ("gincl_long", "inclusive", np.int64, "add"),
+    ("gexcl_ulong_max", "exclusive", np.uint64, "max"),
+    ("gincl_float", "inclusive", np.float32, "add"),
+    ("gexcl_double", "exclusive", np.float64, "add"),
+    ("gincl_float_min", "inclusive", np.float32, "min"),
+    ("gexcl_int_max", "exclusive", np.int32, "max"),
+    ("gincl_uint_xor", "inclusive", np.uint32, "xor"),
+    ("gexcl_int_mul", "exclusive", np.int32, "mul"),
+    ("gincl_int_user", "inclusive", np.int32, "user_sat"),
+    ("gexcl_long_user", "exclusive", np.int64, "user_right"),
+    ("gincl_short", "inclusive", np.int16, "add"),
+    ("gexcl_uchar", "exclusive", np.uint8, "add"),
+]
+
+
+def run(name, kind, dt, op, n, wg=64, groups=None):
+    a = ref.data(rng, dt, n, op)
+    out = np.zeros(n, dt)
+    tot = np.zeros(1, dt)
+    gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
+    prog.run(name, a, out, tot, global_size=gsize, local_size=wg)
+    ref.check_scan(out, a, op, kind, "%s n=%d wg=%d groups=%s" % (name, n, wg, groups))
+    ref.check_total(tot[0], a, op, "total of %s n=%d" % (name, n))
+
+
+for name, kind, dt, op in KERNELS:
+    @case(name)
+    def _(name=name, kind=kind, dt=dt, op=op):
+        for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
+                              (20000, 128, 4), (100003, 256, None)]:
+            run(name, kind, dt, op, n, wg, groups)
+
+
+@case
+def big_int_2_20_plus_3():
+    for name, kind, groups in (("gexcl_int", "exclusive", 16), ("gincl_int", "inclusive", None)):
+        run(name, kind, np.int32, "add", (1 << 20) + 3, 256, groups)
+
+
+@case
+def big_float_2_20_plus_3():
+    run("gincl_float", "inclusive", np.float32, "add", (1 << 20) + 3, 256, 8)
+    run("gexcl_double", "exclusive", np.float64, "add", (1 << 20) + 3, 128, None)
+
+
+@case
+def workgroup_of_one_and_odd_sizes():
+    run("gexcl_int", "exclusive", np.int32, "add", 777, 1, 5)
+    run("gincl_long", "inclusive", np.int64, "add", 777, 100, 3)
+    run("gexcl_int", "exclusive", np.int32, "add", 5000, 33, 7)
+
+
+@case
+def scratch_pool_reused_across_launches():
+    # the hoists keep their buffers between calls: run the same scan many
+    # times on the same pool (the state resets itself, epochs advance)
+    from crisptest import Program  # noqa: F401
+    k = [k for k in prog.meta["kernels"] if k["name"] == "gexcl_int"][0]
+    n = 50000
+    for i in range(6):
+        a = ref.data(rng, np.int32, n if i % 2 else 3000, "add")
+        out = np.zeros(a.size, np.int32)
+        tot = np.zeros(1, np.int32)
+        prog.run("gexcl_int", a, out, tot, global_size=256 * (2 + i), local_size=256)
+        ref.check_scan(out, a, "add", "exclusive", "launch %d" % i)
+    check("a scratch pool", any(a["role"] == "scratch" for a in k["args"]))
+
+
+@case
+def empty_vector():
+    a = np.zeros(0, np.int32)
+    out = np.zeros(0, np.int32)
+    tot = np.full(1, 5, np.int32)
+    prog.run("gexcl_int", a, out, tot, global_size=64, local_size=64)
+    assert_equal(tot[0], 0)
+
+
+@case
+def in_place():
+    a = ref.data(rng, np.int32, 30001, "add")
+    v = a.copy()
+    prog.run("gexcl_in_place", v, global_size=512, local_size=128)
+    ref.check_scan(v, a, "add", "exclusive")
+
+
+@case
+def short_output_is_not_overrun():
+    a = ref.data(rng, np.int32, 5000, "add")
+    out = np.zeros(100, np.int32)
+    tot = np.zeros(1, np.int32)
+    prog.run("gincl_int", a, out, tot, global_size=256, local_size=64)
+    ref.check_scan(out, a[:100], "add", "inclusive")
+    ref.check_total(tot[0], a, "add")
