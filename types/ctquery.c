@@ -369,12 +369,14 @@ static int type_predicate(const char *pred, const Type *t) {
     if (!strcmp(pred, "is-signed?")) return ty_is_arith(t) && ty_category(t) != CAT_UNSIGNED;
     if (!strcmp(pred, "is-orderable?")) return t->kind == TY_NUM;
     if (!strcmp(pred, "is-vector?")) return t->kind == TY_VECTOR;
+    if (!strcmp(pred, "is-soa-vector?")) return t->kind == TY_VECTOR && t->soa;
     return -1;
 }
 
 static int is_builtin_predicate(const char *name) {
     static const char *const preds[] = {"is-numeric?", "is-scalar?", "is-hardware-vector?", "is-integer?",
-                                        "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?", NULL};
+                                        "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?",
+                                        "is-soa-vector?", NULL};
     for (int i = 0; preds[i]; i++)
         if (!strcmp(name, preds[i])) return 1;
     return 0;
@@ -397,6 +399,25 @@ static Node *num_dims_of(Checker *ck, Eval *ev, Node *form, Node *x) {
                            "`num-dims-of` expects a tensor-view type with its number of dimensions, "
                            "(tensor-view-type N ...), got `%s`",
                            syn_to_string(ck->a, x, 40));
+}
+
+/* (address-space-of X): the address space keyword (:global :local
+ * :constant :private) of the vector, view or soa-vector X (a variable or a
+ * type), nil when X is none - a function, a number, another type - so a
+ * macro can tell a vector argument from a function argument (the GPU
+ * library's scans). */
+static Node *address_space_of(Checker *ck, Eval *ev, Node *form, Node *x) {
+    if (x->kind == N_SYMBOL && !x->ann) {
+        Sym *s = visible(ck, x);
+        if (!s && !names_type(ck, x)) return ev->nil;
+        if (s && s->kind == SYM_FNVAL) return ev->nil;
+    } else if (x->kind != N_LIST || syn_is_form(x, "function") || syn_is_form(x, "quote")) {
+        return ev->nil;
+    }
+    Type *t = type_arg(ck, ev, form, x);
+    if (!t) return NULL;
+    if (t->kind != TY_VECTOR || t->as == AS_NONE) return ev->nil;
+    return syn_keyword(ck->a, form->loc, ty_as_name(t->as));
 }
 
 /* (type-has-prop? T 'prop): a struct field, or a vector property. */
@@ -543,6 +564,9 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         NEED(1);
         Type *t = type_arg(ck, ev, form, a[0]);
         r = t ? type_predicate(name, t) : -1;
+    } else if (!strcmp(name, "address-space-of")) {
+        NEED(1);
+        *out = address_space_of(ck, ev, form, a[0]);
     } else if (!strcmp(name, "num-dims-of")) {
         NEED(1);
         *out = num_dims_of(ck, ev, form, a[0]);

@@ -1,0 +1,120 @@
+"""tests/e2e/filter.crisp: filter and filter-soa against numpy: order
+kept, the count returned even when OUT is too small, OUT never written past
+its end; grid level for several types and sizes (1, a workgroup minus one,
+non-powers of two, 2^20+3), in place; workgroup and thread level; soa."""
+from crisptest import *
+
+prog = compile("tests/e2e/filter.crisp")
+rng = np.random.default_rng(31)
+
+PREDS = {
+    "filter_even_int": (np.int32, lambda a: a % 2 == 0,
+                        lambda n: rng.integers(-10**6, 10**6, n, dtype=np.int32)),
+    "filter_positive_float": (np.float32, lambda a: a > 0,
+                              lambda n: (rng.random(n) - 0.7).astype(np.float32)),
+    "filter_big_ulong": (np.uint64, lambda a: a > 1000000,
+                         lambda n: rng.integers(0, 2 * 10**6, n, dtype=np.uint64)),
+    "filter_small_double": (np.float64, lambda a: np.abs(a) < 0.25,
+                            lambda n: rng.random(n) * 2 - 1),
+}
+
+
+def run_grid(name, n, out_len=None, wg=64, groups=None):
+    dt, pred, make = PREDS[name]
+    a = make(n).astype(dt)
+    out_len = n if out_len is None else out_len
+    out = np.full(max(out_len, 0), 77, dt)
+    count = np.zeros(1, np.uint64)
+    gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
+    prog.run(name, a, out, count, global_size=gsize, local_size=wg)
+    want = a[pred(a)]
+    assert_equal(int(count[0]), want.size, "count of %s n=%d" % (name, n))
+    k = min(out_len, want.size)
+    assert_equal(out[:k], want[:k], "matches of %s n=%d" % (name, n))
+    assert_equal(out[k:], np.full(out_len - k, 77, dt), "past the matches")
+
+
+for name in PREDS:
+    @case(name)
+    def _(name=name):
+        for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
+                              (100003, 256, None), (100003, 128, 5)]:
+            run_grid(name, n, None, wg, groups)
+
+
+@case
+def big_2_20_plus_3():
+    run_grid("filter_even_int", (1 << 20) + 3, None, 256, 16)
+    run_grid("filter_positive_float", (1 << 20) + 3, None, 256, None)
+
+
+@case
+def result_too_small_count_still_right():
+    run_grid("filter_even_int", 5000, 10, 64, 4)
+    run_grid("filter_even_int", 5000, 0, 64, 4)
+    run_grid("filter_positive_float", 30000, 2000, 128, None)
+
+
+@case
+def no_match_and_all_match():
+    a = np.arange(1, 4001, 2, dtype=np.int32)      # all odd
+    out = np.zeros(a.size, np.int32)
+    count = np.zeros(1, np.uint64)
+    prog.run("filter_even_int", a, out, count, global_size=256, local_size=64)
+    assert_equal(int(count[0]), 0)
+    a = np.arange(0, 8000, 2, dtype=np.int32)      # all even
+    prog.run("filter_even_int", a, np.zeros(a.size, np.int32), count, global_size=512, local_size=64)
+    assert_equal(int(count[0]), a.size)
+
+
+@case
+def in_place():
+    a = rng.integers(-1000, 1000, 50001, dtype=np.int32)
+    v = a.copy()
+    count = np.zeros(1, np.uint64)
+    prog.run("filter_in_place", v, count, global_size=1024, local_size=128)
+    want = a[a % 2 == 0]
+    assert_equal(int(count[0]), want.size)
+    assert_equal(v[:want.size], want)
+    assert_equal(v[want.size:], a[want.size:])
+
+
+@case
+def workgroup_level():
+    for m, wg, groups in [(1, 64, 1), (63, 64, 2), (64, 64, 2), (1000, 64, 3), (300, 100, 2), (7, 1, 2)]:
+        a = rng.integers(-50, 50, m * groups, dtype=np.int32)
+        out = np.zeros(m * groups, np.int32)
+        counts = np.zeros(groups, np.uint64)
+        prog.run("filter_local", m, a, out, counts, global_size=wg * groups, local_size=wg)
+        for g in range(groups):
+            seg = a[g * m:(g + 1) * m]
+            want = seg[seg % 2 == 0]
+            assert_equal(int(counts[g]), want.size, "count of group %d (m=%d wg=%d)" % (g, m, wg))
+            assert_equal(out[g * m:g * m + want.size], want, "group %d" % g)
+
+
+@case
+def soa_workgroup_level():
+    xs = rng.integers(0, 100, 200, dtype=np.int32)
+    ys = rng.random(200).astype(np.float32)
+    ox = np.zeros(200, np.int32)
+    oy = np.zeros(200, np.float32)
+    counts = np.zeros(1, np.uint64)
+    prog.run("filter_soa_local", xs, ys, ox, oy, counts)
+    keep = xs % 2 == 0
+    n = int(keep.sum())
+    assert_equal(int(counts[0]), n)
+    assert_equal(ox[:n], xs[keep])
+    assert_equal(oy[:n], ys[keep])
+
+
+@case
+def thread_level_spec_example():
+    # spec "filter": (filter numbers #'even? result) on #(1 2 ... 9) -> 4
+    out = np.zeros(15, np.int32)
+    counts = np.zeros(3, np.uint64)
+    prog.run("filter_private", out, counts)
+    assert_equal(counts.tolist(), [4, 4, 3])
+    assert_equal(out[:9].tolist(), [2, 4, 6, 8, 0, 0, 0, 0, 0])
+    assert_equal(out[9:11].tolist(), [2, 4])         # too small: the first two, count still 4
+    assert_equal(out[11:15].tolist(), [0, 6, 12, 4])  # x = 0 3 6 9 12 -> 0 6 12; y of the third = 4
