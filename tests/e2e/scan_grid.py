@@ -106,3 +106,15 @@ def short_output_is_not_overrun():
     prog.run("gincl_int", a, out, tot, global_size=256, local_size=64)
     ref.check_scan(out, a[:100], "add", "inclusive")
     ref.check_total(tot[0], a, "add")
+
+
+@case
+def output_views_at_odd_offsets():
+    for n in (5000, 100003):
+        a = ref.data(rng, np.int32, n, "add")
+        out = np.zeros(n, np.int32)
+        off = np.zeros(n, np.int32)
+        prog.run("gincl_views", a, out, off, global_size=1024, local_size=128)
+        assert_equal(out[:3], np.zeros(3, np.int32))
+        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "into a view at 3")
+        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "into a view at 4")
