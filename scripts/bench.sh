@@ -7,9 +7,12 @@
 #     hand-written OpenCL C vector_add on PoCL, 2^22 floats (BENCH_KERNEL_RUNS
 #     timed runs, default 20, after 3 warm-ups); prints the best and median
 #     kernel times (OpenCL profiling events) and the ratio crisp/hand-written.
+#  3. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
+#     to a hand-written kernel, PyOpenCL's algorithms and, where there is
+#     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
 cd "$(dirname "$0")/.." || exit 2
 PY=${PY:-/usr/bin/python3}
-PYTHONPATH=tests exec "$PY" - <<'PYEOF'
+PYTHONPATH=tests "$PY" - <<'PYEOF'
 import glob, os, statistics, subprocess, sys, time
 from crisptest import (compile, load_program, np, CompileError, REPO, CLANG,
                        CLANG_CL_FLAGS, parse_type, _crisp_path)
@@ -119,3 +122,7 @@ if not (ok1 and ok2):
     status = 1
 sys.exit(status)
 PYEOF
+status=$?
+echo
+PYTHONPATH=tests "$PY" scripts/bench_scan.py || status=1
+exit $status

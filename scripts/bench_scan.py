@@ -122,3 +122,157 @@ def crisp_program(src, base):
 
 def gbps(nbytes, secs):
     return nbytes / secs * 1e-9
+
+
+class RefKernel:
+    """A kernel of bench_scan_ref.cl: (in, out, n, state, flags, slm, ctl,
+    window); its state and flags are zero-filled once and reused."""
+
+    def __init__(self, prog, name, n, wg):
+        self.k = cl.Kernel(prog, name)
+        tiles = -(-n // (wg * 16)) + 1
+        self.state = cl.Buffer(ctx, MF.READ_WRITE | MF.COPY_HOST_PTR, hostbuf=np.zeros(4, np.uint32))
+        self.flags = cl.Buffer(ctx, MF.READ_WRITE | MF.COPY_HOST_PTR, hostbuf=np.zeros(tiles, np.uint64))
+        self.n, self.wg, self.tiles = n, wg, tiles - 1
+
+    def enqueue(self, src, dst, groups):
+        wg = self.wg
+        self.k.set_args(src, dst, np.uint64(self.n), self.state, self.flags,
+                        cl.LocalMemory(4 * (wg + wg // 32 + 40)), cl.LocalMemory(16), cl.LocalMemory(8 * 32))
+        return cl.enqueue_nd_range_kernel(queue, self.k, (groups * wg,), (wg,))
+
+    def last_prefix(self):
+        w = np.zeros(1, np.uint64)
+        cl.enqueue_copy(queue, w, self.flags, src_offset=8 * (self.tiles - 1))
+        return int(w[0] & np.uint64(0xffffffff))
+
+
+def main():
+    import pyopencl.algorithm as palg
+    import pyopencl.array as cla
+    import pyopencl.scan as pscan
+    try:
+        import cupy
+    except Exception:  # pragma: no cover - only where CUDA is
+        cupy = None
+
+    n, wg, groups = N, WG, GROUPS
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 1000, n, dtype=np.int32)
+    excl = np.zeros(n, np.int32)
+    excl[1:] = np.cumsum(a, dtype=np.int32)[:-1]
+    incl = np.cumsum(a, dtype=np.int32)
+    evens = a[a % 2 == 0]
+    nbytes = 8 * n
+    fbytes = 4 * n + 4 * evens.size
+
+    print("== scans and filter: %d ints on %s (%s); %d work-groups of %d; median of %d runs"
+          % (n, dev.name.strip(), dev.platform.name.strip(), groups, wg, RUNS))
+    a_buf = cl.Buffer(ctx, MF.READ_ONLY | MF.COPY_HOST_PTR, hostbuf=a)
+    o_buf = cl.Buffer(ctx, MF.READ_WRITE, 4 * n)
+    c_buf = cl.Buffer(ctx, MF.READ_WRITE, 8)
+    rows = []   # (form, impl, seconds, bytes, ok)
+
+    def back(buf, count=n):
+        h = np.empty(count, np.int32)
+        cl.enqueue_copy(queue, h, buf)
+        return h
+
+    # the bandwidth yardstick: an int4 copy
+    copy = cl.Program(ctx, "__kernel void copy4(__global const int4 *a, __global int4 *b)"
+                           " { b[get_global_id(0)] = a[get_global_id(0)]; }").build()
+    t = timed(lambda: copy.copy4(queue, (n // 4,), None, a_buf, o_buf))
+    copy_gbps = gbps(nbytes, t)
+    rows.append(("copy", "int4 copy kernel", t, nbytes, True))
+
+    # crisp
+    prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"), "bench_scan")
+    for name, form, want in (("exclusive_scan_ints", "exclusive-scan", excl),
+                             ("inclusive_scan_ints", "inclusive-scan", incl)):
+        k = CrispKernel(prog, meta, name)
+        t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n)))
+        rows.append((form, "crisp", t, nbytes, np.array_equal(back(o_buf), want)))
+        if form == "exclusive-scan":
+            ref = cl.Program(ctx, open(os.path.join(REPO, "scripts", "bench_scan_ref.cl")).read()).build(
+                options="-cl-std=CL1.2")
+            hk = RefKernel(ref, "exclusive_scan_ref", n, wg)
+            t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
+            rows.append((form, "hand-written OpenCL C", t, nbytes, np.array_equal(back(o_buf), want)))
+    k = CrispKernel(prog, meta, "filter_even_ints")
+    t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n), Count=(c_buf, 1)))
+    cnt = np.zeros(1, np.uint64)
+    cl.enqueue_copy(queue, cnt, c_buf)
+    rows.append(("filter", "crisp", t, fbytes,
+                 int(cnt[0]) == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
+    hk = RefKernel(ref, "filter_even_ref", n, wg)
+    t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
+    rows.append(("filter", "hand-written OpenCL C", t, fbytes,
+                 hk.last_prefix() == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
+
+    # PyOpenCL's own algorithms
+    a_dev = cla.to_device(queue, a)
+    o_dev = cla.empty_like(a_dev)
+    ek = pscan.ExclusiveScanKernel(ctx, np.int32, "a+b", "0")
+    t = timed(lambda: ek(a_dev, o_dev, queue=queue))
+    rows.append(("exclusive-scan", "pyopencl ExclusiveScanKernel", t, nbytes,
+                 np.array_equal(o_dev.get(), excl)))
+    gk = pscan.GenericScanKernel(ctx, np.int32, arguments="__global const int *ary, __global int *out",
+                                 input_expr="ary[i]", scan_expr="a+b", neutral="0",
+                                 output_statement="out[i] = item;")
+    t = timed(lambda: gk(a_dev, o_dev, queue=queue))
+    rows.append(("inclusive-scan", "pyopencl GenericScanKernel", t, nbytes,
+                 np.array_equal(o_dev.get(), incl)))
+    res = {}
+
+    def copy_if():
+        res["r"] = palg.copy_if(a_dev, "ary[i] % 2 == 0", queue=queue)
+    t = timed(copy_if)
+    out, count, _ = res["r"]
+    c = int(count.get())
+    rows.append(("filter", "pyopencl copy_if", t, fbytes,
+                 c == evens.size and np.array_equal(out.get()[:c], evens)))
+
+    # CuPy (NVIDIA's CUB) on the same GPU, where there is one
+    if cupy is not None:
+        try:
+            x = cupy.asarray(a)
+
+            def cupy_time(fn):
+                for _ in range(2):
+                    fn()
+                cupy.cuda.Device().synchronize()
+                ts = []
+                for _ in range(RUNS):
+                    s, e = cupy.cuda.Event(), cupy.cuda.Event()
+                    s.record()
+                    fn()
+                    e.record()
+                    e.synchronize()
+                    ts.append(cupy.cuda.get_elapsed_time(s, e) * 1e-3)
+                return statistics.median(ts)
+            t = cupy_time(lambda: cupy.cumsum(x))
+            rows.append(("inclusive-scan", "cupy.cumsum", t, nbytes,
+                         np.array_equal(cupy.asnumpy(cupy.cumsum(x)), incl)))
+            t = cupy_time(lambda: x[x % 2 == 0])
+            rows.append(("filter", "cupy x[x % 2 == 0]", t, fbytes,
+                         np.array_equal(cupy.asnumpy(x[x % 2 == 0]), evens)))
+        except Exception as e:  # pragma: no cover
+            print("  (cupy: %s)" % e)
+
+    print("%-16s %-30s %10s %9s %9s %s" % ("form", "implementation", "ms", "GB/s", "of copy", ""))
+    bad = 0
+    for form, impl, t, b, ok in rows:
+        print("%-16s %-30s %10.3f %9.2f %8.0f%% %s" % (form, impl, t * 1e3, gbps(b, t),
+                                                      100 * gbps(b, t) / copy_gbps, "" if ok else "WRONG RESULT"))
+        bad += not ok
+    print("ratios (crisp throughput / the other's):")
+    for form in ("exclusive-scan", "inclusive-scan", "filter"):
+        mine = [r for r in rows if r[0] == form and r[1] == "crisp"][0]
+        for r in rows:
+            if r[0] == form and r[1] != "crisp":
+                print("  %-16s crisp / %-30s %6.2f" % (form, r[1], r[2] / mine[2]))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
