@@ -8,14 +8,14 @@ Scan", pasted unchanged: what they do today.
   its down-sweep is Blelloch's on a tree the up-sweep did not build.  On
   PoCL #(0 1 0 1 1 0) gives #(3 4 1 9 4 22) instead of #(0 0 1 1 2 3).  A
   spec bug, not a compiler gap; the library's exclusive-scan is right.
-* "Word Count With Exclusive Scan" (spec_blocks_scan_word_count.crisp)
+* "Word Count With Exclusive Scan" (spec_blocks_gaps/scan_word_count.crisp)
   does not compile: `look-for-word-at` is defined nowhere, `word-match` is
   a typo for `is-a-match`, and the declarations `(global-mem X
   :return-value)` and `(local X)` are specified nowhere (listed only in the
   spec's index): they are ignored (W0302), so `global-counter` stays a
   private int that atomic-add! rejects and `wg-offset` an int added to a
   uint.  The fixed version is examples/word_count.crisp.
-* "possible implementation of filter" (spec_blocks_scan_filter.crisp) does
+* "possible implementation of filter" (spec_blocks_gaps/scan_filter.crisp) does
   not compile: a missing `)` after `(funcall predicateF ...)` puts the rest
   of the body inside `set!`, `predicateF` lacks its `,`, and `(return
   global-counter)` ends up in the kernel; `(get-linear-work-size)` is no
@@ -65,7 +65,7 @@ def known_failure(path, expected):
 
 @case
 def word_count_block_known_gaps():
-    known_failure("tests/e2e/spec_blocks_scan_word_count.crisp", [
+    known_failure("tests/e2e/spec_blocks_gaps/scan_word_count.crisp", [
         "unknown declaration `(global-mem global-counter :return-va",
         "unknown declaration `(local wg-offset)`",
         "unknown function or macro `look-for-word-at`",
@@ -76,7 +76,7 @@ def word_count_block_known_gaps():
 
 @case
 def filter_block_known_gaps():
-    known_failure("tests/e2e/spec_blocks_scan_filter.crisp", [
+    known_failure("tests/e2e/spec_blocks_gaps/scan_filter.crisp", [
         "unknown declaration `(global-mem global-counter)`",
         "`(get-linear-work-size)` cannot be used in a side-channel size",
         "`set!` takes place/value pairs, found 7 arguments",
