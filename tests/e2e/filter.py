@@ -1,10 +1,10 @@
-"""tests/e2e/filter.crisp: filter and filter-soa against numpy: order
+"""tests/e2e/lib/filter.crisp: filter and filter-soa against numpy: order
 kept, the count returned even when OUT is too small, OUT never written past
 its end; grid level for several types and sizes (1, a workgroup minus one,
 non-powers of two, 2^20+3), in place; workgroup and thread level; soa."""
 from crisptest import *
 
-prog = compile("tests/e2e/filter.crisp")
+prog = compile("tests/e2e/lib/filter.crisp")
 rng = np.random.default_rng(31)
 
 PREDS = {

@@ -20,7 +20,7 @@ import sys
 from crisptest import *
 
 D = out_dir("programs")
-progs = {base: compile("tests/e2e/%s.crisp" % base, out_dir=D) for base in ("scan_grid", "scan_workgroup", "filter")}
+progs = {base: compile("tests/e2e/lib/%s.crisp" % base, out_dir=D) for base in ("scan_grid", "scan_workgroup", "filter")}
 
 
 @case

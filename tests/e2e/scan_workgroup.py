@@ -1,4 +1,4 @@
-"""tests/e2e/scan_workgroup.crisp: workgroup-level inclusive-scan and
+"""tests/e2e/lib/scan_workgroup.crisp: workgroup-level inclusive-scan and
 exclusive-scan over a :local vector, against numpy: element types int,
 uint, long, ulong, uchar, float, double; binops + * min max bit-or bit-xor
 bit-and and user functions; vectors shorter than, as long as and longer
@@ -6,7 +6,7 @@ than the workgroup; workgroups of 1, 63, 64, 100 and 256 threads."""
 from crisptest import *
 import _scanref as ref
 
-prog = compile("tests/e2e/scan_workgroup.crisp")
+prog = compile("tests/e2e/lib/scan_workgroup.crisp")
 rng = np.random.default_rng(8)
 
 KERNELS = [  # name, kind, dtype, op
