@@ -196,7 +196,7 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
         }
         if (!size_expr(cx, syn->kids[2], h, site)) return 0;
         if (h && up) {
-            /* (a + b - 1) / b in C; -(-a // b) in Python: b again, in C only */
+            /* (a + b - 1) / b in C; -(-a // b) in Python */
             sb_puts(&h->c, ") - 1ULL) / (");
             size_t pylen = h->py.len; /* b again, in C only */
             if (!size_expr(cx, syn->kids[2], h, site)) return 0;

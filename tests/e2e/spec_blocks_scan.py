@@ -18,8 +18,7 @@ Scan", pasted unchanged: what they do today.
 * "possible implementation of filter" (spec_blocks_gaps/scan_filter.crisp) does
   not compile: a missing `)` after `(funcall predicateF ...)` puts the rest
   of the body inside `set!`, `predicateF` lacks its `,`, and `(return
-  global-counter)` ends up in the kernel; `(get-linear-work-size)` is no
-  launch size (the local size is meant); the same `global-mem` / `local`
+  global-counter)` ends up in the kernel; the same `global-mem` / `local`
   declarations; and `(set! is-a-match (when ...))` needs `when` to have the
   value false when its test fails.  Its algorithm also orders the workgroups'
   matches by their atomic-add!, not by position.
@@ -78,7 +77,6 @@ def word_count_block_known_gaps():
 def filter_block_known_gaps():
     known_failure("tests/e2e/spec_blocks_gaps/scan_filter.crisp", [
         "unknown declaration `(global-mem global-counter)`",
-        "`(get-linear-work-size)` cannot be used in a side-channel size",
         "`set!` takes place/value pairs, found 7 arguments",
         "a kernel returns nothing, but this return has 1 value",
     ])
