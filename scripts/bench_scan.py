@@ -137,8 +137,11 @@ class RefKernel:
 
     def enqueue(self, src, dst, groups):
         wg = self.wg
-        self.k.set_args(src, dst, np.uint64(self.n), self.state, self.flags,
-                        cl.LocalMemory(4 * (wg + wg // 32 + 40)), cl.LocalMemory(16), cl.LocalMemory(8 * 32))
+        args = [src, dst, np.uint64(self.n), self.state, self.flags,
+                cl.LocalMemory(4 * (wg + wg // 32 + 40)), cl.LocalMemory(16), cl.LocalMemory(8 * 32)]
+        if self.k.num_args > len(args):
+            args.append(cl.LocalMemory(4 * 16 * wg))        # the filter's stage
+        self.k.set_args(*args)
         return cl.enqueue_nd_range_kernel(queue, self.k, (groups * wg,), (wg,))
 
     def last_prefix(self):

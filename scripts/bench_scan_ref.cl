@@ -143,18 +143,24 @@ __kernel void exclusive_scan_ref(__global const int *in, __global int *out, ulon
 #undef STORE
 }
 
-/* the even ints of in, in order, to out.  The count is the last tile's
- * inclusive prefix: the host reads it from the last status word (crisp's
- * filter also waits for it in every workgroup, its value in the kernel;
- * this one does not, which favours the baseline). */
+/* the even ints of in, in order, to out: each tile gathers its matches in
+ * local memory, then the workgroup copies them out (coalesced).  The count
+ * is the last tile's inclusive prefix: the host reads it from the last
+ * status word (crisp's filter also waits for it in every workgroup, its
+ * value in the kernel; this one does not, which favours the baseline). */
 __kernel void filter_even_ref(__global const int *in, __global int *out, ulong n,
                               __global uint *state, __global ulong *flags,
-                              __local int *slm, __local ulong *ctl, __local ulong *window)
+                              __local int *slm, __local ulong *ctl, __local ulong *window,
+                              __local int *stage)
 {
 #define STORE                                                                                    \
+    int base = run - slm[top + 33];                                                              \
     for (int k = 0; k < ITEMS; k++) {                                                            \
-        if ((v[k] & 1) == 0 && first + k < n) { out[run] = v[k]; run++; }                        \
-    }
+        if ((v[k] & 1) == 0 && first + k < n) { stage[base] = v[k]; base++; }                    \
+    }                                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+    int count = slm[top + 32], carry = slm[top + 33];                                            \
+    for (int j = lid; j < count; j += wg) out[carry + j] = stage[j];
     TILE_LOOP(1)
 #undef STORE
 }

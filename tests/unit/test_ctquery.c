@@ -272,6 +272,31 @@ static void test_type_directed_expansion(void **state) {
     run_free(&r);
 }
 
+/* address-space-of and is-soa-vector?: how a library form tells a vector
+ * argument from a function argument, and picks its level (lib/scan.crisp) */
+static void test_address_space_of(void **state) {
+    (void)state;
+    Run r = compile("(def-struct pt (x:int) (y:int))\n"
+                    "(def-type ivec (vector-type int :global :read-only))\n"
+                    "(def-function add2 (a:int b:int) (declare (return-type int)) (+ a b))\n"
+                    "(defmacro q (&rest xs) `'(,@(mapcar (lambda (x) (address-space-of x)) xs)))\n"
+                    "(defmacro soa? (&rest xs) `'(,@(mapcar (lambda (x) (is-soa-vector? x)) xs)))\n"
+                    "(def-kernel k (A:ivec C:(vector-type int :constant :read-only))\n"
+                    "  (let* ((l (make-vector int :local 8))\n"
+                    "         (p (make-vector int 4))\n"
+                    "         (w (make-vector-view A 2 1))\n"
+                    "         (s (make-soa-vector pt :local 4))\n"
+                    "         (g #'add2)\n"
+                    "         (n 3))\n"
+                    "    (c-t-output (q A C l p w s ivec g n 5 #'add2 'A))\n"
+                    "    (c-t-output (soa? s l ivec))))\n",
+                    0);
+    if (!strstr(r.diag, "c-t-output: (:global :constant :local :private :global :local :global nil nil nil nil nil)\n") ||
+        !strstr(r.diag, "c-t-output: (t nil nil)\n") || r.status != 0)
+        fail_msg("status %d:\n%s", r.status, r.diag);
+    run_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_type_predicates),
@@ -280,6 +305,7 @@ int main(void) {
         cmocka_unit_test(test_type_queries),
         cmocka_unit_test(test_struct_accessors),
         cmocka_unit_test(test_type_directed_expansion),
+        cmocka_unit_test(test_address_space_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
