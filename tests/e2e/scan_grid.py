@@ -115,3 +115,13 @@ def output_views_at_odd_offsets():
         assert_equal(out[:3], np.zeros(3, np.int32))
         ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "into a view at 3")
         ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "into a view at 4")
+
+
+@case
+def scans_in_functions():
+    a = ref.data(rng, np.int32, 640, "add")
+    out = np.zeros(640, np.int32)
+    sums = np.zeros(10, np.int32)
+    prog.run("scans_in_functions", a, out, sums, global_size=640, local_size=64)
+    ref.check_scan(out, a, "add", "inclusive", "the grid function's scan")
+    assert_equal(sums, a.reshape(10, 64).sum(axis=1).astype(np.int32))
