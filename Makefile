@@ -11,7 +11,8 @@ PY      ?= /usr/bin/python3
 DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
-GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
+GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/diag_examples.c
+NEG_TESTS = $(sort $(wildcard tests/neg/*.crisp tests/neg/*/*.crisp))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
@@ -45,7 +46,12 @@ $(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh crisp_runtime_py_text $< > $@
 
-$(B)/gen/%.o: $(B)/gen/%.c
+# The examples of `crisp --explain CODE` are the negative tests.
+$(B)/gen/diag_examples.c: $(NEG_TESTS) scripts/embed_examples.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed_examples.sh $(NEG_TESTS) > $@
+
+$(B)/gen/%.o: $(B)/gen/%.c core/diag.h
 	$(CC) $(WARN) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/unit/%: tests/unit/%.c $(B)/libcrisp.a
