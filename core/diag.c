@@ -291,26 +291,49 @@ static void report(Diag *d, const char *sev, SrcLoc loc, const Expansion *origin
     print_origin(d, origin);
 }
 
+/* An error of the whole compilation: `crisp: error[CODE]: MSG`. */
+static void whole_error(Diag *d, const char *code, const char *msg) {
+    if (!d->out) return;
+    if (d->format == DIAG_FORMAT_JSON) {
+        json_open(d, "error", (SrcLoc){0}, code, msg);
+    } else {
+        print_loc(d, (SrcLoc){0});
+        print_severity(d, "error", code);
+        fprintf(d->out, "%s\n", msg);
+    }
+}
+
+/* Memory ran out: report that once, instead of what a starved stage says. */
+static int out_of_memory(Diag *d) {
+    if (!d->exhausted || !*d->exhausted) return 0;
+    d->mute_notes = 1;
+    d->fatal = 1;
+    if (d->oom_reported) return 1;
+    d->oom_reported = 1;
+    d->errors++;
+    whole_error(d, "E0099", "out of memory: the compilation reached its memory limit "
+                   "(4G unless --max-memory=SIZE says otherwise)");
+    return 1;
+}
+
 /* Count an error; say whether it is shown (under the cap). */
-static int error_shown(Diag *d) {
+static int count_error(Diag *d) {
     int cap = d->max_errors > 0 ? d->max_errors : DIAG_MAX_ERRORS;
     d->errors++;
-    if (d->errors == cap + 1 && d->out) {
-        char msg[80];
+    if (d->errors == cap + 1) {
+        char msg[120];
         snprintf(msg, sizeof msg, "too many errors (%d), stopping (-fmax-errors=N changes the limit)", cap);
-        if (d->format == DIAG_FORMAT_JSON) {
-            json_open(d, "error", (SrcLoc){0}, NULL, msg);
-        } else {
-            print_loc(d, (SrcLoc){0});
-            print_severity(d, "error", NULL);
-            fprintf(d->out, "%s\n", msg);
-        }
+        whole_error(d, NULL, msg);
     }
     if (d->errors > cap) {
         d->fatal = 1;
         d->mute_notes = 1;
     }
     return d->errors <= cap;
+}
+
+static int error_shown(Diag *d) {
+    return !out_of_memory(d) && count_error(d);
 }
 
 void diag_error(Diag *d, SrcLoc loc, const Expansion *origin, const char *code,
@@ -332,7 +355,9 @@ void diag_error_plain(Diag *d, const char *code, const char *fmt, ...) {
 
 void diag_fatal(Diag *d, SrcLoc loc, const Expansion *origin, const char *code,
                 const char *fmt, ...) {
-    int shown = error_shown(d);
+    if (d->oom_reported) return;
+    if (d->exhausted && *d->exhausted) d->oom_reported = 1; /* this is the report */
+    int shown = count_error(d);
     d->fatal = 1;
     if (!shown) return;
     va_list ap;
@@ -344,7 +369,7 @@ void diag_fatal(Diag *d, SrcLoc loc, const Expansion *origin, const char *code,
 /* A warning: dropped with -w, an error with -Werror, capped otherwise. */
 static void warning(Diag *d, SrcLoc loc, const Expansion *origin, const char *code, const char *fmt,
                     va_list ap) {
-    if (d->no_warnings) {
+    if (d->no_warnings || out_of_memory(d)) {
         d->mute_notes = 1;
         return;
     }

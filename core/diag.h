@@ -61,6 +61,12 @@ typedef struct Diag {
     int no_warnings;  /* -w: warnings are dropped (-w wins over -Werror) */
     StrBuf json;      /* JSON mode: the object whose notes may still come */
     int json_open;
+    /* The compilation's arena ran out (Arena.exhausted), or NULL: after
+       that, stages see refused allocations, so their next error or warning
+       is reported as what it is, out of memory, and the rest are dropped.
+       diag_fatal messages (the stages' own out-of-memory reports) pass. */
+    const int *exhausted;
+    int oom_reported;
     /* the last messages printed (hashes), so one reached twice - a form
        checked again after a first attempt - is printed once */
     unsigned long recent[16];

@@ -45,7 +45,7 @@ DIAG(E0022, ERROR, "unknown target property in `target-has`")
 DIAG(E0023, ERROR, "malformed `target-has`")
 DIAG(E0024, ERROR, "unexpected end of block comment")
 DIAG(E0025, ERROR, "malformed hardware vector literal `##(...)`")
-DIAG(E0099, ERROR, "out of memory while reading")
+DIAG(E0099, ERROR, "out of memory")
 
 /* E01xx top-level definitions: functions, kernels, types, structs, enumerations, const-vecs */
 DIAG(E0101, ERROR, "name already defined")

@@ -5,13 +5,13 @@
 # The examples are the negative tests (tests/neg/*.crisp): each one is a
 # short program that the neg suite proves reports its code at a given line
 # and column, so an example can never go stale.  For every code expected by
-# a test's `; expect: ... error[CODE]` line, the shortest test (fewest code
+# a test's `; expect: ... error[CODE]` (or `; expect-stderr:`) line, the shortest test (fewest code
 # lines, then fewest bytes, then the first by name) is kept, without its
 # `; expect:`, `; expect-stderr:` and `; exit:` lines.  A test whose
-# `; args:` need more than -DNAME=VALUE or --debug-output (which --explain
-# passes on) is used only when the code has no other.  Plain POSIX sh and
-# awk, like the other embed scripts; bytes outside printable ASCII are
-# written as octal escapes.
+# `; args:` need more than -DNAME=VALUE, --debug-output or --max-memory=SIZE
+# (which --explain passes on, as it does `; fill:`) is used only when the
+# code has no other.  Plain POSIX sh and awk, like the other embed scripts;
+# bytes outside printable ASCII are written as octal escapes.
 printf '/* generated from tests/neg/ by scripts/embed_examples.sh - do not edit */\n'
 printf '#include "../../core/diag.h"\n\n'
 printf 'const DiagExample crisp_diag_examples[] = {\n'
@@ -61,7 +61,7 @@ FNR == 1 {
     sub(/^[ \t]+/, "", stripped)
     if (inhead && stripped != "" && substr(stripped, 1, 1) != ";") inhead = 0
     if (inhead && substr(stripped, 1, 1) == ";") {
-        if (match(stripped, /^;+[ \t]*expect:.*(error|warning)\[[EW][0-9][0-9][0-9][0-9]\]/)) {
+        if (match(stripped, /^;+[ \t]*expect(-stderr)?:.*(error|warning)\[[EW][0-9][0-9][0-9][0-9]\]/)) {
             s = substr(stripped, 1, RLENGTH)
             code = substr(s, length(s) - 5, 5)
             if (!(code in seen)) { seen[code] = 1; found[++nfound] = code }
@@ -73,7 +73,7 @@ FNR == 1 {
             sub(/^;+[ \t]*args:[ \t]*/, "", a)
             n = split(a, w, /[ \t]+/)
             for (k = 1; k <= n; k++)
-                if (w[k] != "" && w[k] !~ /^-D[A-Za-z_+*-][^=]*=./ && w[k] != "--debug-output") badargs = 1
+                if (w[k] != "" && w[k] !~ /^-D[A-Za-z_+*-][^=]*=./ && w[k] != "--debug-output" && w[k] !~ /^--max-memory=/) badargs = 1
         }
     }
     if (!inhead && stripped != "" && substr(stripped, 1, 1) != ";") codelines++

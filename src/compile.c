@@ -373,7 +373,8 @@ static int stage_emit(Crisp *c, const Program *p) {
         }
         return 0;
     }
-    if (oom || c->arena.exhausted) diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+    if (oom) diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+    else if (c->arena.exhausted) diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
     int ok = !oom && !c->arena.exhausted && write_outputs(c, outs, n);
     for (int i = 0; i < n; i++) sb_free(&outs[i].text);
     return ok ? 0 : 2;
@@ -456,13 +457,14 @@ int crisp_compile(const CrispOptions *opt, FILE *diag_out) {
     c.diag.werror = opt->warnings_as_errors;
     c.diag.no_warnings = opt->no_warnings;
     c.diag.max_errors = opt->max_errors < 0 ? INT_MAX : opt->max_errors;
+    c.diag.exhausted = &c.arena.exhausted;
     c.opt = opt;
     int status;
     if (!load_inputs(&c)) status = 2;
     else status = pipeline(&c);
     if (status == 0 && c.diag.errors) status = 1;
     if (c.arena.exhausted && !c.diag.errors) {
-        diag_error_plain(&c.diag, NULL, "out of memory (the program is too large for the memory available)");
+        diag_error_plain(&c.diag, NULL, "out of memory"); /* reported as such (diag.c) */
         if (status == 0) status = 1;
     }
     diag_finish(&c.diag);

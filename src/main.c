@@ -38,6 +38,8 @@ static const char usage[] =
     "  -w                     drop warnings\n"
     "  -fmax-errors=N         stop after N errors (default 50; 0: no limit)\n"
     "  --explain CODE         explain a diagnostic code (E0312), with an example\n"
+    "  --max-memory=SIZE      memory one compilation may use (bytes, or with K, M or G;\n"
+    "                         default 4G): more is reported as out of memory\n"
     "  --version              print the version\n"
     "  --help                 print this help\n"
     "\n"
@@ -144,6 +146,16 @@ int main(int argc, char **argv) {
             long n = strtol(v, &end, 10);
             if (!*v || *end || n < 0 || n > 1000000) status = bad("-fmax-errors needs a count from 0 (no limit) to 1000000, found `%s`", v);
             o.max_errors = n == 0 ? -1 : (int)n;
+        } else if ((v = value_of(a, "--max-memory"))) {
+            char *end;
+            unsigned long long n = strtoull(v, &end, 10);
+            unsigned long long unit = !strcmp(end, "K") || !strcmp(end, "k") ? 1ull << 10
+                                      : !strcmp(end, "M") || !strcmp(end, "m") ? 1ull << 20
+                                      : !strcmp(end, "G") || !strcmp(end, "g") ? 1ull << 30
+                                      : !*end ? 1 : 0;
+            if (!*v || *v == '-' || !unit || n == 0 || n > (64ull << 30) / unit)
+                status = bad("--max-memory needs a size such as 512M (bytes, K, M or G; at most 64G), found `%s`", v);
+            else o.max_arena_bytes = (size_t)(n * unit);
         } else if (!strcmp(a, "--explain") || (v = value_of(a, "--explain"))) {
             const char *code = v ? v : i + 1 < argc ? argv[++i] : "";
             status = crisp_explain(code, stdout, stderr);

@@ -35,7 +35,7 @@ CODE = re.compile(r'"([EW]\d{4})"')
 STRING = r'"(?:[^"\\\n]|\\.)*"'
 ENTRY = re.compile(r'^(DIAG|DIAG_INTERNAL)\(\s*([EW]\d{4})\s*,\s*(ERROR|WARNING)\s*,\s*((?:%s\s*)+)'
                    r'(?:,\s*((?:%s\s*)+))?\)' % (STRING, STRING), re.M)
-NEG_EXPECT = re.compile(r"^;+\s*expect:.*?\b(?:error|warning)\[([EW]\d{4})\]", re.M)
+NEG_EXPECT = re.compile(r"^;+\s*expect(?:-stderr)?:.*?\b(?:error|warning)\[([EW]\d{4})\]", re.M)
 
 
 def c_string(text):
