@@ -215,7 +215,8 @@ DIAG(E0404, ERROR, "constant index out of bounds")
 DIAG(E0406, ERROR, "`:local` vector made outside a kernel body")
 DIAG(E0407, ERROR, "element type of an empty `#()` unknown")
 DIAG(E0408, ERROR, "`#(...)` literal in non-private memory")
-DIAG(E0409, ERROR, "vector variable bound to something not a vector")
+DIAG_INTERNAL(E0409, ERROR, "vector variable bound to something not a vector",
+              "defensive: the check runs only when the initializer is a symbol naming a vector variable, and such a symbol always checks to a variable reference")
 DIAG(E0410, ERROR, "read of a write-only vector")
 DIAG(E0411, ERROR, "soa-vector has no such field")
 DIAG(E0412, ERROR, "`get-layout` with a user-defined `matrix-layout`")
@@ -266,7 +267,8 @@ DIAG(E0486, ERROR, "tensor-view passed to a parameter that is not one")
 DIAG(E0487, ERROR, "soa-vector of something not a struct")
 DIAG(E0488, ERROR, "soa-vector in global or constant memory")
 DIAG(E0489, ERROR, "vector operation applied to a soa-vector")
-DIAG(E0490, ERROR, "unexpected form")
+DIAG_INTERNAL(E0490, ERROR, "unexpected form",
+              "defensive: every kind of syntax node the reader and the expander make is handled before this point")
 DIAG(E0491, ERROR, "call of something that is not a function")
 DIAG(E0492, ERROR, "form that cannot be a run-time value")
 DIAG(E0493, ERROR, "call of a kernel")
@@ -306,7 +308,8 @@ DIAG(E0562, ERROR, "`parent~` read in kernel code")
 /* E06xx call graph: recursion, instantiation */
 DIAG(E0601, ERROR, "recursion")
 DIAG(E0602, ERROR, "call chain deeper than 256 functions")
-DIAG(E0603, ERROR, "function instantiated with an incomplete parameter type")
+DIAG_INTERNAL(E0603, ERROR, "function instantiated with an incomplete parameter type",
+              "defensive: calls check every argument against an incomplete parameter type first (E1016, E0372), so instantiation always sees complete types")
 
 /* E07xx kernel sizes */
 DIAG(E0701, ERROR, "size declaration given twice")

@@ -8,6 +8,8 @@
 # Each suite ends with `NAME: N passed, N failed`; a suite that stops without
 # such a line counts as one failure.  The last line is the overall
 # `N passed, N failed`; the exit status is 1 when anything failed.
+# codes: the diagnostics registry (core/diag_codes.h) against the sources,
+# tests/neg/ and `crisp --explain` (tests/check_diag_codes.py).
 # Environment: SUITES (subset to run, e.g. SUITES="golden neg"), FUZZ_SECONDS
 # (default 30), PY (default /usr/bin/python3), MAKE.
 cd "$(dirname "$0")/.." || exit 2
@@ -27,7 +29,7 @@ else
     mode=all
     B=build
     crisp_bin=crisp
-    default_suites="layers unit golden neg e2e asan fuzz"
+    default_suites="layers codes unit golden neg e2e asan fuzz"
 fi
 suites=${SUITES:-$default_suites}
 
@@ -73,6 +75,7 @@ done
 for s in $suites; do
     case $s in
     layers) step layers "$PY" scripts/check_layers.py ;;
+    codes)  step codes env CRISP="$crisp_bin" "$PY" tests/check_diag_codes.py ;;
     unit)   step unit env UNIT_LABEL="unit" sh tests/run_unit.sh $unit_bins ;;
     golden) step golden env CRISP="$crisp_bin" "$PY" tests/run_golden.py ;;
     neg)    step neg env CRISP="$crisp_bin" "$PY" tests/run_neg.py ;;
