@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_all.sh - every test suite, for `make test` (which first builds ./crisp
-# and the unit-test binaries).  Order: layers unit golden neg e2e asan fuzz
+# and the unit-test binaries).  Order: layers codes unit golden neg e2e asan fuzz
 # (layers: the include graph between folders points one way).
 #   run_all.sh --asan   the suites that run the compiler itself (unit,
 #                       golden, neg) against the build-asan/ binaries; this is
