@@ -8,7 +8,9 @@
 #     timed runs, default 20, after 3 warm-ups); prints the best and median
 #     kernel times (OpenCL profiling events) and the ratio crisp/hand-written.
 cd "$(dirname "$0")/.." || exit 2
-PY=${PY:-/usr/bin/python3}
+if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
+    if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
+fi
 PYTHONPATH=tests exec "$PY" - <<'PYEOF'
 import glob, os, statistics, subprocess, sys, time
 from crisptest import (compile, load_program, np, CompileError, REPO, CLANG,

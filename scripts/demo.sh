@@ -3,7 +3,9 @@
 # through tests/crisptest.py on 16 elements, and show the result and the
 # generated OpenCL C.
 cd "$(dirname "$0")/.." || exit 2
-PY=${PY:-/usr/bin/python3}
+if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
+    if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
+fi
 src=examples/vector_add.crisp
 if [ ! -f "$src" ]; then
     echo "demo: $src does not exist yet" >&2

@@ -139,7 +139,9 @@ static void dump_forms(Crisp *c, Forms f) {
  * hard link to each file they replace; if a rename fails, the files already
  * renamed are put back.  A new file gets the usual 0666 & ~umask (an
  * existing one keeps its mode); an output path that is a symbolic link is
- * written through the link, so the link stays (docs/diagnostics.md). */
+ * written through the link, so the link stays; a missing output directory
+ * is made (0777 & ~umask, as mkdir -p), and removed again on failure
+ * (docs/diagnostics.md). */
 
 typedef struct Output {
     const char *path;     /* as the user will see it */
@@ -206,6 +208,33 @@ static int create_temp(Crisp *c, const char *target, int keep_mode, mode_t mode,
     return -1;
 }
 
+/* The directories made for the outputs, removed again on failure. */
+typedef struct MadeDirs {
+    const char *v[32];
+    int n;
+} MadeDirs;
+
+/* mkdir -p of the directory part of `path`; 0 with errno set on failure. */
+static int make_parent_dirs(Crisp *c, const char *path, MadeDirs *made) {
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 1;
+    char *dir = arena_strndup(&c->arena, path, (size_t)(slash - path));
+    if (!dir) {
+        errno = ENOMEM;
+        return 0;
+    }
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 1;
+        errno = ENOTDIR;
+        return 0;
+    }
+    if (errno != ENOENT || !make_parent_dirs(c, dir, made)) return 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return 0;
+    if (made->n < 32) made->v[made->n++] = dir;
+    return 1;
+}
+
 /* A hard link to `target` named TARGET.oldNNNN, or NULL. */
 static char *link_backup(Crisp *c, const char *target) {
     static unsigned counter;
@@ -244,9 +273,15 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
             }
     }
     /* 2. the complete new contents, in temporaries next to the targets */
+    MadeDirs made = {{0}, 0};
     for (int i = 0; i < n && ok; i++) {
         Output *o = &outs[i];
         struct stat st;
+        if (!make_parent_dirs(c, o->target, &made)) {
+            cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
+            ok = 0;
+            break;
+        }
         int exists = stat(o->target, &st) == 0;
         int fd = create_temp(c, o->target, exists, exists ? st.st_mode : 0, &o->tmp);
         if (fd < 0) {
@@ -301,6 +336,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
             unlink(o->tmp);
         }
     }
+    for (int i = made.n - 1; i >= 0 && !ok; i--) rmdir(made.v[i]);
     return ok;
 }
 

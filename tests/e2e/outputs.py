@@ -37,12 +37,23 @@ def all_or_nothing_when_a_target_is_a_directory():
 
 
 @case
-def all_or_nothing_when_a_directory_cannot_be_written():
-    d = fresh("runtime_dir_missing")
-    status, _, err = emit(d, "--hoist=OpenCL", "--emit-runtime=" + os.path.join(d, "no", "such"))
+def missing_output_directories_are_made():
+    d = fresh("new_dirs")
+    status, _, err = emit(os.path.join(d, "out", "deep"))
+    check("exit 0", status == 0, err)
+    assert_equal(sorted(os.listdir(os.path.join(d, "out", "deep"))), OUTS)
+
+
+@case
+def all_or_nothing_when_a_directory_cannot_be_made():
+    d = fresh("runtime_dir_blocked")
+    with open(os.path.join(d, "afile"), "w") as f:
+        f.write("a file where a directory should be\n")
+    status, _, err = emit(os.path.join(d, "out", "deep"), "--hoist=OpenCL",
+                          "--emit-runtime=" + os.path.join(d, "afile", "runtime"))
     check("exit 2", status == 2, err)
-    check("message", "crisp_runtime.h`: No such file or directory; no output file was written" in err, err)
-    assert_equal(os.listdir(d), [])
+    check("message", "crisp_runtime.h`: Not a directory; no output file was written" in err, err)
+    assert_equal(os.listdir(d), ["afile"])  # out/deep was made, then removed
 
 
 @case
