@@ -25,7 +25,13 @@ to the repository's examples/ and docs/, with the repository's ./crisp
 first on PATH and `python3` the test Python (PY, the virtual
 environment's, or /usr/bin/python3).  CRISP_PLATFORM is set to PoCL's
 platform (CRISPTEST_PLATFORM overrides) so the hoists run where the tests
-run.  Each block is a case; ends with `docs: N passed, N failed`.
+run.  Each block is a case.  Then the editor modes in editors/ (check_editors):
+each names every form of editors/forms.txt, the VS Code files are JSON, the
+TextMate grammar's regular expressions compile and highlight
+docs/tutorial/saxpy.crisp as expected (a small matcher here), and, where
+vim and emacs are installed, the Vim syntax and the Emacs mode load (the
+Emacs mode byte-compiles without warnings) and give the same faces.
+Ends with `docs: N passed, N failed`.
 Usage: /usr/bin/python3 tests/run_docs.py [SUBSTRING...]   (filters documents)
 """
 import difflib
@@ -202,6 +208,157 @@ class Runner:
         return "unknown test kind `%s`" % kind
 
 
+SAMPLE = "docs/tutorial/saxpy.crisp"
+# (line, column (1-based), what the token is) in SAMPLE: def-kernel, the
+# kernel's name, the type of a:float, a keyword, a loop form, a comment
+EXPECT = [(2, 2, "definition"), (2, 13, "name"), (2, 22, "type"), (3, 42, "keyword"),
+          (7, 4, "control"), (1, 2, "comment")]
+TM_SCOPES = {"definition": "keyword.control.definition", "name": "entity.name.function",
+             "type": "entity.name.type", "keyword": "constant.language.keyword",
+             "control": "keyword.control.crisp", "comment": "comment."}
+VIM_GROUPS = {"definition": "crispDefine", "name": "", "type": "crispType", "keyword": "crispKeyword",
+              "control": "crispRepeat", "comment": "crispComment"}
+EMACS_FACES = {"definition": "font-lock-keyword-face", "name": "font-lock-function-name-face",
+               "type": "font-lock-type-face", "keyword": "font-lock-builtin-face",
+               "control": "font-lock-keyword-face", "comment": "font-lock-comment"}
+
+
+def forms():
+    groups = {}
+    for line in open(os.path.join(REPO, "editors/forms.txt")):
+        if line.strip() and not line.startswith("#"):
+            g, names = line.split(":", 1)
+            groups[g.strip()] = names.split()
+    return groups
+
+
+def tm_scopes(grammar, text):
+    """{(line, col): scope} for TEXT by the grammar's top-level patterns: at
+    each position the leftmost match wins (first pattern on ties), as in
+    TextMate; begin/end rules are followed to their end."""
+    import json as _json  # noqa: F401
+    repo = grammar["repository"]
+
+    def flat(pats):
+        for p in pats:
+            if "include" in p:
+                yield from flat([repo[p["include"][1:]]])
+            elif "patterns" in p and "match" not in p and "begin" not in p:
+                yield from flat(p["patterns"])
+            else:
+                yield p
+    rules = list(flat(grammar["patterns"]))
+    out = {}
+    for ln, line in enumerate(text.split("\n"), 1):
+        pos = 0
+        while pos < len(line):
+            best = None
+            for r in rules:
+                m = re.compile(r.get("match") or r["begin"]).search(line, pos)
+                if m and (best is None or m.start() < best[1].start()):
+                    best = (r, m)
+            if not best:
+                break
+            r, m = best
+            if "begin" in r:
+                e = re.compile(r["end"]).search(line, m.end())
+                end = e.end() if e else len(line)
+                for c in range(m.start(), end):
+                    out[(ln, c + 1)] = r.get("name", "")
+                pos = max(end, pos + 1)
+                continue
+            for c in range(m.start(), m.end()):
+                out[(ln, c + 1)] = r.get("name", "")
+            for k, cap in r.get("captures", {}).items():
+                g = int(k)
+                if m.group(g) is not None:
+                    for c in range(m.start(g), m.end(g)):
+                        out[(ln, c + 1)] = cap["name"]
+            pos = max(m.end(), pos + 1)
+    return out
+
+
+def check_editors():
+    """[(name, problem or None)] for the editor modes."""
+    import json
+    results = []
+    groups = forms()
+    names = [n for g in groups.values() for n in g]
+    el = open(os.path.join(REPO, "editors/emacs/crisp-mode.el")).read()
+    vim = open(os.path.join(REPO, "editors/vim/syntax/crisp.vim")).read()
+    results.append(("editors: emacs mode names every form", ", ".join(
+        n for n in names if '"%s"' % n not in el) or None))
+    results.append(("editors: vim syntax names every form", ", ".join(
+        n for n in names if not re.search(r"(?<![\w!?*+-])%s(?![\w!?*+-])" % re.escape(n), vim)) or None))
+    problem = None
+    try:
+        for f in ("package.json", "language-configuration.json", "syntaxes/crisp.tmLanguage.json"):
+            json.load(open(os.path.join(REPO, "editors/vscode", f)))
+        grammar = json.load(open(os.path.join(REPO, "editors/vscode/syntaxes/crisp.tmLanguage.json")))
+        rep = grammar["repository"]
+        for group, rule in (("definitions", "definition"), ("control", "control"), ("types", "type")):
+            rx = re.compile(rep[rule]["match"])
+            bad = [n for n in groups[group] if not (rx.search("(" + n + " x)") if rule != "type" else rx.search(" " + n + ")"))]
+            if bad:
+                problem = "the TextMate %s rule misses %s" % (rule, ", ".join(bad))
+        scopes = tm_scopes(grammar, open(os.path.join(REPO, SAMPLE)).read())
+        for ln, col, what in EXPECT:
+            if TM_SCOPES[what] not in scopes.get((ln, col), ""):
+                problem = "%s:%d:%d (%s) is `%s` in the TextMate grammar" % (SAMPLE, ln, col, what, scopes.get((ln, col)))
+    except (ValueError, KeyError, re.error) as e:
+        problem = "%s: %s" % (type(e).__name__, e)
+    results.append(("editors: VS Code grammar", problem))
+    if shutil.which("vim"):
+        results.append(("editors: vim highlights %s" % SAMPLE, vim_check()))
+    if shutil.which("emacs"):
+        results.append(("editors: emacs mode compiles and highlights %s" % SAMPLE, emacs_check()))
+    return results
+
+
+def vim_check():
+    tmp = tempfile.mkdtemp(prefix="vim-")
+    try:
+        out = os.path.join(tmp, "out.txt")
+        lines = ["set nocompatible", "set rtp^=" + os.path.join(REPO, "editors/vim"), "filetype plugin on",
+                 "syntax on", "e " + os.path.join(REPO, SAMPLE), "redir! > " + out, "echo &filetype"]
+        lines += ['echo synIDattr(synID(%d,%d,1),"name")' % (ln, col) for ln, col, _ in EXPECT]
+        lines += ["redir END", "qa!"]
+        script = os.path.join(tmp, "t.vim")
+        open(script, "w").write("\n".join(lines) + "\n")
+        subprocess.run(["vim", "-N", "-u", "NONE", "-i", "NONE", "-es", "-S", script], env=dict(os.environ, HOME=tmp),
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        got = open(out).read().split() if os.path.exists(out) else []
+        want = ["crisp"] + [VIM_GROUPS[w] for _, _, w in EXPECT if VIM_GROUPS[w]]
+        return None if got == want else "got %s, want %s" % (got, want)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def emacs_check():
+    tmp = tempfile.mkdtemp(prefix="emacs-")
+    try:
+        shutil.copy(os.path.join(REPO, "editors/emacs/crisp-mode.el"), tmp)
+        r = subprocess.run(["emacs", "-Q", "--batch", "-L", tmp, "--eval", "(setq byte-compile-error-on-warn t)",
+                            "-f", "batch-byte-compile", os.path.join(tmp, "crisp-mode.el")],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        if r.returncode != 0 or not os.path.exists(os.path.join(tmp, "crisp-mode.elc")):
+            return "byte-compile: %s" % r.stderr.strip()[-500:]
+        probes = " ".join('(progn (goto-char (point-min)) (forward-line %d) (forward-char %d) '
+                          '(princ (format "%%S\\n" (get-text-property (point) (quote face)))))' % (ln - 1, col - 1)
+                          for ln, col, _ in EXPECT)
+        r = subprocess.run(["emacs", "-Q", "--batch", "-L", tmp, "-l", "crisp-mode", "--eval",
+                            '(progn (find-file "%s") (font-lock-ensure) (princ (format "%%S\\n" major-mode)) %s)'
+                            % (os.path.join(REPO, SAMPLE), probes)],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        got = r.stdout.split()
+        want = ["crisp-mode"] + [EMACS_FACES[w] for _, _, w in EXPECT]
+        if len(got) != len(want) or any(not g.startswith(w) for g, w in zip(got, want)):
+            return "got %s, want %s %s" % (got, want, r.stderr.strip()[-300:])
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv):
     os.chdir(REPO)
     filters = argv[1:]
@@ -240,6 +397,14 @@ def main(argv):
                 sys.stdout.flush()
         finally:
             shutil.rmtree(run.work, ignore_errors=True)
+    if not filters or any(f in "editors" for f in filters):
+        for name, problem in check_editors():
+            if problem:
+                failed += 1
+                print("FAIL %s: %s" % (name, problem))
+            else:
+                passed += 1
+                print("ok %s" % name)
     print("docs: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
