@@ -90,7 +90,7 @@ for s in $suites; do
     docs)   step docs "$PY" tests/run_docs.py ;;
     install) step install env MAKE="$MAKE" sh tests/run_install.sh ;;
     asan)   step asan "$MAKE" --no-print-directory asan ;;
-    fuzz)   step fuzz sh tests/fuzz/run_fuzz.sh ;;
+    fuzz)   step fuzz sh tests/fuzz/run_fuzz.sh --quick ;;
     *)      echo "run_all: unknown suite '$s'"; total_f=$((total_f + 1)) ;;
     esac
 done
