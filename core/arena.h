@@ -6,8 +6,8 @@
  * instead of an OOM kill: an allocation past `cap` sets `exhausted` but is
  * still served, so the stage at work finishes its current form with real
  * memory and stops at its next check of `exhausted` (out of memory is then
- * reported as such, core/diag.c); only past a quarter more than the cap, or when malloc
- * fails, does an allocation return NULL. */
+ * reported as such, core/diag.c); only a quarter past the cap, or when
+ * malloc fails, does an allocation return NULL. */
 #ifndef CRISP_ARENA_H
 #define CRISP_ARENA_H
 

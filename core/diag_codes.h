@@ -212,6 +212,7 @@ DIAG(E0401, ERROR, "vector operation on something not a vector")
 DIAG(E0402, ERROR, "negative constant index")
 DIAG(E0403, ERROR, "index is not an integer")
 DIAG(E0404, ERROR, "constant index out of bounds")
+DIAG(E0405, ERROR, "internal form used in a program")
 DIAG(E0406, ERROR, "`:local` vector made outside a kernel body")
 DIAG(E0407, ERROR, "element type of an empty `#()` unknown")
 DIAG(E0408, ERROR, "`#(...)` literal in non-private memory")
@@ -408,6 +409,7 @@ DIAG(E1024, ERROR, "template instantiation nested too deeply")
 /* W03xx warnings: declarations */
 DIAG(W0301, WARNING, "`uniform` declaration not implemented")
 DIAG(W0302, WARNING, "unknown declaration ignored")
+DIAG(W0303, WARNING, "binding hides a variable spelled differently")
 
 /* W04xx warnings: soa-vectors */
 DIAG(W0401, WARNING, "overload not applied to soa-vector fields")

@@ -125,7 +125,7 @@ def neg_tests():
 def suggest_title(fmt):
     if not fmt:
         return "TITLE"
-    t = re.sub(r"%[-#0-9.*]*(?:ll|l|z|h)?[sdicgufx%]", "...", fmt)
+    t = re.sub(r"%[-#0-9.*]*(?:ll|l|z|h)?[sdicgufx]", "...", fmt.replace("%%", "\0")).replace("\0", "%")
     t = re.split(r": |; | \(", t)[0]
     return t[:70]
 
