@@ -328,7 +328,6 @@ DIAG(E0712, ERROR, "local and global sizes of different dimensions")
 DIAG(E0713, ERROR, "single-task kernel with a global or local size")
 DIAG(E0720, ERROR, "size comparison in a kernel without a size declaration")
 DIAG(E0721, ERROR, "size comparison with the wrong number of indices")
-DIAG(E0722, ERROR, "constant-count form with a run-time count")
 DIAG(E0723, ERROR, "grid loop of more dimensions than the global size")
 
 /* E08xx side channels and debug output */
@@ -406,8 +405,20 @@ DIAG(E1022, ERROR, "ambiguous instance of a struct template")
 DIAG(E1023, ERROR, "templated definition other than a function passed as a function")
 DIAG(E1024, ERROR, "template instantiation nested too deeply")
 
+/* E11xx uniformity and the static analyses (analysis/, uniform declarations) */
+DIAG(E1100, ERROR, "malformed uniform form")
+DIAG(E1101, ERROR, "`uniform` declared outside the let that binds the variable")
+DIAG(E1102, ERROR, "`uniform` names no variable of its let")
+DIAG(E1103, ERROR, "uniform variable without an initial value")
+DIAG(E1105, ERROR, "uniform value of a type that cannot be shared")
+DIAG(E1110, ERROR, "`+` variant with a value that differs between work-items")
+DIAG(E1111, ERROR, "`+` parameter given a value that differs between work-items")
+DIAG(E1112, ERROR, "barrier reached by only some work-items")
+DIAG(E1113, ERROR, "analysis declaration in the wrong place")
+DIAG(E1114, ERROR, "declaim names no function or kernel")
+DIAG(E1115, ERROR, "malformed register budget")
+
 /* W03xx warnings: declarations */
-DIAG(W0301, WARNING, "`uniform` declaration not implemented")
 DIAG(W0302, WARNING, "unknown declaration ignored")
 DIAG(W0303, WARNING, "binding hides a variable spelled differently")
 
@@ -417,6 +428,15 @@ DIAG(W0401, WARNING, "overload not applied to soa-vector fields")
 /* W07xx warnings: kernel sizes */
 DIAG(W0701, WARNING, "grid form in a kernel without a global size")
 DIAG(W0702, WARNING, "inconsistent size declarations")
+
+/* W11xx the opt-in static analyses (check-barriers, check-divergence, ...) */
+DIAG(W1101, WARNING, "barrier that may be reached by only some work-items")
+DIAG(W1102, WARNING, "branch or loop that splits the warp")
+DIAG(W1103, WARNING, "memory access that is not coalesced")
+DIAG(W1104, WARNING, "local memory bank conflict")
+DIAG(W1105, WARNING, "register pressure above the declared budget")
+DIAG(W1106, WARNING, "unknown static analysis ignored")
+DIAG(W1107, WARNING, "static analysis declared in a let")
 
 #undef DIAG
 #undef DIAG_INTERNAL

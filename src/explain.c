@@ -114,7 +114,7 @@ static char *filled(const char *text, const ExampleSetup *x) {
 int crisp_explain(const char *code, FILE *out, FILE *err) {
     const DiagInfo *info = diag_info(code);
     if (!info) {
-        fprintf(err, "crisp: error: `%s` is not a diagnostic code of crisp %s (codes look like E0312 or W0301; "
+        fprintf(err, "crisp: error: `%s` is not a diagnostic code of crisp %s (codes look like E0312 or W0302; "
                      "docs/diagnostics.md lists the ranges)\n", code, CRISP_VERSION);
         return 2;
     }

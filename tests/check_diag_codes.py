@@ -126,8 +126,8 @@ def suggest_title(fmt):
     if not fmt:
         return "TITLE"
     t = re.sub(r"%[-#0-9.*]*(?:ll|l|z|h)?[sdicgufx]", "...", fmt.replace("%%", "\0")).replace("\0", "%")
-    t = re.split(r": |; | \(", t)[0]
-    return t[:70]
+    t = re.split(r": |; ", t)[0]
+    return t if len(t) <= 70 else t[:70].rsplit(" ", 1)[0]
 
 
 def suggest_entry(code, uses):

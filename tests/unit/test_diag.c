@@ -62,12 +62,12 @@ static void test_repeat_printed_once(void **state) {
     CAPTURE(d, diag_error(&d, at(2, 4), NULL, "E0494", "unknown `%s`", "foo"); diag_note(&d, at(1, 1), "first note");
             diag_error(&d, at(2, 4), NULL, "E0494", "unknown `%s`", "foo"); diag_note(&d, at(1, 1), "second note");
             diag_error(&d, at(2, 5), NULL, "E0494", "unknown `%s`", "foo");   /* another place */
-            diag_warning(&d, at(2, 4), NULL, "W0301", "unknown `%s`", "foo")); /* another severity */
+            diag_warning(&d, at(2, 4), NULL, "W0302", "unknown `%s`", "foo")); /* another severity */
     assert_int_equal(count(out_buf, "k.crisp:2:4: error[E0494]"), 1);
     assert_int_equal(count(out_buf, "first note"), 1);
     assert_int_equal(count(out_buf, "second note"), 0);
     assert_int_equal(count(out_buf, "k.crisp:2:5: error[E0494]"), 1);
-    assert_int_equal(count(out_buf, "warning[W0301]"), 1);
+    assert_int_equal(count(out_buf, "warning[W0302]"), 1);
     assert_int_equal(d.errors, 3); /* still counted: the exit status is right */
 }
 
