@@ -97,11 +97,17 @@ def source_uses():
             rel = os.path.relpath(path, REPO)
             if rel == TABLE:
                 continue
-            text = strip_c_comments(open(path, encoding="utf-8", errors="replace").read())
+            raw = open(path, encoding="utf-8", errors="replace").read()
+            text = strip_c_comments(raw)
             for m in CODE.finditer(text):
                 line = text.count("\n", 0, m.start()) + 1
                 after = re.match(r"\s*,\s*((?:%s\s*)+)" % STRING, text[m.end():m.end() + 800])
-                uses.setdefault(m.group(1), []).append((rel, line, c_string(after.group(1)) if after else None))
+                what = c_string(after.group(1)) if after else None
+                if not what:  # #define NAME "E0321"  /* what it is */
+                    d = re.search(r'#\s*define\s+\w+\s+"%s"\s*/\*\s*(.*?)\s*\*/' % m.group(1),
+                                  raw.split("\n")[line - 1])
+                    what = d.group(1) if d else None
+                uses.setdefault(m.group(1), []).append((rel, line, what))
     return uses
 
 
