@@ -5,13 +5,21 @@ CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes
 CPPFLAGS = -D_POSIX_C_SOURCE=200809L
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/crisp
 B       ?= build
-PY      ?= /usr/bin/python3
+# the active virtual environment's Python, else Debian's (with pyopencl)
+PY      ?= $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin/python3,/usr/bin/python3)
+VERSION := $(shell sed -n 's/^\#define CRISP_VERSION "\(.*\)"/\1/p' include/crisp.h)
 
 DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
-GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c
+GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/diag_examples.c
+NEG_TESTS = $(sort $(wildcard tests/neg/*.crisp tests/neg/*/*.crisp))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
@@ -45,7 +53,12 @@ $(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh crisp_runtime_py_text $< > $@
 
-$(B)/gen/%.o: $(B)/gen/%.c
+# The examples of `crisp --explain CODE` are the negative tests.
+$(B)/gen/diag_examples.c: $(NEG_TESTS) scripts/embed_examples.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed_examples.sh $(NEG_TESTS) > $@
+
+$(B)/gen/%.o: $(B)/gen/%.c core/diag.h
 	$(CC) $(WARN) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/unit/%: tests/unit/%.c $(B)/libcrisp.a
@@ -63,25 +76,45 @@ test: deps
 	PY=$(PY) sh tests/run_all.sh
 
 demo: deps crisp
-	sh scripts/demo.sh
+	PY=$(PY) sh scripts/demo.sh
 
 bench: deps crisp
-	sh scripts/bench.sh
+	PY=$(PY) sh scripts/bench.sh
 
 asan:
 	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" build-asan/crisp $(UNIT_SRC:tests/unit/%.c=build-asan/unit/%)
 	PY=$(PY) sh tests/run_all.sh --asan
 
+# `make test` runs each fuzz target for 30 s; this is the longer run.
 fuzz:
-	sh tests/fuzz/run_fuzz.sh
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh tests/fuzz/run_fuzz.sh
+
+# bin/crisp, lib/libcrisp.a, include/crisp/crisp.h (the one public header:
+# #include <crisp/crisp.h>), lib/pkgconfig/crisp.pc (written for this
+# PREFIX: `cc prog.c $(pkg-config --cflags --libs crisp)`), man1/crisp.1
+# and the licence.  DESTDIR is prepended for staged installs.
+INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(INCLUDEDIR)/crisp/crisp.h \
+            $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE
 
 install: crisp
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/crisp
-	install -m 755 crisp $(DESTDIR)$(PREFIX)/bin/crisp
-	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(PREFIX)/lib/libcrisp.a
-	install -m 644 include/crisp.h $(DESTDIR)$(PREFIX)/include/crisp/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/crisp \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	install -m 755 crisp $(DESTDIR)$(BINDIR)/crisp
+	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(LIBDIR)/libcrisp.a
+	install -m 644 include/crisp.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp.h
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: crisp' \
+	  'Description: the Crisp compiler as a library (Crisp, a Lisp for GPU kernels, to OpenCL C)' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lcrisp -lm' 'Cflags: -I$${includedir}' \
+	  > $(DESTDIR)$(LIBDIR)/pkgconfig/crisp.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/crisp.pc
+	install -m 644 man/crisp.1 $(DESTDIR)$(MANDIR)/man1/crisp.1
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/crisp $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-fuzz crisp tests/out
 
-.PHONY: all unit deps test demo bench asan fuzz install clean
+.PHONY: all unit deps test demo bench asan fuzz install uninstall clean

@@ -1,6 +1,7 @@
 /* arena.c - the bump allocator behind every compilation (see arena.h). */
 #include "arena.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,12 @@ void arena_free(Arena *a) {
 
 void *arena_alloc(Arena *a, size_t size) {
     size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
+    size_t hard = cap <= SIZE_MAX / 2 ? cap + cap / 4 : SIZE_MAX;
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
     if (size > cap || a->used > cap - size) {
-        a->exhausted = 1;
-        return NULL;
+        a->exhausted = 1; /* past the cap: served up to 1.25 x it (arena.h) */
+        if (size > hard || a->used > hard - size) return NULL;
     }
     ArenaChunk *c = a->head;
     if (!c || c->size - c->off < size) {

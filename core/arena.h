@@ -1,9 +1,13 @@
 /* arena.h - one bump allocator per compilation.
  *
  * Every node, string and table of a compilation lives in one Arena and is
- * released in one go by arena_free(); nothing is freed node by node.  An
- * allocation that would exceed the arena's byte cap returns NULL and sets
- * `exhausted`, so absurd inputs end in a diagnostic instead of an OOM kill. */
+ * released in one go by arena_free(); nothing is freed node by node.  The
+ * byte cap is a limit in two steps, so absurd inputs end in a diagnostic
+ * instead of an OOM kill: an allocation past `cap` sets `exhausted` but is
+ * still served, so the stage at work finishes its current form with real
+ * memory and stops at its next check of `exhausted` (out of memory is then
+ * reported as such, core/diag.c); only a quarter past the cap, or when
+ * malloc fails, does an allocation return NULL. */
 #ifndef CRISP_ARENA_H
 #define CRISP_ARENA_H
 
@@ -15,13 +19,14 @@ typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
     ArenaChunk *head;
     size_t used;      /* bytes handed out so far */
-    size_t cap;       /* hard limit on `used` (0 = default 4 GiB) */
-    int exhausted;    /* set once an allocation was refused */
+    size_t cap;       /* limit on `used` (0 = default 4 GiB); NULL past 1.25 x cap */
+    int exhausted;    /* set once `used` passed the cap, or malloc failed */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
-/* Zeroed memory, 16-byte aligned.  Returns NULL only when the cap is hit. */
+/* Zeroed memory, 16-byte aligned.  Returns NULL only past 1.25 x the cap
+ * (or when malloc fails); `exhausted` is set from the cap on. */
 void *arena_alloc(Arena *a, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);

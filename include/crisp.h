@@ -51,6 +51,12 @@ typedef struct CrispOptions {
        these buffers instead of being written as files. */
     struct StrBuf *capture_cl;
     struct StrBuf *capture_meta;
+    /* Diagnostics (docs/diagnostics.md). */
+    int diagnostics_json;     /* --diagnostics-format=json: one JSON object per line */
+    int diagnostics_color;    /* ANSI colours (the driver decides: a terminal, NO_COLOR unset) */
+    int warnings_as_errors;   /* -Werror */
+    int no_warnings;          /* -w (wins over -Werror) */
+    int max_errors;           /* -fmax-errors=N: 0 = the default (50); -1 = no limit */
     /* Resource limits (0 = default). */
     long max_expansion_depth;
     long max_eval_steps;
@@ -62,5 +68,10 @@ typedef struct CrispOptions {
 /* Compile with these options, writing diagnostics to `diag_out`.
  * Exit status: 0 ok, 1 source errors, 2 bad invocation / unreadable file. */
 int crisp_compile(const CrispOptions *opt, FILE *diag_out);
+
+/* `crisp --explain CODE`: print the title of a diagnostic code (such as
+ * "E0312") and an example program with what crisp reports on it.
+ * Returns 0, or 2 (with a message on `err`) for an unknown code. */
+int crisp_explain(const char *code, FILE *out, FILE *err);
 
 #endif

@@ -11,7 +11,9 @@
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
 cd "$(dirname "$0")/.." || exit 2
-PY=${PY:-/usr/bin/python3}
+if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
+    if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
+fi
 PYTHONPATH=tests "$PY" - <<'PYEOF'
 import glob, os, statistics, subprocess, sys, time
 from crisptest import (compile, load_program, np, CompileError, REPO, CLANG,

@@ -10,6 +10,8 @@
  * memory and written only when the whole compilation succeeded, through a
  * temporary file and rename(), so no output is ever half-written. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +34,16 @@
 static SrcFile *load_file(Crisp *c, const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(c->diag.out ? c->diag.out : stderr, "crisp: error: cannot read `%s`: %s\n", path, strerror(errno));
+        diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path, strerror(errno));
         return NULL;
     }
     if (S_ISDIR(st.st_mode)) {
-        fprintf(c->diag.out ? c->diag.out : stderr, "crisp: error: cannot read `%s`: it is a directory\n", path);
+        diag_error_plain(&c->diag, NULL, "cannot read `%s`: it is a directory", path);
         return NULL;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(c->diag.out ? c->diag.out : stderr, "crisp: error: cannot read `%s`: %s\n", path, strerror(errno));
+        diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path, strerror(errno));
         return NULL;
     }
     StrBuf b;
@@ -59,8 +61,8 @@ static SrcFile *load_file(Crisp *c, const char *path) {
     int err = ferror(f);
     fclose(f);
     if (err || too_big || b.oom) {
-        fprintf(c->diag.out ? c->diag.out : stderr, "crisp: error: cannot read `%s`: %s\n", path,
-                too_big ? "file larger than 64 MiB" : b.oom ? "out of memory" : "read error");
+        diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path,
+                         too_big ? "file larger than 64 MiB" : b.oom ? "out of memory" : "read error");
         sb_free(&b);
         return NULL;
     }
@@ -69,7 +71,7 @@ static SrcFile *load_file(Crisp *c, const char *path) {
     int len = (int)b.len;
     sb_free(&b);
     if (!sf || !text) {
-        fprintf(c->diag.out ? c->diag.out : stderr, "crisp: error: cannot read `%s`: out of memory\n", path);
+        diag_error_plain(&c->diag, NULL, "cannot read `%s`: out of memory", path);
         return NULL;
     }
     sf->name = arena_strdup(&c->arena, path);
@@ -128,11 +130,27 @@ static void dump_forms(Crisp *c, Forms f) {
     sb_free(&b);
 }
 
-/* ---- outputs ---- */
+/* ---- outputs ----
+ *
+ * All or nothing: every output is built in memory first; then each target
+ * is checked (a directory or another non-file in the way fails before
+ * anything is touched), written to a temporary file next to it, and only
+ * when every temporary is complete are they renamed into place, keeping a
+ * hard link to each file they replace; if a rename fails, the files already
+ * renamed are put back.  A new file gets the usual 0666 & ~umask (an
+ * existing one keeps its mode); an output path that is a symbolic link is
+ * written through the link, so the link stays; a missing output directory
+ * is made (0777 & ~umask, as mkdir -p), and removed again on failure
+ * (docs/diagnostics.md). */
 
 typedef struct Output {
-    const char *path;
+    const char *path;     /* as the user will see it */
     StrBuf text;
+    const char *target;   /* path, or the file its symbolic links lead to */
+    char *tmp;            /* the complete new contents, before the rename */
+    char *backup;         /* a hard link to the file replaced, until done */
+    int moved;            /* the old file was renamed to backup (no link) */
+    int placed;           /* renamed into place */
 } Output;
 
 static const char *stem_of(Arena *a, const char *path) {
@@ -143,36 +161,182 @@ static const char *stem_of(Arena *a, const char *path) {
     return arena_strndup(a, base, n);
 }
 
-/* Write all outputs or none: temporaries first, then rename them in place. */
+/* The file a path finally names: symbolic links followed (at most 40),
+ * a relative link read against its own directory.  NULL with errno set. */
+static const char *follow_links(Arena *a, const char *path) {
+    const char *p = path;
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+        char buf[4096];
+        ssize_t n = readlink(p, buf, sizeof buf - 1);
+        if (n < 0) return NULL;
+        if (n == (ssize_t)sizeof buf - 1) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        buf[n] = 0;
+        const char *slash = strrchr(p, '/');
+        if (buf[0] == '/' || !slash) p = arena_strdup(a, buf);
+        else p = arena_printf(a, "%.*s/%s", (int)(slash - p), p, buf);
+        if (!p) {
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    errno = ELOOP;
+    return NULL;
+}
+
+/* A new file next to `target` named TARGET.tmpNNNN, mode 0666 & ~umask (or
+ * `mode` when the target exists).  Returns the descriptor, -1 on failure. */
+static int create_temp(Crisp *c, const char *target, int keep_mode, mode_t mode, char **name) {
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        *name = arena_printf(&c->arena, "%s.tmp%ld.%u", target, (long)getpid(), counter++);
+        if (!*name) {
+            errno = ENOMEM;
+            return -1;
+        }
+        int fd = open(*name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            if (keep_mode) (void)fchmod(fd, mode & 07777);
+            return fd;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
+/* The directories made for the outputs, removed again on failure. */
+typedef struct MadeDirs {
+    const char *v[32];
+    int n;
+} MadeDirs;
+
+/* mkdir -p of the directory part of `path`; 0 with errno set on failure. */
+static int make_parent_dirs(Crisp *c, const char *path, MadeDirs *made) {
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 1;
+    char *dir = arena_strndup(&c->arena, path, (size_t)(slash - path));
+    if (!dir) {
+        errno = ENOMEM;
+        return 0;
+    }
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 1;
+        errno = ENOTDIR;
+        return 0;
+    }
+    if (errno != ENOENT || !make_parent_dirs(c, dir, made)) return 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return 0;
+    if (made->n < 32) made->v[made->n++] = dir;
+    return 1;
+}
+
+/* A hard link to `target` named TARGET.oldNNNN, or NULL. */
+static char *link_backup(Crisp *c, const char *target) {
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        char *name = arena_printf(&c->arena, "%s.old%ld.%u", target, (long)getpid(), counter++);
+        if (!name) return NULL;
+        if (link(target, name) == 0) return name;
+        if (errno != EEXIST) return NULL;
+    }
+    return NULL;
+}
+
+static void cannot_write(Crisp *c, const Output *o, const char *why) {
+    diag_error_plain(&c->diag, NULL, "cannot write `%s`: %s; no output file was written", o->path, why);
+}
+
+/* Put every output in place, or none (see above).  Returns 1 on success. */
 static int write_outputs(Crisp *c, Output *outs, int n) {
-    char *tmps[8] = {0};
-    if (n > 8) return 0;
     int ok = 1;
+    /* 1. every target: where it is, and that nothing but a file is there */
     for (int i = 0; i < n && ok; i++) {
-        tmps[i] = arena_printf(&c->arena, "%s.tmpXXXXXX", outs[i].path);
-        int fd = tmps[i] ? mkstemp(tmps[i]) : -1;
+        Output *o = &outs[i];
+        o->target = follow_links(&c->arena, o->path);
+        struct stat st;
+        if (!o->target) {
+            cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
+            ok = 0;
+        } else if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+            cannot_write(c, o, S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file");
+            ok = 0;
+        }
+        for (int j = 0; j < i && ok; j++)
+            if (!strcmp(outs[j].target, o->target)) {
+                cannot_write(c, o, arena_printf(&c->arena, "it is the same file as `%s`", outs[j].path));
+                ok = 0;
+            }
+    }
+    /* 2. the complete new contents, in temporaries next to the targets */
+    MadeDirs made = {{0}, 0};
+    for (int i = 0; i < n && ok; i++) {
+        Output *o = &outs[i];
+        struct stat st;
+        if (!make_parent_dirs(c, o->target, &made)) {
+            cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
+            ok = 0;
+            break;
+        }
+        int exists = stat(o->target, &st) == 0;
+        int fd = create_temp(c, o->target, exists, exists ? st.st_mode : 0, &o->tmp);
         if (fd < 0) {
-            fprintf(c->diag.out, "crisp: error: cannot write `%s`: %s\n", outs[i].path, strerror(errno));
-            tmps[i] = NULL;
+            cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
+            o->tmp = NULL;
             ok = 0;
             break;
         }
         FILE *f = fdopen(fd, "wb");
-        size_t len = outs[i].text.len;
-        if (!f || fwrite(sb_cstr(&outs[i].text), 1, len, f) != len || fclose(f) != 0) {
-            fprintf(c->diag.out, "crisp: error: cannot write `%s`: %s\n", outs[i].path, strerror(errno));
-            if (!f) close(fd);
+        size_t len = o->text.len;
+        errno = 0;
+        int wrote = f && fwrite(sb_cstr(&o->text), 1, len, f) == len;
+        int err = errno;
+        if (f ? fclose(f) != 0 : close(fd) != 0) wrote = 0, err = err ? err : errno;
+        if (!wrote) {
+            cannot_write(c, o, err ? strerror(err) : "write error");
             ok = 0;
         }
     }
+    /* 3. rename them into place, keeping the old files until all are */
+    for (int i = 0; i < n && ok; i++) {
+        Output *o = &outs[i];
+        struct stat st;
+        if (lstat(o->target, &st) == 0) {
+            o->backup = link_backup(c, o->target);
+            if (!o->backup) { /* no hard links here: move the old file aside */
+                o->backup = arena_printf(&c->arena, "%s.old%ld", o->target, (long)getpid());
+                o->moved = o->backup && rename(o->target, o->backup) == 0;
+                if (!o->moved) o->backup = NULL;
+            }
+        }
+        if (rename(o->tmp, o->target) != 0) {
+            cannot_write(c, o, strerror(errno));
+            if (o->moved) rename(o->backup, o->target);
+            o->backup = NULL;
+            ok = 0;
+            break;
+        }
+        o->placed = 1;
+    }
+    /* 4. done: drop the old files; failed: put them back */
     for (int i = 0; i < n; i++) {
-        if (!tmps[i]) continue;
-        if (ok && rename(tmps[i], outs[i].path) != 0) {
-            fprintf(c->diag.out, "crisp: error: cannot write `%s`: %s\n", outs[i].path, strerror(errno));
-            ok = 0;
+        Output *o = &outs[i];
+        if (ok) {
+            if (o->backup) unlink(o->backup);
+            continue;
         }
-        if (!ok) unlink(tmps[i]);
+        if (o->placed) {
+            if (o->backup) rename(o->backup, o->target);
+            else unlink(o->target);
+        } else if (o->tmp) {
+            unlink(o->tmp);
+        }
     }
+    for (int i = made.n - 1; i >= 0 && !ok; i--) rmdir(made.v[i]);
     return ok;
 }
 
@@ -184,7 +348,8 @@ static int stage_emit(Crisp *c, const Program *p) {
     const char *dir = o->output_dir ? o->output_dir : ".";
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
-    Output outs[6];
+    Output outs[8];
+    memset(outs, 0, sizeof outs);
     int n = 0;
     StrBuf cl;
     sb_init(&cl);
@@ -234,7 +399,7 @@ static int stage_emit(Crisp *c, const Program *p) {
     if (!oom && (o->capture_cl || o->capture_meta)) {
         /* in-memory compilation: hand the text over instead of writing */
         for (int i = 0; i < n; i++) {
-            const char *path = outs[i].path;
+            const char *path = outs[i].path ? outs[i].path : "";
             size_t len = strlen(path);
             StrBuf *dst = len > 10 && !strcmp(path + len - 10, ".metacrisp") ? o->capture_meta
                           : len > 3 && !strcmp(path + len - 3, ".cl")         ? o->capture_cl
@@ -244,13 +409,29 @@ static int stage_emit(Crisp *c, const Program *p) {
         }
         return 0;
     }
-    int ok = !oom && write_outputs(c, outs, n);
-    if (oom) fprintf(c->diag.out, "crisp: error: out of memory while emitting\n");
+    if (oom) diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+    else if (c->arena.exhausted) diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
+    int ok = !oom && !c->arena.exhausted && write_outputs(c, outs, n);
     for (int i = 0; i < n; i++) sb_free(&outs[i].text);
     return ok ? 0 : 2;
 }
 
 /* ---- the pipeline ---- */
+
+/* How generated files name their sources: by file name only, so outputs
+ * carry no build paths and are identical across checkouts and machines. */
+static const char *source_names(Crisp *c) {
+    StrBuf b;
+    sb_init(&b);
+    for (int i = 0; i < c->nfiles; i++) {
+        const char *name = c->files[i]->name, *slash = strrchr(name, '/');
+        if (i) sb_putc(&b, ' ');
+        sb_puts(&b, slash && slash[1] ? slash + 1 : name);
+    }
+    const char *s = b.oom ? NULL : arena_strdup(&c->arena, sb_cstr(&b));
+    sb_free(&b);
+    return s;
+}
 
 static int pipeline(Crisp *c) {
     Forms read = stage_read(c);
@@ -273,8 +454,8 @@ static int pipeline(Crisp *c) {
             for (int f = 0; f < checked->nfuncs; f++)
                 found |= checked->funcs[f]->kind == FN_KERNEL && !strcmp(checked->funcs[f]->name, c->opt->hoist_dynamic[i]);
             if (!found) {
-                fprintf(c->diag.out, "crisp: error: --hoist-dynamic=%s: the program has no kernel named `%s`\n",
-                        c->opt->hoist_dynamic[i], c->opt->hoist_dynamic[i]);
+                diag_error_plain(&c->diag, NULL, "--hoist-dynamic=%s: the program has no kernel named `%s`",
+                                 c->opt->hoist_dynamic[i], c->opt->hoist_dynamic[i]);
                 return 2;
             }
         }
@@ -296,6 +477,8 @@ static int pipeline(Crisp *c) {
         sb_free(&b);
     }
     if (c->diag.errors) return 1;
+    const char *names = source_names(c);
+    if (names) checked->source = names;
     return stage_emit(c, checked);
 }
 
@@ -305,12 +488,22 @@ int crisp_compile(const CrispOptions *opt, FILE *diag_out) {
     arena_init(&c.arena);
     if (opt->max_arena_bytes) c.arena.cap = opt->max_arena_bytes;
     diag_init(&c.diag, diag_out);
+    c.diag.format = opt->diagnostics_json ? DIAG_FORMAT_JSON : DIAG_FORMAT_TEXT;
+    c.diag.color = opt->diagnostics_color && !opt->diagnostics_json;
+    c.diag.werror = opt->warnings_as_errors;
+    c.diag.no_warnings = opt->no_warnings;
+    c.diag.max_errors = opt->max_errors < 0 ? INT_MAX : opt->max_errors;
+    c.diag.exhausted = &c.arena.exhausted;
     c.opt = opt;
     int status;
     if (!load_inputs(&c)) status = 2;
     else status = pipeline(&c);
     if (status == 0 && c.diag.errors) status = 1;
-    if (c.arena.exhausted && status == 0) status = 1;
+    if (c.arena.exhausted && !c.diag.errors) {
+        diag_error_plain(&c.diag, NULL, "out of memory"); /* reported as such (diag.c) */
+        if (status == 0) status = 1;
+    }
+    diag_finish(&c.diag);
     arena_free(&c.arena);
     return status;
 }

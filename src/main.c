@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../include/crisp.h"
 
@@ -29,6 +30,16 @@ static const char usage[] =
     "                         print the program after that stage to stdout\n"
     "  --no-static-analysis   skip the opt-in checks (declaim, check-...)\n"
     "  --macroexpand          same as --dump=expand\n"
+    "  --diagnostics-format=text|json\n"
+    "                         json: one JSON object per diagnostic and line (stderr)\n"
+    "  --color=auto|always|never\n"
+    "                         colour diagnostics (auto: on a terminal, unless NO_COLOR is set)\n"
+    "  -Werror                report warnings as errors\n"
+    "  -w                     drop warnings\n"
+    "  -fmax-errors=N         stop after N errors (default 50; 0: no limit)\n"
+    "  --explain CODE         explain a diagnostic code (E0312), with an example\n"
+    "  --max-memory=SIZE      memory one compilation may use (bytes, or with K, M or G;\n"
+    "                         default 4G): more is reported as out of memory\n"
     "  --version              print the version\n"
     "  --help                 print this help\n"
     "\n"
@@ -55,6 +66,7 @@ int main(int argc, char **argv) {
     o.defines = calloc((size_t)argc, sizeof(CrispDefine));
     if (!o.inputs || !o.defines) return 2;
     int status = 0;
+    const char *color = "auto";
     for (int i = 1; i < argc && !status; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -117,6 +129,37 @@ int main(int argc, char **argv) {
         } else if ((v = value_of(a, "--emit-runtime"))) {
             if (!*v) status = bad("--emit-runtime needs a directory%s", "");
             o.emit_runtime_dir = v;
+        } else if ((v = value_of(a, "--diagnostics-format"))) {
+            if (!strcmp(v, "json")) o.diagnostics_json = 1;
+            else if (!strcmp(v, "text")) o.diagnostics_json = 0;
+            else status = bad("unknown --diagnostics-format `%s` (expected text or json)", v);
+        } else if ((v = value_of(a, "--color"))) {
+            if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))
+                status = bad("unknown --color `%s` (expected auto, always or never)", v);
+            color = v;
+        } else if (!strcmp(a, "-Werror")) {
+            o.warnings_as_errors = 1;
+        } else if (!strcmp(a, "-w")) {
+            o.no_warnings = 1;
+        } else if ((v = value_of(a, "-fmax-errors"))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 0 || n > 1000000) status = bad("-fmax-errors needs a count from 0 (no limit) to 1000000, found `%s`", v);
+            o.max_errors = n == 0 ? -1 : (int)n;
+        } else if ((v = value_of(a, "--max-memory"))) {
+            char *end;
+            unsigned long long n = strtoull(v, &end, 10);
+            unsigned long long unit = !strcmp(end, "K") || !strcmp(end, "k") ? 1ull << 10
+                                      : !strcmp(end, "M") || !strcmp(end, "m") ? 1ull << 20
+                                      : !strcmp(end, "G") || !strcmp(end, "g") ? 1ull << 30
+                                      : !*end ? 1 : 0;
+            if (!*v || *v == '-' || !unit || n == 0 || n > (64ull << 30) / unit)
+                status = bad("--max-memory needs a size such as 512M (bytes, K, M or G; at most 64G), found `%s`", v);
+            else o.max_arena_bytes = (size_t)(n * unit);
+        } else if (!strcmp(a, "--explain") || (v = value_of(a, "--explain"))) {
+            const char *code = v ? v : i + 1 < argc ? argv[++i] : "";
+            status = crisp_explain(code, stdout, stderr);
+            goto done;
         } else if (a[0] == '-' && a[1]) {
             status = bad("unknown option `%s`", a);
         } else {
@@ -126,6 +169,11 @@ int main(int argc, char **argv) {
     if (!status && o.ninputs == 0) status = bad("no input files%s", "");
     if (!status) {
         o.dump_out = stdout;
+        /* colour only on a terminal, and never when NO_COLOR is set
+           (https://no-color.org), unless --color=always */
+        const char *no_color = getenv("NO_COLOR");
+        o.diagnostics_color = !strcmp(color, "always") ||
+                              (!strcmp(color, "auto") && isatty(fileno(stderr)) && !(no_color && *no_color));
         status = crisp_compile(&o, stderr);
     }
 done:

@@ -40,8 +40,9 @@ try:
     import pyopencl as cl
     import pyopencl.cltypes as cltypes
 except ImportError:  # pragma: no cover - explained to the user
-    sys.stderr.write("crisptest: pyopencl is missing; use /usr/bin/python3 "
-                     "with python3-pyopencl installed (make deps)\n")
+    sys.stderr.write("crisptest: pyopencl is missing from %s; use /usr/bin/python3 with "
+                     "python3-pyopencl installed (make deps), or `pip install pyopencl numpy` "
+                     "in your virtual environment\n" % sys.executable)
     raise
 
 __all__ = [

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run_all.sh - every test suite, for `make test` (which first builds ./crisp
-# and the unit-test binaries).  Order: layers unit golden neg e2e asan fuzz
+# and the unit-test binaries).  Order: layers codes unit golden neg e2e docs
+# install asan fuzz
 # (layers: the include graph between folders points one way).
 #   run_all.sh --asan   the suites that run the compiler itself (unit,
 #                       golden, neg) against the build-asan/ binaries; this is
@@ -8,10 +9,18 @@
 # Each suite ends with `NAME: N passed, N failed`; a suite that stops without
 # such a line counts as one failure.  The last line is the overall
 # `N passed, N failed`; the exit status is 1 when anything failed.
+# codes: the diagnostics registry (core/diag_codes.h) against the sources,
+# tests/neg/ and `crisp --explain` (tests/check_diag_codes.py); install:
+# make install into a temporary DESTDIR, a C program built against it, and
+# make uninstall (tests/run_install.sh); docs: the README's and the
+# tutorial's code samples (tests/run_docs.py).
 # Environment: SUITES (subset to run, e.g. SUITES="golden neg"), FUZZ_SECONDS
-# (default 30), PY (default /usr/bin/python3), MAKE.
+# (default 30), PY (default: $VIRTUAL_ENV/bin/python3 in a virtual
+# environment, else /usr/bin/python3), MAKE.
 cd "$(dirname "$0")/.." || exit 2
-PY=${PY:-/usr/bin/python3}
+if [ -z "${PY:-}" ]; then
+    if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
+fi
 MAKE=${MAKE:-make}
 export PY
 # Sanitizer reports must not look like crisp's own exit statuses (1, 2).
@@ -27,7 +36,7 @@ else
     mode=all
     B=build
     crisp_bin=crisp
-    default_suites="layers unit golden neg e2e asan fuzz"
+    default_suites="layers codes unit golden neg e2e docs install asan fuzz"
 fi
 suites=${SUITES:-$default_suites}
 
@@ -73,12 +82,15 @@ done
 for s in $suites; do
     case $s in
     layers) step layers "$PY" scripts/check_layers.py ;;
+    codes)  step codes env CRISP="$crisp_bin" "$PY" tests/check_diag_codes.py ;;
     unit)   step unit env UNIT_LABEL="unit" sh tests/run_unit.sh $unit_bins ;;
     golden) step golden env CRISP="$crisp_bin" "$PY" tests/run_golden.py ;;
     neg)    step neg env CRISP="$crisp_bin" "$PY" tests/run_neg.py ;;
     e2e)    step e2e "$PY" tests/run_e2e.py ;;
+    docs)   step docs "$PY" tests/run_docs.py ;;
+    install) step install env MAKE="$MAKE" sh tests/run_install.sh ;;
     asan)   step asan "$MAKE" --no-print-directory asan ;;
-    fuzz)   step fuzz sh tests/fuzz/run_fuzz.sh ;;
+    fuzz)   step fuzz sh tests/fuzz/run_fuzz.sh --quick ;;
     *)      echo "run_all: unknown suite '$s'"; total_f=$((total_f + 1)) ;;
     esac
 done

@@ -21,7 +21,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-PY = os.environ.get("PY", "/usr/bin/python3")
+# PY, else the active virtual environment's Python, else Debian's
+PY = os.environ.get("PY") or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python3")
+                                if os.environ.get("VIRTUAL_ENV") else "/usr/bin/python3")
 TIMEOUT = float(os.environ.get("E2E_TIMEOUT", "120"))
 JOBS = int(os.environ.get("E2E_JOBS", str(os.cpu_count() or 1)))
 

@@ -9,6 +9,12 @@ The leading `;` comment lines of NAME.crisp say what must happen:
   ; expect-stderr: text                              (substring anywhere in stderr)
   ; exit: 2                                          (expected status, default 1)
   ; args: -DN=0 --other-flag                         (extra arguments)
+  ; fill: COUNT TEXT                                 (see below)
+
+A `; fill: COUNT TEXT` line makes an input too large to check in: the
+compiled file is NAME.crisp with each `@FILL@` replaced by TEXT (the rest
+of the line, `\n` for a newline) repeated COUNT times (the resource-limit
+diagnostics: 1 MiB tokens, --max-memory).  `crisp --explain` does the same.
 
 The file is checked with `crisp [ARGS] NAME.crisp` (check only, run in an
 empty directory); the exit status must match and every `expect` line must
@@ -42,7 +48,7 @@ class BadTest(Exception):
 
 
 def parse(path, rel):
-    expects, stderr_subs, args, status = [], [], [], 1
+    expects, stderr_subs, args, status, fill = [], [], [], 1, None
     with open(path, errors="replace") as f:
         for n, line in enumerate(f, 1):
             s = line.strip()
@@ -71,16 +77,21 @@ def parse(path, rel):
                 status = int(val)
             elif key == "args":
                 args += shlex.split(val)
+            elif key == "fill":
+                m = re.match(r"(\d+) (.+)$", val)
+                if not m:
+                    raise BadTest("line %d: want `; fill: COUNT TEXT`" % n)
+                fill = (int(m.group(1)), m.group(2).replace("\\n", "\n"))
     if not expects and not stderr_subs:
         raise BadTest("no `; expect:` line at the top of the file")
-    return expects, stderr_subs, args, status
+    return expects, stderr_subs, args, status, fill
 
 
-def run(args, cwd):
+def run(args, cwd, root=REPO):
     try:
         r = subprocess.run([CRISP] + args, cwd=cwd, capture_output=True, text=True,
                            errors="replace", stdin=subprocess.DEVNULL, timeout=TIMEOUT)
-        return r.returncode, r.stdout, r.stderr.replace(REPO + "/", "")
+        return r.returncode, r.stdout, r.stderr.replace(root + "/", "")
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
 
@@ -101,7 +112,7 @@ def status_problem(status, stderr, want, what):
 
 def run_case(src):
     rel = os.path.relpath(src, REPO)
-    expects, stderr_subs, args, want = parse(src, rel)
+    expects, stderr_subs, args, want, fill = parse(src, rel)
     problems = []
     work = tempfile.mkdtemp(prefix="neg-")
     try:
@@ -109,7 +120,16 @@ def run_case(src):
         out = os.path.join(work, "out")
         os.mkdir(cwd)
         os.mkdir(out)
-        status, stdout, stderr = run(args + [src], cwd)
+        root = REPO
+        if fill:  # compile the filled copy, under the same relative name
+            root = os.path.join(work, "src")
+            os.makedirs(os.path.join(root, os.path.dirname(rel)))
+            with open(src, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read().replace("@FILL@", fill[1] * fill[0])
+            src = os.path.join(root, rel)
+            with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
+        status, stdout, stderr = run(args + [src], cwd, root)
         p = status_problem(status, stderr, want, "check")
         if p:
             problems.append(p)
@@ -138,7 +158,7 @@ def run_case(src):
             return problems
         # Same program with output requested: same status, nothing written.
         status2, _, stderr2 = run(["--transpile-to=oclc", "--metadata",
-                                   "--output-dir=" + out] + args + [src], cwd)
+                                   "--output-dir=" + out] + args + [src], cwd, root)
         p = status_problem(status2, stderr2, want, "--transpile-to=oclc --metadata")
         if p:
             problems.append(p)

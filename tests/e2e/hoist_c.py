@@ -193,7 +193,7 @@ def each_kernel_section_names_its_source_line():
     d, _, _ = builds[program("atomics")].result()
     text = open(os.path.join(d, "atomics_hoist_OpenCL.c")).read()
     for kname, line in (("histogram", 17), ("exchange", 79)):
-        check(kname, " * Kernel %s: def-kernel at examples/atomics.crisp:%d\n" % (kname, line) in text)
+        check(kname, " * Kernel %s: def-kernel at atomics.crisp:%d\n" % (kname, line) in text)
 
 
 @case

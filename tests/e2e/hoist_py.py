@@ -29,7 +29,8 @@ os.environ.setdefault("CRISP_PLATFORM", os.environ.get("CRISPTEST_PLATFORM",
 sys.path.insert(0, os.path.join(REPO, "runtime-shim"))
 import crisp_runtime  # noqa: E402
 
-PY = os.environ.get("PY", "/usr/bin/python3")
+PY = os.environ.get("PY") or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python3")
+                                if os.environ.get("VIRTUAL_ENV") else "/usr/bin/python3")
 rng = np.random.default_rng(21)
 _loaded = {}
 

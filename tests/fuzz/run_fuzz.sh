@@ -1,5 +1,7 @@
 #!/bin/sh
-# run_fuzz.sh [NAME...] - build and run the libFuzzer targets tests/fuzz/fuzz_NAME.c.
+# run_fuzz.sh [--quick] [NAME...] - build and run the libFuzzer targets
+# tests/fuzz/fuzz_NAME.c (--quick, what `make test` runs: not the targets
+# whose source says FUZZ_LONG_ONLY, which `make fuzz` runs).
 # The library sources ($(LIB_SRC) from the Makefile, plus the generated
 # prelude) are compiled with -fsanitize=fuzzer-no-link,address,undefined into
 # build-fuzz/obj, archived as build-fuzz/libcrisp-fuzz.a and linked into each
@@ -23,11 +25,17 @@ CFLAGS_FUZZ="-std=c11 -D_POSIX_C_SOURCE=200809L -I. -g -O1 -fno-omit-frame-point
 passed=0
 failed=0
 
+quick=0
+if [ "${1:-}" = --quick ]; then
+    quick=1
+    shift
+fi
 if [ $# -gt 0 ]; then
     targets=""
     for n in "$@"; do targets="$targets tests/fuzz/fuzz_${n#fuzz_}.c"; done
 else
     targets=$(ls tests/fuzz/fuzz_*.c 2>/dev/null)
+    [ $quick = 1 ] && targets=$(grep -L FUZZ_LONG_ONLY $targets)
 fi
 if [ -z "$targets" ]; then
     echo "fuzz: no tests/fuzz/fuzz_*.c targets"
@@ -85,9 +93,10 @@ for t in $targets; do
     fi
 done
 
-# 3. seeds: every Crisp program in the repository
+# 3. seeds: every Crisp program in the repository (but the few large ones,
+#    which would only slow the fuzzers down)
 rm -f $B/seeds/*
-for f in $(find examples tests/golden tests/neg tests/e2e -name '*.crisp' 2>/dev/null); do
+for f in $(find examples tests/golden tests/neg tests/e2e docs/tutorial -name '*.crisp' -size -65k 2>/dev/null); do
     cp "$f" "$B/seeds/$(echo "$f" | tr / _)"
 done
 
