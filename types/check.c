@@ -867,7 +867,13 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         }
         const Node *dat = NULL;
         Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
-        if (name->ann && !declared) continue;
+        if (name->ann && !declared) {
+            /* a bad annotation (reported): the variable exists, poisoned, so
+               its uses are not "unknown variable" errors too */
+            Sym *poisoned = new_local(cx, name, name->name, NULL);
+            if (poisoned) scope_add(cx, poisoned);
+            continue;
+        }
         if (declared && !value_type_ok(ck, declared, name)) continue;
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;

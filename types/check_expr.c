@@ -924,6 +924,13 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
                       v->sym->name, what, v->sym->name, v->sym->name);
         return NULL;
     }
+    if (sym_ndims(v->sym) && (!v->sym->off_sym || !v->sym->dims_sym || !v->sym->strides_sym)) {
+        /* a tensor-view made by an expression ((let ((x m)) x)): only a
+           variable carries its offset, extents and strides */
+        diag_error_at(D(cx), syn, "E0484", "`%s` needs a tensor-view variable, found the expression `%s`: bind the tensor-view with let and use the variable",
+                      what, syn_to_string(cx->ck->a, syn, 40));
+        return NULL;
+    }
     return v->sym;
 }
 

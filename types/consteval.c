@@ -859,7 +859,10 @@ static NOINLINE int index_loc(Ce *ce, const Node *n, CeVal *p, int64_t *byte) {
         return ce_error(ce, iat, CE_E_EVAL, "index %s is out of bounds for a %s of length %lld", show(ce, &iv), view ? "view" : "vector",
                         (long long)len);
     int sz = elem_size(et);
-    *byte = p->off + (voff + i) * sz;
+    int64_t at_elem, at_byte;
+    if (__builtin_add_overflow(voff, i, &at_elem) || __builtin_mul_overflow(at_elem, (int64_t)sz, &at_byte) ||
+        __builtin_add_overflow(at_byte, p->off, byte))
+        *byte = -1; /* far past any parent: reported below */
     if (*byte >= 0 && *byte + sz <= p->obj->nbytes) return 1;
     if (plain_view(p, et)) {
         int64_t off = p->off / sz + voff;

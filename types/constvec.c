@@ -441,7 +441,8 @@ static ConstVec *result(Checker *ck, Sym *s, const CeVal *v) {
         return NULL;
     }
     int sz = ty_sizeof(et);
-    if (v->off < 0 || v->off + n * sz > v->obj->nbytes) {
+    int64_t span;
+    if (v->off < 0 || __builtin_mul_overflow(n, (int64_t)sz, &span) || span > v->obj->nbytes - v->off) {
         diag_error_at(ck->d, form, CV_E_EVAL, "the returned view: a view of length %lld at byte %lld reaches past the end of its parent (%lld bytes)",
                       (long long)n, (long long)v->off, (long long)v->obj->nbytes);
         return NULL;
