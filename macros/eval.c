@@ -2956,7 +2956,7 @@ static const char *const reserved_names[] = {
     "def-kernel", "def-function", "def-grid-function", "def-type", "def-const",
     "def-constant", "def-parameter", "declaim", "let", "let*", "progn", "declare",
     "set!", "inc!", "dec!", "if", "and", "or", "not", "select-if", "return",
-    "multiple-value-bind", "%loop", "%no-barrier", "%extent", "%pow2-below",
+    "multiple-value-bind", "%loop", "%no-barrier", "%grid-body", "%extent", "%pow2-below",
     "%uniform", "%uniform*", "%require-global-size", "quote", "function", "defmacro",
     "quasiquote", "unquote", "unquote-splicing", "%defun", "def-constraint", "c-t-output",
     "c-t-assert", "line", "file",

@@ -372,6 +372,7 @@ static const char *fn_kind_word(FnKind k) {
 }
 
 void grid_op(Ctx *cx, const Node *at, const char *what) {
+    if (cx->grid_steps) return; /* a step of a grid-level operation checked as a whole */
     if (cx->fn->kind == FN_FUNCTION) {
         diag_error_at(cx->ck->d, at, "E0501",
                       "%s is a grid-level operation, but `%s` is a thread-level function; define it with def-grid-function",
@@ -997,36 +998,50 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     }
     if (ds.grid_level) {
         grid_op(cx, syn, "this grid-level let");
-    }
-    const Node *sg = cx->grid_region;
-    const char *sw = cx->grid_what;
-    if (ds.grid_level) {
-        cx->grid_region = syn;
-        cx->grid_what = syn->origin ? syn->origin->macro : "let";
+        cx->grid_steps++; /* its body: steps of this one operation */
     }
     body_to(cx, syn->kids + 2 + nd, syn->nkids - 2 - nd, d);
-    cx->grid_region = sg;
-    cx->grid_what = sw;
+    if (ds.grid_level) cx->grid_steps--;
     scope_pop(cx);
     cx->block = saved_block;
     emit_stmt(cx, blk);
 }
 
-/* (progn [(declare (grid-level))] BODY...) */
+/* (progn [(declare (grid-level))] BODY...)
+ * A grid-level progn (or let) is one grid-level operation: it may not be
+ * nested in another one, nor be in a def-function.  Its body holds the
+ * operation's steps, which may themselves be grid-level operations run one
+ * after the other by every thread (the spec's reduce-vec-atomic is a grid
+ * stride loop and then reduce-to-1-atomic); only a per-element body,
+ * (%grid-body ...), is a place where grid-level operations would nest. */
 static void form_progn(Ctx *cx, Node *syn, Dest *d) {
     Decls ds = {0};
     int nd = collect_decls(cx, syn->kids + 1, syn->nkids - 1, &ds);
-    const Node *sg = cx->grid_region;
-    const char *sw = cx->grid_what;
     if (ds.grid_level) {
         const char *what = syn->origin ? syn->origin->macro : "progn";
         grid_op(cx, syn, arena_printf(cx->ck->a, "`%s`", what));
-        cx->grid_region = syn;
-        cx->grid_what = arena_printf(cx->ck->a, "`%s`", what);
+        cx->grid_steps++;
     }
     body_to(cx, syn->kids + 1 + nd, syn->nkids - 1 - nd, d);
+    if (ds.grid_level) cx->grid_steps--;
+}
+
+/* (%grid-body "NAME" BODY...) - the per-element body of the grid-level
+ * operation NAME (a stride loop, a function a grid-level form applies per
+ * element): a grid-level operation inside would run once per element, so
+ * it is an error there (E0502). */
+static void form_grid_body(Ctx *cx, Node *syn, Dest *d) {
+    const Node *sg = cx->grid_region;
+    const char *sw = cx->grid_what;
+    int steps = cx->grid_steps;
+    const char *what = syn->nkids >= 2 && syn->kids[1]->kind == N_STRING ? syn->kids[1]->name : "loop";
+    cx->grid_region = syn;
+    cx->grid_what = arena_printf(cx->ck->a, "`%s`", what);
+    cx->grid_steps = 0;
+    body_to(cx, syn->kids + 2, syn->nkids - 2, d);
     cx->grid_region = sg;
     cx->grid_what = sw;
+    cx->grid_steps = steps;
 }
 
 /* Check `syn` into a fresh block; returns the block. */
@@ -1511,6 +1526,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
         if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return uniform_form(cx, syn, d); /* uniform.c */
+        if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
         if (!strcmp(h, "result")) return form_result(cx, syn);
         if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
         if (!strcmp(h, "declare")) {

@@ -135,6 +135,7 @@ typedef struct Ctx {
     Node *block;             /* statements are appended here */
     const Node *grid_region; /* innermost grid-level form we are inside */
     const char *grid_what;
+    int grid_steps;          /* inside a grid-level progn/let: its steps */
     const char *no_barrier;  /* divergent construct we are inside */
     NameTable names;         /* C names used in this function */
     int temp_counter;

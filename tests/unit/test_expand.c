@@ -451,28 +451,28 @@ static void test_prelude_grid_stride(void **state) {
     EXPECT_EXPANSION("(loop-grid-stride (i) (declare (grid-stride-target A)) (set! (~ C i) (~ A i)))",
                      "(progn (declare (grid-level)) (%require-global-size 1 \"loop-grid-stride\") "
                      "(let ((%g1 (%extent A))) (%loop (i (get-global-id 0) (< i %g1) "
-                     "(+ i (get-global-work-size 0))) (set! (~ C i) (~ A i)))))");
+                     "(+ i (get-global-work-size 0))) (%grid-body \"loop-grid-stride\" (set! (~ C i) (~ A i))))))");
     EXPECT_EXPANSION("(loop-grid-stride (x y:uint) (declare (type q int) (grid-stride-target W 64)) "
                      "(foo x y))",
                      "(progn (declare (grid-level)) (%require-global-size 2 \"loop-grid-stride\") "
                      "(let ((%g1 (%extent W)) (%g2 (%extent 64))) "
                      "(%loop (x (get-global-id 0) (< x %g1) (+ x (get-global-work-size 0))) "
                      "(%loop (y:uint (get-global-id 1) (< y %g2) (+ y (get-global-work-size 1))) "
-                     "(declare (type q int)) (foo x y)))))");
+                     "(declare (type q int)) (%grid-body \"loop-grid-stride\" (foo x y))))))");
     EXPECT_EXPANSION("(loop-grid-stride (x y z) (declare (grid-stride-target A B C)))",
                      "(progn (declare (grid-level)) (%require-global-size 3 \"loop-grid-stride\") "
                      "(let ((%g1 (%extent A)) (%g2 (%extent B)) (%g3 (%extent C))) "
                      "(%loop (x (get-global-id 0) (< x %g1) (+ x (get-global-work-size 0))) "
                      "(%loop (y (get-global-id 1) (< y %g2) (+ y (get-global-work-size 1))) "
-                     "(%loop (z (get-global-id 2) (< z %g3) (+ z (get-global-work-size 2))))))))");
+                     "(%loop (z (get-global-id 2) (< z %g3) (+ z (get-global-work-size 2))) (%grid-body \"loop-grid-stride\"))))))");
     EXPECT_EXPANSION("(loop-grid-stride-linear (x) (declare (grid-stride-target A)) (foo x))",
                      "(progn (declare (grid-level)) (let ((%g1 (%extent A))) "
                      "(%loop (x (get-global-linear-id) (< x %g1) (+ x (get-global-linear-size))) "
-                     "(foo x))))");
+                     "(%grid-body \"loop-grid-stride-linear\" (foo x)))))");
     EXPECT_EXPANSION("(loop-vector-stride A (i) (foo i))",
                      "(progn (declare (grid-level)) (let ((%g1 (length~ A))) "
                      "(%loop (i (get-global-linear-id) (< i %g1) (+ i (get-global-linear-size))) "
-                     "(foo i))))");
+                     "(%grid-body \"loop-vector-stride\" (foo i)))))");
     EXPECT_EXPAND_ERROR("(loop-grid-stride (i) (foo i))",
                         "u.crisp:2:1: error[E0204]: loop-grid-stride: the body must start with "
                         "(declare (grid-stride-target X)) giving one target per index variable");
