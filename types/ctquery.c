@@ -203,6 +203,23 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
     return e->ty;
 }
 
+/* (%aligned-buffer? V): V names a vector parameter of the kernel being
+ * checked (or another name for one): its data starts an OpenCL buffer, so
+ * it is aligned for any hardware-vector load (the GPU library reads such
+ * vectors as float4).  A view, or a function's vector parameter, which a
+ * caller may have passed as a view, is not known to be aligned. */
+static int aligned_buffer(Checker *ck, const Node *v) {
+    if (v->kind != N_SYMBOL || v->ann || !ck->cur || !ck->cur->fn || ck->cur->fn->kind != FN_KERNEL) return 0;
+    Sym *s = scope_lookup(ck->cur, v->key);
+    if (!s || s->is_view || !s->ty || s->ty->kind != TY_VECTOR || s->ty->view || s->ty->soa || s->ty->ndims ||
+        s->ty->align == AL_STD140 || (s->ty->as != AS_GLOBAL && s->ty->as != AS_CONSTANT))
+        return 0;
+    CFunc *fn = ck->cur->fn;
+    for (int i = 0; i < fn->nparams; i++)
+        if (fn->params[i] && fn->params[i]->cname == s->cname && !fn->params[i]->is_view) return 1;
+    return 0;
+}
+
 /* (type-of X) */
 static Node *q_type_of(Checker *ck, Eval *ev, Node *form, Node *v) {
     if (v->kind == N_INT || v->kind == N_FLOAT) return literal_type(ck, v);
@@ -614,6 +631,9 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         }
         *out = t && ty_is_int(t) ? ctq_type_syntax(ck, t, form->loc) : ev->nil;
         return 1;
+    } else if (!strcmp(name, "%aligned-buffer?")) {
+        NEED(1);
+        r = aligned_buffer(ck, a[0]);
     } else if (!strcmp(name, "%struct-fields")) {
         NEED(1);
         *out = struct_fields(ck, a[0]);
