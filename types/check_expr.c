@@ -1768,6 +1768,20 @@ static Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
             return NULL;
         }
+        if (!gen_fd) {
+            /* an overloaded function: the overload of signature #'(T T => T) */
+            FuncDef *cands[16];
+            int nc = func_overloads(cx->ck, fk, cands, 16);
+            for (int i = 0; i < nc; i++) {
+                resolve_signature(cx->ck, cands[i]);
+                int ok = !cands[i]->bad && cands[i]->nparams == (unary ? 1 : 2) && cands[i]->ret && ty_equal(cands[i]->ret, t);
+                for (int j = 0; ok && j < cands[i]->nparams; j++) ok = ty_equal(cands[i]->params[j].ty, t);
+                if (ok) {
+                    fd = cands[i];
+                    break;
+                }
+            }
+        }
         Type *ats[2] = {t, t};
         resolve_signature(cx->ck, fd);
         if (fd->bad) return NULL;
