@@ -997,7 +997,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                           ds.uniform[i]->name);
     }
     if (ds.grid_level) {
-        grid_op(cx, syn, "this grid-level let");
+        grid_op(cx, syn, syn->origin ? arena_printf(cx->ck->a, "`%s`", syn->origin->macro) : "this grid-level let");
         cx->grid_steps++; /* its body: steps of this one operation */
     }
     body_to(cx, syn->kids + 2 + nd, syn->nkids - 2 - nd, d);
