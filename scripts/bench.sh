@@ -10,6 +10,10 @@
 #  3. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
+#  4. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
+#     and reduce-vec-small next to a hand-written OpenCL C reduction,
+#     PyOpenCL's ReductionKernel and, where there is CuPy, cupy.sum/min/max
+#     (CRISP_PLATFORM, BENCH_N: see that file).
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -127,4 +131,6 @@ PYEOF
 status=$?
 echo
 PYTHONPATH=tests "$PY" scripts/bench_scan.py || status=1
+echo
+"$PY" scripts/bench_reduce.py || status=1
 exit $status
