@@ -13,7 +13,7 @@
 #  4. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
 #     and reduce-vec-small next to a hand-written OpenCL C reduction,
 #     PyOpenCL's ReductionKernel and, where there is CuPy, cupy.sum/min/max
-#     (CRISP_PLATFORM, BENCH_N: see that file).
+#     (CRISP_PLATFORM, BENCH_REDUCE_N: see that file).
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi

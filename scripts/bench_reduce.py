@@ -14,7 +14,7 @@ Every result is checked against numpy.
 Environment:
   CRISP_PLATFORM   substring of the OpenCL platform name (default: the
                    first platform; e.g. NVIDIA, Portable)
-  BENCH_N          elements (default 2^24; 268435456 for the H100 figures)
+  BENCH_REDUCE_N          elements (default 2^24; 268435456 for the H100 figures)
   BENCH_RUNS       timed runs per measurement (default 15)
   BENCH_GROUPS     workgroups of 256 for crisp and hand-written (default:
                    8 per compute unit on a GPU, 512 in all on a CPU)
@@ -34,7 +34,7 @@ import json
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 OUT = os.path.join(REPO, "tests", "out", "bench")
-N = int(os.environ.get("BENCH_N", str(1 << 24)))
+N = int(os.environ.get("BENCH_REDUCE_N", str(1 << 24)))
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 CRISP = os.environ.get("CRISP", os.path.join(REPO, "crisp"))
 L = 256
