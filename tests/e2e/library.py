@@ -241,3 +241,15 @@ for groups in (1, 2, 37, 500):
         assert_equal(s[0], total)
         assert_equal(s[1], total)
         check("a workgroup id", s[2] < groups)
+
+
+@case
+def generated_scratch_vectors():
+    a = f32(1000)
+    r = np.zeros(1, np.float32)
+    prog.run("generated_scratch", a, r, global_size=1024)
+    assert_close(r[0], a.astype(np.float64).sum(), rtol=1e-5, atol=1e-5)
+    k = prog.kernels["generated_scratch"]
+    comments = " ".join(str(x.get("comment", "")) for x in k["args"]) + " ".join(
+        str(p.get("comment", "")) for p in k.get("scratch", []))
+    check("the messages reach the metadata", "for the workgroup sums" in comments and "one per workgroup" in comments)

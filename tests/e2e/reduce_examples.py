@@ -1,4 +1,5 @@
-"""The library examples: examples/sum_vector_to_one.crisp (reduce-vec-atomic
+"""The library examples: examples/library_forms.crisp (README's two forms),
+examples/sum_vector_to_one.crisp (reduce-vec-atomic
 and reduce-vec-small) and examples/dot_product.crisp (dot-prod-grid,
 dot-prod-seq), on PoCL against numpy."""
 from crisptest import *
@@ -36,3 +37,16 @@ def mat_vec():
     y = np.zeros(rows, np.float32)
     dots.run("mat_vec", rows, cols, m, x, y)
     assert_close(y, m.reshape(rows, cols).astype(np.float64) @ x, rtol=1e-5, atol=1e-5)
+
+
+@case
+def library_forms_of_the_readme():
+    forms = compile("examples/library_forms.crisp")
+    a = rng.integers(-100, 100, 5000, dtype=np.int32)
+    out = np.zeros(5000, np.int32)
+    forms.run("prefix_sums", a, out)
+    assert_equal(out, np.concatenate([[0], np.cumsum(a)[:-1]]).astype(np.int32))
+    f = rng.uniform(-1, 1, 5000).astype(np.float32)
+    res = np.zeros(1, np.float32)
+    forms.run("total", f, res)
+    assert_close(res[0], f.astype(np.float64).sum(), rtol=1e-5)
