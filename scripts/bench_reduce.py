@@ -8,7 +8,9 @@ float4 copy for the device's bandwidth.
 
 Prints GB/s (bytes read / median time of BENCH_RUNS timed runs after 3
 warm-ups, measured on the host around enqueue + finish, the same way for
-every column) and the ratios crisp/hand-written and crisp/PyOpenCL.
+every column, the runs of the columns interleaved so that a shared
+machine's load falls on all alike) and the ratios crisp/hand-written and
+crisp/PyOpenCL.
 Every result is checked against numpy.
 
 Environment:
@@ -125,16 +127,23 @@ def ident(op, ty):
 
 def timed(setup, run):
     """median seconds of run() + finish, setup() (untimed) before each"""
-    ts = []
+    return timed_many([(setup, run)])[0]
+
+
+def timed_many(impls):
+    """timed() of several (setup, run) pairs, their runs interleaved so that
+    the load of a shared machine falls on all of them alike"""
+    ts = [[] for _ in impls]
     for k in range(3 + RUNS):
-        setup()
-        queue.finish()
-        t0 = time.perf_counter()
-        run()
-        queue.finish()
-        if k >= 3:
-            ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for j, (setup, run) in enumerate(impls):
+            setup()
+            queue.finish()
+            t0 = time.perf_counter()
+            run()
+            queue.finish()
+            if k >= 3:
+                ts[j].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in ts]
 
 
 def ok(got, want, ty, data):
@@ -242,18 +251,26 @@ def main():
                 queue.finish()
                 return res[0]
 
-            # hand-written
+            # hand-written, PyOpenCL, and crisp's reduce-vec-atomic and reduce-vec-small
             hk = getattr(hand, "hand_%s_%s" % (op, ty))
-            t_hand = timed(reset, lambda: hk(queue, (GROUPS * L,), (L,), a_buf, np.uint64(N), r_buf, idv,
-                                             cl.LocalMemory(L * 4)))
-            hand_ok = ok(result(), exact[op], ty, data)
-            # PyOpenCL
             rk = ReductionKernel(ctx, TYPES[ty], neutral=("INFINITY" if idv == np.inf else "-INFINITY"
                                                           if idv == -np.inf else str(idv)),
                                  reduce_expr=OPS[op][0], map_expr="x[i]",
                                  arguments="__global const %s *x" % ty)
             box = {}
-            t_py = timed(lambda: None, lambda: box.__setitem__("r", rk(xd, queue=queue)))
+            launches = {v: crisp_launch(prog, metas["%s_%s_%s" % (v, op, ty)], a_buf, N, r_buf, idv, pools)
+                        for v in ("atomic", "small")}
+            checks = {}
+
+            def keep(name):
+                return lambda: checks.__setitem__(name, result())
+            impls = [(reset, lambda: hk(queue, (GROUPS * L,), (L,), a_buf, np.uint64(N), r_buf, idv,
+                                        cl.LocalMemory(L * 4))),
+                     (keep("hand"), lambda: box.__setitem__("r", rk(xd, queue=queue))),
+                     (reset, launches["atomic"]),
+                     (keep("atomic"), launches["small"])]
+            t_hand, t_py, t_atomic, t_small = timed_many(impls + [(keep("small"), lambda: None)])[:4]
+            hand_ok = ok(checks["hand"], exact[op], ty, data)
             py_ok = ok(box["r"].get(), exact[op], ty, data)
             # CuPy
             t_cupy = None
@@ -269,12 +286,8 @@ def main():
                     if k >= 3:
                         ts.append(cupy.cuda.get_elapsed_time(e0, e1) * 1e-3)
                 t_cupy = statistics.median(ts)
-            # crisp: reduce-vec-atomic and reduce-vec-small
-            for variant in ("atomic", "small"):
-                k = metas["%s_%s_%s" % (variant, op, ty)]
-                launch = crisp_launch(prog, k, a_buf, N, r_buf, idv, pools)
-                t_c = timed(reset if variant == "atomic" else (lambda: None), launch)
-                c_ok = ok(result(), exact[op], ty, data)
+            for variant, t_c in (("atomic", t_atomic), ("small", t_small)):
+                c_ok = ok(checks[variant], exact[op], ty, data)
                 gbs = lambda t: nbytes / t / 1e9
                 line = "%-18s %9.2f %9.2f %9.2f %8.2f %8.2f %9.2f" % (
                     "%s %s %s" % (variant, op, ty), gbs(t_c), gbs(t_hand), gbs(t_py),
