@@ -1,9 +1,9 @@
-"""tests/e2e/library.crisp: map-stride, the tensor and group stride loops,
+"""tests/e2e/lib/library.crisp: map-stride, the tensor and group stride loops,
 the dot products, histogram-pass and when-is-last-workgroup on PoCL,
 against numpy."""
 from crisptest import *
 
-prog = compile("tests/e2e/library.crisp")
+prog = compile("tests/e2e/lib/library.crisp")
 rng = np.random.default_rng(12)
 f32 = lambda n: rng.uniform(-1, 1, n).astype(np.float32)
 

@@ -1,10 +1,10 @@
-"""tests/e2e/reduce.crisp: the library's reductions (reduce-vec-atomic,
+"""tests/e2e/lib/reduce.crisp: the library's reductions (reduce-vec-atomic,
 reduce-vec-cas, reduce-vec-small, reduce-to-workgroup, reduce-to-1-*) on
 PoCL, over element types, operations, sizes and launch shapes, against
 numpy."""
 from crisptest import *
 
-prog = compile("tests/e2e/reduce.crisp")
+prog = compile("tests/e2e/lib/reduce.crisp")
 rng = np.random.default_rng(8)
 
 DT = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,

@@ -1,4 +1,4 @@
-"""The GPU library's forms (tests/e2e/reduce_oclgrind.crisp: the vector
+"""The GPU library's forms (tests/e2e/lib/reduce_oclgrind.crisp: the vector
 reductions, reduce-to-*, dot-prod-grid, histogram-pass, map-stride,
 loop-tile-stride) under oclgrind --data-races --uninitialized: no data race,
 no uninitialized value, and the right results, on inputs small enough for
@@ -14,7 +14,7 @@ import sys
 from crisptest import *
 
 D = out_dir("programs")
-prog = compile("tests/e2e/reduce_oclgrind.crisp", out_dir=D)
+prog = compile("tests/e2e/lib/reduce_oclgrind.crisp", out_dir=D)
 
 
 @case
