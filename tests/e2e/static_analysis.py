@@ -29,6 +29,18 @@ EXPECTED = {
         (56, "W1102"): "the branch tests the value read, not only the bound",
         (59, "W1102"): "when-local-linear-id-is 0: one work-item",
     },
+    "examples/dot_product.crisp": {
+        (12, "W1102"): "dot-prod-grid (lib/): the tree's steps leave work-items idle, work-item 0 publishes",
+        (20, "W1103"): "dot-prod-seq of a row per work-item: neighbouring work-items read rows apart",
+    },
+    "examples/library_forms.crisp": {
+        (6, "W1102"): "exclusive-scan (lib/): the raking threads and work-item 0's look-back branch on the local id",
+        (10, "W1102"): "reduce-vec-atomic (lib/): the tree's steps leave work-items idle, work-item 0's atomic",
+    },
+    "examples/sum_vector_to_one.crisp": {
+        (20, "W1102"): "reduce-vec-atomic (lib/): the tree's steps leave work-items idle, work-item 0's atomic",
+        (26, "W1102"): "reduce-vec-small (lib/): the tree's steps, work-item 0's ticket and store",
+    },
     "examples/filter.crisp": {
         (18, "W1102"): "filter (lib/): the raking threads and work-item 0's look-back branch on the local id",
         (19, "W1102"): "when-global-linear-id-is 0: one work-item",
