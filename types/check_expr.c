@@ -2532,6 +2532,22 @@ static const Builtin builtins[] = {
     {NULL, NULL},
 };
 
+/* Is KEY a builtin function a variable may hold, (let ((op #'max)) ...)
+ * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
+ * "reduce-to-1-atomic")?  Forms that are not functions (set!, and, ~)
+ * are not. */
+int builtin_function_value(const char *key) {
+    for (int i = 0; builtins[i].name; i++)
+        if (!strcmp(builtins[i].name, key)) {
+            BuiltinFn f = builtins[i].fn;
+            return f == b_arith || f == b_slash || f == b_compare || f == b_bitop || f == b_lognot || f == b_ash ||
+                   f == b_minmax || f == b_math || f == b_rounding || f == b_not;
+        }
+    for (int i = 0; atomic_ops[i].name; i++)
+        if (!strcmp(atomic_ops[i].name, key)) return 1;
+    return 0;
+}
+
 /* (NAME~ X): a struct field, a vector's length or hardware-vector
  * components, chosen by the type of X (spec: member access `XXXX~`,
  * `length~`, swizzles). */

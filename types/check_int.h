@@ -295,6 +295,7 @@ int fnval_init(Ctx *cx, const Node *init);
 Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
 Node *fnval_call(Ctx *cx, Node *syn, Type *want);
 Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
+int builtin_function_value(const char *key);
 
 /* ---- check_expr.c: node builders and vector operands ---- */
 Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);

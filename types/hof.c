@@ -331,7 +331,7 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     Node *use = fn;
     if (sig && !(from && from->fn_sig == sig)) {
         use = fn_for_signature(cx, fn, sig, fn_at(init), what, NULL);
-    } else if (!known_function(ck, fn->key)) {
+    } else if (!known_function(ck, fn->key) && !builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(init), "E0382", "unknown function `%s` bound to `%s`", fn->name, name->name);
         use = NULL;
     }
@@ -366,7 +366,7 @@ Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     const char *what = arena_printf(ck->a, "the variable `%s`", s->name);
     if (s->fn_sig) {
         use = fn_for_signature(cx, fn, s->fn_sig, fn_at(value), what, NULL);
-    } else if (!known_function(ck, fn->key)) {
+    } else if (!known_function(ck, fn->key) && !builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(value), "E0382", "unknown function `%s` assigned to `%s`", fn->name, s->name);
         use = NULL;
     }

@@ -725,6 +725,11 @@ static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***
         return 0;
     }
     for (int i = 0; i < t->nparams; i++) {
+        /* an explicit nil for an &optional or &key parameter of gen- means
+         * its default: the spec's blocks pass an absent keyword argument on
+         * ((gen-make-reduction-local-scratch-vec (type-of v) message) with
+         * no :message given); docs/types.md */
+        if (g[i] && !allow_nil && i >= t->nrequired && syn_is_nil(g[i])) g[i] = NULL;
         if (g[i] ? !resolve_arg(ck, t, i, g[i], *args, *vals, allow_nil) : !take_default(ck, t, i, *args, *vals, at)) return 0;
     }
     return 1;
