@@ -10,6 +10,10 @@
 #  3. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
+#  4. warps (scripts/bench_warps.py, docs/warps.md): a reduce-to-warp vector
+#     sum against a hand-written float4 copy, as bandwidths and their ratio,
+#     on CRISP_PLATFORM (default PoCL), and on Intel's CPU runtime when
+#     scripts/deps.sh installed it.  On NVIDIA: CRISP_PLATFORM=NVIDIA.
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -127,4 +131,10 @@ PYEOF
 status=$?
 echo
 PYTHONPATH=tests "$PY" scripts/bench_scan.py || status=1
+echo
+"$PY" scripts/bench_warps.py || status=1
+if [ -f build/intel-ocl/ok ] && [ -z "${CRISP_PLATFORM:-}" ]; then
+    echo
+    env $(cat build/intel-ocl/env) "$PY" scripts/bench_warps.py --platform "Intel(R) OpenCL" --ocl-version 3.0 || status=1
+fi
 exit $status
