@@ -18,7 +18,7 @@
  * are a multiple of 32 wide (AMD's 64) holds several warps in one; any
  * other sub-group size falls back to local memory at run time.
  *
- * Every shuffle is a read of the value another lane holds (crisp_warp_read,
+ * Every shuffle is a read of the value another lane holds (crisp_warp_word,
  * in 32-bit words); the forms differ only in which lane they read
  * (crisp_lane_idx/up/down/xor), and a lane that does not exist means the
  * caller's own value. */
@@ -217,48 +217,43 @@ static void op_out(Printer *pr, WarpOp op) {
     pr_blank(pr);
 }
 
-/* crisp_warp_read: the words W[0..N) as lane SRC holds them. */
+/* crisp_warp_word: one 32-bit word as lane SRC holds it. */
 static void read_out(Printer *pr) {
-    pr_line(pr, "/* The N 32-bit words W as lane SRC of this warp holds them.  Every thread of");
-    pr_line(pr, "   the workgroup calls this together (the checker makes sure of it). */");
-    pr_line(pr, "void crisp_warp_read(uint *w, uint n, uint src, __local uint *mem)");
+    pr_line(pr, "/* The word W as lane SRC of this warp holds it.  Every thread of the");
+    pr_line(pr, "   workgroup calls this together (the checker makes sure of it). */");
+    pr_line(pr, "uint crisp_warp_word(uint w, uint src, __local uint *mem)");
     pr_line(pr, "{");
     pr_line(pr, "#if defined(CRISP_WARP_PTX)");
-    pr_line(pr, "    uint mask = crisp_warp_mask();");
-    pr_line(pr, "    for (uint i = 0u; i < n; i++)");
-    pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, 31, %%3;\" : \"=r\"(w[i]) : \"r\"(w[i]), \"r\"(src), \"r\"(mask));");
+    pr_line(pr, "    uint r;");
+    pr_line(pr, "    __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, 31, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(src), \"r\"(crisp_warp_mask()));");
     pr_line(pr, "    (void)mem;");
+    pr_line(pr, "    return r;");
     pr_line(pr, "#else");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
-    pr_line(pr, "    if (crisp_warp_on_subgroups()) {");
-    pr_line(pr, "        uint from = get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src;");
-    pr_line(pr, "        for (uint i = 0u; i < n; i++) w[i] = sub_group_shuffle(w[i], from);");
-    pr_line(pr, "        return;");
-    pr_line(pr, "    }");
+    pr_line(pr, "    if (crisp_warp_on_subgroups())");
+    pr_line(pr, "        return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);");
     pr_line(pr, "#endif");
-    pr_line(pr, "    /* every thread has N words of MEM; a warp is 32 consecutive threads */");
+    pr_line(pr, "    /* one word of MEM per thread; a warp is 32 consecutive threads */");
     pr_line(pr, "    uint me = (uint)crisp_local_linear_id();");
-    pr_line(pr, "    uint from = me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src;");
     pr_line(pr, "    barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */");
-    pr_line(pr, "    for (uint i = 0u; i < n; i++) mem[me * n + i] = w[i];");
+    pr_line(pr, "    mem[me] = w;");
     pr_line(pr, "    barrier(CLK_LOCAL_MEM_FENCE);");
-    pr_line(pr, "    for (uint i = 0u; i < n; i++) w[i] = mem[from * n + i];");
+    pr_line(pr, "    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];");
     pr_line(pr, "#endif");
     pr_line(pr, "}");
     pr_blank(pr);
 }
 
-/* One component C (an lvalue text) of scalar type S to words, and back. */
-static void pack(Printer *pr, Arena *a, Scalar s, const char *c, int *w) {
-    const char *wn = arena_printf(a, "w[%d]", *w);
+/* One component C of scalar type S into words wK, wK+1 (K = *w). */
+static void pack(Printer *pr, Scalar s, const char *c, int *w) {
     switch (s) {
-    case SC_FLOAT: pr_line(pr, "    %s = as_uint(%s);", wn, c); break;
-    case SC_HALF: pr_line(pr, "    %s = (uint)as_ushort(%s);", wn, c); break;
-    case SC_CHAR: case SC_SHORT: case SC_INT: pr_line(pr, "    %s = (uint)(int)%s;", wn, c); break;
-    case SC_UCHAR: case SC_USHORT: case SC_UINT: pr_line(pr, "    %s = (uint)%s;", wn, c); break;
+    case SC_FLOAT: pr_line(pr, "    uint w%d = as_uint(%s);", *w, c); break;
+    case SC_HALF: pr_line(pr, "    uint w%d = (uint)as_ushort(%s);", *w, c); break;
+    case SC_CHAR: case SC_SHORT: case SC_INT: pr_line(pr, "    uint w%d = (uint)(int)%s;", *w, c); break;
+    case SC_UCHAR: case SC_USHORT: case SC_UINT: pr_line(pr, "    uint w%d = (uint)%s;", *w, c); break;
     default: /* long, ulong, double: two words */
-        pr_line(pr, "    %s = as_uint2(%s).x;", wn, c);
-        pr_line(pr, "    w[%d] = as_uint2(%s).y;", *w + 1, c);
+        pr_line(pr, "    uint w%d = as_uint2(%s).x;", *w, c);
+        pr_line(pr, "    uint w%d = as_uint2(%s).y;", *w + 1, c);
         (*w)++;
         break;
     }
@@ -269,12 +264,12 @@ static const char *unpack(Arena *a, Scalar s, int *w) {
     const char *t = ty_cname(ty_num(s));
     const char *r;
     switch (s) {
-    case SC_FLOAT: r = arena_printf(a, "as_float(w[%d])", *w); break;
-    case SC_HALF: r = arena_printf(a, "as_half((ushort)w[%d])", *w); break;
-    case SC_CHAR: case SC_SHORT: case SC_INT: r = arena_printf(a, "(%s)(int)w[%d]", t, *w); break;
-    case SC_UCHAR: case SC_USHORT: case SC_UINT: r = arena_printf(a, "(%s)w[%d]", t, *w); break;
+    case SC_FLOAT: r = arena_printf(a, "as_float(w%d)", *w); break;
+    case SC_HALF: r = arena_printf(a, "as_half((ushort)w%d)", *w); break;
+    case SC_CHAR: case SC_SHORT: case SC_INT: r = arena_printf(a, "(%s)(int)w%d", t, *w); break;
+    case SC_UCHAR: case SC_USHORT: case SC_UINT: r = arena_printf(a, "(%s)w%d", t, *w); break;
     default:
-        r = arena_printf(a, "as_%s((uint2)(w[%d], w[%d]))", t, *w, *w + 1);
+        r = arena_printf(a, "as_%s((uint2)(w%d, w%d))", t, *w, *w + 1);
         (*w)++;
         break;
     }
@@ -287,35 +282,38 @@ static int words_of(const Type *t) {
     return (ty_scalar_info(t->sc)->size == 8 ? 2 : 1) * (t->kind == TY_HWVEC ? t->width : 1);
 }
 
-/* crisp_shuffle_T: a value of type T as lane SRC holds it. */
+/* crisp_shuffle_T: a value of type T as lane SRC holds it, word by word
+ * (plain values, not an array: Intel's CPU compiler crashes on a private
+ * array kept across the local-memory lowering's barriers). */
 static void shuffle_out(Printer *pr, Arena *a, const Type *t) {
     const char *tn = ty_cname(t);
     int n = words_of(t);
-    pr_line(pr, "/* shuffle a %s: %d word%s through crisp_warp_read */", tn, n, n == 1 ? "" : "s");
+    pr_line(pr, "/* shuffle a %s: %d word%s through crisp_warp_word */", tn, n, n == 1 ? "" : "s");
     pr_line(pr, "%s %s(%s x, uint src, __local uint *mem)", tn, oclc_warp_name(a, WARP_READ, t), tn);
     pr_line(pr, "{");
-    pr_line(pr, "    uint w[%d];", n);
     int k = 0;
     if (t->kind == TY_BOOL) {
-        pr_line(pr, "    w[0] = x ? 1u : 0u;");
-        pr_line(pr, "    crisp_warp_read(w, 1u, src, mem);");
-        pr_line(pr, "    return w[0] != 0u;");
+        pr_line(pr, "    return crisp_warp_word(x ? 1u : 0u, src, mem) != 0u;");
     } else if (t->kind == TY_ENUM) {
-        pr_line(pr, "    w[0] = (uint)(int)x;");
-        pr_line(pr, "    crisp_warp_read(w, 1u, src, mem);");
-        pr_line(pr, "    return (%s)(int)w[0];", tn);
-    } else if (t->kind == TY_NUM) {
-        pack(pr, a, t->sc, "x", &k);
-        pr_line(pr, "    crisp_warp_read(w, %du, src, mem);", n);
+        pr_line(pr, "    return (%s)(int)crisp_warp_word((uint)(int)x, src, mem);", tn);
+    } else if (t->kind == TY_NUM && n == 1) {
+        pack(pr, t->sc, "x", &k);
         k = 0;
+        pr_line(pr, "    w0 = crisp_warp_word(w0, src, mem);");
         pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
     } else {
         static const char hex[] = "0123456789abcdef";
-        for (int i = 0; i < t->width; i++) pack(pr, a, t->sc, arena_printf(a, "x.s%c", hex[i]), &k);
-        pr_line(pr, "    crisp_warp_read(w, %du, src, mem);", n);
+        if (t->kind == TY_NUM) pack(pr, t->sc, "x", &k);
+        else
+            for (int i = 0; i < t->width; i++) pack(pr, t->sc, arena_printf(a, "x.s%c", hex[i]), &k);
+        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = crisp_warp_word(w%d, src, mem);", i, i);
         k = 0;
-        pr_line(pr, "    return (%s)(", tn);
-        for (int i = 0; i < t->width; i++) pr_line(pr, "        %s%s", unpack(a, t->sc, &k), i + 1 < t->width ? "," : ");");
+        if (t->kind == TY_NUM) {
+            pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
+        } else {
+            pr_line(pr, "    return (%s)(", tn);
+            for (int i = 0; i < t->width; i++) pr_line(pr, "        %s%s", unpack(a, t->sc, &k), i + 1 < t->width ? "," : ");");
+        }
     }
     pr_line(pr, "}");
     pr_blank(pr);

@@ -298,7 +298,7 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
         if (!l) return NULL;
     }
     uses_warp(cx);
-    Sym *mem = warp_mem(cx, syn, words);
+    Sym *mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
     if (!mem || !warp_helper(cx, op, NULL) || !warp_helper(cx, WARP_READ, v->ty)) return NULL;
     Node *n = warp_node(cx, syn, op, v->ty, 2);
     if (!n) return NULL;

@@ -98,33 +98,31 @@ uint crisp_lane_xor(ulong mask)
     return src < (ulong)crisp_warp_lanes() ? (uint)src : me;
 }
 
-/* The N 32-bit words W as lane SRC of this warp holds them.  Every thread of
-   the workgroup calls this together (the checker makes sure of it). */
-void crisp_warp_read(uint *w, uint n, uint src, __local uint *mem)
+/* The word W as lane SRC of this warp holds it.  Every thread of the
+   workgroup calls this together (the checker makes sure of it). */
+uint crisp_warp_word(uint w, uint src, __local uint *mem)
 {
 #if defined(CRISP_WARP_PTX)
-    uint mask = crisp_warp_mask();
-    for (uint i = 0u; i < n; i++)
-        __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(w[i]) : "r"(w[i]), "r"(src), "r"(mask));
+    uint r;
+    __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(src), "r"(crisp_warp_mask()));
     (void)mem;
+    return r;
 #else
-    /* every thread has N words of MEM; a warp is 32 consecutive threads */
+    /* one word of MEM per thread; a warp is 32 consecutive threads */
     uint me = (uint)crisp_local_linear_id();
-    uint from = me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src;
     barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */
-    for (uint i = 0u; i < n; i++) mem[me * n + i] = w[i];
+    mem[me] = w;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0u; i < n; i++) w[i] = mem[from * n + i];
+    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];
 #endif
 }
 
-/* shuffle a float: 1 word through crisp_warp_read */
+/* shuffle a float: 1 word through crisp_warp_word */
 float crisp_shuffle_float(float x, uint src, __local uint *mem)
 {
-    uint w[1];
-    w[0] = as_uint(x);
-    crisp_warp_read(w, 1u, src, mem);
-    return as_float(w[0]);
+    uint w0 = as_uint(x);
+    w0 = crisp_warp_word(w0, src, mem);
+    return as_float(w0);
 }
 
 /* def-function warp-max  (reduce.crisp:4) */

@@ -99,45 +99,43 @@ uint crisp_lane_down(ulong delta)
     return delta < (ulong)(crisp_warp_lanes() - me) ? me + (uint)delta : me;
 }
 
-/* The N 32-bit words W as lane SRC of this warp holds them.  Every thread of
-   the workgroup calls this together (the checker makes sure of it). */
-void crisp_warp_read(uint *w, uint n, uint src, __local uint *mem)
+/* The word W as lane SRC of this warp holds it.  Every thread of the
+   workgroup calls this together (the checker makes sure of it). */
+uint crisp_warp_word(uint w, uint src, __local uint *mem)
 {
 #if defined(CRISP_WARP_PTX)
-    uint mask = crisp_warp_mask();
-    for (uint i = 0u; i < n; i++)
-        __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(w[i]) : "r"(w[i]), "r"(src), "r"(mask));
+    uint r;
+    __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(src), "r"(crisp_warp_mask()));
     (void)mem;
+    return r;
 #else
 #ifdef CRISP_WARP_SUBGROUPS
-    if (crisp_warp_on_subgroups()) {
-        uint from = get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src;
-        for (uint i = 0u; i < n; i++) w[i] = sub_group_shuffle(w[i], from);
-        return;
-    }
+    if (crisp_warp_on_subgroups())
+        return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);
 #endif
-    /* every thread has N words of MEM; a warp is 32 consecutive threads */
+    /* one word of MEM per thread; a warp is 32 consecutive threads */
     uint me = (uint)crisp_local_linear_id();
-    uint from = me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src;
     barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */
-    for (uint i = 0u; i < n; i++) mem[me * n + i] = w[i];
+    mem[me] = w;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0u; i < n; i++) w[i] = mem[from * n + i];
+    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];
 #endif
 }
 
-/* shuffle a double2: 4 words through crisp_warp_read */
+/* shuffle a double2: 4 words through crisp_warp_word */
 double2 crisp_shuffle_double2(double2 x, uint src, __local uint *mem)
 {
-    uint w[4];
-    w[0] = as_uint2(x.s0).x;
-    w[1] = as_uint2(x.s0).y;
-    w[2] = as_uint2(x.s1).x;
-    w[3] = as_uint2(x.s1).y;
-    crisp_warp_read(w, 4u, src, mem);
+    uint w0 = as_uint2(x.s0).x;
+    uint w1 = as_uint2(x.s0).y;
+    uint w2 = as_uint2(x.s1).x;
+    uint w3 = as_uint2(x.s1).y;
+    w0 = crisp_warp_word(w0, src, mem);
+    w1 = crisp_warp_word(w1, src, mem);
+    w2 = crisp_warp_word(w2, src, mem);
+    w3 = crisp_warp_word(w3, src, mem);
     return (double2)(
-        as_double((uint2)(w[0], w[1])),
-        as_double((uint2)(w[2], w[3])));
+        as_double((uint2)(w0, w1)),
+        as_double((uint2)(w2, w3)));
 }
 
 /* def-kernel neighbours  (subgroups.crisp:4) */
