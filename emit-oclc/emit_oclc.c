@@ -153,7 +153,7 @@ static void binary_out(Em *e, const Node *n) {
 }
 
 /* A warp operation (emit-oclc/warps.c): crisp_lane_id(), or for a shuffle
- * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem). */
+ * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem, crisp_warp_mem_len). */
 static void warp_out(Em *e, const Node *n) {
     if (n->op < WARP_SHUFFLE) {
         sb_printf(e->out, "%s()", oclc_warp_name(e->a, n->op, NULL));
@@ -165,7 +165,7 @@ static void warp_out(Em *e, const Node *n) {
     expr_out(e, n->kids[0], 3);
     sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
     expr_out(e, n->kids[1], 3);
-    sb_printf(e->out, "), %s)", n->sym->cname);
+    sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
     e->in_arith = saved;
 }
 

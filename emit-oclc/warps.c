@@ -221,24 +221,28 @@ static void op_out(Printer *pr, WarpOp op) {
 static void read_out(Printer *pr) {
     pr_line(pr, "/* The word W as lane SRC of this warp holds it.  Every thread of the");
     pr_line(pr, "   workgroup calls this together (the checker makes sure of it). */");
-    pr_line(pr, "uint crisp_warp_word(uint w, uint src, __local uint *mem)");
+    pr_line(pr, "uint crisp_warp_word(uint w, uint src, __local uint *mem, ulong mem_len)");
     pr_line(pr, "{");
     pr_line(pr, "#if defined(CRISP_WARP_PTX)");
     pr_line(pr, "    uint r;");
     pr_line(pr, "    __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, 31, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(src), \"r\"(crisp_warp_mask()));");
     pr_line(pr, "    (void)mem;");
+    pr_line(pr, "    (void)mem_len;");
     pr_line(pr, "    return r;");
     pr_line(pr, "#else");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
     pr_line(pr, "    if (crisp_warp_on_subgroups())");
     pr_line(pr, "        return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);");
     pr_line(pr, "#endif");
-    pr_line(pr, "    /* one word of MEM per thread; a warp is 32 consecutive threads */");
+    /* no early return: barriers stay unconditional */
+    pr_line(pr, "    /* one word of MEM per thread; a warp is 32 consecutive threads.  A host");
+    pr_line(pr, "       that gave too little (it did not know the local size) gets no exchange */");
+    pr_line(pr, "    bool fits = mem_len >= crisp_local_linear_size();");
     pr_line(pr, "    uint me = (uint)crisp_local_linear_id();");
     pr_line(pr, "    barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */");
-    pr_line(pr, "    mem[me] = w;");
+    pr_line(pr, "    if (fits) mem[me] = w;");
     pr_line(pr, "    barrier(CLK_LOCAL_MEM_FENCE);");
-    pr_line(pr, "    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];");
+    pr_line(pr, "    return fits ? mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src] : w;");
     pr_line(pr, "#endif");
     pr_line(pr, "}");
     pr_blank(pr);
@@ -289,24 +293,24 @@ static void shuffle_out(Printer *pr, Arena *a, const Type *t) {
     const char *tn = ty_cname(t);
     int n = words_of(t);
     pr_line(pr, "/* shuffle a %s: %d word%s through crisp_warp_word */", tn, n, n == 1 ? "" : "s");
-    pr_line(pr, "%s %s(%s x, uint src, __local uint *mem)", tn, oclc_warp_name(a, WARP_READ, t), tn);
+    pr_line(pr, "%s %s(%s x, uint src, __local uint *mem, ulong mem_len)", tn, oclc_warp_name(a, WARP_READ, t), tn);
     pr_line(pr, "{");
     int k = 0;
     if (t->kind == TY_BOOL) {
-        pr_line(pr, "    return crisp_warp_word(x ? 1u : 0u, src, mem) != 0u;");
+        pr_line(pr, "    return crisp_warp_word(x ? 1u : 0u, src, mem, mem_len) != 0u;");
     } else if (t->kind == TY_ENUM) {
-        pr_line(pr, "    return (%s)(int)crisp_warp_word((uint)(int)x, src, mem);", tn);
+        pr_line(pr, "    return (%s)(int)crisp_warp_word((uint)(int)x, src, mem, mem_len);", tn);
     } else if (t->kind == TY_NUM && n == 1) {
         pack(pr, t->sc, "x", &k);
         k = 0;
-        pr_line(pr, "    w0 = crisp_warp_word(w0, src, mem);");
+        pr_line(pr, "    w0 = crisp_warp_word(w0, src, mem, mem_len);");
         pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
     } else {
         static const char hex[] = "0123456789abcdef";
         if (t->kind == TY_NUM) pack(pr, t->sc, "x", &k);
         else
             for (int i = 0; i < t->width; i++) pack(pr, t->sc, arena_printf(a, "x.s%c", hex[i]), &k);
-        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = crisp_warp_word(w%d, src, mem);", i, i);
+        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = crisp_warp_word(w%d, src, mem, mem_len);", i, i);
         k = 0;
         if (t->kind == TY_NUM) {
             pr_line(pr, "    return %s;", unpack(a, t->sc, &k));

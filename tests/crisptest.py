@@ -378,6 +378,13 @@ class Program:
                 cl_args[a["index"]] = _scalar_value(kernel_name, a, v)
                 scalars[a["name"]] = v
         gsize, lsize = self._sizes(k, lengths, scalars, global_size, local_size)
+        if lsize is None and not k.get("single_task") and any(a["role"] == "local" for a in k["args"]):
+            # __local memory sized by the workgroup (the warp memory of
+            # docs/warps.md): the host must know the local size, so it picks
+            # one - the largest that divides the global size, up to 256
+            cap = min(256, kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.devices[0]))
+            l0 = max(d for d in range(1, max(1, cap) + 1) if gsize[0] % d == 0) if gsize[0] else 1
+            lsize = (l0,) + (1,) * (len(gsize) - 1)
         # side channels the caller did not pass: sized from the metadata
         sides = {}
         env = {"math": math}

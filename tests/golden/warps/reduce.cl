@@ -100,28 +100,31 @@ uint crisp_lane_xor(ulong mask)
 
 /* The word W as lane SRC of this warp holds it.  Every thread of the
    workgroup calls this together (the checker makes sure of it). */
-uint crisp_warp_word(uint w, uint src, __local uint *mem)
+uint crisp_warp_word(uint w, uint src, __local uint *mem, ulong mem_len)
 {
 #if defined(CRISP_WARP_PTX)
     uint r;
     __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(src), "r"(crisp_warp_mask()));
     (void)mem;
+    (void)mem_len;
     return r;
 #else
-    /* one word of MEM per thread; a warp is 32 consecutive threads */
+    /* one word of MEM per thread; a warp is 32 consecutive threads.  A host
+       that gave too little (it did not know the local size) gets no exchange */
+    bool fits = mem_len >= crisp_local_linear_size();
     uint me = (uint)crisp_local_linear_id();
     barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */
-    mem[me] = w;
+    if (fits) mem[me] = w;
     barrier(CLK_LOCAL_MEM_FENCE);
-    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];
+    return fits ? mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src] : w;
 #endif
 }
 
 /* shuffle a float: 1 word through crisp_warp_word */
-float crisp_shuffle_float(float x, uint src, __local uint *mem)
+float crisp_shuffle_float(float x, uint src, __local uint *mem, ulong mem_len)
 {
     uint w0 = as_uint(x);
-    w0 = crisp_warp_word(w0, src, mem);
+    w0 = crisp_warp_word(w0, src, mem, mem_len);
     return as_float(w0);
 }
 
@@ -134,10 +137,10 @@ float warp_max_2(float v, __local uint *crisp_warp_mem, ulong crisp_warp_mem_len
     float val = lane < limit ? m : -1e+30f;
     /* reduce-to-warp at reduce.crisp:7 */
     for (ulong s = 16UL; s >= 1UL; s /= 2UL) {
-        float tmp = crisp_shuffle_float(val, crisp_lane_xor(s), crisp_warp_mem);
+        float tmp = crisp_shuffle_float(val, crisp_lane_xor(s), crisp_warp_mem, crisp_warp_mem_len);
         val = max((lane ^ s) < limit ? tmp : -1e+30f, val);
     }
-    m = crisp_shuffle_float(val, crisp_lane_idx(0UL), crisp_warp_mem);
+    m = crisp_shuffle_float(val, crisp_lane_idx(0UL), crisp_warp_mem, crisp_warp_mem_len);
     return m;
 }
 

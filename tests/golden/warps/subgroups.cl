@@ -101,38 +101,41 @@ uint crisp_lane_down(ulong delta)
 
 /* The word W as lane SRC of this warp holds it.  Every thread of the
    workgroup calls this together (the checker makes sure of it). */
-uint crisp_warp_word(uint w, uint src, __local uint *mem)
+uint crisp_warp_word(uint w, uint src, __local uint *mem, ulong mem_len)
 {
 #if defined(CRISP_WARP_PTX)
     uint r;
     __asm__ __volatile__("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(src), "r"(crisp_warp_mask()));
     (void)mem;
+    (void)mem_len;
     return r;
 #else
 #ifdef CRISP_WARP_SUBGROUPS
     if (crisp_warp_on_subgroups())
         return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);
 #endif
-    /* one word of MEM per thread; a warp is 32 consecutive threads */
+    /* one word of MEM per thread; a warp is 32 consecutive threads.  A host
+       that gave too little (it did not know the local size) gets no exchange */
+    bool fits = mem_len >= crisp_local_linear_size();
     uint me = (uint)crisp_local_linear_id();
     barrier(CLK_LOCAL_MEM_FENCE); /* the last exchange has been read */
-    mem[me] = w;
+    if (fits) mem[me] = w;
     barrier(CLK_LOCAL_MEM_FENCE);
-    return mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src];
+    return fits ? mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src] : w;
 #endif
 }
 
 /* shuffle a double2: 4 words through crisp_warp_word */
-double2 crisp_shuffle_double2(double2 x, uint src, __local uint *mem)
+double2 crisp_shuffle_double2(double2 x, uint src, __local uint *mem, ulong mem_len)
 {
     uint w0 = as_uint2(x.s0).x;
     uint w1 = as_uint2(x.s0).y;
     uint w2 = as_uint2(x.s1).x;
     uint w3 = as_uint2(x.s1).y;
-    w0 = crisp_warp_word(w0, src, mem);
-    w1 = crisp_warp_word(w1, src, mem);
-    w2 = crisp_warp_word(w2, src, mem);
-    w3 = crisp_warp_word(w3, src, mem);
+    w0 = crisp_warp_word(w0, src, mem, mem_len);
+    w1 = crisp_warp_word(w1, src, mem, mem_len);
+    w2 = crisp_warp_word(w2, src, mem, mem_len);
+    w3 = crisp_warp_word(w3, src, mem, mem_len);
     return (double2)(
         as_double((uint2)(w0, w1)),
         as_double((uint2)(w2, w3)));
@@ -148,7 +151,7 @@ __kernel CRISP_WARP_KERNEL void neighbours(
     ulong i = crisp_global_id(0u);
     double2 x = X[i];
     uint lane = crisp_lane_id();
-    Up[i] = crisp_shuffle_double2(x, crisp_lane_up(1UL), crisp_warp_mem);
-    Down[i] = crisp_shuffle_double2(x, crisp_lane_down(1UL), crisp_warp_mem);
+    Up[i] = crisp_shuffle_double2(x, crisp_lane_up(1UL), crisp_warp_mem, crisp_warp_mem_len);
+    Down[i] = crisp_shuffle_double2(x, crisp_lane_down(1UL), crisp_warp_mem, crisp_warp_mem_len);
 }
 
