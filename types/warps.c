@@ -304,6 +304,7 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     if (!n) return NULL;
     n->kids[0] = v;
     n->kids[1] = l;
+    n->nkids = 2;
     n->sym = mem;
     return n;
 }
