@@ -206,8 +206,8 @@ Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
         case WARP_LANE_ID: return uni(L_VARYING);
         case WARP_ID: case WARP_LANES: return uni(L_WARP);
         case WARP_NUM: case WARP_SYNC: return uni(L_UNIFORM);
-        case WARP_SHUFFLE: /* from one lane: the same in the whole warp */
-            return uni_peek(f, e->kids[1], as_uniform).lv <= L_WARP ? uni(L_WARP) : uni(L_VARYING);
+        case WARP_SHUFFLE: /* from lane 0, which every warp has: a broadcast */
+            return e->kids[1]->kind == N_C_INTLIT && e->kids[1]->ival == 0 ? uni(L_WARP) : uni(L_VARYING);
         default: return uni(L_VARYING);
         }
     case N_C_ASSIGN:

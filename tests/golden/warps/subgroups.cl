@@ -149,9 +149,9 @@ __kernel CRISP_WARP_KERNEL void neighbours(
     __local uint *crisp_warp_mem, ulong crisp_warp_mem_len)
 {
     ulong i = crisp_global_id(0u);
-    double2 x = X[i];
+    double2 v = X[i];
     uint lane = crisp_lane_id();
-    Up[i] = crisp_shuffle_double2(x, crisp_lane_up(1UL), crisp_warp_mem, crisp_warp_mem_len);
-    Down[i] = crisp_shuffle_double2(x, crisp_lane_down(1UL), crisp_warp_mem, crisp_warp_mem_len);
+    Up[i] = crisp_shuffle_double2(v, crisp_lane_up(1UL), crisp_warp_mem, crisp_warp_mem_len);
+    Down[i] = crisp_shuffle_double2(v, crisp_lane_down(1UL), crisp_warp_mem, crisp_warp_mem_len);
 }
 
