@@ -160,6 +160,7 @@ typedef struct CFunc {
                                def-const-vec body calls it): never emitted */
 
     int uses_warp;          /* warp forms here or in callees (types/warps.c) */
+    int warp_collective;    /* ... shuffles or sync-warp: callers must be convergent */
     Sym *warp_mem;          /* __local words for the local-memory warp lowering, or NULL */
     int warp_words;         /* ... 32-bit words per thread it needs */
 } CFunc;

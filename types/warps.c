@@ -298,6 +298,7 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
         if (!l) return NULL;
     }
     uses_warp(cx);
+    cx->fn->warp_collective = 1;
     Sym *mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
     if (!mem || !warp_helper(cx, op, NULL) || !warp_helper(cx, WARP_READ, v->ty)) return NULL;
     Node *n = warp_node(cx, syn, op, v->ty, 2);
@@ -319,6 +320,7 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 0, 0)) return NULL;
     if (op == WARP_SYNC && !convergent(cx, syn, "`sync-warp`")) return NULL;
     uses_warp(cx);
+    if (op == WARP_SYNC) cx->fn->warp_collective = 1;
     if (op != WARP_LANE_ID && !warp_helper(cx, op, NULL)) return NULL;
     if (op == WARP_SYNC && !warp_helper(cx, WARP_LANES, NULL)) return NULL; /* the PTX member mask */
     return warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
@@ -367,8 +369,11 @@ int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
 
 int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra) {
     if (!callee->uses_warp) return 1;
-    if (!convergent(cx, call_syn, arena_printf(cx->ck->a, "a call of `%s`, which uses warp operations,", callee->name)))
-        return 0;
+    if (callee->warp_collective) {
+        if (!convergent(cx, call_syn, arena_printf(cx->ck->a, "a call of `%s`, which uses warp operations,", callee->name)))
+            return 0;
+        cx->fn->warp_collective = 1;
+    }
     uses_warp(cx);
     if (!callee->warp_mem) return 1;
     Sym *m = warp_mem(cx, call_syn, callee->warp_words);
