@@ -159,7 +159,10 @@ def device_name():
 
 
 def device_ocl_version():
-    """The newest OpenCL C version the device builds, as (major, minor)."""
+    """The OpenCL C version the device reports (CL_DEVICE_OPENCL_C_VERSION),
+    as (major, minor).  (PoCL 3.1 and NVIDIA's drivers also list 3.0 among
+    CL_DEVICE_OPENCL_C_ALL_VERSIONS while saying 1.2 here; the tests take
+    what they say here.)"""
     ctx, _ = _context()
     m = re.search(r"OpenCL C (\d+)\.(\d+)", ctx.devices[0].opencl_c_version)
     return (int(m.group(1)), int(m.group(2))) if m else (1, 2)
@@ -179,6 +182,8 @@ def crisp(*args, cwd=None, timeout=60):
 def clang_check(cl_path, cl_std="CL1.2"):
     """Validate OpenCL C with clang; raises CompileError with its output.
     A file with the sub-group warp lowering is checked with it too."""
+    if CLANG in ("", "none"):
+        return  # CLANG=none: a machine without clang (the GPU machines)
     runs = [[CLANG] + CLANG_CL_FLAGS + ["-cl-std=" + cl_std, cl_path]]
     with open(cl_path) as f:
         if "#ifdef CRISP_WARP_SUBGROUPS" in f.read():
