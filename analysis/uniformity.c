@@ -201,6 +201,15 @@ Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
     case N_C_INDEX: return index_level(f, e, as_uniform);
     case N_C_CALL: return call_level(f, e, as_uniform);
     case N_C_ATOMIC: return uni(L_VARYING);
+    case N_C_WARP: /* docs/warps.md: lanes vary, warp ids are per warp */
+        switch (e->op) {
+        case WARP_LANE_ID: return uni(L_VARYING);
+        case WARP_ID: case WARP_LANES: return uni(L_WARP);
+        case WARP_NUM: case WARP_SYNC: return uni(L_UNIFORM);
+        case WARP_SHUFFLE: /* from lane 0, which every warp has: a broadcast */
+            return e->kids[1]->kind == N_C_INTLIT && e->kids[1]->ival == 0 ? uni(L_WARP) : uni(L_VARYING);
+        default: return uni(L_VARYING);
+        }
     case N_C_ASSIGN:
         if (e->op == OP_SET) return uni_peek(f, e->kids[1], as_uniform);
         return uni_join(uni_peek(f, e->kids[0], as_uniform), uni_peek(f, e->kids[1], as_uniform));

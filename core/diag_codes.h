@@ -259,7 +259,7 @@ DIAG(E0476, ERROR, "too many tensor dimensions")
 DIAG(E0477, ERROR, "strides and dimensions disagree")
 DIAG(E0478, ERROR, "malformed `make-tensor-view`")
 DIAG(E0479, ERROR, "bad `:major`")
-DIAG(E0480, ERROR, "`+warp-size+` on a target without subgroups")
+DIAG(E0480, ERROR, "`+warp-size+` defined as something other than 32")
 DIAG(E0481, ERROR, "function used as a value")
 DIAG(E0482, ERROR, "type used as a value")
 DIAG(E0483, ERROR, "wrong number of tensor indices")
@@ -306,6 +306,12 @@ DIAG(E0548, ERROR, "derived tensor-view parameter given the wrong type")
 DIAG(E0560, ERROR, "soa-vector kernel parameter")
 DIAG(E0561, ERROR, "function returns a vector")
 DIAG(E0562, ERROR, "`parent~` read in kernel code")
+DIAG(E0580, ERROR, "shuffle outside `in-warp`")
+DIAG(E0581, ERROR, "warp operation in divergent control flow")
+DIAG(E0582, ERROR, "malformed `in-warp`")
+DIAG(E0583, ERROR, "shuffle of a value that is not a number, bool or hardware vector")
+DIAG(E0584, ERROR, "shuffle lane that is not an integer")
+DIAG(E0586, ERROR, "shuffle in a def-kernel-exact kernel")
 
 /* E06xx call graph: recursion, instantiation */
 DIAG(E0601, ERROR, "recursion")
@@ -425,6 +431,9 @@ DIAG(W0303, WARNING, "binding hides a variable spelled differently")
 
 /* W04xx warnings: soa-vectors */
 DIAG(W0401, WARNING, "overload not applied to soa-vector fields")
+
+/* W05xx warnings: warps */
+DIAG(W0580, WARNING, "`(device-has :subgroups)` in an OpenCL C 1.2 file")
 
 /* W07xx warnings: kernel sizes */
 DIAG(W0701, WARNING, "grid form in a kernel without a global size")

@@ -68,6 +68,7 @@ typedef struct Expansion {
     X(C_BARRIER, "barrier")   /* barrier / mem_fence                     */  \
     X(C_ATOMIC, "atomic")     /* atomic_xxx(&loc, v) / bounded CAS loop  */  \
     X(C_BREAK, "break")                                                      \
+    X(C_WARP, "warp")         /* warp operation (op: WarpOp, types/warps.c) */ \
     X(C_COMMENT, "comment")   /* a line comment carried into the output  */
 
 typedef enum NodeKind {

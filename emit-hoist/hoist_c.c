@@ -1208,6 +1208,7 @@ static void emit_file_header(Hc *h) {
     }
     if (h->abi->nkernels == 0) pr_line(p, " *   (none)");
     pr_line(p, " */");
+    pr_line(p, "#define CRISP_BUILD_OPTIONS \"%s\" /* the .cl's OpenCL C (--ocl-version) */", h->abi->cl_std);
     pr_line(p, "#include \"crisp_runtime.h\"");
 }
 

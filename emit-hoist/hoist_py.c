@@ -539,7 +539,7 @@ static void emit_structs(Printer *p, const Abi *abi, Arena *a) {
 
 static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Arena *a, int nstatic, int ndynamic) {
     if (nstatic) pr_line(p, "CL_FILE = os.path.join(HERE, %s)", quoted(a, arena_printf(a, "%s.cl", o->base)));
-    pr_line(p, "BUILD_OPTIONS = \"-cl-std=CL1.2\"");
+    pr_line(p, "BUILD_OPTIONS = \"%s\"   # the .cl's OpenCL C (--ocl-version)", abi->cl_std);
     pr_line(p, "UNIFIED_MEMORY = %s%s", o->unified_memory ? "True" : "False",
             o->unified_memory ? "               # --hoist-unified-memory: SVM where the device has it" : "");
     const char *dyn = "";

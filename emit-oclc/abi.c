@@ -60,7 +60,7 @@ static AbiSize side_size(const SideChannel *sc) {
 }
 
 static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
-    int cap = 2 * f->nparams + 2 * f->nsides + 6;
+    int cap = 2 * f->nparams + 2 * f->nsides + 8;
     k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
     k->name = f->name;
     k->line = f->def->loc.line;
@@ -150,6 +150,20 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         sb_free(&py);
         sb_free(&cr);
     }
+    k->uses_warp = f->uses_warp;
+    if (f->warp_mem) {
+        /* the local-memory warp lowering: warp_words per thread of the workgroup */
+        k->warp_words = f->warp_words;
+        add_pointer(ar, k, ROLE_LOCAL, "warp-memory", f->warp_mem, 0);
+        AbiArg *w = &k->args[k->nargs - 2];
+        static const char *in[] = {"local_linear_size"};
+        w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", f->warp_words);
+        w->size.c = arena_printf(ar, "local_linear_size * %dULL", f->warp_words);
+        w->size.py = arena_printf(ar, "local_linear_size * %d", f->warp_words);
+        w->size.inputs = in;
+        w->size.ninputs = 1;
+        w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
+    }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
 }
 
@@ -157,6 +171,8 @@ Abi *abi_build(Arena *a, const Program *p) {
     Abi *abi = arena_alloc(a, sizeof *abi);
     if (!abi) return NULL;
     abi->source = p->source;
+    abi->ocl_version = p->ocl_version;
+    abi->cl_std = p->ocl_version >= 300 ? "-cl-std=CL3.0" : p->ocl_version >= 200 ? "-cl-std=CL2.0" : "-cl-std=CL1.2";
     abi->debug_output = p->debug_output;
     abi->sites = p->sites;
     abi->nsites = p->nsites;

@@ -80,10 +80,15 @@ typedef struct AbiKernel {
     int single_task;
     AbiScratchPart *scratch;
     int nscratch;
+    int warp_words;         /* warp forms: __local words per thread of the
+                               local-memory lowering (0: none needed) */
+    int uses_warp;          /* the kernel uses warp forms (docs/warps.md) */
 } AbiKernel;
 
 typedef struct Abi {
     const char *source;
+    int ocl_version;        /* 120, 200, 300: the OpenCL C the .cl is written in */
+    const char *cl_std;     /* its build option: "-cl-std=CL1.2" ... */
     AbiKernel *kernels;
     int nkernels;
     int debug_output;       /* compiled with --debug-output */

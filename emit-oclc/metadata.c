@@ -86,6 +86,8 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
     Abi *abi = abi_build(scratch, p);
     sb_printf(b, "{\n  \"crisp_version\": \"%s\",\n  \"source\": ", CRISP_VERSION);
     json_str(b, p->source);
+    sb_printf(b, ",\n  \"ocl_version\": \"%d.%d\",\n  \"build_options\": \"%s\"", p->ocl_version / 100,
+              p->ocl_version / 10 % 10, abi ? abi->cl_std : "");
     sb_printf(b, ",\n  \"debug_output\": %s", p->debug_output ? "true" : "false");
     sb_puts(b, ",\n  \"kernels\": [");
     for (int ki = 0; abi && ki < abi->nkernels; ki++) {
@@ -104,6 +106,14 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         sb_puts(b, ",\n      \"local_size\": ");
         size_json(b, k->lsize);
         sb_printf(b, ",\n      \"single_task\": %s", k->single_task ? "true" : "false");
+        if (k->uses_warp) {
+            /* the warp size each lowering assumes (docs/warps.md), and the
+               __local memory the local-memory one needs */
+            sb_printf(b, ",\n      \"warp\": {\"size\": %d, \"paths\": {%s\"ptx\": %d, \"local\": %d}, "
+                         "\"local_bytes_per_thread\": %d}",
+                      CRISP_WARP_SIZE, p->ocl_version >= 200 ? "\"subgroups\": 32, " : "", CRISP_WARP_SIZE, CRISP_WARP_SIZE,
+                      4 * k->warp_words);
+        }
         if (k->nscratch) {
             sb_puts(b, ",\n      \"scratch\": [");
             for (int i = 0; i < k->nscratch; i++) {

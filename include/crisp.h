@@ -35,6 +35,7 @@ typedef struct CrispOptions {
     int hoist_opencl;         /* --hoist=OpenCL: DIR/BASE_hoist_OpenCL.c */
     int hoist_pyopencl;       /* --hoist=PyOpenCL: DIR/BASE_hoist_PyOpenCL.py */
     int debug_output;         /* --debug-output: the run-time debug channel */
+    int ocl_version;          /* --ocl-version: 120, 200 or 300 (0: 120) */
     int hoist_unified_memory; /* --hoist-unified-memory: SVM in the hoists */
     const char **hoist_dynamic; /* --hoist-dynamic=KERNEL (repeatable) */
     int nhoist_dynamic;

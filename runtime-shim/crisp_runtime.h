@@ -63,8 +63,11 @@
 #define CRISP_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
-/* Options every Crisp program is built with: the emitted code is OpenCL C 1.2. */
+/* Options a Crisp program is built with: the OpenCL C version it is written
+   for (--ocl-version; the C hoist defines it before including this file). */
+#ifndef CRISP_BUILD_OPTIONS
 #define CRISP_BUILD_OPTIONS "-cl-std=CL1.2"
+#endif
 
 /* ======================================================================
  * Errors

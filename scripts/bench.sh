@@ -14,6 +14,10 @@
 #     and reduce-vec-small next to a hand-written OpenCL C reduction,
 #     PyOpenCL's ReductionKernel and, where there is CuPy, cupy.sum/min/max
 #     (CRISP_PLATFORM, BENCH_REDUCE_N: see that file).
+#  5. warps (scripts/bench_warps.py, docs/warps.md): a reduce-to-warp vector
+#     sum against a hand-written float4 copy, as bandwidths and their ratio,
+#     on CRISP_PLATFORM (default PoCL), and on Intel's CPU runtime when
+#     scripts/deps.sh installed it.  On NVIDIA: CRISP_PLATFORM=NVIDIA.
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -133,4 +137,9 @@ echo
 PYTHONPATH=tests "$PY" scripts/bench_scan.py || status=1
 echo
 "$PY" scripts/bench_reduce.py || status=1
+"$PY" scripts/bench_warps.py || status=1
+if [ -f build/intel-ocl/ok ] && [ -z "${CRISP_PLATFORM:-}" ]; then
+    echo
+    env $(cat build/intel-ocl/env) "$PY" scripts/bench_warps.py --platform "Intel(R) OpenCL" --ocl-version 3.0 || status=1
+fi
 exit $status

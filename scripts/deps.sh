@@ -8,7 +8,13 @@
 # the build goes on with what the machine has (your own setup, a virtual
 # environment with pip's pyopencl and numpy).
 # CRISP_SKIP_DEPS=1 skips the check (non-Debian machines).
+#
+# Then (intel_ocl below) Intel's CPU OpenCL runtime, the second test device
+# (OpenCL C 3.0 with sub-groups, docs/warps.md): pip installs it into
+# build/intel-ocl/ once; a failure is reported and leaves the tests on PoCL
+# alone.  CRISP_INTEL_OCL=0 skips it.
 set -eu
+cd "$(dirname "$0")/.."
 
 # One package a line: NAME, then why crisp needs it.
 NEEDS='
@@ -28,9 +34,56 @@ python3             the test runners
 python3-pyopencl    running kernels from Python (tests, demo, PyOpenCL hoist)
 python3-numpy       host references in the tests
 pkgconf             the install test (pkg-config --cflags --libs crisp)
+python3-pip         installing the Intel CPU OpenCL runtime, the second test device
 '
 PACKAGES=$(printf '%s' "$NEEDS" | awk 'NF { print $1 }')
 why() { printf '%s' "$NEEDS" | awk -v p="$1" '$1 == p { $1 = ""; sub(/^ +/, ""); print }'; }
+
+# intel_ocl: Intel's CPU runtime from PyPI (intel-opencl-rt with tbb and
+# intel-cmplr-lib-rt) under build/intel-ocl/, with
+#   vendors/   the system's ICD files (PoCL) and intel-cpu.icd, for
+#              OCL_ICD_VENDORS: the system ICD loader sees both platforms;
+#   env        OCL_ICD_VENDORS and LD_LIBRARY_PATH (the packages' lib/) for
+#              tests/run_e2e.py; the wheel's own libOpenCL.so is removed so
+#              the system loader stays the one in use;
+#   ok / failed  the outcome (failed holds the reason).
+intel_ocl() {
+    dir=build/intel-ocl
+    [ "${CRISP_INTEL_OCL:-1}" = 0 ] && { echo "deps: Intel CPU OpenCL skipped (CRISP_INTEL_OCL=0)"; return 0; }
+    [ -f "$dir/ok" ] && { echo "deps: Intel CPU OpenCL present ($dir)"; return 0; }
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    log="$dir/install.log"
+    py=${PY:-/usr/bin/python3}
+    if ! "$py" -m pip install --quiet --no-deps --no-warn-script-location --disable-pip-version-check \
+            --prefix "$dir/prefix" intel-opencl-rt tbb intel-cmplr-lib-rt >"$log" 2>&1; then
+        intel_failed "pip install failed (see $log)"
+        return 0
+    fi
+    lib=$(find "$dir/prefix" -name libintelocl.so -print | head -n 1)
+    [ -n "$lib" ] || { intel_failed "the wheels hold no libintelocl.so"; return 0; }
+    libdir=$(cd "$(dirname "$lib")" && pwd)
+    rm -f "$libdir"/libOpenCL.so*
+    mkdir -p "$dir/vendors"
+    for f in /etc/OpenCL/vendors/*.icd; do [ -e "$f" ] && cp "$f" "$dir/vendors/"; done
+    echo "$libdir/libintelocl.so" >"$dir/vendors/intel-cpu.icd"
+    vendors=$(cd "$dir/vendors" && pwd)
+    printf 'OCL_ICD_VENDORS=%s\nLD_LIBRARY_PATH=%s\n' "$vendors" "$libdir" >"$dir/env"
+    if ! OCL_ICD_VENDORS=$vendors LD_LIBRARY_PATH=$libdir "$py" -c '
+import sys, pyopencl as cl
+names = [p.name for p in cl.get_platforms()]
+sys.exit(0 if any("Intel" in n for n in names) else "no Intel platform among %s" % names)' >>"$log" 2>&1; then
+        intel_failed "installed, but OpenCL does not list it (see $log)"
+        return 0
+    fi
+    date >"$dir/ok"
+    echo "deps: Intel CPU OpenCL installed ($dir)"
+}
+
+intel_failed() {
+    echo "$1" >build/intel-ocl/failed
+    echo "deps: Intel CPU OpenCL not available: $1; the tests run on PoCL only" >&2
+}
 
 if [ "${CRISP_SKIP_DEPS:-0}" = 1 ]; then
     echo "deps: skipped (CRISP_SKIP_DEPS=1)"
@@ -54,6 +107,7 @@ done
 
 if [ -z "$missing" ]; then
     echo "deps: all $count packages present"
+    intel_ocl
     exit 0
 fi
 
@@ -63,6 +117,7 @@ for p in $missing; do
 done
 if [ "${CRISP_NO_APT:-0}" = 1 ]; then
     echo "deps: not installing them (CRISP_NO_APT=1); what needs them may fail"
+    intel_ocl
     exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -90,3 +145,4 @@ if [ -n "$still" ]; then
     exit 1
 fi
 echo "deps: installed$missing"
+intel_ocl

@@ -13,7 +13,10 @@ static const char usage[] =
     "\n"
     "With no output option crisp only checks the program (exit 0 when valid).\n"
     "\n"
-    "  --transpile-to=oclc    write DIR/BASE.cl (OpenCL C 1.2)\n"
+    "  --transpile-to=oclc    write DIR/BASE.cl (OpenCL C)\n"
+    "  --ocl-version=1.2|2.0|3.0\n"
+    "                         the OpenCL C version the .cl is written for (default 1.2;\n"
+    "                         2.0 and 3.0 add the sub-group lowering of the warp forms)\n"
     "  --metadata             write DIR/BASE.metacrisp (JSON kernel arguments)\n"
     "  --output-dir=DIR       where outputs go (default: current directory)\n"
     "  --output-base=NAME     output file name without extension\n"
@@ -78,6 +81,11 @@ int main(int argc, char **argv) {
         } else if ((v = value_of(a, "--transpile-to"))) {
             if (strcmp(v, "oclc") != 0) status = bad("unknown --transpile-to target `%s` (supported: oclc)", v);
             o.transpile_oclc = 1;
+        } else if ((v = value_of(a, "--ocl-version"))) {
+            if (!strcmp(v, "1.2") || !strcmp(v, "CL1.2")) o.ocl_version = 120;
+            else if (!strcmp(v, "2.0") || !strcmp(v, "CL2.0")) o.ocl_version = 200;
+            else if (!strcmp(v, "3.0") || !strcmp(v, "CL3.0")) o.ocl_version = 300;
+            else status = bad("unknown --ocl-version `%s` (supported: 1.2, 2.0, 3.0)", v);
         } else if (!strcmp(a, "--metadata")) {
             o.metadata = 1;
         } else if ((v = value_of(a, "--output-dir"))) {

@@ -50,13 +50,18 @@ __all__ = [
     "np", "cl", "cltypes", "REPO", "compile", "load_program", "crisp",
     "Program", "CompileError", "case", "check", "assert_close",
     "assert_equal", "assert_raises", "main", "dtype_of", "out_dir",
+    "device_ocl_version", "device_name",
 ]
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLANG = os.environ.get("CLANG", "clang")
-CLANG_CL_FLAGS = ["-x", "cl", "-cl-std=CL1.2", "-Xclang",
-                  "-finclude-default-header", "-Werror", "-fsyntax-only"]
+CLANG_CL_FLAGS = ["-x", "cl", "-Xclang", "-finclude-default-header", "-Werror", "-fsyntax-only"]
+# A .cl is built with the -cl-std= its metadata names (--ocl-version).
 BUILD_OPTIONS = "-cl-std=CL1.2 -Werror"
+# The sub-group lowering of the warp forms (docs/warps.md) is validated as
+# well, on a target where clang has the sub-group extensions.
+CLANG_SUBGROUPS = ["-target", "spir64", "-DCRISP_WARP_SUBGROUPS=1", "-Xclang", "-cl-ext=+cl_khr_subgroups,"
+                   "+__opencl_c_subgroups,+cl_khr_subgroup_shuffle,+cl_intel_required_subgroup_size"]
 OUT_ROOT = os.environ.get("CRISPTEST_OUT") or os.path.join(REPO, "tests", "out")
 
 
@@ -146,6 +151,23 @@ def _context():
     return _ctx, _queue
 
 
+def device_name():
+    """'PLATFORM / DEVICE' of the device the tests run on."""
+    ctx, _ = _context()
+    d = ctx.devices[0]
+    return "%s / %s" % (d.platform.name.strip(), d.name.strip())
+
+
+def device_ocl_version():
+    """The OpenCL C version the device reports (CL_DEVICE_OPENCL_C_VERSION),
+    as (major, minor).  (PoCL 3.1 and NVIDIA's drivers also list 3.0 among
+    CL_DEVICE_OPENCL_C_ALL_VERSIONS while saying 1.2 here; the tests take
+    what they say here.)"""
+    ctx, _ = _context()
+    m = re.search(r"OpenCL C (\d+)\.(\d+)", ctx.devices[0].opencl_c_version)
+    return (int(m.group(1)), int(m.group(2))) if m else (1, 2)
+
+
 # ----------------------------------------------------------------------
 # Running crisp and clang
 
@@ -157,12 +179,19 @@ def crisp(*args, cwd=None, timeout=60):
     return r.returncode, r.stdout, r.stderr
 
 
-def clang_check(cl_path):
-    """Validate OpenCL C with clang; raises CompileError with its output."""
-    r = subprocess.run([CLANG] + CLANG_CL_FLAGS + [cl_path], stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        raise CompileError("clang rejected %s:\n%s" % (_rel(cl_path), r.stderr.rstrip()))
+def clang_check(cl_path, cl_std="CL1.2"):
+    """Validate OpenCL C with clang; raises CompileError with its output.
+    A file with the sub-group warp lowering is checked with it too."""
+    if CLANG in ("", "none"):
+        return  # CLANG=none: a machine without clang (the GPU machines)
+    runs = [[CLANG] + CLANG_CL_FLAGS + ["-cl-std=" + cl_std, cl_path]]
+    with open(cl_path) as f:
+        if "#ifdef CRISP_WARP_SUBGROUPS" in f.read():
+            runs.append(runs[0][:1] + CLANG_SUBGROUPS + runs[0][1:])
+    for cmd in runs:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise CompileError("clang rejected %s:\n%s\n(%s)" % (_rel(cl_path), r.stderr.rstrip(), " ".join(cmd[1:])))
 
 
 def _rel(p):
@@ -189,11 +218,12 @@ def out_dir(*parts):
 _compiled = {}
 
 
-def compile(crisp_file, out_dir_=None, defines=None, output_base=None, flags=(), **kw):
+def compile(crisp_file, out_dir_=None, defines=None, output_base=None, flags=(), build_options="", **kw):
     """Transpile CRISP_FILE (a path, or a list of paths) and build it.
 
     defines: {"NAME": value} passed as -DNAME=VALUE; flags: extra options
-    (e.g. ["--debug-output"]).  The output goes to
+    (e.g. ["--debug-output", "--ocl-version=3.0"]); build_options: more
+    OpenCL build options (e.g. "-DCRISP_WARP_LOCAL=1").  The output goes to
     out_dir_ (default tests/out/e2e/<test file>/<base>[-<hash>]).
     Raises CompileError with the compiler's (clang's, PoCL's) messages."""
     out_dir_ = kw.pop("out_dir", out_dir_)
@@ -203,7 +233,8 @@ def compile(crisp_file, out_dir_=None, defines=None, output_base=None, flags=(),
     files = [_resolve(os.fspath(f)) for f in files]
     defines = dict(defines or {})
     base = output_base or os.path.splitext(os.path.basename(files[-1]))[0]
-    key = (tuple(files), tuple(sorted((k, str(v)) for k, v in defines.items())) + tuple(flags), base, out_dir_)
+    key = (tuple(files), tuple(sorted((k, str(v)) for k, v in defines.items())) + tuple(flags), base, out_dir_,
+           build_options)
     if key in _compiled:
         return _compiled[key]
     if out_dir_ is None:
@@ -229,7 +260,7 @@ def compile(crisp_file, out_dir_=None, defines=None, output_base=None, flags=(),
     for p in (cl_path, meta_path):
         if not os.path.exists(p):
             raise CompileError("crisp exited 0 but did not write %s" % _rel(p))
-    prog = load_program(cl_path, meta_path)
+    prog = load_program(cl_path, meta_path, build_options=build_options)
     _compiled[key] = prog
     return prog
 
@@ -240,11 +271,9 @@ def _define_text(v):
     return str(v)
 
 
-def load_program(cl_path, meta, validate=True):
+def load_program(cl_path, meta, validate=True, build_options=""):
     """Build a Program from an OpenCL C file and its metadata (a path or a dict).
     Also the entry point for hand-written kernels (tests of the harness, bench)."""
-    if validate:
-        clang_check(cl_path)
     if not isinstance(meta, dict):
         with open(meta) as f:
             text = f.read()
@@ -252,16 +281,19 @@ def load_program(cl_path, meta, validate=True):
             meta = json.loads(text)
         except ValueError as e:
             raise CompileError("%s is not valid JSON: %s" % (_rel(meta), e))
+    std = meta.get("build_options", "-cl-std=CL1.2")
+    if validate:
+        clang_check(cl_path, std.replace("-cl-std=", ""))
     with open(cl_path) as f:
         source = f.read()
-    return Program(source, meta, name=_rel(cl_path))
+    return Program(source, meta, name=_rel(cl_path), build_options=build_options)
 
 
 # ----------------------------------------------------------------------
 # Programs and kernel calls
 
 class Program:
-    def __init__(self, source, meta, name="<program>"):
+    def __init__(self, source, meta, name="<program>", build_options=""):
         self.name = name
         self.source = source
         self.meta = meta
@@ -274,7 +306,8 @@ class Program:
             self.kernels[k["name"]] = dict(k, args=args)
         ctx, _ = _context()
         try:
-            self.cl = cl.Program(ctx, source).build(options=BUILD_OPTIONS)
+            opts = "%s -Werror %s" % (meta.get("build_options", "-cl-std=CL1.2"), build_options)
+            self.cl = cl.Program(ctx, source).build(options=opts.strip())
         except cl.RuntimeError as e:
             raise CompileError("OpenCL build of %s failed:\n%s" % (name, e))
         names = set(self.cl.get_info(cl.program_info.KERNEL_NAMES).split(";")) - {""}
@@ -350,6 +383,13 @@ class Program:
                 cl_args[a["index"]] = _scalar_value(kernel_name, a, v)
                 scalars[a["name"]] = v
         gsize, lsize = self._sizes(k, lengths, scalars, global_size, local_size)
+        if lsize is None and not k.get("single_task") and any(a["role"] == "local" for a in k["args"]):
+            # __local memory sized by the workgroup (the warp memory of
+            # docs/warps.md): the host must know the local size, so it picks
+            # one - the largest that divides the global size, up to 256
+            cap = min(256, kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, ctx.devices[0]))
+            l0 = max(d for d in range(1, max(1, cap) + 1) if gsize[0] % d == 0) if gsize[0] else 1
+            lsize = (l0,) + (1,) * (len(gsize) - 1)
         # side channels the caller did not pass: sized from the metadata
         sides = {}
         env = {"math": math}

@@ -1108,11 +1108,13 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         emit_stmt(cx, decl);
         test = var_ref(cx, syn->kids[1], it);
     }
+    const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
     scope_push(cx);
     if (it) scope_add(cx, it);
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
     scope_pop(cx);
     Node *else_b = syn->nkids == 4 ? branch_block(cx, syn->kids[3], d, syn->kids[3]) : NULL;
+    cx->divergent = wdiv;
     Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
     n->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
     if (!n->kids) return;
@@ -1164,11 +1166,13 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *body = new_block(cx, syn);
     cx->block = body;
     Dest discard = {D_DISCARD, NULL, NULL};
+    const Node *wdiv = warp_loop_enter(cx, syn, var, spec->kids[1], spec->kids[2], spec->kids[3]);
     cx->loop_depth++;
     cx->branch_depth++;
     body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
     cx->branch_depth--;
     cx->loop_depth--;
+    cx->divergent = wdiv;
     cx->block = saved;
     scope_pop(cx);
     names_rollback(ck->a, &cx->names, names_mark);
@@ -1299,7 +1303,9 @@ static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
     const char *saved = cx->no_barrier;
     if (syn->nkids >= 2 && syn->kids[1]->kind == N_STRING) cx->no_barrier = syn->kids[1]->name;
     else cx->no_barrier = "this divergent form";
+    const Node *wdiv = warp_divergent_enter(cx, syn);
     body_to(cx, syn->kids + 2, syn->nkids - 2, d);
+    cx->divergent = wdiv;
     cx->no_barrier = saved;
 }
 
@@ -2647,6 +2653,7 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
     if (!p) return NULL;
     ck.prog = p;
     p->debug_output = c->opt->debug_output;
+    p->ocl_version = c->opt->ocl_version ? c->opt->ocl_version : 120; /* --ocl-version */
     ctquery_install(&ck);
     /* pass 1: the library's definitions, then the program's, in order */
     Forms forms = {0};

@@ -158,6 +158,11 @@ typedef struct CFunc {
     int ncvuses, capcvuses;
     int consteval;          /* an instance made for code the compiler runs (a
                                def-const-vec body calls it): never emitted */
+
+    int uses_warp;          /* warp forms here or in callees (types/warps.c) */
+    int warp_collective;    /* ... shuffles or sync-warp: callers must be convergent */
+    Sym *warp_mem;          /* __local words for the local-memory warp lowering, or NULL */
+    int warp_words;         /* ... 32-bit words per thread it needs */
 } CFunc;
 
 /* Support code the emitted file needs (printed once, before user code). */
@@ -165,6 +170,7 @@ typedef enum HelperKind {
     H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
     H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
     H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT, H_DEVICE_HAS,
+    H_WARP,          /* warp support: op is a WarpOp (shuffles: ty is the value type) */
 } HelperKind;
 
 typedef struct Helper {
@@ -202,6 +208,7 @@ typedef struct Program {
     Helper **helpers;
     int nhelpers, caphelpers;
     int uses_fp64, uses_fp16, uses_int64_atomics;
+    int ocl_version;        /* OpenCL C version written for: 120, 200 or 300 */
     int debug_output;       /* compiled with --debug-output */
     StructDef **structs;    /* def-structs in definition order */
     EnumDef **enums;        /* def-enumerations in definition order */
@@ -292,5 +299,24 @@ typedef enum CastKind {
 typedef enum BarrierKind {
     BAR_LOCAL, BAR_GLOBAL, BAR_BOTH, FENCE_LOCAL, FENCE_GLOBAL, FENCE_BOTH,
 } BarrierKind;
+
+/* Operations of N_C_WARP nodes (types/warps.c, docs/warps.md).  The
+ * shuffles have kids (VALUE LANE-ARG) and `sym`, the warp memory. */
+typedef enum WarpOp {
+    WARP_LANE_ID,       /* get-lane-id */
+    WARP_ID,            /* get-warp-id */
+    WARP_NUM,           /* get-num-warps */
+    WARP_LANES,         /* %warp-lanes: threads in this warp */
+    WARP_SYNC,          /* sync-warp */
+    WARP_SHUFFLE,       /* shuffle: from lane LANE-ARG */
+    WARP_SHUFFLE_UP,    /* shuffle-up: from lane - LANE-ARG */
+    WARP_SHUFFLE_DOWN,  /* shuffle-down: from lane + LANE-ARG */
+    WARP_SHUFFLE_XOR,   /* shuffle-xor: from lane ^ LANE-ARG */
+    WARP_READ,          /* helper only: a value as held by another lane */
+    WARP__COUNT
+} WarpOp;
+
+/* Crisp's warp: 32 lanes on every device (docs/warps.md). */
+#define CRISP_WARP_SIZE 32
 
 #endif

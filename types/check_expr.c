@@ -108,6 +108,7 @@ int node_has_effects(const Node *n) {
     case N_C_CALL:
     case N_C_ASSIGN:
     case N_C_BARRIER:
+    case N_C_WARP: /* collective: never dropped, repeated or made conditional */
     case N_C_ATOMIC: return 1;
     default: break;
     }
@@ -1331,13 +1332,19 @@ static Node *b_andor(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     int simple_all = 1;
+    const Node *wdiv = cx->divergent;
     for (int i = 0; i < n; i++) {
         cx->branch_depth += i > 0; /* later operands may not run */
+        if (i > 0) warp_branch_enter(cx, syn, syn->kids[i]); /* types/warps.c */
         vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cond_value);
         cx->branch_depth -= i > 0;
-        if (!vals[i]) return NULL;
+        if (!vals[i]) {
+            cx->divergent = wdiv;
+            return NULL;
+        }
         if (i > 0 && blks[i]->nkids) simple_all = 0;
     }
+    cx->divergent = wdiv;
     for (int i = 0; i < blks[0]->nkids; i++) emit_stmt(cx, blks[0]->kids[i]);
     if (simple_all) {
         Node *acc = vals[0];
@@ -1884,6 +1891,7 @@ static Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
     int has = has_property(cx, syn, "device-has");
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
+    if (!strcmp(k->key, "subgroups")) has = warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
     if (has >= 0) return bool_lit(cx, syn, has);
     Program *p = prog_of(cx);
     Helper *h = NULL;
@@ -2422,7 +2430,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
     merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
     /* side channels and the debug channel the callee needs from us */
-    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 2));
+    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;
     if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
@@ -2685,6 +2693,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         if (!c) return NULL;
         Node *saved = cx->block;
         Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
+        const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
         cx->block = b1;
         cx->branch_depth++;
         Node *v1 = expr(cx, syn->kids[2], want);
@@ -2692,6 +2701,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
         cx->branch_depth--;
         cx->block = saved;
+        cx->divergent = wdiv;
         if (!v1 || !v2) return NULL;
         Type *t = NULL;
         if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
@@ -2806,10 +2816,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     }
     if (!strcmp(k, "t") || !strcmp(k, "true")) return bool_lit(cx, syn, 1);
     if (!strcmp(k, "false") || !strcmp(k, "nil")) return bool_lit(cx, syn, 0);
-    if (!strcmp(k, "+warp-size+")) {
-        diag_error_at(D(cx), syn, "E0480", "`+warp-size+` needs subgroups, which the OpenCL C 1.2 target does not have");
-        return NULL;
-    }
+    if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
     Sym *s = scope_lookup(cx, k);
     if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
@@ -2963,6 +2970,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         Node *r = constvec_form(cx, syn, &handled);
         if (handled) return r;
     }
+    if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
     for (int i = 0; id_builtins[i].name; i++)
@@ -2999,17 +3007,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     static const struct { const char *name, *why; } later[] = {
-        {"in-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"shuffle", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"shuffle-up", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"shuffle-down", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"shuffle-xor", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"get-lane-id", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"get-warp-id", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"get-num-warps", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"sync-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"when-thread-in-warp-is", "needs subgroups, which the OpenCL C 1.2 target does not have"},
-        {"reduce-to-warp", "needs subgroups, which the OpenCL C 1.2 target does not have"},
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
         {NULL, NULL}};
     for (int i = 0; later[i].name; i++)

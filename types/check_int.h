@@ -146,6 +146,11 @@ typedef struct Ctx {
     int branch_depth;        /* inside if branches, loop bodies, and/or operands */
     int consteval;           /* a def-const-vec body, checked to run in the
                                 compiler: C's conversions apply (constvec.c) */
+
+    const Node *in_warp;     /* innermost in-warp form we are inside (warps.c) */
+    const Node *divergent;   /* innermost construct whose threads may diverge */
+    Sym **uniform;           /* variables known to be uniform across the workgroup */
+    int nuniform, capuniform;
 } Ctx;
 
 /* ---- check_expr.c: def-setter ---- */
@@ -336,6 +341,20 @@ int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, c
 /* (cond ? 1 : 0) whose literals take the type the context wants; with
  * COND NULL the flexible literal KONST. */
 Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
+
+/* ---- warps.c: warp forms (spec "Warps & Shuffles") ---- */
+int warp_form_name(const char *key);
+Node *warp_form(Ctx *cx, Node *syn, Type *want);
+Node *warp_size_value(Ctx *cx, Node *syn, Type *want);
+/* (device-has :subgroups): 1 when the device decides (OpenCL C 2.0+). */
+int warp_device_has_subgroups(Ctx *cx, const Node *syn);
+/* Control flow: the divergent construct in force inside TEST's branches
+ * (returns the one to restore afterwards). */
+const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
+const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
+const Node *warp_divergent_enter(Ctx *cx, const Node *construct);
+/* A call of CALLEE: check convergence, pass the warp memory on. */
+int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 
 /* ---- check_expr.c: calls ---- */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);

@@ -46,6 +46,12 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
         if (n->op > 0 && n->op <= CAST_REINTERPRET) sb_printf(b, " %s", kinds[n->op]);
         break;
     }
+    case N_C_WARP: {
+        static const char *const ops[] = {"get-lane-id", "get-warp-id", "get-num-warps", "%warp-lanes", "sync-warp",
+                                          "shuffle", "shuffle-up", "shuffle-down", "shuffle-xor", "read"};
+        if (n->op >= 0 && n->op < WARP__COUNT) sb_printf(b, " %s", ops[n->op]);
+        break;
+    }
     case N_C_BARRIER: {
         static const char *const kinds[] = {"barrier local", "barrier global", "barrier both", "fence local", "fence global", "fence both"};
         if (n->op >= 0 && n->op <= FENCE_BOTH) sb_printf(b, " %s", kinds[n->op]);

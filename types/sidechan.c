@@ -563,6 +563,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
         len->sym = s;
         extra[(*nextra)++] = len;
     }
+    if (!warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
     if (callee->debug) {
         Sym *d = debug_sym(cx, call_syn);
         if (!d) return 0;

@@ -55,6 +55,9 @@ EXPECTED = {
     "examples/side_channels.crisp": {
         (38, "W1103"): "A[2i] and A[2i+1]: every other element",
     },
+    "examples/sum_vector_warp.crisp": {
+        (36, "W1102"): "when-thread-in-group-is (0): one work-item",
+    },
     "examples/sum_vector.crisp": {
         (32, "W1102"): "the tree reduction's (< local-idx s) leaves work-items idle",
         (36, "W1102"): "when-thread-in-group-is (0): one work-item",
@@ -83,6 +86,10 @@ EXPECTED = {
         (51, "W1102"): "when-global-linear-id-is: one work-item",
         (53, "W1102"): "when-local-linear-id-is: one work-item per group",
         (57, "W1102"): "(= lx 0): one work-item per group",
+    },
+    "tests/e2e/warps.crisp": {
+        (89, "W1102"): "when-thread-in-warp-is 0: one lane of each warp",
+        (112, "W1102"): "(>= lane d): the scan's lower lanes keep their value",
     },
     "tests/e2e/debug.crisp": {
         (12, "W1102"): "when-thread-is 0: one work-item",

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""bench_warps.py - the warp section of `make bench` (docs/warps.md,
+docs/performance.md): a reduce-to-warp vector sum (bench/warp_sum.crisp)
+against a hand-written float4 copy, on the same device, same run.
+
+The sum reads N floats as float4s; the copy reads and writes N floats.  Both
+are memory-bound, so the figure that matters is bandwidth: bytes moved per
+kernel second (OpenCL profiling events).  The ratio sum/copy is what the
+issue asks to be at least 0.90 on an H100.
+
+    python3 scripts/bench_warps.py [--platform NAME] [--n FLOATS] [--runs N]
+                                   [--ocl-version 1.2|2.0|3.0] [--local N]
+
+--platform (default $CRISP_PLATFORM, else "Portable Computing Language")
+picks the OpenCL platform by a substring of its name, e.g. NVIDIA.  Needs
+./crisp (or $CRISP), pyopencl and numpy; no clang.  Exit status 1 when a
+result is wrong (the ratio is reported, not enforced: speed is never a test).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--platform", default=os.environ.get("CRISP_PLATFORM") or "Portable Computing Language")
+    ap.add_argument("--n", type=int, default=0, help="floats to sum (default: 2^26 on a GPU, 2^22 otherwise)")
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_KERNEL_RUNS", "20")))
+    ap.add_argument("--ocl-version", default="1.2")
+    ap.add_argument("--local", type=int, default=256, help="local size of both kernels")
+    opt = ap.parse_args()
+
+    os.environ["CRISPTEST_PLATFORM"] = opt.platform
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    import crisptest
+    from crisptest import load_program, np, cl
+
+    ctx, _ = crisptest._context()
+    dev = ctx.devices[0]
+    gpu = bool(dev.type & cl.device_type.GPU)
+    n = opt.n or (1 << 26 if gpu else 1 << 22)
+    n -= n % (4 * opt.local)
+    out = os.path.join(REPO, "tests", "out", "bench", "warps")
+    os.makedirs(out, exist_ok=True)
+
+    # the Crisp kernel, transpiled here (no clang needed)
+    crisp = os.environ.get("CRISP") or os.path.join(REPO, "crisp")
+    src = os.path.join(REPO, "bench", "warp_sum.crisp")
+    r = subprocess.run([crisp, "--transpile-to=oclc", "--metadata", "--ocl-version=" + opt.ocl_version,
+                        "--output-dir=" + out, src], capture_output=True, text=True)
+    if r.returncode:
+        sys.stderr.write("crisp failed:\n" + r.stderr)
+        return 1
+    prog = load_program(os.path.join(out, "warp_sum.cl"), os.path.join(out, "warp_sum.metacrisp"), validate=False)
+    with open(os.path.join(out, "warp_sum.cl")) as f:
+        path = "(OpenCL C %s file)" % opt.ocl_version
+
+    copy_cl = os.path.join(out, "copy4.cl")
+    with open(copy_cl, "w") as f:
+        f.write("__kernel void copy4(__global const float4 *a, __global float4 *b)\n"
+                "{\n    size_t i = get_global_id(0);\n    b[i] = a[i];\n}\n")
+    buf = lambda i, name, access: {"index": i, "name": name, "role": "buffer", "type": "__global float4 *",
+                                   "element": "float4", "address_space": "global", "access": access,
+                                   "align": "compact", "stride": 16}
+    copy = load_program(copy_cl, {"kernels": [{
+        "name": "copy4", "global_size": None, "local_size": None, "single_task": False,
+        "args": [buf(0, "a", "read_only"), buf(1, "b", "write_only")]}]}, validate=False)
+
+    def timed(p, kname, args, **sizes):
+        for _ in range(3):
+            p.run(kname, *args, **sizes)
+        ts = []
+        for _ in range(opt.runs):
+            p.run(kname, *args, **sizes)
+            ts.append(p.last_kernel_seconds)
+        return min(ts), statistics.median(ts)
+
+    rng = np.random.default_rng(7)
+    a = rng.random(n, dtype=np.float32)
+    a4 = a.reshape(-1, 4)
+    threads = min(n // 4, dev.max_compute_units * 2048)
+    threads -= threads % opt.local
+    partial = np.zeros(threads // 32, np.float32)
+    t_sum = timed(prog, "warp_sum4", [a4, partial], global_size=threads, local_size=opt.local)
+    total = float(partial.astype(np.float64).sum())
+    want = float(a.astype(np.float64).sum())
+    ok_sum = abs(total - want) <= 1e-4 * abs(want)
+    b4 = np.zeros_like(a4)
+    t_copy = timed(copy, "copy4", [a4, b4], global_size=n // 4, local_size=opt.local)
+    ok_copy = np.array_equal(a4, b4)
+
+    print("== warps: reduce-to-warp vector sum vs float4 copy, %d floats (%.0f MiB)" % (n, n * 4 / 2 ** 20))
+    print("device: %s / %s; sum: %d threads, local size %d %s" % (dev.platform.name.strip(), dev.name.strip(),
+                                                                   threads, opt.local, path))
+    print("%-28s %10s %10s %14s" % ("", "best ms", "median ms", "best GB/s"))
+    bw_sum = n * 4 / t_sum[0] / 1e9
+    bw_copy = 2 * n * 4 / t_copy[0] / 1e9
+    print("%-28s %10.3f %10.3f %14.1f%s" % ("crisp reduce-to-warp sum", t_sum[0] * 1e3, t_sum[1] * 1e3, bw_sum,
+                                            "" if ok_sum else "   WRONG RESULT (%g, want %g)" % (total, want)))
+    print("%-28s %10.3f %10.3f %14.1f%s" % ("hand-written float4 copy", t_copy[0] * 1e3, t_copy[1] * 1e3, bw_copy,
+                                            "" if ok_copy else "   WRONG RESULT"))
+    print("bandwidth ratio sum/copy: %.2f (best), %.2f (median)"
+          % (bw_sum / bw_copy, (n * 4 / t_sum[1]) / (2 * n * 4 / t_copy[1])))
+    return 0 if ok_sum and ok_copy else 1
+
+
+if __name__ == "__main__":
+    status = main()
+    sys.stdout.flush()
+    os._exit(status)
