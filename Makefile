@@ -1,4 +1,6 @@
-# Crisp - hand-written build.  `make` builds build/libcrisp.a and ./crisp.
+# Crisp - hand-written build.  `make` builds ./crisp, build/libcrisp.a and
+# build/libcrisp.so (the in-memory API of include/crisp.h, nothing else
+# exported) and build/libcrisp_all.a (every symbol: crisp, unit tests).
 # `make test` installs what a fresh machine lacks, then runs every suite.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -21,23 +23,40 @@ LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard l
 GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/diag_examples.c
 NEG_TESTS = $(sort $(wildcard tests/neg/*.crisp tests/neg/*/*.crisp))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
+# library objects: position-independent, internal symbols hidden
+LIBFLAGS = -fPIC -fvisibility=hidden -DCRISP_BUILDING_LIBRARY
+LIBS     = -lm -lpthread
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 
-all: crisp
+all: crisp $(B)/libcrisp.a $(B)/libcrisp.so
 
 crisp: $(B)/crisp
 	cp $< $@
 
-$(B)/crisp: $(B)/src/main.o $(B)/libcrisp.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+$(B)/crisp: $(B)/src/main.o $(B)/libcrisp_all.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/libcrisp.a: $(LIB_OBJ)
+$(B)/libcrisp_all.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+
+# The installed libraries export the API only: the static one is one
+# relocatable object whose hidden (internal) symbols are made local.
+$(B)/libcrisp.a: $(LIB_OBJ)
+	$(LD) -r -o $(B)/libcrisp.o $^
+	objcopy --localize-hidden $(B)/libcrisp.o
+	rm -f $@ && ar rcs $@ $(B)/libcrisp.o
+
+$(B)/libcrisp.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcrisp.so -Wl,-z,defs -o $@ $^ $(LIBS)
+
+$(B)/src/main.o: src/main.c $(wildcard include/*.h $(DIRS:%=%/*.h))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(B)/%.o: %.c $(wildcard include/*.h $(DIRS:%=%/*.h))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
 
 # The library (lib/*.crisp, written in Crisp) is compiled into the binary.
 $(B)/gen/library.c: $(LIB_CRISP) scripts/embed_lib.sh
@@ -59,11 +78,11 @@ $(B)/gen/diag_examples.c: $(NEG_TESTS) scripts/embed_examples.sh
 	sh scripts/embed_examples.sh $(NEG_TESTS) > $@
 
 $(B)/gen/%.o: $(B)/gen/%.c core/diag.h
-	$(CC) $(WARN) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(LIBFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-$(B)/unit/%: tests/unit/%.c $(B)/libcrisp.a
+$(B)/unit/%: tests/unit/%.c $(B)/libcrisp_all.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libcrisp.a -lcmocka -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcrisp_all.a -lcmocka $(LIBS)
 
 unit: $(UNIT_BIN)
 	sh tests/run_unit.sh $(UNIT_BIN)
@@ -72,7 +91,7 @@ deps:
 	sh scripts/deps.sh
 
 test: deps
-	$(MAKE) crisp $(UNIT_BIN)
+	$(MAKE) all $(UNIT_BIN)
 	PY=$(PY) sh tests/run_all.sh
 
 demo: deps crisp
@@ -89,18 +108,25 @@ asan:
 fuzz:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh tests/fuzz/run_fuzz.sh
 
-# bin/crisp, lib/libcrisp.a, include/crisp/crisp.h (the one public header:
+# bin/crisp, lib/libcrisp.a and libcrisp.so (the in-memory API, docs/api.md),
+# include/crisp/crisp.h (the one public header:
 # #include <crisp/crisp.h>), lib/pkgconfig/crisp.pc (written for this
 # PREFIX: `cc prog.c $(pkg-config --cflags --libs crisp)`), man1/crisp.1
 # and the licence.  DESTDIR is prepended for staged installs.
-INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(INCLUDEDIR)/crisp/crisp.h \
+INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(LIBDIR)/libcrisp.so $(INCLUDEDIR)/crisp/crisp.h \
             $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE
 
-install: crisp
+# The API's thread test under ThreadSanitizer (contexts in parallel threads).
+tsan:
+	$(MAKE) B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" build-tsan/unit/test_api
+	CMOCKA_MESSAGE_OUTPUT=stdout TSAN_OPTIONS=halt_on_error=1 build-tsan/unit/test_api
+
+install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/crisp \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
 	install -m 755 crisp $(DESTDIR)$(BINDIR)/crisp
 	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(LIBDIR)/libcrisp.a
+	install -m 755 $(B)/libcrisp.so $(DESTDIR)$(LIBDIR)/libcrisp.so
 	install -m 644 include/crisp.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp.h
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: crisp' \
 	  'Description: the Crisp compiler as a library (Crisp, a Lisp for GPU kernels, to OpenCL C)' \
@@ -115,6 +141,6 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/crisp $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-fuzz crisp tests/out
+	rm -rf build build-asan build-fuzz build-tsan crisp tests/out
 
-.PHONY: all unit deps test demo bench asan fuzz install uninstall clean
+.PHONY: all unit deps test demo bench asan fuzz tsan install uninstall clean

@@ -6,7 +6,7 @@
 #ifndef CRISP_CONTEXT_H
 #define CRISP_CONTEXT_H
 
-#include "../include/crisp.h"
+#include "options.h"
 #include "arena.h"
 #include "diag.h"
 #include "node.h"

@@ -425,6 +425,20 @@ DIAG(E1113, ERROR, "analysis declaration in the wrong place")
 DIAG(E1114, ERROR, "declaim names no function or kernel")
 DIAG(E1115, ERROR, "malformed register budget")
 
+/* E15xx IR and binaries through the vendor tools, compilation flags (src/) */
+DIAG_INTERNAL(E1501, ERROR, "a vendor tool the target needs is not installed",
+              "depends on the machine's tools: tests/e2e/targets.py runs crisp with a PATH that lacks them")
+DIAG_INTERNAL(E1502, ERROR, "a vendor tool failed",
+              "a failing vendor tool: tests/e2e/targets.py puts a failing clang on PATH")
+DIAG_INTERNAL(E1503, ERROR, "a vendor tool rejected the OpenCL C generated from this line",
+              "a failing vendor tool: tests/e2e/targets.py puts a failing clang on PATH")
+DIAG_INTERNAL(E1504, ERROR, "a GPU the installed ptxas does not know",
+              "depends on the installed ptxas: tests/e2e/targets.py asks for sm_55")
+DIAG_INTERNAL(E1505, ERROR, "no temporary directory for the vendor tools, or no output from them",
+              "an unwritable TMPDIR or a broken tool")
+DIAG(E1510, ERROR, "used before its definition (--single-pass)")
+DIAG(E1511, ERROR, "variable without a declared type (--no-inference)")
+
 /* W03xx warnings: declarations */
 DIAG(W0302, WARNING, "unknown declaration ignored")
 DIAG(W0303, WARNING, "binding hides a variable spelled differently")

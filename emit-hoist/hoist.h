@@ -16,6 +16,8 @@ typedef struct HoistOptions {
     const char **dynamic;       /* --hoist-dynamic=KERNEL names */
     int ndynamic;
     int debug_output;           /* --debug-output */
+    const char *crisp_source;   /* --hoist-dynamic: the Crisp inputs, for the API */
+    const char *crisp_flags;    /* ... and the flags it respects (docs/api.md) */
 } HoistOptions;
 
 /* BASE_hoist_OpenCL.c: C99 (and C++) against the Khronos headers and the

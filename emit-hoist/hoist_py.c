@@ -472,18 +472,43 @@ static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
     pr_line(p, "]");
 }
 
-static void emit_cl_source(Printer *p, const HoistOptions *o) {
-    pr_blank(p);
-    pr_line(p, "# --hoist-dynamic: the kernels named in DYNAMIC_KERNELS are built at run");
-    pr_line(p, "# time from this text (%s.cl as crisp wrote it).", o->base);
-    StrBuf *b = p->out;
-    sb_puts(b, "CL_SOURCE = \"\"\"\\\n");
-    for (const unsigned char *s = (const unsigned char *)astr(o->cl_source); *s; s++) {
+static void py_long_string(StrBuf *b, const char *name, const char *text) {
+    sb_printf(b, "%s = \"\"\"\\\n", name);
+    for (const unsigned char *s = (const unsigned char *)astr(text); *s; s++) {
         if (*s == '\\' || *s == '"') sb_printf(b, "\\%c", *s);
         else if (*s == '\n' || *s == '\t' || (*s >= 32 && *s != 127)) sb_putc(b, (char)*s);
         else sb_printf(b, "\\x%02x", *s);
     }
     sb_puts(b, "\"\"\"\n");
+}
+
+static void emit_cl_source(Printer *p, const HoistOptions *o, Arena *a) {
+    pr_blank(p);
+    pr_line(p, "# --hoist-dynamic: the kernels named in DYNAMIC_KERNELS are built at run");
+    pr_line(p, "# time from this text (%s.cl as crisp wrote it).", o->base);
+    py_long_string(p->out, "CL_SOURCE", o->cl_source);
+    if (!o->crisp_source) return;
+    pr_blank(p);
+    pr_line(p, "# ... or, where the `crisp` package is installed, from the Crisp it came");
+    pr_line(p, "# from, compiled in memory by crisp.compile (docs/api.md) with these flags.");
+    py_long_string(p->out, "CRISP_SOURCE", o->crisp_source);
+    pr_line(p, "CRISP_FLAGS = %s", quoted(a, astr(o->crisp_flags)));
+    pr_line(p, "DYNAMIC_ORIGIN = None     # \"crisp.compile\" or \"CL_SOURCE\" once load() ran");
+    top_gap(p);
+    pr_line(p, "def dynamic_source():");
+    pr_indent(p);
+    pr_line(p, "\"\"\"The OpenCL C of DYNAMIC_KERNELS: CRISP_SOURCE compiled now by the");
+    pr_line(p, "in-memory compiler when `import crisp` works, else CL_SOURCE.\"\"\"");
+    pr_line(p, "global DYNAMIC_ORIGIN");
+    pr_line(p, "try:");
+    pr_line(p, "    import crisp");
+    pr_line(p, "except ImportError:");
+    pr_line(p, "    DYNAMIC_ORIGIN = \"CL_SOURCE\"");
+    pr_line(p, "    return CL_SOURCE");
+    pr_line(p, "DYNAMIC_ORIGIN = \"crisp.compile\"");
+    pr_line(p, "return crisp.compile(CRISP_SOURCE, flags=CRISP_FLAGS, name=%s).opencl_c",
+            quoted(a, arena_printf(a, "%s.crisp", o->base)));
+    pr_dedent(p);
 }
 
 /* Add SD and, first, the structs of its fields to LIST (no duplicates). */
@@ -548,7 +573,7 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
             dyn = arena_printf(a, "%s%s\"%s\"", astr(dyn), *astr(dyn) ? ", " : "", abi->kernels[i].name);
     pr_line(p, "DYNAMIC_KERNELS = (%s%s)", astr(dyn), ndynamic == 1 ? "," : "");
     emit_debug_sites(p, abi, a);
-    if (ndynamic) emit_cl_source(p, o);
+    if (ndynamic) emit_cl_source(p, o, a);
     emit_structs(p, abi, a);
 }
 
@@ -563,7 +588,7 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_line(p, "runtime = crisp_runtime.Runtime(context, queue, unified_memory=UNIFIED_MEMORY)");
     pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");
     if (ndynamic) {
-        pr_line(p, "dynamic_program = runtime.build_source(CL_SOURCE, BUILD_OPTIONS,");
+        pr_line(p, "dynamic_program = runtime.build_source(%s, BUILD_OPTIONS,", o->crisp_source ? "dynamic_source()" : "CL_SOURCE");
         pr_line(p, "                                       name=\"CL_SOURCE of %s_hoist_PyOpenCL\")", o->base);
     }
     pr_line(p, "return Kernels(runtime, program%s)", ndynamic ? ", dynamic_program" : "");

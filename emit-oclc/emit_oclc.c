@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/printer.h"
+#include "reads.h"
 #include "warps.h"
 
 typedef struct Em {
@@ -22,6 +23,7 @@ typedef struct Em {
     Arena *a;
     const Program *p;
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
+    const OclcReads *reads; /* the function's unread variables (reads.h) */
 } Em;
 
 static const char *basename_of(const char *path);
@@ -204,6 +206,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     case N_C_CALL:
         if (n->op == BI_CALL) sb_printf(e->out, "%s(", n->text);
         else if (n->op == BI_HELPER) sb_printf(e->out, "%s(", oclc_helper_name(e->a, e->p->helpers[n->ival]));
+        /* work-item queries CUDA lacks go through macros (nvptx_guards_out) */
+        else if (n->op == BI_GLOBAL_OFFSET) sb_puts(e->out, "CRISP_GLOBAL_OFFSET(");
+        else if (n->op == BI_WORK_DIM) sb_puts(e->out, "CRISP_WORK_DIM(");
         else sb_printf(e->out, "%s(", builtin_spelling(n->op, n->ty));
         args_out(e, n->kids, n->nkids);
         sb_putc(e->out, ')');
@@ -292,22 +297,35 @@ static void origin_comment(Em *e, const Node *n) {
     pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);
 }
 
+/* `(void)name;` after a variable nobody reads (reads.h). */
+static void unread_mark(Em *e, const Node *decl, int part, const char *name) {
+    if (oclc_reads_decl(e->reads, decl, part) == OCLC_DECL_MARK) pr_line(&e->pr, "(void)%s; /* not read */", name);
+}
+
 static void decl_out(Em *e, const Node *n) {
     Sym *s = n->sym;
     Type *t = s->ty ? s->ty : n->ty;
     if (!t) return;
-    indent_out(e);
     if (s->is_view) {
         /* a vector over side-channel or marshalled memory: pointer + length */
-        sb_printf(e->out, "%s%s = ", oclc_pointer_type(e->a, t), s->cname);
-        expr_out(e, n->kids[0], 2);
-        sb_puts(e->out, ";\n");
-        indent_out(e);
-        sb_printf(e->out, "ulong %s = ", s->len_cname);
-        expr_out(e, n->kids[1], 2);
-        sb_puts(e->out, ";\n");
+        if (oclc_reads_decl(e->reads, n, 0) != OCLC_DECL_DROP) {
+            indent_out(e);
+            sb_printf(e->out, "%s%s = ", oclc_pointer_type(e->a, t), s->cname);
+            expr_out(e, n->kids[0], 2);
+            sb_puts(e->out, ";\n");
+            unread_mark(e, n, 0, s->cname);
+        }
+        if (oclc_reads_decl(e->reads, n, 1) != OCLC_DECL_DROP) {
+            indent_out(e);
+            sb_printf(e->out, "ulong %s = ", s->len_cname);
+            expr_out(e, n->kids[1], 2);
+            sb_puts(e->out, ";\n");
+            unread_mark(e, n, 1, s->len_cname);
+        }
         return;
     }
+    if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_DROP) return;
+    indent_out(e);
     if (t->kind == TY_VECTOR) {
         sb_printf(e->out, "%s%s %s[%lld]", as_qual(t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
         if (s->init) {
@@ -323,6 +341,7 @@ static void decl_out(Em *e, const Node *n) {
         }
     }
     sb_puts(e->out, ";\n");
+    unread_mark(e, n, 0, s->cname);
 }
 
 static void stmt_out(Em *e, const Node *n);
@@ -527,7 +546,7 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "/* get-global-id: thread id relative to the global offset */");
         pr_line(p, "ulong crisp_global_id(uint dim)");
         pr_line(p, "{");
-        pr_line(p, "    return (ulong)(get_global_id(dim) - get_global_offset(dim));");
+        pr_line(p, "    return (ulong)(get_global_id(dim) - CRISP_GLOBAL_OFFSET(dim));");
         pr_line(p, "}");
         break;
     case H_GLOBAL_LINEAR_ID:
@@ -795,7 +814,9 @@ static void func_out(Em *e, const CFunc *f) {
         Sym *s = f->local_arrays[i];
         pr_line(&e->pr, "__local %s %s[%lld];", oclc_elem_type(e->a, s->ty), s->cname, (long long)s->ty->length);
     }
+    e->reads = oclc_reads_build(e->a, f->body, e->p);
     block_body(e, f->body);
+    e->reads = NULL;
     pr_dedent(&e->pr);
     pr_line(&e->pr, "}");
     pr_blank(&e->pr);
@@ -847,6 +868,109 @@ static int uses_half(const Program *p) {
         if (tree_has_half(fn->body)) return 1;
     }
     return 0;
+}
+
+/* Does the tree call builtin `op`? */
+static int tree_calls(const Node *n, int op) {
+    if (!n) return 0;
+    if (n->kind == N_C_CALL && n->op == op) return 1;
+    for (int i = 0; i < n->nkids; i++)
+        if (tree_calls(n->kids[i], op)) return 1;
+    return 0;
+}
+
+/* Work-item queries CUDA has no counterpart for, which libclc does not
+ * provide for NVPTX: compiled for --ir-target=ptx or a --binary-gpu-target
+ * sm_XX (docs/targets.md), ids start at 0 (no global offset) and a launch
+ * always has 3 dimensions, so the work dimension is that of the highest
+ * dimension larger than 1. */
+static void nvptx_guards_out(Em *e, const Program *p) {
+    int offset = 0, dim = 0;
+    for (int i = 0; i < p->nhelpers && !offset; i++) offset = p->helpers[i]->kind == H_GLOBAL_ID;
+    for (int f = 0; f < p->nfuncs; f++) {
+        offset = offset || tree_calls(p->funcs[f]->body, BI_GLOBAL_OFFSET);
+        dim = dim || tree_calls(p->funcs[f]->body, BI_WORK_DIM);
+    }
+    if (!offset && !dim) return;
+    pr_line(&e->pr, "/* work-item queries CUDA (NVPTX) lacks */");
+    pr_line(&e->pr, "#ifdef __NVPTX__");
+    if (offset) pr_line(&e->pr, "#define CRISP_GLOBAL_OFFSET(dim) 0");
+    if (dim) pr_line(&e->pr, "#define CRISP_WORK_DIM() (get_global_size(2) > 1 ? 3u : get_global_size(1) > 1 ? 2u : 1u)");
+    pr_line(&e->pr, "#else");
+    if (offset) pr_line(&e->pr, "#define CRISP_GLOBAL_OFFSET(dim) get_global_offset(dim)");
+    if (dim) pr_line(&e->pr, "#define CRISP_WORK_DIM() get_work_dim()");
+    pr_line(&e->pr, "#endif");
+    pr_blank(&e->pr);
+}
+
+/* Collect the 64-bit atomic built-ins (`atom_*`) the tree calls. */
+static void note_atom64(const Node *n, const char **names, int *nnames) {
+    if (!n) return;
+    if (n->kind == N_C_CALL && n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
+        const char *name = builtin_spelling(n->op, n->ty);
+        int seen = 0;
+        for (int i = 0; i < *nnames; i++) seen |= !strcmp(names[i], name);
+        if (!seen && *nnames < 16) names[(*nnames)++] = name;
+    }
+    for (int i = 0; i < n->nkids; i++) note_atom64(n->kids[i], names, nnames);
+}
+
+/* 64-bit atomics (cl_khr_int64_base/extended_atomics) for NVPTX: libclc
+ * has none, so they are defined here on clang's __sync built-ins, as
+ * overloads of the OpenCL names for long and ulong in __global and
+ * __local memory; min and max are compare-and-swap loops. */
+static void nvptx_atom64_out(Em *e, const Program *p) {
+    if (!p->uses_int64_atomics) return;
+    const char *names[16];
+    int n = 0;
+    for (int f = 0; f < p->nfuncs; f++) note_atom64(p->funcs[f]->body, names, &n);
+    for (int i = 0; i < p->nhelpers; i++) {
+        const Helper *h = p->helpers[i];
+        if (h->kind != H_ATOMIC_RMW || !h->ty || ty_sizeof(h->ty) != 8) continue;
+        static const char *cas[2] = {"atom_or", "atom_cmpxchg"}; /* what the CAS loops use */
+        for (int k = 0; k < 2; k++) {
+            int seen = 0;
+            for (int j = 0; j < n; j++) seen |= !strcmp(names[j], cas[k]);
+            if (!seen && n < 16) names[n++] = cas[k];
+        }
+    }
+    if (!n) return;
+    Printer *pr = &e->pr;
+    pr_line(pr, "/* 64-bit atomics for CUDA (NVPTX): libclc has none, clang's __sync built-ins do */");
+    pr_line(pr, "#ifdef __NVPTX__");
+    static const char *types[2] = {"long", "ulong"}, *spaces[2] = {"__global", "__local"};
+    for (int i = 0; i < n; i++)
+        for (int ti = 0; ti < 2; ti++)
+            for (int si = 0; si < 2; si++) {
+                const char *t = types[ti], *op = names[i] + 5;
+                const char *ptr = arena_printf(e->a, "volatile %s %s *p", spaces[si], t);
+                if (!strcmp(op, "inc") || !strcmp(op, "dec")) {
+                    pr_line(pr, "%s __attribute__((overloadable)) %s(%s) { return __sync_fetch_and_%s(p, (%s)1); }", t,
+                            names[i], ptr, op[0] == 'i' ? "add" : "sub", t);
+                } else if (!strcmp(op, "cmpxchg")) {
+                    pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s cmp, %s v) { return __sync_val_compare_and_swap(p, cmp, v); }",
+                            t, names[i], ptr, t, t);
+                } else if (!strcmp(op, "xchg")) {
+                    pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v) { return __sync_lock_test_and_set(p, v); }", t,
+                            names[i], ptr, t);
+                } else if (!strcmp(op, "min") || !strcmp(op, "max")) {
+                    pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v)", t, names[i], ptr, t);
+                    pr_line(pr, "{");
+                    pr_line(pr, "    %s old = *p;", t);
+                    pr_line(pr, "    while (v %s old) {", op[1] == 'i' ? "<" : ">");
+                    pr_line(pr, "        %s seen = __sync_val_compare_and_swap(p, old, v);", t);
+                    pr_line(pr, "        if (seen == old) break;");
+                    pr_line(pr, "        old = seen;");
+                    pr_line(pr, "    }");
+                    pr_line(pr, "    return old;");
+                    pr_line(pr, "}");
+                } else {
+                    pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v) { return __sync_fetch_and_%s(p, v); }", t, names[i],
+                            ptr, t, op);
+                }
+            }
+    pr_line(pr, "#endif");
+    pr_blank(pr);
 }
 
 /* Every def-struct, in definition order, with explicit padding so each
@@ -957,6 +1081,8 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     pr_blank(&e.pr);
     oclc_warp_header(&e.pr, p);
     /* support code that does not depend on user functions, in a fixed order */
+    nvptx_guards_out(&e, p);
+    nvptx_atom64_out(&e, p);
     enums_out(&e, p);
     structs_out(&e, p);
     constvecs_out(&e, p);

@@ -537,15 +537,10 @@ void expander_toplevel(Expander *x, Node *form, Forms *out) {
 static void load_library(Expander *x) {
     Crisp *c = x->c;
     for (const LibFile *lf = crisp_library; lf->name && !c->diag.fatal; lf++) {
-        SrcFile *f = arena_alloc(&c->arena, sizeof *f);
-        if (!f) return;
-        f->name = lf->name;
-        f->text = lf->text;
-        f->len = (int)strlen(lf->text);
         Reader r;
         reader_init(&r, c);
         Forms forms = {0};
-        reader_read_file(&r, f, &forms);
+        reader_read_builtin(&r, lf->name, lf->text, &forms); /* parsed once per process (reader/builtin.c) */
         for (int i = 0; i < forms.n; i++) toplevel(x, forms.v[i], &x->lib, 0);
     }
 }

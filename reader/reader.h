@@ -32,6 +32,13 @@ void reader_init(Reader *r, Crisp *c);
  * c->diag.  Returns the number of errors found in this file. */
 int reader_read_file(Reader *r, const SrcFile *f, Forms *out);
 
+/* Read a built-in text (`text` is static: the prelude) like
+ * reader_read_file, but parse it only once per process and share its
+ * forms, read-only, with every later compilation (builtin.c). */
+int reader_read_builtin(Reader *r, const char *name, const char *text, Forms *out);
+/* A checksum of the shared built-in forms (tests: it never changes). */
+unsigned long reader_builtin_checksum(void);
+
 /* Truthiness of a -D value or literal form text: "0", "nil", "false" (any
  * case), "0.0" and "" are false; everything else is true. */
 int reader_text_truthy(const char *text);

@@ -7,7 +7,12 @@
 #     hand-written OpenCL C vector_add on PoCL, 2^22 floats (BENCH_KERNEL_RUNS
 #     timed runs, default 20, after 3 warm-ups); prints the best and median
 #     kernel times (OpenCL profiling events) and the ratio crisp/hand-written.
-#  3. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
+#  3. in-memory compilation: crisp.compile (the C API through the Python
+#     package) on examples/vector_add.crisp, per call after the first
+#     (BENCH_API_CALLS, default 500), next to PyOpenCL's
+#     Program(ctx, same OpenCL C).build() on PoCL with its caches off (what a
+#     JIT user pays for a new kernel anyway); prints both and the ratio.
+#  4. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
 #  4. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
@@ -24,6 +29,7 @@ if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debia
 fi
 PYTHONPATH=tests "$PY" - <<'PYEOF'
 import glob, os, statistics, subprocess, sys, time
+os.environ["POCL_KERNEL_CACHE"] = "0"  # section 3 times real builds
 from crisptest import (compile, load_program, np, CompileError, REPO, CLANG,
                        CLANG_CL_FLAGS, parse_type, _crisp_path)
 
@@ -129,6 +135,38 @@ if crisp_t:
     print("ratio crisp/hand-written: %.2f (best), %.2f (median)"
           % (crisp_t[0] / hand_t[0], crisp_t[1] / hand_t[1]))
 if not (ok1 and ok2):
+    status = 1
+
+print()
+print("== in-memory compilation: examples/vector_add.crisp")
+sys.path.insert(0, os.path.join(REPO, "python"))
+try:
+    import crisp as crisp_api
+    import pyopencl as cl
+    from crisptest import _context
+    source = open(src).read()
+    first = crisp_api.compile(source)          # parses the prelude once
+    calls = int(os.environ.get("BENCH_API_CALLS", "500"))
+    per_call = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(calls // 5):
+            crisp_api.compile(source)
+        per_call.append((time.perf_counter() - t0) / (calls // 5))
+    api_t = statistics.median(per_call)
+    ctx, _q = _context()
+    builds = []
+    for _ in range(int(os.environ.get("BENCH_BUILDS", "5"))):
+        t0 = time.perf_counter()
+        cl.Program(ctx, first.opencl_c).build(options="-cl-std=CL1.2", cache_dir=False)
+        builds.append(time.perf_counter() - t0)
+    build_t = statistics.median(builds)
+    print("%-44s %12s" % ("", "ms per call"))
+    print("%-44s %12.3f" % ("crisp.compile (in memory, after the first)", api_t * 1e3))
+    print("%-44s %12.3f" % ("PyOpenCL Program(...).build() on PoCL", build_t * 1e3))
+    print("ratio crisp.compile/PyOpenCL build: %.4f" % (api_t / build_t))
+except Exception as e:  # noqa: BLE001 - report, do not hide, a broken API
+    print("in-memory compilation: %s: %s" % (type(e).__name__, e))
     status = 1
 sys.exit(status)
 PYEOF

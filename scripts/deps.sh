@@ -34,7 +34,14 @@ python3             the test runners
 python3-pyopencl    running kernels from Python (tests, demo, PyOpenCL hoist)
 python3-numpy       host references in the tests
 pkgconf             the install test (pkg-config --cflags --libs crisp)
-python3-pip         installing the Intel CPU OpenCL runtime, the second test device
+clang-14            --ir-target=spv/ptx: the same LLVM as llvm-spirv-14 and libclc-14
+llvm-spirv-14       --ir-target=spv: LLVM to SPIR-V
+libclc-14           --ir-target=ptx: the OpenCL built-ins for NVPTX
+spirv-tools         spirv-val checks the SPIR-V in the tests
+binutils            nm, ld -r and objcopy for libcrisp.a (only the API exported)
+python3-pip         installing the Intel CPU OpenCL runtime (the second test device); pip install of crisp
+python3-venv        ... into a virtual environment
+python3-setuptools  ... built by setup.py
 '
 PACKAGES=$(printf '%s' "$NEEDS" | awk 'NF { print $1 }')
 why() { printf '%s' "$NEEDS" | awk -v p="$1" '$1 == p { $1 = ""; sub(/^ +/, ""); print }'; }

@@ -18,6 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
+#include "driver.h"
+#include "options.h"
+#include "order.h"
+#include "shake.h"
+#include "targets.h"
+
 #include "../analysis/analysis.h"
 #include "../emit-hoist/hoist.h"
 #include "../emit-oclc/emit_oclc.h"
@@ -33,7 +40,10 @@
 
 static SrcFile *load_file(Crisp *c, const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0) {
+    int is_stdin = !strcmp(path, "-");
+    if (is_stdin) {
+        if (fstat(0, &st) != 0) st.st_mode = 0;
+    } else if (stat(path, &st) != 0) {
         diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path, strerror(errno));
         return NULL;
     }
@@ -41,7 +51,7 @@ static SrcFile *load_file(Crisp *c, const char *path) {
         diag_error_plain(&c->diag, NULL, "cannot read `%s`: it is a directory", path);
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path, strerror(errno));
         return NULL;
@@ -59,7 +69,7 @@ static SrcFile *load_file(Crisp *c, const char *path) {
         sb_putn(&b, buf, n);
     }
     int err = ferror(f);
-    fclose(f);
+    if (!is_stdin) fclose(f);
     if (err || too_big || b.oom) {
         diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", path,
                          too_big ? "file larger than 64 MiB" : b.oom ? "out of memory" : "read error");
@@ -74,7 +84,7 @@ static SrcFile *load_file(Crisp *c, const char *path) {
         diag_error_plain(&c->diag, NULL, "cannot read `%s`: out of memory", path);
         return NULL;
     }
-    sf->name = arena_strdup(&c->arena, path);
+    sf->name = arena_strdup(&c->arena, is_stdin ? "<stdin>" : path);
     sf->text = text;
     sf->len = len;
     return sf;
@@ -101,7 +111,22 @@ static int load_inputs(Crisp *c) {
         return f->text && add_file(c, f);
     }
     for (int i = 0; i < o->ninputs; i++) {
-        SrcFile *f = load_file(c, o->inputs[i]);
+        SrcFile *f;
+        if (o->input_texts && o->input_texts[i]) {
+            /* in memory (the API's add_input_string) */
+            f = arena_alloc(&c->arena, sizeof *f);
+            if (!f) return 0;
+            f->name = o->inputs[i];
+            f->text = arena_strndup(&c->arena, o->input_texts[i], o->input_lens[i]);
+            f->len = (int)o->input_lens[i];
+            if (!f->text || o->input_lens[i] > (size_t)MAX_SOURCE_BYTES) {
+                diag_error_plain(&c->diag, NULL, "cannot read `%s`: %s", f->name,
+                                 f->text ? "larger than 64 MiB" : "out of memory");
+                return 0;
+            }
+        } else {
+            f = load_file(c, o->inputs[i]);
+        }
         if (!f) return 0;
         add_file(c, f);
     }
@@ -154,6 +179,7 @@ typedef struct Output {
 } Output;
 
 static const char *stem_of(Arena *a, const char *path) {
+    if (!strcmp(path, "<stdin>")) return "stdin";
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
@@ -340,80 +366,220 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
     return ok;
 }
 
-/* Stage 4: every requested output file. */
-static int stage_emit(Crisp *c, const Program *p) {
+/* Stage 4: every requested output file.  `kept` and `shaken` list what
+ * --tree-shaking kept and left out, for the cache record. */
+static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *shaken, Forms read,
+                      const Program *checked) {
     const CrispOptions *o = c->opt;
     int hoist = o->hoist_opencl || o->hoist_pyopencl;
-    if (!o->transpile_oclc && !o->metadata && !hoist && !o->emit_runtime_dir) return 0;
+    int in_memory = o->capture_cl || o->capture_meta || o->capture_bin;
+    int record = o->tree_shaking && !in_memory; /* the command line fills the cache */
+    const char *reout = in_memory ? NULL : o->re_output_dir;
+    if (!o->transpile_oclc && !o->metadata && !hoist && !o->emit_runtime_dir && !o->ntargets && !record && !reout)
+        return 0;
     const char *dir = o->output_dir ? o->output_dir : ".";
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
-    Output outs[8];
-    memset(outs, 0, sizeof outs);
+    const char *cache_dir = o->tree_shake_dir ? o->tree_shake_dir : o->tree_shaking ? dir : NULL;
+    int nmax = 7 + 2 * o->ntargets + (reout ? c->nfiles : 0);
+    Output *outs = arena_alloc(&c->arena, sizeof(Output) * (size_t)nmax);
+    StrBuf **capture = arena_alloc(&c->arena, sizeof(StrBuf *) * (size_t)nmax);
+    if (!outs || !capture) {
+        diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+        return 2;
+    }
     int n = 0;
     StrBuf cl;
     sb_init(&cl);
     emit_oclc(&cl, p, &c->arena);
     if (o->transpile_oclc || hoist) {
         outs[n].path = arena_printf(&c->arena, "%s/%s.cl", dir, base);
+        capture[n] = o->capture_cl;
         sb_init(&outs[n].text);
         sb_putn(&outs[n].text, sb_cstr(&cl), cl.len);
         n++;
     }
     if (o->metadata) {
         outs[n].path = arena_printf(&c->arena, "%s/%s.metacrisp", dir, base);
+        capture[n] = o->capture_meta;
         sb_init(&outs[n].text);
         emit_metadata(&outs[n].text, p, &c->arena);
         n++;
     }
-    if (hoist) {
+    /* IR and binaries through the vendor tools (targets.c), or from the
+       cache when it holds them for exactly this OpenCL C (cache.h) */
+    int status = 0;
+    for (int i = 0; i < o->ntargets && !status && !cl.oom; i++) {
+        const CrispTarget *t = &o->targets[i];
+        Output *built = &outs[n];
+        built->path = target_file(&c->arena, t, o->fat_binary, dir, base);
+        capture[n] = i == 0 ? o->capture_bin : NULL;
+        sb_init(&built->text);
+        n++;
+        char *entry = cache_dir ? cache_entry_path(cache_dir, t, o->fat_binary, sb_cstr(&cl), cl.len) : NULL;
+        if (entry && cache_entry_load(entry, t, o->fat_binary, sb_cstr(&cl), cl.len, &built->text)) {
+            free(entry);
+            continue;
+        }
+        status = target_build(c, t, o->fat_binary, base, sb_cstr(&cl), cl.len, &built->text);
+        if (!status && record && entry) {
+            outs[n].path = arena_strdup(&c->arena, entry);
+            capture[n] = NULL;
+            sb_init(&outs[n].text);
+            cache_entry_text(&outs[n].text, t, o->fat_binary, sb_cstr(&cl), cl.len, &built->text);
+            n++;
+        }
+        free(entry);
+    }
+    if (record && !status) {
+        /* the record: flags, inputs, what was kept, the kernels' requirements */
+        StrBuf flags, meta;
+        sb_init(&flags);
+        sb_init(&meta);
+        opt_api_flags(&flags, o);
+        emit_metadata(&meta, p, &c->arena);
+        const char **names = arena_alloc(&c->arena, sizeof(char *) * (size_t)(c->nfiles + 1));
+        const char **texts = arena_alloc(&c->arena, sizeof(char *) * (size_t)(c->nfiles + 1));
+        size_t *lens = arena_alloc(&c->arena, sizeof(size_t) * (size_t)(c->nfiles + 1));
+        for (int i = 0; names && texts && lens && i < c->nfiles; i++) {
+            names[i] = c->files[i]->name;
+            texts[i] = c->files[i]->text;
+            lens[i] = (size_t)c->files[i]->len;
+        }
+        outs[n].path = arena_printf(&c->arena, "%s/%s.crisp_libc", cache_dir, base);
+        capture[n] = NULL;
+        sb_init(&outs[n].text);
+        if (names && texts && lens)
+            cache_record_text(&outs[n].text, sb_cstr(&flags), names, texts, lens, c->nfiles, kept, shaken, sb_cstr(&meta));
+        else
+            outs[n].text.oom = 1;
+        n++;
+        sb_free(&flags);
+        sb_free(&meta);
+    }
+    if (hoist && !status) {
         Abi *abi = abi_build(&c->arena, p);
         HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
-                           o->debug_output};
+                           o->debug_output, NULL, NULL};
+        StrBuf src, flags;
+        sb_init(&src);
+        sb_init(&flags);
+        if (o->nhoist_dynamic) {
+            /* --hoist-dynamic: the inputs and flags, for the in-memory API */
+            for (int i = 0; i < c->nfiles; i++) {
+                if (c->nfiles > 1) sb_printf(&src, ";; ---- %s\n", c->files[i]->name);
+                sb_putn(&src, c->files[i]->text, (size_t)c->files[i]->len);
+                if (c->files[i]->len && c->files[i]->text[c->files[i]->len - 1] != '\n') sb_putc(&src, '\n');
+            }
+            opt_api_flags(&flags, o);
+            ho.crisp_source = arena_strdup(&c->arena, sb_cstr(&src));
+            ho.crisp_flags = arena_strdup(&c->arena, sb_cstr(&flags));
+        }
+        sb_free(&src);
+        sb_free(&flags);
         if (abi && o->hoist_opencl) {
             outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_OpenCL.c", dir, base);
+            capture[n] = NULL;
             sb_init(&outs[n].text);
             emit_hoist_opencl(&outs[n].text, abi, &ho, &c->arena);
             n++;
         }
         if (abi && o->hoist_pyopencl) {
             outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_PyOpenCL.py", dir, base);
+            capture[n] = NULL;
             sb_init(&outs[n].text);
             emit_hoist_pyopencl(&outs[n].text, abi, &ho, &c->arena);
             n++;
         }
     }
-    if (o->emit_runtime_dir) {
+    if (o->emit_runtime_dir && !status) {
         outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.h", o->emit_runtime_dir);
+        capture[n] = NULL;
         sb_init(&outs[n].text);
         sb_puts(&outs[n].text, crisp_runtime_h_text);
         n++;
         outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.py", o->emit_runtime_dir);
+        capture[n] = NULL;
         sb_init(&outs[n].text);
         sb_puts(&outs[n].text, crisp_runtime_py_text);
         n++;
     }
-    sb_free(&cl);
-    int oom = 0;
-    for (int i = 0; i < n; i++) oom |= outs[i].text.oom;
-    if (!oom && (o->capture_cl || o->capture_meta)) {
-        /* in-memory compilation: hand the text over instead of writing */
-        for (int i = 0; i < n; i++) {
-            const char *path = outs[i].path ? outs[i].path : "";
-            size_t len = strlen(path);
-            StrBuf *dst = len > 10 && !strcmp(path + len - 10, ".metacrisp") ? o->capture_meta
-                          : len > 3 && !strcmp(path + len - 3, ".cl")         ? o->capture_cl
-                                                                              : NULL;
-            if (dst) sb_putn(dst, sb_cstr(&outs[i].text), outs[i].text.len);
-            sb_free(&outs[i].text);
+    for (int i = 0; reout && !status && i < c->nfiles; i++) {
+        /* --re-output-crisp: the inputs rewritten (order.c), same file names */
+        const char *name = c->files[i]->name, *slash = strrchr(name, '/');
+        name = slash ? slash + 1 : name;
+        if (!strcmp(name, "<stdin>")) name = "stdin.crisp";
+        for (int j = 0; j < i; j++) {
+            const char *other = c->files[j]->name, *os = strrchr(other, '/');
+            if (!strcmp(os ? os + 1 : other, name)) {
+                diag_error_plain(&c->diag, NULL, "--re-output-crisp: two inputs are named `%s`", name);
+                status = 2;
+            }
         }
-        return 0;
+        outs[n].path = arena_printf(&c->arena, "%s/%s", reout, name);
+        struct stat in_st, out_st;
+        for (int j = 0; j < c->nfiles && outs[n].path; j++)
+            if (stat(c->files[j]->name, &in_st) == 0 && stat(outs[n].path, &out_st) == 0 && in_st.st_dev == out_st.st_dev &&
+                in_st.st_ino == out_st.st_ino) {
+                diag_error_plain(&c->diag, NULL, "--re-output-crisp=%s would overwrite the input `%s`: choose another directory",
+                                 reout, c->files[j]->name);
+                status = 2;
+            }
+        capture[n] = NULL;
+        sb_init(&outs[n].text);
+        order_reoutput(c, read, checked, i, &outs[n].text);
+        n++;
     }
-    if (oom) diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
-    else if (c->arena.exhausted) diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
-    int ok = !oom && !c->arena.exhausted && write_outputs(c, outs, n);
+    int oom = cl.oom;
+    sb_free(&cl);
+    for (int i = 0; i < n; i++) oom |= outs[i].text.oom;
+    int ok = !status && !oom;
+    if (ok && (o->capture_cl || o->capture_meta || o->capture_bin)) {
+        /* in-memory compilation: hand the results over instead of writing */
+        for (int i = 0; i < n; i++)
+            if (capture[i]) sb_putn(capture[i], sb_cstr(&outs[i].text), outs[i].text.len);
+    } else if (ok && c->arena.exhausted) {
+        diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
+        status = 2;
+    } else if (ok) {
+        ok = write_outputs(c, outs, n);
+        status = ok ? 0 : 2;
+    }
+    if (oom) {
+        diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+        status = 2;
+    }
     for (int i = 0; i < n; i++) sb_free(&outs[i].text);
-    return ok ? 0 : 2;
+    return status;
+}
+
+/* ---- crisp_compile_string: later definitions replace earlier ones ---- */
+
+static int file_index(const Crisp *c, const Node *n) {
+    for (int i = 0; i < c->nfiles; i++)
+        if (n->loc.file == c->files[i]) return i;
+    return -1;
+}
+
+/* Inputs from `override_from` on override: their definitions remove the
+ * same-named definitions of earlier inputs (the API, docs/api.md). */
+static Forms apply_overrides(Crisp *c, Forms f) {
+    int from = c->opt->override_from;
+    if (from <= 0 || from >= c->nfiles) return f;
+    char *gone = arena_alloc(&c->arena, (size_t)f.n + 1);
+    if (!gone) return f;
+    for (int i = 0; i < f.n; i++) {
+        const char *name = order_defined_name(f.v[i]);
+        if (!name || file_index(c, f.v[i]) < from) continue;
+        for (int j = 0; j < i; j++) {
+            const char *other = order_defined_name(f.v[j]);
+            if (other && !strcmp(other, name) && file_index(c, f.v[j]) < file_index(c, f.v[i])) gone[j] = 1;
+        }
+    }
+    Forms out = {0};
+    for (int i = 0; i < f.n; i++)
+        if (!gone[i]) forms_push(&c->arena, &out, f.v[i]);
+    return out;
 }
 
 /* ---- the pipeline ---- */
@@ -434,7 +600,8 @@ static const char *source_names(Crisp *c) {
 }
 
 static int pipeline(Crisp *c) {
-    Forms read = stage_read(c);
+    Forms read = apply_overrides(c, stage_read(c));
+    if (c->opt->single_pass && !c->diag.fatal) order_check_single_pass(c, read);
     if (c->opt->dump == DUMP_READ) return dump_forms(c, read), c->diag.errors ? 1 : 0;
     if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
     Expander *x = expander_new(c);
@@ -479,10 +646,18 @@ static int pipeline(Crisp *c) {
     if (c->diag.errors) return 1;
     const char *names = source_names(c);
     if (names) checked->source = names;
-    return stage_emit(c, checked);
+    StrBuf kept, shaken;
+    sb_init(&kept);
+    sb_init(&shaken);
+    const Program *emitted = checked;
+    if (c->opt->tree_shaking) emitted = tree_shake(&c->arena, checked, &kept, &shaken);
+    int status = emitted ? stage_emit(c, emitted, sb_cstr(&kept), sb_cstr(&shaken), read, checked) : 1;
+    sb_free(&kept);
+    sb_free(&shaken);
+    return status;
 }
 
-int crisp_compile(const CrispOptions *opt, FILE *diag_out) {
+int crisp_run(const CrispOptions *opt, FILE *diag_out) {
     Crisp c;
     memset(&c, 0, sizeof c);
     arena_init(&c.arena);

@@ -2,12 +2,13 @@
  * title from the registry (core/diag_codes.h) and its example, a negative
  * test built into the binary, compiled here and now so the user sees the
  * very diagnostic crisp reports on it.  Lives in the driver layer because
- * it runs a whole compilation (crisp_compile). */
+ * it runs a whole compilation (crisp_run). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/crisp.h"
+#include "driver.h"
+#include "options.h"
 #include "../core/diag.h"
 
 /* Print `text` indented by four spaces. */
@@ -24,8 +25,10 @@ static void print_indented(FILE *out, const char *text) {
 
 /* What a negative test's header asks of the compiler, which --explain
  * honours too: `; args:` words -DNAME=VALUE, --debug-output and
- * --max-memory=SIZE, and `; fill: COUNT TEXT` (tests/run_neg.py). */
+ * --max-memory=SIZE, any other option of the option table (src/options.c),
+ * and `; fill: COUNT TEXT` (tests/run_neg.py). */
 typedef struct ExampleSetup {
+    OptState opts;      /* the other options */
     CrispDefine defs[8];
     char store[1024];
     size_t used;
@@ -55,6 +58,12 @@ static void example_option(ExampleSetup *x, CrispOptions *o, char *word) {
         x->defs[o->ndefines].name = word + 2;
         x->defs[o->ndefines].value = eq + 1;
         o->ndefines++;
+    } else if (word[0] == '-' && word[1] == '-' && x->opts.a) {
+        int ambiguous;
+        const OptSpec *spec = opt_find_long(word + 2, &ambiguous);
+        const char *eq = strchr(word, '=');
+        if (spec && !(spec->where & OPT_ACTION) && (spec->arg == OPT_NO_ARG) == !eq)
+            opt_apply(&x->opts, spec, eq ? eq + 1 : NULL);
     }
 }
 
@@ -136,6 +145,11 @@ int crisp_explain(const char *code, FILE *out, FILE *err) {
     ExampleSetup setup;
     memset(&o, 0, sizeof o);
     memset(&setup, 0, sizeof setup);
+    Arena opt_arena;
+    arena_init(&opt_arena);
+    StrBuf opt_err;
+    sb_init(&opt_err);
+    setup.opts = (OptState){.o = &o, .a = &opt_arena, .err = &opt_err};
     o.inputs = &name;
     o.ninputs = 1;
     example_setup(ex->text, &o, &setup);
@@ -147,12 +161,16 @@ int crisp_explain(const char *code, FILE *out, FILE *err) {
     FILE *mem = open_memstream(&report, &report_len);
     if (!mem) {
         free(text);
+        sb_free(&opt_err);
+        arena_free(&opt_arena);
         fprintf(out, "\n(cannot compile the example here: out of memory)\n");
         return 0;
     }
-    int status = crisp_compile(&o, mem);
+    int status = crisp_run(&o, mem);
     fclose(mem);
     free(text);
+    sb_free(&opt_err);
+    arena_free(&opt_arena);
     fprintf(out, "\ncrisp reports (exit status %d):\n\n", status);
     print_indented(out, report && *report ? report : "(nothing)\n");
     free(report);

@@ -55,7 +55,7 @@ __all__ = [
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLANG = os.environ.get("CLANG", "clang")
-CLANG_CL_FLAGS = ["-x", "cl", "-Xclang", "-finclude-default-header", "-Werror", "-fsyntax-only"]
+CLANG_CL_FLAGS = ["-x", "cl", "-Xclang", "-finclude-default-header", "-Wall", "-Werror", "-fsyntax-only"]
 # A .cl is built with the -cl-std= its metadata names (--ocl-version).
 BUILD_OPTIONS = "-cl-std=CL1.2 -Werror"
 # The sub-group lowering of the warp forms (docs/warps.md) is validated as

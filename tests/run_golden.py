@@ -33,7 +33,7 @@ import tempfile
 from suite_cases import CRISP, HERE, REPO, select_cases
 CLANG = os.environ.get("CLANG", "clang")
 CLANG_FLAGS = ["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header",
-               "-Werror", "-fsyntax-only"]
+               "-Wall", "-Werror", "-fsyntax-only"]
 UPDATE = os.environ.get("UPDATE_GOLDEN", "") not in ("", "0")
 TIMEOUT = float(os.environ.get("CRISP_TIMEOUT", "30"))
 DUMPS = ("read", "expand", "check", "analysis")

@@ -1,11 +1,12 @@
 #!/bin/sh
 # run_install.sh - `make install` works for a C user, and `make uninstall`
 # removes it: install into a temporary DESTDIR, then
-#   1. every file is there (bin/crisp, lib/libcrisp.a, include/crisp/crisp.h,
-#      lib/pkgconfig/crisp.pc, share/man/man1/crisp.1, the licence);
+#   1. every file is there (bin/crisp, lib/libcrisp.a, lib/libcrisp.so,
+#      include/crisp/crisp.h, lib/pkgconfig/crisp.pc, share/man/man1/crisp.1,
+#      the licence);
 #   2. the installed crisp runs;
-#   3. a small C program that includes <crisp/crisp.h> and calls
-#      crisp_compile() builds with `pkg-config --cflags --libs crisp` against
+#   3. a small C program that includes <crisp/crisp.h> and uses the
+#      in-memory API (docs/api.md) builds with `pkg-config --cflags --libs crisp` against
 #      the installed tree alone (-I and -L from the .pc file, no repository
 #      paths) and compiles examples/vector_add.crisp;
 #   4. the man page formats without warnings (when man is installed);
@@ -32,7 +33,7 @@ else
 fi
 
 missing=""
-for f in bin/crisp lib/libcrisp.a include/crisp/crisp.h lib/pkgconfig/crisp.pc \
+for f in bin/crisp lib/libcrisp.a lib/libcrisp.so include/crisp/crisp.h lib/pkgconfig/crisp.pc \
          share/man/man1/crisp.1 share/doc/crisp/LICENSE; do
     [ -f "$root/$f" ] || missing="$missing $f"
 done
@@ -46,23 +47,31 @@ fi
 
 # 3. a C user of the library, built against the installed tree only
 cat >"$tmp/use_crisp.c" <<'EOF'
-/* A C user of libcrisp: compile a Crisp file, report the status. */
+/* A C user of libcrisp: compile a Crisp file in memory, write its OpenCL C
+ * and metadata to DIR, report the status. */
 #include <crisp/crisp.h>
 #include <stdio.h>
-#include <string.h>
+
+static int save(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return 0;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
 
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
-    const char *inputs[1] = {argv[1]};
-    CrispOptions o;
-    memset(&o, 0, sizeof o);
-    o.inputs = inputs;
-    o.ninputs = 1;
-    o.transpile_oclc = 1;
-    o.metadata = 1;
-    o.output_dir = argv[2];
-    int status = crisp_compile(&o, stderr);
-    printf("crisp %s: status %d\n", CRISP_VERSION, status);
+    crisp_context *ctx = crisp_new_context("oclc");
+    if (!ctx || crisp_add_input_file(ctx, argv[1]) != 0) return 2;
+    size_t size = 0;
+    const void *cl = NULL;
+    int status = crisp_compile(ctx, &size) == CRISP_ERROR_COMPILE_FAILURE || !crisp_get_binary(ctx, &cl, &size) ||
+                 !save(argv[2], "vector_add.cl", cl) || !save(argv[2], "vector_add.metacrisp", crisp_get_metadata(ctx));
+    fputs(crisp_get_messages(ctx), stderr);
+    printf("crisp %s: status %d\n", crisp_version(), status);
+    crisp_destroy_context(ctx);
     return status;
 }
 EOF
@@ -74,7 +83,7 @@ esac
 mkdir -p "$tmp/out"
 # shellcheck disable=SC2086
 if $CC -std=c99 -Wall -Wextra -Werror -o "$tmp/use_crisp" "$tmp/use_crisp.c" $pcflags >"$tmp/cc.log" 2>&1 &&
-        "$tmp/use_crisp" examples/vector_add.crisp "$tmp/out" >"$tmp/run.log" 2>&1 &&
+        LD_LIBRARY_PATH="$root/lib" "$tmp/use_crisp" examples/vector_add.crisp "$tmp/out" >"$tmp/run.log" 2>&1 &&
         grep -q '__kernel void vector_add(' "$tmp/out/vector_add.cl" &&
         [ -f "$tmp/out/vector_add.metacrisp" ]; then
     ok "a C program built against the installed tree compiles a kernel"

@@ -372,6 +372,7 @@ static const char *fn_kind_word(FnKind k) {
 }
 
 void grid_op(Ctx *cx, const Node *at, const char *what) {
+    if (ck_skip_checks(cx->ck)) return;
     if (cx->grid_steps) return; /* a step of a grid-level operation checked as a whole */
     if (cx->fn->kind == FN_FUNCTION) {
         diag_error_at(cx->ck->d, at, "E0501",
@@ -813,6 +814,15 @@ static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
 
 /* (let ((V E)...) (declare ...)... BODY...)  and let*  - spec "Crisp Types",
  * core forms.  Plain let checks every E before binding any V. */
+/* --no-inference (spec "Other Flags"): a variable of the user's own
+ * binding form (not one a macro wrote) whose type would be inferred from
+ * its value is an error. */
+static void no_inference(Ctx *cx, const Node *form, const Node *name) {
+    if (!cx->ck->c->opt || !cx->ck->c->opt->no_inference || form->origin) return;
+    diag_error_at(cx->ck->d, name, "E1511", "`%s` has no declared type, and --no-inference is on: write %s:TYPE or "
+                  "(declare (type TYPE %s))", name->name, name->name, name->name);
+}
+
 static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     Checker *ck = cx->ck;
     if (syn->nkids < 2 || !syn_is_list(syn->kids[1])) {
@@ -876,6 +886,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             continue;
         }
         if (declared && !value_type_ok(ck, declared, name)) continue;
+        if (!declared && !is_vector_init(cx, init, NULL)) no_inference(cx, syn, name);
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;
         Sym *s;
@@ -1276,6 +1287,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
             continue;
         }
         Type *t = vn->ann ? type_expr(ck, vn->ann) : vals[i]->ty;
+        if (!vn->ann) no_inference(cx, syn, vn);
         Node *v = t ? coerce(cx, vals[i], t, vn, "value") : NULL;
         if (!v) continue;
         Sym *s = new_local(cx, vn, vn->name, t);

@@ -1018,7 +1018,7 @@ static Node *b_elem(Ctx *cx, Node *syn, Type *want) {
     Sym *v = vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
     if (v->ty->tag && derived_elem_overload(cx, syn, v)) return user_call(cx, syn, want, NULL, 0);
-    if (v->write_only || v->ty->acc == ACC_WRITE_ONLY) {
+    if ((v->write_only || v->ty->acc == ACC_WRITE_ONLY) && !ck_skip_checks(cx->ck)) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
                       v->name, v->write_only ? "an &out parameter" : ":write-only");
         return NULL;
@@ -1158,7 +1158,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                           v->ty->as == AS_CONSTANT ? ":constant memory" : "read-only");
             return NULL;
         }
-        if (!for_write && (v->write_only || v->ty->acc == ACC_WRITE_ONLY)) {
+        if (!for_write && (v->write_only || v->ty->acc == ACC_WRITE_ONLY) && !ck_skip_checks(cx->ck)) {
             diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); updating it in place reads it",
                           v->name, v->write_only ? "an &out parameter" : ":write-only");
             return NULL;
@@ -1537,7 +1537,7 @@ static Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
 static Node *b_barrier(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 0, 0)) return NULL;
-    if (cx->no_barrier) {
+    if (cx->no_barrier && !ck_skip_checks(cx->ck)) {
         diag_error_at(D(cx), syn, "E0503",
                       "local-barrier inside `%s` would deadlock the workgroup: only some threads reach it", cx->no_barrier);
         return NULL;

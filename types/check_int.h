@@ -180,6 +180,12 @@ Sym *scope_lookup(Ctx *cx, const char *key);
 Sym *global_lookup(Checker *ck, const char *key);
 FuncDef *func_lookup(Checker *ck, const char *key);
 void func_index(Checker *ck, FuncDef *fd);
+
+/* --skip-c-t-checks (spec "Other Flags"): the routine safety checks that
+ * code generation does not need are skipped (docs/api.md "Flags"). */
+static inline int ck_skip_checks(const Checker *ck) {
+    return ck->c->opt && ck->c->opt->skip_ct_checks;
+}
 int func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
 Sym *parameter_lookup(Checker *ck, const Node *name);
 Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);

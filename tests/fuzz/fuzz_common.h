@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../include/crisp.h"
+#include "../../src/driver.h"
 #include "../../core/strbuf.h"
 
 /* DEBUG_TOO: the input's last bit turns --debug-output on. */
@@ -36,7 +36,7 @@ static void fuzz_compile(const uint8_t *data, size_t size, int debug_too) {
     o.max_consteval_steps = 200000;     /* ... def-const-vec bodies too */
     o.max_arena_bytes = 64u << 20;
     o.debug_output = debug_too && size > 0 && (data[size - 1] & 1);
-    crisp_compile(&o, sink);
+    crisp_run(&o, sink);
     sb_free(&cl);
     sb_free(&meta);
 }

@@ -3,7 +3,7 @@
  * drops, the index analysis behind check-coalesce and check-bank-conflicts,
  * and the opt-ins.
  *
- * Each case compiles a small program in memory (crisp_compile, no files)
+ * Each case compiles a small program in memory (crisp_run, no files)
  * with --dump=analysis, and looks for lines of the dump (the level of a
  * variable, a branch, a summary) or for diagnostics. */
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/crisp.h"
+#include "../../src/driver.h"
 
 typedef struct Run {
     int status;
@@ -40,7 +40,7 @@ static Run compile(const char *src, int no_static_analysis) {
     o.dump = DUMP_ANALYSIS;
     o.dump_out = p;
     o.no_static_analysis = no_static_analysis;
-    r.status = crisp_compile(&o, d);
+    r.status = crisp_run(&o, d);
     fclose(d);
     fclose(p);
     return r;

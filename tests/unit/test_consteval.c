@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/crisp.h"
+#include "../../src/driver.h"
 #include "../../types/consteval.h"
 
 /* ---- the evaluator on hand-built checked nodes ---- */
@@ -310,7 +310,7 @@ static Run compile_steps(const char *src, int cl, long steps) {
         o.capture_cl = &r.cl;
     }
     o.max_consteval_steps = steps;
-    r.status = crisp_compile(&o, d);
+    r.status = crisp_run(&o, d);
     fclose(d);
     return r;
 }

@@ -1,7 +1,7 @@
 /* test_ctquery.c - unit tests of the compile-time type queries
  * (types/ctquery.c): what a macro may ask the checker about types.
  *
- * Each case compiles a small program in memory (crisp_compile, no files):
+ * Each case compiles a small program in memory (crisp_run, no files):
  * definitions, then `(c-t-output QUERY)` at top level or inside a function
  * (where run-time variables have types), and reads the value the query
  * printed, or the diagnostic it raised.  Also type-directed expansion
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/crisp.h"
+#include "../../src/driver.h"
 
 typedef struct Run {
     int status;
@@ -44,7 +44,7 @@ static Run compile(const char *src, int dump) {
         o.dump = DUMP_EXPAND;
         o.dump_out = p;
     }
-    r.status = crisp_compile(&o, d);
+    r.status = crisp_run(&o, d);
     fclose(d);
     fclose(p);
     return r;

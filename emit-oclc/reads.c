@@ -1,0 +1,307 @@
+/* reads.c - which local variables of a function are never read (reads.h).
+ *
+ * The checker declares what a form might need: a view's length and
+ * offset, a tensor's dims and strides, a loop's thread id.  Many of those
+ * are never read, and `clang -Wall -Werror` rejects an unused variable or
+ * one that is only assigned.  Rather than teach every form to guess, the
+ * emitter asks here, once per function: a declaration nobody reads whose
+ * initializer has no effect is left out (repeatedly, since leaving one out
+ * can leave the variables its initializer read unread in turn); one that is
+ * assigned, or whose initializer has an effect, is kept and marked
+ * `(void)name;`.
+ *
+ * A C name is unique among the variables alive at one point, but may be
+ * used again once a variable's scope has ended (the checker's C-name
+ * allocation), so every name is resolved the way C resolves it in the
+ * printed code: through the declarations of the enclosing scopes (the
+ * function, each `if` branch, each `for`; a nested checked block is
+ * printed inline and opens none), innermost first.  Variables
+ * that alias another (a vector bound to a side channel) carry the same C
+ * name and count as the same variable. */
+#include "reads.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "../core/ptrmap.h"
+
+/* One declared C variable (a C_DECL declares one, or two for a view: the
+ * pointer and its length). */
+typedef struct Var {
+    const char *name;
+    const Node *init;   /* its initializer (expression or array list) */
+    int reads, writes;
+    int state;          /* OCLC_DECL_KEEP / _DROP / _MARK */
+    int fixed;          /* a loop variable: never left out */
+    int *uses;          /* the variables its initializer reads (indices) */
+    int nuses, capuses;
+} Var;
+
+/* Names: each C name once, with its visible binding; bindings form an
+ * undo log for leaving blocks. */
+typedef struct Name {
+    const char *name;
+    int top;            /* the visible binding, or -1 */
+} Name;
+
+typedef struct Bind {
+    int name;           /* index in names */
+    int var;            /* index in vars */
+    int prev;           /* the binding it hid, or -1 */
+} Bind;
+
+struct OclcReads {
+    Arena *a;
+    const Program *p;
+    Var *vars;
+    int nvars, capvars;
+    Name *names;
+    int nnames, capnames;
+    int *slots;         /* open addressing: name -> index in names, or -1 */
+    int nslots;
+    Bind *binds;
+    int nbinds, capbinds;
+    PtrMap decls;       /* C_DECL node -> 1 + index of its first Var */
+    int current;        /* the variable whose initializer is being scanned, or -1 */
+};
+
+static uint32_t name_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void *grow(Arena *a, void *v, int n, int *cap, size_t size) {
+    if (n < *cap) return v;
+    int nc = *cap ? *cap * 2 : 32;
+    void *p = arena_alloc(a, size * (size_t)nc);
+    if (!p) return NULL;
+    if (n) memcpy(p, v, size * (size_t)n);
+    *cap = nc;
+    return p;
+}
+
+static int *slot_of(OclcReads *r, const char *name) {
+    uint32_t mask = (uint32_t)r->nslots - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        int *s = &r->slots[i];
+        if (*s < 0 || !strcmp(r->names[*s].name, name)) return s;
+    }
+}
+
+/* The index of `name` in names (created when `create`), or -1. */
+static int name_index(OclcReads *r, const char *name, int create) {
+    if (r->slots) {
+        int *s = slot_of(r, name);
+        if (*s >= 0 || !create) return *s;
+    } else if (!create) {
+        return -1;
+    }
+    if ((r->nnames + 1) * 2 > r->nslots) {
+        int n = r->nslots ? r->nslots * 2 : 128;
+        int *slots = arena_alloc(r->a, sizeof(int) * (size_t)n);
+        if (!slots) return -1;
+        for (int i = 0; i < n; i++) slots[i] = -1;
+        r->slots = slots;
+        r->nslots = n;
+        for (int i = 0; i < r->nnames; i++) *slot_of(r, r->names[i].name) = i;
+    }
+    Name *v = grow(r->a, r->names, r->nnames, &r->capnames, sizeof(Name));
+    if (!v) return -1;
+    r->names = v;
+    v[r->nnames] = (Name){name, -1};
+    *slot_of(r, name) = r->nnames;
+    return r->nnames++;
+}
+
+/* The variable `name` refers to here, or -1 (a parameter, a global). */
+static int lookup(OclcReads *r, const char *name) {
+    int n = name ? name_index(r, name, 0) : -1;
+    return n < 0 || r->names[n].top < 0 ? -1 : r->binds[r->names[n].top].var;
+}
+
+/* Make `name` refer to variable `var` until the enclosing block ends. */
+static void bind(OclcReads *r, const char *name, int var) {
+    int n = name ? name_index(r, name, 1) : -1;
+    if (n < 0) return;
+    Bind *b = grow(r->a, r->binds, r->nbinds, &r->capbinds, sizeof(Bind));
+    if (!b) return;
+    r->binds = b;
+    b[r->nbinds] = (Bind){n, var, r->names[n].top};
+    r->names[n].top = r->nbinds++;
+}
+
+/* Leave a block: forget the names bound since `mark`. */
+static void unbind_to(OclcReads *r, int mark) {
+    while (r->nbinds > mark) {
+        Bind *b = &r->binds[--r->nbinds];
+        r->names[b->name].top = b->prev;
+    }
+}
+
+static int new_var(OclcReads *r, const char *name, const Node *init) {
+    Var *v = grow(r->a, r->vars, r->nvars, &r->capvars, sizeof(Var));
+    if (!v) return -1;
+    r->vars = v;
+    memset(&v[r->nvars], 0, sizeof(Var));
+    v[r->nvars].name = name;
+    v[r->nvars].init = init;
+    return r->nvars++;
+}
+
+static void read_var(OclcReads *r, const char *name) {
+    int i = lookup(r, name);
+    if (i < 0) return;
+    r->vars[i].reads++;
+    if (r->current >= 0) { /* remembered, to be taken back if the reader goes */
+        Var *c = &r->vars[r->current];
+        int *u = grow(r->a, c->uses, c->nuses, &c->capuses, sizeof(int));
+        if (!u) return;
+        c->uses = u;
+        c->uses[c->nuses++] = i;
+    }
+}
+
+/* A call the emitter may leave out: the work-item queries and the math
+ * builtins, and crisp's own id helpers.  User functions, atomics and the
+ * other helpers (divisions with a remainder out-parameter, the debug log)
+ * may have effects. */
+static int call_is_pure(const Node *n, const Program *p) {
+    switch (n->op) {
+    case BI_CALL: return 0;
+    case BI_HELPER: {
+        const Helper *h = p && n->ival >= 0 && n->ival < p->nhelpers ? p->helpers[n->ival] : NULL;
+        return h && (h->kind == H_GLOBAL_ID || h->kind == H_GLOBAL_LINEAR_ID || h->kind == H_LOCAL_LINEAR_ID ||
+                     h->kind == H_GLOBAL_LINEAR_SIZE || h->kind == H_LOCAL_LINEAR_SIZE || h->kind == H_POW2_BELOW);
+    }
+    default: return n->op >= BI_ABS && n->op <= BI_WORK_DIM;
+    }
+}
+
+static int is_pure(const Node *n, const Program *p) {
+    if (!n) return 1;
+    switch (n->kind) {
+    case N_C_ASSIGN:
+    case N_C_ATOMIC:
+    case N_C_BARRIER:
+    case N_C_BLOCK: return 0;
+    case N_C_CALL:
+        if (!call_is_pure(n, p)) return 0;
+        break;
+    default: break;
+    }
+    for (int i = 0; i < n->nkids; i++)
+        if (!is_pure(n->kids[i], p)) return 0;
+    return 1;
+}
+
+static void scan(OclcReads *r, const Node *n);
+
+/* A declaration: its initializer is read before its name is visible. */
+static void scan_decl(OclcReads *r, const Node *n) {
+    const Sym *s = n->sym;
+    if (!s || (s->ty && s->ty->kind == TY_IDENT)) return; /* not emitted */
+    int is_vec = s->ty && s->ty->kind == TY_VECTOR && !s->is_view;
+    int first = new_var(r, s->cname, s->is_view ? (n->nkids > 0 ? n->kids[0] : NULL) : is_vec ? s->init : n->nkids ? n->kids[0] : NULL);
+    int second = s->is_view ? new_var(r, s->len_cname, n->nkids > 1 ? n->kids[1] : NULL) : -1;
+    if (first < 0) return;
+    ptrmap_put(r->a, &r->decls, n, (void *)(intptr_t)(first + 1));
+    int saved = r->current;
+    r->current = first;
+    if (s->is_view) {
+        scan(r, n->nkids > 0 ? n->kids[0] : NULL);
+        r->current = second;
+        scan(r, n->nkids > 1 ? n->kids[1] : NULL);
+    } else if (is_vec) {
+        scan(r, s->init);
+    } else {
+        for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
+    }
+    r->current = saved;
+    bind(r, s->cname, first);
+    if (second >= 0) bind(r, s->len_cname, second);
+}
+
+static void scan(OclcReads *r, const Node *n) {
+    if (!n) return;
+    switch (n->kind) {
+    case N_C_VAR:
+        if (n->sym) read_var(r, n->sym->cname);
+        return;
+    case N_C_LENGTH:
+        if (n->sym) read_var(r, n->sym->len_cname);
+        return;
+    case N_C_ASSIGN: {
+        /* `x = e` and `x += e` do not read x in clang's sense */
+        const Node *lhs = n->kids[0];
+        if (lhs && lhs->kind == N_C_VAR && lhs->sym && lhs->sym->kind != SYM_RETPTR) {
+            int i = lookup(r, lhs->sym->cname);
+            if (i >= 0) r->vars[i].writes++;
+        } else {
+            scan(r, lhs);
+        }
+        scan(r, n->kids[1]);
+        return;
+    }
+    case N_C_DECL: scan_decl(r, n); return;
+    case N_C_BLOCK: /* printed inline (emit_oclc.c block_body): not a C scope */
+        for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
+        return;
+    case N_C_FOR: {
+        /* the loop variable lives in the loop; its test reads it */
+        int mark = r->nbinds;
+        scan(r, n->kids[0]);
+        int v = n->sym ? new_var(r, n->sym->cname, NULL) : -1;
+        if (v >= 0) {
+            r->vars[v].fixed = 1;
+            bind(r, n->sym->cname, v);
+        }
+        for (int i = 1; i < n->nkids; i++) scan(r, n->kids[i]);
+        unbind_to(r, mark);
+        return;
+    }
+    case N_C_IF: {
+        for (int i = 0; i < n->nkids; i++) {
+            int mark = r->nbinds;
+            scan(r, n->kids[i]);
+            unbind_to(r, mark);
+        }
+        return;
+    }
+    default: break;
+    }
+    for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
+}
+
+OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
+    OclcReads *r = arena_alloc(a, sizeof *r);
+    if (!r) return NULL;
+    r->a = a;
+    r->p = p;
+    r->current = -1;
+    scan(r, body);
+    if (a->exhausted) return NULL;
+    /* leave out what nobody reads, until nothing changes */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < r->nvars; i++) {
+            Var *v = &r->vars[i];
+            if (v->fixed || v->state == OCLC_DECL_DROP || v->reads > 0) continue;
+            if (v->writes == 0 && is_pure(v->init, p)) {
+                v->state = OCLC_DECL_DROP;
+                for (int k = 0; k < v->nuses; k++) r->vars[v->uses[k]].reads--;
+                changed = 1;
+            } else {
+                v->state = OCLC_DECL_MARK;
+            }
+        }
+    }
+    return r;
+}
+
+int oclc_reads_decl(const OclcReads *r, const Node *decl, int part) {
+    if (!r || !decl) return OCLC_DECL_KEEP;
+    intptr_t first = (intptr_t)ptrmap_get(&r->decls, decl);
+    if (!first || first - 1 + part >= r->nvars) return OCLC_DECL_KEEP;
+    return r->vars[first - 1 + part].state;
+}

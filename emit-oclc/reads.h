@@ -1,0 +1,25 @@
+/* reads.h - local variables nobody reads, so the emitted OpenCL C passes
+ * `clang -Wall -Werror` (see reads.c). */
+#ifndef CRISP_OCLC_READS_H
+#define CRISP_OCLC_READS_H
+
+#include "../types/check.h"
+
+enum {
+    OCLC_DECL_KEEP = 0,  /* read somewhere: print as is               */
+    OCLC_DECL_DROP = 1,  /* never read, no effect: leave it out       */
+    OCLC_DECL_MARK = 2,  /* never read but assigned or with an effect:
+                            print it, then `(void)name;`              */
+};
+
+typedef struct OclcReads OclcReads;
+
+/* Scan a function body of program `p`.  NULL when out of memory (then
+ * keep everything). */
+OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p);
+
+/* What to do with declaration `decl` (a C_DECL of the body): part 0 its
+ * variable, part 1 a view's length variable. */
+int oclc_reads_decl(const OclcReads *r, const Node *decl, int part);
+
+#endif

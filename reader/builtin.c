@@ -1,0 +1,95 @@
+/* builtin.c - the built-in Crisp texts (the prelude), read once per process.
+ *
+ * Reading the prelude was half the time of compiling a small kernel, and
+ * its text never changes, so its forms are parsed the first time any
+ * compilation asks and kept, read-only, in a process-wide arena that every
+ * later compilation shares: the stages after the reader never write to
+ * syntax nodes (a macro's result is always a fresh copy; test_api checks
+ * the shared forms stay unchanged).  A mutex guards the table, so
+ * compilations in separate threads may ask at once.  A text with reader
+ * conditionals (#+ / #-) depends on -D values and is read each time. */
+#include <pthread.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_BUILTINS 16
+
+typedef struct Builtin {
+    const char *text;   /* the static text: the key */
+    SrcFile file;       /* what the forms' locations point at */
+    Forms forms;
+    int ok;             /* read without diagnostics */
+} Builtin;
+
+static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
+static Builtin builtins[MAX_BUILTINS];
+static int nbuiltins;
+static Arena builtin_arena; /* never freed: lives as long as the process */
+
+/* Parse `b` into the process-wide arena, with a private context whose
+ * diagnostics go nowhere (a built-in text with errors is not cached: the
+ * caller reads it again and reports them). */
+static void parse_builtin(Builtin *b) {
+    Crisp c;
+    memset(&c, 0, sizeof c);
+    c.arena = builtin_arena;
+    diag_init(&c.diag, NULL);
+    Reader r;
+    reader_init(&r, &c);
+    reader_read_file(&r, &b->file, &b->forms);
+    builtin_arena = c.arena;
+    b->ok = !c.diag.errors && !c.arena.exhausted;
+}
+
+int reader_read_builtin(Reader *r, const char *name, const char *text, Forms *out) {
+    if (strstr(text, "#+") || strstr(text, "#-")) goto uncached;
+    pthread_mutex_lock(&builtin_lock);
+    Builtin *b = NULL;
+    for (int i = 0; i < nbuiltins && !b; i++)
+        if (builtins[i].text == text) b = &builtins[i];
+    if (!b && nbuiltins < MAX_BUILTINS) {
+        b = &builtins[nbuiltins++];
+        b->text = text;
+        b->file.name = name;
+        b->file.text = text;
+        b->file.len = (int)strlen(text);
+        parse_builtin(b);
+    }
+    pthread_mutex_unlock(&builtin_lock);
+    if (b && b->ok) {
+        for (int i = 0; i < b->forms.n; i++) forms_push(&r->c->arena, out, b->forms.v[i]);
+        return 0;
+    }
+uncached:;
+    SrcFile *f = arena_alloc(&r->c->arena, sizeof *f);
+    if (!f) return 1;
+    f->name = name;
+    f->text = text;
+    f->len = (int)strlen(text);
+    return reader_read_file(r, f, out);
+}
+
+/* A checksum of every cached form, for tests: it must never change. */
+static unsigned long node_sum(const Node *n, unsigned long h) {
+    if (!n) return h * 31 + 7;
+    h = h * 31 + (unsigned long)n->kind;
+    h = h * 31 + (unsigned long)n->loc.line * 7 + (unsigned long)n->loc.col;
+    h = h * 31 + (unsigned long)(size_t)n->loc.file + (unsigned long)(size_t)n->origin;
+    for (const char *s = n->name; s && *s; s++) h = h * 31 + (unsigned char)*s;
+    for (const char *s = n->key; s && *s; s++) h = h * 31 + (unsigned char)*s;
+    h = h * 31 + (unsigned long)n->ival + (unsigned long)n->nkids + (unsigned long)(size_t)n->ty +
+        (unsigned long)(size_t)n->sym + (unsigned long)n->op + (unsigned long)(size_t)n->text;
+    h = node_sum(n->ann, h);
+    for (int i = 0; i < n->nkids; i++) h = node_sum(n->kids[i], h);
+    return h;
+}
+
+unsigned long reader_builtin_checksum(void) {
+    unsigned long h = 0;
+    pthread_mutex_lock(&builtin_lock);
+    for (int i = 0; i < nbuiltins; i++)
+        for (int j = 0; j < builtins[i].forms.n; j++) h = node_sum(builtins[i].forms.v[j], h);
+    pthread_mutex_unlock(&builtin_lock);
+    return h;
+}
