@@ -375,6 +375,7 @@ static void for_out(Em *e, const Node *n) {
     }
     sb_puts(e->out, ") {\n");
     pr_indent(&e->pr);
+    if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_MARK) pr_line(&e->pr, "(void)%s; /* counts only */", v->cname);
     block_body(e, n->kids[3]);
     pr_dedent(&e->pr);
     pr_line(&e->pr, "}");

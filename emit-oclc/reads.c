@@ -248,15 +248,20 @@ static void scan(OclcReads *r, const Node *n) {
         for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
         return;
     case N_C_FOR: {
-        /* the loop variable lives in the loop; its test reads it */
+        /* the loop variable lives in the loop; a step the emitter prints
+           as `v += k` (emit_oclc.c for_out) does not read it */
         int mark = r->nbinds;
         scan(r, n->kids[0]);
         int v = n->sym ? new_var(r, n->sym->cname, NULL) : -1;
         if (v >= 0) {
             r->vars[v].fixed = 1;
             bind(r, n->sym->cname, v);
+            ptrmap_put(r->a, &r->decls, n, (void *)(intptr_t)(v + 1));
         }
-        for (int i = 1; i < n->nkids; i++) scan(r, n->kids[i]);
+        const Node *step = n->nkids > 2 ? n->kids[2] : NULL;
+        int self_step = step && step->kind == N_C_BINARY && step->kids[0]->kind == N_C_VAR && step->kids[0]->sym == n->sym &&
+                        (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV);
+        for (int i = 1; i < n->nkids; i++) scan(r, i == 2 && self_step ? step->kids[1] : n->kids[i]);
         unbind_to(r, mark);
         return;
     }
@@ -286,7 +291,11 @@ OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
         changed = 0;
         for (int i = 0; i < r->nvars; i++) {
             Var *v = &r->vars[i];
-            if (v->fixed || v->state == OCLC_DECL_DROP || v->reads > 0) continue;
+            if (v->state != OCLC_DECL_KEEP || v->reads > 0) continue;
+            if (v->fixed) { /* a loop variable only counting: marked in the loop */
+                v->state = OCLC_DECL_MARK;
+                continue;
+            }
             if (v->writes == 0 && is_pure(v->init, p)) {
                 v->state = OCLC_DECL_DROP;
                 for (int k = 0; k < v->nuses; k++) r->vars[v->uses[k]].reads--;

@@ -71,6 +71,9 @@ int main(int argc, char **argv) {
             if (!strncmp(bad, "--", 2)) opt_find_long(bad + 2, &amb);
             const char *msg = arena_printf(&a, amb ? "ambiguous option `%s`" : "unknown option `%s`", bad);
             status = usage_error(msg, amb ? opt_candidates(&a, bad + 2) : opt_suggest(&a, bad));
+        } else if (c == ':' && optopt >= 256 && !strcmp(opt_table[optopt - 256].name, "explain")) {
+            status = crisp_explain("", stdout, stderr); /* says what a code looks like */
+            goto done;
         } else if (c == ':') {
             const char *msg = optopt >= 256 ? arena_printf(&a, "option `--%s` needs a value (--%s=%s)", opt_table[optopt - 256].name,
                                                            opt_table[optopt - 256].name, opt_table[optopt - 256].metavar)
