@@ -15,7 +15,7 @@
 #  4. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
-#  4. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
+#  5. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
 #     and reduce-vec-small next to a hand-written OpenCL C reduction,
 #     PyOpenCL's ReductionKernel and, where there is CuPy, cupy.sum/min/max
 #     (CRISP_PLATFORM, BENCH_REDUCE_N: see that file).
