@@ -215,7 +215,7 @@ def python_ir_targets():
 @case
 def pip_install():
     """pip install of the repository into a fresh virtual environment."""
-    d = out_dir("venv")
+    d = os.path.abspath(out_dir("venv"))
     shutil.rmtree(d)
     py = os.environ.get("PY", "/usr/bin/python3")
     status, out, err = sh(py, "-m", "venv", "--system-site-packages", d)
