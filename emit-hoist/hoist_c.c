@@ -24,6 +24,7 @@
 #include "../core/context.h"
 #include "../core/printer.h"
 #include "hoist.h"
+#include "../emit-oclc/sizeprint.h"
 
 typedef struct Hc {
     Printer pr;
@@ -523,8 +524,12 @@ static void bind_inputs(Hc *h, const AbiKernel *k, const AbiSize *z, const char 
         {"num_groups2", "crisp_num_groups(launch, 2)"},   {"global_linear_size", "crisp_global_linear_size(launch)"},
         {"local_linear_size", "crisp_local_linear_size(launch)"},
     };
-    for (int i = 0; i < z->ninputs; i++) {
-        const char *in = z->inputs[i];
+    const SizeExpr **ins = NULL;
+    int nins = 0, capins = 0;
+    sz_collect_inputs(h->a, z->expr, &ins, &nins, &capins);
+    for (int i = 0; i < nins; i++) {
+        const char *in = abi_input_name((void *)k, ins[i]);
+        if (!in) in = size_input_default(h->a, ins[i]);
         int seen = 0;
         for (int j = 0; j < *nbound; j++) seen |= !strcmp((*bound)[j], in);
         if (seen) continue;
@@ -573,7 +578,7 @@ static void emit_side_sizes(Hc *h, const AbiKernel *k) {
             pr_line(p, "/* %s %s: %s elements of %s%s%s */", role_text(a), comment_text(h, a->name),
                     comment_text(h, a->size.crisp), a->element, a->comment ? " -- " : "",
                     a->comment ? comment_text(h, a->comment) : "");
-            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, a->size.c ? a->size.c : "0"));
+            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, size_c(h->a, a->size.expr, abi_input_name, (void *)k)));
         } else if (a->role == ROLE_SCRATCH) {
             pr_line(p, "/* the scratch pool: every part starts at a 16-byte aligned offset");
             for (int j = 0; j < k->nscratch; j++) {
@@ -583,7 +588,7 @@ static void emit_side_sizes(Hc *h, const AbiKernel *k) {
                         sp->comment ? comment_text(h, sp->comment) : "");
             }
             pr_line(p, " */");
-            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, a->size.c ? a->size.c : "0"));
+            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, size_c(h->a, a->size.expr, abi_input_name, (void *)k)));
         } else if (a->role == ROLE_DEBUG) {
             pr_line(p, "/* the debug channel: CRISP_DEBUG_WORDS words unless already set */");
             pr_line(p, "if (args->%s == 0) args->%s = CRISP_DEBUG_WORDS;", field(h, len), field(h, len));

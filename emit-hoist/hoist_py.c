@@ -18,6 +18,7 @@
 #include "../core/context.h"
 #include "../core/printer.h"
 #include "hoist.h"
+#include "../emit-oclc/sizeprint.h"
 
 #define DEMO_LENGTH 256     /* elements of every demo vector */
 #define DEMO_INT "16"       /* demo value of integer scalars (16 x 16 = 256) */
@@ -199,28 +200,21 @@ static const char *input_value(const PyKernel *pk, Arena *a, const char *in) {
     return in;
 }
 
-/* A size expression's Python text with its inputs renamed to the method's
- * locals (identifiers after a '.' are attributes and stay). */
+typedef struct PyNames {
+    const PyKernel *pk;
+    Arena *a;
+} PyNames;
+
+static const char *py_input(void *ud, const SizeExpr *in) {
+    PyNames *n = ud;
+    const char *abi = abi_input_name((void *)n->pk->k, in);
+    return input_value(n->pk, n->a, abi ? abi : size_input_default(n->a, in));
+}
+
+/* A size expression's Python text over the method's locals. */
 static const char *size_expr(const PyKernel *pk, Arena *a, const AbiSize *z) {
-    const char *py = z->py && *z->py ? z->py : "0";
-    StrBuf b;
-    sb_init(&b);
-    for (const char *p = py; *p;) {
-        if (isalpha((unsigned char)*p) || *p == '_') {
-            const char *s = p;
-            while (isalnum((unsigned char)*p) || *p == '_') p++;
-            char *id = arena_strndup(a, s, (size_t)(p - s));
-            int attr = s > py && s[-1] == '.';
-            int known = 0;
-            for (int i = 0; id && i < z->ninputs; i++) known |= !strcmp(z->inputs[i], id);
-            sb_puts(&b, id && known && !attr ? input_value(pk, a, id) : astr(id));
-        } else {
-            sb_putc(&b, *p++);
-        }
-    }
-    const char *r = b.oom ? "0" : arena_strdup(a, sb_cstr(&b));
-    sb_free(&b);
-    return r ? r : "0";
+    PyNames n = {pk, a};
+    return size_py(a, z->expr, py_input, &n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -396,7 +390,7 @@ static int uses_math(const Abi *abi) {
     for (int ki = 0; ki < abi->nkernels; ki++) {
         const AbiKernel *k = &abi->kernels[ki];
         for (int i = 0; i < k->nargs; i++)
-            if (k->args[i].size.py && strstr(k->args[i].size.py, "math.")) return 1;
+            if (size_py_uses_math(k->args[i].size.expr)) return 1;
     }
     return 0;
 }
@@ -669,8 +663,15 @@ static int len_used(const PyKernel *pk, const AbiArg *x, Arena *a) {
         for (int i = 0; decls[d] && i < decls[d]->nderive; i++)
             if (!strcmp(decls[d]->derive[i], x->name)) return 1;
     for (int i = 0; i < k->nargs; i++)
-        for (int j = 0; j < k->args[i].size.ninputs; j++)
-            if (input_value(pk, a, k->args[i].size.inputs[j]) == pk->pa[x->index].len) return 1;
+    {
+        const SizeExpr **ins = NULL;
+        int nins = 0, cap = 0;
+        sz_collect_inputs(a, k->args[i].size.expr, &ins, &nins, &cap);
+        for (int j = 0; j < nins; j++) {
+            const char *abi = abi_input_name((void *)k, ins[j]);
+            if (input_value(pk, a, abi ? abi : size_input_default(a, ins[j])) == pk->pa[x->index].len) return 1;
+        }
+    }
     return 0;
 }
 

@@ -55,8 +55,23 @@ static void add_pointer(Arena *ar, AbiKernel *k, AbiRole role, const char *name,
 }
 
 static AbiSize side_size(const SideChannel *sc) {
-    AbiSize z = {sc->size_crisp, sc->size_c, sc->size_py, sc->inputs, sc->ninputs};
+    AbiSize z = {sc->size_crisp, sc->size};
     return z;
+}
+
+const AbiArg *abi_input_arg(const AbiKernel *k, const SizeExpr *in) {
+    if (in->op != SZ_LENGTH && in->op != SZ_SCALAR) return NULL;
+    if (!k->param_arg || in->param_index < 0 || in->param_index >= k->nparams) return NULL;
+    int i = k->param_arg[in->param_index];
+    if (in->op == SZ_LENGTH) i++; /* the count follows the pointer */
+    return i >= 0 && i < k->nargs ? &k->args[i] : NULL;
+}
+
+const char *abi_input_name(void *kernel, const SizeExpr *in) {
+    const AbiArg *a = abi_input_arg(kernel, in);
+    if (a && ((in->op == SZ_LENGTH && a->role == ROLE_LENGTH) || (in->op == SZ_SCALAR && a->role == ROLE_SCALAR)))
+        return a->cname;
+    return NULL; /* launch sizes: the default spelling */
 }
 
 static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
@@ -69,9 +84,11 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
     k->gsize = &f->gsize;
     k->lsize = &f->lsize;
     k->single_task = f->single_task;
-    if (!k->args) return;
+    k->param_arg = arena_alloc(ar, sizeof(int) * (size_t)(f->nparams ? f->nparams : 1));
+    if (!k->args || !k->param_arg) return;
     for (int i = 0; i < f->nparams; i++) {
         const Sym *s = f->params[i];
+        k->param_arg[i] = k->nargs;
         if (s->ty->kind == TY_VECTOR) {
             add_pointer(ar, k, ROLE_BUFFER, s->name, s, s->write_only);
         } else if (s->ty->kind == TY_VOIDP) {
@@ -124,31 +141,16 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         add_pointer(ar, k, ROLE_SCRATCH, "scratch", f->scratch_pool, 0);
         /* pool bytes: every part rounded up to 16 bytes */
         AbiArg *pa = &k->args[k->nargs - 2];
-        StrBuf c, py, cr;
-        sb_init(&c);
-        sb_init(&py);
-        sb_init(&cr);
-        const char **inputs = NULL;
-        int nin = 0, capin = 0;
-        for (int i = 0; i < k->nscratch; i++) {
+        SizeExpr **parts = arena_alloc(ar, sizeof(SizeExpr *) * (size_t)(k->nscratch ? k->nscratch : 1));
+        const char *crisp = "";
+        for (int i = 0; parts && i < k->nscratch; i++) {
             const AbiScratchPart *sp = &k->scratch[i];
-            sb_printf(&c, "%s(%s * %dULL + 15ULL) / 16ULL * 16ULL", i ? " + " : "", sp->count.c, sp->stride);
-            sb_printf(&py, "%s(%s * %d + 15) // 16 * 16", i ? " + " : "", sp->count.py, sp->stride);
-            sb_printf(&cr, "%s%s x %d bytes", i ? " + " : "", sp->count.crisp, sp->stride);
-            for (int j = 0; j < sp->count.ninputs; j++) {
-                int seen = 0;
-                for (int m = 0; m < nin; m++) seen |= !strcmp(inputs[m], sp->count.inputs[j]);
-                if (!seen) arena_push(ar, (void ***)&inputs, &nin, &capin, (void *)sp->count.inputs[j]);
-            }
+            SizeExpr *bytes = sz_bin(ar, SZ_MUL, (SizeExpr *)sp->count.expr, sz_int(ar, sp->stride));
+            parts[i] = sz_bin(ar, SZ_ROUND_UP, bytes, sz_int(ar, 16));
+            crisp = arena_printf(ar, "%s%s%s x %d bytes", crisp, i ? " + " : "", sp->count.crisp, sp->stride);
         }
-        pa->size.crisp = arena_strdup(ar, sb_cstr(&cr));
-        pa->size.c = arena_strdup(ar, sb_cstr(&c));
-        pa->size.py = arena_strdup(ar, sb_cstr(&py));
-        pa->size.inputs = inputs;
-        pa->size.ninputs = nin;
-        sb_free(&c);
-        sb_free(&py);
-        sb_free(&cr);
+        pa->size.crisp = crisp;
+        pa->size.expr = !parts || !k->nscratch ? NULL : k->nscratch == 1 ? parts[0] : sz_node(ar, SZ_ADD, parts, k->nscratch);
     }
     k->uses_warp = f->uses_warp;
     if (f->warp_mem) {
@@ -156,12 +158,8 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         k->warp_words = f->warp_words;
         add_pointer(ar, k, ROLE_LOCAL, "warp-memory", f->warp_mem, 0);
         AbiArg *w = &k->args[k->nargs - 2];
-        static const char *in[] = {"local_linear_size"};
         w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", f->warp_words);
-        w->size.c = arena_printf(ar, "local_linear_size * %dULL", f->warp_words);
-        w->size.py = arena_printf(ar, "local_linear_size * %d", f->warp_words);
-        w->size.inputs = in;
-        w->size.ninputs = 1;
+        w->size.expr = sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, f->warp_words));
         w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
     }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
