@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "../analysis/extent.h"
 #include "emit_oclc.h"
 
 
@@ -74,7 +75,7 @@ const char *abi_input_name(void *kernel, const SizeExpr *in) {
     return NULL; /* launch sizes: the default spelling */
 }
 
-static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
+static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f) {
     int cap = 2 * f->nparams + 2 * f->nsides + 8;
     k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
     k->name = f->name;
@@ -111,6 +112,14 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             a->elem_ty = s->ty;
         }
     }
+    /* how far the kernel reaches into each vector parameter */
+    Extent *ext = extent_kernel(ar, p, f);
+    for (int i = 0; ext && i < f->nparams; i++) {
+        AbiArg *a = &k->args[k->param_arg[i]];
+        if (a->role != ROLE_BUFFER) continue;
+        a->need = ext[i].need;
+        a->unchecked = ext[i].unchecked;
+    }
     if (f->exact) return; /* exactly the declared parameters */
     int nscratch = 0;
     for (int i = 0; i < f->nsides; i++) {
@@ -122,9 +131,9 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         if (sc->kind == SIDE_DEBUG) continue;
         add_pointer(ar, k, sc->kind == SIDE_RESULT ? ROLE_RESULT : sc->kind == SIDE_LOCAL ? ROLE_LOCAL : ROLE_IMPLICIT,
                     sc->name, sc->sym, 0);
-        AbiArg *p = &k->args[k->nargs - 2];
-        p->size = side_size(sc);
-        p->comment = sc->comment;
+        AbiArg *sa = &k->args[k->nargs - 2];
+        sa->size = side_size(sc);
+        sa->comment = sc->comment;
     }
     if (f->scratch_pool) {
         k->scratch = arena_alloc(ar, sizeof(AbiScratchPart) * (size_t)(nscratch ? nscratch : 1));
@@ -181,6 +190,6 @@ Abi *abi_build(Arena *a, const Program *p) {
     abi->kernels = arena_alloc(a, sizeof(AbiKernel) * (size_t)(nk ? nk : 1));
     if (!abi->kernels) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p->funcs[i]);
+        if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p, p->funcs[i]);
     return abi;
 }

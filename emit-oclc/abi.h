@@ -62,6 +62,9 @@ typedef struct AbiArg {
     /* ROLE_LENGTH: the pointer argument it measures (index and name) */
     int measures;
     const char *param;
+    /* vector parameters: what the kernel touches (analysis/extent.h) */
+    const SizeExpr *need;   /* at least this many elements, or NULL */
+    const char *unchecked;  /* why the kernel's reach could not be bounded, or NULL */
     /* side channels */
     AbiSize size;           /* elements (result, implicit), bytes (scratch) */
     const char *comment;    /* :comment text, or NULL */

@@ -52,9 +52,14 @@ static void size_json(StrBuf *b, const SizeDecl *sd) {
 /* "size": {"crisp": ..., "c": ..., "python": ..., "inputs": [...]}: the
  * size tree printed as C and Python over docs/abi.md's input names. */
 static void expr_json(StrBuf *b, Arena *a, const AbiKernel *k, const char *key, const AbiSize *z) {
-    sb_printf(b, ", \"%s\": {\"crisp\": ", key);
-    json_str(b, z->crisp ? z->crisp : "");
-    key_str(b, "c", size_c(a, z->expr, abi_input_name, (void *)k));
+    sb_printf(b, ", \"%s\": {", key);
+    if (z->crisp) {
+        sb_puts(b, "\"crisp\": ");
+        json_str(b, z->crisp);
+        sb_puts(b, ", ");
+    }
+    sb_puts(b, "\"c\": ");
+    json_str(b, size_c(a, z->expr, abi_input_name, (void *)k));
     key_str(b, "python", size_py(a, z->expr, abi_input_name, (void *)k));
     sb_puts(b, ", \"inputs\": [");
     const SizeExpr **in = NULL;
@@ -83,6 +88,11 @@ static void arg_json(StrBuf *b, Arena *ar, const AbiKernel *k, const AbiArg *a) 
         if (a->fixed_length >= 0) sb_printf(b, ", \"length\": %lld", (long long)a->fixed_length);
         if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH || a->role == ROLE_LOCAL)
             expr_json(b, ar, k, a->role == ROLE_SCRATCH ? "bytes" : "size", &a->size);
+        if (a->need) {
+            AbiSize z = {NULL, a->need};
+            expr_json(b, ar, k, "touches", &z);
+        }
+        if (a->unchecked) key_str(b, "unchecked", a->unchecked);
         if (a->comment) key_str(b, "comment", a->comment);
     }
     sb_putc(b, '}');

@@ -20,7 +20,7 @@ typedef struct SzPrinter {
 } SzPrinter;
 
 const char *size_input_default(Arena *a, const SizeExpr *in) {
-    static const char *launch[] = {"global_size", "local_size", "num_groups"};
+    static const char *launch[] = {"global_size", "local_size", "num_groups", "max_local_size", "max_num_groups"};
     switch (in->op) {
     case SZ_LENGTH:
     case SZ_SCALAR: {
@@ -31,7 +31,9 @@ const char *size_input_default(Arena *a, const SizeExpr *in) {
     }
     case SZ_GLOBAL_SIZE:
     case SZ_LOCAL_SIZE:
-    case SZ_NUM_GROUPS: return arena_printf(a, "%s%d", launch[in->op - SZ_GLOBAL_SIZE], in->dim);
+    case SZ_NUM_GROUPS:
+    case SZ_MAX_LOCAL_SIZE:
+    case SZ_MAX_NUM_GROUPS: return arena_printf(a, "%s%d", launch[in->op - SZ_GLOBAL_SIZE], in->dim);
     case SZ_GLOBAL_LINEAR_SIZE: return "global_linear_size";
     case SZ_LOCAL_LINEAR_SIZE: return "local_linear_size";
     default: return "0";
@@ -87,6 +89,7 @@ static void c_expr(SzPrinter *p, const SizeExpr *e, int bare) {
     case SZ_ADD: infix(p, e, "+", bare); return;
     case SZ_SUB: infix(p, e, "-", bare); return;
     case SZ_MUL: infix(p, e, "*", bare); return;
+    case SZ_MONUS: fold_call(p, e, "crisp_monus_ull"); return;
     case SZ_DIV: {
         int plain = 1; /* floating division, or by non-zero literals only */
         for (int i = 1; !e->is_float && i < e->nkids; i++) plain &= nonzero_lit(e->kids[i]);
@@ -144,9 +147,10 @@ static void c_expr(SzPrinter *p, const SizeExpr *e, int bare) {
             fold_call(p, e, "crisp_round_up_ull");
         }
         return;
-    case SZ_IF_NONZERO:
+    case SZ_IF_POSITIVE:
         sb_putc(b, '(');
-        expr(p, e->kids[0], 0);
+        if (e->kids[0]->op == SZ_SCALAR && e->kids[0]->is_signed) sb_printf(b, "(long long)%s > 0", input_name(p, e->kids[0]));
+        else expr(p, e->kids[0], 0);
         sb_puts(b, " ? ");
         expr(p, e->kids[1], 0);
         sb_puts(b, e->is_float ? " : 0.0)" : " : 0ULL)");
@@ -163,6 +167,15 @@ static void py_expr(SzPrinter *p, const SizeExpr *e, int bare) {
     case SZ_ADD: infix(p, e, "+", bare); return;
     case SZ_SUB: infix(p, e, "-", bare); return;
     case SZ_MUL: infix(p, e, "*", bare); return;
+    case SZ_MONUS:
+        for (int i = 1; i < e->nkids; i++) sb_puts(b, "max(0, ");
+        expr(p, e->kids[0], 0);
+        for (int i = 1; i < e->nkids; i++) {
+            sb_puts(b, " - ");
+            expr(p, e->kids[i], 0);
+            sb_putc(b, ')');
+        }
+        return;
     case SZ_DIV: infix(p, e, e->is_float ? "/" : "//", bare); return;
     case SZ_MIN:
     case SZ_MAX:
@@ -208,12 +221,12 @@ static void py_expr(SzPrinter *p, const SizeExpr *e, int bare) {
             sb_puts(b, "))");
         }
         return;
-    case SZ_IF_NONZERO:
+    case SZ_IF_POSITIVE:
         sb_putc(b, '(');
         expr(p, e->kids[1], 0);
         sb_puts(b, " if ");
         expr(p, e->kids[0], 0);
-        sb_puts(b, " else 0)");
+        sb_puts(b, " > 0 else 0)");
         return;
     default: sb_puts(b, input_name(p, e)); return;
     }

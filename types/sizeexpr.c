@@ -54,9 +54,9 @@ SizeExpr *sz_node(Arena *a, SizeOp op, SizeExpr **kids, int n) {
     if (!e->kids) return NULL;
     memcpy(e->kids, kids, sizeof(SizeExpr *) * (size_t)n);
     e->nkids = n;
-    if (op != SZ_CEIL && op != SZ_IF_NONZERO)
+    if (op != SZ_CEIL && op != SZ_IF_POSITIVE)
         for (int i = 0; i < n; i++) e->is_float |= kids[i]->is_float;
-    if (op == SZ_IF_NONZERO) e->is_float = n > 1 && kids[1]->is_float;
+    if (op == SZ_IF_POSITIVE) e->is_float = n > 1 && kids[1]->is_float;
     return e;
 }
 
@@ -79,7 +79,9 @@ int sz_equal(const SizeExpr *x, const SizeExpr *y) {
     case SZ_SCALAR: return x->param_index == y->param_index && !strcmp(x->param, y->param);
     case SZ_GLOBAL_SIZE:
     case SZ_LOCAL_SIZE:
-    case SZ_NUM_GROUPS: return x->dim == y->dim;
+    case SZ_NUM_GROUPS:
+    case SZ_MAX_LOCAL_SIZE:
+    case SZ_MAX_NUM_GROUPS: return x->dim == y->dim;
     default: break;
     }
     for (int i = 0; i < x->nkids; i++)
@@ -120,6 +122,7 @@ static int fold2(SizeOp op, int64_t x, int64_t y, int64_t *out) {
     switch (op) {
     case SZ_ADD: return !__builtin_add_overflow(x, y, out);
     case SZ_SUB: return x >= y && !__builtin_sub_overflow(x, y, out);
+    case SZ_MONUS: *out = x > y ? x - y : 0; return 1;
     case SZ_MUL: return !__builtin_mul_overflow(x, y, out);
     case SZ_DIV:
     case SZ_FLOOR_DIV:
@@ -152,7 +155,7 @@ SizeExpr *sz_simplify(Arena *a, SizeExpr *e) {
     }
     if (e->is_float) return sz_node(a, e->op, kids, n);
     /* fold integer literals from the left: (+ 2 3 x) -> (+ 5 x) */
-    if (e->op != SZ_CEIL && e->op != SZ_IF_NONZERO && n >= 2 && kids[0]->op == SZ_INT) {
+    if (e->op != SZ_CEIL && e->op != SZ_IF_POSITIVE && n >= 2 && kids[0]->op == SZ_INT) {
         int m = 1;
         int64_t acc = kids[0]->ival;
         while (m < n && kids[m]->op == SZ_INT && fold2(e->op, acc, kids[m]->ival, &acc)) m++;
@@ -166,6 +169,9 @@ SizeExpr *sz_simplify(Arena *a, SizeExpr *e) {
         }
     }
     switch (e->op) {
+    case SZ_MONUS:
+        if (n == 2 && is_int(kids[1], 0)) return kids[0];
+        break;
     case SZ_ADD:
     case SZ_SUB: {
         /* drop + 0 / - 0 (not a leading 0 of a subtraction) */
@@ -208,9 +214,9 @@ SizeExpr *sz_simplify(Arena *a, SizeExpr *e) {
         n = w;
         break;
     }
-    case SZ_IF_NONZERO:
-        if (kids[0]->op == SZ_INT) return kids[0]->ival ? kids[1] : sz_int(a, 0);
-        if (sz_equal(kids[0], kids[1]) || is_int(kids[1], 0)) return kids[1]; /* x ? x : 0 */
+    case SZ_IF_POSITIVE:
+        if (kids[0]->op == SZ_INT) return kids[0]->ival > 0 ? kids[1] : sz_int(a, 0);
+        if ((sz_equal(kids[0], kids[1]) && !kids[0]->is_signed) || is_int(kids[1], 0)) return kids[1]; /* x > 0 ? x : 0 */
         break;
     default: break;
     }
@@ -226,7 +232,7 @@ double sz_eval(const SizeExpr *e, SizeInputValue value, void *ud) {
     case SZ_INT: return (double)e->ival;
     case SZ_FLOAT: return e->fval;
     case SZ_CEIL: return ceil(sz_eval(e->kids[0], value, ud));
-    case SZ_IF_NONZERO: return sz_eval(e->kids[0], value, ud) != 0 ? sz_eval(e->kids[1], value, ud) : 0;
+    case SZ_IF_POSITIVE: return sz_eval(e->kids[0], value, ud) > 0 ? sz_eval(e->kids[1], value, ud) : 0;
     default: break;
     }
     double acc = sz_eval(e->kids[0], value, ud);
@@ -235,6 +241,7 @@ double sz_eval(const SizeExpr *e, SizeInputValue value, void *ud) {
         switch (e->op) {
         case SZ_ADD: acc += y; break;
         case SZ_SUB: acc -= y; break;
+        case SZ_MONUS: acc = acc > y ? acc - y : 0; break;
         case SZ_MUL: acc *= y; break;
         case SZ_DIV: acc = y == 0 ? 0 : e->is_float ? acc / y : trunc(acc / y); break;
         case SZ_FLOOR_DIV: acc = y == 0 ? 0 : floor(acc / y); break;

@@ -24,17 +24,22 @@ typedef enum SizeOp {
     SZ_GLOBAL_SIZE,         /* the launch's global size in dimension `dim` (1 if absent) */
     SZ_LOCAL_SIZE,          /* the local size in dimension `dim` (1 if not set) */
     SZ_NUM_GROUPS,          /* global / local size in dimension `dim`, rounded up */
+    SZ_MAX_LOCAL_SIZE,      /* the local size in dimension `dim`, or the global size when
+                               OpenCL chooses it (a bound on get-local-size) */
+    SZ_MAX_NUM_GROUPS,      /* the number of groups in dimension `dim`, or the global
+                               size when OpenCL chooses the local size */
     SZ_GLOBAL_LINEAR_SIZE,  /* product of the three global sizes */
     SZ_LOCAL_LINEAR_SIZE,   /* product of the three local sizes */
     /* operators (n-ary ones fold left to right) */
     SZ_ADD, SZ_SUB, SZ_MUL,
+    SZ_MONUS,               /* a - b, or 0 when b > a (never wraps) */
     SZ_DIV,                 /* truncating on integers, exact on floating values */
     SZ_MIN, SZ_MAX,
     SZ_CEIL_DIV,            /* (a + b - 1) / b on integers */
     SZ_FLOOR_DIV,           /* a / b on integers */
     SZ_CEIL,                /* a floating value rounded up to an integer */
     SZ_ROUND_UP,            /* kids[0] rounded up to a multiple of kids[1] */
-    SZ_IF_NONZERO,          /* kids[1] when kids[0] is not 0, else 0 */
+    SZ_IF_POSITIVE,         /* kids[1] when kids[0] > 0, else 0 */
     SZ__COUNT
 } SizeOp;
 

@@ -1,0 +1,864 @@
+/* extent.c - bounds on the indexes a kernel uses into its vector parameters
+ * (extent.h), so the hoists can check every caller's vectors first.
+ *
+ * An abstract interpretation over the checked tree.  Every integer
+ * expression gets a Val: unknown, exactly `base + c`, or at most
+ * `base + c`, where base is a size expression over the kernel's inputs
+ * (types/sizeexpr.h), and "guards": expressions that must be positive for
+ * the value to exist at all (inside `(when (< i n) ...)` n is at least 1).
+ * Statements are walked in order with an environment of the variables that
+ * are never assigned (so their initial value holds everywhere), loop
+ * variables (bounded by their condition) and the narrowings of enclosing
+ * conditions.  Calls to def-functions are followed with their parameters
+ * bound to the caller's values, vectors to the caller's vectors.
+ *
+ * Every access `V[i]` to a caller's vector adds "V needs max(i) + 1
+ * elements" (when the guards hold); the need of a vector is the maximum of
+ * its accesses.  The builtins it knows are the checker's C names for ids
+ * and sizes (crisp_global_id, get_local_id, ...): the launch sizes bound
+ * them.  Work is capped, so a huge program ends as "unchecked", not slow. */
+#include "extent.h"
+
+#include "../core/ptrmap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_GUARDS 4
+#define MAX_DEPTH 24            /* nested def-function calls followed */
+#define MAX_WORK 400000         /* nodes visited per kernel */
+
+typedef enum VKind { V_UNKNOWN, V_EXACT, V_MAX } VKind;
+
+typedef struct Val {
+    VKind kind;
+    SizeExpr *base;             /* NULL: 0 */
+    int64_t c;                  /* value (or maximum) = base + c */
+    int sign;                   /* EXACT: a signed parameter, maybe negative */
+    SizeExpr *guards[MAX_GUARDS];
+    int nguards;
+} Val;
+
+/* A vector value: which kernel parameter it points into, and where. */
+typedef struct Origin {
+    int base;                   /* kernel parameter index; -1 not the caller's; -2 unknown */
+    Val off;                    /* first element, in elements of the parameter */
+    Val len;                    /* its length as the code sees it */
+} Origin;
+
+typedef struct Binding {
+    const Sym *sym;
+    int is_vec;
+    Val val;                    /* scalars */
+    Origin vec;                 /* vectors */
+} Binding;
+
+typedef struct Frame {
+    const CFunc *fn;
+    PtrMap mutated;             /* syms assigned (or whose address is taken) in fn */
+    int env_base;               /* first binding of this frame */
+} Frame;
+
+typedef struct Ex {
+    Arena *a;
+    const Program *p;
+    const CFunc *kernel;
+    Extent *out;                /* per kernel parameter */
+    Val ***needs;               /* per parameter: the accesses' needs (elements) */
+    int *nneeds, *capneeds;
+    Binding *env;
+    int nenv, capenv;
+    Frame *frame;
+    int depth;
+    long work;
+    int gave_up;
+} Ex;
+
+/* ------------------------------------------------------------------ */
+/* values                                                              */
+
+static Val unknown(void) {
+    Val v;
+    memset(&v, 0, sizeof v);
+    return v;
+}
+
+static Val exact(SizeExpr *base, int64_t c) {
+    Val v = unknown();
+    v.kind = V_EXACT;
+    v.base = base;
+    v.c = c;
+    return v;
+}
+
+static Val at_most(SizeExpr *base, int64_t c) {
+    Val v = exact(base, c);
+    v.kind = V_MAX;
+    return v;
+}
+
+static int is_const(const Val *v) {
+    return v->kind == V_EXACT && !v->base;
+}
+
+/* base + c as a tree (c < 0: base minus -c, never below 0). */
+static SizeExpr *to_expr(Ex *x, const Val *v) {
+    if (!v->base) return sz_int(x->a, v->c > 0 ? v->c : 0);
+    if (v->c == 0) return v->base;
+    if (v->c > 0) return sz_simplify(x->a, sz_bin(x->a, SZ_ADD, v->base, sz_int(x->a, v->c)));
+    return sz_bin(x->a, SZ_MONUS, v->base, sz_int(x->a, -v->c));
+}
+
+static void add_guard(Ex *x, Val *v, SizeExpr *g) {
+    (void)x;
+    if (!g || (g->op == SZ_INT && g->ival > 0)) return;
+    for (int i = 0; i < v->nguards; i++)
+        if (sz_equal(v->guards[i], g)) return;
+    if (v->nguards < MAX_GUARDS) v->guards[v->nguards++] = g; /* dropping one only asks for more */
+}
+
+static void union_guards(Ex *x, Val *v, const Val *a, const Val *b) {
+    v->nguards = 0;
+    for (int i = 0; a && i < a->nguards; i++) add_guard(x, v, a->guards[i]);
+    for (int i = 0; b && i < b->nguards; i++) add_guard(x, v, b->guards[i]);
+}
+
+static SizeExpr *sum(Ex *x, SizeExpr *a, SizeExpr *b) {
+    if (!a) return b;
+    if (!b) return a;
+    return sz_simplify(x->a, sz_bin(x->a, SZ_ADD, a, b));
+}
+
+static Val v_add(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
+    Val v = a->kind == V_EXACT && b->kind == V_EXACT ? exact(sum(x, a->base, b->base), a->c + b->c)
+                                                      : at_most(sum(x, a->base, b->base), a->c + b->c);
+    union_guards(x, &v, a, b);
+    return v;
+}
+
+static Val v_mul(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
+    if (is_const(b)) {
+        const Val *t = a;
+        a = b;
+        b = t;
+    }
+    Val v;
+    if (is_const(a)) {
+        if (a->c <= 0) return exact(NULL, 0);
+        if (a->c == 1) return *b;
+        SizeExpr *base = b->base ? sz_simplify(x->a, sz_bin(x->a, SZ_MUL, b->base, sz_int(x->a, a->c))) : NULL;
+        v = exact(base, b->c * a->c);
+        v.kind = b->kind;
+    } else {
+        v = exact(sz_simplify(x->a, sz_bin(x->a, SZ_MUL, to_expr(x, a), to_expr(x, b))), 0);
+        v.kind = a->kind == V_EXACT && b->kind == V_EXACT ? V_EXACT : V_MAX;
+    }
+    union_guards(x, &v, a, b);
+    return v;
+}
+
+static Val v_div(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
+    Val v;
+    if (is_const(b) && b->c > 0) {
+        if (is_const(a)) return exact(NULL, a->c / b->c);
+        v = exact(sz_simplify(x->a, sz_bin(x->a, SZ_DIV, to_expr(x, a), sz_int(x->a, b->c))), 0);
+        v.kind = a->kind;
+    } else {
+        /* a divisor of at least 1 (0 is undefined behaviour): at most a */
+        v = *a;
+        v.kind = V_MAX;
+    }
+    union_guards(x, &v, a, NULL);
+    return v;
+}
+
+static Val v_sub(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
+    Val v;
+    if (is_const(b)) {
+        v = *a;
+        v.c -= b->c;
+        return v;
+    }
+    if (a->kind == V_EXACT && b->kind == V_EXACT) {
+        v = exact(sz_bin(x->a, SZ_MONUS, to_expr(x, a), to_expr(x, b)), 0);
+    } else {
+        v = *a; /* minus something non-negative: at most a */
+        v.kind = V_MAX;
+    }
+    union_guards(x, &v, a, b);
+    return v;
+}
+
+/* The smaller or larger of two values. */
+static Val v_minmax(Ex *x, const Val *a, const Val *b, int is_max) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) {
+        /* the minimum is at most any known side */
+        if (!is_max && a->kind != V_UNKNOWN && !a->sign) return *a;
+        if (!is_max && b->kind != V_UNKNOWN && !b->sign) return *b;
+        return unknown();
+    }
+    if (is_const(a) && is_const(b)) return exact(NULL, is_max ? (a->c > b->c ? a->c : b->c) : (a->c < b->c ? a->c : b->c));
+    Val v = exact(sz_simplify(x->a, sz_bin(x->a, is_max ? SZ_MAX : SZ_MIN, to_expr(x, a), to_expr(x, b))), 0);
+    v.kind = a->kind == V_EXACT && b->kind == V_EXACT ? V_EXACT : V_MAX;
+    union_guards(x, &v, a, b);
+    return v;
+}
+
+/* One of two values (c ? a : b): at most the larger; the guards both share. */
+static Val v_join(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
+    Val v = v_minmax(x, a, b, 1);
+    if (v.kind == V_UNKNOWN) return v;
+    v.kind = V_MAX;
+    v.nguards = 0;
+    for (int i = 0; i < a->nguards; i++)
+        for (int j = 0; j < b->nguards; j++)
+            if (sz_equal(a->guards[i], b->guards[j])) add_guard(x, &v, a->guards[i]);
+    return v;
+}
+
+/* 0 .. N - 1 for N a launch size: a thread id. */
+static Val below(Ex *x, SizeExpr *n) {
+    Val v = at_most(n, -1);
+    add_guard(x, &v, n);
+    return v;
+}
+
+/* The largest value of an integer type (char, short and their unsigned
+ * kinds; bool), for values the analysis cannot follow; 0 otherwise. */
+static int64_t type_max(const Type *t) {
+    if (!t) return 0;
+    if (t->kind == TY_BOOL) return 1;
+    if (t->kind != TY_NUM) return 0;
+    switch (t->sc) {
+    case SC_UCHAR: return 255;
+    case SC_CHAR: return 127;
+    case SC_USHORT: return 65535;
+    case SC_SHORT: return 32767;
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the environment                                                     */
+
+/* The same variable: the same Sym, or another Sym for the same C
+ * variable (a let binding of a view aliases it, check.c sym_alias). */
+static int same_var(const Sym *a, const Sym *b) {
+    return a == b || (a && b && a->cname && b->cname && !strcmp(a->cname, b->cname));
+}
+
+static Binding *lookup(Ex *x, const Sym *s) {
+    for (int i = x->nenv - 1; i >= x->frame->env_base; i--)
+        if (same_var(x->env[i].sym, s)) return &x->env[i];
+    return NULL;
+}
+
+static Binding *bind(Ex *x, const Sym *s) {
+    if (x->nenv == x->capenv) {
+        int nc = x->capenv ? x->capenv * 2 : 64;
+        Binding *v = arena_alloc(x->a, sizeof(Binding) * (size_t)nc);
+        if (!v) {
+            x->gave_up = 1;
+            return NULL;
+        }
+        if (x->nenv) memcpy(v, x->env, sizeof(Binding) * (size_t)x->nenv);
+        x->env = v;
+        x->capenv = nc;
+    }
+    Binding *b = &x->env[x->nenv++];
+    memset(b, 0, sizeof *b);
+    b->sym = s;
+    return b;
+}
+
+static void bind_val(Ex *x, const Sym *s, Val v) {
+    Binding *b = bind(x, s);
+    if (b) b->val = v;
+}
+
+static void bind_vec(Ex *x, const Sym *s, Origin o) {
+    Binding *b = bind(x, s);
+    if (b) {
+        b->is_vec = 1;
+        b->vec = o;
+    }
+}
+
+static int mutated(Ex *x, const Sym *s) {
+    return ptrmap_get(&x->frame->mutated, s) != NULL || (s->cname && ptrmap_get(&x->frame->mutated, s->cname) != NULL);
+}
+
+/* Record every variable of BODY that is assigned or whose address is taken. */
+static void scan_mutations(Ex *x, PtrMap *m, const Node *n) {
+    if (!n) return;
+    if (n->kind == N_C_ASSIGN || (n->kind == N_C_UNARY && n->op == OP_ADDR) || n->kind == N_C_ATOMIC) {
+        const Node *t = n->nkids ? n->kids[0] : NULL;
+        while (t && (t->kind == N_C_CAST || (t->kind == N_C_UNARY && t->op == OP_ADDR))) t = t->nkids ? t->kids[0] : NULL;
+        if (t && t->kind == N_C_VAR && t->sym) {
+            ptrmap_put(x->a, m, t->sym, (void *)1);
+            if (t->sym->cname) ptrmap_put(x->a, m, t->sym->cname, (void *)1);
+        }
+    }
+    for (int i = 0; i < n->nkids; i++) scan_mutations(x, m, n->kids[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* what the kernel touches                                             */
+
+static const char *where(Ex *x, const Node *n) {
+    SrcLoc l = n->loc;
+    for (const Expansion *e = n->origin; e; e = e->parent) l = e->call; /* the user's own form */
+    (void)x;
+    return arena_printf(x->a, "%s:%d", l.file ? l.file->name : "?", l.line);
+}
+
+static void unchecked(Ex *x, int base, const Node *at, const char *why) {
+    if (base < 0 || base >= x->kernel->nparams) return;
+    Extent *e = &x->out[base];
+    e->touched = 1;
+    if (e->unchecked) return;
+    e->unchecked = arena_printf(x->a, "%s at %s", why, where(x, at));
+    e->line = at->loc.line;
+}
+
+/* V[index] where V points into parameter O->base: it needs max + 1 elements. */
+static void touch(Ex *x, const Origin *o, const Val *idx, const Node *at) {
+    if (o->base < 0 || o->base >= x->kernel->nparams) return;
+    Val total = v_add(x, &o->off, idx);
+    if (total.kind == V_UNKNOWN) {
+        unchecked(x, o->base, at, o->off.kind == V_UNKNOWN ? "a view whose offset cannot be bounded"
+                                                         : "an index the compiler cannot bound");
+        return;
+    }
+    x->out[o->base].touched = 1;
+    Val n = total;
+    n.c += 1; /* elements: the largest index plus one */
+    /* one need per (base, guards): accesses A[2i] and A[2i + 1] need the larger */
+    int b = o->base;
+    for (int i = 0; i < x->nneeds[b]; i++) {
+        Val *m = x->needs[b][i];
+        int same = m->nguards == n.nguards && ((!m->base && !n.base) || sz_equal(m->base, n.base));
+        for (int g = 0; same && g < n.nguards; g++) same = sz_equal(m->guards[g], n.guards[g]);
+        if (same) {
+            if (n.c > m->c) m->c = n.c;
+            return;
+        }
+    }
+    Val *keep = arena_alloc(x->a, sizeof *keep);
+    if (!keep) {
+        x->gave_up = 1;
+        return;
+    }
+    *keep = n;
+    arena_push(x->a, (void ***)&x->needs[b], &x->nneeds[b], &x->capneeds[b], keep);
+}
+
+/* A need as a tree: base + c, only where every guard is positive. */
+static SizeExpr *need_expr(Ex *x, const Val *n) {
+    SizeExpr *need = to_expr(x, n);
+    /* (g - 1) + 1 under the guard g > 0 is g */
+    if (n->base && n->c == 0)
+        for (int i = 0; i < n->nguards; i++)
+            if (sz_equal(n->guards[i], n->base)) need = n->base;
+    for (int i = n->nguards - 1; i >= 0; i--) {
+        const SizeExpr *g = n->guards[i];
+        int factor = 0; /* g * ... is 0 anyway when g is */
+        for (int k = 0; need->op == SZ_MUL && !g->is_signed && k < need->nkids; k++) factor |= sz_equal(need->kids[k], g);
+        if (!sz_equal(g, need) && !factor) need = sz_bin(x->a, SZ_IF_POSITIVE, (SizeExpr *)g, need);
+    }
+    return sz_simplify(x->a, need);
+}
+
+static Val val(Ex *x, const Node *n);
+static Origin origin(Ex *x, const Node *n);
+static void visit(Ex *x, const Node *n);
+static void walk(Ex *x, const Node *n);
+
+static Origin not_caller(void) {
+    Origin o;
+    memset(&o, 0, sizeof o);
+    o.base = -1;
+    return o;
+}
+
+/* Mark every caller vector EXPR mentions as unchecked (a pointer the
+ * analysis cannot follow). */
+static void lose_vectors(Ex *x, const Node *n, const Node *at, const char *why) {
+    if (!n) return;
+    if (n->kind == N_C_VAR && n->sym) {
+        Binding *b = lookup(x, n->sym);
+        if (b && b->is_vec) unchecked(x, b->vec.base, at, why);
+    }
+    for (int i = 0; i < n->nkids; i++) lose_vectors(x, n->kids[i], at, why);
+}
+
+static Origin origin(Ex *x, const Node *n) {
+    while (n && n->kind == N_C_CAST && n->nkids) n = n->kids[0];
+    if (!n) return not_caller();
+    if (n->kind == N_C_VAR && n->sym) {
+        Binding *b = lookup(x, n->sym);
+        if (b && b->is_vec) return b->vec;
+        return not_caller(); /* local arrays, side channels, the scratch pool */
+    }
+    if (n->kind == N_C_BINARY && n->op == OP_ADD && n->ty && n->ty->kind == TY_VECTOR) {
+        Origin o = origin(x, n->kids[0]);
+        if (o.base < 0) return o;
+        Val k = val(x, n->kids[1]);
+        o.off = v_add(x, &o.off, &k);
+        if (o.off.kind == V_UNKNOWN) o.base = -2;
+        return o;
+    }
+    lose_vectors(x, n, n, "a pointer the compiler cannot follow");
+    Origin o = not_caller();
+    o.base = -2;
+    return o;
+}
+
+/* The launch size builtins: C names the checker gives them. */
+static int builtin_dim(const Node *n, int *dim) {
+    *dim = 0;
+    if (n->nkids == 0) return 1;
+    const Node *d = n->kids[0];
+    while (d->kind == N_C_CAST && d->nkids) d = d->kids[0];
+    if (d->kind != N_C_INTLIT || d->ival < 0 || d->ival > 2) return 0;
+    *dim = (int)d->ival;
+    return 1;
+}
+
+static SizeExpr *launch(Ex *x, SizeOp op, int dim) {
+    return sz_launch(x->a, op, dim);
+}
+
+static SizeExpr *max_local_linear(Ex *x) {
+    SizeExpr *k[3] = {launch(x, SZ_MAX_LOCAL_SIZE, 0), launch(x, SZ_MAX_LOCAL_SIZE, 1), launch(x, SZ_MAX_LOCAL_SIZE, 2)};
+    return sz_node(x->a, SZ_MUL, k, 3);
+}
+
+static const CFunc *user_function(Ex *x, const char *cname) {
+    for (int i = 0; cname && i < x->p->nfuncs; i++)
+        if (x->p->funcs[i]->kind != FN_KERNEL && x->p->funcs[i]->cname && !strcmp(x->p->funcs[i]->cname, cname))
+            return x->p->funcs[i];
+    return NULL;
+}
+
+static Val call_val(Ex *x, const Node *n) {
+    const char *f = n->text ? n->text : "";
+    int d = 0;
+    if (!builtin_dim(n, &d)) return unknown();
+    if (!strcmp(f, "crisp_global_id") || !strcmp(f, "get_global_id")) return below(x, launch(x, SZ_GLOBAL_SIZE, d));
+    if (!strcmp(f, "crisp_global_linear_id")) return below(x, launch(x, SZ_GLOBAL_LINEAR_SIZE, 0));
+    if (!strcmp(f, "get_local_id")) return below(x, launch(x, SZ_MAX_LOCAL_SIZE, d));
+    if (!strcmp(f, "crisp_local_linear_id")) return below(x, max_local_linear(x));
+    if (!strcmp(f, "get_group_id")) return below(x, launch(x, SZ_MAX_NUM_GROUPS, d));
+    if (!strcmp(f, "get_global_size")) return exact(launch(x, SZ_GLOBAL_SIZE, d), 0);
+    if (!strcmp(f, "crisp_global_linear_size")) return exact(launch(x, SZ_GLOBAL_LINEAR_SIZE, 0), 0);
+    if (!strcmp(f, "get_local_size")) return at_most(launch(x, SZ_MAX_LOCAL_SIZE, d), 0);
+    if (!strcmp(f, "crisp_local_linear_size")) return at_most(max_local_linear(x), 0);
+    if (!strcmp(f, "get_num_groups")) return at_most(launch(x, SZ_MAX_NUM_GROUPS, d), 0);
+    if ((!strcmp(f, "min") || !strcmp(f, "max")) && n->nkids == 2 && n->ty && ty_is_int(n->ty)) {
+        Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
+        return v_minmax(x, &a, &b, f[1] == 'a');
+    }
+    if (!strncmp(f, "crisp_floor_div_", 16) && n->nkids == 2) {
+        Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
+        return v_div(x, &a, &b);
+    }
+    return unknown();
+}
+
+static Val binary_val(Ex *x, const Node *n) {
+    Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
+    switch (n->op) {
+    case OP_ADD: return v_add(x, &a, &b);
+    case OP_SUB: return v_sub(x, &a, &b);
+    case OP_MUL: return v_mul(x, &a, &b);
+    case OP_DIV: return v_div(x, &a, &b);
+    case OP_MOD:
+        if (b.kind == V_UNKNOWN || b.sign) return unknown();
+        {
+            Val v = b;
+            v.kind = V_MAX;
+            v.c -= 1;
+            if (b.base) add_guard(x, &v, to_expr(x, &b));
+            return v;
+        }
+    case OP_BAND:
+        if (is_const(&b) && b.c >= 0) return at_most(NULL, b.c);
+        if (is_const(&a) && a.c >= 0) return at_most(NULL, a.c);
+        return v_minmax(x, &a, &b, 0).kind == V_UNKNOWN ? unknown() : v_minmax(x, &a, &b, 0);
+    case OP_SHR:
+        if (is_const(&b) && b.c >= 0 && b.c < 62) {
+            Val k = exact(NULL, (int64_t)1 << b.c);
+            return v_div(x, &a, &k);
+        }
+        return unknown();
+    case OP_SHL:
+        if (is_const(&b) && b.c >= 0 && b.c < 31) {
+            Val k = exact(NULL, (int64_t)1 << b.c);
+            return v_mul(x, &a, &k);
+        }
+        return unknown();
+    case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        return at_most(NULL, 1);
+    default: return unknown();
+    }
+}
+
+static Val length_val(Ex *x, const Sym *s) {
+    Binding *b = lookup(x, s);
+    if (b && b->is_vec) return b->vec.len;
+    if (b && !b->is_vec) return b->val; /* a view: its length variable */
+    if (x->frame->fn == x->kernel)
+        for (int i = 0; i < x->kernel->nsides; i++) {
+            const SideChannel *sc = x->kernel->sides[i];
+            if (sc->sym == s && sc->size) return exact(sc->size, 0);
+        }
+    if (s->ty && s->ty->kind == TY_VECTOR && !s->len_cname && s->ty->length >= 0) return exact(NULL, s->ty->length);
+    return unknown();
+}
+
+static Val val_raw(Ex *x, const Node *n) {
+    switch (n->kind) {
+    case N_C_INTLIT: return n->ival >= 0 ? exact(NULL, n->ival) : unknown();
+    case N_C_BOOLLIT: return exact(NULL, n->ival ? 1 : 0);
+    case N_C_VAR: {
+        Binding *b = n->sym ? lookup(x, n->sym) : NULL;
+        if (b && !b->is_vec) return b->val;
+        return unknown();
+    }
+    case N_C_LENGTH: return n->sym ? length_val(x, n->sym) : unknown();
+    case N_C_CAST:
+        if (!n->nkids || !n->ty || !ty_is_int(n->ty) || n->text) return unknown();
+        return val(x, n->kids[0]);
+    case N_C_BINARY: return binary_val(x, n);
+    case N_C_SELECT: {
+        Val a = val(x, n->kids[1]), b = val(x, n->kids[2]);
+        return v_join(x, &a, &b);
+    }
+    case N_C_CALL: return call_val(x, n);
+    default: return unknown();
+    }
+}
+
+static Val val(Ex *x, const Node *n) {
+    if (!n) return unknown();
+    Val v = val_raw(x, n);
+    if (v.kind == V_UNKNOWN && type_max(n->ty)) return at_most(NULL, type_max(n->ty));
+    return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* conditions narrow variables                                         */
+
+static const Sym *cond_var(const Node *n) {
+    while (n && n->kind == N_C_CAST && n->nkids && n->ty && ty_is_int(n->ty)) n = n->kids[0];
+    return n && n->kind == N_C_VAR ? n->sym : NULL;
+}
+
+/* VAR < LIMIT (STRICT) or VAR <= LIMIT holds from here on. */
+static void narrow(Ex *x, const Sym *var, const Node *limit, int strict) {
+    Val l = val(x, limit);
+    if (l.kind == V_UNKNOWN) return;
+    Val v = l;
+    v.kind = V_MAX;
+    v.sign = 0;
+    if (strict) {
+        v.c -= 1;
+        /* var < limit: the limit is at least 1 here */
+        add_guard(x, &v, l.sign ? l.base : to_expr(x, &l));
+    } else if (l.sign) {
+        return; /* var <= a signed value: it may be negative */
+    }
+    Binding *b = lookup(x, var);
+    if (b && b->is_vec) return;
+    bind_val(x, var, v);
+}
+
+/* Narrow what COND (or its negation) says about variables. */
+static void assume(Ex *x, const Node *cond, int truth) {
+    if (!cond) return;
+    if (cond->kind == N_C_UNARY && cond->op == OP_NOT) {
+        assume(x, cond->kids[0], !truth);
+        return;
+    }
+    if (cond->kind != N_C_BINARY) return;
+    int op = cond->op;
+    if ((op == OP_AND && truth) || (op == OP_OR && !truth)) {
+        assume(x, cond->kids[0], truth);
+        assume(x, cond->kids[1], truth);
+        return;
+    }
+    if (!truth) { /* !(a < b) is a >= b ... */
+        if (op == OP_LT) op = OP_GE;
+        else if (op == OP_LE) op = OP_GT;
+        else if (op == OP_GT) op = OP_LE;
+        else if (op == OP_GE) op = OP_LT;
+        else return;
+    }
+    const Node *a = cond->kids[0], *b = cond->kids[1];
+    const Sym *va = cond_var(a), *vb = cond_var(b);
+    if (op == OP_LT && va) narrow(x, va, b, 1);
+    else if (op == OP_LE && va) narrow(x, va, b, 0);
+    else if (op == OP_GT && vb) narrow(x, vb, a, 1);
+    else if (op == OP_GE && vb) narrow(x, vb, a, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* calls                                                               */
+
+static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
+    if (x->depth >= MAX_DEPTH || !fn->body) {
+        lose_vectors(x, call, call, "a call too deep to follow");
+        return;
+    }
+    /* bind the callee's parameters to the caller's values (check_expr.c
+       lays the arguments out: vectors as pointer + length, tensor-views as
+       four, soa-vectors as one per field + length, identities as none) */
+    Binding *binds = arena_alloc(x->a, sizeof(Binding) * (size_t)(2 * fn->nparams + 2 * fn->nfsides + 8));
+    if (!binds) {
+        x->gave_up = 1;
+        return;
+    }
+    int nb = 0, k = 0;
+    for (int i = 0; i < fn->nparams && k <= call->nkids; i++) {
+        const Sym *s = fn->params[i];
+        if (s->ty->kind == TY_IDENT) continue;
+        if (sym_ndims(s)) {
+            if (k < call->nkids) lose_vectors(x, call->kids[k], call, "a vector passed as a tensor-view");
+            k += 4;
+        } else if (s->soa_fields) {
+            int nf = s->ty->elem->sd->nfields;
+            Val len = k + nf < call->nkids ? val(x, call->kids[k + nf]) : unknown();
+            for (int f = 0; f < nf && k + f < call->nkids; f++) {
+                Origin o = origin(x, call->kids[k + f]);
+                o.len = len;
+                binds[nb].sym = s->soa_fields[f];
+                binds[nb].is_vec = 1;
+                binds[nb++].vec = o;
+            }
+            k += nf + 1;
+        } else if (s->ty->kind == TY_VECTOR) {
+            Origin o = k < call->nkids ? origin(x, call->kids[k]) : not_caller();
+            o.len = k + 1 < call->nkids ? val(x, call->kids[k + 1]) : unknown();
+            binds[nb].sym = s;
+            binds[nb].is_vec = 1;
+            binds[nb++].vec = o;
+            k += 2;
+        } else {
+            binds[nb].sym = s;
+            binds[nb++].val = k < call->nkids ? val(x, call->kids[k]) : unknown();
+            k += 1;
+        }
+    }
+    for (int i = 0; i < fn->nfsides; i++) { /* side channels: sized by the host */
+        Origin o = not_caller();
+        o.len = k + 1 < call->nkids ? val(x, call->kids[k + 1]) : unknown();
+        binds[nb].sym = fn->fsides[i]->param;
+        binds[nb].is_vec = 1;
+        binds[nb++].vec = o;
+        k += 2;
+    }
+    Frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.fn = fn;
+    fr.env_base = x->nenv;
+    scan_mutations(x, &fr.mutated, fn->body);
+    Frame *up = x->frame;
+    x->frame = &fr;
+    x->depth++;
+    for (int i = 0; i < nb; i++) {
+        if (!binds[i].is_vec && mutated(x, binds[i].sym)) continue;
+        Binding *b = bind(x, binds[i].sym);
+        if (b) *b = binds[i];
+    }
+    walk(x, fn->body);
+    x->depth--;
+    x->frame = up;
+    x->nenv = fr.env_base;
+}
+
+/* ------------------------------------------------------------------ */
+/* the walk                                                            */
+
+static int budget(Ex *x) {
+    if (++x->work > MAX_WORK) x->gave_up = 1;
+    return !x->gave_up;
+}
+
+/* Find the accesses and calls in expression N. */
+static void visit(Ex *x, const Node *n) {
+    if (!n || !budget(x)) return;
+    switch (n->kind) {
+    case N_C_INDEX: {
+        visit(x, n->kids[0]);
+        visit(x, n->kids[1]);
+        Origin o = origin(x, n->kids[0]);
+        if (o.base >= 0) {
+            Val i = val(x, n->kids[1]);
+            touch(x, &o, &i, n);
+        }
+        return;
+    }
+    case N_C_SELECT: {
+        visit(x, n->kids[0]);
+        int mark = x->nenv;
+        assume(x, n->kids[0], 1);
+        visit(x, n->kids[1]);
+        x->nenv = mark;
+        assume(x, n->kids[0], 0);
+        visit(x, n->kids[2]);
+        x->nenv = mark;
+        return;
+    }
+    case N_C_BINARY:
+        if (n->op == OP_AND || n->op == OP_OR) { /* the right side runs when the left allows it */
+            visit(x, n->kids[0]);
+            int mark = x->nenv;
+            assume(x, n->kids[0], n->op == OP_AND);
+            visit(x, n->kids[1]);
+            x->nenv = mark;
+            return;
+        }
+        break;
+    case N_C_CALL: {
+        for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
+        const CFunc *fn = user_function(x, n->text);
+        if (fn) walk_function(x, fn, n);
+        return;
+    }
+    default: break;
+    }
+    for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
+}
+
+/* Does statement N end by leaving the function (an early return)? */
+static int leaves(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_C_RETURN) return 1;
+    if (n->kind == N_C_BLOCK) return n->nkids && leaves(n->kids[n->nkids - 1]);
+    return 0;
+}
+
+static void walk_for(Ex *x, const Node *n) {
+    const Sym *v = n->sym;
+    const Node *init = n->kids[0], *cond = n->kids[1], *step = n->kids[2];
+    visit(x, init);
+    int mark = x->nenv;
+    int up = step && step->kind == N_C_BINARY && step->nkids == 2 && cond_var(step->kids[0]) == v &&
+             (step->op == OP_ADD || step->op == OP_MUL);
+    int down = step && step->kind == N_C_BINARY && step->nkids == 2 && cond_var(step->kids[0]) == v &&
+               (step->op == OP_SUB || step->op == OP_DIV || step->op == OP_SHR);
+    Val start = val(x, init);
+    if (down && start.kind != V_UNKNOWN) start.kind = V_MAX; /* counting down: at most where it starts */
+    bind_val(x, v, down ? start : unknown()); /* counting up: what the condition says */
+    if (up) assume(x, cond, 1);
+    visit(x, cond);
+    walk(x, n->kids[3]);
+    visit(x, step);
+    x->nenv = mark;
+}
+
+static void walk(Ex *x, const Node *n) {
+    if (!n || !budget(x)) return;
+    switch (n->kind) {
+    case N_C_BLOCK: {
+        int mark = x->nenv;
+        for (int i = 0; i < n->nkids; i++) {
+            const Node *s = n->kids[i];
+            walk(x, s);
+            /* if (c) { ... return; } without else: !c from here on */
+            if (s->kind == N_C_IF && s->nkids >= 2 && leaves(s->kids[1]) && (s->nkids < 3 || !s->kids[2] || !s->kids[2]->nkids))
+                assume(x, s->kids[0], 0);
+        }
+        x->nenv = mark;
+        return;
+    }
+    case N_C_DECL: {
+        const Sym *s = n->sym;
+        for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
+        if (!s || !s->ty) return;
+        if (s->is_view && n->nkids >= 2) {
+            Origin o = origin(x, n->kids[0]);
+            o.len = val(x, n->kids[1]);
+            bind_vec(x, s, o);
+        } else if (s->ty->kind == TY_VECTOR) {
+            Origin o = n->nkids ? origin(x, n->kids[0]) : not_caller();
+            if (!n->nkids || !n->kids[0] || n->kids[0]->ty == NULL || n->kids[0]->ty->kind != TY_VECTOR) o = not_caller();
+            o.len = exact(NULL, s->ty->length >= 0 ? s->ty->length : 0);
+            bind_vec(x, s, o);
+        } else if (ty_is_int(s->ty) && n->nkids && !mutated(x, s)) {
+            bind_val(x, s, val(x, n->kids[0]));
+        }
+        return;
+    }
+    case N_C_IF: {
+        visit(x, n->kids[0]);
+        int mark = x->nenv;
+        assume(x, n->kids[0], 1);
+        walk(x, n->kids[1]);
+        x->nenv = mark;
+        if (n->nkids > 2 && n->kids[2]) {
+            assume(x, n->kids[0], 0);
+            walk(x, n->kids[2]);
+            x->nenv = mark;
+        }
+        return;
+    }
+    case N_C_FOR: walk_for(x, n); return;
+    default: visit(x, n); return;
+    }
+}
+
+Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
+    Ex x;
+    memset(&x, 0, sizeof x);
+    x.a = a;
+    x.p = p;
+    x.kernel = f;
+    int n = f->nparams;
+    x.out = arena_alloc(a, sizeof(Extent) * (size_t)(n ? n : 1));
+    x.needs = arena_alloc(a, sizeof(Val **) * (size_t)(n ? n : 1));
+    x.nneeds = arena_alloc(a, sizeof(int) * (size_t)(n ? n : 1));
+    x.capneeds = arena_alloc(a, sizeof(int) * (size_t)(n ? n : 1));
+    if (!x.out || !x.needs || !x.nneeds || !x.capneeds) return NULL;
+    if (f->exact || !f->body) return x.out;
+    Frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.fn = f;
+    x.frame = &fr;
+    scan_mutations(&x, &fr.mutated, f->body);
+    for (int i = 0; i < n; i++) {
+        const Sym *s = f->params[i];
+        if (s->ty->kind == TY_VECTOR && !sym_ndims(s) && !s->soa_fields) {
+            Origin o;
+            memset(&o, 0, sizeof o);
+            o.base = i;
+            o.off = exact(NULL, 0);
+            o.len = s->ty->length >= 0 ? exact(NULL, s->ty->length) : exact(sz_param(a, SZ_LENGTH, s->name, i, 0), 0);
+            bind_vec(&x, s, o);
+        } else if (ty_is_int(s->ty) && !mutated(&x, s)) {
+            int is_signed = ty_category(s->ty) == CAT_SIGNED;
+            Val v = exact(sz_param(a, SZ_SCALAR, s->name, i, is_signed), 0);
+            v.sign = is_signed;
+            bind_val(&x, s, v);
+        }
+    }
+    walk(&x, f->body);
+    for (int i = 0; i < n; i++) {
+        Extent *e = &x.out[i];
+        if (x.gave_up && e->touched && !e->unchecked) e->unchecked = "the kernel is too large to analyse";
+        if (e->unchecked || !x.nneeds[i]) continue;
+        SizeExpr **terms = arena_alloc(a, sizeof(SizeExpr *) * (size_t)x.nneeds[i]);
+        if (!terms) continue;
+        for (int j = 0; j < x.nneeds[i]; j++) terms[j] = need_expr(&x, x.needs[i][j]);
+        e->need = x.nneeds[i] == 1 ? terms[0] : sz_simplify(a, sz_node(a, SZ_MAX, terms, x.nneeds[i]));
+        /* a fixed-length vector type already promises enough */
+        if (f->params[i]->ty->length >= 0 && e->need->op == SZ_INT && e->need->ival <= f->params[i]->ty->length) e->need = NULL;
+    }
+    return x.out;
+}
