@@ -87,7 +87,9 @@ def vector_add_three_styles():
     a = rng.random(1024, dtype=np.float32)
     b = rng.random(1024, dtype=np.float32)
     c = np.zeros(1024, np.float32)
-    assert_equal(k.vector_add(a, b, c), None)
+    ev = k.vector_add(a, b, c)                    # numpy: waits, returns the kernel's event
+    check("returns the cl.Event", isinstance(ev, cl.Event), repr(ev))
+    assert_equal(ev.command_execution_status, cl.command_execution_status.COMPLETE)
     assert_close(c, a + b)
     assert_equal(k.last_sizes.global_size, (1024,))
     n = 100_000
@@ -110,7 +112,7 @@ def sum_vector_workgroup_sums():
     assert_equal((k.last_sizes.global_size, k.last_sizes.local_size), ((5056,), (64,)))
     groups = 5056 // 64
     assert_equal(res[:groups].sum(), a.sum())
-    assert_equal(res[groups:], np.zeros(128 - groups, np.int64))
+    # Res is &out: not uploaded, so what the kernel does not write is undefined
 
 
 @case
@@ -192,7 +194,7 @@ def scratch_pool_allocated_internally():
     k = load("examples/side_channels.crisp")
     a = rng.random(40, dtype=np.float32)
     res = np.zeros(40, np.float32)
-    assert_equal(k.calc_something(a, res, local_size=8), None)
+    check("returns the event", isinstance(k.calc_something(a, res, local_size=8), cl.Event))
     expected = np.arange(40, dtype=np.float32) * 3
     expected[:20] += a[0::2] + a[1::2]
     assert_close(res, expected)
