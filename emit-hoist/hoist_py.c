@@ -265,23 +265,6 @@ static const char *vector_type_text(Arena *a, const AbiArg *x) {
     return arena_printf(a, "%s)", s);
 }
 
-/* (global-size :derive-from (width height) :msg "...") as written. */
-static const char *size_decl_text(Arena *a, const char *what, const SizeDecl *sd) {
-    const char *s = arena_printf(a, "(%s", what);
-    if (sd->nset) {
-        s = arena_printf(a, "%s :set-to %s", s, sd->nset > 1 ? "(" : "");
-        for (int i = 0; i < sd->nset; i++) s = arena_printf(a, "%s%s%lld", s, i ? " " : "", (long long)sd->set_to[i]);
-        if (sd->nset > 1) s = arena_printf(a, "%s)", s);
-    }
-    if (sd->nderive) {
-        s = arena_printf(a, "%s :derive-from %s", s, sd->nderive > 1 ? "(" : "");
-        for (int i = 0; i < sd->nderive; i++) s = arena_printf(a, "%s%s%s", s, i ? " " : "", sd->derive[i]);
-        if (sd->nderive > 1) s = arena_printf(a, "%s)", s);
-    }
-    if (!sd->nset && !sd->nderive && sd->dims) s = arena_printf(a, "%s :dims %d", s, sd->dims);
-    return arena_printf(a, "%s)", s);
-}
-
 /* "examples/vector_add.crisp:8" (or "line 8" for several input files). */
 static const char *where_defined(Arena *a, const Abi *abi, const AbiKernel *k) {
     const char *src = astr(abi->source);
@@ -694,10 +677,10 @@ static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk) {
     if (k->single_task) {
         pr_line(p, "single-task: runs one work-item (unless global_size= says otherwise).");
     } else {
-        if (k->gsize && k->gsize->present) pr_line(p, "global size: %s", one_line(a, size_decl_text(a, "global-size", k->gsize)));
+        if (k->gsize && k->gsize->present) pr_line(p, "global size: %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
         else if (hk->launch.needs_global) pr_line(p, "global size: pass global_size= (nothing declares it)");
         else pr_line(p, "global size: the length of the first vector unless global_size= is given");
-        if (k->lsize && k->lsize->present) pr_line(p, "local size: %s", one_line(a, size_decl_text(a, "local-size", k->lsize)));
+        if (k->lsize && k->lsize->present) pr_line(p, "local size: %s", one_line(a, host_size_decl_text(a, "local-size", k->lsize)));
     }
     for (int i = 0; i < hk->nparams; i++) {
         const HostParam *hp = &hk->params[i];
@@ -740,7 +723,7 @@ static void emit_sizes(Printer *p, const PyKernel *pk) {
     if (l->nlocal && !l->single_task) {
         pr_line(p, "if local_size is None:");
         pr_indent(p);
-        pr_line(p, "# %s", one_line(a, size_decl_text(a, "local-size", k->lsize)));
+        pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "local-size", k->lsize)));
         if (l->local_msg) pr_line(p, "# %s", one_line(a, l->local_msg));
         const char *t = "(";
         for (int d = 0; d < l->nlocal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->local[d]));
@@ -756,7 +739,7 @@ static void emit_sizes(Printer *p, const PyKernel *pk) {
         pr_line(p, "                \"pass global_size=\")");
     } else {
         if (k->gsize && k->gsize->present && k->gsize->nset + k->gsize->nderive)
-            pr_line(p, "# %s", one_line(a, size_decl_text(a, "global-size", k->gsize)));
+            pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
         else
             pr_line(p, "# %s", one_line(a, l->global_from));
         if (l->global_msg) pr_line(p, "# %s", one_line(a, l->global_msg));

@@ -20,6 +20,22 @@ const HostParam *host_input_param(const HostKernel *hk, const SizeExpr *in) {
     return &hk->params[in->param_index];
 }
 
+const char *host_size_decl_text(Arena *a, const char *what, const SizeDecl *sd) {
+    const char *s = arena_printf(a, "(%s", what);
+    if (sd->nset) {
+        s = arena_printf(a, "%s :set-to %s", s, sd->nset > 1 ? "(" : "");
+        for (int i = 0; i < sd->nset; i++) s = arena_printf(a, "%s%s%lld", s, i ? " " : "", (long long)sd->set_to[i]);
+        if (sd->nset > 1) s = arena_printf(a, "%s)", s);
+    }
+    if (sd->nderive) {
+        s = arena_printf(a, "%s :derive-from %s", s, sd->nderive > 1 ? "(" : "");
+        for (int i = 0; i < sd->nderive; i++) s = arena_printf(a, "%s%s%s", s, i ? " " : "", sd->derive[i]);
+        if (sd->nderive > 1) s = arena_printf(a, "%s)", s);
+    }
+    if (!sd->nset && !sd->nderive && sd->dims) s = arena_printf(a, "%s :dims %d", s, sd->dims);
+    return arena_printf(a, "%s)", s);
+}
+
 /* The size a :derive-from name gives: a vector's length, a scalar's value. */
 static const SizeExpr *derived(Arena *a, HostKernel *hk, const SizeDecl *sd, int d) {
     for (int i = 0; i < hk->nparams; i++) {
@@ -65,7 +81,7 @@ static void plan_launch(Arena *a, HostKernel *hk) {
     l->global_msg = g && g->present ? g->msg : NULL;
     l->local_msg = lo && lo->present ? lo->msg : NULL;
     if (l->nglobal) {
-        l->global_from = g->nset ? "(global-size :set-to ...)" : "(global-size :derive-from ...)";
+        l->global_from = host_size_decl_text(a, "global-size", g);
     } else {
         for (int i = 0; i < hk->nparams && !l->global[0]; i++) {
             const HostParam *p = &hk->params[i];
@@ -82,7 +98,7 @@ static void plan_launch(Arena *a, HostKernel *hk) {
         }
     }
     if (l->nlocal) {
-        l->local_from = lo->nset ? "(local-size :set-to ...)" : "(local-size :derive-from ...)";
+        l->local_from = host_size_decl_text(a, "local-size", lo);
         for (int d = l->nlocal; d < l->dims; d++) l->local[d] = sz_int(a, 1);
         if (l->nlocal < l->dims) l->nlocal = l->dims;
     }

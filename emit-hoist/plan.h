@@ -65,6 +65,9 @@ HostKernel *host_plan(Arena *a, const Abi *abi);
 /* The parameter a size-expression input names (a length or a scalar), or NULL. */
 const HostParam *host_input_param(const HostKernel *hk, const SizeExpr *in);
 
+/* (global-size :derive-from (width height)) as written, for comments. */
+const char *host_size_decl_text(Arena *a, const char *what, const SizeDecl *sd);
+
 /* "image_data" for "image-data": letters, digits and `_`, not starting with a digit. */
 const char *host_ident(Arena *a, const char *name);
 

@@ -141,7 +141,8 @@ static void dump_forms(Crisp *c, Forms f) {
  * existing one keeps its mode); an output path that is a symbolic link is
  * written through the link, so the link stays; a missing output directory
  * is made (0777 & ~umask, as mkdir -p), and removed again on failure
- * (docs/diagnostics.md). */
+ * (docs/diagnostics.md).  A file that already holds exactly the new text is
+ * left alone, so its date stays and build tools see nothing new. */
 
 typedef struct Output {
     const char *path;     /* as the user will see it */
@@ -151,6 +152,7 @@ typedef struct Output {
     char *backup;         /* a hard link to the file replaced, until done */
     int moved;            /* the old file was renamed to backup (no link) */
     int placed;           /* renamed into place */
+    int same;             /* already holds exactly this text: left alone */
 } Output;
 
 static const char *stem_of(Arena *a, const char *path) {
@@ -247,6 +249,25 @@ static char *link_backup(Crisp *c, const char *target) {
     return NULL;
 }
 
+/* 1 when PATH already holds exactly TEXT. */
+static int same_file(const char *path, StrBuf *text) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != text->len) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char buf[65536];
+    size_t at = 0, n;
+    int same = 1;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + n <= text->len && memcmp(buf, sb_cstr(text) + at, n) == 0;
+        at += n;
+    }
+    fclose(f);
+    return same && at == text->len;
+}
+
+#define MAX_OUTPUTS 16
+
 static void cannot_write(Crisp *c, const Output *o, const char *why) {
     diag_error_plain(&c->diag, NULL, "cannot write `%s`: %s; no output file was written", o->path, why);
 }
@@ -277,6 +298,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
     for (int i = 0; i < n && ok; i++) {
         Output *o = &outs[i];
         struct stat st;
+        if ((o->same = same_file(o->target, &o->text))) continue;
         if (!make_parent_dirs(c, o->target, &made)) {
             cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
             ok = 0;
@@ -305,6 +327,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
     for (int i = 0; i < n && ok; i++) {
         Output *o = &outs[i];
         struct stat st;
+        if (o->same) continue;
         if (lstat(o->target, &st) == 0) {
             o->backup = link_backup(c, o->target);
             if (!o->backup) { /* no hard links here: move the old file aside */
@@ -348,7 +371,7 @@ static int stage_emit(Crisp *c, const Program *p) {
     const char *dir = o->output_dir ? o->output_dir : ".";
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
-    Output outs[8];
+    Output outs[MAX_OUTPUTS];
     memset(outs, 0, sizeof outs);
     int n = 0;
     StrBuf cl;
@@ -366,32 +389,31 @@ static int stage_emit(Crisp *c, const Program *p) {
         emit_metadata(&outs[n].text, p, &c->arena);
         n++;
     }
-    if (hoist) {
-        Abi *abi = abi_build(&c->arena, p);
+    Abi *abi = hoist ? abi_build(&c->arena, p) : NULL;
+    if (abi) {
+        /* the hoists' files and the runtime shim beside them */
         HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
                            o->debug_output};
-        if (abi && o->hoist_opencl) {
-            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_OpenCL.c", dir, base);
-            sb_init(&outs[n].text);
-            emit_hoist_opencl(&outs[n].text, abi, &ho, &c->arena);
-            n++;
-        }
-        if (abi && o->hoist_pyopencl) {
-            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_PyOpenCL.py", dir, base);
-            sb_init(&outs[n].text);
-            emit_hoist_pyopencl(&outs[n].text, abi, &ho, &c->arena);
-            n++;
+        HoistFile files[HOIST_MAX_FILES];
+        int nf = emit_hoists(files, abi, &ho, (o->hoist_opencl ? HOIST_OPENCL : 0) | (o->hoist_pyopencl ? HOIST_PYOPENCL : 0),
+                             &c->arena);
+        for (int i = 0; i < nf; i++) {
+            outs[n].path = arena_printf(&c->arena, "%s/%s", dir, files[i].name);
+            outs[n++].text = files[i].text;
         }
     }
     if (o->emit_runtime_dir) {
-        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.h", o->emit_runtime_dir);
-        sb_init(&outs[n].text);
-        sb_puts(&outs[n].text, crisp_runtime_h_text);
-        n++;
-        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.py", o->emit_runtime_dir);
-        sb_init(&outs[n].text);
-        sb_puts(&outs[n].text, crisp_runtime_py_text);
-        n++;
+        const char *shim[2][2] = {{"crisp_runtime.h", crisp_runtime_h_text}, {"crisp_runtime.py", crisp_runtime_py_text}};
+        for (int i = 0; i < 2; i++) {
+            const char *path = arena_printf(&c->arena, "%s/%s", o->emit_runtime_dir, shim[i][0]);
+            int dup = 0; /* --emit-runtime into the output directory of a hoist */
+            for (int j = 0; j < n; j++) dup |= path && outs[j].path && !strcmp(outs[j].path, path);
+            if (dup) continue;
+            outs[n].path = path;
+            sb_init(&outs[n].text);
+            sb_puts(&outs[n].text, shim[i][1]);
+            n++;
+        }
     }
     sb_free(&cl);
     int oom = 0;
