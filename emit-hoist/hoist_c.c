@@ -52,25 +52,37 @@ typedef struct Hc {
 
 /* ---- names ---- */
 
-/* Identifiers a field or local of the generated C must not take: C++
- * keywords (Crisp names may be any C identifier that is not C or OpenCL
- * reserved) and the generated functions' own parameter names. */
-static const char *taken_names[] = {
+/* Identifiers the generated C must not take: C++ keywords (Crisp names
+ * may be any C identifier that is not C or OpenCL reserved). */
+static const char *cpp_keywords[] = {
     "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t",
     "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const_cast",
     "consteval", "constexpr", "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
     "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
     "or_eq", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast",
     "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using", "virtual",
-    "wchar_t", "xor", "xor_eq", "args", "launch", "p", "cx", "err", "need", "queue", "declared", "event",
-    "num_events", "wait_list", "kernel", NULL};
+    "wchar_t", "xor", "xor_eq", NULL};
 
-/* The host spelling of a kernel-side C name: the same, or with a trailing
- * underscore when the name is taken (taken_names). */
+/* ... and, for the fields of KERNEL_args (which are also the parameters of
+ * KERNEL_run and locals of the demo), the names of those functions' own
+ * locals. */
+static const char *local_names[] = {"args", "launch", "p", "cx", "err", "need", "declared", "mem", "i", "words", NULL};
+
+static int in_names(const char **list, const char *name) {
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(list[i], name)) return 1;
+    return 0;
+}
+
+/* The host spelling of a C name (structs and their fields): the same, or
+ * with a trailing underscore for a C++ keyword. */
 static const char *host_name(Hc *h, const char *name) {
-    for (int i = 0; taken_names[i]; i++)
-        if (!strcmp(taken_names[i], name)) return arena_printf(h->a, "%s_", name);
-    return name;
+    return in_names(cpp_keywords, name) ? arena_printf(h->a, "%s_", name) : name;
+}
+
+/* The same for a field of KERNEL_args. */
+static const char *arg_name(Hc *h, const char *name) {
+    return in_names(cpp_keywords, name) || in_names(local_names, name) ? arena_printf(h->a, "%s_", name) : name;
 }
 
 /* TEXT made safe inside a C comment: no comment end, no trigraphs. */
@@ -124,8 +136,8 @@ static int is_local(const AbiArg *a) {
 
 /* The struct field of an argument. */
 static const char *field(Hc *h, const AbiArg *a) {
-    if (a->cname) return host_name(h, a->cname);
-    return host_name(h, arena_printf(h->a, "arg%d", a->index));
+    if (a->cname) return arg_name(h, a->cname);
+    return arg_name(h, arena_printf(h->a, "arg%d", a->index));
 }
 
 /* The length argument that measures pointer argument P, or NULL. */

@@ -1,17 +1,24 @@
 """hoist_c.py - the C hoist (--hoist=OpenCL) and the C runtime shim.
 
 For every example (examples/*.crisp) and end-to-end program
-(tests/e2e/*.crisp): the generated BASE_hoist_OpenCL.c compiles warning-free
-with gcc -std=c99 -Werror, g++ -Werror and tcc -Werror, and the demos built
-by gcc and tcc run on PoCL (exit 0, every kernel ran).  The examples' demos
-also run under oclgrind --data-races --uninitialized, which must report
-nothing (oclgrind exits 0 even when it reports: its log is read).
+(tests/e2e/*.crisp): crisp writes BASE_hoist_OpenCL.h, BASE_hoist_OpenCL.c,
+BASE_hoist_OpenCL_demo.c and crisp_runtime.h into an empty folder, and
+those files alone compile warning-free with gcc -std=c99 -Werror
+-Wmissing-prototypes, g++ -Werror and tcc -Werror; the demos built by gcc
+and tcc run on PoCL (exit 0, every kernel ran through its KERNEL_run).  The
+examples' demos also run under oclgrind --data-races --uninitialized, which
+must report nothing (oclgrind exits 0 even when it reports: its log is
+read).
 
 Then the variants (--hoist-unified-memory with its fallback,
 --hoist-dynamic, --debug-output), device selection and error messages of
-the demo, and the host-glue tests: tests/hoist/tcc_driver.c compiles a
-generated hoist plus a small caller (tests/hoist/*_caller.c) in memory with
-libtcc and runs it on real data.
+the demo, how outputs are written (the shim beside every hoist, identical
+files left alone, all or nothing), and the library tests:
+tests/hoist/tcc_driver.c compiles a generated hoist plus a small caller
+(tests/hoist/*_caller.c) in memory with libtcc and runs it on real data -
+the caller's own context and queue, KERNEL_enqueue on its buffers, chained
+kernels, KERNEL_run on host arrays, and the errors a caller gets instead of
+an out-of-bounds kernel.
 
     PYTHONPATH=tests /usr/bin/python3 tests/e2e/hoist_c.py [CASE...]
 
@@ -33,7 +40,7 @@ SHIM = os.path.join(REPO, "runtime-shim", "crisp_runtime.h")
 HOIST_TESTS = os.path.join(REPO, "tests", "hoist")
 
 COMPILERS = {
-    "gcc": ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror"],
+    "gcc": ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes"],
     "g++": ["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror"],
     "tcc": ["tcc", "-Wall", "-Werror"],
 }
@@ -53,23 +60,26 @@ def sh(cmd, cwd=None, env=None, timeout=120):
 
 
 def hoist(src, sub, *flags):
-    """crisp --hoist=OpenCL (and the runtime shim) for SRC into a fresh directory."""
+    """crisp --hoist=OpenCL for SRC into a fresh directory: (directory, BASE_hoist_OpenCL.c)."""
     d = out_dir(sub)
     for f in os.listdir(d):
         p = os.path.join(d, f)
         shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
-    status, out, err = crisp("--hoist=OpenCL", "--emit-runtime=" + d, "--output-dir=" + d, *flags,
-                             os.path.relpath(src, REPO))
+    status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, *flags, os.path.relpath(src, REPO))
     if status != 0:
         raise AssertionError("crisp %s failed (%d):\n%s" % (" ".join(flags), status, (err + out).strip()))
     base = os.path.splitext(os.path.basename(src))[0]
     return d, os.path.join(d, base + "_hoist_OpenCL.c")
 
 
+def demo_of(c_file):
+    return c_file[:-2] + "_demo.c"
+
+
 def compile_c(compiler, c_file, exe, *extra):
-    """Compile a hoist; any diagnostic fails."""
+    """Compile a hoist and its demo; any diagnostic fails."""
     d = os.path.dirname(c_file)
-    status, out, err = sh(COMPILERS[compiler] + ["-I", d] + list(extra) + [c_file, "-lOpenCL", "-o", exe])
+    status, out, err = sh(COMPILERS[compiler] + ["-I", d] + list(extra) + [c_file, demo_of(c_file), "-lOpenCL", "-o", exe])
     if status != 0 or err.strip():
         raise AssertionError("%s rejected %s:\n%s" % (compiler, os.path.relpath(c_file, REPO),
                                                     "\n".join((err + out).strip().splitlines()[:20])))
@@ -163,8 +173,12 @@ for src in PROGRAMS:
         d, exe, out = builds[src].result()
         check("PoCL", PLATFORM.lower() in out.splitlines()[0].lower(), out.splitlines()[0])
         base = os.path.splitext(os.path.basename(src))[0]
-        demos = open(os.path.join(d, base + "_hoist_OpenCL.c")).read().count("\nstatic cl_int demo_")
+        demos = open(os.path.join(d, base + "_hoist_OpenCL_demo.c")).read().count("\nstatic int demo_")
         check("every kernel", kernels_ran(out) == demos, "%s ran, %d in the hoist" % (kernels_ran(out), demos))
+        written = sorted(f for f in os.listdir(d) if not f.startswith("demo-"))
+        check("a folder of what crisp wrote", written == sorted([base + ".cl", "crisp_runtime.h", base + "_hoist_OpenCL.h",
+                                                                  base + "_hoist_OpenCL.c", base + "_hoist_OpenCL_demo.c"]),
+              str(written))
 
 for src in EXAMPLES:
     @case("oclgrind_%s" % os.path.splitext(os.path.basename(src))[0])
@@ -186,24 +200,59 @@ def program(name):
 @case
 def first_lines_name_the_shim():
     d, c_file, _ = builds[program("vector_add")].result()
-    head = "".join(open(os.path.join(d, "vector_add_hoist_OpenCL.c")).readlines()[:6])
-    check("names crisp_runtime.h", "crisp_runtime.h" in head and "--emit-runtime" in head, head)
-    check("says what it is", head.startswith("/* vector_add_hoist_OpenCL.c - host code for vector_add.cl"), head)
+    head = "".join(open(os.path.join(d, "vector_add_hoist_OpenCL.h")).readlines()[:8])
+    check("names crisp_runtime.h", "crisp_runtime.h" in head, head)
+    check("says what it is", head.startswith("/* vector_add_hoist_OpenCL.h - the C API of the kernels of vector_add.cl"), head)
+    check("how to build", "vector_add_hoist_OpenCL_demo.c -lOpenCL" in head, head)
 
 
 @case
 def each_kernel_section_names_its_source_line():
     d, _, _ = builds[program("atomics")].result()
-    text = open(os.path.join(d, "atomics_hoist_OpenCL.c")).read()
+    text = open(os.path.join(d, "atomics_hoist_OpenCL.h")).read()
     for kname, line in (("histogram", 17), ("exchange", 79)):
         check(kname, " * Kernel %s: def-kernel at atomics.crisp:%d\n" % (kname, line) in text)
 
 
 @case
-def emit_runtime_writes_the_shim():
+def the_shim_is_written_beside_every_hoist():
     d, _, _ = builds[program("vector_add")].result()
     with open(SHIM) as a, open(os.path.join(d, "crisp_runtime.h")) as b:
         check("identical to runtime-shim/crisp_runtime.h", a.read() == b.read())
+    other = out_dir("emit-runtime-elsewhere")
+    status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, "--emit-runtime=" + other, program("vector_add"))
+    check("--emit-runtime=DIR still writes both shims there", status == 0 and
+          sorted(os.listdir(other)) == ["crisp_runtime.h", "crisp_runtime.py"], err + str(os.listdir(other)))
+
+
+@case
+def identical_outputs_are_left_alone():
+    d, c_file = hoist(program("vector_add"), "identical")
+    names = sorted(os.listdir(d))
+    old = 1_000_000_000
+    for f in names:
+        os.utime(os.path.join(d, f), (old, old))
+    with open(os.path.join(d, "vector_add.cl"), "a") as f:
+        f.write("/* changed */\n")
+    status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, os.path.relpath(program("vector_add"), REPO))
+    check("crisp ran", status == 0, err)
+    kept = [f for f in names if os.path.getmtime(os.path.join(d, f)) == old]
+    check("identical files not rewritten", sorted(kept) == sorted(f for f in names if f != "vector_add.cl"), str(kept))
+    check("the changed one rewritten", "changed" not in open(os.path.join(d, "vector_add.cl")).read())
+    check("no temporaries left", sorted(os.listdir(d)) == names, str(os.listdir(d)))
+
+
+@case
+def outputs_are_all_or_nothing():
+    d = out_dir("all-or-nothing")
+    for f in os.listdir(d):
+        p = os.path.join(d, f)
+        shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+    os.mkdir(os.path.join(d, "crisp_runtime.h"))           # cannot be replaced by a file
+    status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, program("vector_add"))
+    check("exit 2", status == 2, "exit %d" % status)
+    check("says which file", "cannot write" in err and "crisp_runtime.h" in err, err)
+    check("nothing else written", os.listdir(d) == ["crisp_runtime.h"], str(os.listdir(d)))
 
 
 @case
@@ -235,6 +284,7 @@ def cpp_keyword_names():
     # parameters named like C++ keywords and like the generated functions' own parameters
     d, c_file = hoist(os.path.join(HOIST_TESTS, "cpp_names.crisp"), "cpp_names")
     text = open(c_file).read()
+    text = open(c_file[:-2] + ".h").read()
     check("renamed fields", "cl_mem class_;" in text and "cl_mem args_;" in text and "cl_ulong launch_;" in text)
     for compiler in COMPILERS:
         compile_c(compiler, c_file, os.path.join(d, "demo-" + compiler.replace("+", "p")))
@@ -253,17 +303,19 @@ def edge_cases():
 
 @case
 def two_hoists_in_one_program():
-    # the shim is header-only (static inline): two hoists link into one program
+    # each hoist is a library: two link into one program with a main of its own
     d1, c1 = hoist(program("vector_add"), "two-a")
     d2, c2 = hoist(program("lighten_image"), "two-b")
     main_c = os.path.join(d1, "two_main.c")
     with open(main_c, "w") as f:
-        f.write("#include <stdio.h>\nint main(void) { puts(\"linked\"); return 0; }\n")
+        f.write('#include "vector_add_hoist_OpenCL.h"\n#include "lighten_image_hoist_OpenCL.h"\n'
+                "int main(void)\n{\n    vector_add_program a;\n    lighten_image_program b;\n"
+                '    (void)a;\n    (void)b;\n    puts("linked");\n    return 0;\n}\n')
     objs = []
     for c in (c1, c2, main_c):
         o = c + ".o"
-        status, out, err = sh(COMPILERS["gcc"] + ["-DCRISP_NO_DEMO", "-I", d1, "-c", c, "-o", o])
-        check("compiles with -DCRISP_NO_DEMO: " + os.path.basename(c), status == 0 and not err.strip(), err)
+        status, out, err = sh(COMPILERS["gcc"] + ["-I", d1, "-I", d2, "-c", c, "-o", o])
+        check("compiles on its own: " + os.path.basename(c), status == 0 and not err.strip(), err)
         objs.append(o)
     exe = os.path.join(d1, "two")
     status, out, err = sh(["gcc"] + objs + ["-lOpenCL", "-o", exe])
@@ -271,7 +323,8 @@ def two_hoists_in_one_program():
     status, out, err = sh([exe])
     check("runs", status == 0 and out.strip() == "linked", out + err)
     status, out, err = sh(["nm", objs[0]])
-    check("no main without the demo", " T main" not in out)
+    check("no main in the library", " T main" not in out)
+    check("the API is exported", " T vector_add_run" in out and " T vector_add_enqueue" in out, out)
 
 
 # ----------------------------------------------------------------------
@@ -281,7 +334,7 @@ def two_hoists_in_one_program():
 def unified_memory_uses_svm_on_pocl():
     d, c_file = hoist(program("side_channels"), "unified", "--hoist-unified-memory")
     text = open(c_file).read()
-    check("CrispMem fields", "CrispMem A;" in text)
+    check("CrispMem fields", "CrispMem A;" in open(c_file[:-2] + ".h").read())
     for compiler in COMPILERS:
         compile_c(compiler, c_file, os.path.join(d, "demo-" + compiler.replace("+", "p")))
     out, _ = run_demo(os.path.join(d, "demo-gcc"), d)
@@ -305,7 +358,7 @@ def dynamic_all_kernels_needs_no_cl_file():
     d, c_file = hoist(src, "dynamic-all", "--hoist-dynamic=vector_add", "--hoist-dynamic=vector_add_stride",
                       "--hoist-dynamic=vector_add_vstride")
     text = open(c_file).read()
-    one = text[text.index("static const char vector_add_source[]"):text.index("cl_program vector_add_build_program")]
+    one = text[text.index("static const char vector_add_source[]"):text.index("static const char vector_add_stride_source[]")]
     check("only its own kernel embedded", "__kernel void vector_add(" in one and "vector_add_stride(" not in one)
     for compiler in COMPILERS:
         compile_c(compiler, c_file, os.path.join(d, "demo-" + compiler.replace("+", "p")))
@@ -334,10 +387,10 @@ def debug_output_decoded_by_the_demo():
     for compiler in COMPILERS:
         compile_c(compiler, c_file, os.path.join(d, "demo-" + compiler.replace("+", "p")))
     out, _ = run_demo(os.path.join(d, "demo-gcc"), d)
-    check("site table", "static const CrispDebugSite crisp_debug_sites[]" in text and "/* site 4 */" in text)
+    check("site table", "const CrispDebugSite debug_debug_sites[]" in text and "/* site 4 */" in text)
     check("decoded record", "tests/e2e/debug.crisp:13: [thread 0] reached the kernel with 1024 elements "
                             "and a float 2.5" in out, out)
-    # flood logs from every thread it runs: one thread in the demo (no vector, no declaration)
+    # flood logs from every thread it runs (no declaration: the demo launches CRISP_DEMO_LENGTH)
     check("flood record", "tests/e2e/debug.crisp:23: [thread 0] thread 0" in out, out)
 
 
@@ -384,6 +437,7 @@ def build_failure_prints_the_build_log():
     status, out, err = sh([exe, bad], cwd=d)
     check("exit 1", status == 1, "exit %d" % status)
     check("build log", "build log of" in err and "undefined_thing" in err, err)
+    check("one message, from the demo", err.count("crisp:") == 1, err)
     check("status name", "CL_BUILD_PROGRAM_FAILURE" in err, err)
 
 
@@ -401,8 +455,7 @@ def tcc_driver():
 
 
 def libtcc_run(caller, include_dir, *args):
-    status, out, err = sh([tcc_driver(), "-I", include_dir, "-DCRISP_NO_DEMO",
-                           os.path.join(HOIST_TESTS, caller), "--"] + list(args))
+    status, out, err = sh([tcc_driver(), "-I", include_dir, os.path.join(HOIST_TESTS, caller), "--"] + list(args))
     fails = [l for l in out.splitlines() if not l.startswith("ok")]
     if status != 0 or fails or not out.strip():
         raise AssertionError("%s exited %d:\n%s" % (caller, status, (out + err).strip()))
@@ -412,7 +465,10 @@ def libtcc_run(caller, include_dir, *args):
 @case
 def libtcc_vector_add_api():
     d, _, _ = builds[program("vector_add")].result()
-    libtcc_run("vector_add_caller.c", d, os.path.join(d, "vector_add.cl"))
+    out = libtcc_run("vector_add_caller.c", d, os.path.join(d, "vector_add.cl"))
+    for what in ("the caller's context and queue", "chained", "a B shorter than A is an error",
+                 "a buffer of another context is an error", "vector_add_run on host arrays"):
+        check(what, what in out, out)
 
 
 @case
@@ -420,6 +476,7 @@ def libtcc_side_channel_api():
     d, _, _ = builds[program("side_channels")].result()
     out = libtcc_run("side_channels_caller.c", d, os.path.join(d, "side_channels.cl"))
     check("scratch checked", "ok scratch pool of 1280 bytes" in out, out)
+    check("results through KERNEL_run", "ok result vectors malloc'ed for the caller" in out, out)
 
 
 @case
