@@ -406,6 +406,7 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     pr_line(p, "crisp_runtime = _runtime()");
     pr_line(p, "crisp_runtime.require_abi(ABI)");
     pr_line(p, "cl = crisp_runtime.cl");
+    pr_line(p, "_ARRAY = crisp_runtime.cl_array.Array");
     pr_blank(p);
 }
 
@@ -730,6 +731,31 @@ static void emit_sizes(Printer *p, const PyKernel *pk) {
         pr_line(p, "local_size = %s%s)", t, l->nlocal == 1 ? "," : "");
         pr_dedent(p);
     }
+    if (!l->single_task && !l->needs_global && !l->nlocal && !(k->gsize && k->gsize->present && k->gsize->dims && k->gsize->dims != l->nglobal)) {
+        /* the common call: the declared sizes, no local size - no checks needed */
+        const char *t = "(";
+        for (int d = 0; d < l->nglobal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->global[d]));
+        t = arena_printf(a, "%s%s)", t, l->nglobal == 1 ? "," : "");
+        pr_line(p, "if global_size is None and local_size is None:");
+        pr_indent(p);
+        if (k->gsize && k->gsize->present && k->gsize->nset + k->gsize->nderive)
+            pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
+        else
+            pr_line(p, "# %s", one_line(a, l->global_from));
+        if (l->global_msg) pr_line(p, "# %s", one_line(a, l->global_msg));
+        pr_line(p, "gs, ls = %s, None", t);
+        pr_dedent(p);
+        pr_line(p, "else:");
+        pr_indent(p);
+        if (k->gsize && k->gsize->present && k->gsize->dims)
+            pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size, %d)", kn, t,
+                    k->gsize->dims);
+        else
+            pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size)", kn, t);
+        pr_dedent(p);
+        pr_line(p, "self._last_sizes = (gs, ls)");
+        return;
+    }
     pr_line(p, "if global_size is None:");
     pr_indent(p);
     if (l->single_task) {
@@ -769,8 +795,19 @@ static void emit_param(Printer *p, const PyKernel *pk, const HostParam *hp) {
         pr_line(p, "%s, %s = rt.local(\"%s\", \"%s\", %s, %s)", pa->mem, pa->len, kn, x->name, pa->ident, elem_const(a, x));
         return;
     }
-    pr_line(p, "%s, %s = rt.arg(\"%s\", \"%s\", %s, %s, \"%s\", copies, events, written)", pa->mem, pa->len, kn, x->name,
-            pa->ident, elem_const(a, x), hp->kind == HP_BYTES ? "read_write" : access_word(hp));
+    const char *call = arena_printf(a, "rt.arg(q, \"%s\", \"%s\", %s, %s, \"%s\", copies, events, written)", kn, x->name, pa->ident,
+                                    elem_const(a, x), hp->kind == HP_BYTES ? "read_write" : access_word(hp));
+    if (hp->kind == HP_VECTOR) {
+        /* the common device case inline (per-call cost): a pyopencl array of this queue, in its layout */
+        pr_line(p, "if type(%s) is _ARRAY and %s.queue is q is rt.ordered and %s.dtype == %s.device_dtype \\", pa->ident,
+                pa->ident, pa->ident, elem_const(a, x));
+        pr_line(p, "        and not %s.offset and %s.flags.c_contiguous:", pa->ident, pa->ident);
+        pr_line(p, "    %s, %s = %s.base_data, %s.size", pa->mem, pa->len, pa->ident, pa->ident);
+        pr_line(p, "else:");
+        pr_line(p, "    %s, %s = %s", pa->mem, pa->len, call);
+    } else {
+        pr_line(p, "%s, %s = %s", pa->mem, pa->len, call);
+    }
     if (x->fixed_length > 0) {
         pr_line(p, "if %s < %lld:", pa->len, (long long)x->fixed_length);
         pr_line(p, "    crisp_runtime.too_short(\"%s\", \"%s\", %s, %lld, \"the length its type declares\")", kn, x->name,
@@ -825,7 +862,7 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x) {
         pr_line(p, "    %s = rt.result(q, \"%s\", \"%s\", %s, %s, True, copies, [], [])", pa->mem, kn, x->name, pa->len,
                 elem_const(a, x));
         pr_line(p, "else:");
-        pr_line(p, "    %s, given = rt.arg(\"%s\", \"%s\", %s, %s, \"read_write\", copies, events, written)", pa->mem, kn,
+        pr_line(p, "    %s, given = rt.arg(q, \"%s\", \"%s\", %s, %s, \"read_write\", copies, events, written)", pa->mem, kn,
                 x->name, pa->ident, elem_const(a, x));
         pr_line(p, "    if given < %s:", pa->len);
         pr_line(p, "        crisp_runtime.too_short(\"%s\", \"%s\", given, %s, %s)", kn, x->name, pa->len,

@@ -124,7 +124,7 @@ __all__ = [
     "element", "Element", "std140_stride", "std140_dtype", "to_std140", "from_std140",
     "scalar", "scalar_type", "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes",
     "sizes", "too_short", "decode_debug", "preview", "load_kernel", "create_buffer",
-    "Buffer", "Kernel", "require_abi", "cl",
+    "Buffer", "Kernel", "require_abi", "cl", "cl_array",
 ]
 
 
@@ -858,6 +858,10 @@ class Runtime:
     def __init__(self, context=None, queue=None, unified_memory=False):
         self.context, self.queue = _context_and_queue(context, queue)
         self.device = self.queue.device
+        # ordered: the queue when it orders what runs on it (no events needed
+        # between calls on it), None when it is out of order
+        props = self.queue.properties
+        self.ordered = None if props & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE else self.queue
         self.unified_memory = False
         if unified_memory:
             why = svm_support(self.device)
@@ -989,16 +993,23 @@ class Runtime:
             raise ValueError("queue= is on another context than the one the kernels were built on")
         return queue
 
-    def arg(self, kernel, name, value, elem, access, copies, events, written):
-        """(argument, elements) for vector parameter NAME of KERNEL.
+    def arg(self, queue, kernel, name, value, elem, access, copies, events, written):
+        """(argument, elements) for vector parameter NAME of KERNEL, launched
+        on QUEUE.
 
         VALUE is a numpy array (copied to the device unless ACCESS is
         "write_only"; when the kernel may write it, COPIES gets what
-        copy_back() needs), a pyopencl.array.Array (its events go to EVENTS,
-        and it goes to WRITTEN when the kernel may write it), a cl.Buffer or
-        an SVM pointer (used as they are).  TypeError for a wrong dtype or
-        kind, ValueError for memory of another context."""
-        if type(value) is np.ndarray:
+        copy_back() needs), a pyopencl.array.Array, a cl.Buffer or an SVM
+        pointer (used as they are).  An array of another queue than QUEUE
+        (or of an out-of-order queue) has its events waited for (EVENTS) and
+        gets the kernel's event when the kernel may write it (WRITTEN); on
+        QUEUE itself, in order, the queue orders them.  TypeError for a
+        wrong dtype or kind, ValueError for memory of another context."""
+        t = type(value)
+        if t is _CL_ARRAY and value.queue is queue is self.ordered and not value.offset \
+                and value.dtype == elem.device_dtype and value.flags.c_contiguous:
+            return value.base_data, value.size   # the common device case, kept short
+        if t is np.ndarray:
             n, staged = elem.host(value, kernel, name)
             try:
                 if self.unified_memory:
@@ -1016,14 +1027,15 @@ class Runtime:
                 copies.append((value, staged, mem, elem, n))
             return mem, n
         if isinstance(value, cl_array.Array):
-            if value.context != self.context:
+            if value.queue is not queue and value.context != self.context:
                 raise ValueError("kernel %s: argument %s is a pyopencl.array.Array on another context "
                                  "than the kernel's" % (kernel, name))
             n = elem.device_count(value, kernel, name)
-            if value.events:
-                events.extend(value.events)
-            if access != "read_only":
-                written.append(value)
+            if value.queue is not queue or queue is not self.ordered:
+                if value.events:
+                    events.extend(value.events)
+                if access != "read_only":
+                    written.append(value)
             if value.offset:
                 try:
                     return value.base_data.get_sub_region(value.offset, max(value.nbytes, 1)), n
@@ -1148,6 +1160,7 @@ class Runtime:
         return svm
 
 
+_CL_ARRAY = cl_array.Array
 _MF_READ_WRITE = cl.mem_flags.READ_WRITE
 _MF_WRITE = cl.mem_flags.WRITE_ONLY
 _MF_UPLOAD_RO = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
