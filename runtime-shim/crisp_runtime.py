@@ -38,9 +38,11 @@ What the hoists rely on (docs/hoisting-python.md)
   checks every length against what the kernel touches (ValueError, see
   too_short()).
 * A call with host memory waits (copy back); a call with device memory only
-  enqueues and returns the kernel's cl.Event.  Events of pyopencl arrays
-  are waited for, and the kernel's event is added to the arrays it writes,
-  as PyOpenCL's own array operations do.
+  enqueues and returns the kernel's cl.Event.  A pyopencl array of another
+  queue (or of an out-of-order one) has its events waited for, and the
+  kernel's event is added to it when the kernel writes it, as PyOpenCL's
+  own array operations do; on the kernel's own in-order queue the queue
+  orders them.
 
 How the spec's pseudo-code is read (choices)
 --------------------------------------------

@@ -624,8 +624,13 @@ def device_arrays_used_in_place():
         ev = k.vector_add(da, db, dc)
     check("no transfer at all", t.uploads == [] and t.downloads == 0, "%s %s" % (t.uploads, t.downloads))
     check("returns the kernel's event", isinstance(ev, cl.Event))
-    check("the written array carries the event", ev in dc.events)
     assert_close(dc.get(), a + b)
+    # arrays of another queue: their events are waited for, the written one gets the kernel's
+    q2 = cl.CommandQueue(k.context)
+    ea, ec = cl.array.to_device(q2, a), cl.array.empty(q2, n, np.float32)
+    ev = k.vector_add(ea, ea, ec)
+    check("an array of another queue carries the kernel's event", ev in ec.events)
+    assert_close(ec.get(), 2 * a)
 
 
 @case
