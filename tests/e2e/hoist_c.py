@@ -199,7 +199,7 @@ def program(name):
 
 @case
 def first_lines_name_the_shim():
-    d, c_file, _ = builds[program("vector_add")].result()
+    d, _, _ = builds[program("vector_add")].result()
     head = "".join(open(os.path.join(d, "vector_add_hoist_OpenCL.h")).readlines()[:8])
     check("names crisp_runtime.h", "crisp_runtime.h" in head, head)
     check("says what it is", head.startswith("/* vector_add_hoist_OpenCL.h - the C API of the kernels of vector_add.cl"), head)
@@ -496,3 +496,49 @@ def libtcc_unified_memory_api():
 def libtcc_runtime_shim():
     out = libtcc_run("runtime_caller.c", os.path.join(REPO, "runtime-shim"))
     check("decoder checked", "ok records read as in docs/abi.md" in out, out)
+
+
+DOC_MAIN = r"""
+int main(void)
+{
+    CrispContext own;
+    float ha[100], hb[100], hc[100], c2[100];
+    cl_int err;
+    cl_mem a, b, c, t;
+    int i, status;
+    for (i = 0; i < 100; i++) {
+        ha[i] = (float)i;
+        hb[i] = (float)(3 * i);
+    }
+    if (crisp_open(&own, 0) != CL_SUCCESS) return 2;
+    a = clCreateBuffer(own.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof ha, ha, &err);
+    b = clCreateBuffer(own.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof hb, hb, &err);
+    c = clCreateBuffer(own.context, CL_MEM_READ_WRITE, sizeof hb, NULL, &err);
+    t = clCreateBuffer(own.context, CL_MEM_READ_WRITE, sizeof hb, NULL, &err);
+    status = add_twice(own.context, own.queue, a, b, c, t, 100, ha, hb, hc);
+    clEnqueueReadBuffer(own.queue, c, CL_TRUE, 0, sizeof c2, c2, 0, NULL, NULL);
+    for (i = 0; i < 100; i++)
+        if (hc[i] != ha[i] + hb[i] || c2[i] != 2 * (ha[i] + hb[i])) status = 1;
+    puts(status ? "wrong" : "right");
+    return status;
+}
+"""
+
+
+@case
+def the_example_of_the_docs_runs():
+    # docs/hoisting-c.md "Using it from your own program", as written
+    import re
+    text = open(os.path.join(REPO, "docs", "hoisting-c.md")).read()
+    code = re.search(r'```c\n(#include "vector_add_hoist_OpenCL.h".*?)```', text, re.S)
+    check("the example is in the docs", code is not None)
+    d, _, _ = builds[program("vector_add")].result()
+    c_file = os.path.join(d, "vector_add_hoist_OpenCL.c")
+    src = os.path.join(d, "doc_example.c")
+    with open(src, "w") as f:
+        f.write(code.group(1) + DOC_MAIN)
+    exe = os.path.join(d, "doc_example")
+    status, out, err = sh(COMPILERS["gcc"] + ["-Wno-missing-prototypes", "-I", d, src, c_file, "-lOpenCL", "-o", exe])
+    check("compiles", status == 0 and not err.strip(), err)
+    status, out, err = sh([exe], cwd=d)
+    check("runs: the caller's context, chained kernels, host arrays", status == 0 and out.strip() == "right", out + err)
