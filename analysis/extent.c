@@ -358,6 +358,17 @@ static void touch(Ex *x, const Origin *o, const Val *idx, const Node *at) {
     arena_push(x->a, (void ***)&x->needs[b], &x->nneeds[b], &x->capneeds[b], keep);
 }
 
+/* Is E 0 whenever G is (so the guard G > 0 need not be spelled out)?  G
+ * itself, a product with such a factor, a minimum with such a term. */
+static int vanishes(const SizeExpr *e, const SizeExpr *g) {
+    if (g->is_signed) return 0;
+    if (sz_equal(e, g)) return 1;
+    if (e->op == SZ_MUL || e->op == SZ_MIN)
+        for (int k = 0; k < e->nkids; k++)
+            if (vanishes(e->kids[k], g)) return 1;
+    return 0;
+}
+
 /* A need as a tree: base + c, only where every guard is positive. */
 static SizeExpr *need_expr(Ex *x, const Val *n) {
     SizeExpr *need = to_expr(x, n);
@@ -367,9 +378,7 @@ static SizeExpr *need_expr(Ex *x, const Val *n) {
             if (sz_equal(n->guards[i], n->base)) need = n->base;
     for (int i = n->nguards - 1; i >= 0; i--) {
         const SizeExpr *g = n->guards[i];
-        int factor = 0; /* g * ... is 0 anyway when g is */
-        for (int k = 0; need->op == SZ_MUL && !g->is_signed && k < need->nkids; k++) factor |= sz_equal(need->kids[k], g);
-        if (!sz_equal(g, need) && !factor) need = sz_bin(x->a, SZ_IF_POSITIVE, (SizeExpr *)g, need);
+        if (!vanishes(need, g)) need = sz_bin(x->a, SZ_IF_POSITIVE, (SizeExpr *)g, need);
     }
     return sz_simplify(x->a, need);
 }
@@ -576,6 +585,15 @@ static void narrow(Ex *x, const Sym *var, const Node *limit, int strict) {
     }
     Binding *b = lookup(x, var);
     if (b && b->is_vec) return;
+    /* both bounds hold: a thread id below the global size and below N is
+       below the smaller of the two */
+    if (b && b->val.kind != V_UNKNOWN && !b->val.sign && b->val.base && v.base && b->val.c == v.c &&
+        !sz_equal(b->val.base, v.base)) {
+        Val both = v;
+        both.base = sz_simplify(x->a, sz_bin(x->a, SZ_MIN, b->val.base, v.base));
+        union_guards(x, &both, &b->val, &v);
+        v = both;
+    }
     bind_val(x, var, v);
 }
 
