@@ -14,9 +14,9 @@
  *
  * Every access `V[i]` to a caller's vector adds "V needs max(i) + 1
  * elements" (when the guards hold); the need of a vector is the maximum of
- * its accesses.  The builtins it knows are the checker's C names for ids
- * and sizes (crisp_global_id, get_local_id, ...): the launch sizes bound
- * them.  Work is capped, so a huge program ends as "unchecked", not slow. */
+ * its accesses.  The launch sizes bound the id builtins (BUILTIN_OPS and
+ * the helpers of check.h: get-global-id, get-local-id, ...).  Work is
+ * capped, so a huge program ends as "unchecked", not slow. */
 #include "extent.h"
 
 #include "../core/ptrmap.h"
@@ -428,7 +428,7 @@ static Origin origin(Ex *x, const Node *n) {
     return o;
 }
 
-/* The launch size builtins: C names the checker gives them. */
+/* The dimension argument of an id or size builtin (0 when it has none). */
 static int builtin_dim(const Node *n, int *dim) {
     *dim = 0;
     if (n->nkids == 0) return 1;
@@ -448,36 +448,53 @@ static SizeExpr *max_local_linear(Ex *x) {
     return sz_node(x->a, SZ_MUL, k, 3);
 }
 
-static const CFunc *user_function(Ex *x, const char *cname) {
-    for (int i = 0; cname && i < x->p->nfuncs; i++)
-        if (x->p->funcs[i]->kind != FN_KERNEL && x->p->funcs[i]->cname && !strcmp(x->p->funcs[i]->cname, cname))
+static const CFunc *user_function(Ex *x, const Node *call) {
+    if (call->op != BI_CALL || !call->text) return NULL;
+    for (int i = 0; i < x->p->nfuncs; i++)
+        if (x->p->funcs[i]->kind != FN_KERNEL && x->p->funcs[i]->cname && !strcmp(x->p->funcs[i]->cname, call->text))
             return x->p->funcs[i];
     return NULL;
 }
 
+/* The helper a BI_HELPER call makes (Program.helpers), or -1. */
+static int helper_kind(Ex *x, const Node *call) {
+    if (call->op != BI_HELPER || call->ival < 0 || call->ival >= x->p->nhelpers) return -1;
+    return (int)x->p->helpers[call->ival]->kind;
+}
+
 static Val call_val(Ex *x, const Node *n) {
-    const char *f = n->text ? n->text : "";
     int d = 0;
     if (!builtin_dim(n, &d)) return unknown();
-    if (!strcmp(f, "crisp_global_id") || !strcmp(f, "get_global_id")) return below(x, launch(x, SZ_GLOBAL_SIZE, d));
-    if (!strcmp(f, "crisp_global_linear_id")) return below(x, launch(x, SZ_GLOBAL_LINEAR_SIZE, 0));
-    if (!strcmp(f, "get_local_id")) return below(x, launch(x, SZ_MAX_LOCAL_SIZE, d));
-    if (!strcmp(f, "crisp_local_linear_id")) return below(x, max_local_linear(x));
-    if (!strcmp(f, "get_group_id")) return below(x, launch(x, SZ_MAX_NUM_GROUPS, d));
-    if (!strcmp(f, "get_global_size")) return exact(launch(x, SZ_GLOBAL_SIZE, d), 0);
-    if (!strcmp(f, "crisp_global_linear_size")) return exact(launch(x, SZ_GLOBAL_LINEAR_SIZE, 0), 0);
-    if (!strcmp(f, "get_local_size")) return at_most(launch(x, SZ_MAX_LOCAL_SIZE, d), 0);
-    if (!strcmp(f, "crisp_local_linear_size")) return at_most(max_local_linear(x), 0);
-    if (!strcmp(f, "get_num_groups")) return at_most(launch(x, SZ_MAX_NUM_GROUPS, d), 0);
-    if ((!strcmp(f, "min") || !strcmp(f, "max")) && n->nkids == 2 && n->ty && ty_is_int(n->ty)) {
-        Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
-        return v_minmax(x, &a, &b, f[1] == 'a');
+    switch (helper_kind(x, n)) {
+    case H_GLOBAL_ID: return below(x, launch(x, SZ_GLOBAL_SIZE, d));
+    case H_GLOBAL_LINEAR_ID: return below(x, launch(x, SZ_GLOBAL_LINEAR_SIZE, 0));
+    case H_LOCAL_LINEAR_ID: return below(x, max_local_linear(x));
+    case H_GLOBAL_LINEAR_SIZE: return exact(launch(x, SZ_GLOBAL_LINEAR_SIZE, 0), 0);
+    case H_LOCAL_LINEAR_SIZE: return at_most(max_local_linear(x), 0);
+    case H_FLOOR_DIV:
+        if (n->nkids == 2) {
+            Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
+            return v_div(x, &a, &b);
+        }
+        return unknown();
+    default: break;
     }
-    if (!strncmp(f, "crisp_floor_div_", 16) && n->nkids == 2) {
-        Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
-        return v_div(x, &a, &b);
+    switch (n->op) {
+    case BI_GLOBAL_ID_ABS: return below(x, launch(x, SZ_GLOBAL_SIZE, d)); /* the hoists launch with no offset */
+    case BI_LOCAL_ID: return below(x, launch(x, SZ_MAX_LOCAL_SIZE, d));
+    case BI_GROUP_ID: return below(x, launch(x, SZ_MAX_NUM_GROUPS, d));
+    case BI_GLOBAL_SIZE: return exact(launch(x, SZ_GLOBAL_SIZE, d), 0);
+    case BI_LOCAL_SIZE: return at_most(launch(x, SZ_MAX_LOCAL_SIZE, d), 0);
+    case BI_NUM_GROUPS: return at_most(launch(x, SZ_MAX_NUM_GROUPS, d), 0);
+    case BI_MIN:
+    case BI_MAX:
+        if (n->nkids == 2 && n->ty && ty_is_int(n->ty)) {
+            Val a = val(x, n->kids[0]), b = val(x, n->kids[1]);
+            return v_minmax(x, &a, &b, n->op == BI_MAX);
+        }
+        return unknown();
+    default: return unknown();
     }
-    return unknown();
 }
 
 static Val binary_val(Ex *x, const Node *n) {
@@ -542,7 +559,7 @@ static Val val_raw(Ex *x, const Node *n) {
     }
     case N_C_LENGTH: return n->sym ? length_val(x, n->sym) : unknown();
     case N_C_CAST:
-        if (!n->nkids || !n->ty || !ty_is_int(n->ty) || n->text) return unknown();
+        if (!n->nkids || !n->ty || !ty_is_int(n->ty) || n->op != CAST_VALUE) return unknown();
         return val(x, n->kids[0]);
     case N_C_BINARY: return binary_val(x, n);
     case N_C_SELECT: {
@@ -745,7 +762,7 @@ static void visit(Ex *x, const Node *n) {
         break;
     case N_C_CALL: {
         for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
-        const CFunc *fn = user_function(x, n->text);
+        const CFunc *fn = user_function(x, n);
         if (fn) walk_function(x, fn, n);
         return;
     }

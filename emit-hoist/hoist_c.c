@@ -162,6 +162,7 @@ static const char *role_text(const AbiArg *a) {
     case ROLE_IMPLICIT: return "implicit vector";
     case ROLE_SCRATCH: return "scratch pool";
     case ROLE_DEBUG: return "debug channel";
+    case ROLE_LOCAL: return "workgroup scratch";
     default: return "vector";
     }
 }
@@ -834,7 +835,7 @@ static void emit_side_sizes(Hc *h, const HostKernel *hk) {
         const AbiArg *a = hk->sides[i];
         const AbiArg *len = length_of(k, a);
         if (!len) continue;
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT) {
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
             pr_line(p, "/* %s %s: %s elements of %s%s%s */", role_text(a), comment_text(h, a->name),
                     comment_text(h, a->size.crisp), a->element, a->comment ? " -- " : "", a->comment ? comment_text(h, a->comment) : "");
             pr_line(p, "args->%s = (cl_ulong)%s;", field(h, len), c_size(h, hk, a->size.expr, "args->", "launch"));
@@ -1409,7 +1410,7 @@ static void emit_demo_kernel(Hc *h, const HostKernel *hk) {
     for (int i = 0; i < hk->nsides; i++) {
         const AbiArg *a = hk->sides[i];
         const AbiArg *len = length_of(k, a);
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT) {
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
             const char *line = arena_printf(h->a, " x %s, sized %s%s%s\n", a->element, a->size.crisp, a->comment ? " -- " : "",
                                             a->comment ? a->comment : "");
             pr_line(p, "printf(\"%%s%%lu%%s\", %s, (unsigned long)args.%s, %s);",

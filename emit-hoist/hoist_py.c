@@ -886,8 +886,8 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x) {
         pr_line(p, "# workgroup scratch %s: %s elements of %s (__local: only a size)", x->name, one_line(a, x->size.crisp),
                 astr(x->element));
         if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
-        pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
-        pr_line(p, "%s = rt.local_vector(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
+        pr_line(p, "%s = %s", pa->len, py_size(pk, x->size.expr));
+        pr_line(p, "%s, %s = rt.local(\"%s\", \"%s\", %s, %s)", pa->mem, pa->len, kn, x->name, pa->len, elem_const(a, x));
         return;
     }
     if (x->role == ROLE_DEBUG) {
