@@ -102,18 +102,18 @@ import math
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 
 try:
     import pyopencl as cl
     import pyopencl.array as cl_array
-except ImportError:  # pragma: no cover - explained to the user
-    sys.stderr.write(
-        "crisp_runtime: PyOpenCL is missing.  Install it (Debian: apt-get install "
+except ImportError as _missing:  # pragma: no cover - explained to the user
+    raise ImportError(
+        "crisp_runtime needs PyOpenCL (%s).  Install it (Debian: apt-get install "
         "python3-pyopencl; or pip install pyopencl) and run with that Python "
-        "(Debian's is /usr/bin/python3).\n")
-    raise
+        "(Debian's is /usr/bin/python3)." % _missing) from None
 
 ABI_VERSION = 2              # what generated modules expect (require_abi)
 BUILD_OPTIONS = "-cl-std=CL1.2"
@@ -869,11 +869,11 @@ class Runtime:
             why = svm_support(self.device)
             if why:
                 key = self.device.int_ptr if hasattr(self.device, "int_ptr") else id(self.device)
-                if key not in _svm_warned:
+                if key not in _svm_warned:       # a warning Python's filters control, once per device
                     _svm_warned.add(key)
-                    sys.stderr.write("crisp_runtime: unified memory requested, but %s: %s; "
-                                     "using device buffers and copies instead\n"
-                                     % (self.device.name.strip(), why))
+                    warnings.warn("crisp_runtime: unified memory requested, but %s: %s; using device "
+                                  "buffers and copies instead" % (self.device.name.strip(), why),
+                                  RuntimeWarning, stacklevel=2)
             else:
                 self.unified_memory = True
 
