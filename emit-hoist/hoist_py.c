@@ -20,6 +20,7 @@
  * as a script runs a demo of every kernel.  docs/hoisting-python.md
  * describes the output for users. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "../core/context.h"
@@ -44,7 +45,7 @@ static const char *const py_keywords[] = {
 
 /* Names the generated methods use themselves. */
 static const char *const py_taken[] = {
-    "self", "rt", "q", "copies", "events", "written", "results", "dev", "ev", "gs", "ls", "lz",
+    "self", "rt", "q", "copies", "events", "written", "results", "dev", "ev", "gs", "ls", "lz", "args", "need", "given",
     "queue", "wait_for", "global_size", "local_size", "np", "os", "sys", "math", "cl",
     "crisp_runtime", "int", "len", "type", "tuple", NULL};
 
@@ -93,6 +94,58 @@ static const char *one_line(Arena *a, const char *s) {
         else if (*p == '"' && p[1] == '"' && p[2] == '"') *p = '\'';   /* no docstring end */
         else if (*p == '\\') *p = '/';                                   /* no escapes in docstrings */
     return r;
+}
+
+/* One line of Python code (printf FMT), wrapped inside the parentheses of
+ * its first call (or of the list or tuple that is its only argument) at
+ * top-level commas, or before top-level " + ", when it passes 99 columns -
+ * Python's implicit line continuation; continuation lines align after the
+ * opening bracket. */
+static void py_line(Printer *p, Arena *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void py_line(Printer *p, Arena *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = arena_vprintf(a, fmt, ap);
+    va_end(ap);
+    if (!line) return;
+    int col = 4 * p->indent;
+    const char *open = strpbrk(line, "([");
+    if (col + (int)strlen(line) <= 99 || !open) {
+        pr_line(p, "%s", line);
+        return;
+    }
+    int level = 1;
+    if (open[1] == '[' || open[1] == '(') open++, level = 2;
+    int align = (int)(open - line) + 1, depth = 0, quote = 0;
+    const char *start = line;   /* of the piece not printed yet */
+    const char *cut = NULL;     /* the last place it may break: after a comma, before a " + " */
+    int lead = 0;               /* columns before START on its line */
+    for (const char *c = line; *c; c++) {
+        if (quote) {
+            if (*c == '\\' && c[1]) c++;
+            else if (*c == quote) quote = 0;
+            continue;
+        }
+        if (*c == '"' || *c == '\'') quote = *c;
+        else if (*c == '(' || *c == '[' || *c == '{') depth++;
+        else if (*c == ')' || *c == ']' || *c == '}') depth--;
+        int here = depth == level && c > open && ((*c == ',' && c[1] == ' ') || (*c == ' ' && c[1] == '+' && c[2] == ' '));
+        if (!here) continue;
+        if (col + lead + (int)(c - start) + 1 > 99 && cut) {
+            pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+            start = cut;
+            while (*start == ' ') start++;
+            lead = align;
+        }
+        cut = *c == ',' ? c + 1 : c;
+    }
+    if (col + lead + (int)strlen(start) > 99 && cut && cut > start) {
+        pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+        start = cut;
+        while (*start == ' ') start++;
+        lead = align;
+    }
+    pr_line(p, "%*s%s", lead, "", start);
 }
 
 /* ------------------------------------------------------------------ */
@@ -609,7 +662,7 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
         const PyKernel *pk = &pks[i];
         const char *n = pk->k->name;
         pr_line(p, "self.%s = crisp_runtime.create_kernel(%s, \"%s\")", pk->attr, is_dynamic(o, n) ? "dynamic_program" : "program", n);
-        pr_line(p, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
+        py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
     }
     pr_dedent(p);
     pr_blank(p);
@@ -697,9 +750,9 @@ static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk) {
         for (int i = 0; i < hk->nsides; i++)
             if (hk->sides[i]->role == ROLE_RESULT)
                 names = arena_printf(a, "%s%s%s", astr(names), *astr(names) ? ", " : "", hk->sides[i]->name);
-        pr_line(p, "Returns the result vector%s %s%s: numpy arrays, or pyopencl arrays when any", hk->nresults > 1 ? "s" : "",
-                astr(names), hk->nresults > 1 ? " (a tuple)" : "");
-        pr_line(p, "vector argument was device memory.");
+        pr_line(p, "Returns the result vector%s %s%s:", hk->nresults > 1 ? "s" : "", astr(names),
+                hk->nresults > 1 ? " (a tuple)" : "");
+        pr_line(p, "numpy arrays, or pyopencl arrays when any vector argument was device memory.");
     } else {
         pr_line(p, "Returns the kernel's cl.Event.");
     }
@@ -748,10 +801,10 @@ static void emit_sizes(Printer *p, const PyKernel *pk) {
         pr_line(p, "else:");
         pr_indent(p);
         if (k->gsize && k->gsize->present && k->gsize->dims)
-            pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size, %d)", kn, t,
+            py_line(p, a, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size, %d)", kn, t,
                     k->gsize->dims);
         else
-            pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size)", kn, t);
+            py_line(p, a, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size)", kn, t);
         pr_dedent(p);
         pr_line(p, "self._last_sizes = (gs, ls)");
         return;
@@ -799,14 +852,16 @@ static void emit_param(Printer *p, const PyKernel *pk, const HostParam *hp) {
                                     elem_const(a, x), hp->kind == HP_BYTES ? "read_write" : access_word(hp));
     if (hp->kind == HP_VECTOR) {
         /* the common device case inline (per-call cost): a pyopencl array of this queue, in its layout */
-        pr_line(p, "if type(%s) is _ARRAY and %s.queue is q is rt.ordered and %s.dtype == %s.device_dtype \\", pa->ident,
-                pa->ident, pa->ident, elem_const(a, x));
-        pr_line(p, "        and not %s.offset and %s.flags.c_contiguous:", pa->ident, pa->ident);
+        pr_line(p, "if type(%s) is _ARRAY and %s.queue is q is rt.ordered and not %s.offset \\", pa->ident, pa->ident,
+                pa->ident);
+        pr_line(p, "        and %s.dtype == %s.device_dtype and %s.flags.c_contiguous:", pa->ident, elem_const(a, x), pa->ident);
         pr_line(p, "    %s, %s = %s.base_data, %s.size", pa->mem, pa->len, pa->ident, pa->ident);
         pr_line(p, "else:");
-        pr_line(p, "    %s, %s = %s", pa->mem, pa->len, call);
+        pr_indent(p);
+        py_line(p, a, "%s, %s = %s", pa->mem, pa->len, call);
+        pr_dedent(p);
     } else {
-        pr_line(p, "%s, %s = %s", pa->mem, pa->len, call);
+        py_line(p, a, "%s, %s = %s", pa->mem, pa->len, call);
     }
     if (x->fixed_length > 0) {
         pr_line(p, "if %s < %lld:", pa->len, (long long)x->fixed_length);
@@ -831,11 +886,17 @@ static void emit_checks(Printer *p, const PyKernel *pk) {
         const char *what = size_py(pk->a, hp->need, NULL, NULL);
         if (hp->need->op == SZ_INT || sz_is_input(hp->need)) {
             pr_line(p, "if %s < %s:", pa->len, need);
-            pr_line(p, "    crisp_runtime.too_short(\"%s\", \"%s\", %s, %s, %s)", kn, hp->arg->name, pa->len, need, quoted(pk->a, what));
+            pr_indent(p);
+            py_line(p, pk->a, "crisp_runtime.too_short(\"%s\", \"%s\", %s, %s, %s)", kn, hp->arg->name, pa->len, need,
+                    quoted(pk->a, what));
+            pr_dedent(p);
         } else {
             pr_line(p, "need = %s", need);
             pr_line(p, "if %s < need:", pa->len);
-            pr_line(p, "    crisp_runtime.too_short(\"%s\", \"%s\", %s, need, %s)", kn, hp->arg->name, pa->len, quoted(pk->a, what));
+            pr_indent(p);
+            py_line(p, pk->a, "crisp_runtime.too_short(\"%s\", \"%s\", %s, need, %s)", kn, hp->arg->name, pa->len,
+                    quoted(pk->a, what));
+            pr_dedent(p);
         }
     }
     for (int i = 0; i < hk->nparams; i++)
@@ -854,19 +915,25 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x) {
         if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
         pr_line(p, "%s = %s", pa->len, py_size(pk, x->size.expr));
         if (x->role == ROLE_RESULT) {
-            pr_line(p, "%s = rt.result(q, \"%s\", \"%s\", %s, %s, dev, copies, results, written)", pa->mem, kn, x->name, pa->len,
+            py_line(p, a, "%s = rt.result(q, \"%s\", \"%s\", %s, %s, dev, copies, results, written)", pa->mem, kn, x->name, pa->len,
                     elem_const(a, x));
             return;
         }
         pr_line(p, "if %s is None:", pa->ident);
-        pr_line(p, "    %s = rt.result(q, \"%s\", \"%s\", %s, %s, True, copies, [], [])", pa->mem, kn, x->name, pa->len,
+        pr_indent(p);
+        py_line(p, a, "%s = rt.result(q, \"%s\", \"%s\", %s, %s, True, copies, [], [])", pa->mem, kn, x->name, pa->len,
                 elem_const(a, x));
+        pr_dedent(p);
         pr_line(p, "else:");
-        pr_line(p, "    %s, given = rt.arg(q, \"%s\", \"%s\", %s, %s, \"read_write\", copies, events, written)", pa->mem, kn,
+        pr_indent(p);
+        py_line(p, a, "%s, given = rt.arg(q, \"%s\", \"%s\", %s, %s, \"read_write\", copies, events, written)", pa->mem, kn,
                 x->name, pa->ident, elem_const(a, x));
-        pr_line(p, "    if given < %s:", pa->len);
-        pr_line(p, "        crisp_runtime.too_short(\"%s\", \"%s\", given, %s, %s)", kn, x->name, pa->len,
+        pr_line(p, "if given < %s:", pa->len);
+        pr_indent(p);
+        py_line(p, a, "crisp_runtime.too_short(\"%s\", \"%s\", given, %s, %s)", kn, x->name, pa->len,
                 quoted(a, one_line(a, x->size.crisp)));
+        pr_dedent(p);
+        pr_dedent(p);
         return;
     }
     if (x->role == ROLE_SCRATCH) {
@@ -878,7 +945,7 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x) {
                     astr(sp->element), sp->stride);
             if (sp->comment) pr_line(p, "#       %s", one_line(a, sp->comment));
         }
-        pr_line(p, "%s = %s", pa->len, py_size(pk, x->size.expr));
+        py_line(p, a, "%s = %s", pa->len, py_size(pk, x->size.expr));
         pr_line(p, "%s = rt.scratch(q, \"%s\", %s)", pa->mem, kn, pa->len);
         return;
     }
@@ -921,32 +988,6 @@ static void emit_def(Printer *p, const char *name, const char *params, Arena *a)
         s += n;
     }
     pr_line(p, "%s):", astr(line));
-}
-
-/* A long "name = call(a, b, ...)" line wrapped after commas. */
-static void emit_wrapped(Printer *p, const char *head, const char *items, const char *tail, Arena *a) {
-    int col = 4 * p->indent;
-    int open = col + (int)strlen(head);
-    if (open + (int)strlen(items) + (int)strlen(tail) <= 99) {
-        pr_line(p, "%s%s%s", head, items, tail);
-        return;
-    }
-    const char *line = head;
-    int width = open;
-    for (const char *s = items; s && *s;) {
-        const char *comma = strchr(s, ',');
-        size_t n = comma ? (size_t)(comma - s + 1) : strlen(s);
-        if (width + (int)n + 2 > 99 && width > open) {
-            pr_line(p, "%s", astr(line));
-            line = arena_printf(a, "%*s", open - col, "");
-            width = open;
-            while (*s == ' ') s++, n--;
-        }
-        line = arena_printf(a, "%s%.*s", astr(line), (int)n, s);
-        width += (int)n;
-        s += n;
-    }
-    pr_line(p, "%s%s", astr(line), tail);
 }
 
 static const char *arg_value(const PyKernel *pk, const AbiArg *x) {
@@ -1000,7 +1041,8 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     const char *args = "";
     for (int i = 0; i < k->nargs; i++) args = arena_printf(a, "%s%s%s", args, i ? ", " : "", arg_value(pk, &k->args[i]));
     if (k->nargs == 1) args = arena_printf(a, "%s,", args);
-    emit_wrapped(p, arena_printf(a, "ev = rt.launch(self.%s, q, gs, ls, (", pk->attr), args, "), events, written)", a);
+    py_line(p, a, "args = (%s)", args);
+    pr_line(p, "ev = rt.launch(self.%s, q, gs, ls, args, events, written)", pk->attr);
     if (hk->debug) pr_line(p, "self._debug.append((q, %s, %s))", pk->pa[hk->debug->index].mem, pk->pa[hk->debug->index].len);
     pr_line(p, "if copies:");
     pr_line(p, "    rt.copy_back(q, copies)         # host memory: copy back and wait");
