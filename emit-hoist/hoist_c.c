@@ -28,6 +28,7 @@
  * not specific to the program is in runtime-shim/crisp_runtime.h.
  * docs/hoisting-c.md describes the output for users. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,54 @@ static const char *c_string(Hc *h, const char *text) {
     const char *r = arena_strdup(h->a, sb_cstr(&b));
     sb_free(&b);
     return r ? r : "\"\"";
+}
+
+/* One line of C (printf FMT), wrapped after the top-level commas of its
+ * first parenthesis when it passes 110 columns; continuation lines align
+ * after the "(". */
+static void c_line(Hc *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void c_line(Hc *h, const char *fmt, ...) {
+    Printer *p = &h->pr;
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = arena_vprintf(h->a, fmt, ap);
+    va_end(ap);
+    if (!line) return;
+    int col = 4 * p->indent;
+    const char *open = strchr(line, '(');
+    if (col + (int)strlen(line) <= 110 || !open) {
+        pr_line(p, "%s", line);
+        return;
+    }
+    int align = (int)(open - line) + 1, depth = 0, quote = 0;
+    const char *start = line, *cut = NULL;
+    int lead = 0;
+    for (const char *c = line; *c; c++) {
+        if (quote) {
+            if (*c == '\\' && c[1]) c++;
+            else if (*c == quote) quote = 0;
+            continue;
+        }
+        if (*c == '"' || *c == '\'') quote = *c;
+        else if (*c == '(') depth++;
+        else if (*c == ')') depth--;
+        else if (*c == ',' && depth == 1) {
+            if (col + lead + (int)(c - start) + 1 > 110 && cut) {
+                pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+                start = cut;
+                while (*start == ' ') start++;
+                lead = align;
+            }
+            cut = c + 1;
+        }
+    }
+    if (col + lead + (int)strlen(start) > 110 && cut && cut > start) {
+        pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+        start = cut;
+        while (*start == ' ') start++;
+        lead = align;
+    }
+    pr_line(p, "%*s%s", lead, "", start);
 }
 
 /* ---- the ABI, as the host sees it ---- */
@@ -524,23 +573,23 @@ static void emit_kernel_decls(Hc *h, const HostKernel *hk) {
     pr_blank(p);
     pr_line(p, "/* The global and local sizes %s declares (the global size rounded up to a", k->name);
     pr_line(p, " * multiple of the local size). */");
-    pr_line(p, "void %s_launch_size(const %s_args *args, CrispLaunch *launch);", k->name, k->name);
+    c_line(h, "void %s_launch_size(const %s_args *args, CrispLaunch *launch);", k->name, k->name);
     if (hk->nsides > (hk->debug ? 1 : 0)) {
         pr_blank(p);
         pr_line(p, "/* The lengths of %s's side channels, which may depend on the launch. */", k->name);
-        pr_line(p, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch);", k->name, k->name);
+        c_line(h, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch);", k->name, k->name);
     }
     pr_blank(p);
     pr_line(p, "/* In NEED's length fields: the elements %s may touch in each vector at", k->name);
     pr_line(p, " * LAUNCH (0: no bound to check). */");
-    pr_line(p, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need);", k->name, k->name, k->name);
+    c_line(h, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need);", k->name, k->name, k->name);
     pr_blank(p);
     pr_line(p, "/* Check ARGS before a launch: every length against what the kernel touches,");
     pr_line(p, " * and every buffer given: on CX's context, as large as its length says. */");
-    pr_line(p, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch);", k->name, k->name);
+    c_line(h, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch);", k->name, k->name);
     pr_blank(p);
     pr_line(p, "/* clSetKernelArg for every argument of %s. */", k->name);
-    pr_line(p, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args);", k->name, k->name);
+    c_line(h, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args);", k->name, k->name);
     pr_blank(p);
     pr_line(p, "/* Check ARGS, set them and enqueue %s on QUEUE (NULL: P's) with LAUNCH", k->name);
     pr_line(p, " * (NULL: %s_launch_size), after the events of WAIT_LIST; *EVENT (when", k->name);
@@ -788,7 +837,7 @@ static void emit_launch_size(Hc *h, const HostKernel *hk) {
     const HostLaunch *l = &hk->launch;
     int uses_args = 0;
     pr_blank(p);
-    pr_line(p, "void %s_launch_size(const %s_args *args, CrispLaunch *launch)", k->name, k->name);
+    c_line(h, "void %s_launch_size(const %s_args *args, CrispLaunch *launch)", k->name, k->name);
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "crisp_launch_init(launch, %d);", l->dims);
@@ -828,7 +877,7 @@ static void emit_side_sizes(Hc *h, const HostKernel *hk) {
     if (hk->nsides <= (hk->debug ? 1 : 0)) return;
     int uses_launch = 0;
     pr_blank(p);
-    pr_line(p, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch)", k->name, k->name);
+    c_line(h, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch)", k->name, k->name);
     pr_line(p, "{");
     pr_indent(p);
     for (int i = 0; i < hk->nsides; i++) {
@@ -866,7 +915,7 @@ static void emit_min_lengths(Hc *h, const HostKernel *hk) {
     const AbiKernel *k = hk->k;
     int uses_args = 0, uses_launch = 0;
     pr_blank(p);
-    pr_line(p, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need)", k->name, k->name, k->name);
+    c_line(h, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need)", k->name, k->name, k->name);
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "memset(need, 0, sizeof *need);");
@@ -901,7 +950,7 @@ static void emit_check(Hc *h, const HostKernel *hk) {
     int nchecks = 0;
     for (int i = 0; i < hk->nparams; i++) nchecks += checked(&hk->params[i], i);
     pr_blank(p);
-    pr_line(p, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch)", k->name, k->name);
+    c_line(h, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch)", k->name, k->name);
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "cl_int err = CL_SUCCESS;");
@@ -918,7 +967,7 @@ static void emit_check(Hc *h, const HostKernel *hk) {
             const char *f = field(h, hp->len);
             const char *what = hp->need ? plain_size(h, hp->need) : "the length its type declares";
             pr_line(p, "if (err == CL_SUCCESS && runs)");
-            pr_line(p, "    err = crisp_check_length(cx, \"%s\", %s, args->%s, need.%s, %s);", k->name, c_string(h, hp->arg->name), f, f,
+            c_line(h, "    err = crisp_check_length(cx, \"%s\", %s, args->%s, need.%s, %s);", k->name, c_string(h, hp->arg->name), f, f,
                     c_string(h, what));
         }
     } else {
@@ -932,7 +981,7 @@ static void emit_check(Hc *h, const HostKernel *hk) {
         if (!nmem++) pr_line(p, "/* the memory objects: this context's, as large as their lengths say */");
         const char *bytes = !len ? "0, 1" : arena_printf(h->a, "args->%s, %d", field(h, len), a->role == ROLE_SCRATCH ? 1 : stride_of(a));
         pr_line(p, "if (err == CL_SUCCESS)");
-        pr_line(p, "    err = crisp_check_mem(cx, \"%s\", %s, %s, %s);", k->name, c_string(h, a->name),
+        c_line(h, "    err = crisp_check_mem(cx, \"%s\", %s, %s, %s);", k->name, c_string(h, a->name),
                 mem_of(h, arena_printf(h->a, "args->%s", field(h, a))), bytes);
     }
     if (!nmem) pr_line(p, "(void)args;");
@@ -946,7 +995,7 @@ static void emit_set_args(Hc *h, const HostKernel *hk) {
     Printer *p = &h->pr;
     const AbiKernel *k = hk->k;
     pr_blank(p);
-    pr_line(p, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args)", k->name, k->name);
+    c_line(h, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args)", k->name, k->name);
     pr_line(p, "{");
     pr_indent(p);
     if (k->nargs == 0) {
@@ -1010,9 +1059,10 @@ static void emit_enqueue(Hc *h, const HostKernel *hk) {
     pr_line(p, "err = %s_check(p->cx, args, launch);", k->name);
     pr_line(p, "if (err == CL_SUCCESS) err = %s_set_args(p->cx, p->kernel_%s, args);", k->name, k->name);
     pr_line(p, "if (err == CL_SUCCESS)");
-    pr_line(p, "    err = crisp_enqueue(p->cx, queue ? queue : p->cx->queue, p->kernel_%s, launch, \"%s\", num_events, wait_list,",
-            k->name, k->name);
-    pr_line(p, "                        event);");
+    pr_indent(p);
+    c_line(h, "err = crisp_enqueue(p->cx, queue ? queue : p->cx->queue, p->kernel_%s, launch, \"%s\", num_events, wait_list, event);",
+           k->name, k->name);
+    pr_dedent(p);
     pr_line(p, "return err;");
     pr_dedent(p);
     pr_line(p, "}");
@@ -1057,7 +1107,7 @@ static void emit_run(Hc *h, const HostKernel *hk) {
             pr_line(p, "args.%s = (cl_ulong)%s;", field(h, hp->len), field(h, hp->len));
             if (hp->kind != HP_LOCAL) {
                 pr_line(p, "if (!%s && %s)", f, field(h, hp->len));
-                pr_line(p, "    return crisp_errorf(cx, CL_INVALID_VALUE, \"kernel %s: argument %s is NULL\");", k->name,
+                c_line(h, "    return crisp_errorf(cx, CL_INVALID_VALUE, \"kernel %s: argument %s is NULL\");", k->name,
                         comment_text(h, hp->arg->name));
             }
         }
@@ -1072,7 +1122,7 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         const AbiArg *len = length_of(k, x);
         if (x->role != ROLE_IMPLICIT) continue;
         pr_line(p, "if (%s && %s < args.%s)", field(h, x), field(h, len), field(h, len));
-        pr_line(p, "    return crisp_check_length(cx, \"%s\", %s, %s, args.%s, %s);", k->name, c_string(h, x->name),
+        c_line(h, "    return crisp_check_length(cx, \"%s\", %s, %s, args.%s, %s);", k->name, c_string(h, x->name),
                 field(h, len), field(h, len), c_string(h, x->size.crisp));
     }
     pr_line(p, "err = %s_check(cx, &args, launch);", k->name);
@@ -1093,30 +1143,30 @@ static void emit_run(Hc *h, const HostKernel *hk) {
                 if (hk->params[j].arg == a) hp = &hk->params[j];
             if (!hp) continue;
             if (hp->kind == HP_BYTES)
-                pr_line(p, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, 1, 1, 1, %s, %s);", m, f,
+                c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, 1, 1, 1, %s, %s);", m, f,
                         len ? count : arena_printf(h->a, "%s_bytes", f), svm, what);
             else
-                pr_line(p, "err = crisp_upload(cx, &mem[%d], %s, %s, %s, %s, %d, %d, %s, %s);", m, mem_flags(hp), f, count,
+                c_line(h, "err = crisp_upload(cx, &mem[%d], %s, %s, %s, %s, %d, %d, %s, %s);", m, mem_flags(hp), f, count,
                         elem_size(h, a), stride_of(a), hp->uploads, svm, what);
         } else if (a->role == ROLE_IMPLICIT) {
-            pr_line(p, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, %s, %d, 1, %s, %s);", m, f, count,
+            c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, %s, %d, 1, %s, %s);", m, f, count,
                     elem_size(h, a), stride_of(a), svm, what);
             pr_line(p, "if (err == CL_SUCCESS && !%s) /* not given: zeros */", f);
-            pr_line(p, "    err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * %d, NULL, 1, %s, %s);", m, count,
+            c_line(h, "    err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * %d, NULL, 1, %s, %s);", m, count,
                     stride_of(a), svm, what);
         } else if (a->role == ROLE_DEBUG) {
             pr_line(p, "if (!args.%s) args.%s = p->debug_words ? p->debug_words : CRISP_DEBUG_WORDS;", field(h, len), field(h, len));
-            pr_line(p, "words = (cl_uint *)crisp_host_alloc(cx, %s, sizeof(cl_uint), \"the debug channel\");", count);
+            c_line(h, "words = (cl_uint *)crisp_host_alloc(cx, %s, sizeof(cl_uint), \"the debug channel\");", count);
             pr_line(p, "if (!words) {");
             pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
             pr_line(p, "    goto done;");
             pr_line(p, "}");
             pr_line(p, "crisp_debug_init(words, %s);", count);
-            pr_line(p, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * 4, words, 0, %s, %s);", m, count, svm, what);
+            c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * 4, words, 0, %s, %s);", m, count, svm, what);
         } else {
             /* result vectors and the scratch pool start as zeros */
             const char *bytes = a->role == ROLE_SCRATCH ? count : arena_printf(h->a, "%s * %d", count, stride_of(a));
-            pr_line(p, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s, NULL, 1, %s, %s);", m, bytes, svm, what);
+            c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s, NULL, 1, %s, %s);", m, bytes, svm, what);
         }
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
         pr_line(p, "args.%s = mem[%d]%s;", f, m, h->o->unified_memory ? "" : ".mem");
@@ -1141,28 +1191,28 @@ static void emit_run(Hc *h, const HostKernel *hk) {
                 if (hk->params[j].arg == a) hp = &hk->params[j];
             if (hp && hp->downloads) {
                 if (hp->kind == HP_BYTES)
-                    pr_line(p, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, 1, 1, %s);", m, f,
+                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, 1, 1, %s);", m, f,
                             len ? count : arena_printf(h->a, "%s_bytes", f), what);
                 else
-                    pr_line(p, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
                             stride_of(a), what);
                 pr_line(p, "if (err != CL_SUCCESS) goto done;");
             }
         } else if (a->role == ROLE_IMPLICIT) {
             pr_line(p, "if (%s) {", f);
-            pr_line(p, "    err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+            c_line(h, "    err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
                     stride_of(a), what);
             pr_line(p, "    if (err != CL_SUCCESS) goto done;");
             pr_line(p, "}");
         } else if (a->role == ROLE_RESULT) {
             pr_line(p, "if (%s) {", f);
             pr_indent(p);
-            pr_line(p, "*%s = (%s *)crisp_host_alloc(cx, %s, %s, %s);", f, elem_ctype(h, a), count, elem_size(h, a), what);
+            c_line(h, "*%s = (%s *)crisp_host_alloc(cx, %s, %s, %s);", f, elem_ctype(h, a), count, elem_size(h, a), what);
             pr_line(p, "if (!*%s) {", f);
             pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
             pr_line(p, "    goto done;");
             pr_line(p, "}");
-            pr_line(p, "err = crisp_download(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+            c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
                     stride_of(a), what);
             pr_line(p, "if (err != CL_SUCCESS) {");
             pr_line(p, "    free(*%s);", f);
@@ -1173,9 +1223,9 @@ static void emit_run(Hc *h, const HostKernel *hk) {
             pr_dedent(p);
             pr_line(p, "}");
         } else if (a->role == ROLE_DEBUG) {
-            pr_line(p, "err = crisp_mem_read(cx, cx->queue, &mem[%d], words, %s * 4, %s);", m, count, what);
+            c_line(h, "err = crisp_mem_read(cx, cx->queue, &mem[%d], words, %s * 4, %s);", m, count, what);
             pr_line(p, "if (err != CL_SUCCESS) goto done;");
-            pr_line(p, "crisp_debug_decode_text(&p->debug_log, words, %s, %s_debug_sites, %s_debug_nsites);", count, h->base, h->base);
+            c_line(h, "crisp_debug_decode_text(&p->debug_log, words, %s, %s_debug_sites, %s_debug_nsites);", count, h->base, h->base);
         }
         m++;
     }
@@ -1425,7 +1475,7 @@ static void emit_demo_kernel(Hc *h, const HostKernel *hk) {
             pr_line(p, "printf(\"  scratch pool: %%lu bytes\\n\", (unsigned long)args.%s);", field(h, len));
         }
     }
-    pr_line(p, "err = %s_run(%s, %s);", k->name, call, demo_launch(hk) ? "&launch" : "NULL");
+    c_line(h, "err = %s_run(%s, %s);", k->name, call, demo_launch(hk) ? "&launch" : "NULL");
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     /* what came back */
     for (int i = 0; i < k->nargs; i++) {
