@@ -44,12 +44,17 @@ typedef struct Origin {
     int base;                   /* kernel parameter index; -1 not the caller's; -2 unknown */
     Val off;                    /* first element, in elements of the parameter */
     Val len;                    /* its length as the code sees it */
+    int num, den;               /* a reinterpret-view: its elements are num/den of the
+                                   parameter's (0: the same) */
 } Origin;
 
+/* A variable's value, or (sym NULL, expr set) a fact about an expression:
+ * inside `(when (< (+ a b) n) ...)`, a + b is at most n - 1. */
 typedef struct Binding {
     const Sym *sym;
+    const Node *expr;
     int is_vec;
-    Val val;                    /* scalars */
+    Val val;                    /* scalars, facts */
     Origin vec;                 /* vectors */
 } Binding;
 
@@ -72,6 +77,7 @@ typedef struct Ex {
     int depth;
     long work;
     int gave_up;
+    int any_facts;              /* some Binding is a fact (val() looks them up) */
 } Ex;
 
 /* ------------------------------------------------------------------ */
@@ -329,15 +335,26 @@ static void unchecked(Ex *x, int base, const Node *at, const char *why) {
 /* V[index] where V points into parameter O->base: it needs max + 1 elements. */
 static void touch(Ex *x, const Origin *o, const Val *idx, const Node *at) {
     if (o->base < 0 || o->base >= x->kernel->nparams) return;
-    Val total = v_add(x, &o->off, idx);
-    if (total.kind == V_UNKNOWN) {
+    /* the end of the element touched, in the view's elements, then in the
+       parameter's: element i of a view whose elements are num/den of the
+       parameter's ends at ceil((i + 1) * num / den) */
+    Val end = *idx;
+    if (end.kind != V_UNKNOWN) end.c += 1;
+    if (o->num > 1) {
+        Val k = exact(NULL, o->num);
+        end = v_mul(x, &end, &k);
+    } else if (o->den > 1) {
+        Val k = exact(NULL, o->den);
+        if (end.kind != V_UNKNOWN) end.c += o->den - 1;
+        end = v_div(x, &end, &k);
+    }
+    Val n = v_add(x, &o->off, &end);
+    if (n.kind == V_UNKNOWN) {
         unchecked(x, o->base, at, o->off.kind == V_UNKNOWN ? "a view whose offset cannot be bounded"
                                                          : "an index the compiler cannot bound");
         return;
     }
     x->out[o->base].touched = 1;
-    Val n = total;
-    n.c += 1; /* elements: the largest index plus one */
     /* one need per (base, guards): accesses A[2i] and A[2i + 1] need the larger */
     int b = o->base;
     for (int i = 0; i < x->nneeds[b]; i++) {
@@ -383,6 +400,11 @@ static SizeExpr *need_expr(Ex *x, const Val *n) {
     return sz_simplify(x->a, need);
 }
 
+static int budget(Ex *x) {
+    if (++x->work > MAX_WORK) x->gave_up = 1;
+    return !x->gave_up;
+}
+
 static Val val(Ex *x, const Node *n);
 static Origin origin(Ex *x, const Node *n);
 static void visit(Ex *x, const Node *n);
@@ -406,8 +428,26 @@ static void lose_vectors(Ex *x, const Node *n, const Node *at, const char *why) 
     for (int i = 0; i < n->nkids; i++) lose_vectors(x, n->kids[i], at, why);
 }
 
+/* The bytes between elements of vector type T (0: not a vector). */
+static int stride_of(const Type *t) {
+    return t && t->kind == TY_VECTOR && t->elem ? ty_vector_stride(t->elem, t->align) : 0;
+}
+
 static Origin origin(Ex *x, const Node *n) {
-    while (n && n->kind == N_C_CAST && n->nkids) n = n->kids[0];
+    if (n && n->kind == N_C_CAST && n->nkids) {
+        /* a reinterpret-view: the same bytes as elements of another size */
+        Origin o = origin(x, n->kids[0]);
+        int to = stride_of(n->ty), from = stride_of(n->kids[0]->ty);
+        if (o.base < 0 || !to || !from || to == from) return o;
+        if (o.num > 1 || o.den > 1 || (to % from && from % to)) {
+            lose_vectors(x, n, n, "a reinterpret-view the compiler cannot follow");
+            o.base = -2;
+            return o;
+        }
+        if (to > from) o.num = to / from;
+        else o.den = from / to;
+        return o;
+    }
     if (!n) return not_caller();
     if (n->kind == N_C_VAR && n->sym) {
         Binding *b = lookup(x, n->sym);
@@ -417,6 +457,11 @@ static Origin origin(Ex *x, const Node *n) {
     if (n->kind == N_C_BINARY && n->op == OP_ADD && n->ty && n->ty->kind == TY_VECTOR) {
         Origin o = origin(x, n->kids[0]);
         if (o.base < 0) return o;
+        if (o.num > 1 || o.den > 1) { /* pointer arithmetic on a reinterpret-view */
+            lose_vectors(x, n, n, "a reinterpret-view the compiler cannot follow");
+            o.base = -2;
+            return o;
+        }
         Val k = val(x, n->kids[1]);
         o.off = v_add(x, &o.off, &k);
         if (o.off.kind == V_UNKNOWN) o.base = -2;
@@ -464,9 +509,10 @@ static int helper_kind(Ex *x, const Node *call) {
 
 static Val call_val(Ex *x, const Node *n) {
     int d = 0;
-    if (!builtin_dim(n, &d)) return unknown();
+    /* an id or size with a dimension the compiler cannot see: unknown */
+    int dim_ok = builtin_dim(n, &d);
     switch (helper_kind(x, n)) {
-    case H_GLOBAL_ID: return below(x, launch(x, SZ_GLOBAL_SIZE, d));
+    case H_GLOBAL_ID: return dim_ok ? below(x, launch(x, SZ_GLOBAL_SIZE, d)) : unknown();
     case H_GLOBAL_LINEAR_ID: return below(x, launch(x, SZ_GLOBAL_LINEAR_SIZE, 0));
     case H_LOCAL_LINEAR_ID: return below(x, max_local_linear(x));
     case H_GLOBAL_LINEAR_SIZE: return exact(launch(x, SZ_GLOBAL_LINEAR_SIZE, 0), 0);
@@ -479,6 +525,7 @@ static Val call_val(Ex *x, const Node *n) {
         return unknown();
     default: break;
     }
+    if (!dim_ok && n->op != BI_MIN && n->op != BI_MAX) return unknown();
     switch (n->op) {
     case BI_GLOBAL_ID_ABS: return below(x, launch(x, SZ_GLOBAL_SIZE, d)); /* the hoists launch with no offset */
     case BI_LOCAL_ID: return below(x, launch(x, SZ_MAX_LOCAL_SIZE, d));
@@ -571,9 +618,57 @@ static Val val_raw(Ex *x, const Node *n) {
     }
 }
 
+/* N without its integer conversions. */
+static const Node *bare(const Node *n) {
+    while (n && n->kind == N_C_CAST && n->nkids && n->ty && ty_is_int(n->ty)) n = n->kids[0];
+    return n;
+}
+
+/* The same value, read at the same point: the same variables, literals,
+ * lengths, arithmetic and builtins (no memory, no user function). */
+static int same_expr(const Node *a, const Node *b) {
+    a = bare(a);
+    b = bare(b);
+    if (!a || !b) return a == b;
+    if (a->kind != b->kind || a->op != b->op || a->nkids != b->nkids) return 0;
+    switch (a->kind) {
+    case N_C_VAR:
+    case N_C_LENGTH: return same_var(a->sym, b->sym);
+    case N_C_INTLIT: return a->ival == b->ival;
+    case N_C_BINARY:
+    case N_C_UNARY: break;
+    case N_C_CALL:
+        if (a->op == BI_CALL || a->ival != b->ival || (a->text != b->text && (!a->text || !b->text || strcmp(a->text, b->text))))
+            return 0;
+        break;
+    default: return 0;
+    }
+    for (int i = 0; i < a->nkids; i++)
+        if (!same_expr(a->kids[i], b->kids[i])) return 0;
+    return 1;
+}
+
+/* Both bounds hold: the tighter (the smaller, as a tree when they differ). */
+static Val tighter(Ex *x, const Val *a, const Val *b) {
+    if (a->kind == V_UNKNOWN || a->sign) return *b;
+    if (b->kind == V_UNKNOWN || b->sign) return *a;
+    if ((!a->base && !b->base) || (a->base && b->base && sz_equal(a->base, b->base))) {
+        Val v = a->c <= b->c ? *a : *b;
+        if (a->kind != b->kind) v.kind = V_MAX;
+        union_guards(x, &v, a, b);
+        return v;
+    }
+    return v_minmax(x, a, b, 0);
+}
+
 static Val val(Ex *x, const Node *n) {
     if (!n) return unknown();
     Val v = val_raw(x, n);
+    if (x->any_facts && n->kind != N_C_VAR && n->kind != N_C_INTLIT)
+        for (int i = x->nenv - 1; i >= x->frame->env_base; i--) {
+            const Binding *b = &x->env[i];
+            if (b->expr && b->val.kind != V_UNKNOWN && same_expr(b->expr, n)) v = tighter(x, &v, &b->val);
+        }
     if (v.kind == V_UNKNOWN && type_max(n->ty)) return at_most(NULL, type_max(n->ty));
     return v;
 }
@@ -582,13 +677,12 @@ static Val val(Ex *x, const Node *n) {
 /* conditions narrow variables                                         */
 
 static const Sym *cond_var(const Node *n) {
-    while (n && n->kind == N_C_CAST && n->nkids && n->ty && ty_is_int(n->ty)) n = n->kids[0];
+    n = bare(n);
     return n && n->kind == N_C_VAR ? n->sym : NULL;
 }
 
-/* VAR < LIMIT (STRICT) or VAR <= LIMIT holds from here on. */
-static void narrow(Ex *x, const Sym *var, const Node *limit, int strict) {
-    Val l = val(x, limit);
+/* VAR < L (STRICT) or VAR <= L holds from here on. */
+static void narrow(Ex *x, const Sym *var, Val l, int strict) {
     if (l.kind == V_UNKNOWN) return;
     Val v = l;
     v.kind = V_MAX;
@@ -604,17 +698,124 @@ static void narrow(Ex *x, const Sym *var, const Node *limit, int strict) {
     if (b && b->is_vec) return;
     /* both bounds hold: a thread id below the global size and below N is
        below the smaller of the two */
-    if (b && b->val.kind != V_UNKNOWN && !b->val.sign && b->val.base && v.base && b->val.c == v.c &&
-        !sz_equal(b->val.base, v.base)) {
-        Val both = v;
-        both.base = sz_simplify(x->a, sz_bin(x->a, SZ_MIN, b->val.base, v.base));
-        union_guards(x, &both, &b->val, &v);
-        v = both;
+    if (b && b->val.kind != V_UNKNOWN && !b->val.sign) {
+        if (b->val.base && v.base && b->val.c == v.c && !sz_equal(b->val.base, v.base)) {
+            Val both = v;
+            both.base = sz_simplify(x->a, sz_bin(x->a, SZ_MIN, b->val.base, v.base));
+            union_guards(x, &both, &b->val, &v);
+            v = both;
+        } else {
+            v = tighter(x, &b->val, &v);
+            if (v.kind == V_EXACT && b->val.kind == V_EXACT) return; /* nothing new */
+        }
     }
     bind_val(x, var, v);
 }
 
-/* Narrow what COND (or its negation) says about variables. */
+/* L - E (E exact, not negative) where it is not negative; with PLUS added,
+ * as a guard: positive exactly when L - E + PLUS is. */
+static Val minus(Ex *x, const Val *l, const Val *e, int plus, SizeExpr **guard) {
+    Val v;
+    if (is_const(e)) {
+        v = *l;
+        v.c -= e->c;
+        Val g = v;
+        g.c += plus;
+        *guard = to_expr(x, &g);
+    } else {
+        SizeExpr *le = to_expr(x, l), *ee = to_expr(x, e);
+        v = exact(sz_bin(x->a, SZ_MONUS, le, ee), 0);
+        v.kind = l->kind;
+        Val lp = *l;
+        lp.c += plus;
+        *guard = sz_bin(x->a, SZ_MONUS, to_expr(x, &lp), ee);
+        union_guards(x, &v, l, e);
+    }
+    return v;
+}
+
+/* A < L (STRICT) or A <= L holds from here on: for a variable, narrow it;
+ * for another expression, remember the fact, and for a sum V + E with E
+ * known exactly, V is at most L - E (where the code runs at all, L >= E). */
+static void bound(Ex *x, const Node *a, Val l, int strict) {
+    a = bare(a);
+    if (!a || l.kind == V_UNKNOWN || !budget(x)) return;
+    if (a->kind == N_C_VAR && a->sym) {
+        narrow(x, a->sym, l, strict);
+        return;
+    }
+    if (l.sign) return;
+    if (a->kind == N_C_INTLIT || (a->ty && !ty_is_int(a->ty))) return;
+    Binding *f = bind(x, NULL);
+    if (!f) return;
+    f->expr = a;
+    f->val = l;
+    f->val.kind = V_MAX;
+    if (strict) {
+        f->val.c -= 1;
+        add_guard(x, &f->val, to_expr(x, &l));
+    }
+    x->any_facts = 1;
+    if (a->kind != N_C_BINARY || a->op != OP_ADD) return;
+    for (int side = 0; side < 2; side++) {
+        Val e = val(x, a->kids[1 - side]);
+        if (e.kind != V_EXACT || e.sign) continue;
+        SizeExpr *g;
+        Val rest = minus(x, &l, &e, strict ? 0 : 1, &g);
+        add_guard(x, &rest, g);
+        bound(x, a->kids[side], rest, strict);
+    }
+}
+
+/* Is A at most B, seen from their shape: the same, or a minimum with such
+ * a term? */
+static int at_most_tree(const SizeExpr *a, const SizeExpr *b) {
+    if (sz_equal(a, b)) return 1;
+    if (a->op == SZ_MIN)
+        for (int i = 0; i < a->nkids; i++)
+            if (at_most_tree(a->kids[i], b)) return 1;
+    return 0;
+}
+
+/* A != L holds from here on: a variable at most L is at most L - 1.  For
+ * a sum V + E (E exact), V != L - E, where L >= E: only when V's bound
+ * already carries that (NEED, from a narrowing by V + E <= L). */
+static void differ(Ex *x, const Node *a, Val l, const SizeExpr *need) {
+    a = bare(a);
+    if (!a || l.kind == V_UNKNOWN || l.sign || !budget(x)) return;
+    if (a->kind == N_C_VAR && a->sym) {
+        Binding *b = lookup(x, a->sym);
+        if (!b || b->is_vec || b->val.kind != V_MAX || b->val.sign) return;
+        int known = !need;
+        for (int i = 0; !known && i < b->val.nguards; i++) known = sz_equal(b->val.guards[i], need);
+        if (!known) return;
+        Val v;
+        if (b->val.c == l.c && ((!b->val.base && !l.base) || (b->val.base && l.base && sz_equal(b->val.base, l.base)))) {
+            v = b->val;
+            v.c -= 1;
+        } else if (at_most_tree(to_expr(x, &b->val), to_expr(x, &l))) {
+            Val below_l = l;
+            below_l.kind = V_MAX;
+            below_l.c -= 1;
+            v = tighter(x, &b->val, &below_l);
+        } else {
+            return;
+        }
+        add_guard(x, &v, to_expr(x, &l)); /* 0 <= var < l */
+        bind_val(x, a->sym, v);
+        return;
+    }
+    if (need || a->kind != N_C_BINARY || a->op != OP_ADD) return;
+    for (int side = 0; side < 2; side++) {
+        Val e = val(x, a->kids[1 - side]);
+        if (e.kind != V_EXACT || e.sign) continue;
+        SizeExpr *g;
+        Val rest = minus(x, &l, &e, 1, &g);
+        differ(x, a->kids[side], rest, g);
+    }
+}
+
+/* Narrow what COND (or its negation) says. */
 static void assume(Ex *x, const Node *cond, int truth) {
     if (!cond) return;
     if (cond->kind == N_C_UNARY && cond->op == OP_NOT) {
@@ -633,14 +834,56 @@ static void assume(Ex *x, const Node *cond, int truth) {
         else if (op == OP_LE) op = OP_GT;
         else if (op == OP_GT) op = OP_LE;
         else if (op == OP_GE) op = OP_LT;
+        else if (op == OP_EQ) op = OP_NE;
         else return;
     }
     const Node *a = cond->kids[0], *b = cond->kids[1];
-    const Sym *va = cond_var(a), *vb = cond_var(b);
-    if (op == OP_LT && va) narrow(x, va, b, 1);
-    else if (op == OP_LE && va) narrow(x, va, b, 0);
-    else if (op == OP_GT && vb) narrow(x, vb, a, 1);
-    else if (op == OP_GE && vb) narrow(x, vb, a, 0);
+    if (op == OP_LT || op == OP_LE) bound(x, a, val(x, b), op == OP_LT);
+    else if (op == OP_GT || op == OP_GE) bound(x, b, val(x, a), op == OP_GT);
+    else if (op == OP_NE) {
+        differ(x, a, val(x, b), NULL);
+        differ(x, b, val(x, a), NULL);
+    }
+}
+
+/* Every variable ASSIGNED in N (or whose address is taken) has lost the
+ * values bound to it, and the facts about it. */
+static int mentions(const Node *n, const Sym *s) {
+    if (!n) return 0;
+    if ((n->kind == N_C_VAR || n->kind == N_C_LENGTH) && same_var(n->sym, s)) return 1;
+    for (int i = 0; i < n->nkids; i++)
+        if (mentions(n->kids[i], s)) return 1;
+    return 0;
+}
+
+static const Sym *assigned_var(const Node *n) {
+    if (n->kind != N_C_ASSIGN && !(n->kind == N_C_UNARY && n->op == OP_ADDR) && n->kind != N_C_ATOMIC) return NULL;
+    const Node *t = n->nkids ? n->kids[0] : NULL;
+    while (t && (t->kind == N_C_CAST || (t->kind == N_C_UNARY && t->op == OP_ADDR))) t = t->nkids ? t->kids[0] : NULL;
+    return t && t->kind == N_C_VAR ? t->sym : NULL;
+}
+
+static void forget(Ex *x, const Sym *s, const Node *at) {
+    for (int i = x->frame->env_base; i < x->nenv; i++) {
+        Binding *b = &x->env[i];
+        if (b->sym && same_var(b->sym, s)) {
+            if (b->is_vec) { /* a vector variable pointed elsewhere */
+                unchecked(x, b->vec.base, at, "a vector variable assigned");
+                b->vec.base = -2;
+            } else {
+                b->val = unknown();
+            }
+        } else if (b->expr && b->val.kind != V_UNKNOWN && mentions(b->expr, s)) {
+            b->val = unknown();
+        }
+    }
+}
+
+static void forget_assigned(Ex *x, const Node *n) {
+    if (!n || !budget(x)) return;
+    const Sym *s = assigned_var(n);
+    if (s) forget(x, s, n);
+    for (int i = 0; i < n->nkids; i++) forget_assigned(x, n->kids[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -720,14 +963,18 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
 /* ------------------------------------------------------------------ */
 /* the walk                                                            */
 
-static int budget(Ex *x) {
-    if (++x->work > MAX_WORK) x->gave_up = 1;
-    return !x->gave_up;
-}
 
 /* Find the accesses and calls in expression N. */
 static void visit(Ex *x, const Node *n) {
     if (!n || !budget(x)) return;
+    const Sym *assigned = assigned_var(n);
+    if (assigned) {
+        for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
+        if (n->kind == N_C_ASSIGN && n->nkids > 1 && assigned->ty && assigned->ty->kind == TY_VECTOR)
+            lose_vectors(x, n->kids[1], n, "a vector variable assigned");
+        forget(x, assigned, n);
+        return;
+    }
     switch (n->kind) {
     case N_C_INDEX: {
         visit(x, n->kids[0]);
@@ -790,6 +1037,10 @@ static void walk_for(Ex *x, const Node *n) {
                (step->op == OP_SUB || step->op == OP_DIV || step->op == OP_SHR);
     Val start = val(x, init);
     if (down && start.kind != V_UNKNOWN) start.kind = V_MAX; /* counting down: at most where it starts */
+    /* what the loop assigns holds only what its condition says */
+    forget_assigned(x, cond);
+    forget_assigned(x, step);
+    forget_assigned(x, n->kids[3]);
     bind_val(x, v, down ? start : unknown()); /* counting up: what the condition says */
     if (up) assume(x, cond, 1);
     visit(x, cond);

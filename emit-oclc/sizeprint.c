@@ -149,8 +149,14 @@ static void c_expr(SzPrinter *p, const SizeExpr *e, int bare) {
         return;
     case SZ_IF_POSITIVE:
         sb_putc(b, '(');
-        if (e->kids[0]->op == SZ_SCALAR && e->kids[0]->is_signed) sb_printf(b, "(long long)%s > 0", input_name(p, e->kids[0]));
-        else expr(p, e->kids[0], 0);
+        if (e->kids[0]->op == SZ_SCALAR && e->kids[0]->is_signed) {
+            sb_printf(b, "(long long)%s > 0", input_name(p, e->kids[0]));
+        } else if (e->kids[0]->nkids) { /* a product as a condition: spelled out (-Wint-in-bool-context) */
+            expr(p, e->kids[0], 0);
+            sb_puts(b, e->kids[0]->is_float ? " > 0.0" : " != 0ULL");
+        } else {
+            expr(p, e->kids[0], 0);
+        }
         sb_puts(b, " ? ");
         expr(p, e->kids[1], 0);
         sb_puts(b, e->is_float ? " : 0.0)" : " : 0ULL)");
