@@ -1145,8 +1145,11 @@ class Runtime:
 
     def _zeros(self, queue, kernel, what, nbytes):
         try:
-            mem = cl.Buffer(self.context, _MF_READ_WRITE, nbytes)
-            cl.enqueue_fill_buffer(queue, mem, np.uint8(0), 0, nbytes)
+            if nbytes <= _ZEROS.nbytes:  # small: copied (one call; oclgrind sees it)
+                mem = cl.Buffer(self.context, _MF_UPLOAD_RW, nbytes, hostbuf=_ZEROS[:nbytes])
+            else:
+                mem = cl.Buffer(self.context, _MF_READ_WRITE, nbytes)
+                cl.enqueue_fill_buffer(queue, mem, np.uint8(0), 0, nbytes)
         except cl.Error as e:
             raise _cl_error("kernel %s: allocating %s (%d bytes)" % (kernel, what, nbytes), e) from None
         return mem
@@ -1167,6 +1170,8 @@ _MF_READ_WRITE = cl.mem_flags.READ_WRITE
 _MF_WRITE = cl.mem_flags.WRITE_ONLY
 _MF_UPLOAD_RO = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
 _MF_UPLOAD_RW = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+_ZEROS = np.zeros(65536, np.uint8)   # small zero-filled buffers are copied from this
+_ZEROS.flags.writeable = False
 
 
 def _count(kernel, name, count):
