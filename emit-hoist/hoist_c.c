@@ -67,7 +67,7 @@ static const char *cpp_keywords[] = {
 /* ... and, for the fields of KERNEL_args (which are also the parameters of
  * KERNEL_run and locals of the demo), the names of those functions' own
  * locals. */
-static const char *local_names[] = {"args", "launch", "p", "cx", "err", "need", "declared", "mem", "i", "words", NULL};
+static const char *local_names[] = {"args", "launch", "p", "cx", "err", "need", "declared", "mem", "i", "words", "ran", NULL};
 
 static int in_names(const char **list, const char *name) {
     for (int i = 0; list[i]; i++)
@@ -1094,6 +1094,7 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         pr_line(p, "int i;");
     }
     if (hk->debug) pr_line(p, "cl_uint *words = NULL;");
+    pr_line(p, "cl_event ran = NULL;");
     pr_line(p, "cl_int err = CL_SUCCESS;");
     pr_blank(p);
     pr_line(p, "memset(&args, 0, sizeof args);");
@@ -1173,10 +1174,10 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         m++;
     }
     pr_blank(p);
-    pr_line(p, "err = %s_enqueue(p, NULL, &args, launch, 0, NULL, NULL);", k->name);
+    pr_line(p, "err = %s_enqueue(p, NULL, &args, launch, 0, NULL, &ran);", k->name);
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     pr_blank(p);
-    pr_line(p, "/* back to the host: what the kernel may write (blocking: the call waits) */");
+    pr_line(p, "/* back to the host: what the kernel may write; then the kernel is done */");
     m = 0;
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
@@ -1229,9 +1230,12 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         }
         m++;
     }
+    pr_line(p, "err = clWaitForEvents(1, &ran);");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
     pr_dedent(p);
     pr_line(p, "done:");
     pr_indent(p);
+    pr_line(p, "if (ran) clReleaseEvent(ran);");
     if (nmem) pr_line(p, "for (i = 0; i < %d; i++) crisp_mem_release(&mem[i]);", nmem);
     if (hk->debug) pr_line(p, "free(words);");
     pr_line(p, "return err;");

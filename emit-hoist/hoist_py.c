@@ -1169,6 +1169,7 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const P
             pr_line(p, "    print(\"    \" + line)");
         }
     }
+    pr_line(p, "hoist.queue.finish()                # kernels on device memory only: done too");
     pr_line(p, "print(\"%d kernel%s ran\")", abi->nkernels, abi->nkernels == 1 ? "" : "s");
     pr_line(p, "return 0");
     pr_dedent(p);
