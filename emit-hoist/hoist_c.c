@@ -1176,8 +1176,10 @@ static void emit_run(Hc *h, const HostKernel *hk) {
     pr_blank(p);
     pr_line(p, "err = %s_enqueue(p, NULL, &args, launch, 0, NULL, &ran);", k->name);
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "err = clWaitForEvents(1, &ran); /* done (on an out-of-order queue too) */");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
     pr_blank(p);
-    pr_line(p, "/* back to the host: what the kernel may write; then the kernel is done */");
+    pr_line(p, "/* back to the host: what the kernel may write */");
     m = 0;
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
@@ -1230,8 +1232,6 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         }
         m++;
     }
-    pr_line(p, "err = clWaitForEvents(1, &ran);");
-    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
     pr_dedent(p);
     pr_line(p, "done:");
     pr_indent(p);

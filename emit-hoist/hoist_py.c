@@ -1045,7 +1045,7 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     pr_line(p, "ev = rt.launch(self.%s, q, gs, ls, args, events, written)", pk->attr);
     if (hk->debug) pr_line(p, "self._debug.append((q, %s, %s))", pk->pa[hk->debug->index].mem, pk->pa[hk->debug->index].len);
     pr_line(p, "if copies:");
-    pr_line(p, "    rt.copy_back(q, copies)         # host memory: copy back and wait");
+    pr_line(p, "    rt.copy_back(q, copies, ev)     # host memory: copy back and wait");
     if (hk->nresults == 1) pr_line(p, "return results[0]");
     else if (hk->nresults > 1) pr_line(p, "return tuple(results)");
     else pr_line(p, "return ev");

@@ -600,7 +600,10 @@ static inline cl_int crisp_mem_create(CrispContext *cx, CrispMem *m, cl_mem_flag
     if (!crisp_ok(cx, err, msg)) return err;
     if (zero && !(init && bytes)) {
         cl_uchar nothing = 0;
-        err = clEnqueueFillBuffer(cx->queue, m->mem, &nothing, 1, 0, m->bytes, 0, NULL, NULL);
+        cl_event filled = NULL;
+        err = clEnqueueFillBuffer(cx->queue, m->mem, &nothing, 1, 0, m->bytes, 0, NULL, &filled);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &filled); /* before any kernel, on any queue */
+        if (filled) clReleaseEvent(filled);
         snprintf(msg, sizeof msg, "clEnqueueFillBuffer(%s)", what);
         if (!crisp_ok(cx, err, msg)) return err;
     }

@@ -1104,6 +1104,7 @@ class Runtime:
     def read_debug(self, queue, mem, words, sites):
         """The decoded records of a debug channel (waits for the kernel)."""
         host = np.empty(words, np.uint32)
+        queue.finish()                      # the kernel, on an out-of-order queue too
         cl.enqueue_copy(queue, host, mem)
         return decode_debug(host, sites)
 
@@ -1125,20 +1126,29 @@ class Runtime:
                 a.add_event(ev)
         return ev
 
-    def copy_back(self, queue, copies):
+    def copy_back(self, queue, copies, after=None):
         """Copy every (host, staged, mem, elem, n) of COPIES back into its
-        numpy array (padding removed) and wait: the end of a call that was
-        given host memory."""
-        last = len(copies) - 1
-        for i, (host, staged, mem, elem, n) in enumerate(copies):
+        numpy array (padding removed) once AFTER (the kernel's event) is
+        done, and wait: the end of a call that was given host memory (on an
+        out-of-order queue too)."""
+        waits = [after] if after is not None else None
+        done = []
+        for host, staged, mem, elem, n in copies:
             if isinstance(mem, cl.SVM):
+                if after is not None:
+                    after.wait()
                 with mem.map_ro(queue) as mapped:
                     staged.reshape(-1).view(np.uint8)[:] = mapped.reshape(-1).view(np.uint8)[:staged.nbytes]
             else:
                 try:
-                    cl.enqueue_copy(queue, staged, mem, is_blocking=i == last)
+                    done.append(cl.enqueue_copy(queue, staged, mem, is_blocking=False, wait_for=waits))
                 except cl.Error as e:
                     raise _cl_error("copying a result back", e) from None
+        if done:
+            try:
+                cl.wait_for_events(done)
+            except cl.Error as e:
+                raise _cl_error("copying a result back", e) from None
         for host, staged, mem, elem, n in copies:
             if staged is not host:
                 elem.unpack(staged, n, host)
@@ -1149,7 +1159,7 @@ class Runtime:
                 mem = cl.Buffer(self.context, _MF_UPLOAD_RW, nbytes, hostbuf=_ZEROS[:nbytes])
             else:
                 mem = cl.Buffer(self.context, _MF_READ_WRITE, nbytes)
-                cl.enqueue_fill_buffer(queue, mem, np.uint8(0), 0, nbytes)
+                cl.enqueue_fill_buffer(queue, mem, np.uint8(0), 0, nbytes).wait()  # any queue
         except cl.Error as e:
             raise _cl_error("kernel %s: allocating %s (%d bytes)" % (kernel, what, nbytes), e) from None
         return mem

@@ -190,7 +190,8 @@ def libtcc_vector_add_api():
     d, _, _ = built("vector_add")
     out = libtcc_run("vector_add_caller.c", d, os.path.join(d, "vector_add.cl"))
     for what in ("the caller's context and queue", "chained", "a B shorter than A is an error",
-                 "a buffer of another context is an error", "vector_add_run on host arrays"):
+                 "a buffer of another context is an error", "vector_add_run on host arrays",
+                 "vector_add_run on an out-of-order queue"):
         check(what, what in out, out)
 
 

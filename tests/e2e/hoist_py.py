@@ -669,6 +669,27 @@ def another_queue_and_events():
 
 
 @case
+def out_of_order_queue():
+    """Host memory on an out-of-order queue: the copies back wait for the
+    kernel, the call for the copies; a big result vector (filled, not
+    copied, as zeros) is zero before the kernel adds to it."""
+    k = load("examples/vector_add.crisp")
+    ooo = cl.CommandQueue(k.context, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    for n in (10, 100_003):
+        a = rng.random(n, dtype=np.float32)
+        b = rng.random(n, dtype=np.float32)
+        c = np.zeros(n, np.float32)
+        k.vector_add(a, b, c, queue=ooo)
+        assert_close(c, a + b)
+    side = load("examples/side_channels.crisp")
+    a = np.arange(70_000, dtype=np.float32)
+    res = side.final_result(a, 200, 100, queue=ooo)   # results of 20,000 and 40,000 elements
+    want = side.final_result(a, 200, 100)
+    for got, exp in zip(res, want):
+        assert_equal(np.asarray(got), np.asarray(exp))
+
+
+@case
 def buffers_and_results_on_the_device():
     k = load("examples/vector_add.crisp")
     n = 777

@@ -120,6 +120,25 @@ int main(int argc, char **argv) {
     err = vector_add_run(&prog, a, N, b, N, c2, N, NULL);
     expect(err == CL_SUCCESS && sums_are(a, b, c2, N, 1.0f), "vector_add_run on host arrays");
 
+    /* the same on an out-of-order queue: the copies back wait for the kernel */
+    {
+        cl_command_queue ooo = clCreateCommandQueue(context, device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+        if (err == CL_SUCCESS) {
+            CrispContext ocx;
+            vector_add_program oprog;
+            for (i = 0; i < N; i++) c2[i] = -1.0f;
+            err = crisp_use(&ocx, context, ooo);
+            if (err == CL_SUCCESS) err = vector_add_load(&oprog, &ocx, argv[1]);
+            if (err == CL_SUCCESS) {
+                err = vector_add_run(&oprog, a, N, b, N, c2, N, NULL);
+                vector_add_release(&oprog);
+            }
+            expect(err == CL_SUCCESS && sums_are(a, b, c2, N, 1.0f), "vector_add_run on an out-of-order queue");
+            crisp_close(&ocx);
+            clReleaseCommandQueue(ooo);
+        }
+    }
+
     /* errors the caller gets instead of an out-of-bounds kernel */
     err = vector_add_run(&prog, a, N, b, 10, c2, N, NULL);
     expect(err == CRISP_INVALID_LENGTH && strstr(crisp_error_message(&cx), "argument B has 10 elements") &&
