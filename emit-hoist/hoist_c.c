@@ -770,8 +770,8 @@ static void emit_program_defs(Hc *h) {
     pr_line(p, "p->cx = cx;");
     if (any_debug(abi)) pr_line(p, "p->debug_words = CRISP_DEBUG_WORDS;");
     if (nfile) {
-        pr_line(p, "p->program = crisp_build_program_file(cx, cl_path ? cl_path : %s, NULL, &err);",
-                c_string(h, arena_printf(h->a, "%s.cl", h->o->base)));
+        pr_line(p, "p->program = crisp_build_program_file(cx, cl_path ? cl_path : %s, %s, &err);",
+                c_string(h, arena_printf(h->a, "%s.cl", h->o->base)), c_string(h, abi->cl_std));
         pr_line(p, "if (!p->program) return err;");
     } else {
         pr_line(p, "(void)cl_path; /* every kernel is built from its embedded source */");
@@ -780,8 +780,8 @@ static void emit_program_defs(Hc *h) {
         const AbiKernel *k = &abi->kernels[i];
         const char *prog = "p->program";
         if (is_dynamic(h, k)) {
-            pr_line(p, "p->program_%s = crisp_build_program(cx, %s_source, \"%s (embedded source)\", NULL, &err);", k->name,
-                    k->name, k->name);
+            pr_line(p, "p->program_%s = crisp_build_program(cx, %s_source, \"%s (embedded source)\", %s, &err);", k->name,
+                    k->name, k->name, c_string(h, abi->cl_std));
             pr_line(p, "if (!p->program_%s) goto failed;", k->name);
             prog = arena_printf(h->a, "p->program_%s", k->name);
         }

@@ -168,7 +168,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc 
         add_pointer(ar, k, ROLE_LOCAL, "warp-memory", f->warp_mem, 0);
         AbiArg *w = &k->args[k->nargs - 2];
         w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", f->warp_words);
-        w->size.expr = sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, f->warp_words));
+        w->size.expr = sz_simplify(ar, sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, f->warp_words)));
         w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
     }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);

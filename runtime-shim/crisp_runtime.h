@@ -496,16 +496,19 @@ static inline int crisp_find_file(const char *name, const char *argv0, char *buf
 }
 
 /* Build OpenCL C SOURCE on CX's device with CRISP_BUILD_OPTIONS (plus
- * OPTIONS, may be NULL).  WHAT names the source in messages.  On failure
- * the message on CX has the build log; *ERR is set and NULL returned. */
+ * OPTIONS, may be NULL; OPTIONS with a -cl-std= of its own replace it: the
+ * hoists pass the .cl's, --ocl-version).  WHAT names the source in
+ * messages.  On failure the message on CX has the build log; *ERR is set
+ * and NULL returned. */
 static inline cl_program crisp_build_program(CrispContext *cx, const char *source, const char *what,
                                              const char *options, cl_int *err) {
     char opts[1024];
     cl_program program;
     cl_int status;
     size_t n, size = 0;
+    const char *base = options && strstr(options, "-cl-std=") ? "" : CRISP_BUILD_OPTIONS;
     if (!err) err = &status;
-    snprintf(opts, sizeof opts, "%s%s%s", CRISP_BUILD_OPTIONS, options ? " " : "", options ? options : "");
+    snprintf(opts, sizeof opts, "%s%s%s", base, options && *base ? " " : "", options ? options : "");
     program = clCreateProgramWithSource(cx->context, 1, &source, NULL, err);
     if (!crisp_ok(cx, *err, "clCreateProgramWithSource")) return NULL;
     *err = clBuildProgram(program, 1, &cx->device, opts, NULL, NULL);

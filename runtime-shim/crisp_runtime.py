@@ -1390,10 +1390,13 @@ def _find_metadata(name, path):
 _programs = {}
 
 
-def load_kernel(name, path=None, context=None, queue=None, options=BUILD_OPTIONS):
+def load_kernel(name, path=None, context=None, queue=None, options=None):
     """The Kernel called NAME, found through the *.metacrisp files (see the
-    module docstring) and built on CONTEXT (default: default_context())."""
+    module docstring) and built on CONTEXT (default: default_context()) with
+    OPTIONS (default: the metadata's "build_options", its OpenCL C)."""
     mp, meta = _find_metadata(name, path)
+    if options is None:
+        options = meta.get("build_options") or BUILD_OPTIONS
     cl_path = os.path.splitext(mp)[0] + ".cl"
     runtime = Runtime(context, queue)
     key = (os.path.abspath(cl_path), runtime.context.int_ptr, options)
