@@ -16,6 +16,8 @@ B       ?= build
 # the active virtual environment's Python, else Debian's (with pyopencl)
 PY      ?= $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin/python3,/usr/bin/python3)
 VERSION := $(shell sed -n 's/^\#define CRISP_VERSION "\(.*\)"/\1/p' include/crisp.h)
+# where `make install` puts crisp_runtime.py: a directory this python3 searches
+PYDIR   ?= $(shell $(PY) scripts/python_dir.py $(PREFIX))
 
 DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
@@ -112,9 +114,11 @@ fuzz:
 # include/crisp/crisp.h (the one public header:
 # #include <crisp/crisp.h>), lib/pkgconfig/crisp.pc (written for this
 # PREFIX: `cc prog.c $(pkg-config --cflags --libs crisp)`), man1/crisp.1
-# and the licence.  DESTDIR is prepended for staged installs.
+# and the licence; the hoists' runtime shim: include/crisp/crisp_runtime.h
+# and crisp_runtime.py in PYDIR.  DESTDIR is prepended for staged installs.
 INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(LIBDIR)/libcrisp.so $(INCLUDEDIR)/crisp/crisp.h \
-            $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE
+            $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE \
+            $(INCLUDEDIR)/crisp/crisp_runtime.h $(PYDIR)/crisp_runtime.py
 
 # The API's thread test under ThreadSanitizer (contexts in parallel threads).
 tsan:
@@ -128,6 +132,9 @@ install: all
 	install -m 644 $(B)/libcrisp.a $(DESTDIR)$(LIBDIR)/libcrisp.a
 	install -m 755 $(B)/libcrisp.so $(DESTDIR)$(LIBDIR)/libcrisp.so
 	install -m 644 include/crisp.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp.h
+	install -m 644 runtime-shim/crisp_runtime.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp_runtime.h
+	install -d $(DESTDIR)$(PYDIR)
+	install -m 644 runtime-shim/crisp_runtime.py $(DESTDIR)$(PYDIR)/crisp_runtime.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: crisp' \
 	  'Description: the Crisp compiler as a library (Crisp, a Lisp for GPU kernels, to OpenCL C)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lcrisp -lm' 'Cflags: -I$${includedir}' \

@@ -20,9 +20,26 @@ typedef struct HoistOptions {
     const char *crisp_flags;    /* ... and the flags it respects (docs/api.md) */
 } HoistOptions;
 
-/* BASE_hoist_OpenCL.c: C99 (and C++) against the Khronos headers and the
- * ICD loader, using runtime-shim/crisp_runtime.h. */
-void emit_hoist_opencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Arena *a);
+/* The hoist targets (--hoist=...). */
+enum { HOIST_OPENCL = 1, HOIST_PYOPENCL = 2 };
+
+/* One file a hoist writes: its name in the output directory and its text. */
+typedef struct HoistFile {
+    const char *name;
+    StrBuf text;
+} HoistFile;
+
+#define HOIST_MAX_FILES 8
+
+/* Every file of the hoists in TARGETS, the runtime shim among them (a hoist
+ * is usable from a folder holding only what crisp wrote).  Returns the
+ * number of files in OUT (each text to be freed by the caller). */
+int emit_hoists(HoistFile *out, const Abi *abi, const HoistOptions *o, int targets, Arena *a);
+
+/* BASE_hoist_OpenCL.h, BASE_hoist_OpenCL.c (the library: C99 and C++,
+ * against the Khronos headers and the ICD loader, using
+ * runtime-shim/crisp_runtime.h) and BASE_hoist_OpenCL_demo.c (a main()). */
+void emit_hoist_opencl(StrBuf *header, StrBuf *source, StrBuf *demo, const Abi *abi, const HoistOptions *o, Arena *a);
 
 /* BASE_hoist_PyOpenCL.py: a module with load(context=None, queue=None),
  * using runtime-shim/crisp_runtime.py. */

@@ -1,91 +1,89 @@
-/* hoist_c.c - BASE_hoist_OpenCL.c: C host code for the kernels of BASE.cl
- * ("Hoisting Code" in the spec), printed from the kernel ABI (abi.h).
+/* hoist_c.c - the C hoist of BASE.cl ("Hoisting Code" in the spec): a small
+ * C library per program, like Futhark's generated libraries, printed from
+ * the host plan of each kernel (plan.h).
  *
- * The generated file is plain C99 that is also valid C++ and compiles
- * warning-free with gcc/g++ -Wall -Wextra and TinyCC.  It has the
- * def-structs the arguments use (host structs with the std140 layout of the
- * .cl, padding spelled out) and, per kernel:
+ *   BASE_hoist_OpenCL.h       the API: the def-structs the arguments use (host
+ *                             structs with the std140 layout of the .cl),
+ *                             BASE_program, and per kernel KERNEL_args and the
+ *                             prototypes below
+ *   BASE_hoist_OpenCL.c       their definitions; compiles on its own and
+ *                             links with other hoists
+ *   BASE_hoist_OpenCL_demo.c  a main() running every kernel on dummy data
  *
- *   KERNEL_args         one field per OpenCL argument, in the kernel's order
- *   KERNEL_launch_size  the global/local sizes the kernel declares
- *   KERNEL_side_sizes   side-channel lengths from the metadata's size
- *                       expressions (only for kernels with side channels)
- *   KERNEL_set_args     clSetKernelArg for every argument
- *   KERNEL_enqueue      set_args + clEnqueueNDRangeKernel
- *   KERNEL_build_program  (--hoist-dynamic) build from the embedded source
+ * Per kernel:
+ *   KERNEL_launch_size   the global/local sizes the kernel declares
+ *   KERNEL_side_sizes    side-channel lengths (kernels that have side channels)
+ *   KERNEL_min_lengths   the elements the kernel may touch in each vector
+ *   KERNEL_check         lengths, and the caller's buffers: context and size
+ *   KERNEL_set_args      clSetKernelArg for every argument
+ *   KERNEL_enqueue       check, set_args, clEnqueueNDRangeKernel on cl_mems the
+ *                        caller owns; does not wait
+ *   KERNEL_run           the same from host arrays: copies in, runs, copies
+ *                        back and waits
  *
- * and a demo main() (left out with -DCRISP_NO_DEMO) that runs every kernel
- * on dummy data.  Everything not specific to the program lives in the
- * runtime shim runtime-shim/crisp_runtime.h.  docs/hoisting-c.md describes
- * the output for users. */
+ * Every function returns an OpenCL status (or CRISP_INVALID_LENGTH) and
+ * leaves a message in the CrispContext (crisp_error_message); nothing is
+ * printed but by the demo.  Plain C99 that is also valid C++, warning-free
+ * with gcc/g++ -Wall -Wextra -Wmissing-prototypes and TinyCC.  Everything
+ * not specific to the program is in runtime-shim/crisp_runtime.h.
+ * docs/hoisting-c.md describes the output for users. */
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/context.h"
 #include "../core/printer.h"
+#include "../emit-oclc/sizeprint.h"
 #include "hoist.h"
+#include "plan.h"
 
 typedef struct Hc {
-    Printer pr;
-    StrBuf *out;
+    Printer pr;                 /* the file being printed */
     Arena *a;
     const Abi *abi;
     const HoistOptions *o;
-    int demo_length;    /* elements of every demo vector without a fixed length */
+    HostKernel *hks;            /* one per kernel of abi */
+    const char *base;           /* the output base as an identifier */
+    const char *prog;           /* BASE_program */
+    int demo_length;            /* elements of every demo vector without a fixed length */
     const StructDef **structs;  /* def-structs the kernels' arguments use, nested first */
     int nstructs, capstructs;
 } Hc;
 
 /* ---- names ---- */
 
-/* Identifiers a field or local of the generated C must not take: C++
- * keywords (Crisp names may be any C identifier that is not C or OpenCL
- * reserved) and the generated functions' own parameter names. */
-static const char *taken_names[] = {
+/* Identifiers the generated C must not take: C++ keywords (Crisp names
+ * may be any C identifier that is not C or OpenCL reserved). */
+static const char *cpp_keywords[] = {
     "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t",
     "char32_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const_cast",
     "consteval", "constexpr", "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
     "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
     "or_eq", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast",
     "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using", "virtual",
-    "wchar_t", "xor", "xor_eq", "args", "launch", NULL};
+    "wchar_t", "xor", "xor_eq", NULL};
 
-/* The host spelling of a kernel-side C name: the same, or with a trailing
- * underscore when the name is taken (taken_names). */
+/* ... and, for the fields of KERNEL_args (which are also the parameters of
+ * KERNEL_run and locals of the demo), the names of those functions' own
+ * locals. */
+static const char *local_names[] = {"args", "launch", "p", "cx", "err", "need", "declared", "mem", "i", "words", "ran", NULL};
+
+static int in_names(const char **list, const char *name) {
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(list[i], name)) return 1;
+    return 0;
+}
+
+/* The host spelling of a C name (structs and their fields): the same, or
+ * with a trailing underscore for a C++ keyword. */
 static const char *host_name(Hc *h, const char *name) {
-    for (int i = 0; taken_names[i]; i++)
-        if (!strcmp(taken_names[i], name)) return arena_printf(h->a, "%s_", name);
-    return name;
+    return in_names(cpp_keywords, name) ? arena_printf(h->a, "%s_", name) : name;
 }
 
-static int is_ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static int is_ident_char(char c) {
-    return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
-/* A size expression with every identifier spelled as host_name does. */
-static const char *host_expr(Hc *h, const char *c) {
-    StrBuf b;
-    sb_init(&b);
-    for (const char *p = c; *p;) {
-        const char *s = p;
-        if (is_ident_start(*p)) {
-            while (is_ident_char(*p)) p++;
-            const char *id = arena_strndup(h->a, s, (size_t)(p - s));
-            sb_puts(&b, id ? host_name(h, id) : "");
-        } else if (*p >= '0' && *p <= '9') {
-            while (is_ident_char(*p) || *p == '.') p++; /* 2ULL, 1.5 */
-            sb_putn(&b, s, (size_t)(p - s));
-        } else {
-            sb_putc(&b, *p++);
-        }
-    }
-    const char *r = arena_strdup(h->a, sb_cstr(&b));
-    sb_free(&b);
-    return r;
+/* The same for a field of KERNEL_args. */
+static const char *arg_name(Hc *h, const char *name) {
+    return in_names(cpp_keywords, name) || in_names(local_names, name) ? arena_printf(h->a, "%s_", name) : name;
 }
 
 /* TEXT made safe inside a C comment: no comment end, no trigraphs. */
@@ -101,7 +99,7 @@ static const char *comment_text(Hc *h, const char *text) {
     }
     const char *r = arena_strdup(h->a, sb_cstr(&b));
     sb_free(&b);
-    return r;
+    return r ? r : "";
 }
 
 /* TEXT as the contents of a C string literal (without the quotes). */
@@ -124,7 +122,55 @@ static const char *c_string(Hc *h, const char *text) {
     sb_putc(&b, '"');
     const char *r = arena_strdup(h->a, sb_cstr(&b));
     sb_free(&b);
-    return r;
+    return r ? r : "\"\"";
+}
+
+/* One line of C (printf FMT), wrapped after the top-level commas of its
+ * first parenthesis when it passes 110 columns; continuation lines align
+ * after the "(". */
+static void c_line(Hc *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void c_line(Hc *h, const char *fmt, ...) {
+    Printer *p = &h->pr;
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = arena_vprintf(h->a, fmt, ap);
+    va_end(ap);
+    if (!line) return;
+    int col = 4 * p->indent;
+    const char *open = strchr(line, '(');
+    if (col + (int)strlen(line) <= 110 || !open) {
+        pr_line(p, "%s", line);
+        return;
+    }
+    int align = (int)(open - line) + 1, depth = 0, quote = 0;
+    const char *start = line, *cut = NULL;
+    int lead = 0;
+    for (const char *c = line; *c; c++) {
+        if (quote) {
+            if (*c == '\\' && c[1]) c++;
+            else if (*c == quote) quote = 0;
+            continue;
+        }
+        if (*c == '"' || *c == '\'') quote = *c;
+        else if (*c == '(') depth++;
+        else if (*c == ')') depth--;
+        else if (*c == ',' && depth == 1) {
+            if (col + lead + (int)(c - start) + 1 > 110 && cut) {
+                pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+                start = cut;
+                while (*start == ' ') start++;
+                lead = align;
+            }
+            cut = c + 1;
+        }
+    }
+    if (col + lead + (int)strlen(start) > 110 && cut && cut > start) {
+        pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+        start = cut;
+        while (*start == ' ') start++;
+        lead = align;
+    }
+    pr_line(p, "%*s%s", lead, "", start);
 }
 
 /* ---- the ABI, as the host sees it ---- */
@@ -139,8 +185,8 @@ static int is_local(const AbiArg *a) {
 
 /* The struct field of an argument. */
 static const char *field(Hc *h, const AbiArg *a) {
-    if (a->cname) return host_name(h, a->cname);
-    return host_name(h, arena_printf(h->a, "arg%d", a->index));
+    if (a->cname) return arg_name(h, a->cname);
+    return arg_name(h, arena_printf(h->a, "arg%d", a->index));
 }
 
 /* The length argument that measures pointer argument P, or NULL. */
@@ -170,12 +216,6 @@ static const char *role_text(const AbiArg *a) {
     }
 }
 
-static int has_side_channels(const AbiKernel *k) {
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role >= ROLE_RESULT) return 1;
-    return 0;
-}
-
 static int is_dynamic(Hc *h, const AbiKernel *k) {
     for (int i = 0; i < h->o->ndynamic; i++)
         if (!strcmp(h->o->dynamic[i], k->name)) return 1;
@@ -190,14 +230,29 @@ static const char *where(Hc *h, const AbiKernel *k) {
     return arena_printf(h->a, "%s:%d", src, k->line);
 }
 
+static int is_struct(const Type *t) {
+    return t && t->kind == TY_STRUCT && t->sd;
+}
+
 /* The host C type of a scalar argument ("int" -> "cl_int", "float4" -> "cl_float4"). */
 static const char *scalar_ctype(Hc *h, const AbiArg *a) {
-    if (a->elem_ty && a->elem_ty->kind == TY_STRUCT) return host_name(h, a->elem_ty->sd->cname);
+    if (is_struct(a->elem_ty)) return host_name(h, a->elem_ty->sd->cname);
     return arena_printf(h->a, "cl_%s", a->type);
 }
 
-static int is_struct(const Type *t) {
-    return t && t->kind == TY_STRUCT && t->sd;
+/* The host C type of one element of a vector: cl_float, cl_float4, a struct, void. */
+static const char *elem_ctype(Hc *h, const AbiArg *a) {
+    if (is_struct(a->elem_ty)) return host_name(h, a->elem_ty->sd->cname);
+    if (!a->elem_ty || !strcmp(a->element, "void")) return "void";
+    if (!strcmp(a->element, "bool")) return "cl_uchar";
+    if (!strcmp(a->element, "size_t")) return "cl_ulong";
+    return arena_printf(h->a, "cl_%s", a->element);
+}
+
+/* Bytes of one host element (sizeof of elem_ctype; 1 for void). */
+static const char *elem_size(Hc *h, const AbiArg *a) {
+    const char *t = elem_ctype(h, a);
+    return strcmp(t, "void") ? arena_printf(h->a, "sizeof(%s)", t) : "1";
 }
 
 /* Lanes of a scalar argument's type (1, or the hardware vector width). */
@@ -209,15 +264,55 @@ static int scalar_is_float(const AbiArg *a) {
     return a->elem_ty && ty_is_floatlike(a->elem_ty);
 }
 
-/* The argument the name of a derive-from refers to (sym when known). */
-static const AbiArg *derive_arg(const AbiKernel *k, const SizeDecl *sd, int i) {
-    const Sym *s = sd->derive_sym[i];
-    for (int j = 0; j < k->nargs; j++) {
-        const AbiArg *a = &k->args[j];
-        if (a->role != ROLE_SCALAR && a->role != ROLE_BUFFER) continue;
-        if (s ? a->cname && s->cname && !strcmp(a->cname, s->cname) : !strcmp(a->name, sd->derive[i])) return a;
+/* ---- size expressions in C ---- */
+
+/* How size-expression inputs are spelled: ARGS (e.g. "args->") before the
+ * fields of the args struct, LAUNCH the CrispLaunch pointer. */
+typedef struct CNames {
+    Hc *h;
+    const HostKernel *hk;
+    const char *args;
+    const char *launch;
+} CNames;
+
+static const char *c_input(void *ud, const SizeExpr *in) {
+    CNames *n = ud;
+    Hc *h = n->h;
+    const HostParam *p = host_input_param(n->hk, in);
+    if (p) {
+        const AbiArg *x = in->op == SZ_LENGTH ? p->len : p->arg;
+        return x ? arena_printf(h->a, "%s%s", n->args, field(h, x)) : "0";
     }
-    return NULL;
+    switch (in->op) {
+    case SZ_GLOBAL_SIZE: return arena_printf(h->a, "crisp_global_size(%s, %d)", n->launch, in->dim);
+    case SZ_LOCAL_SIZE: return arena_printf(h->a, "crisp_local_size(%s, %d)", n->launch, in->dim);
+    case SZ_NUM_GROUPS: return arena_printf(h->a, "crisp_num_groups(%s, %d)", n->launch, in->dim);
+    case SZ_MAX_LOCAL_SIZE: return arena_printf(h->a, "crisp_max_local_size(%s, %d)", n->launch, in->dim);
+    case SZ_MAX_NUM_GROUPS: return arena_printf(h->a, "crisp_max_num_groups(%s, %d)", n->launch, in->dim);
+    case SZ_GLOBAL_LINEAR_SIZE: return arena_printf(h->a, "crisp_global_linear_size(%s)", n->launch);
+    case SZ_LOCAL_LINEAR_SIZE: return arena_printf(h->a, "crisp_local_linear_size(%s)", n->launch);
+    default: return NULL;
+    }
+}
+
+static const char *c_size(Hc *h, const HostKernel *hk, const SizeExpr *e, const char *args, const char *launch) {
+    CNames n = {h, hk, args, launch};
+    return size_c(h->a, e, c_input, &n);
+}
+
+/* The size as docs/abi.md names its inputs, for comments and messages. */
+static const char *plain_size(Hc *h, const SizeExpr *e) {
+    return comment_text(h, size_py(h->a, e, NULL, NULL));
+}
+
+/* A need that is the vector's own length (grid-stride loops): nothing to check. */
+static int own_length(const HostParam *hp, int index) {
+    return hp->need && hp->need->op == SZ_LENGTH && hp->need->param_index == index;
+}
+
+/* Does KERNEL_check compare this parameter's length with a need? */
+static int checked(const HostParam *hp, int index) {
+    return hp->len && ((hp->need && !own_length(hp, index)) || hp->arg->fixed_length > 0);
 }
 
 /* ---- structs ---- */
@@ -292,66 +387,73 @@ static void emit_structs(Hc *h) {
     }
 }
 
-static int demo_reads_back(const AbiArg *a);
+/* ---- the header ---- */
 
-/* 1 when struct TARGET is FROM or nested in it. */
-static int struct_reaches(const StructDef *from, const StructDef *target) {
-    if (from == target) return 1;
-    for (int i = 0; i < from->nfields; i++)
-        if (is_struct(from->fields[i].ty) && struct_reaches(from->fields[i].ty->sd, target)) return 1;
-    return 0;
+static int any_debug(const Abi *abi) {
+    return abi->debug_output;
 }
 
-/* 1 when the demo prints values of struct SD (read back, or nested in one). */
-static int struct_printed(Hc *h, const StructDef *sd) {
-    for (int i = 0; i < h->abi->nkernels; i++)
-        for (int j = 0; j < h->abi->kernels[i].nargs; j++) {
-            const AbiArg *a = &h->abi->kernels[i].args[j];
-            if (demo_reads_back(a) && is_struct(a->elem_ty) && struct_reaches(a->elem_ty->sd, sd)) return 1;
-        }
-    return 0;
-}
-
-/* Demo: print one struct value as {field value, ...}. */
-static void emit_struct_printers(Hc *h) {
+static void emit_header_comment(Hc *h, const char *file, const char *what) {
     Printer *p = &h->pr;
-    for (int i = 0; i < h->nstructs; i++) {
-        const StructDef *sd = h->structs[i];
-        if (!struct_printed(h, sd)) continue;
-        const char *name = host_name(h, sd->cname);
-        pr_line(p, "static void demo_print_%s(FILE *out, const %s *v)", name, name);
-        pr_line(p, "{");
-        pr_indent(p);
-        for (int j = 0; j < sd->nfields; j++) {
-            const Field *f = &sd->fields[j];
-            const char *fname = host_name(h, f->cname);
-            pr_line(p, "fputs(%s, out);", c_string(h, arena_printf(h->a, "%s%s ", j ? ", " : "{", f->name)));
-            if (is_struct(f->ty))
-                pr_line(p, "demo_print_%s(out, &v->%s);", host_name(h, f->ty->sd->cname), fname);
-            else if (f->ty->kind == TY_NUM || f->ty->kind == TY_HWVEC)
-                pr_line(p, "crisp_print_value(out, %sv->%s, \"%s\");", f->as_array ? "" : "&", fname, ty_cname(f->ty));
-            else
-                pr_line(p, "fputs(\"...\", out);");
-        }
-        pr_line(p, "fputs(\"}\", out);");
-        pr_dedent(p);
-        pr_line(p, "}");
-        pr_blank(p);
-    }
+    const char *base = comment_text(h, h->o->base);
+    pr_line(p, "/* %s - %s, generated by crisp %s", file, what, CRISP_VERSION);
+    pr_line(p, " * from %s.  Edit the Crisp source, not this file.", comment_text(h, h->abi->source));
+    pr_line(p, " *");
+    pr_line(p, " * Build: %s_hoist_OpenCL.c with your program (it needs %s_hoist_OpenCL.h and", base, base);
+    pr_line(p, " * crisp_runtime.h, which crisp writes beside it, the Khronos OpenCL headers and");
+    pr_line(p, " * an ICD loader); %s_hoist_OpenCL_demo.c is a main() running every kernel:", base);
+    pr_line(p, " *");
+    pr_line(p, " *     cc -std=c99 -I. %s_hoist_OpenCL.c %s_hoist_OpenCL_demo.c -lOpenCL -o %s_demo", base, base, base);
+    pr_line(p, " *     ./%s_demo [%s.cl]", base, base);
 }
 
-/* ---- per-kernel API ---- */
-
-static void emit_section_header(Hc *h, const AbiKernel *k) {
+static void emit_program_decl(Hc *h) {
     Printer *p = &h->pr;
+    const Abi *abi = h->abi;
     pr_blank(p);
     pr_line(p, "/* ==========================================================================");
-    pr_line(p, " * Kernel %s: %s at %s", k->name, k->exact ? "def-kernel-exact" : "def-kernel",
-            comment_text(h, where(h, k)));
-    if (is_dynamic(h, k))
-        pr_line(p, " * Built at run time from the source embedded below (--hoist-dynamic=%s).", k->name);
+    pr_line(p, " * The program: %s.cl built on one context, and its kernels.", comment_text(h, h->o->base));
     pr_line(p, " * ========================================================================== */");
     pr_blank(p);
+    pr_line(p, "/* Not thread-safe: the *_enqueue and *_run functions set the arguments of");
+    pr_line(p, " * the kernels here; give each thread its own (and its own CrispContext). */");
+    pr_line(p, "typedef struct %s {", h->prog);
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx;           /* context and queue; errors: crisp_error_message(cx) */");
+    pr_line(p, "cl_program program;         /* %s.cl (NULL when every kernel is built from embedded source) */",
+            comment_text(h, h->o->base));
+    for (int i = 0; i < abi->nkernels; i++) {
+        const AbiKernel *k = &abi->kernels[i];
+        if (is_dynamic(h, k)) pr_line(p, "cl_program program_%s;  /* --hoist-dynamic: its embedded source */", k->name);
+        pr_line(p, "cl_kernel kernel_%s;", k->name);
+    }
+    if (any_debug(abi)) {
+        pr_line(p, "size_t debug_words;         /* --debug-output: words of the debug channel each *_run allocates */");
+        pr_line(p, "CrispText debug_log;        /* the records the *_run functions decoded ... */");
+        pr_line(p, "CrispText debug_out;        /* ... and those %s_debug_log handed out last */", h->base);
+    }
+    pr_dedent(p);
+    pr_line(p, "} %s;", h->prog);
+    pr_blank(p);
+    pr_line(p, "/* Build %s.cl (CL_PATH; NULL: %s.cl in the working directory) on CX's", comment_text(h, h->o->base),
+            comment_text(h, h->o->base));
+    pr_line(p, " * context and device and create every kernel.  CX may come from crisp_open or");
+    pr_line(p, " * crisp_use (your own context and queue) and must outlive P. */");
+    pr_line(p, "cl_int %s_load(%s *p, CrispContext *cx, const char *cl_path);", h->base, h->prog);
+    pr_blank(p);
+    pr_line(p, "/* Release what %s_load made (not the CrispContext). */", h->base);
+    pr_line(p, "void %s_release(%s *p);", h->base, h->prog);
+    if (any_debug(abi)) {
+        pr_blank(p);
+        pr_line(p, "/* --debug-output: the records (\"FILE:LINE: [thread N] ...\" lines) the *_run");
+        pr_line(p, " * functions decoded since the last call; the text stays valid until then. */");
+        pr_line(p, "const char *%s_debug_log(%s *p);", h->base, h->prog);
+        pr_blank(p);
+        pr_line(p, "/* The site table of the debug channel (the metadata's \"debug_sites\"), for");
+        pr_line(p, " * crisp_debug_decode on channels of your own; %s_debug_nsites entries. */", h->base);
+        pr_line(p, "extern const CrispDebugSite %s_debug_sites[];", h->base);
+        pr_line(p, "extern const size_t %s_debug_nsites;", h->base);
+    }
 }
 
 static void emit_args_struct(Hc *h, const AbiKernel *k) {
@@ -401,272 +503,166 @@ static void emit_args_struct(Hc *h, const AbiKernel *k) {
     }
     pr_dedent(p);
     pr_line(p, "} %s_args;", k->name);
-    pr_blank(p);
 }
 
-/* The C expression of one launch size from a declaration: DIM of SD. */
-static const char *decl_size(Hc *h, const AbiKernel *k, const SizeDecl *sd, int dim, const char **why) {
-    if (dim < sd->nset) {
-        *why = arena_printf(h->a, ":set-to");
-        return arena_printf(h->a, "%lld", (long long)sd->set_to[dim]);
-    }
-    if (dim < sd->nderive) {
-        const AbiArg *a = derive_arg(k, sd, dim);
-        const char *name = comment_text(h, sd->derive[dim]);
-        if (!a) {
-            *why = arena_printf(h->a, ":derive-from %s (not an argument of the kernel: 1)", name);
-            return "1";
+/* The parameter list of KERNEL_run: host arrays and their lengths, scalars,
+ * implicit and result vectors, then the launch. */
+static const char *run_params(Hc *h, const HostKernel *hk) {
+    const char *s = arena_printf(h->a, "%s *p", h->prog);
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *x = hp->arg;
+        const char *f = field(h, x);
+        switch (hp->kind) {
+        case HP_SCALAR: s = arena_printf(h->a, "%s, %s %s", s, scalar_ctype(h, x), f); break;
+        case HP_LOCAL: s = arena_printf(h->a, "%s, size_t %s", s, hp->len ? field(h, hp->len) : arena_printf(h->a, "%s_len", f)); break;
+        default:
+            s = arena_printf(h->a, "%s, %s%s *%s, size_t %s", s, hp->downloads ? "" : "const ", elem_ctype(h, x), f,
+                             hp->len ? field(h, hp->len) : arena_printf(h->a, "%s_bytes", f));
+            break;
         }
-        if (a->role == ROLE_SCALAR) {
-            *why = arena_printf(h->a, ":derive-from %s (its value)", name);
-            return arena_printf(h->a, "(size_t)args->%s", field(h, a));
-        }
-        const AbiArg *len = length_of(k, a);
-        if (!len) {
-            *why = arena_printf(h->a, ":derive-from %s, which has no length argument: set it yourself", name);
-            return "1";
-        }
-        *why = arena_printf(h->a, ":derive-from %s (its length)", name);
-        return arena_printf(h->a, "(size_t)args->%s", field(h, len));
     }
-    return NULL;
-}
-
-static int launch_dims(const AbiKernel *k) {
-    const SizeDecl *g = k->gsize, *l = k->lsize;
-    if (g && g->present && g->dims > 0) return g->dims;
-    if (l && l->present && l->dims > 0) return l->dims;
-    if (g && g->present && (g->nset || g->nderive)) return g->nset ? g->nset : g->nderive;
-    if (l && l->present && (l->nset || l->nderive)) return l->nset ? l->nset : l->nderive;
-    return 1;
-}
-
-/* The first vector parameter with a length, the default global size. */
-static const AbiArg *first_vector(const AbiKernel *k) {
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (a->role == ROLE_BUFFER && !is_local(a) && length_of(k, a)) return a;
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *x = hk->sides[i];
+        const AbiArg *len = length_of(hk->k, x);
+        if (x->role == ROLE_IMPLICIT)
+            s = arena_printf(h->a, "%s, %s *%s, size_t %s", s, elem_ctype(h, x), field(h, x), field(h, len));
+        else if (x->role == ROLE_RESULT)
+            s = arena_printf(h->a, "%s, %s **%s, size_t *%s", s, elem_ctype(h, x), field(h, x), field(h, len));
     }
-    return NULL;
+    return arena_printf(h->a, "%s, const CrispLaunch *launch", s);
 }
 
-static void emit_launch_size(Hc *h, const AbiKernel *k) {
+/* "TYPE NAME(PARAMS)" broken after commas to stay within 110 columns. */
+static void emit_signature(Hc *h, const char *head, const char *params, const char *end) {
     Printer *p = &h->pr;
-    const SizeDecl *g = k->gsize, *l = k->lsize;
-    int dims = k->single_task ? 1 : launch_dims(k);
-    int uses_args = 0;
-    pr_line(p, "/* The global and local work sizes %s expects, from its declarations;", k->name);
-    pr_line(p, " * the global size is rounded up to a multiple of the local size. */");
-    pr_line(p, "void %s_launch_size(const %s_args *args, CrispLaunch *launch)", k->name, k->name);
-    pr_line(p, "{");
-    pr_indent(p);
-    pr_line(p, "crisp_launch_init(launch, %d);", dims);
-    if (k->single_task) {
-        pr_line(p, "/* single-task: just ONE thread */");
-        pr_line(p, "launch->global[0] = 1;");
-        pr_line(p, "launch->local[0] = 1;");
-    } else {
-        int declared = g && g->present && (g->nset || g->nderive);
-        if (g && g->present && g->msg) pr_line(p, "/* global-size: %s */", comment_text(h, g->msg));
-        if (declared) {
-            for (int d = 0; d < dims; d++) {
-                const char *why = "";
-                const char *e = decl_size(h, k, g, d, &why);
-                if (!e) continue;
-                uses_args |= strstr(e, "args->") != NULL;
-                pr_line(p, "launch->global[%d] = %s; /* global-size %s */", d, e, why);
-            }
-        } else {
-            const AbiArg *v = first_vector(k);
-            if (v) {
-                pr_line(p, "/* no global-size declaration: one thread per element of %s */",
-                        comment_text(h, v->name));
-                pr_line(p, "launch->global[0] = (size_t)args->%s;", field(h, length_of(k, v)));
-                uses_args = 1;
-            } else {
-                pr_line(p, "/* no global-size declaration and no vector parameter: one thread;");
-                pr_line(p, " * set launch->global yourself */");
-            }
-        }
-        if (l && l->present && l->msg) pr_line(p, "/* local-size: %s */", comment_text(h, l->msg));
-        if (l && l->present && (l->nset || l->nderive)) {
-            for (int d = 0; d < dims; d++) {
-                const char *why = "";
-                const char *e = decl_size(h, k, l, d, &why);
-                if (!e) e = "1", why = "(not declared for this dimension)";
-                uses_args |= strstr(e, "args->") != NULL;
-                pr_line(p, "launch->local[%d] = %s; /* local-size %s */", d, e, why);
-            }
-            pr_line(p, "crisp_launch_round_up(launch);");
-        } else {
-            pr_line(p, "/* no local-size declaration: OpenCL chooses the workgroup size */");
-        }
-    }
-    if (!uses_args) pr_line(p, "(void)args;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_blank(p);
-}
-
-/* Bind every input of size expression Z as a local (once per name). */
-static void bind_inputs(Hc *h, const AbiKernel *k, const AbiSize *z, const char ***bound, int *nbound, int *cap,
-                        int *uses_launch) {
-    Printer *p = &h->pr;
-    static const struct {
-        const char *name;
-        const char *fmt;
-    } launch_inputs[] = {
-        {"global_size0", "crisp_global_size(launch, 0)"}, {"global_size1", "crisp_global_size(launch, 1)"},
-        {"global_size2", "crisp_global_size(launch, 2)"}, {"local_size0", "crisp_local_size(launch, 0)"},
-        {"local_size1", "crisp_local_size(launch, 1)"},   {"local_size2", "crisp_local_size(launch, 2)"},
-        {"num_groups0", "crisp_num_groups(launch, 0)"},   {"num_groups1", "crisp_num_groups(launch, 1)"},
-        {"num_groups2", "crisp_num_groups(launch, 2)"},   {"global_linear_size", "crisp_global_linear_size(launch)"},
-        {"local_linear_size", "crisp_local_linear_size(launch)"},
-    };
-    for (int i = 0; i < z->ninputs; i++) {
-        const char *in = z->inputs[i];
-        int seen = 0;
-        for (int j = 0; j < *nbound; j++) seen |= !strcmp((*bound)[j], in);
-        if (seen) continue;
-        if (*nbound == *cap) {
-            int nc = *cap ? *cap * 2 : 8;
-            const char **v = arena_alloc(h->a, sizeof(char *) * (size_t)nc);
-            if (!v) return;
-            if (*nbound) memcpy(v, *bound, sizeof(char *) * (size_t)*nbound);
-            *bound = v;
-            *cap = nc;
-        }
-        (*bound)[(*nbound)++] = in;
-        const char *value = NULL;
-        for (size_t j = 0; j < sizeof launch_inputs / sizeof launch_inputs[0]; j++)
-            if (!strcmp(launch_inputs[j].name, in)) value = launch_inputs[j].fmt, *uses_launch = 1;
-        for (int j = 0; !value && j < k->nargs; j++) {
-            const AbiArg *a = &k->args[j];
-            if ((a->role == ROLE_LENGTH || a->role == ROLE_SCALAR) && a->cname && !strcmp(a->cname, in))
-                value = arena_printf(h->a, "(unsigned long long)args->%s", field(h, a));
-        }
-        if (value) pr_line(p, "const unsigned long long %s = %s;", host_name(h, in), value);
-        else pr_line(p, "#error \"crisp: the size-expression input `%s` is unknown to the C hoist\"", in);
-    }
-}
-
-static void emit_side_sizes(Hc *h, const AbiKernel *k) {
-    Printer *p = &h->pr;
-    const char **bound = NULL;
-    int nbound = 0, cap = 0, uses_launch = 0;
-    pr_line(p, "/* The lengths of %s's side channels, from the size expressions of the", k->name);
-    pr_line(p, " * metadata.  Call after %s_launch_size: sizes may depend on the launch. */", k->name);
-    pr_line(p, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch)", k->name, k->name);
-    pr_line(p, "{");
-    pr_indent(p);
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH || a->role == ROLE_LOCAL)
-            bind_inputs(h, k, &a->size, &bound, &nbound, &cap, &uses_launch);
-    }
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        const AbiArg *len = length_of(k, a);
-        if (a->role < ROLE_RESULT || !len) continue;
-        pr_blank(p);
-        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
-            pr_line(p, "/* %s %s: %s elements of %s%s%s */", role_text(a), comment_text(h, a->name),
-                    comment_text(h, a->size.crisp), a->element, a->comment ? " -- " : "",
-                    a->comment ? comment_text(h, a->comment) : "");
-            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, a->size.c ? a->size.c : "0"));
-        } else if (a->role == ROLE_SCRATCH) {
-            pr_line(p, "/* the scratch pool: every part starts at a 16-byte aligned offset");
-            for (int j = 0; j < k->nscratch; j++) {
-                const AbiScratchPart *sp = &k->scratch[j];
-                pr_line(p, " *   %s: %s elements of %s (%d bytes each)%s%s", comment_text(h, sp->name),
-                        comment_text(h, sp->count.crisp), sp->element, sp->stride, sp->comment ? " -- " : "",
-                        sp->comment ? comment_text(h, sp->comment) : "");
-            }
-            pr_line(p, " */");
-            pr_line(p, "args->%s = (cl_ulong)(%s);", field(h, len), host_expr(h, a->size.c ? a->size.c : "0"));
-        } else if (a->role == ROLE_DEBUG) {
-            pr_line(p, "/* the debug channel: CRISP_DEBUG_WORDS words unless already set */");
-            pr_line(p, "if (args->%s == 0) args->%s = CRISP_DEBUG_WORDS;", field(h, len), field(h, len));
-        }
-    }
-    if (!uses_launch) pr_line(p, "(void)launch;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_blank(p);
-}
-
-static void emit_set_args(Hc *h, const AbiKernel *k) {
-    Printer *p = &h->pr;
-    pr_line(p, "/* Set every argument of %s (clSetKernelArg). */", k->name);
-    pr_line(p, "cl_int %s_set_args(cl_kernel kernel, const %s_args *args)", k->name, k->name);
-    pr_line(p, "{");
-    pr_indent(p);
-    if (k->nargs == 0) {
-        pr_line(p, "(void)kernel;");
-        pr_line(p, "(void)args;");
-        pr_line(p, "return CL_SUCCESS;");
-        pr_dedent(p);
-        pr_line(p, "}");
-        pr_blank(p);
+    int col = (int)strlen(head) + 1;
+    if (col + (int)strlen(params) + (int)strlen(end) + 1 <= 110) {
+        pr_line(p, "%s(%s)%s", head, params, end);
         return;
     }
-    pr_line(p, "cl_int err;");
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        const char *f = field(h, a);
-        const char *what = c_string(h, arena_printf(h->a, "clSetKernelArg(%s, %d: %s)", k->name, a->index,
-                                                    a->role == ROLE_LENGTH ? f : a->name));
-        pr_blank(p);
-        if (a->role == ROLE_SCALAR) {
-            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(%s), &args->%s);", a->index, scalar_ctype(h, a), f);
-        } else if (a->role == ROLE_LENGTH) {
-            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(cl_ulong), &args->%s);", a->index, f);
-        } else if (is_local(a)) {
-            const AbiArg *len = length_of(k, a);
-            pr_line(p, "/* __local: only a size; at least one element */");
-            if (len)
-                pr_line(p, "err = clSetKernelArg(kernel, %d, (size_t)(args->%s > 0 ? args->%s : 1) * %d, NULL);",
-                        a->index, field(h, len), field(h, len), stride_of(a));
-            else
-                pr_line(p, "err = clSetKernelArg(kernel, %d, %lld, NULL);", a->index,
-                        (long long)(a->fixed_length > 0 ? a->fixed_length : 1) * stride_of(a));
-        } else if (h->o->unified_memory) {
-            pr_line(p, "err = crisp_set_arg_mem(kernel, %d, &args->%s, %s);", a->index, f, what);
-            pr_line(p, "if (err != CL_SUCCESS) return err;");
-            continue;
-        } else {
-            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(cl_mem), &args->%s);", a->index, f);
+    const char *line = arena_printf(h->a, "%s(", head);
+    int width = col, first = 1;
+    for (const char *s = params; s && *s;) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s + 1) : strlen(s);
+        if (!first && width + (int)n > 108) {
+            pr_line(p, "%s", line);
+            line = arena_printf(h->a, "%*s", 8, "");
+            width = 8;
+            while (*s == ' ') s++, n--;
         }
-        pr_line(p, "if (err != CL_SUCCESS) return crisp_fail(err, %s);", what);
+        line = arena_printf(h->a, "%s%.*s", line, (int)n, s);
+        width += (int)n;
+        s += n;
+        first = 0;
     }
-    pr_line(p, "return CL_SUCCESS;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_blank(p);
+    pr_line(p, "%s)%s", line, end);
 }
 
-static void emit_enqueue(Hc *h, const AbiKernel *k) {
+static void emit_kernel_decls(Hc *h, const HostKernel *hk) {
     Printer *p = &h->pr;
-    pr_line(p, "/* Set the arguments and enqueue %s.  LAUNCH may be NULL: then the sizes", k->name);
-    pr_line(p, " * %s_launch_size computes.  The event arguments are clEnqueueNDRangeKernel's. */", k->name);
-    pr_line(p, "cl_int %s_enqueue(cl_command_queue queue, cl_kernel kernel, const %s_args *args,", k->name, k->name);
-    pr_line(p, "        const CrispLaunch *launch, cl_uint num_events, const cl_event *wait_list, cl_event *event)");
-    pr_line(p, "{");
-    pr_indent(p);
-    pr_line(p, "CrispLaunch declared;");
-    pr_line(p, "cl_int err = %s_set_args(kernel, args);", k->name);
-    pr_line(p, "if (err != CL_SUCCESS) return err;");
-    pr_line(p, "if (!launch) {");
-    pr_indent(p);
-    pr_line(p, "%s_launch_size(args, &declared);", k->name);
-    pr_line(p, "launch = &declared;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_line(p, "return crisp_enqueue(queue, kernel, launch, \"%s\", num_events, wait_list, event);", k->name);
-    pr_dedent(p);
-    pr_line(p, "}");
+    const AbiKernel *k = hk->k;
     pr_blank(p);
+    pr_line(p, "/* ==========================================================================");
+    pr_line(p, " * Kernel %s: %s at %s", k->name, k->exact ? "def-kernel-exact" : "def-kernel", comment_text(h, where(h, k)));
+    if (is_dynamic(h, k)) pr_line(p, " * Built at run time from embedded source (--hoist-dynamic=%s).", k->name);
+    pr_line(p, " * ========================================================================== */");
+    pr_blank(p);
+    emit_args_struct(h, k);
+    pr_blank(p);
+    pr_line(p, "/* The global and local sizes %s declares (the global size rounded up to a", k->name);
+    pr_line(p, " * multiple of the local size). */");
+    c_line(h, "void %s_launch_size(const %s_args *args, CrispLaunch *launch);", k->name, k->name);
+    if (hk->nsides > (hk->debug ? 1 : 0)) {
+        pr_blank(p);
+        pr_line(p, "/* The lengths of %s's side channels, which may depend on the launch. */", k->name);
+        c_line(h, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch);", k->name, k->name);
+    }
+    pr_blank(p);
+    pr_line(p, "/* In NEED's length fields: the elements %s may touch in each vector at", k->name);
+    pr_line(p, " * LAUNCH (0: no bound to check). */");
+    c_line(h, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need);", k->name, k->name, k->name);
+    pr_blank(p);
+    pr_line(p, "/* Check ARGS before a launch: every length against what the kernel touches,");
+    pr_line(p, " * and every buffer given: on CX's context, as large as its length says. */");
+    c_line(h, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch);", k->name, k->name);
+    pr_blank(p);
+    pr_line(p, "/* clSetKernelArg for every argument of %s. */", k->name);
+    c_line(h, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args);", k->name, k->name);
+    pr_blank(p);
+    pr_line(p, "/* Check ARGS, set them and enqueue %s on QUEUE (NULL: P's) with LAUNCH", k->name);
+    pr_line(p, " * (NULL: %s_launch_size), after the events of WAIT_LIST; *EVENT (when", k->name);
+    pr_line(p, " * EVENT is not NULL) is the kernel's.  Does not wait.  The memory is yours. */");
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", k->name),
+                   arena_printf(h->a, "%s *p, cl_command_queue queue, const %s_args *args, const CrispLaunch *launch, "
+                                      "cl_uint num_events, const cl_event *wait_list, cl_event *event",
+                                h->prog, k->name),
+                   ";");
+    pr_blank(p);
+    pr_line(p, "/* %s on host arrays: each vector is copied to the device unless the kernel", k->name);
+    pr_line(p, " * only writes it, and back when the kernel may write it (std140 padding added");
+    pr_line(p, " * and removed); the call waits.  Lengths count elements.");
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *x = hk->sides[i];
+        if (x->role == ROLE_IMPLICIT)
+            pr_line(p, " * %s: implicit vector, at least %s elements (NULL: zeros).", field(h, x), comment_text(h, x->size.crisp));
+        else if (x->role == ROLE_RESULT)
+            pr_line(p, " * %s: result vector of %s elements, malloc'ed for you (free() it; NULL: dropped).",
+                    field(h, x), comment_text(h, x->size.crisp));
+    }
+    pr_line(p, " * LAUNCH: NULL for the declared sizes. */");
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", k->name), run_params(h, hk), ";");
 }
+
+static void emit_header(Hc *h) {
+    Printer *p = &h->pr;
+    const char *base = comment_text(h, h->o->base);
+    emit_header_comment(h, arena_printf(h->a, "%s_hoist_OpenCL.h", base), arena_printf(h->a, "the C API of the kernels of %s.cl", base));
+    pr_line(p, " *");
+    pr_line(p, " * Use (every call returns an OpenCL status; crisp_error_message(&cx) says why):");
+    pr_line(p, " *");
+    pr_line(p, " *     CrispContext cx;");
+    pr_line(p, " *     crisp_use(&cx, my_context, my_queue);       (or crisp_open(&cx, 0))");
+    pr_line(p, " *     %s prog;", h->prog);
+    pr_line(p, " *     %s_load(&prog, &cx, \"%s.cl\");", h->base, base);
+    if (h->abi->nkernels) {
+        const AbiKernel *k = &h->abi->kernels[0];
+        pr_line(p, " *     %s_run(&prog, ...host arrays and lengths..., NULL);     copies, waits", k->name);
+        pr_line(p, " *     %s_enqueue(&prog, NULL, &args, NULL, 0, NULL, &ev);    your cl_mems", k->name);
+    }
+    pr_line(p, " *     %s_release(&prog);", h->base);
+    pr_line(p, " *     crisp_close(&cx);");
+    pr_line(p, " *");
+    pr_line(p, " * Kernels:");
+    for (int i = 0; i < h->abi->nkernels; i++) {
+        const AbiKernel *k = &h->abi->kernels[i];
+        pr_line(p, " *   %-24s %s%s", k->name, comment_text(h, where(h, k)), is_dynamic(h, k) ? " (built from embedded source)" : "");
+    }
+    if (h->abi->nkernels == 0) pr_line(p, " *   (none)");
+    pr_line(p, " */");
+    const char *guard = arena_printf(h->a, "%s_HOIST_OPENCL_H", h->base);
+    for (char *q = (char *)guard; q && *q; q++) *q = (char)toupper((unsigned char)*q);
+    pr_line(p, "#ifndef %s", guard);
+    pr_line(p, "#define %s", guard);
+    pr_blank(p);
+    pr_line(p, "#include \"crisp_runtime.h\"");
+    pr_blank(p);
+    pr_line(p, "#ifdef __cplusplus");
+    pr_line(p, "extern \"C\" {");
+    pr_line(p, "#endif");
+    emit_structs(h);
+    emit_program_decl(h);
+    for (int i = 0; i < h->abi->nkernels; i++) emit_kernel_decls(h, &h->hks[i]);
+    pr_blank(p);
+    pr_line(p, "#ifdef __cplusplus");
+    pr_line(p, "}");
+    pr_line(p, "#endif");
+    pr_blank(p);
+    pr_line(p, "#endif /* %s */", guard);
+}
+
+/* ---- the library source ---- */
 
 /* The .cl text with every kernel but K left out: kernels are never called,
  * so the support functions and K are a complete program.  Kernel blocks
@@ -699,11 +695,13 @@ static const char *kernel_source(Hc *h, const AbiKernel *keep) {
     return r;
 }
 
-static void emit_dynamic(Hc *h, const AbiKernel *k) {
+static void emit_embedded_source(Hc *h, const AbiKernel *k) {
     Printer *p = &h->pr;
     const char *src = kernel_source(h, k);
+    pr_blank(p);
     pr_line(p, "/* %s's OpenCL C, embedded by --hoist-dynamic=%s: the program's support", k->name, k->name);
-    pr_line(p, " * functions and this kernel, built at run time by %s_build_program. */", k->name);
+    pr_line(p, " * functions and this kernel, built at run time by %s_load (the in-memory", h->base);
+    pr_line(p, " * compilation path: no file is read). */");
     pr_line(p, "static const char %s_source[] =", k->name);
     pr_indent(p);
     for (const char *line = src; *line;) {
@@ -720,288 +718,6 @@ static void emit_dynamic(Hc *h, const AbiKernel *k) {
     if (!*src) pr_line(p, "\"\"");
     pr_line(p, ";");
     pr_dedent(p);
-    pr_blank(p);
-    pr_line(p, "/* Build the program holding %s from the embedded source (the in-memory", k->name);
-    pr_line(p, " * compilation path: no file is read).  NULL on failure, with the build log. */");
-    pr_line(p, "cl_program %s_build_program(cl_context context, cl_device_id device, cl_int *err)", k->name);
-    pr_line(p, "{");
-    pr_indent(p);
-    pr_line(p, "return crisp_build_program(context, device, %s_source, \"%s (embedded source)\", NULL, err);", k->name,
-            k->name);
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_blank(p);
-}
-
-static void emit_kernel_api(Hc *h, const AbiKernel *k) {
-    emit_section_header(h, k);
-    emit_args_struct(h, k);
-    emit_launch_size(h, k);
-    if (has_side_channels(k)) emit_side_sizes(h, k);
-    emit_set_args(h, k);
-    emit_enqueue(h, k);
-    if (is_dynamic(h, k)) emit_dynamic(h, k);
-}
-
-/* ---- the demo ---- */
-
-/* Elements of a demo vector: its fixed length, the local size for __local
- * vectors, else CRISP_DEMO_LENGTH. */
-static const char *demo_count(Hc *h, const AbiKernel *k, const AbiArg *a) {
-    if (a->fixed_length > 0) return arena_printf(h->a, "%lld", (long long)a->fixed_length);
-    if (is_local(a)) {
-        const SizeDecl *l = k->lsize;
-        if (l && l->present && l->nset) {
-            long long n = 1;
-            for (int i = 0; i < l->nset; i++) n *= l->set_to[i];
-            return arena_printf(h->a, "%lld", n);
-        }
-        return "64";
-    }
-    return "CRISP_DEMO_LENGTH";
-}
-
-static const char *mem_flags(const AbiArg *a) {
-    if (a->role == ROLE_BUFFER && a->acc == ACC_READ_ONLY) return "CL_MEM_READ_ONLY";
-    if (a->role == ROLE_BUFFER && a->acc == ACC_WRITE_ONLY) return "CL_MEM_WRITE_ONLY";
-    return "CL_MEM_READ_WRITE";
-}
-
-/* Pointer arguments the demo allocates (global and constant memory). */
-static int demo_allocates(const AbiArg *a) {
-    return is_pointer(a) && !is_local(a);
-}
-
-/* Read back after the kernel: whatever the kernel may write, but scratch. */
-static int demo_reads_back(const AbiArg *a) {
-    if (!demo_allocates(a) || a->role == ROLE_SCRATCH) return 0;
-    return a->role != ROLE_BUFFER || (a->acc != ACC_READ_ONLY && a->as != AS_CONSTANT);
-}
-
-static const char *svm_flag(Hc *h) {
-    return h->o->unified_memory ? "demo_use_svm" : "0";
-}
-
-/* Demo data: read-only and constant vectors and implicit vectors (memory
- * "the host fills") get the demo pattern; the rest starts as zeros (safe
- * for counters and ticket dispensers). */
-static int demo_fills(const AbiArg *a) {
-    if (a->role == ROLE_IMPLICIT) return 1;
-    return a->role == ROLE_BUFFER && (a->acc == ACC_READ_ONLY || a->as == AS_CONSTANT);
-}
-
-/* __global parameter vectors get CRISP_DEMO_SLACK times their length in
- * memory: kernels that write several outputs per element (Out[4*i + k])
- * stay inside the allocation.  Side channels are sized exactly. */
-static int demo_slack(const AbiArg *a) {
-    return a->role == ROLE_BUFFER && a->as == AS_GLOBAL && a->fixed_length < 0;
-}
-
-static void emit_demo_alloc(Hc *h, const AbiKernel *k, const AbiArg *a) {
-    Printer *p = &h->pr;
-    const char *f = field(h, a);
-    const AbiArg *len = length_of(k, a);
-    const char *count = len ? arena_printf(h->a, "args.%s", field(h, len)) : demo_count(h, k, a);
-    const char *name = comment_text(h, a->name);
-    const char *alloc = demo_slack(a) ? arena_printf(h->a, "(size_t)%s * CRISP_DEMO_SLACK", count)
-                                      : arena_printf(h->a, "(size_t)%s", count);
-    int stride = stride_of(a);
-    pr_blank(p);
-    if (a->role == ROLE_BUFFER) {
-        pr_line(p, "/* %s: %s, %s, %d bytes per element */", name, a->type, ty_acc_name(a->acc), stride);
-        if (len) pr_line(p, "args.%s = %s;", field(h, len), demo_count(h, k, a));
-    } else if (a->role == ROLE_SCRATCH) {
-        pr_line(p, "/* the scratch pool: %s bytes */", comment_text(h, a->size.crisp));
-        for (int j = 0; j < k->nscratch; j++) {
-            const AbiScratchPart *sp = &k->scratch[j];
-            const char *line = arena_printf(h->a, "  scratch part %s: %s x %s%s%s\n", sp->name, sp->count.crisp,
-                                            sp->element, sp->comment ? " -- " : "", sp->comment ? sp->comment : "");
-            pr_line(p, "printf(\"%%s\", %s);", c_string(h, line));
-        }
-        pr_line(p, "printf(\"  scratch pool: %%lu bytes\\n\", (unsigned long)%s);", count);
-    } else if (a->role == ROLE_DEBUG) {
-        pr_line(p, "/* the debug channel: %s words, cursor 2, nothing dropped */", count);
-    } else {
-        const char *what = arena_printf(h->a, "  %s %s: ", role_text(a), a->name);
-        const char *line = arena_printf(h->a, " x %s, sized %s%s%s\n", a->element, a->size.crisp,
-                                        a->comment ? " -- " : "", a->comment ? a->comment : "");
-        pr_line(p, "/* %s %s: %s elements%s%s */", role_text(a), name, comment_text(h, a->size.crisp),
-                a->comment ? " -- " : "", a->comment ? comment_text(h, a->comment) : "");
-        pr_line(p, "printf(\"%%s%%lu%%s\", %s, (unsigned long)%s, %s);", c_string(h, what), count, c_string(h, line));
-    }
-    pr_line(p, "%s_host = crisp_host_alloc(%s, %d, %s);", f, alloc, stride, c_string(h, a->name));
-    pr_line(p, "if (!%s_host) {", f);
-    pr_indent(p);
-    pr_line(p, "err = CL_OUT_OF_HOST_MEMORY;");
-    pr_line(p, "goto done;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    if (a->role == ROLE_DEBUG)
-        pr_line(p, "crisp_debug_init((cl_uint *)%s_host, %s);", f, alloc);
-    else if (demo_fills(a))
-        pr_line(p, "crisp_fill_demo(%s_host, %s, %d, \"%s\");", f, alloc, stride, elem_name(a));
-    else
-        pr_line(p, "/* %s starts as zeros */", a->role == ROLE_SCRATCH ? "the pool" : name);
-    pr_line(p, "err = crisp_mem_create(cx, &%s_mem, %s, %s * %d, %s_host, %s, %s);", f, mem_flags(a), alloc, stride,
-            f, svm_flag(h), c_string(h, a->name));
-    pr_line(p, "if (err != CL_SUCCESS) goto done;");
-    pr_line(p, "args.%s = %s_mem%s;", f, f, h->o->unified_memory ? "" : ".mem");
-}
-
-static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
-    Printer *p = &h->pr;
-    int dyn = is_dynamic(h, k);
-    int sides = has_side_channels(k);
-    pr_line(p, "/* ---- %s (%s) ---- */", k->name, comment_text(h, where(h, k)));
-    pr_blank(p);
-    pr_line(p, "static cl_int demo_%s(const CrispContext *cx%s)", k->name, dyn ? "" : ", cl_program program");
-    pr_line(p, "{");
-    pr_indent(p);
-    pr_line(p, "%s_args args;", k->name);
-    pr_line(p, "CrispLaunch launch;");
-    if (dyn) pr_line(p, "cl_program program = NULL;");
-    pr_line(p, "cl_kernel kernel = NULL;");
-    pr_line(p, "cl_int err = CL_SUCCESS;");
-    pr_line(p, "// cl_event event = NULL; /* profiling: see after the enqueue */");
-    for (int i = 0; i < k->nargs; i++)
-        if (demo_reads_back(&k->args[i]) && is_struct(k->args[i].elem_ty)) {
-            pr_line(p, "size_t i;");
-            break;
-        }
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (!demo_allocates(a)) continue;
-        const char *f = field(h, a);
-        pr_line(p, "void *%s_host = NULL;", f);
-        pr_line(p, "CrispMem %s_mem = CRISP_MEM_INIT;", f);
-    }
-    pr_blank(p);
-    pr_line(p, "memset(&args, 0, sizeof args);");
-    pr_line(p, "printf(\"%%s:\\n\", %s);", c_string(h, arena_printf(h->a, "%s (%s)", k->name, where(h, k))));
-    if (dyn) {
-        pr_line(p, "program = %s_build_program(cx->context, cx->device, &err);", k->name);
-        pr_line(p, "if (!program) return err;");
-    }
-    pr_line(p, "kernel = clCreateKernel(program, \"%s\", &err);", k->name);
-    pr_line(p, "if (err != CL_SUCCESS) {");
-    pr_indent(p);
-    pr_line(p, "crisp_fail(err, \"clCreateKernel(%s)\");", k->name);
-    pr_line(p, "goto done;");
-    pr_dedent(p);
-    pr_line(p, "}");
-
-    /* parameters: scalars, then every vector */
-    int nscalar = 0;
-    for (int i = 0; i < k->nargs; i++) nscalar += k->args[i].role == ROLE_SCALAR;
-    if (nscalar) {
-        pr_blank(p);
-        pr_line(p, "/* scalar parameters: demo values */");
-    }
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (a->role != ROLE_SCALAR) continue;
-        const char *v = scalar_is_float(a) ? "CRISP_DEMO_FLOAT" : "CRISP_DEMO_SCALAR";
-        if (is_struct(a->elem_ty))
-            pr_line(p, "/* %s: a %s, all zeros (memset above) */", comment_text(h, a->name), a->type);
-        else if (scalar_lanes(a) > 1)
-            for (int j = 0; j < scalar_lanes(a); j++)
-                pr_line(p, "args.%s.s[%d] = (cl_%s)%s;", field(h, a), j, a->elem_ty ? ty_cname(ty_num(a->elem_ty->sc)) : "int", v);
-        else
-            pr_line(p, "args.%s = (%s)%s;", field(h, a), scalar_ctype(h, a), v);
-    }
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (a->role != ROLE_BUFFER) continue;
-        const AbiArg *len = length_of(k, a);
-        if (is_local(a)) {
-            pr_blank(p);
-            pr_line(p, "/* %s: %s: __local memory, only its size is passed */", comment_text(h, a->name), a->type);
-            if (len) pr_line(p, "args.%s = %s;", field(h, len), demo_count(h, k, a));
-            continue;
-        }
-        emit_demo_alloc(h, k, a);
-    }
-
-    /* sizes, then the side channels whose sizes depend on them */
-    pr_blank(p);
-    pr_line(p, "%s_launch_size(&args, &launch);", k->name);
-    pr_line(p, "crisp_print_launch(stdout, \"  \", &launch);");
-    if (sides) {
-        pr_line(p, "%s_side_sizes(&args, &launch);", k->name);
-        for (int i = 0; i < k->nargs; i++) {
-            const AbiArg *a = &k->args[i];
-            if (a->role >= ROLE_RESULT && demo_allocates(a)) emit_demo_alloc(h, k, a);
-        }
-    }
-
-    pr_blank(p);
-    pr_line(p, "err = %s_enqueue(cx->queue, kernel, &args, &launch, 0, NULL, NULL);", k->name);
-    pr_line(p, "/* Profiling: open the queue with CL_QUEUE_PROFILING_ENABLE (see main), pass");
-    pr_line(p, " * &event instead of the last NULL above, and after clFinish:");
-    pr_line(p, " *");
-    pr_line(p, " *     cl_ulong start = 0, end = 0;");
-    pr_line(p, " *     clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);");
-    pr_line(p, " *     clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);");
-    pr_line(p, " *     printf(\"  kernel time %%.3f ms\\n\", (double)(end - start) * 1e-6);");
-    pr_line(p, " *     clReleaseEvent(event);");
-    pr_line(p, " */");
-    pr_line(p, "if (err != CL_SUCCESS) goto done;");
-    pr_line(p, "err = clFinish(cx->queue);");
-    pr_line(p, "if (err != CL_SUCCESS) {");
-    pr_indent(p);
-    pr_line(p, "crisp_fail(err, \"clFinish after %s\");", k->name);
-    pr_line(p, "goto done;");
-    pr_dedent(p);
-    pr_line(p, "}");
-
-    /* copy back and summarise */
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (!demo_reads_back(a)) continue;
-        const char *f = field(h, a);
-        const AbiArg *len = length_of(k, a);
-        const char *count = len ? arena_printf(h->a, "args.%s", field(h, len)) : demo_count(h, k, a);
-        const char *name = c_string(h, a->name);
-        pr_blank(p);
-        pr_line(p, "err = crisp_mem_read(cx, &%s_mem, %s_host, (size_t)%s * %d, %s);", f, f, count, stride_of(a),
-                name);
-        pr_line(p, "if (err != CL_SUCCESS) goto done;");
-        if (a->role == ROLE_DEBUG) {
-            pr_line(p, "printf(\"  debug log:\\n\");");
-            pr_line(p, "crisp_debug_decode(stdout, (const cl_uint *)%s_host, (size_t)%s, crisp_debug_sites,", f, count);
-            pr_line(p, "                   sizeof crisp_debug_sites / sizeof crisp_debug_sites[0] - 1);");
-        } else if (is_struct(a->elem_ty)) {
-            const char *sname = host_name(h, a->elem_ty->sd->cname);
-            pr_line(p, "printf(\"  %%s: %%lu x %s:\", %s, (unsigned long)%s);", comment_text(h, a->element), name, count);
-            pr_line(p, "for (i = 0; i < 2 && i < (size_t)%s; i++) {", count);
-            pr_indent(p);
-            pr_line(p, "fputs(\" \", stdout);");
-            pr_line(p, "demo_print_%s(stdout, (const %s *)%s_host + i);", sname, sname, f);
-            pr_dedent(p);
-            pr_line(p, "}");
-            pr_line(p, "printf(\"%%s\\n\", (size_t)%s > 2 ? \" ...\" : \"\");", count);
-        } else {
-            pr_line(p, "crisp_print_vector(stdout, %s, %s_host, (size_t)%s, %d, \"%s\");", name, f, count,
-                    stride_of(a), elem_name(a));
-        }
-    }
-
-    pr_blank(p);
-    pr_dedent(p);
-    pr_line(p, "done:");
-    pr_indent(p);
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *a = &k->args[i];
-        if (!demo_allocates(a)) continue;
-        pr_line(p, "crisp_mem_release(&%s_mem);", field(h, a));
-        pr_line(p, "free(%s_host);", field(h, a));
-    }
-    pr_line(p, "if (kernel) clReleaseKernel(kernel);");
-    if (dyn) pr_line(p, "if (program) clReleaseProgram(program);");
-    pr_line(p, "return err;");
-    pr_dedent(p);
-    pr_line(p, "}");
-    pr_blank(p);
 }
 
 /* The site table of the debug channel: the metadata's "debug_sites",
@@ -1009,10 +725,11 @@ static void emit_demo_kernel(Hc *h, const AbiKernel *k) {
 static void emit_debug_sites(Hc *h) {
     Printer *p = &h->pr;
     int nsites = h->abi->nsites;
+    pr_blank(p);
     for (int i = 0; i < nsites; i++) {
         const DebugSite *s = h->abi->sites[i];
         if (!s->nparts) continue;
-        pr_line(p, "static const CrispDebugPart crisp_debug_site%d_parts[] = {", i);
+        pr_line(p, "static const CrispDebugPart %s_debug_site%d_parts[] = {", h->base, i);
         pr_indent(p);
         for (int j = 0; j < s->nparts; j++) {
             const DebugPart *dp = &s->parts[j];
@@ -1025,45 +742,804 @@ static void emit_debug_sites(Hc *h) {
     pr_blank(p);
     pr_line(p, "/* The debug channel's site table (the metadata's \"debug_sites\"): word 1 of");
     pr_line(p, " * a record indexes it.  The last entry only ends the table. */");
-    pr_line(p, "static const CrispDebugSite crisp_debug_sites[] = {");
+    pr_line(p, "const CrispDebugSite %s_debug_sites[] = {", h->base);
     pr_indent(p);
     for (int i = 0; i < nsites; i++) {
         const DebugSite *s = h->abi->sites[i];
-        const char *parts = s->nparts ? arena_printf(h->a, "crisp_debug_site%d_parts", i) : "NULL";
+        const char *parts = s->nparts ? arena_printf(h->a, "%s_debug_site%d_parts", h->base, i) : "NULL";
         pr_line(p, "{%s, %d, \"%s\", %s, %d}, /* site %d */", c_string(h, s->file), s->line, s->kind, parts, s->nparts, i);
     }
     if (!nsites) pr_line(p, "/* (the program has no r-t-output or r-t-assert) */");
     pr_line(p, "{NULL, 0, NULL, NULL, 0}");
     pr_dedent(p);
     pr_line(p, "};");
-    pr_blank(p);
+    pr_line(p, "const size_t %s_debug_nsites = %d;", h->base, nsites);
 }
 
-static int any_debug(const Abi *abi) {
-    for (int i = 0; i < abi->nkernels; i++)
-        for (int j = 0; j < abi->kernels[i].nargs; j++)
-            if (abi->kernels[i].args[j].role == ROLE_DEBUG) return 1;
-    return 0;
-}
-
-static void emit_demo(Hc *h) {
+static void emit_program_defs(Hc *h) {
     Printer *p = &h->pr;
     const Abi *abi = h->abi;
     int nfile = 0;
     for (int i = 0; i < abi->nkernels; i++) nfile += !is_dynamic(h, &abi->kernels[i]);
     pr_blank(p);
-    pr_line(p, "/* ==========================================================================");
-    pr_line(p, " * Demo: run every kernel on dummy data (compile with -DCRISP_NO_DEMO to leave");
-    pr_line(p, " * it out and call the functions above from your own program).");
-    pr_line(p, " * ========================================================================== */");
-    pr_line(p, "#ifndef CRISP_NO_DEMO");
+    pr_line(p, "cl_int %s_load(%s *p, CrispContext *cx, const char *cl_path)", h->base, h->prog);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    pr_line(p, "memset(p, 0, sizeof *p);");
+    pr_line(p, "p->cx = cx;");
+    if (any_debug(abi)) pr_line(p, "p->debug_words = CRISP_DEBUG_WORDS;");
+    if (nfile) {
+        pr_line(p, "p->program = crisp_build_program_file(cx, cl_path ? cl_path : %s, %s, &err);",
+                c_string(h, arena_printf(h->a, "%s.cl", h->o->base)), c_string(h, abi->cl_std));
+        pr_line(p, "if (!p->program) return err;");
+    } else {
+        pr_line(p, "(void)cl_path; /* every kernel is built from its embedded source */");
+    }
+    for (int i = 0; i < abi->nkernels; i++) {
+        const AbiKernel *k = &abi->kernels[i];
+        const char *prog = "p->program";
+        if (is_dynamic(h, k)) {
+            pr_line(p, "p->program_%s = crisp_build_program(cx, %s_source, \"%s (embedded source)\", %s, &err);", k->name,
+                    k->name, k->name, c_string(h, abi->cl_std));
+            pr_line(p, "if (!p->program_%s) goto failed;", k->name);
+            prog = arena_printf(h->a, "p->program_%s", k->name);
+        }
+        pr_line(p, "p->kernel_%s = crisp_create_kernel(cx, %s, \"%s\", &err);", k->name, prog, k->name);
+        pr_line(p, "if (!p->kernel_%s) goto failed;", k->name);
+    }
+    pr_line(p, "return CL_SUCCESS;");
+    if (abi->nkernels) {
+        pr_dedent(p);
+        pr_line(p, "failed:");
+        pr_indent(p);
+        pr_line(p, "%s_release(p);", h->base);
+        pr_line(p, "p->cx = cx;");
+        pr_line(p, "return err;");
+    }
+    pr_dedent(p);
+    pr_line(p, "}");
     pr_blank(p);
-    pr_line(p, "/* Demo inputs: read-only, constant and implicit vectors hold 1 + (i + lane) %% 16,");
-    pr_line(p, " * the others start as zeros; integer scalars are CRISP_DEMO_SCALAR, floating ones");
-    pr_line(p, " * CRISP_DEMO_FLOAT.  Vectors have CRISP_DEMO_LENGTH elements (enough for a 2D size");
-    pr_line(p, " * derived from two scalars, 32 x 32) and CRISP_DEMO_SLACK times that much memory");
-    pr_line(p, " * behind them, so kernels that write several outputs per element (Out[4*i + k])");
-    pr_line(p, " * stay inside the allocation. */");
+    pr_line(p, "void %s_release(%s *p)", h->base, h->prog);
+    pr_line(p, "{");
+    pr_indent(p);
+    for (int i = 0; i < abi->nkernels; i++) {
+        const AbiKernel *k = &abi->kernels[i];
+        pr_line(p, "if (p->kernel_%s) clReleaseKernel(p->kernel_%s);", k->name, k->name);
+        if (is_dynamic(h, k)) pr_line(p, "if (p->program_%s) clReleaseProgram(p->program_%s);", k->name, k->name);
+    }
+    pr_line(p, "if (p->program) clReleaseProgram(p->program);");
+    if (any_debug(abi)) {
+        pr_line(p, "crisp_text_free(&p->debug_log);");
+        pr_line(p, "crisp_text_free(&p->debug_out);");
+    }
+    pr_line(p, "memset(p, 0, sizeof *p);");
+    pr_dedent(p);
+    pr_line(p, "}");
+    if (any_debug(abi)) {
+        pr_blank(p);
+        pr_line(p, "const char *%s_debug_log(%s *p)", h->base, h->prog);
+        pr_line(p, "{");
+        pr_indent(p);
+        pr_line(p, "/* handed out once: the next call starts afresh */");
+        pr_line(p, "crisp_text_free(&p->debug_out);");
+        pr_line(p, "p->debug_out = p->debug_log;");
+        pr_line(p, "memset(&p->debug_log, 0, sizeof p->debug_log);");
+        pr_line(p, "return crisp_text(&p->debug_out);");
+        pr_dedent(p);
+        pr_line(p, "}");
+    }
+}
+
+static void emit_launch_size(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    const HostLaunch *l = &hk->launch;
+    int uses_args = 0;
+    pr_blank(p);
+    c_line(h, "void %s_launch_size(const %s_args *args, CrispLaunch *launch)", k->name, k->name);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "crisp_launch_init(launch, %d);", l->dims);
+    if (l->global_msg) pr_line(p, "/* global-size: %s */", comment_text(h, l->global_msg));
+    if (l->needs_global) {
+        pr_line(p, "/* %s: one thread; set launch->global yourself */", comment_text(h, l->global_from));
+    } else {
+        pr_line(p, "/* %s */", comment_text(h, l->global_from));
+        for (int d = 0; d < l->nglobal; d++) {
+            const char *e = c_size(h, hk, l->global[d], "args->", "launch");
+            uses_args |= strstr(e, "args->") != NULL;
+            pr_line(p, "launch->global[%d] = (size_t)%s;", d, e);
+        }
+    }
+    if (l->local_msg) pr_line(p, "/* local-size: %s */", comment_text(h, l->local_msg));
+    if (l->nlocal && !l->single_task) {
+        pr_line(p, "/* %s */", comment_text(h, l->local_from));
+        for (int d = 0; d < l->nlocal; d++) {
+            const char *e = c_size(h, hk, l->local[d], "args->", "launch");
+            uses_args |= strstr(e, "args->") != NULL;
+            pr_line(p, "launch->local[%d] = (size_t)%s;", d, e);
+        }
+        pr_line(p, "crisp_launch_round_up(launch);");
+    } else if (l->single_task) {
+        pr_line(p, "launch->local[0] = 1;");
+    } else {
+        pr_line(p, "/* no local-size declaration: OpenCL chooses the workgroup size */");
+    }
+    if (!uses_args) pr_line(p, "(void)args;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_side_sizes(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    if (hk->nsides <= (hk->debug ? 1 : 0)) return;
+    int uses_launch = 0;
+    pr_blank(p);
+    c_line(h, "void %s_side_sizes(%s_args *args, const CrispLaunch *launch)", k->name, k->name);
+    pr_line(p, "{");
+    pr_indent(p);
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *a = hk->sides[i];
+        const AbiArg *len = length_of(k, a);
+        if (!len) continue;
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
+            pr_line(p, "/* %s %s: %s elements of %s%s%s */", role_text(a), comment_text(h, a->name),
+                    comment_text(h, a->size.crisp), a->element, a->comment ? " -- " : "", a->comment ? comment_text(h, a->comment) : "");
+            pr_line(p, "args->%s = (cl_ulong)%s;", field(h, len), c_size(h, hk, a->size.expr, "args->", "launch"));
+            uses_launch |= sz_uses_launch(a->size.expr);
+        } else if (a->role == ROLE_SCRATCH) {
+            pr_line(p, "/* the scratch pool: every part starts at a 16-byte aligned offset");
+            for (int j = 0; j < k->nscratch; j++) {
+                const AbiScratchPart *sp = &k->scratch[j];
+                pr_line(p, " *   %s: %s elements of %s (%d bytes each)%s%s", comment_text(h, sp->name),
+                        comment_text(h, sp->count.crisp), sp->element, sp->stride, sp->comment ? " -- " : "",
+                        sp->comment ? comment_text(h, sp->comment) : "");
+            }
+            pr_line(p, " */");
+            pr_line(p, "args->%s = (cl_ulong)%s;", field(h, len), c_size(h, hk, a->size.expr, "args->", "launch"));
+            uses_launch |= sz_uses_launch(a->size.expr);
+        } else if (a->role == ROLE_DEBUG) {
+            pr_line(p, "/* the debug channel: CRISP_DEBUG_WORDS words unless already set */");
+            pr_line(p, "if (args->%s == 0) args->%s = CRISP_DEBUG_WORDS;", field(h, len), field(h, len));
+        }
+    }
+    if (!uses_launch) pr_line(p, "(void)launch;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_min_lengths(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    int uses_args = 0, uses_launch = 0;
+    pr_blank(p);
+    c_line(h, "void %s_min_lengths(const %s_args *args, const CrispLaunch *launch, %s_args *need)", k->name, k->name, k->name);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "memset(need, 0, sizeof *need);");
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        if (!hp->len) continue;
+        if (hp->need && !own_length(hp, i)) {
+            const char *e = c_size(h, hk, hp->need, "args->", "launch");
+            uses_args |= strstr(e, "args->") != NULL;
+            uses_launch |= sz_uses_launch(hp->need);
+            pr_line(p, "need->%s = %s; /* %s */", field(h, hp->len), e, plain_size(h, hp->need));
+        } else if (hp->arg->fixed_length > 0) {
+            pr_line(p, "need->%s = %lld; /* its type's length */", field(h, hp->len), (long long)hp->arg->fixed_length);
+        } else if (hp->unchecked) {
+            pr_line(p, "/* %s: not bounded (%s) */", comment_text(h, hp->arg->name), comment_text(h, hp->unchecked));
+        }
+    }
+    if (!uses_args) pr_line(p, "(void)args;");
+    if (!uses_launch) pr_line(p, "(void)launch;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+/* The cl_mem behind an args field: the field, or its .mem (unified memory). */
+static const char *mem_of(Hc *h, const char *expr) {
+    return h->o->unified_memory ? arena_printf(h->a, "%s.mem", expr) : expr;
+}
+
+static void emit_check(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    int nchecks = 0;
+    for (int i = 0; i < hk->nparams; i++) nchecks += checked(&hk->params[i], i);
+    pr_blank(p);
+    c_line(h, "cl_int %s_check(CrispContext *cx, const %s_args *args, const CrispLaunch *launch)", k->name, k->name);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    if (nchecks) {
+        pr_line(p, "%s_args need;", k->name);
+        pr_line(p, "cl_uint d;");
+        pr_line(p, "int runs = 1;");
+        pr_line(p, "for (d = 0; d < launch->dims; d++) runs &= launch->global[d] != 0;");
+        pr_line(p, "%s_min_lengths(args, launch, &need);", k->name);
+        pr_line(p, "/* what the kernel touches (when anything runs at all) */");
+        for (int i = 0; i < hk->nparams; i++) {
+            const HostParam *hp = &hk->params[i];
+            if (!checked(hp, i)) continue;
+            const char *f = field(h, hp->len);
+            const char *what = hp->need ? plain_size(h, hp->need) : "the length its type declares";
+            pr_line(p, "if (err == CL_SUCCESS && runs)");
+            c_line(h, "    err = crisp_check_length(cx, \"%s\", %s, args->%s, need.%s, %s);", k->name, c_string(h, hp->arg->name), f, f,
+                    c_string(h, what));
+        }
+    } else {
+        pr_line(p, "(void)launch;");
+    }
+    int nmem = 0;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (!is_pointer(a) || is_local(a)) continue;
+        const AbiArg *len = length_of(k, a);
+        if (!nmem++) pr_line(p, "/* the memory objects: this context's, as large as their lengths say */");
+        const char *bytes = !len ? "0, 1" : arena_printf(h->a, "args->%s, %d", field(h, len), a->role == ROLE_SCRATCH ? 1 : stride_of(a));
+        pr_line(p, "if (err == CL_SUCCESS)");
+        c_line(h, "    err = crisp_check_mem(cx, \"%s\", %s, %s, %s);", k->name, c_string(h, a->name),
+                mem_of(h, arena_printf(h->a, "args->%s", field(h, a))), bytes);
+    }
+    if (!nmem) pr_line(p, "(void)args;");
+    if (!nmem && !nchecks) pr_line(p, "(void)cx;");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_set_args(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    pr_blank(p);
+    c_line(h, "cl_int %s_set_args(CrispContext *cx, cl_kernel kernel, const %s_args *args)", k->name, k->name);
+    pr_line(p, "{");
+    pr_indent(p);
+    if (k->nargs == 0) {
+        pr_line(p, "(void)cx;");
+        pr_line(p, "(void)kernel;");
+        pr_line(p, "(void)args;");
+        pr_line(p, "return CL_SUCCESS;");
+        pr_dedent(p);
+        pr_line(p, "}");
+        return;
+    }
+    pr_line(p, "cl_int err;");
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        const char *f = field(h, a);
+        const char *what = c_string(h, arena_printf(h->a, "clSetKernelArg(%s, %d: %s)", k->name, a->index,
+                                                    a->role == ROLE_LENGTH ? f : a->name));
+        if (a->role == ROLE_SCALAR) {
+            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(%s), &args->%s);", a->index, scalar_ctype(h, a), f);
+        } else if (a->role == ROLE_LENGTH) {
+            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(cl_ulong), &args->%s);", a->index, f);
+        } else if (is_local(a)) {
+            const AbiArg *len = length_of(k, a);
+            if (len)
+                pr_line(p, "err = clSetKernelArg(kernel, %d, (size_t)(args->%s > 0 ? args->%s : 1) * %d, NULL); /* __local */",
+                        a->index, field(h, len), field(h, len), stride_of(a));
+            else
+                pr_line(p, "err = clSetKernelArg(kernel, %d, %lld, NULL); /* __local */", a->index,
+                        (long long)(a->fixed_length > 0 ? a->fixed_length : 1) * stride_of(a));
+        } else if (h->o->unified_memory) {
+            pr_line(p, "err = crisp_set_arg_mem(cx, kernel, %d, &args->%s, %s);", a->index, f, what);
+            pr_line(p, "if (err != CL_SUCCESS) return err;");
+            continue;
+        } else {
+            pr_line(p, "err = clSetKernelArg(kernel, %d, sizeof(cl_mem), &args->%s);", a->index, f);
+        }
+        pr_line(p, "if (err != CL_SUCCESS) return crisp_fail(cx, err, %s);", what);
+    }
+    pr_line(p, "return CL_SUCCESS;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_enqueue(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", k->name),
+                   arena_printf(h->a, "%s *p, cl_command_queue queue, const %s_args *args, const CrispLaunch *launch, "
+                                      "cl_uint num_events, const cl_event *wait_list, cl_event *event",
+                                h->prog, k->name),
+                   "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispLaunch declared;");
+    pr_line(p, "cl_int err;");
+    pr_line(p, "if (!launch) {");
+    pr_line(p, "    %s_launch_size(args, &declared);", k->name);
+    pr_line(p, "    launch = &declared;");
+    pr_line(p, "}");
+    pr_line(p, "err = %s_check(p->cx, args, launch);", k->name);
+    pr_line(p, "if (err == CL_SUCCESS) err = %s_set_args(p->cx, p->kernel_%s, args);", k->name, k->name);
+    pr_line(p, "if (err == CL_SUCCESS)");
+    pr_indent(p);
+    c_line(h, "err = crisp_enqueue(p->cx, queue ? queue : p->cx->queue, p->kernel_%s, launch, \"%s\", num_events, wait_list, event);",
+           k->name, k->name);
+    pr_dedent(p);
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+/* Memory flags of a vector on the device. */
+static const char *mem_flags(const HostParam *hp) {
+    if (hp->uploads && !hp->downloads) return "CL_MEM_READ_ONLY";
+    if (hp->downloads && !hp->uploads) return "CL_MEM_WRITE_ONLY";
+    return "CL_MEM_READ_WRITE";
+}
+
+static void emit_run(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    const char *svm = h->o->unified_memory ? "p->cx->has_svm" : "0";
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", k->name), run_params(h, hk), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    pr_line(p, "%s_args args;", k->name);
+    pr_line(p, "CrispLaunch declared;");
+    int nmem = 0;
+    for (int i = 0; i < k->nargs; i++)
+        if (is_pointer(&k->args[i]) && !is_local(&k->args[i])) nmem++;
+    if (nmem) {
+        pr_line(p, "CrispMem mem[%d]; /* the device memory of every pointer argument */", nmem);
+        pr_line(p, "int i;");
+    }
+    if (hk->debug) pr_line(p, "cl_uint *words = NULL;");
+    pr_line(p, "cl_event ran = NULL;");
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    pr_blank(p);
+    pr_line(p, "memset(&args, 0, sizeof args);");
+    if (nmem) pr_line(p, "for (i = 0; i < %d; i++) memset(&mem[i], 0, sizeof mem[i]);", nmem);
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const char *f = field(h, hp->arg);
+        if (hp->kind == HP_SCALAR) {
+            pr_line(p, "args.%s = %s;", f, f);
+        } else if (hp->len) {
+            pr_line(p, "args.%s = (cl_ulong)%s;", field(h, hp->len), field(h, hp->len));
+            if (hp->kind != HP_LOCAL) {
+                pr_line(p, "if (!%s && %s)", f, field(h, hp->len));
+                c_line(h, "    return crisp_errorf(cx, CL_INVALID_VALUE, \"kernel %s: argument %s is NULL\");", k->name,
+                        comment_text(h, hp->arg->name));
+            }
+        }
+    }
+    pr_line(p, "if (!launch) {");
+    pr_line(p, "    %s_launch_size(&args, &declared);", k->name);
+    pr_line(p, "    launch = &declared;");
+    pr_line(p, "}");
+    if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(p, "%s_side_sizes(&args, launch);", k->name);
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *x = hk->sides[i];
+        const AbiArg *len = length_of(k, x);
+        if (x->role != ROLE_IMPLICIT) continue;
+        pr_line(p, "if (%s && %s < args.%s)", field(h, x), field(h, len), field(h, len));
+        c_line(h, "    return crisp_check_length(cx, \"%s\", %s, %s, args.%s, %s);", k->name, c_string(h, x->name),
+                field(h, len), field(h, len), c_string(h, x->size.crisp));
+    }
+    pr_line(p, "err = %s_check(cx, &args, launch);", k->name);
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_blank(p);
+    pr_line(p, "/* device memory: a copy of what the kernel reads */");
+    int m = 0;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (!is_pointer(a) || is_local(a)) continue;
+        const AbiArg *len = length_of(k, a);
+        const char *f = field(h, a);
+        const char *what = c_string(h, arena_printf(h->a, "kernel %s: %s", k->name, a->name));
+        const char *count = len ? arena_printf(h->a, "(size_t)args.%s", field(h, len)) : "1";
+        if (a->role == ROLE_BUFFER) {
+            const HostParam *hp = NULL;
+            for (int j = 0; j < hk->nparams; j++)
+                if (hk->params[j].arg == a) hp = &hk->params[j];
+            if (!hp) continue;
+            if (hp->kind == HP_BYTES)
+                c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, 1, 1, 1, %s, %s);", m, f,
+                        len ? count : arena_printf(h->a, "%s_bytes", f), svm, what);
+            else
+                c_line(h, "err = crisp_upload(cx, &mem[%d], %s, %s, %s, %s, %d, %d, %s, %s);", m, mem_flags(hp), f, count,
+                        elem_size(h, a), stride_of(a), hp->uploads, svm, what);
+        } else if (a->role == ROLE_IMPLICIT) {
+            c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s, %s, %d, 1, %s, %s);", m, f, count,
+                    elem_size(h, a), stride_of(a), svm, what);
+            pr_line(p, "if (err == CL_SUCCESS && !%s) /* not given: zeros */", f);
+            c_line(h, "    err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * %d, NULL, 1, %s, %s);", m, count,
+                    stride_of(a), svm, what);
+        } else if (a->role == ROLE_DEBUG) {
+            pr_line(p, "if (!args.%s) args.%s = p->debug_words ? p->debug_words : CRISP_DEBUG_WORDS;", field(h, len), field(h, len));
+            c_line(h, "words = (cl_uint *)crisp_host_alloc(cx, %s, sizeof(cl_uint), \"the debug channel\");", count);
+            pr_line(p, "if (!words) {");
+            pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
+            pr_line(p, "    goto done;");
+            pr_line(p, "}");
+            pr_line(p, "crisp_debug_init(words, %s);", count);
+            c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * 4, words, 0, %s, %s);", m, count, svm, what);
+        } else {
+            /* result vectors and the scratch pool start as zeros */
+            const char *bytes = a->role == ROLE_SCRATCH ? count : arena_printf(h->a, "%s * %d", count, stride_of(a));
+            c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s, NULL, 1, %s, %s);", m, bytes, svm, what);
+        }
+        pr_line(p, "if (err != CL_SUCCESS) goto done;");
+        pr_line(p, "args.%s = mem[%d]%s;", f, m, h->o->unified_memory ? "" : ".mem");
+        m++;
+    }
+    pr_blank(p);
+    pr_line(p, "err = %s_enqueue(p, NULL, &args, launch, 0, NULL, &ran);", k->name);
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "err = clWaitForEvents(1, &ran); /* done (on an out-of-order queue too) */");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
+    pr_blank(p);
+    pr_line(p, "/* back to the host: what the kernel may write */");
+    m = 0;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (!is_pointer(a) || is_local(a)) continue;
+        const AbiArg *len = length_of(k, a);
+        const char *f = field(h, a);
+        const char *count = len ? arena_printf(h->a, "(size_t)args.%s", field(h, len)) : "1";
+        const char *what = c_string(h, arena_printf(h->a, "kernel %s: %s", k->name, a->name));
+        if (a->role == ROLE_BUFFER) {
+            const HostParam *hp = NULL;
+            for (int j = 0; j < hk->nparams; j++)
+                if (hk->params[j].arg == a) hp = &hk->params[j];
+            if (hp && hp->downloads) {
+                if (hp->kind == HP_BYTES)
+                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, 1, 1, %s);", m, f,
+                            len ? count : arena_printf(h->a, "%s_bytes", f), what);
+                else
+                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+                            stride_of(a), what);
+                pr_line(p, "if (err != CL_SUCCESS) goto done;");
+            }
+        } else if (a->role == ROLE_IMPLICIT) {
+            pr_line(p, "if (%s) {", f);
+            c_line(h, "    err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+                    stride_of(a), what);
+            pr_line(p, "    if (err != CL_SUCCESS) goto done;");
+            pr_line(p, "}");
+        } else if (a->role == ROLE_RESULT) {
+            pr_line(p, "if (%s) {", f);
+            pr_indent(p);
+            c_line(h, "*%s = (%s *)crisp_host_alloc(cx, %s, %s, %s);", f, elem_ctype(h, a), count, elem_size(h, a), what);
+            pr_line(p, "if (!*%s) {", f);
+            pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
+            pr_line(p, "    goto done;");
+            pr_line(p, "}");
+            c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+                    stride_of(a), what);
+            pr_line(p, "if (err != CL_SUCCESS) {");
+            pr_line(p, "    free(*%s);", f);
+            pr_line(p, "    *%s = NULL;", f);
+            pr_line(p, "    goto done;");
+            pr_line(p, "}");
+            pr_line(p, "*%s = %s;", field(h, len), count);
+            pr_dedent(p);
+            pr_line(p, "}");
+        } else if (a->role == ROLE_DEBUG) {
+            c_line(h, "err = crisp_mem_read(cx, cx->queue, &mem[%d], words, %s * 4, %s);", m, count, what);
+            pr_line(p, "if (err != CL_SUCCESS) goto done;");
+            c_line(h, "crisp_debug_decode_text(&p->debug_log, words, %s, %s_debug_sites, %s_debug_nsites);", count, h->base, h->base);
+        }
+        m++;
+    }
+    pr_dedent(p);
+    pr_line(p, "done:");
+    pr_indent(p);
+    pr_line(p, "if (ran) clReleaseEvent(ran);");
+    if (nmem) pr_line(p, "for (i = 0; i < %d; i++) crisp_mem_release(&mem[i]);", nmem);
+    if (hk->debug) pr_line(p, "free(words);");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_source(Hc *h) {
+    Printer *p = &h->pr;
+    const char *base = comment_text(h, h->o->base);
+    emit_header_comment(h, arena_printf(h->a, "%s_hoist_OpenCL.c", base),
+                        arena_printf(h->a, "the host code of the kernels of %s.cl", base));
+    pr_line(p, " *");
+    pr_line(p, " * The API is declared, and described, in %s_hoist_OpenCL.h.  Nothing here", base);
+    pr_line(p, " * prints: a failing call returns its status and leaves its message in the");
+    pr_line(p, " * CrispContext (crisp_error_message).");
+    pr_line(p, " */");
+    pr_line(p, "#include \"%s_hoist_OpenCL.h\"", base);
+    if (any_debug(h->abi)) emit_debug_sites(h);
+    for (int i = 0; i < h->abi->nkernels; i++)
+        if (is_dynamic(h, &h->abi->kernels[i])) emit_embedded_source(h, &h->abi->kernels[i]);
+    emit_program_defs(h);
+    for (int i = 0; i < h->abi->nkernels; i++) {
+        const HostKernel *hk = &h->hks[i];
+        pr_blank(p);
+        pr_line(p, "/* ---- kernel %s (%s) ---- */", hk->k->name, comment_text(h, where(h, hk->k)));
+        emit_launch_size(h, hk);
+        emit_side_sizes(h, hk);
+        emit_min_lengths(h, hk);
+        emit_check(h, hk);
+        emit_set_args(h, hk);
+        emit_enqueue(h, hk);
+        emit_run(h, hk);
+    }
+}
+
+/* ---- the demo ---- */
+
+/* Read back after the kernel: whatever the kernel may write, but scratch. */
+static int demo_reads_back(const AbiArg *a) {
+    if (!is_pointer(a) || is_local(a) || a->role == ROLE_SCRATCH || a->role == ROLE_DEBUG) return 0;
+    return a->role != ROLE_BUFFER || (a->acc != ACC_READ_ONLY && a->as != AS_CONSTANT);
+}
+
+/* 1 when struct TARGET is FROM or nested in it. */
+static int struct_reaches(const StructDef *from, const StructDef *target) {
+    if (from == target) return 1;
+    for (int i = 0; i < from->nfields; i++)
+        if (is_struct(from->fields[i].ty) && struct_reaches(from->fields[i].ty->sd, target)) return 1;
+    return 0;
+}
+
+/* 1 when the demo prints values of struct SD (read back, or nested in one). */
+static int struct_printed(Hc *h, const StructDef *sd) {
+    for (int i = 0; i < h->abi->nkernels; i++)
+        for (int j = 0; j < h->abi->kernels[i].nargs; j++) {
+            const AbiArg *a = &h->abi->kernels[i].args[j];
+            if (demo_reads_back(a) && is_struct(a->elem_ty) && struct_reaches(a->elem_ty->sd, sd)) return 1;
+        }
+    return 0;
+}
+
+/* Demo: print one struct value as {field value, ...}. */
+static void emit_struct_printers(Hc *h) {
+    Printer *p = &h->pr;
+    for (int i = 0; i < h->nstructs; i++) {
+        const StructDef *sd = h->structs[i];
+        if (!struct_printed(h, sd)) continue;
+        const char *name = host_name(h, sd->cname);
+        pr_line(p, "static void demo_print_%s(FILE *out, const %s *v)", name, name);
+        pr_line(p, "{");
+        pr_indent(p);
+        for (int j = 0; j < sd->nfields; j++) {
+            const Field *f = &sd->fields[j];
+            const char *fname = host_name(h, f->cname);
+            pr_line(p, "fputs(%s, out);", c_string(h, arena_printf(h->a, "%s%s ", j ? ", " : "{", f->name)));
+            if (is_struct(f->ty))
+                pr_line(p, "demo_print_%s(out, &v->%s);", host_name(h, f->ty->sd->cname), fname);
+            else if (f->ty->kind == TY_NUM || f->ty->kind == TY_HWVEC)
+                pr_line(p, "crisp_print_value(out, %sv->%s, \"%s\");", f->as_array ? "" : "&", fname, ty_cname(f->ty));
+            else
+                pr_line(p, "fputs(\"...\", out);");
+        }
+        pr_line(p, "fputs(\"}\", out);");
+        pr_dedent(p);
+        pr_line(p, "}");
+        pr_blank(p);
+    }
+}
+
+/* Does the global size come from vector X (a :derive-from declaration)?
+ * Such a vector keeps the demo length; the others get what the kernel
+ * touches at that launch, and at least CRISP_DEMO_SLACK times as much
+ * when the kernel's reach is not known. */
+static int derives_launch(const HostKernel *hk, const AbiArg *x) {
+    const HostLaunch *l = &hk->launch;
+    const SizeDecl *g = hk->k->gsize;
+    if (!g || !g->present || !g->nderive) return 0;
+    for (int d = 0; d < l->nglobal; d++)
+        if (l->global[d] && l->global[d]->op == SZ_LENGTH && l->global[d]->param_index >= 0 &&
+            l->global[d]->param_index < hk->nparams && hk->params[l->global[d]->param_index].arg == x)
+            return 1;
+    return 0;
+}
+
+/* The demo passes a launch of its own when nothing declares the global size. */
+static int demo_launch(const HostKernel *hk) {
+    const SizeDecl *g = hk->k->gsize;
+    return !hk->launch.single_task && !(g && g->present && g->nset + g->nderive);
+}
+
+/* Demo data: read-only and constant vectors and implicit vectors (memory
+ * "the host fills") get the demo pattern; the rest starts as zeros (safe
+ * for counters and ticket dispensers). */
+static int demo_fills(const AbiArg *a) {
+    if (a->role == ROLE_IMPLICIT) return 1;
+    return a->role == ROLE_BUFFER && (a->acc == ACC_READ_ONLY || a->as == AS_CONSTANT);
+}
+
+static void emit_demo_kernel(Hc *h, const HostKernel *hk) {
+    Printer *p = &h->pr;
+    const AbiKernel *k = hk->k;
+    pr_line(p, "/* ---- %s (%s) ---- */", k->name, comment_text(h, where(h, k)));
+    pr_blank(p);
+    pr_line(p, "static int demo_%s(%s *p)", k->name, h->prog);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "%s_args args, need;", k->name);
+    pr_line(p, "CrispLaunch launch;");
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    int nstruct = 0;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (demo_reads_back(a) && is_struct(a->elem_ty)) nstruct = 1;
+        if (a->role == ROLE_BUFFER && !is_local(a)) pr_line(p, "%s *%s = NULL;", elem_ctype(h, a), field(h, a));
+        if (a->role == ROLE_BUFFER && !length_of(k, a))
+            pr_line(p, "size_t %s_bytes = (size_t)CRISP_DEMO_LENGTH * CRISP_DEMO_SLACK; /* a voidp: bytes */", field(h, a));
+        if (a->role == ROLE_IMPLICIT || a->role == ROLE_RESULT) pr_line(p, "%s *%s = NULL;", elem_ctype(h, a), field(h, a));
+        if (a->role == ROLE_RESULT) pr_line(p, "size_t %s = 0;", field(h, length_of(k, a)));
+    }
+    if (nstruct) pr_line(p, "size_t i;");
+    pr_blank(p);
+    pr_line(p, "printf(\"%%s:\\n\", %s);", c_string(h, arena_printf(h->a, "%s (%s)", k->name, where(h, k))));
+    pr_line(p, "memset(&args, 0, sizeof args);");
+    /* scalars */
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *a = hp->arg;
+        if (hp->kind != HP_SCALAR) continue;
+        const char *v = scalar_is_float(a) ? "CRISP_DEMO_FLOAT" : "CRISP_DEMO_SCALAR";
+        if (is_struct(a->elem_ty))
+            pr_line(p, "/* %s: a %s, all zeros */", comment_text(h, a->name), a->type);
+        else if (scalar_lanes(a) > 1)
+            for (int j = 0; j < scalar_lanes(a); j++)
+                pr_line(p, "args.%s.s[%d] = (cl_%s)%s;", field(h, a), j, a->elem_ty ? ty_cname(ty_num(a->elem_ty->sc)) : "int", v);
+        else
+            pr_line(p, "args.%s = (%s)%s;", field(h, a), scalar_ctype(h, a), v);
+    }
+    /* lengths, the launch, then what the kernel touches at that launch */
+    pr_line(p, "/* lengths: the demo length (a __local vector: the local size) */");
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *a = hp->arg;
+        if (!hp->len) continue;
+        const char *n = "CRISP_DEMO_LENGTH";
+        if (a->fixed_length > 0) n = arena_printf(h->a, "%lld", (long long)a->fixed_length);
+        else if (hp->kind == HP_LOCAL) {
+            const SizeDecl *l = k->lsize;
+            long long c = 64;
+            if (l && l->present && l->nset) {
+                c = 1;
+                for (int d = 0; d < l->nset; d++) c *= l->set_to[d];
+            }
+            n = arena_printf(h->a, "%lld", c);
+        }
+        pr_line(p, "args.%s = %s;", field(h, hp->len), n);
+    }
+    if (demo_launch(hk)) {
+        pr_line(p, "/* nothing declares the global size: one thread per demo element */");
+        pr_line(p, "%s_launch_size(&args, &launch);", k->name);
+        pr_line(p, "launch.global[0] = CRISP_DEMO_LENGTH;");
+        pr_line(p, "crisp_launch_round_up(&launch);");
+    } else {
+        pr_line(p, "%s_launch_size(&args, &launch);", k->name);
+    }
+    pr_line(p, "%s_min_lengths(&args, &launch, &need);", k->name);
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *a = hp->arg;
+        if (!hp->len || hp->kind == HP_LOCAL || a->fixed_length > 0 || derives_launch(hk, a)) continue;
+        const char *f = field(h, hp->len);
+        if (hp->need)
+            pr_line(p, "if (need.%s > args.%s) args.%s = need.%s;", f, f, f, f);
+        else
+            pr_line(p, "args.%s *= CRISP_DEMO_SLACK; /* the kernel's reach is not known */", f);
+    }
+    if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(p, "%s_side_sizes(&args, &launch);", k->name);
+    /* host arrays */
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if ((a->role != ROLE_BUFFER || is_local(a)) && a->role != ROLE_IMPLICIT) continue;
+        const AbiArg *len = length_of(k, a);
+        const char *f = field(h, a);
+        const char *count = len ? arena_printf(h->a, "(size_t)args.%s", field(h, len)) : arena_printf(h->a, "%s_bytes", f);
+        pr_line(p, "%s = (%s *)crisp_host_alloc(p->cx, %s, %s, %s);", f, elem_ctype(h, a), count, elem_size(h, a), c_string(h, a->name));
+        pr_line(p, "if (!%s) goto done;", f);
+        if (demo_fills(a)) pr_line(p, "crisp_fill_demo(%s, %s, %s, \"%s\");", f, count, elem_size(h, a), elem_name(a));
+    }
+    /* the call */
+    const char *call = "p";
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *a = hp->arg;
+        if (hp->kind == HP_SCALAR) call = arena_printf(h->a, "%s, args.%s", call, field(h, a));
+        else if (hp->kind == HP_LOCAL) call = arena_printf(h->a, "%s, (size_t)args.%s", call, hp->len ? field(h, hp->len) : "0");
+        else if (hp->len) call = arena_printf(h->a, "%s, %s, (size_t)args.%s", call, field(h, a), field(h, hp->len));
+        else call = arena_printf(h->a, "%s, %s, %s_bytes", call, field(h, a), field(h, a));
+    }
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *a = hk->sides[i];
+        const AbiArg *len = length_of(k, a);
+        if (a->role == ROLE_IMPLICIT) call = arena_printf(h->a, "%s, %s, (size_t)args.%s", call, field(h, a), field(h, len));
+        else if (a->role == ROLE_RESULT) call = arena_printf(h->a, "%s, &%s, &%s", call, field(h, a), field(h, len));
+    }
+    pr_line(p, "crisp_print_launch(stdout, \"  \", &launch);");
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *a = hk->sides[i];
+        const AbiArg *len = length_of(k, a);
+        if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_LOCAL) {
+            const char *line = arena_printf(h->a, " x %s, sized %s%s%s\n", a->element, a->size.crisp, a->comment ? " -- " : "",
+                                            a->comment ? a->comment : "");
+            pr_line(p, "printf(\"%%s%%lu%%s\", %s, (unsigned long)args.%s, %s);",
+                    c_string(h, arena_printf(h->a, "  %s %s: ", role_text(a), a->name)), field(h, len), c_string(h, line));
+        } else if (a->role == ROLE_SCRATCH) {
+            for (int j = 0; j < k->nscratch; j++) {
+                const AbiScratchPart *sp = &k->scratch[j];
+                pr_line(p, "printf(\"%%s\", %s);", c_string(h, arena_printf(h->a, "  scratch part %s: %s x %s%s%s\n", sp->name,
+                                                                            sp->count.crisp, sp->element, sp->comment ? " -- " : "",
+                                                                            sp->comment ? sp->comment : "")));
+            }
+            pr_line(p, "printf(\"  scratch pool: %%lu bytes\\n\", (unsigned long)args.%s);", field(h, len));
+        }
+    }
+    c_line(h, "err = %s_run(%s, %s);", k->name, call, demo_launch(hk) ? "&launch" : "NULL");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    /* what came back */
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (!demo_reads_back(a)) continue;
+        const AbiArg *len = length_of(k, a);
+        const char *f = field(h, a);
+        const char *count = a->role == ROLE_RESULT ? field(h, len) : len ? arena_printf(h->a, "(size_t)args.%s", field(h, len)) : "1";
+        const char *name = c_string(h, a->name);
+        if (is_struct(a->elem_ty)) {
+            const char *sname = host_name(h, a->elem_ty->sd->cname);
+            pr_line(p, "printf(\"  %%s: %%lu x %s:\", %s, (unsigned long)%s);", comment_text(h, a->element), name, count);
+            pr_line(p, "for (i = 0; i < 2 && i < (size_t)%s; i++) {", count);
+            pr_indent(p);
+            pr_line(p, "fputs(\" \", stdout);");
+            pr_line(p, "demo_print_%s(stdout, %s + i);", sname, f);
+            pr_dedent(p);
+            pr_line(p, "}");
+            pr_line(p, "printf(\"%%s\\n\", (size_t)%s > 2 ? \" ...\" : \"\");", count);
+        } else {
+            pr_line(p, "crisp_print_vector(stdout, %s, %s, %s, %s, \"%s\");", name, f, count, elem_size(h, a), elem_name(a));
+        }
+    }
+    if (hk->debug) {
+        pr_line(p, "printf(\"  debug log:\\n%%s\", %s_debug_log(p));", h->base);
+    }
+    pr_blank(p);
+    pr_dedent(p);
+    pr_line(p, "done:");
+    pr_indent(p);
+    pr_line(p, "if (err != CL_SUCCESS) fprintf(stderr, \"crisp: %%s\\n\", crisp_error_message(p->cx));");
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if ((a->role == ROLE_BUFFER && !is_local(a)) || a->role == ROLE_IMPLICIT || a->role == ROLE_RESULT)
+            pr_line(p, "free(%s);", field(h, a));
+    }
+    pr_line(p, "return err == CL_SUCCESS;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_blank(p);
+}
+
+static void emit_demo(Hc *h) {
+    Printer *p = &h->pr;
+    const Abi *abi = h->abi;
+    const char *base = comment_text(h, h->o->base);
+    int nfile = 0;
+    for (int i = 0; i < abi->nkernels; i++) nfile += !is_dynamic(h, &abi->kernels[i]);
+    emit_header_comment(h, arena_printf(h->a, "%s_hoist_OpenCL_demo.c", base),
+                        arena_printf(h->a, "runs every kernel of %s.cl on dummy data", base));
+    pr_line(p, " *");
+    pr_line(p, " * Each kernel goes through its KERNEL_run function with host arrays: read-only,");
+    pr_line(p, " * constant and implicit vectors hold 1 + (i + lane) %% 16, the others start as");
+    pr_line(p, " * zeros; integer scalars are CRISP_DEMO_SCALAR, floating ones CRISP_DEMO_FLOAT.");
+    pr_line(p, " * Vectors have CRISP_DEMO_LENGTH elements, or what the kernel touches at that");
+    pr_line(p, " * launch, or CRISP_DEMO_SLACK times that when the compiler could not bound it.");
+    pr_line(p, " * CRISP_PLATFORM and CRISP_DEVICE (substrings of the names) choose the device.");
+    pr_line(p, " */");
+    pr_line(p, "#include \"%s_hoist_OpenCL.h\"", base);
+    pr_blank(p);
     pr_line(p, "#ifndef CRISP_DEMO_LENGTH");
     pr_line(p, "#define CRISP_DEMO_LENGTH %d", h->demo_length);
     pr_line(p, "#endif");
@@ -1071,56 +1547,44 @@ static void emit_demo(Hc *h) {
     pr_line(p, "#define CRISP_DEMO_SCALAR 32");
     pr_line(p, "#endif");
     pr_line(p, "#ifndef CRISP_DEMO_SLACK");
-    pr_line(p, "#define CRISP_DEMO_SLACK 16 /* memory behind each __global vector, in lengths */");
+    pr_line(p, "#define CRISP_DEMO_SLACK 16 /* for vectors whose reach the compiler could not bound */");
     pr_line(p, "#endif");
     pr_line(p, "#ifndef CRISP_DEMO_FLOAT");
     pr_line(p, "#define CRISP_DEMO_FLOAT 1.5");
     pr_line(p, "#endif");
-    pr_line(p, "#define CRISP_MEM_INIT {NULL, NULL, 0, NULL}");
     pr_blank(p);
-    if (h->o->unified_memory) {
-        pr_line(p, "/* --hoist-unified-memory: 1 when the device has SVM (set in main) */");
-        pr_line(p, "static int demo_use_svm = 0;");
-        pr_blank(p);
-    }
-    if (any_debug(abi)) emit_debug_sites(h);
     emit_struct_printers(h);
-    for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &abi->kernels[i]);
+    for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &h->hks[i]);
 
     pr_line(p, "int main(int argc, char **argv)");
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "CrispContext cx;");
-    if (nfile) {
-        pr_line(p, "cl_program program = NULL;");
-        pr_line(p, "char cl_path[4096];");
-    }
-    pr_line(p, "int failed = 0;");
-    pr_line(p, "cl_int err;");
+    pr_line(p, "%s prog;", h->prog);
+    if (nfile) pr_line(p, "char cl_path[4096];");
+    pr_line(p, "int ran = 0;");
     pr_blank(p);
     if (!nfile) {
         pr_line(p, "(void)argc;");
         pr_line(p, "(void)argv;");
     }
     pr_line(p, "/* the device: CRISP_PLATFORM / CRISP_DEVICE choose it (crisp_runtime.h) */");
-    pr_line(p, "err = crisp_open(&cx, 0);");
-    pr_line(p, "// err = crisp_open(&cx, CL_QUEUE_PROFILING_ENABLE); /* profiling: time each kernel */");
-    pr_line(p, "if (err != CL_SUCCESS) return 1;");
+    pr_line(p, "if (crisp_open(&cx, 0) != CL_SUCCESS) {");
+    pr_line(p, "    fprintf(stderr, \"crisp: %%s\\n\", crisp_error_message(&cx));");
+    pr_line(p, "    return 1;");
+    pr_line(p, "}");
     pr_line(p, "printf(\"device: %%s (%%s; %%s)\\n\", cx.device_name, cx.platform_name, cx.device_version);");
     if (h->o->unified_memory) {
-        pr_blank(p);
         pr_line(p, "/* --hoist-unified-memory: shared virtual memory where the device has it */");
-        pr_line(p, "demo_use_svm = cx.has_svm;");
-        pr_line(p, "if (demo_use_svm)");
+        pr_line(p, "if (cx.has_svm)");
         pr_line(p, "    printf(\"memory: shared virtual memory (coarse-grained SVM buffers)\\n\");");
         pr_line(p, "else");
         pr_line(p, "    printf(\"memory: %%s has no shared virtual memory (it needs OpenCL 2.0 and \"");
         pr_line(p, "           \"CL_DEVICE_SVM_COARSE_GRAIN_BUFFER); falling back to buffers\\n\", cx.device_name);");
     }
     if (nfile) {
-        pr_blank(p);
-        pr_line(p, "/* the program: %s.cl from the command line, the working directory", comment_text(h, h->o->base));
-        pr_line(p, " * or the directory of this executable */");
+        pr_line(p, "/* the program: %s.cl from the command line, the working directory or the", base);
+        pr_line(p, " * directory of this executable */");
         pr_line(p, "if (!crisp_find_file(argc > 1 ? argv[1] : %s, argv[0], cl_path, sizeof cl_path)) {",
                 c_string(h, arena_printf(h->a, "%s.cl", h->o->base)));
         pr_indent(p);
@@ -1131,100 +1595,57 @@ static void emit_demo(Hc *h) {
         pr_line(p, "return 1;");
         pr_dedent(p);
         pr_line(p, "}");
-        pr_line(p, "program = crisp_build_program_file(cx.context, cx.device, cl_path, NULL, &err);");
-        pr_line(p, "if (!program) {");
-        pr_indent(p);
-        pr_line(p, "crisp_close(&cx);");
-        pr_line(p, "return 1;");
-        pr_dedent(p);
-        pr_line(p, "}");
     }
-    pr_blank(p);
-    pr_line(p, "/* every kernel, in source order */");
-    for (int i = 0; i < abi->nkernels; i++) {
-        const AbiKernel *k = &abi->kernels[i];
-        pr_line(p, "failed += demo_%s(&cx%s) != CL_SUCCESS;", k->name, is_dynamic(h, k) ? "" : ", program");
-    }
-    pr_blank(p);
-    pr_line(p, "printf(\"%%d of %d kernels ran\\n\", %d - failed);", abi->nkernels, abi->nkernels);
-    if (nfile) pr_line(p, "clReleaseProgram(program);");
-    pr_line(p, "crisp_close(&cx);");
-    pr_line(p, "return failed ? 1 : 0;");
-    pr_dedent(p);
+    pr_line(p, "if (%s_load(&prog, &cx, %s) != CL_SUCCESS) {", h->base, nfile ? "cl_path" : "NULL");
+    pr_line(p, "    fprintf(stderr, \"crisp: %%s\\n\", crisp_error_message(&cx));");
+    pr_line(p, "    crisp_close(&cx);");
+    pr_line(p, "    return 1;");
     pr_line(p, "}");
     pr_blank(p);
-    pr_line(p, "#endif /* CRISP_NO_DEMO */");
+    pr_line(p, "/* every kernel, in source order */");
+    for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);
+    pr_blank(p);
+    pr_line(p, "printf(\"%%d of %d kernels ran\\n\", ran);", abi->nkernels);
+    pr_line(p, "%s_release(&prog);", h->base);
+    pr_line(p, "crisp_close(&cx);");
+    pr_line(p, "return ran == %d ? 0 : 1;", abi->nkernels);
+    pr_dedent(p);
+    pr_line(p, "}");
 }
 
-/* ---- the file ---- */
+/* ---- the files ---- */
 
 /* Every demo vector can hold a size derived from scalars: with k scalars
  * in one global-size declaration the demo launches 32^k threads. */
-static int demo_length_for(const Abi *abi) {
+static int demo_length_for(const Hc *h) {
     int len = 1024;
-    for (int i = 0; i < abi->nkernels; i++) {
-        const AbiKernel *k = &abi->kernels[i];
-        const SizeDecl *g = k->gsize;
-        if (!g || !g->present) continue;
+    for (int i = 0; i < h->abi->nkernels; i++) {
+        const HostLaunch *l = &h->hks[i].launch;
         int n = 1;
-        for (int d = 0; d < g->nderive; d++) {
-            const AbiArg *a = derive_arg(k, g, d);
-            if (a && a->role == ROLE_SCALAR) n *= 32;
-        }
+        for (int d = 0; d < l->nglobal; d++)
+            if (l->global[d] && l->global[d]->op == SZ_SCALAR) n *= 32;
         if (n > len) len = n;
     }
     return len;
 }
 
-static void emit_file_header(Hc *h) {
-    Printer *p = &h->pr;
-    const char *base = comment_text(h, h->o->base);
-    pr_line(p, "/* %s_hoist_OpenCL.c - host code for %s.cl, generated by crisp %s", base, base, CRISP_VERSION);
-    pr_line(p, " * from %s.  Edit the Crisp source, not this file.", comment_text(h, h->abi->source));
-    pr_line(p, " *");
-    pr_line(p, " * Needs: crisp_runtime.h (`crisp --emit-runtime=DIR` writes it), the Khronos");
-    pr_line(p, " * OpenCL headers and an OpenCL ICD loader (-lOpenCL).  Plain C99, also C++.");
-    pr_line(p, " *");
-    pr_line(p, " *     cc -std=c99 -I. %s_hoist_OpenCL.c -lOpenCL -o %s_demo", base, base);
-    pr_line(p, " *     ./%s_demo [%s.cl]", base, base);
-    pr_line(p, " *");
-    pr_line(p, " * The demo main() at the end runs every kernel on dummy data; CRISP_PLATFORM");
-    pr_line(p, " * and CRISP_DEVICE (substrings of the names) choose the device.  Compile with");
-    pr_line(p, " * -DCRISP_NO_DEMO to use the per-kernel functions from your own program:");
-    pr_line(p, " * KERNEL_args holds every argument, KERNEL_launch_size the declared sizes,");
-    if (h->o->unified_memory)
-        pr_line(p, " * KERNEL_side_sizes the side-channel lengths, KERNEL_enqueue runs it.  Vectors are");
-    else
-        pr_line(p, " * KERNEL_side_sizes the side-channel lengths, KERNEL_enqueue runs it.");
-    if (h->o->unified_memory) {
-        pr_line(p, " * CrispMem handles (--hoist-unified-memory): .svm for shared virtual memory");
-        pr_line(p, " * where the device has it, else .mem, a buffer.");
-    }
-    pr_line(p, " *");
-    pr_line(p, " * Kernels:");
-    for (int i = 0; i < h->abi->nkernels; i++) {
-        const AbiKernel *k = &h->abi->kernels[i];
-        pr_line(p, " *   %-24s %s%s", k->name, comment_text(h, where(h, k)), is_dynamic(h, k) ? " (built from embedded source)" : "");
-    }
-    if (h->abi->nkernels == 0) pr_line(p, " *   (none)");
-    pr_line(p, " */");
-    pr_line(p, "#define CRISP_BUILD_OPTIONS \"%s\" /* the .cl's OpenCL C (--ocl-version) */", h->abi->cl_std);
-    pr_line(p, "#include \"crisp_runtime.h\"");
-}
-
-void emit_hoist_opencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Arena *a) {
+void emit_hoist_opencl(StrBuf *header, StrBuf *source, StrBuf *demo, const Abi *abi, const HoistOptions *o, Arena *a) {
     Hc h;
     memset(&h, 0, sizeof h);
-    pr_init(&h.pr, out);
-    h.out = out;
     h.a = a;
     h.abi = abi;
     h.o = o;
-    h.demo_length = demo_length_for(abi);
+    h.hks = host_plan(a, abi);
+    h.base = host_ident(a, o->base);
+    h.prog = arena_printf(a, "%s_program", h.base);
+    if (!h.hks || !h.prog) return;
+    h.demo_length = demo_length_for(&h);
     for (int i = 0; i < abi->nkernels; i++)
         for (int j = 0; j < abi->kernels[i].nargs; j++) collect_struct(&h, abi->kernels[i].args[j].elem_ty);
-    emit_file_header(&h);
-    emit_structs(&h);
-    for (int i = 0; i < abi->nkernels; i++) emit_kernel_api(&h, &abi->kernels[i]);
+    pr_init(&h.pr, header);
+    emit_header(&h);
+    pr_init(&h.pr, source);
+    emit_source(&h);
+    pr_init(&h.pr, demo);
     emit_demo(&h);
 }

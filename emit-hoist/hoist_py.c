@@ -1,27 +1,38 @@
 /* hoist_py.c - BASE_hoist_PyOpenCL.py, the Python half of "Hoisting Code".
  *
  * Crisp kernels take more OpenCL arguments than their Crisp parameters
- * (lengths, side channels, the debug channel) and expect particular launch
- * sizes and layouts (std140).  Instead of leaving every user to redo that
- * by hand, this file prints, from the kernel ABI (emit-oclc/abi.h, the same
- * data as the .metacrisp), a Python module a careful person could have
- * written: load(context=None, queue=None) builds the program and returns an
- * object with one method per kernel, taking numpy arrays and Python numbers
- * in Crisp parameter order.  The shared machinery (device selection, dtype
- * checks, std140 packing, buffers, debug decoding) lives in
- * runtime-shim/crisp_runtime.py, which the module imports from beside
- * itself.  Running the module as a script runs a demo of every kernel.
- * The layout of the generated code is described in docs/hoisting-python.md. */
+ * (lengths, side channels, the debug channel), expect particular launch
+ * sizes and layouts (std140), and touch a known number of elements of each
+ * vector.  This file prints, from the host plan of each kernel (plan.h), a
+ * Python module a careful PyOpenCL programmer could have written:
+ * load(context=None, queue=None) builds the program and returns an object
+ * with one method per kernel, taking its Crisp parameters in order and
+ * following PyOpenCL's conventions (queue=, wait_for=, the cl.Event
+ * returned).  Vectors may be numpy arrays (copied in, and back when the
+ * kernel may write them; the call waits) or device memory used in place
+ * (pyopencl.array.Array, cl.Buffer, SVM; the call does not wait).  Every
+ * call checks dtypes, contexts and lengths before the kernel runs.
+ *
+ * The per-call work is straight-line code in the method; what is shared
+ * (dtype checks, buffers, copies, debug decoding) is in
+ * runtime-shim/crisp_runtime.py, which crisp writes beside the module and
+ * which the module loads without touching sys.path.  Running the module
+ * as a script runs a demo of every kernel.  docs/hoisting-python.md
+ * describes the output for users. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "../core/context.h"
 #include "../core/printer.h"
+#include "../emit-oclc/sizeprint.h"
 #include "hoist.h"
+#include "plan.h"
 
 #define DEMO_LENGTH 256     /* elements of every demo vector */
 #define DEMO_INT "16"       /* demo value of integer scalars (16 x 16 = 256) */
 #define DEMO_SLACK 16       /* other demo vectors are this many times longer */
+#define PY_ABI 2            /* crisp_runtime.ABI_VERSION the module needs */
 
 /* ------------------------------------------------------------------ */
 /* Python text                                                        */
@@ -34,8 +45,9 @@ static const char *const py_keywords[] = {
 
 /* Names the generated methods use themselves. */
 static const char *const py_taken[] = {
-    "self", "rt", "kernel", "sizes", "global_size", "local_size", "np", "os", "sys", "math",
-    "crisp_runtime", "int", NULL};
+    "self", "rt", "q", "copies", "events", "written", "results", "dev", "ev", "gs", "ls", "lz", "args", "need", "given",
+    "queue", "wait_for", "global_size", "local_size", "np", "os", "sys", "math", "cl",
+    "crisp_runtime", "int", "len", "type", "tuple", NULL};
 
 /* ... and the demo. */
 static const char *const demo_taken[] = {
@@ -80,16 +92,60 @@ static const char *one_line(Arena *a, const char *s) {
     for (char *p = r; *p; p++)
         if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
         else if (*p == '"' && p[1] == '"' && p[2] == '"') *p = '\'';   /* no docstring end */
+        else if (*p == '\\') *p = '/';                                   /* no escapes in docstrings */
     return r;
 }
 
-/* docs/abi.md's identifier rule for a parameter name (image-data -> image_data). */
-static const char *abi_mangle(Arena *a, const char *s) {
-    char *r = arena_strdup(a, astr(s));
-    if (!r) return "";
-    for (char *p = r; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_') *p = '_';
-    return r;
+/* One line of Python code (printf FMT), wrapped inside the parentheses of
+ * its first call (or of the list or tuple that is its only argument) at
+ * top-level commas, or before top-level " + ", when it passes 99 columns -
+ * Python's implicit line continuation; continuation lines align after the
+ * opening bracket. */
+static void py_line(Printer *p, Arena *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void py_line(Printer *p, Arena *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = arena_vprintf(a, fmt, ap);
+    va_end(ap);
+    if (!line) return;
+    int col = 4 * p->indent;
+    const char *open = strpbrk(line, "([");
+    if (col + (int)strlen(line) <= 99 || !open) {
+        pr_line(p, "%s", line);
+        return;
+    }
+    int level = 1;
+    if (open[1] == '[' || open[1] == '(') open++, level = 2;
+    int align = (int)(open - line) + 1, depth = 0, quote = 0;
+    const char *start = line;   /* of the piece not printed yet */
+    const char *cut = NULL;     /* the last place it may break: after a comma, before a " + " */
+    int lead = 0;               /* columns before START on its line */
+    for (const char *c = line; *c; c++) {
+        if (quote) {
+            if (*c == '\\' && c[1]) c++;
+            else if (*c == quote) quote = 0;
+            continue;
+        }
+        if (*c == '"' || *c == '\'') quote = *c;
+        else if (*c == '(' || *c == '[' || *c == '{') depth++;
+        else if (*c == ')' || *c == ']' || *c == '}') depth--;
+        int here = depth == level && c > open && ((*c == ',' && c[1] == ' ') || (*c == ' ' && c[1] == '+' && c[2] == ' '));
+        if (!here) continue;
+        if (col + lead + (int)(c - start) + 1 > 99 && cut) {
+            pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+            start = cut;
+            while (*start == ' ') start++;
+            lead = align;
+        }
+        cut = *c == ',' ? c + 1 : c;
+    }
+    if (col + lead + (int)strlen(start) > 99 && cut && cut > start) {
+        pr_line(p, "%*s%.*s", lead, "", (int)(cut - start), start);
+        start = cut;
+        while (*start == ' ') start++;
+        lead = align;
+    }
+    pr_line(p, "%*s%s", lead, "", start);
 }
 
 /* ------------------------------------------------------------------ */
@@ -120,34 +176,31 @@ static const char *names_take(Names *ns, const char *base) {
     return s;
 }
 
+/* The Python names of one parameter or side channel. */
 typedef struct PyArg {
     const char *ident;  /* method parameter (Crisp parameters, implicit vectors) */
-    const char *dev;    /* its DeviceVector local */
+    const char *mem;    /* its device memory local */
     const char *len;    /* its element count local (vectors) */
 } PyArg;
 
 typedef struct PyKernel {
+    const HostKernel *hk;
     const AbiKernel *k;
-    const char *method; /* the method name: the kernel's name */
-    PyArg *pa;          /* parallel to k->args */
+    const char *method;     /* the method name: the kernel's name */
+    const char *attr;       /* self.ATTR holds its cl.Kernel */
+    PyArg *pa;              /* parallel to k->args */
     Names names;
-    int has_debug;
-    int nresults;
-    const char *scratch_bytes;
+    Arena *a;
 } PyKernel;
 
-static int is_pointer(AbiRole r) {
-    return r != ROLE_SCALAR && r != ROLE_LENGTH;
-}
-
-static int writeable(const AbiArg *a) {
-    return a->acc != ACC_READ_ONLY && a->as != AS_CONSTANT && a->as != AS_LOCAL;
-}
-
-static void py_kernel_init(PyKernel *pk, const AbiKernel *k, Arena *a) {
+static void py_kernel_init(PyKernel *pk, const HostKernel *hk, Arena *a) {
+    const AbiKernel *k = hk->k;
     memset(pk, 0, sizeof *pk);
+    pk->hk = hk;
     pk->k = k;
+    pk->a = a;
     pk->method = in_list(py_keywords, k->name) ? arena_printf(a, "%s_", k->name) : k->name;
+    pk->attr = arena_printf(a, "_k_%s", k->name);
     pk->names.a = a;
     pk->names.cap = 4 * k->nargs + 16;
     pk->names.v = arena_alloc(a, sizeof(const char *) * (size_t)pk->names.cap);
@@ -158,69 +211,19 @@ static void py_kernel_init(PyKernel *pk, const AbiKernel *k, Arena *a) {
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *x = &k->args[i];
         if (x->role == ROLE_SCALAR || x->role == ROLE_BUFFER || x->role == ROLE_IMPLICIT)
-            pk->pa[i].ident = names_take(&pk->names, abi_mangle(a, x->cname ? x->cname : x->name));
+            pk->pa[i].ident = names_take(&pk->names, host_ident(a, x->cname ? x->cname : x->name));
     }
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *x = &k->args[i];
-        if (!is_pointer(x->role)) continue;
-        const char *base = pk->pa[i].ident ? pk->pa[i].ident : abi_mangle(a, x->cname ? x->cname : x->name);
-        pk->pa[i].dev = names_take(&pk->names, arena_printf(a, "%s_dev", base));
-        if (x->role == ROLE_SCRATCH) pk->pa[i].len = pk->scratch_bytes = names_take(&pk->names, "scratch_bytes");
-        else pk->pa[i].len = names_take(&pk->names, arena_printf(a, "%s_len", base));
-        if (x->role == ROLE_RESULT) pk->nresults++;
-        if (x->role == ROLE_DEBUG) pk->has_debug = 1;
+        if (x->role == ROLE_SCALAR || x->role == ROLE_LENGTH) continue;
+        const char *base = pk->pa[i].ident ? pk->pa[i].ident : host_ident(a, x->cname ? x->cname : x->name);
+        pk->pa[i].mem = names_take(&pk->names, arena_printf(a, "%s_mem", base));
+        pk->pa[i].len = names_take(&pk->names, x->role == ROLE_SCRATCH ? "scratch_bytes" : arena_printf(a, "%s_len", base));
     }
 }
 
-/* The parameter called NAME (as written), or NULL. */
-static const AbiArg *find_param(const AbiKernel *k, const char *name) {
-    for (int i = 0; i < k->nargs; i++)
-        if ((k->args[i].role == ROLE_SCALAR || k->args[i].role == ROLE_BUFFER) && !strcmp(k->args[i].name, name))
-            return &k->args[i];
-    return NULL;
-}
-
-/* What a size-expression input (docs/abi.md "Size expressions") is called
- * in the generated method. */
-static const char *input_value(const PyKernel *pk, Arena *a, const char *in) {
-    static const char *const launch[] = {
-        "global_size0", "global_size1", "global_size2", "local_size0", "local_size1", "local_size2",
-        "num_groups0", "num_groups1", "num_groups2", "global_linear_size", "local_linear_size", NULL};
-    if (in_list(launch, in)) return arena_printf(a, "sizes.%s", in);
-    const AbiKernel *k = pk->k;
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *x = &k->args[i];
-        if (x->role == ROLE_LENGTH && x->measures >= 0 && x->measures < k->nargs &&
-            (!strcmp(astr(x->cname), in) || !strcmp(arena_printf(a, "%s_len", abi_mangle(a, x->name)), in)))
-            return pk->pa[x->measures].len;
-        if (x->role == ROLE_SCALAR && (!strcmp(astr(x->cname), in) || !strcmp(abi_mangle(a, x->name), in)))
-            return arena_printf(a, "int(%s)", pk->pa[i].ident);
-    }
-    return in;
-}
-
-/* A size expression's Python text with its inputs renamed to the method's
- * locals (identifiers after a '.' are attributes and stay). */
-static const char *size_expr(const PyKernel *pk, Arena *a, const AbiSize *z) {
-    const char *py = z->py && *z->py ? z->py : "0";
-    StrBuf b;
-    sb_init(&b);
-    for (const char *p = py; *p;) {
-        if (isalpha((unsigned char)*p) || *p == '_') {
-            const char *s = p;
-            while (isalnum((unsigned char)*p) || *p == '_') p++;
-            char *id = arena_strndup(a, s, (size_t)(p - s));
-            int attr = s > py && s[-1] == '.';
-            int known = 0;
-            for (int i = 0; id && i < z->ninputs; i++) known |= !strcmp(z->inputs[i], id);
-            sb_puts(&b, id && known && !attr ? input_value(pk, a, id) : astr(id));
-        } else {
-            sb_putc(&b, *p++);
-        }
-    }
-    const char *r = b.oom ? "0" : arena_strdup(a, sb_cstr(&b));
-    sb_free(&b);
-    return r ? r : "0";
+static const PyArg *param_names(const PyKernel *pk, const HostParam *p) {
+    return &pk->pa[p->arg->index];
 }
 
 /* ------------------------------------------------------------------ */
@@ -240,7 +243,7 @@ static const char *np_scalar(const char *cl) {
 
 /* The module constant holding a struct's numpy dtype: POINT_DTYPE. */
 static const char *struct_dtype_name(Arena *a, const StructDef *sd) {
-    char *r = arena_printf(a, "%s_DTYPE", abi_mangle(a, sd->cname));
+    char *r = arena_printf(a, "%s_DTYPE", host_ident(a, sd->cname));
     if (!r) return "STRUCT_DTYPE";
     for (char *q = r; *q; q++) *q = (char)toupper((unsigned char)*q);
     return r;
@@ -275,18 +278,37 @@ static const char *elem_desc(Arena *a, const AbiArg *x) {
     int lanes;
     const char *np = elem_np(x, &lanes);
     if (!strcmp(astr(x->element), "void")) return "any dtype, as bytes";
-    if (struct_of(x->elem_ty)) return arena_printf(a, "numpy %s", struct_dtype_name(a, x->elem_ty->sd));
-    if (lanes == 1) return arena_printf(a, "numpy %s", np);
-    return arena_printf(a, "numpy %s, shape (n, %d)%s", np, lanes, lanes == 3 ? " or (n, 4)" : "");
+    if (struct_of(x->elem_ty)) return struct_dtype_name(a, x->elem_ty->sd);
+    if (lanes == 1) return np;
+    return arena_printf(a, "%s with shape (n, %d)%s", np, lanes, lanes == 3 ? " or (n, 4)" : "");
 }
 
-/* The element arguments of the shim's buffer helpers; a struct element
- * also names its numpy dtype (the module's "Struct types"). */
-static const char *elem_expr(Arena *a, const AbiArg *x) {
+/* The module constant of an element type: _FLOAT_S4 = crisp_runtime.element("float", 4). */
+static const char *elem_const(Arena *a, const AbiArg *x) {
+    const char *base = struct_of(x->elem_ty) ? host_ident(a, x->elem_ty->sd->cname) : host_ident(a, astr(x->element));
+    char *r = arena_printf(a, "_E_%s_S%d", base, x->stride > 0 ? x->stride : 1);
+    for (char *q = r; q && *q; q++) *q = (char)toupper((unsigned char)*q);
+    return r ? r : "_E";
+}
+
+static const char *elem_def(Arena *a, const AbiArg *x) {
     if (struct_of(x->elem_ty))
-        return arena_printf(a, "\"%s\", stride=%d, dtype=%s", astr(x->element), x->stride,
+        return arena_printf(a, "crisp_runtime.element(\"%s\", %d, %s)", astr(x->element), x->stride,
                             struct_dtype_name(a, x->elem_ty->sd));
-    return arena_printf(a, "\"%s\", stride=%d", astr(x->element), x->stride);
+    return arena_printf(a, "crisp_runtime.element(\"%s\", %d)", astr(x->element), x->stride > 0 ? x->stride : 1);
+}
+
+/* The module constant of a scalar type: _S_ULONG. */
+static const char *scalar_const(Arena *a, const AbiArg *x) {
+    char *r = arena_printf(a, "_S_%s", host_ident(a, struct_of(x->elem_ty) ? x->elem_ty->sd->cname : astr(x->type)));
+    for (char *q = r; q && *q; q++) *q = (char)toupper((unsigned char)*q);
+    return r ? r : "_S";
+}
+
+static const char *scalar_def(Arena *a, const AbiArg *x) {
+    if (struct_of(x->elem_ty))
+        return arena_printf(a, "crisp_runtime.scalar_type(\"%s\", %s)", astr(x->type), struct_dtype_name(a, x->elem_ty->sd));
+    return arena_printf(a, "crisp_runtime.scalar_type(\"%s\")", astr(x->type));
 }
 
 static const char *vector_type_text(Arena *a, const AbiArg *x) {
@@ -294,62 +316,6 @@ static const char *vector_type_text(Arena *a, const AbiArg *x) {
                                  ty_acc_name(x->acc), ty_align_name(x->align));
     if (x->fixed_length >= 0) s = arena_printf(a, "%s %lld", s, (long long)x->fixed_length);
     return arena_printf(a, "%s)", s);
-}
-
-/* (global-size :derive-from (width height) :msg "...") as written. */
-static const char *size_decl_text(Arena *a, const char *what, const SizeDecl *sd) {
-    const char *s = arena_printf(a, "(%s", what);
-    if (sd->nset) {
-        s = arena_printf(a, "%s :set-to %s", s, sd->nset > 1 ? "(" : "");
-        for (int i = 0; i < sd->nset; i++) s = arena_printf(a, "%s%s%lld", s, i ? " " : "", (long long)sd->set_to[i]);
-        if (sd->nset > 1) s = arena_printf(a, "%s)", s);
-    }
-    if (sd->nderive) {
-        s = arena_printf(a, "%s :derive-from %s", s, sd->nderive > 1 ? "(" : "");
-        for (int i = 0; i < sd->nderive; i++) s = arena_printf(a, "%s%s%s", s, i ? " " : "", sd->derive[i]);
-        if (sd->nderive > 1) s = arena_printf(a, "%s)", s);
-    }
-    if (!sd->nset && !sd->nderive && sd->dims) s = arena_printf(a, "%s :dims %d", s, sd->dims);
-    return arena_printf(a, "%s)", s);
-}
-
-/* "(A_len, int(width))" for a size declaration's values, or NULL. */
-static const char *size_decl_value(const PyKernel *pk, Arena *a, const SizeDecl *sd) {
-    if (!sd || !sd->present) return NULL;
-    const char *s = "(";
-    if (sd->nset) {
-        for (int i = 0; i < sd->nset; i++) s = arena_printf(a, "%s%s%lld", s, i ? ", " : "", (long long)sd->set_to[i]);
-    } else if (sd->nderive) {
-        for (int i = 0; i < sd->nderive; i++) {
-            const AbiArg *x = find_param(pk->k, sd->derive[i]);
-            if (!x) return NULL;
-            const char *v = x->role == ROLE_BUFFER ? pk->pa[x->index].len : arena_printf(a, "int(%s)", pk->pa[x->index].ident);
-            s = arena_printf(a, "%s%s%s", s, i ? ", " : "", v);
-        }
-    } else {
-        return NULL;
-    }
-    int n = sd->nset ? sd->nset : sd->nderive;
-    return arena_printf(a, "%s%s)", s, n == 1 ? "," : "");
-}
-
-/* The first vector parameter (the default global size), or NULL. */
-static const AbiArg *first_vector(const AbiKernel *k) {
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role == ROLE_BUFFER && k->args[i].as != AS_LOCAL) return &k->args[i];
-    return NULL;
-}
-
-/* Can the method find a global size without global_size=? */
-static int has_default_global(const PyKernel *pk, Arena *a) {
-    const AbiKernel *k = pk->k;
-    return k->single_task || size_decl_value(pk, a, k->gsize) || first_vector(k);
-}
-
-static int global_dims(const AbiKernel *k) {
-    if (k->gsize && k->gsize->dims) return k->gsize->dims;
-    if (k->lsize && k->lsize->dims) return k->lsize->dims;
-    return 1;
 }
 
 /* "examples/vector_add.crisp:8" (or "line 8" for several input files). */
@@ -373,6 +339,34 @@ static const char *signature_text(Arena *a, const AbiKernel *k) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Size expressions in a method                                       */
+
+/* How an input is spelled in a method: the parameter's length local or
+ * its value, or the launch (gs / ls tuples, or lz, a LaunchSizes). */
+static const char *py_input(void *ud, const SizeExpr *in) {
+    const PyKernel *pk = ud;
+    Arena *a = pk->a;
+    const HostParam *p = host_input_param(pk->hk, in);
+    if (p) return in->op == SZ_LENGTH ? param_names(pk, p)->len : arena_printf(a, "int(%s)", param_names(pk, p)->ident);
+    if (in->op == SZ_GLOBAL_SIZE) return in->dim == 0 ? "gs[0]" : arena_printf(a, "(gs[%d] if len(gs) > %d else 1)", in->dim, in->dim);
+    return arena_printf(a, "lz.%s", size_input_default(a, in));
+}
+
+static const char *py_size(const PyKernel *pk, const SizeExpr *e) {
+    return size_py(pk->a, e, py_input, (void *)pk);
+}
+
+/* Does E use a launch size other than the global size (then the method
+ * builds lz, a crisp_runtime.LaunchSizes)? */
+static int needs_lz(const SizeExpr *e) {
+    if (!e) return 0;
+    if (sz_is_input(e)) return e->op >= SZ_LOCAL_SIZE && e->op <= SZ_LOCAL_LINEAR_SIZE;
+    for (int i = 0; i < e->nkids; i++)
+        if (needs_lz(e->kids[i])) return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* The module                                                         */
 
 /* Two blank lines before a top-level definition (PEP 8). */
@@ -390,13 +384,12 @@ static int is_dynamic(const HoistOptions *o, const char *name) {
     return 0;
 }
 
-
 /* Does any size expression use the math module (math.ceil)? */
 static int uses_math(const Abi *abi) {
     for (int ki = 0; ki < abi->nkernels; ki++) {
         const AbiKernel *k = &abi->kernels[ki];
         for (int i = 0; i < k->nargs; i++)
-            if (k->args[i].size.py && strstr(k->args[i].size.py, "math.")) return 1;
+            if (size_py_uses_math(k->args[i].size.expr) || size_py_uses_math(k->args[i].need)) return 1;
     }
     return 0;
 }
@@ -405,12 +398,14 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     const char *base = o->base;
     pr_line(p, "\"\"\"%s_hoist_PyOpenCL.py - PyOpenCL host code for the kernels of %s.cl.", base, base);
     pr_blank(p);
+    pr_line(p, "Generated by crisp %s from %s; edit the Crisp source, not this file.", CRISP_VERSION,
+            one_line(a, abi->source));
     if (nstatic)
-        pr_line(p, "Needs, beside this file: crisp_runtime.py (crisp --emit-runtime=DIR) and %s.cl.", base);
+        pr_line(p, "Needs, beside it, what crisp wrote with it: %s.cl and crisp_runtime.py (an", base);
     else
-        pr_line(p, "Needs, beside this file: crisp_runtime.py (crisp --emit-runtime=DIR).");
-    pr_line(p, "Needs PyOpenCL and numpy (Debian: python3-pyopencl python3-numpy; or pip).");
-    pr_line(p, "Generated by crisp %s from %s.", CRISP_VERSION, one_line(a, abi->source));
+        pr_line(p, "Needs, beside it, what crisp wrote with it: crisp_runtime.py (an");
+    pr_line(p, "installed crisp_runtime works too); and PyOpenCL and numpy (Debian:");
+    pr_line(p, "python3-pyopencl python3-numpy; or pip).");
     pr_blank(p);
     pr_line(p, "    import %s_hoist_PyOpenCL as hoist", base);
     pr_line(p, "    k = hoist.load()                # or hoist.load(context, queue)");
@@ -419,16 +414,21 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
         const char *args = "";
         for (int i = 0; i < k->nargs; i++)
             if (k->args[i].role == ROLE_SCALAR || k->args[i].role == ROLE_BUFFER)
-                args = arena_printf(a, "%s%s%s", astr(args), *astr(args) ? ", " : "", abi_mangle(a, k->args[i].cname));
+                args = arena_printf(a, "%s%s%s", astr(args), *astr(args) ? ", " : "", host_ident(a, k->args[i].cname));
         pr_line(p, "    k.%s(%s)", k->name, astr(args));
     }
     pr_blank(p);
-    pr_line(p, "Each kernel is a method taking the Crisp parameters in order: numpy arrays");
-    pr_line(p, "for vectors (writeable ones receive the kernel's results), Python numbers");
-    pr_line(p, "for scalars, and global_size= / local_size= to override the declared");
-    pr_line(p, "sizes.  Result vectors are returned.  Run this file for a demo.");
+    pr_line(p, "Each kernel is a method taking the Crisp parameters in order.  A vector is");
+    pr_line(p, "a numpy array (copied to the device, and back when the kernel may write");
+    pr_line(p, "it; the call waits) or device memory used in place - a");
+    pr_line(p, "pyopencl.array.Array, a cl.Buffer, an SVM pointer (the call returns at");
+    pr_line(p, "once).  A scalar is a Python number.  queue=, wait_for=, global_size= and");
+    pr_line(p, "local_size= follow PyOpenCL.  A method returns the kernel's cl.Event, or");
+    pr_line(p, "its result vectors.  Dtypes, contexts and lengths are checked before the");
+    pr_line(p, "kernel runs.  Run this file for a demo.");
     pr_line(p, "\"\"\"");
     pr_blank(p);
+    pr_line(p, "import importlib.util");
     if (uses_math(abi)) pr_line(p, "import math");
     pr_line(p, "import os");
     pr_line(p, "import sys");
@@ -436,11 +436,30 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     pr_line(p, "import numpy as np");
     pr_blank(p);
     pr_line(p, "HERE = os.path.dirname(os.path.abspath(__file__))");
-    pr_line(p, "if HERE not in sys.path:");
-    pr_line(p, "    sys.path.insert(0, HERE)        # crisp_runtime.py sits beside this file");
-    pr_line(p, "import crisp_runtime  # noqa: E402");
-    pr_blank(p);
-    pr_line(p, "crisp_runtime.require_abi(1)");
+    pr_line(p, "ABI = %d                                 # the crisp_runtime this module speaks", PY_ABI);
+    top_gap(p);
+    pr_line(p, "def _runtime():");
+    pr_indent(p);
+    pr_line(p, "\"\"\"crisp_runtime: the copy crisp wrote beside this file, else the installed");
+    pr_line(p, "one.  sys.path is left as it is.\"\"\"");
+    pr_line(p, "mod = sys.modules.get(\"crisp_runtime\")");
+    pr_line(p, "if mod is not None and getattr(mod, \"ABI_VERSION\", None) == ABI:");
+    pr_line(p, "    return mod");
+    pr_line(p, "path = os.path.join(HERE, \"crisp_runtime.py\")");
+    pr_line(p, "if not os.path.isfile(path):");
+    pr_line(p, "    import crisp_runtime                # installed (make install, pip install)");
+    pr_line(p, "    return crisp_runtime");
+    pr_line(p, "spec = importlib.util.spec_from_file_location(\"crisp_runtime\", path)");
+    pr_line(p, "mod = importlib.util.module_from_spec(spec)");
+    pr_line(p, "sys.modules.setdefault(\"crisp_runtime\", mod)");
+    pr_line(p, "spec.loader.exec_module(mod)");
+    pr_line(p, "return mod");
+    pr_dedent(p);
+    top_gap(p);
+    pr_line(p, "crisp_runtime = _runtime()");
+    pr_line(p, "crisp_runtime.require_abi(ABI)");
+    pr_line(p, "cl = crisp_runtime.cl");
+    pr_line(p, "_ARRAY = crisp_runtime.cl_array.Array");
     pr_blank(p);
 }
 
@@ -449,7 +468,7 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
  * with it. */
 static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
     if (!abi->debug_output) {
-        pr_line(p, "DEBUG_SITES = []                    # compiled without --debug-output");
+        pr_line(p, "DEBUG_SITES = []                        # compiled without --debug-output");
         return;
     }
     pr_line(p, "# --debug-output: the r-t-output / r-t-assert site of each record, by id");
@@ -562,11 +581,39 @@ static void emit_structs(Printer *p, const Abi *abi, Arena *a) {
     pr_line(p, "}");
 }
 
+/* The element and scalar types every method uses, built once at import. */
+static void emit_types(Printer *p, const Abi *abi, Arena *a) {
+    const char **seen = arena_alloc(a, sizeof(char *) * 256);
+    int nseen = 0;
+    pr_blank(p);
+    pr_line(p, "# The kernels' element and scalar types (layouts and checks, built once)");
+    for (int ki = 0; seen && ki < abi->nkernels; ki++)
+        for (int i = 0; i < abi->kernels[ki].nargs; i++) {
+            const AbiArg *x = &abi->kernels[ki].args[i];
+            const char *name, *def;
+            if (x->role == ROLE_SCALAR) {
+                name = scalar_const(a, x);
+                def = scalar_def(a, x);
+            } else if (x->role != ROLE_LENGTH && x->role != ROLE_DEBUG && x->role != ROLE_SCRATCH) {
+                name = elem_const(a, x);
+                def = elem_def(a, x);
+            } else {
+                continue;
+            }
+            int dup = 0;
+            for (int j = 0; j < nseen; j++) dup |= !strcmp(seen[j], name);
+            if (dup || nseen == 256) continue;
+            seen[nseen++] = name;
+            pr_line(p, "%s = %s", name, def);
+        }
+    if (!nseen) pr_line(p, "# (none)");
+}
+
 static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Arena *a, int nstatic, int ndynamic) {
     if (nstatic) pr_line(p, "CL_FILE = os.path.join(HERE, %s)", quoted(a, arena_printf(a, "%s.cl", o->base)));
     pr_line(p, "BUILD_OPTIONS = \"%s\"   # the .cl's OpenCL C (--ocl-version)", abi->cl_std);
     pr_line(p, "UNIFIED_MEMORY = %s%s", o->unified_memory ? "True" : "False",
-            o->unified_memory ? "               # --hoist-unified-memory: SVM where the device has it" : "");
+            o->unified_memory ? "                   # --hoist-unified-memory: SVM where the device has it" : "");
     const char *dyn = "";
     for (int i = 0; i < abi->nkernels; i++)
         if (is_dynamic(o, abi->kernels[i].name))
@@ -575,6 +622,7 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
     emit_debug_sites(p, abi, a);
     if (ndynamic) emit_cl_source(p, o, a);
     emit_structs(p, abi, a);
+    emit_types(p, abi, a);
 }
 
 static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynamic) {
@@ -583,8 +631,9 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_indent(p);
     pr_line(p, "\"\"\"Build the program and return a Kernels object (one method per kernel).");
     pr_blank(p);
-    pr_line(p, "Without a context or queue crisp_runtime picks the device (environment");
-    pr_line(p, "variables CRISP_PLATFORM / CRISP_DEVICE: substrings of the names).\"\"\"");
+    pr_line(p, "Give your own context and queue, or neither: crisp_runtime picks the device");
+    pr_line(p, "(environment variables CRISP_PLATFORM / CRISP_DEVICE: substrings of the");
+    pr_line(p, "names).\"\"\"");
     pr_line(p, "runtime = crisp_runtime.Runtime(context, queue, unified_memory=UNIFIED_MEMORY)");
     pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");
     if (ndynamic) {
@@ -596,7 +645,24 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_blank(p);
 }
 
-static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, int ndynamic) {
+/* The scalar dtypes PyOpenCL packs each argument with (None: passed as is). */
+static const char *arg_dtypes(Arena *a, const AbiKernel *k) {
+    const char *s = "";
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *x = &k->args[i];
+        const char *t = "None";
+        if (x->role == ROLE_LENGTH) t = "np.uint64";
+        else if (x->role == ROLE_SCALAR && x->elem_ty && (x->elem_ty->kind == TY_NUM || x->elem_ty->kind == TY_BOOL) &&
+                 np_scalar(astr(x->type)))
+            t = arena_printf(a, "np.%s", np_scalar(astr(x->type)));
+        else if (x->role == ROLE_SCALAR && x->elem_ty && x->elem_ty->kind == TY_ENUM)
+            t = "np.int32";
+        s = arena_printf(a, "%s%s%s", s, i ? ", " : "", t);
+    }
+    return s;
+}
+
+static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, int ndynamic, Arena *a) {
     top_gap(p);
     pr_line(p, "class Kernels:");
     pr_indent(p);
@@ -604,7 +670,8 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, i
     pr_blank(p);
     pr_line(p, "runtime, context, queue, program: what they run on; last_sizes: the");
     pr_line(p, "crisp_runtime.LaunchSizes of the last call; debug_words: the size of the");
-    pr_line(p, "debug channel (--debug-output) each call allocates.\"\"\"");
+    pr_line(p, "debug channel (--debug-output) each call allocates.  Not thread-safe:");
+    pr_line(p, "a call sets the arguments of a shared cl.Kernel.\"\"\"");
     pr_blank(p);
     pr_line(p, "def __init__(self, runtime, program%s):", ndynamic ? ", dynamic_program" : "");
     pr_indent(p);
@@ -613,28 +680,31 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, i
     pr_line(p, "self.queue = runtime.queue");
     pr_line(p, "self.program = program");
     if (ndynamic) pr_line(p, "self.dynamic_program = dynamic_program");
-    pr_line(p, "self.last_sizes = None");
     pr_line(p, "self.debug_words = crisp_runtime.DEBUG_WORDS");
-    pr_line(p, "self._debug_lines = []");
-    pr_line(p, "self._kernels = {");
-    pr_indent(p);
+    pr_line(p, "self._last_sizes = None");
+    pr_line(p, "self._debug = []                    # debug channels not read yet");
     for (int i = 0; i < abi->nkernels; i++) {
-        const char *n = abi->kernels[i].name;
-        if (is_dynamic(o, n))
-            pr_line(p, "\"%s\": crisp_runtime.create_kernel(dynamic_program, \"%s\"),", n, n);
-        else
-            pr_line(p, "\"%s\": crisp_runtime.create_kernel(program, \"%s\"),", n, n);
+        const PyKernel *pk = &pks[i];
+        const char *n = pk->k->name;
+        pr_line(p, "self.%s = crisp_runtime.create_kernel(%s, \"%s\")", pk->attr, is_dynamic(o, n) ? "dynamic_program" : "program", n);
+        py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
     }
     pr_dedent(p);
-    pr_line(p, "}");
-    pr_dedent(p);
+    pr_blank(p);
+    pr_line(p, "@property");
+    pr_line(p, "def last_sizes(self):");
+    pr_line(p, "    \"\"\"The crisp_runtime.LaunchSizes of the last call (None before any).\"\"\"");
+    pr_line(p, "    return None if self._last_sizes is None else crisp_runtime.LaunchSizes(*self._last_sizes)");
     pr_blank(p);
     pr_line(p, "def debug_log(self):");
     pr_indent(p);
     pr_line(p, "\"\"\"The debug records (r-t-output, r-t-assert) of the calls since the last");
-    pr_line(p, "debug_log(), as text lines \"FILE:LINE: [thread N] ...\".  Empty unless the");
-    pr_line(p, "program was compiled with --debug-output.\"\"\"");
-    pr_line(p, "lines, self._debug_lines = self._debug_lines, []");
+    pr_line(p, "debug_log(), as text lines \"FILE:LINE: [thread N] ...\" (waits for those");
+    pr_line(p, "calls).  Empty unless the program was compiled with --debug-output.\"\"\"");
+    pr_line(p, "pending, self._debug = self._debug, []");
+    pr_line(p, "lines = []");
+    pr_line(p, "for q, mem, words in pending:");
+    pr_line(p, "    lines += self.runtime.read_debug(q, mem, words, DEBUG_SITES)");
     pr_line(p, "return lines");
     pr_dedent(p);
     pr_dedent(p);
@@ -642,153 +712,253 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, i
 
 /* ---- one method per kernel ---- */
 
-static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk, Arena *a) {
+/* A need that is the vector's own length (grid-stride loops): nothing to check. */
+static int own_length(const HostParam *hp, int index) {
+    return hp->need && hp->need->op == SZ_LENGTH && hp->need->param_index == index;
+}
+
+static const char *access_word(const HostParam *hp) {
+    return hp->uploads && hp->downloads ? "read_write" : hp->downloads ? "write_only" : "read_only";
+}
+
+static void emit_docstring(Printer *p, const Abi *abi, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
     const AbiKernel *k = pk->k;
+    Arena *a = pk->a;
     pr_line(p, "\"\"\"Run kernel %s (%s).", k->name, where_defined(a, abi, k));
     pr_blank(p);
     pr_line(p, "    %s", one_line(a, signature_text(a, k)));
     pr_blank(p);
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *x = &k->args[i];
-        const char *id = pk->pa[i].ident;
-        if (x->role == ROLE_SCALAR) {
-            pr_line(p, "%s: %s scalar (a Python number%s)", id, astr(x->type),
-                    x->elem_ty && x->elem_ty->kind == TY_HWVEC ? ", here a tuple" : "");
-        } else if (x->role == ROLE_BUFFER && x->as == AS_LOCAL) {
-            pr_line(p, "%s: %s: pass its element count", id, vector_type_text(a, x));
-        } else if (x->role == ROLE_BUFFER) {
-            pr_line(p, "%s: %s", id, vector_type_text(a, x));
-            pr_line(p, "    %s%s", elem_desc(a, x), writeable(x) ? "; holds the kernel's writes after the call" : "");
-        } else if (x->role == ROLE_IMPLICIT) {
-            pr_line(p, "%s (keyword, optional): implicit vector of %s, %s elements", id, astr(x->element),
-                    one_line(a, x->size.crisp));
-            pr_line(p, "    (zero-filled when not given)%s%s", x->comment ? ": " : "", one_line(a, x->comment));
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const AbiArg *x = hp->arg;
+        const char *id = param_names(pk, hp)->ident;
+        switch (hp->kind) {
+        case HP_SCALAR:
+            pr_line(p, "%s: %s (a Python number%s)", id, astr(x->type),
+                    x->elem_ty && x->elem_ty->kind == TY_HWVEC ? ", here a tuple" : struct_of(x->elem_ty) ? ", here a struct" : "");
+            break;
+        case HP_LOCAL: pr_line(p, "%s: %s: its element count", id, vector_type_text(a, x)); break;
+        default:
+            pr_line(p, "%s: %s%s", id, vector_type_text(a, x), x->is_out ? " &out" : "");
+            pr_line(p, "    %s; %s", elem_desc(a, x),
+                    hp->uploads && hp->downloads ? "read and written" : hp->downloads ? "written (numpy: not uploaded)" : "read");
+            break;
         }
+    }
+    for (int i = 0; i < hk->nsides; i++) {
+        const AbiArg *x = hk->sides[i];
+        if (x->role != ROLE_IMPLICIT) continue;
+        pr_line(p, "%s (keyword): implicit vector of %s, %s elements", pk->pa[x->index].ident, astr(x->element),
+                one_line(a, x->size.crisp));
+        pr_line(p, "    (zero-filled on the device when not given)%s%s", x->comment ? ": " : "", one_line(a, x->comment));
     }
     if (k->single_task) {
         pr_line(p, "single-task: runs one work-item (unless global_size= says otherwise).");
     } else {
-        if (k->gsize && k->gsize->present) pr_line(p, "global size: %s", one_line(a, size_decl_text(a, "global-size", k->gsize)));
+        if (k->gsize && k->gsize->present) pr_line(p, "global size: %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
+        else if (hk->launch.needs_global) pr_line(p, "global size: pass global_size= (nothing declares it)");
         else pr_line(p, "global size: the length of the first vector unless global_size= is given");
-        if (k->lsize && k->lsize->present) pr_line(p, "local size: %s", one_line(a, size_decl_text(a, "local-size", k->lsize)));
+        if (k->lsize && k->lsize->present) pr_line(p, "local size: %s", one_line(a, host_size_decl_text(a, "local-size", k->lsize)));
     }
-    if (pk->nresults) {
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        if (hp->need && !own_length(hp, i))
+            pr_line(p, "%s must hold at least %s elements.", param_names(pk, hp)->ident, size_py(a, hp->need, NULL, NULL));
+        else if (hp->unchecked) pr_line(p, "%s's length is not checked: %s.", param_names(pk, hp)->ident, one_line(a, hp->unchecked));
+    }
+    pr_blank(p);
+    pr_line(p, "Host memory is copied in and back and the call waits; device memory is used");
+    pr_line(p, "in place and the call returns without waiting.");
+    if (hk->nresults) {
         const char *names = "";
-        for (int i = 0; i < k->nargs; i++)
-            if (k->args[i].role == ROLE_RESULT)
-                names = arena_printf(a, "%s%s%s", astr(names), *astr(names) ? ", " : "", k->args[i].name);
-        pr_line(p, "Returns the result vector%s %s%s.", pk->nresults > 1 ? "s" : "", astr(names),
-                pk->nresults > 1 ? " (a tuple)" : "");
+        for (int i = 0; i < hk->nsides; i++)
+            if (hk->sides[i]->role == ROLE_RESULT)
+                names = arena_printf(a, "%s%s%s", astr(names), *astr(names) ? ", " : "", hk->sides[i]->name);
+        pr_line(p, "Returns the result vector%s %s%s:", hk->nresults > 1 ? "s" : "", astr(names),
+                hk->nresults > 1 ? " (a tuple)" : "");
+        pr_line(p, "numpy arrays, or pyopencl arrays when any vector argument was device memory.");
+    } else {
+        pr_line(p, "Returns the kernel's cl.Event.");
     }
     pr_line(p, "\"\"\"");
 }
 
-/* Is the element count of vector parameter X used (a length argument, a
- * launch size, a size expression)? */
-static int len_used(const PyKernel *pk, const AbiArg *x, Arena *a) {
-    const AbiKernel *k = pk->k;
-    if (x->index + 1 < k->nargs && k->args[x->index + 1].role == ROLE_LENGTH) return 1;
-    if (first_vector(k) == x) return 1;
-    const SizeDecl *decls[2] = {k->gsize, k->lsize};
-    for (int d = 0; d < 2; d++)
-        for (int i = 0; decls[d] && i < decls[d]->nderive; i++)
-            if (!strcmp(decls[d]->derive[i], x->name)) return 1;
-    for (int i = 0; i < k->nargs; i++)
-        for (int j = 0; j < k->args[i].size.ninputs; j++)
-            if (input_value(pk, a, k->args[i].size.inputs[j]) == pk->pa[x->index].len) return 1;
-    return 0;
+/* Bind what the checks and side-channel sizes use: lz when needed. */
+static void emit_launch_inputs(Printer *p, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
+    int lz = 0;
+    for (int i = 0; i < hk->nparams; i++) lz |= needs_lz(hk->params[i].need);
+    for (int i = 0; i < hk->nsides; i++) lz |= needs_lz(hk->sides[i]->size.expr);
+    if (lz) pr_line(p, "lz = crisp_runtime.LaunchSizes(gs, ls)");
 }
 
-static void emit_param(Printer *p, const PyKernel *pk, const AbiArg *x, Arena *a) {
-    const PyArg *pa = &pk->pa[x->index];
-    const char *kn = pk->k->name;
-    if (x->role == ROLE_SCALAR) {
-        pr_line(p, "# %s: %s", x->name, astr(x->type));
-        if (struct_of(x->elem_ty))
-            pr_line(p, "%s = crisp_runtime.scalar(\"kernel %s: argument %s\", \"%s\", %s, dtype=%s)", pa->ident, kn,
-                    x->name, astr(x->type), pa->ident, struct_dtype_name(a, x->elem_ty->sd));
-        else
-            pr_line(p, "%s = crisp_runtime.scalar(\"kernel %s: argument %s\", \"%s\", %s)", pa->ident, kn, x->name,
-                    astr(x->type), pa->ident);
-        return;
-    }
-    pr_line(p, "# %s: %s%s", x->name, vector_type_text(a, x), x->is_out ? " &out" : "");
-    if (x->as == AS_LOCAL) {
-        pr_line(p, "%s = rt.local_vector(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->ident, elem_expr(a, x));
-    } else {
-        const char *extra = "";
-        if (x->as == AS_CONSTANT) extra = ", address_space=\"constant\"";
-        if (x->fixed_length >= 0) extra = arena_printf(a, "%s, min_length=%lld", extra, (long long)x->fixed_length);
-        const char *head = arena_printf(a, "%s = rt.vector(", pa->dev);
-        pr_line(p, "%s\"%s\", \"%s\", %s, %s,", head, kn, x->name, pa->ident, elem_expr(a, x));
-        pr_line(p, "%*saccess=\"%s\"%s)", (int)strlen(astr(head)), "", ty_acc_name(x->acc), astr(extra));
-    }
-    if (len_used(pk, x, a)) pr_line(p, "%s = %s.length", pa->len, pa->dev);
-}
-
-static void emit_sizes(Printer *p, const PyKernel *pk, Arena *a) {
+static void emit_sizes(Printer *p, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
+    const HostLaunch *l = &hk->launch;
     const AbiKernel *k = pk->k;
+    Arena *a = pk->a;
     const char *kn = k->name;
-    if (k->single_task) {
-        pr_line(p, "if global_size is None:");
-        pr_line(p, "    global_size = (1,)              # single-task: one work-item");
-        pr_line(p, "sizes = crisp_runtime.launch_sizes(\"%s\", global_size, local_size)", kn);
-        return;
-    }
-    const char *lv = size_decl_value(pk, a, k->lsize);
-    if (lv) {
+    if (l->nlocal && !l->single_task) {
         pr_line(p, "if local_size is None:");
         pr_indent(p);
-        pr_line(p, "# %s", one_line(a, size_decl_text(a, "local-size", k->lsize)));
-        if (k->lsize->msg) pr_line(p, "# %s", one_line(a, k->lsize->msg));
-        pr_line(p, "local_size = %s", lv);
+        pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "local-size", k->lsize)));
+        if (l->local_msg) pr_line(p, "# %s", one_line(a, l->local_msg));
+        const char *t = "(";
+        for (int d = 0; d < l->nlocal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->local[d]));
+        pr_line(p, "local_size = %s%s)", t, l->nlocal == 1 ? "," : "");
         pr_dedent(p);
     }
-    const char *gv = size_decl_value(pk, a, k->gsize);
-    int dims = global_dims(k);
+    if (!l->single_task && !l->needs_global && !l->nlocal && !(k->gsize && k->gsize->present && k->gsize->dims && k->gsize->dims != l->nglobal)) {
+        /* the common call: the declared sizes, no local size - no checks needed */
+        const char *t = "(";
+        for (int d = 0; d < l->nglobal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->global[d]));
+        t = arena_printf(a, "%s%s)", t, l->nglobal == 1 ? "," : "");
+        pr_line(p, "if global_size is None and local_size is None:");
+        pr_indent(p);
+        if (k->gsize && k->gsize->present && k->gsize->nset + k->gsize->nderive)
+            pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
+        else
+            pr_line(p, "# %s", one_line(a, l->global_from));
+        if (l->global_msg) pr_line(p, "# %s", one_line(a, l->global_msg));
+        pr_line(p, "gs, ls = %s, None", t);
+        pr_dedent(p);
+        pr_line(p, "else:");
+        pr_indent(p);
+        if (k->gsize && k->gsize->present && k->gsize->dims)
+            py_line(p, a, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size, %d)", kn, t,
+                    k->gsize->dims);
+        else
+            py_line(p, a, "gs, ls = crisp_runtime.sizes(\"%s\", %s if global_size is None else global_size, local_size)", kn, t);
+        pr_dedent(p);
+        pr_line(p, "self._last_sizes = (gs, ls)");
+        return;
+    }
     pr_line(p, "if global_size is None:");
     pr_indent(p);
-    if (gv) {
-        pr_line(p, "# %s", one_line(a, size_decl_text(a, "global-size", k->gsize)));
-        if (k->gsize->msg) pr_line(p, "# %s", one_line(a, k->gsize->msg));
-        pr_line(p, "global_size = %s", gv);
-    } else if (first_vector(k)) {
-        const AbiArg *v = first_vector(k);
-        if (k->gsize && k->gsize->present) pr_line(p, "# %s: no values declared", one_line(a, size_decl_text(a, "global-size", k->gsize)));
-        pr_line(p, "# one work-item per element of %s (rounded up to the local size)", v->name);
-        const char *t = arena_printf(a, "(%s,", pk->pa[v->index].len);
-        for (int d = 1; d < dims; d++) t = arena_printf(a, "%s 1,", t);
-        if (dims > 1) t = arena_printf(a, "%.*s", (int)strlen(t) - 1, t);
-        pr_line(p, "global_size = %s)", t);
-    } else {
+    if (l->single_task) {
+        pr_line(p, "global_size = (1,)                  # single-task: one work-item");
+    } else if (l->needs_global) {
         pr_line(p, "raise TypeError(\"kernel %s: no global-size declaration and no vector argument: \"", kn);
         pr_line(p, "                \"pass global_size=\")");
+    } else {
+        if (k->gsize && k->gsize->present && k->gsize->nset + k->gsize->nderive)
+            pr_line(p, "# %s", one_line(a, host_size_decl_text(a, "global-size", k->gsize)));
+        else
+            pr_line(p, "# %s", one_line(a, l->global_from));
+        if (l->global_msg) pr_line(p, "# %s", one_line(a, l->global_msg));
+        const char *t = "(";
+        for (int d = 0; d < l->nglobal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->global[d]));
+        pr_line(p, "global_size = %s%s)", t, l->nglobal == 1 ? "," : "");
     }
     pr_dedent(p);
     if (k->gsize && k->gsize->present && k->gsize->dims)
-        pr_line(p, "sizes = crisp_runtime.launch_sizes(\"%s\", global_size, local_size, dims=%d)", kn, k->gsize->dims);
+        pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", global_size, local_size, %d)", kn, k->gsize->dims);
     else
-        pr_line(p, "sizes = crisp_runtime.launch_sizes(\"%s\", global_size, local_size)", kn);
+        pr_line(p, "gs, ls = crisp_runtime.sizes(\"%s\", global_size, local_size)", kn);
+    pr_line(p, "self._last_sizes = (gs, ls)");
 }
 
-static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x, Arena *a) {
+static void emit_param(Printer *p, const PyKernel *pk, const HostParam *hp) {
+    const PyArg *pa = param_names(pk, hp);
+    const AbiArg *x = hp->arg;
+    Arena *a = pk->a;
+    const char *kn = pk->k->name;
+    if (hp->kind == HP_SCALAR) {
+        pr_line(p, "%s = %s(%s, \"%s\", \"%s\")  # %s", pa->ident, scalar_const(a, x), pa->ident, kn, x->name, astr(x->type));
+        return;
+    }
+    pr_line(p, "# %s: %s%s", x->name, vector_type_text(a, x), x->is_out ? " &out" : "");
+    if (hp->kind == HP_LOCAL) {
+        pr_line(p, "%s, %s = rt.local(\"%s\", \"%s\", %s, %s)", pa->mem, pa->len, kn, x->name, pa->ident, elem_const(a, x));
+        return;
+    }
+    const char *call = arena_printf(a, "rt.arg(q, \"%s\", \"%s\", %s, %s, \"%s\", copies, events, written)", kn, x->name, pa->ident,
+                                    elem_const(a, x), hp->kind == HP_BYTES ? "read_write" : access_word(hp));
+    if (hp->kind == HP_VECTOR) {
+        /* the common device case inline (per-call cost): a pyopencl array of this queue, in its layout */
+        pr_line(p, "if type(%s) is _ARRAY and %s.queue is q is rt.ordered and not %s.offset \\", pa->ident, pa->ident,
+                pa->ident);
+        pr_line(p, "        and %s.dtype == %s.device_dtype and %s.flags.c_contiguous:", pa->ident, elem_const(a, x), pa->ident);
+        pr_line(p, "    %s, %s = %s.base_data, %s.size", pa->mem, pa->len, pa->ident, pa->ident);
+        pr_line(p, "else:");
+        pr_indent(p);
+        py_line(p, a, "%s, %s = %s", pa->mem, pa->len, call);
+        pr_dedent(p);
+    } else {
+        py_line(p, a, "%s, %s = %s", pa->mem, pa->len, call);
+    }
+    if (x->fixed_length > 0) {
+        pr_line(p, "if %s < %lld:", pa->len, (long long)x->fixed_length);
+        pr_line(p, "    crisp_runtime.too_short(\"%s\", \"%s\", %s, %lld, \"the length its type declares\")", kn, x->name,
+                pa->len, (long long)x->fixed_length);
+    }
+}
+
+/* Length checks: every vector against what the kernel touches. */
+static void emit_checks(Printer *p, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
+    const char *kn = pk->k->name;
+    if (!hk->checks) return;
+    pr_line(p, "# every vector must hold what the kernel may touch (crisp's extent analysis)");
+    pr_line(p, "if 0 not in gs:");
+    pr_indent(p);
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        if (!hp->need || own_length(hp, i)) continue;
+        const PyArg *pa = param_names(pk, hp);
+        const char *need = py_size(pk, hp->need);
+        const char *what = size_py(pk->a, hp->need, NULL, NULL);
+        if (hp->need->op == SZ_INT || sz_is_input(hp->need)) {
+            pr_line(p, "if %s < %s:", pa->len, need);
+            pr_indent(p);
+            py_line(p, pk->a, "crisp_runtime.too_short(\"%s\", \"%s\", %s, %s, %s)", kn, hp->arg->name, pa->len, need,
+                    quoted(pk->a, what));
+            pr_dedent(p);
+        } else {
+            pr_line(p, "need = %s", need);
+            pr_line(p, "if %s < need:", pa->len);
+            pr_indent(p);
+            py_line(p, pk->a, "crisp_runtime.too_short(\"%s\", \"%s\", %s, need, %s)", kn, hp->arg->name, pa->len,
+                    quoted(pk->a, what));
+            pr_dedent(p);
+        }
+    }
+    for (int i = 0; i < hk->nparams; i++)
+        if (hk->params[i].unchecked)
+            pr_line(p, "# %s: not checked: %s", hk->params[i].arg->name, one_line(pk->a, hk->params[i].unchecked));
+    pr_dedent(p);
+}
+
+static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x) {
     const PyArg *pa = &pk->pa[x->index];
+    Arena *a = pk->a;
     const char *kn = pk->k->name;
     if (x->role == ROLE_RESULT || x->role == ROLE_IMPLICIT) {
         pr_line(p, "# %s vector %s: %s elements of %s", x->role == ROLE_RESULT ? "result" : "implicit", x->name,
                 one_line(a, x->size.crisp), astr(x->element));
         if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
-        pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
+        pr_line(p, "%s = %s", pa->len, py_size(pk, x->size.expr));
         if (x->role == ROLE_RESULT) {
-            pr_line(p, "%s = rt.allocate(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
+            py_line(p, a, "%s = rt.result(q, \"%s\", \"%s\", %s, %s, dev, copies, results, written)", pa->mem, kn, x->name, pa->len,
+                    elem_const(a, x));
             return;
         }
         pr_line(p, "if %s is None:", pa->ident);
-        pr_line(p, "    %s = rt.allocate(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
+        pr_indent(p);
+        py_line(p, a, "%s = rt.result(q, \"%s\", \"%s\", %s, %s, True, copies, [], [])", pa->mem, kn, x->name, pa->len,
+                elem_const(a, x));
+        pr_dedent(p);
         pr_line(p, "else:");
-        const char *head = arena_printf(a, "%s = rt.vector(", pa->dev);
-        pr_line(p, "    %s\"%s\", \"%s\", %s, %s,", head, kn, x->name, pa->ident, elem_expr(a, x));
-        pr_line(p, "    %*smin_length=%s)", (int)strlen(astr(head)), "", pa->len);
+        pr_indent(p);
+        py_line(p, a, "%s, given = rt.arg(q, \"%s\", \"%s\", %s, %s, \"read_write\", copies, events, written)", pa->mem, kn,
+                x->name, pa->ident, elem_const(a, x));
+        pr_line(p, "if given < %s:", pa->len);
+        pr_indent(p);
+        py_line(p, a, "crisp_runtime.too_short(\"%s\", \"%s\", given, %s, %s)", kn, x->name, pa->len,
+                quoted(a, one_line(a, x->size.crisp)));
+        pr_dedent(p);
+        pr_dedent(p);
         return;
     }
     if (x->role == ROLE_SCRATCH) {
@@ -800,33 +970,22 @@ static void emit_side_channel(Printer *p, const PyKernel *pk, const AbiArg *x, A
                     astr(sp->element), sp->stride);
             if (sp->comment) pr_line(p, "#       %s", one_line(a, sp->comment));
         }
-        pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
-        pr_line(p, "%s = rt.allocate(\"%s\", \"scratch\", %s, \"uchar\")", pa->dev, kn, pa->len);
+        py_line(p, a, "%s = %s", pa->len, py_size(pk, x->size.expr));
+        pr_line(p, "%s = rt.scratch(q, \"%s\", %s)", pa->mem, kn, pa->len);
         return;
     }
     if (x->role == ROLE_LOCAL) {
         pr_line(p, "# workgroup scratch %s: %s elements of %s (__local: only a size)", x->name, one_line(a, x->size.crisp),
                 astr(x->element));
         if (x->comment) pr_line(p, "#   %s", one_line(a, x->comment));
-        pr_line(p, "%s = %s", pa->len, size_expr(pk, a, &x->size));
-        pr_line(p, "%s = rt.local_vector(\"%s\", \"%s\", %s, %s)", pa->dev, kn, x->name, pa->len, elem_expr(a, x));
+        pr_line(p, "%s = %s", pa->len, py_size(pk, x->size.expr));
+        pr_line(p, "%s, %s = rt.local(\"%s\", \"%s\", %s, %s)", pa->mem, pa->len, kn, x->name, pa->len, elem_const(a, x));
         return;
     }
     if (x->role == ROLE_DEBUG) {
         pr_line(p, "# --debug-output: the debug channel (r-t-output and r-t-assert records)");
-        pr_line(p, "%s = rt.debug_channel(self.debug_words)", pa->dev);
-        pr_line(p, "%s = %s.length", pa->len, pa->dev);
+        pr_line(p, "%s, %s = rt.debug(self.debug_words)", pa->mem, pa->len);
     }
-}
-
-static const char *arg_value(const PyKernel *pk, const AbiArg *x, Arena *a) {
-    const PyArg *pa = &pk->pa[x->index];
-    if (x->role == ROLE_SCALAR) return pa->ident;
-    if (x->role == ROLE_LENGTH) {
-        int m = x->measures >= 0 && x->measures < pk->k->nargs ? x->measures : x->index - 1;
-        return arena_printf(a, "np.uint64(%s)", astr(pk->pa[m].len));
-    }
-    return arena_printf(a, "%s.arg", pa->dev);
 }
 
 /* "def NAME(PARAMS):", wrapped after commas (aligned with the parenthesis)
@@ -856,69 +1015,65 @@ static void emit_def(Printer *p, const char *name, const char *params, Arena *a)
     pr_line(p, "%s):", astr(line));
 }
 
-static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk, Arena *a) {
+static const char *arg_value(const PyKernel *pk, const AbiArg *x) {
+    const PyArg *pa = &pk->pa[x->index];
+    if (x->role == ROLE_SCALAR) return pa->ident;
+    if (x->role == ROLE_LENGTH) {
+        int m = x->measures >= 0 && x->measures < pk->k->nargs ? x->measures : x->index - 1;
+        return pk->pa[m].len;
+    }
+    return pa->mem;
+}
+
+static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
     const AbiKernel *k = pk->k;
+    Arena *a = pk->a;
     const char *params = "self";
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role == ROLE_SCALAR || k->args[i].role == ROLE_BUFFER)
-            params = arena_printf(a, "%s, %s", params, pk->pa[i].ident);
+    for (int i = 0; i < hk->nparams; i++) params = arena_printf(a, "%s, %s", params, param_names(pk, &hk->params[i])->ident);
     const char *kw = "";
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role == ROLE_IMPLICIT) kw = arena_printf(a, "%s, %s=None", kw, pk->pa[i].ident);
-    kw = arena_printf(a, "%s, global_size=None, local_size=None", kw);
+    for (int i = 0; i < hk->nsides; i++)
+        if (hk->sides[i]->role == ROLE_IMPLICIT) kw = arena_printf(a, "%s, %s=None", kw, pk->pa[hk->sides[i]->index].ident);
+    kw = arena_printf(a, "%s, queue=None, wait_for=None, global_size=None, local_size=None", kw);
     pr_blank(p);
     emit_def(p, pk->method, arena_printf(a, "%s, *%s", params, kw), a);
     pr_indent(p);
-    emit_docstring(p, abi, pk, a);
+    emit_docstring(p, abi, pk);
     pr_line(p, "rt = self.runtime");
-    pr_line(p, "kernel = self._kernels[\"%s\"]", k->name);
+    pr_line(p, "q = self.queue if queue is None else rt.queue_for(queue)");
+    pr_line(p, "copies, events, written = [], list(wait_for) if wait_for else [], []");
+    for (int i = 0; i < hk->nparams; i++) emit_param(p, pk, &hk->params[i]);
     pr_blank(p);
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role == ROLE_SCALAR || k->args[i].role == ROLE_BUFFER) emit_param(p, pk, &k->args[i], a);
-    pr_blank(p);
-    emit_sizes(p, pk, a);
-    pr_line(p, "self.last_sizes = sizes");
-    pr_blank(p);
-    int sides = 0;
-    for (int i = 0; i < k->nargs; i++)
-        if (k->args[i].role != ROLE_SCALAR && k->args[i].role != ROLE_BUFFER && k->args[i].role != ROLE_LENGTH) {
-            emit_side_channel(p, pk, &k->args[i], a);
-            sides = 1;
-        }
-    if (sides) pr_blank(p);
-    pr_line(p, "# the OpenCL arguments");
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *x = &k->args[i];
-        const char *name = x->role == ROLE_LENGTH ? astr(x->cname) : x->name;
-        pr_line(p, "rt.set_arg(kernel, %d, %s, %s)  # %s %s", i, quoted(a, name), arg_value(pk, x, a), astr(x->type),
-                astr(x->cname));
+    emit_sizes(p, pk);
+    emit_launch_inputs(p, pk);
+    emit_checks(p, pk);
+    if (hk->nsides) pr_blank(p);
+    if (hk->nresults) {
+        const char *vecs = "";
+        int nv = 0;
+        for (int i = 0; i < hk->nparams; i++)
+            if (hk->params[i].kind == HP_VECTOR || hk->params[i].kind == HP_BYTES) {
+                vecs = arena_printf(a, "%s%s%s", vecs, nv ? ", " : "", param_names(pk, &hk->params[i])->ident);
+                nv++;
+            }
+        pr_line(p, "# results come back as pyopencl arrays when any vector is device memory");
+        if (nv) pr_line(p, "dev = any(type(v) is not np.ndarray for v in (%s%s))", vecs, nv == 1 ? "," : "");
+        else pr_line(p, "dev = False");
+        pr_line(p, "results = []");
     }
-    pr_line(p, "rt.launch(kernel, sizes)");
+    for (int i = 0; i < hk->nsides; i++) emit_side_channel(p, pk, hk->sides[i]);
     pr_blank(p);
-    int reads = 0;
-    for (int i = 0; i < k->nargs; i++) {
-        const AbiArg *x = &k->args[i];
-        const PyArg *pa = &pk->pa[i];
-        if (x->role == ROLE_BUFFER && writeable(x)) {
-            if (!reads++) pr_line(p, "# copy the kernel's writes back into the caller's arrays");
-            pr_line(p, "%s.read_back()", pa->dev);
-        } else if (x->role == ROLE_IMPLICIT && writeable(x)) {
-            if (!reads++) pr_line(p, "# copy the kernel's writes back into the caller's arrays");
-            pr_line(p, "if %s is not None:", pa->ident);
-            pr_line(p, "    %s.read_back()", pa->dev);
-        } else if (x->role == ROLE_DEBUG) {
-            pr_line(p, "self._debug_lines += crisp_runtime.decode_debug(%s.read_back(), DEBUG_SITES)", pa->dev);
-        }
-    }
-    if (pk->nresults == 1) {
-        for (int i = 0; i < k->nargs; i++)
-            if (k->args[i].role == ROLE_RESULT) pr_line(p, "return %s.read_back()", pk->pa[i].dev);
-    } else if (pk->nresults > 1) {
-        pr_line(p, "return (");
-        for (int i = 0; i < k->nargs; i++)
-            if (k->args[i].role == ROLE_RESULT) pr_line(p, "    %s.read_back(),", pk->pa[i].dev);
-        pr_line(p, ")");
-    }
+    const char *args = "";
+    for (int i = 0; i < k->nargs; i++) args = arena_printf(a, "%s%s%s", args, i ? ", " : "", arg_value(pk, &k->args[i]));
+    if (k->nargs == 1) args = arena_printf(a, "%s,", args);
+    py_line(p, a, "args = (%s)", args);
+    pr_line(p, "ev = rt.launch(self.%s, q, gs, ls, args, events, written)", pk->attr);
+    if (hk->debug) pr_line(p, "self._debug.append((q, %s, %s))", pk->pa[hk->debug->index].mem, pk->pa[hk->debug->index].len);
+    pr_line(p, "if copies:");
+    pr_line(p, "    rt.copy_back(q, copies, ev)     # host memory: copy back and wait");
+    if (hk->nresults == 1) pr_line(p, "return results[0]");
+    else if (hk->nresults > 1) pr_line(p, "return tuple(results)");
+    else pr_line(p, "return ev");
     pr_dedent(p);
     if (pk->method != k->name) {
         /* a kernel named like a Python keyword: reachable by getattr */
@@ -945,26 +1100,29 @@ static const char *demo_scalar(const AbiArg *x, Arena *a) {
 
 /* Does the global size come from vector X (derive-from, or the default:
  * the first vector)?  Such a vector gets the demo length n; every other
- * vector gets DEMO_SLACK * n elements, because kernels are not bounds
- * checked and often write several elements per work-item. */
-static int sizes_launch(const PyKernel *pk, const AbiArg *x) {
-    const AbiKernel *k = pk->k;
-    if (k->gsize && k->gsize->nset) return 0;
-    if (k->gsize && k->gsize->nderive) {
-        for (int i = 0; i < k->gsize->nderive; i++)
-            if (!strcmp(k->gsize->derive[i], x->name)) return 1;
-        return 0;
-    }
-    return first_vector(k) == x;
+ * vector gets DEMO_SLACK * n elements, enough for kernels that write
+ * several elements per work-item. */
+static int sizes_launch(const HostKernel *hk, const AbiArg *x) {
+    const HostLaunch *l = &hk->launch;
+    const SizeDecl *g = hk->k->gsize;
+    if (!g || !g->present || !g->nderive) return 0;
+    for (int d = 0; d < l->nglobal; d++)
+        if (l->global[d] && l->global[d]->op == SZ_LENGTH && l->global[d]->param_index >= 0 &&
+            l->global[d]->param_index < hk->nparams && hk->params[l->global[d]->param_index].arg == x)
+            return 1;
+    return 0;
 }
 
-/* Dummy data for a vector: 1..7 repeating for inputs, zeros for outputs. */
-static const char *demo_vector(const PyKernel *pk, const AbiArg *x, Arena *a) {
+/* Dummy data for a vector: 1..7 repeating for inputs, zeros for outputs.
+ * Without a global-size declaration the demo passes global_size=(n,) and
+ * every vector gets the slack (kernels often read several elements per
+ * thread). */
+static const char *demo_vector(const HostKernel *hk, const AbiArg *x, Arena *a) {
     int lanes;
     const char *np = elem_np(x, &lanes);
-    const char *n = x->fixed_length >= 0                         ? arena_printf(a, "%lld", (long long)x->fixed_length)
-                    : sizes_launch(pk, x) || x->as == AS_CONSTANT ? "n"
-                                                                  : "DEMO_SLACK * n";
+    const char *n = x->fixed_length >= 0                           ? arena_printf(a, "%lld", (long long)x->fixed_length)
+                    : sizes_launch(hk, x) || x->as == AS_CONSTANT ? "n"
+                                                                    : "DEMO_SLACK * n";
     if (struct_of(x->elem_ty)) return arena_printf(a, "np.zeros(%s, %s)", n, struct_dtype_name(a, x->elem_ty->sd));
     if (x->acc == ACC_READ_ONLY) {
         if (lanes == 1) return arena_printf(a, "(np.arange(%s) %% 7 + 1).astype(np.%s)", n, np);
@@ -974,7 +1132,7 @@ static const char *demo_vector(const PyKernel *pk, const AbiArg *x, Arena *a) {
     return arena_printf(a, "np.zeros((%s, %d), np.%s)", n, lanes, np);
 }
 
-static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKernel *pks, Arena *a) {
+static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, Arena *a) {
     top_gap(p);
     pr_line(p, "DEMO_SLACK = %d", DEMO_SLACK);
     top_gap(p);
@@ -989,18 +1147,20 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
     pr_line(p, "print(\"%s.cl on %%s\" %% crisp_runtime.describe_device(hoist.queue.device))", o->base);
     for (int ki = 0; ki < abi->nkernels; ki++) {
         const PyKernel *pk = &pks[ki];
+        const HostKernel *hk = pk->hk;
         const AbiKernel *k = pk->k;
         pr_blank(p);
         pr_line(p, "# %s", one_line(a, signature_text(a, k)));
         const char *call = "";
         const char *show = NULL;
-        for (int i = 0; i < k->nargs; i++) {
-            const AbiArg *x = &k->args[i];
-            const char *id = pk->pa[i].ident;
+        for (int i = 0; i < hk->nparams; i++) {
+            const HostParam *hp = &hk->params[i];
+            const AbiArg *x = hp->arg;
+            const char *id = param_names(pk, hp)->ident;
             if (id && in_list(demo_taken, id)) id = arena_printf(a, "%s_", id);
-            if (x->role == ROLE_SCALAR) {
+            if (hp->kind == HP_SCALAR) {
                 pr_line(p, "%s = %s", id, demo_scalar(x, a));
-            } else if (x->role == ROLE_BUFFER && x->as == AS_LOCAL) {
+            } else if (hp->kind == HP_LOCAL) {
                 long long count = 64;
                 if (k->lsize && k->lsize->nset) {
                     long long prod = 1;
@@ -1008,22 +1168,20 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
                     if (prod > count) count = prod;
                 }
                 pr_line(p, "%s = %lld                   # __local: an element count", id, count);
-            } else if (x->role == ROLE_BUFFER) {
-                pr_line(p, "%s = %s", id, demo_vector(pk, x, a));
-                if (!show && writeable(x)) show = id;
             } else {
-                continue;
+                pr_line(p, "%s = %s", id, demo_vector(hk, x, a));
+                if (!show && hp->downloads) show = id;
             }
             call = arena_printf(a, "%s%s%s", astr(call), *astr(call) ? ", " : "", id);
         }
-        if (!has_default_global(pk, a)) {
+        if (hk->launch.needs_global || (!hk->launch.single_task && !(k->gsize && k->gsize->present && k->gsize->nset + k->gsize->nderive))) {
             const char *g = "(n,";
-            for (int d = 1; d < global_dims(k); d++) g = arena_printf(a, "%s 1,", g);
+            for (int d = 1; d < hk->launch.dims; d++) g = arena_printf(a, "%s 1,", g);
             call = arena_printf(a, "%s%sglobal_size=%s)", astr(call), *astr(call) ? ", " : "", g);
         }
-        if (pk->nresults) {
+        if (hk->nresults) {
             pr_line(p, "result = hoist.%s(%s)", pk->method, astr(call));
-            show = pk->nresults > 1 ? "result[0]" : "result";
+            show = hk->nresults > 1 ? "result[0]" : "result";
         } else {
             pr_line(p, "hoist.%s(%s)", pk->method, astr(call));
         }
@@ -1036,6 +1194,7 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, PyKerne
             pr_line(p, "    print(\"    \" + line)");
         }
     }
+    pr_line(p, "hoist.queue.finish()                # kernels on device memory only: done too");
     pr_line(p, "print(\"%d kernel%s ran\")", abi->nkernels, abi->nkernels == 1 ? "" : "s");
     pr_line(p, "return 0");
     pr_dedent(p);
@@ -1050,17 +1209,19 @@ void emit_hoist_pyopencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Are
     int ndynamic = 0;
     for (int i = 0; i < abi->nkernels; i++) ndynamic += is_dynamic(o, abi->kernels[i].name);
     int nstatic = abi->nkernels - ndynamic;
+    HostKernel *hks = host_plan(a, abi);
     PyKernel *pks = arena_alloc(a, sizeof(PyKernel) * (size_t)(abi->nkernels ? abi->nkernels : 1));
-    if (!pks) return;
-    for (int i = 0; i < abi->nkernels; i++) py_kernel_init(&pks[i], &abi->kernels[i], a);
-    for (int i = 0; i < abi->nkernels; i++)
+    if (!pks || !hks) return;
+    for (int i = 0; i < abi->nkernels; i++) {
+        py_kernel_init(&pks[i], &hks[i], a);
         if (!pks[i].pa) return;
+    }
     emit_header(&pr, abi, o, a, nstatic || !abi->nkernels);
     emit_constants(&pr, abi, o, a, nstatic || !abi->nkernels, ndynamic);
     emit_load(&pr, o, nstatic || !abi->nkernels, ndynamic);
-    emit_class_head(&pr, abi, o, ndynamic);
+    emit_class_head(&pr, abi, o, pks, ndynamic, a);
     pr_indent(&pr);
-    for (int i = 0; i < abi->nkernels; i++) emit_method(&pr, abi, &pks[i], a);
+    for (int i = 0; i < abi->nkernels; i++) emit_method(&pr, abi, &pks[i]);
     pr_dedent(&pr);
     emit_demo(&pr, abi, o, pks, a);
 }

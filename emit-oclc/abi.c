@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "../analysis/extent.h"
 #include "emit_oclc.h"
 
 
@@ -55,11 +56,26 @@ static void add_pointer(Arena *ar, AbiKernel *k, AbiRole role, const char *name,
 }
 
 static AbiSize side_size(const SideChannel *sc) {
-    AbiSize z = {sc->size_crisp, sc->size_c, sc->size_py, sc->inputs, sc->ninputs};
+    AbiSize z = {sc->size_crisp, sc->size};
     return z;
 }
 
-static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
+const AbiArg *abi_input_arg(const AbiKernel *k, const SizeExpr *in) {
+    if (in->op != SZ_LENGTH && in->op != SZ_SCALAR) return NULL;
+    if (!k->param_arg || in->param_index < 0 || in->param_index >= k->nparams) return NULL;
+    int i = k->param_arg[in->param_index];
+    if (in->op == SZ_LENGTH) i++; /* the count follows the pointer */
+    return i >= 0 && i < k->nargs ? &k->args[i] : NULL;
+}
+
+const char *abi_input_name(void *kernel, const SizeExpr *in) {
+    const AbiArg *a = abi_input_arg(kernel, in);
+    if (a && ((in->op == SZ_LENGTH && a->role == ROLE_LENGTH) || (in->op == SZ_SCALAR && a->role == ROLE_SCALAR)))
+        return a->cname;
+    return NULL; /* launch sizes: the default spelling */
+}
+
+static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f) {
     int cap = 2 * f->nparams + 2 * f->nsides + 8;
     k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
     k->name = f->name;
@@ -69,9 +85,11 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
     k->gsize = &f->gsize;
     k->lsize = &f->lsize;
     k->single_task = f->single_task;
-    if (!k->args) return;
+    k->param_arg = arena_alloc(ar, sizeof(int) * (size_t)(f->nparams ? f->nparams : 1));
+    if (!k->args || !k->param_arg) return;
     for (int i = 0; i < f->nparams; i++) {
         const Sym *s = f->params[i];
+        k->param_arg[i] = k->nargs;
         if (s->ty->kind == TY_VECTOR) {
             add_pointer(ar, k, ROLE_BUFFER, s->name, s, s->write_only);
         } else if (s->ty->kind == TY_VOIDP) {
@@ -94,6 +112,14 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
             a->elem_ty = s->ty;
         }
     }
+    /* how far the kernel reaches into each vector parameter */
+    Extent *ext = extent_kernel(ar, p, f);
+    for (int i = 0; ext && i < f->nparams; i++) {
+        AbiArg *a = &k->args[k->param_arg[i]];
+        if (a->role != ROLE_BUFFER) continue;
+        a->need = ext[i].need;
+        a->unchecked = ext[i].unchecked;
+    }
     if (f->exact) return; /* exactly the declared parameters */
     int nscratch = 0;
     for (int i = 0; i < f->nsides; i++) {
@@ -105,9 +131,9 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         if (sc->kind == SIDE_DEBUG) continue;
         add_pointer(ar, k, sc->kind == SIDE_RESULT ? ROLE_RESULT : sc->kind == SIDE_LOCAL ? ROLE_LOCAL : ROLE_IMPLICIT,
                     sc->name, sc->sym, 0);
-        AbiArg *p = &k->args[k->nargs - 2];
-        p->size = side_size(sc);
-        p->comment = sc->comment;
+        AbiArg *sa = &k->args[k->nargs - 2];
+        sa->size = side_size(sc);
+        sa->comment = sc->comment;
     }
     if (f->scratch_pool) {
         k->scratch = arena_alloc(ar, sizeof(AbiScratchPart) * (size_t)(nscratch ? nscratch : 1));
@@ -124,31 +150,16 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         add_pointer(ar, k, ROLE_SCRATCH, "scratch", f->scratch_pool, 0);
         /* pool bytes: every part rounded up to 16 bytes */
         AbiArg *pa = &k->args[k->nargs - 2];
-        StrBuf c, py, cr;
-        sb_init(&c);
-        sb_init(&py);
-        sb_init(&cr);
-        const char **inputs = NULL;
-        int nin = 0, capin = 0;
-        for (int i = 0; i < k->nscratch; i++) {
+        SizeExpr **parts = arena_alloc(ar, sizeof(SizeExpr *) * (size_t)(k->nscratch ? k->nscratch : 1));
+        const char *crisp = "";
+        for (int i = 0; parts && i < k->nscratch; i++) {
             const AbiScratchPart *sp = &k->scratch[i];
-            sb_printf(&c, "%s(%s * %dULL + 15ULL) / 16ULL * 16ULL", i ? " + " : "", sp->count.c, sp->stride);
-            sb_printf(&py, "%s(%s * %d + 15) // 16 * 16", i ? " + " : "", sp->count.py, sp->stride);
-            sb_printf(&cr, "%s%s x %d bytes", i ? " + " : "", sp->count.crisp, sp->stride);
-            for (int j = 0; j < sp->count.ninputs; j++) {
-                int seen = 0;
-                for (int m = 0; m < nin; m++) seen |= !strcmp(inputs[m], sp->count.inputs[j]);
-                if (!seen) arena_push(ar, (void ***)&inputs, &nin, &capin, (void *)sp->count.inputs[j]);
-            }
+            SizeExpr *bytes = sz_bin(ar, SZ_MUL, (SizeExpr *)sp->count.expr, sz_int(ar, sp->stride));
+            parts[i] = sz_bin(ar, SZ_ROUND_UP, bytes, sz_int(ar, 16));
+            crisp = arena_printf(ar, "%s%s%s x %d bytes", crisp, i ? " + " : "", sp->count.crisp, sp->stride);
         }
-        pa->size.crisp = arena_strdup(ar, sb_cstr(&cr));
-        pa->size.c = arena_strdup(ar, sb_cstr(&c));
-        pa->size.py = arena_strdup(ar, sb_cstr(&py));
-        pa->size.inputs = inputs;
-        pa->size.ninputs = nin;
-        sb_free(&c);
-        sb_free(&py);
-        sb_free(&cr);
+        pa->size.crisp = crisp;
+        pa->size.expr = !parts || !k->nscratch ? NULL : k->nscratch == 1 ? parts[0] : sz_node(ar, SZ_ADD, parts, k->nscratch);
     }
     k->uses_warp = f->uses_warp;
     if (f->warp_mem) {
@@ -156,12 +167,8 @@ static void build_kernel(Arena *ar, AbiKernel *k, const CFunc *f) {
         k->warp_words = f->warp_words;
         add_pointer(ar, k, ROLE_LOCAL, "warp-memory", f->warp_mem, 0);
         AbiArg *w = &k->args[k->nargs - 2];
-        static const char *in[] = {"local_linear_size"};
         w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", f->warp_words);
-        w->size.c = arena_printf(ar, "local_linear_size * %dULL", f->warp_words);
-        w->size.py = arena_printf(ar, "local_linear_size * %d", f->warp_words);
-        w->size.inputs = in;
-        w->size.ninputs = 1;
+        w->size.expr = sz_simplify(ar, sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, f->warp_words)));
         w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
     }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
@@ -183,6 +190,6 @@ Abi *abi_build(Arena *a, const Program *p) {
     abi->kernels = arena_alloc(a, sizeof(AbiKernel) * (size_t)(nk ? nk : 1));
     if (!abi->kernels) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p->funcs[i]);
+        if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p, p->funcs[i]);
     return abi;
 }

@@ -23,18 +23,16 @@ typedef enum AbiRole {
 } AbiRole;
 
 /* A size the host computes before launching: an element count (result and
- * implicit vectors) or a byte count (scratch pool).  `c` and `py` are
- * expressions over `inputs`, identifiers the hoist code binds:
- *   NAME_len        element count of vector parameter NAME (mangled)
- *   NAME            value of integer scalar parameter NAME (mangled)
+ * implicit vectors) or a byte count (scratch pool).  `expr` is a tree over
+ * inputs (types/sizeexpr.h) that emit-oclc/sizeprint.h prints as C or
+ * Python; abi_input_name spells its inputs as docs/abi.md says:
+ *   NAME_len        element count of vector parameter NAME
+ *   NAME            value of integer scalar parameter NAME
  *   global_size0..2, local_size0..2, num_groups0..2,
  *   global_linear_size, local_linear_size   the launch sizes */
 typedef struct AbiSize {
-    const char *crisp;  /* as written, for comments, e.g. "(* (length~ A) 2)" */
-    const char *c;      /* C (unsigned long long arithmetic) */
-    const char *py;     /* Python (integer arithmetic) */
-    const char **inputs;
-    int ninputs;
+    const char *crisp;      /* as written, for comments, e.g. "(* (length~ A) 2)" */
+    const SizeExpr *expr;   /* NULL: nothing to compute */
 } AbiSize;
 
 /* One member of the scratch pool (each at a 16-byte aligned offset). */
@@ -64,6 +62,9 @@ typedef struct AbiArg {
     /* ROLE_LENGTH: the pointer argument it measures (index and name) */
     int measures;
     const char *param;
+    /* vector parameters: what the kernel touches (analysis/extent.h) */
+    const SizeExpr *need;   /* at least this many elements, or NULL */
+    const char *unchecked;  /* why the kernel's reach could not be bounded, or NULL */
     /* side channels */
     AbiSize size;           /* elements (result, implicit), bytes (scratch) */
     const char *comment;    /* :comment text, or NULL */
@@ -83,6 +84,7 @@ typedef struct AbiKernel {
     int warp_words;         /* warp forms: __local words per thread of the
                                local-memory lowering (0: none needed) */
     int uses_warp;          /* the kernel uses warp forms (docs/warps.md) */
+    int *param_arg;         /* explicit parameter i -> index of its scalar or pointer argument */
 } AbiKernel;
 
 typedef struct Abi {
@@ -101,5 +103,14 @@ typedef struct Abi {
 Abi *abi_build(Arena *a, const Program *p);
 
 const char *abi_role_name(AbiRole r);
+
+/* The argument of size-expression input IN (its length argument for
+ * SZ_LENGTH, the scalar for SZ_SCALAR), or NULL for launch sizes. */
+const AbiArg *abi_input_arg(const AbiKernel *k, const SizeExpr *in);
+
+/* docs/abi.md's identifier of input IN in kernel K: the kernel's C name of
+ * the length or scalar argument, or global_size0 ... local_linear_size.
+ * A SizeInputName callback (emit-oclc/sizeprint.h) with K as its data. */
+const char *abi_input_name(void *k, const SizeExpr *in);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "abi.h"
 #include "emit_oclc.h"
+#include "sizeprint.h"
 
 static void json_str(StrBuf *b, const char *s) {
     sb_putc(b, '"');
@@ -48,21 +49,31 @@ static void size_json(StrBuf *b, const SizeDecl *sd) {
     sb_putc(b, '}');
 }
 
-/* "size": {"crisp": ..., "c": ..., "python": ..., "inputs": [...]} */
-static void expr_json(StrBuf *b, const char *key, const AbiSize *z) {
-    sb_printf(b, ", \"%s\": {\"crisp\": ", key);
-    json_str(b, z->crisp ? z->crisp : "");
-    key_str(b, "c", z->c ? z->c : "0");
-    key_str(b, "python", z->py ? z->py : "0");
+/* "size": {"crisp": ..., "c": ..., "python": ..., "inputs": [...]}: the
+ * size tree printed as C and Python over docs/abi.md's input names. */
+static void expr_json(StrBuf *b, Arena *a, const AbiKernel *k, const char *key, const AbiSize *z) {
+    sb_printf(b, ", \"%s\": {", key);
+    if (z->crisp) {
+        sb_puts(b, "\"crisp\": ");
+        json_str(b, z->crisp);
+        sb_puts(b, ", ");
+    }
+    sb_puts(b, "\"c\": ");
+    json_str(b, size_c(a, z->expr, abi_input_name, (void *)k));
+    key_str(b, "python", size_py(a, z->expr, abi_input_name, (void *)k));
     sb_puts(b, ", \"inputs\": [");
-    for (int i = 0; i < z->ninputs; i++) {
+    const SizeExpr **in = NULL;
+    int nin = 0, cap = 0;
+    sz_collect_inputs(a, z->expr, &in, &nin, &cap);
+    for (int i = 0; i < nin; i++) {
         if (i) sb_puts(b, ", ");
-        json_str(b, z->inputs[i]);
+        const char *name = abi_input_name((void *)k, in[i]);
+        json_str(b, name ? name : size_input_default(a, in[i]));
     }
     sb_puts(b, "]}");
 }
 
-static void arg_json(StrBuf *b, const AbiKernel *k, const AbiArg *a) {
+static void arg_json(StrBuf *b, Arena *ar, const AbiKernel *k, const AbiArg *a) {
     sb_printf(b, "        {\"index\": %d, \"name\": ", a->index);
     json_str(b, a->name);
     sb_printf(b, ", \"role\": \"%s\"", abi_role_name(a->role));
@@ -76,7 +87,12 @@ static void arg_json(StrBuf *b, const AbiKernel *k, const AbiArg *a) {
         if (a->is_out) sb_puts(b, ", \"out\": true");
         if (a->fixed_length >= 0) sb_printf(b, ", \"length\": %lld", (long long)a->fixed_length);
         if (a->role == ROLE_RESULT || a->role == ROLE_IMPLICIT || a->role == ROLE_SCRATCH || a->role == ROLE_LOCAL)
-            expr_json(b, a->role == ROLE_SCRATCH ? "bytes" : "size", &a->size);
+            expr_json(b, ar, k, a->role == ROLE_SCRATCH ? "bytes" : "size", &a->size);
+        if (a->need) {
+            AbiSize z = {NULL, a->need};
+            expr_json(b, ar, k, "touches", &z);
+        }
+        if (a->unchecked) key_str(b, "unchecked", a->unchecked);
         if (a->comment) key_str(b, "comment", a->comment);
     }
     sb_putc(b, '}');
@@ -98,7 +114,7 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         if (k->exact) sb_puts(b, "      \"exact\": true,\n");
         sb_puts(b, "      \"args\": [\n");
         for (int i = 0; i < k->nargs; i++) {
-            arg_json(b, k, &k->args[i]);
+            arg_json(b, scratch, k, &k->args[i]);
             sb_puts(b, i + 1 < k->nargs ? ",\n" : "\n");
         }
         sb_puts(b, "      ],\n      \"global_size\": ");
@@ -121,7 +137,7 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
                 sb_printf(b, "%s\n        {\"name\": ", i ? "," : "");
                 json_str(b, sp->name);
                 sb_printf(b, ", \"element\": \"%s\", \"stride\": %d", sp->element, sp->stride);
-                expr_json(b, "size", &sp->count);
+                expr_json(b, scratch, k, "size", &sp->count);
                 if (sp->comment) key_str(b, "comment", sp->comment);
                 sb_putc(b, '}');
             }

@@ -1,17 +1,22 @@
 /* crisp_runtime.h - the C runtime shim of Crisp's generated host code.
  *
  * Every BASE_hoist_OpenCL.c that `crisp --hoist=OpenCL` writes includes this
- * file instead of repeating the same OpenCL boilerplate: readable error
- * messages, platform/device selection, program building with build logs,
- * buffers (and shared virtual memory), std140 packing, demo data, launch
- * sizes and the --debug-output channel decoder.  `crisp --emit-runtime=DIR`
- * writes it next to the outputs; it is also usable on its own.
+ * file instead of repeating the same OpenCL boilerplate: error messages
+ * the caller can fetch, platform/device selection or the caller's own
+ * context and queue, program building with build logs, buffers (and shared
+ * virtual memory), std140 packing, launch sizes, the helpers size
+ * expressions call, and the --debug-output channel decoder.  crisp writes
+ * it next to every C hoist; `make install` puts it in include/crisp/.
  *
  * Header-only: every function is `static inline`, so any number of
  * translation units (and any number of hoists in one program) can include
  * it with no "implementation" macro and no link-time clashes, and unused
  * functions cause no warnings.  Plain C99 that is also valid C++; compiles
  * warning-free with gcc/g++ -Wall -Wextra and with TinyCC.
+ *
+ * Nothing here prints unless asked to (the functions that print take a
+ * FILE *): a failing call returns its status and leaves a message in its
+ * CrispContext, crisp_error_message(cx).
  *
  * Device selection (crisp_open):
  *   CRISP_PLATFORM=TEXT  use the first platform whose name contains TEXT
@@ -20,6 +25,7 @@
  *                        when TEXT is a number, the device with that index
  *                        (counting the devices of the chosen platform(s))
  *   neither              the first GPU of any platform, else the first device
+ * crisp_use takes the caller's own context and queue instead.
  *
  * Everything the shim defines starts with crisp_ / Crisp / CRISP_. */
 #ifndef CRISP_RUNTIME_H
@@ -51,6 +57,7 @@
 #undef CRISP_RUNTIME_UNDEF_INTEGRITY
 #endif
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +76,21 @@
 #define CRISP_BUILD_OPTIONS "-cl-std=CL1.2"
 #endif
 
+/* The status of a vector shorter than what the kernel touches (or a buffer
+ * smaller than its length says): not an OpenCL code. */
+#define CRISP_INVALID_LENGTH (-9001)
+/* zero-filled buffers up to this size are copied from host memory */
+#ifndef CRISP_ZERO_COPY_BYTES
+#define CRISP_ZERO_COPY_BYTES 65536
+#endif
+
+/* Bytes of a CrispContext's message: enough for a build log's start. */
+#define CRISP_MESSAGE_SIZE 8192
+
 /* ======================================================================
  * Errors
  * ====================================================================== */
+
 
 /* The name of an OpenCL status code, e.g. -30 -> "CL_INVALID_VALUE". */
 static inline const char *crisp_error_name(cl_int err) {
@@ -140,6 +159,7 @@ static inline const char *crisp_error_name(cl_int err) {
     case -71: return "CL_INVALID_SPEC_ID";
     case -72: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
+    case CRISP_INVALID_LENGTH: return "CRISP_INVALID_LENGTH";
     default: return "unknown OpenCL error";
     }
 }
@@ -160,26 +180,8 @@ static inline const char *crisp_error_hint(cl_int err) {
     }
 }
 
-/* Report a failed call on stderr and return ERR, so that callers can write
- *     if (err != CL_SUCCESS) return crisp_fail(err, "clFinish");  */
-static inline cl_int crisp_fail(cl_int err, const char *what) {
-    fprintf(stderr, "crisp: %s failed: %s (%d)%s\n", what, crisp_error_name(err), (int)err,
-            crisp_error_hint(err));
-    return err;
-}
-
-/* 1 when ERR is CL_SUCCESS; otherwise report it (crisp_fail) and return 0. */
-static inline int crisp_ok(cl_int err, const char *what) {
-    if (err == CL_SUCCESS) return 1;
-    crisp_fail(err, what);
-    return 0;
-}
-
-/* ======================================================================
- * Platform and device selection
- * ====================================================================== */
-
-/* What a hoist needs to run kernels: one device, a context and a queue. */
+/* What a hoist needs to run kernels: one device, a context and a queue,
+ * and the message of the last failure. */
 typedef struct CrispContext {
     cl_platform_id platform;
     cl_device_id device;
@@ -189,7 +191,48 @@ typedef struct CrispContext {
     char device_name[256];
     char device_version[128];   /* "OpenCL 3.0 ..." */
     int has_svm;                /* coarse-grained SVM buffers are available */
+    cl_int status;              /* of the last failure (CL_SUCCESS: none) */
+    char message[CRISP_MESSAGE_SIZE]; /* its message: crisp_error_message */
 } CrispContext;
+
+/* The message of the last failure on CX ("" when there was none). */
+static inline const char *crisp_error_message(const CrispContext *cx) {
+    return cx ? cx->message : "no CrispContext";
+}
+
+static inline void crisp_error_clear(CrispContext *cx) {
+    cx->status = CL_SUCCESS;
+    cx->message[0] = '\0';
+}
+
+/* Record ERR with a message (printf FMT) on CX and return ERR, so that
+ * callers can write  return crisp_errorf(cx, err, "...", ...);  */
+static inline cl_int crisp_errorf(CrispContext *cx, cl_int err, const char *fmt, ...) {
+    va_list ap;
+    if (!cx) return err;
+    cx->status = err;
+    va_start(ap, fmt);
+    vsnprintf(cx->message, sizeof cx->message, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* Record a failed OpenCL call WHAT: "WHAT failed: CL_NAME (code) hint". */
+static inline cl_int crisp_fail(CrispContext *cx, cl_int err, const char *what) {
+    return crisp_errorf(cx, err, "%s failed: %s (%d)%s", what, crisp_error_name(err), (int)err, crisp_error_hint(err));
+}
+
+/* 1 when ERR is CL_SUCCESS; otherwise record it (crisp_fail) and return 0. */
+static inline int crisp_ok(CrispContext *cx, cl_int err, const char *what) {
+    if (err == CL_SUCCESS) return 1;
+    crisp_fail(cx, err, what);
+    return 0;
+}
+
+/* ======================================================================
+ * Platform and device selection
+ * ====================================================================== */
+
 
 /* Case-insensitive "HAY contains NEEDLE" (an empty needle matches). */
 static inline int crisp_contains(const char *hay, const char *needle) {
@@ -228,33 +271,43 @@ static inline long crisp_index_of(const char *s) {
 #define CRISP_MAX_PLATFORMS 16
 #define CRISP_MAX_DEVICES 64
 
-/* Print every platform and device, for "no device matched" messages. */
-static inline void crisp_list_devices(FILE *out) {
+/* Append every platform and device to BUF (SIZE bytes), one per line. */
+static inline void crisp_format_devices(char *buf, size_t size) {
     cl_platform_id plats[CRISP_MAX_PLATFORMS];
     cl_uint np = 0, p, d;
+    size_t n = strlen(buf);
     if (clGetPlatformIDs(CRISP_MAX_PLATFORMS, plats, &np) != CL_SUCCESS) np = 0;
     if (np > CRISP_MAX_PLATFORMS) np = CRISP_MAX_PLATFORMS;
-    if (np == 0) fprintf(out, "  (no OpenCL platform is installed: install an ICD such as pocl-opencl-icd)\n");
+    if (np == 0) snprintf(buf + n, n < size ? size - n : 0, "  (no OpenCL platform is installed: install an ICD such as pocl-opencl-icd)\n");
     for (p = 0; p < np; p++) {
         cl_device_id devs[CRISP_MAX_DEVICES];
         cl_uint nd = 0;
         char name[256] = "?";
         clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        fprintf(out, "  platform %u: %s\n", p, name);
+        n = strlen(buf);
+        snprintf(buf + n, n < size ? size - n : 0, "  platform %u: %s\n", p, name);
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, CRISP_MAX_DEVICES, devs, &nd) != CL_SUCCESS) nd = 0;
         if (nd > CRISP_MAX_DEVICES) nd = CRISP_MAX_DEVICES;
         for (d = 0; d < nd; d++) {
             char dname[256] = "?";
             clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname, dname, NULL);
-            fprintf(out, "    device: %s\n", dname);
+            n = strlen(buf);
+            snprintf(buf + n, n < size ? size - n : 0, "    device: %s\n", dname);
         }
     }
 }
 
+/* Print every platform and device on OUT. */
+static inline void crisp_list_devices(FILE *out) {
+    char text[4096] = "";
+    crisp_format_devices(text, sizeof text);
+    fputs(text, out);
+}
+
 /* Choose a platform and device (CRISP_PLATFORM, CRISP_DEVICE: see the top
- * of this file).  Returns CL_DEVICE_NOT_FOUND, with a message listing what
- * is installed, when nothing matches. */
-static inline cl_int crisp_pick_device(cl_platform_id *platform, cl_device_id *device) {
+ * of this file).  Returns CL_DEVICE_NOT_FOUND, with a message on CX listing
+ * what is installed, when nothing matches. */
+static inline cl_int crisp_pick_device(CrispContext *cx, cl_platform_id *platform, cl_device_id *device) {
     const char *want_plat = crisp_env("CRISP_PLATFORM");
     const char *want_dev = crisp_env("CRISP_DEVICE");
     long want_index = want_dev ? crisp_index_of(want_dev) : -1;
@@ -263,11 +316,10 @@ static inline cl_int crisp_pick_device(cl_platform_id *platform, cl_device_id *d
     long seen = 0;
     int pass;
     cl_int err = clGetPlatformIDs(CRISP_MAX_PLATFORMS, plats, &np);
-    if (err != CL_SUCCESS || np == 0) {
-        fprintf(stderr, "crisp: no OpenCL platform found (%s): install an OpenCL driver (ICD), "
-                        "e.g. pocl-opencl-icd\n", crisp_error_name(err));
-        return err != CL_SUCCESS ? err : CL_DEVICE_NOT_FOUND;
-    }
+    if (err != CL_SUCCESS || np == 0)
+        return crisp_errorf(cx, err != CL_SUCCESS ? err : CL_DEVICE_NOT_FOUND,
+                            "no OpenCL platform found (%s): install an OpenCL driver (ICD), e.g. pocl-opencl-icd",
+                            crisp_error_name(err));
     if (np > CRISP_MAX_PLATFORMS) np = CRISP_MAX_PLATFORMS;
     /* pass 0 looks for a GPU (only when no device was asked for), pass 1 for any device */
     for (pass = want_dev ? 1 : 0; pass < 2; pass++) {
@@ -293,9 +345,9 @@ static inline cl_int crisp_pick_device(cl_platform_id *platform, cl_device_id *d
             }
         }
     }
-    fprintf(stderr, "crisp: no OpenCL device matches CRISP_PLATFORM=%s CRISP_DEVICE=%s; installed:\n",
-            want_plat ? want_plat : "(any)", want_dev ? want_dev : "(any)");
-    crisp_list_devices(stderr);
+    crisp_errorf(cx, CL_DEVICE_NOT_FOUND, "no OpenCL device matches CRISP_PLATFORM=%s CRISP_DEVICE=%s; installed:\n",
+                 want_plat ? want_plat : "(any)", want_dev ? want_dev : "(any)");
+    if (cx) crisp_format_devices(cx->message, sizeof cx->message);
     return CL_DEVICE_NOT_FOUND;
 }
 
@@ -318,25 +370,31 @@ static inline int crisp_device_has_svm(cl_platform_id platform, cl_device_id dev
 #endif
 }
 
-/* Pick a device (crisp_pick_device), then create a context and an in-order
- * queue with PROPERTIES (0, or CL_QUEUE_PROFILING_ENABLE to time kernels). */
-static inline cl_int crisp_open(CrispContext *cx, cl_command_queue_properties properties) {
-    cl_context_properties props[3];
-    cl_int err;
-    memset(cx, 0, sizeof *cx);
-    err = crisp_pick_device(&cx->platform, &cx->device);
-    if (err != CL_SUCCESS) return err;
+/* Names and SVM support of CX's device. */
+static inline void crisp_describe(CrispContext *cx) {
     clGetPlatformInfo(cx->platform, CL_PLATFORM_NAME, sizeof cx->platform_name, cx->platform_name, NULL);
     clGetDeviceInfo(cx->device, CL_DEVICE_NAME, sizeof cx->device_name, cx->device_name, NULL);
     clGetDeviceInfo(cx->device, CL_DEVICE_VERSION, sizeof cx->device_version, cx->device_version, NULL);
     cx->has_svm = crisp_device_has_svm(cx->platform, cx->device);
+}
+
+/* Pick a device (crisp_pick_device), then create a context and an in-order
+ * queue with PROPERTIES (0, or CL_QUEUE_PROFILING_ENABLE to time kernels).
+ * crisp_close releases them. */
+static inline cl_int crisp_open(CrispContext *cx, cl_command_queue_properties properties) {
+    cl_context_properties props[3];
+    cl_int err;
+    memset(cx, 0, sizeof *cx);
+    err = crisp_pick_device(cx, &cx->platform, &cx->device);
+    if (err != CL_SUCCESS) return err;
+    crisp_describe(cx);
     props[0] = CL_CONTEXT_PLATFORM;
     props[1] = (cl_context_properties)cx->platform;
     props[2] = 0;
     cx->context = clCreateContext(props, 1, &cx->device, NULL, NULL, &err);
-    if (!crisp_ok(err, "clCreateContext")) return err;
+    if (!crisp_ok(cx, err, "clCreateContext")) return err;
     cx->queue = clCreateCommandQueue(cx->context, cx->device, properties, &err);
-    if (!crisp_ok(err, "clCreateCommandQueue")) {
+    if (!crisp_ok(cx, err, "clCreateCommandQueue")) {
         clReleaseContext(cx->context);
         cx->context = NULL;
         return err;
@@ -344,6 +402,30 @@ static inline cl_int crisp_open(CrispContext *cx, cl_command_queue_properties pr
     return CL_SUCCESS;
 }
 
+/* Use the caller's own CONTEXT and QUEUE (on that context): the device is
+ * the queue's.  Takes a reference to both, which crisp_close gives back. */
+static inline cl_int crisp_use(CrispContext *cx, cl_context context, cl_command_queue queue) {
+    cl_context qcontext = NULL;
+    cl_int err;
+    memset(cx, 0, sizeof *cx);
+    if (!context || !queue) return crisp_errorf(cx, CL_INVALID_VALUE, "crisp_use: a context and a queue are needed");
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qcontext, &qcontext, NULL);
+    if (!crisp_ok(cx, err, "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)")) return err;
+    if (qcontext != context)
+        return crisp_errorf(cx, CL_INVALID_CONTEXT, "crisp_use: the queue belongs to another context than the one given");
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof cx->device, &cx->device, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(cx->device, CL_DEVICE_PLATFORM, sizeof cx->platform, &cx->platform, NULL);
+    if (!crisp_ok(cx, err, "clGetCommandQueueInfo(CL_QUEUE_DEVICE)")) return err;
+    crisp_describe(cx);
+    clRetainContext(context);
+    clRetainCommandQueue(queue);
+    cx->context = context;
+    cx->queue = queue;
+    return CL_SUCCESS;
+}
+
+/* Give back the context and queue (crisp_open made them: they go; crisp_use:
+ * the references it took). */
 static inline void crisp_close(CrispContext *cx) {
     if (cx->queue) clReleaseCommandQueue(cx->queue);
     if (cx->context) clReleaseContext(cx->context);
@@ -355,15 +437,15 @@ static inline void crisp_close(CrispContext *cx) {
  * Programs
  * ====================================================================== */
 
-/* Read a whole file into a NUL-terminated malloc'ed string (NULL on failure,
- * with a message). */
-static inline char *crisp_read_file(const char *path) {
+/* Read a whole file into a NUL-terminated malloc'ed string (NULL on
+ * failure, with a message on CX). */
+static inline char *crisp_read_file(CrispContext *cx, const char *path) {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
     size_t len = 0, cap = 0;
     int failed = 0;
     if (!f) {
-        fprintf(stderr, "crisp: cannot open `%s`\n", path);
+        crisp_errorf(cx, CL_INVALID_VALUE, "cannot open `%s`", path);
         return NULL;
     }
     for (;;) {
@@ -383,7 +465,8 @@ static inline char *crisp_read_file(const char *path) {
         if (n == 0) break;
     }
     if (failed || ferror(f)) {
-        fprintf(stderr, "crisp: cannot read `%s`%s\n", path, failed ? ": out of memory" : "");
+        crisp_errorf(cx, failed ? CL_OUT_OF_HOST_MEMORY : CL_INVALID_VALUE, "cannot read `%s`%s", path,
+                     failed ? ": out of memory" : "");
         free(text);
         fclose(f);
         return NULL;
@@ -394,7 +477,7 @@ static inline char *crisp_read_file(const char *path) {
 }
 
 /* Find NAME: as given (relative to the working directory), else in the
- * directory of ARGV0 (the demo's own path).  Writes the path found into
+ * directory of ARGV0 (a program's own path).  Writes the path found into
  * BUF; returns 0 when neither exists. */
 static inline int crisp_find_file(const char *name, const char *argv0, char *buf, size_t size) {
     FILE *f;
@@ -412,56 +495,55 @@ static inline int crisp_find_file(const char *name, const char *argv0, char *buf
     return 0;
 }
 
-/* Print a program's build log for DEVICE (when there is one). */
-static inline void crisp_print_build_log(cl_program program, cl_device_id device, const char *what) {
-    size_t size = 0;
-    char *log;
-    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS || size < 2)
-        return;
-    log = (char *)malloc(size + 1);
-    if (!log) return;
-    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
-        log[size] = '\0';
-        fprintf(stderr, "crisp: build log of %s:\n%s\n", what, log);
-    }
-    free(log);
-}
-
-/* Build OpenCL C SOURCE for DEVICE with CRISP_BUILD_OPTIONS (plus OPTIONS,
- * may be NULL).  WHAT names the source in messages.  On failure prints the
- * build log, sets *ERR and returns NULL. */
-static inline cl_program crisp_build_program(cl_context context, cl_device_id device, const char *source,
-                                             const char *what, const char *options, cl_int *err) {
+/* Build OpenCL C SOURCE on CX's device with CRISP_BUILD_OPTIONS (plus
+ * OPTIONS, may be NULL; OPTIONS with a -cl-std= of its own replace it: the
+ * hoists pass the .cl's, --ocl-version).  WHAT names the source in
+ * messages.  On failure the message on CX has the build log; *ERR is set
+ * and NULL returned. */
+static inline cl_program crisp_build_program(CrispContext *cx, const char *source, const char *what,
+                                             const char *options, cl_int *err) {
     char opts[1024];
     cl_program program;
     cl_int status;
+    size_t n, size = 0;
+    const char *base = options && strstr(options, "-cl-std=") ? "" : CRISP_BUILD_OPTIONS;
     if (!err) err = &status;
-    snprintf(opts, sizeof opts, "%s%s%s", CRISP_BUILD_OPTIONS, options ? " " : "", options ? options : "");
-    program = clCreateProgramWithSource(context, 1, &source, NULL, err);
-    if (!crisp_ok(*err, "clCreateProgramWithSource")) return NULL;
-    *err = clBuildProgram(program, 1, &device, opts, NULL, NULL);
-    if (*err != CL_SUCCESS) {
-        crisp_print_build_log(program, device, what);
-        fprintf(stderr, "crisp: building %s with \"%s\" failed: %s (%d)\n", what, opts, crisp_error_name(*err),
-                (int)*err);
-        clReleaseProgram(program);
-        return NULL;
-    }
-    return program;
+    snprintf(opts, sizeof opts, "%s%s%s", base, options && *base ? " " : "", options ? options : "");
+    program = clCreateProgramWithSource(cx->context, 1, &source, NULL, err);
+    if (!crisp_ok(cx, *err, "clCreateProgramWithSource")) return NULL;
+    *err = clBuildProgram(program, 1, &cx->device, opts, NULL, NULL);
+    if (*err == CL_SUCCESS) return program;
+    crisp_errorf(cx, *err, "building %s with \"%s\" failed: %s (%d); build log of %s:\n", what, opts,
+                 crisp_error_name(*err), (int)*err, what);
+    n = strlen(cx->message);
+    if (clGetProgramBuildInfo(program, cx->device, CL_PROGRAM_BUILD_LOG, sizeof cx->message - n - 1, cx->message + n,
+                              &size) != CL_SUCCESS)
+        snprintf(cx->message + n, sizeof cx->message - n, "(the log does not fit or is not available)");
+    cx->message[sizeof cx->message - 1] = '\0';
+    clReleaseProgram(program);
+    return NULL;
 }
 
 /* crisp_build_program on the contents of the file PATH. */
-static inline cl_program crisp_build_program_file(cl_context context, cl_device_id device, const char *path,
-                                                  const char *options, cl_int *err) {
-    char *source = crisp_read_file(path);
+static inline cl_program crisp_build_program_file(CrispContext *cx, const char *path, const char *options,
+                                                  cl_int *err) {
+    char *source = crisp_read_file(cx, path);
     cl_program program;
     if (!source) {
-        if (err) *err = CL_INVALID_VALUE;
+        if (err) *err = cx->status;
         return NULL;
     }
-    program = crisp_build_program(context, device, source, path, options, err);
+    program = crisp_build_program(cx, source, path, options, err);
     free(source);
     return program;
+}
+
+/* clCreateKernel NAME of PROGRAM (NULL with a message on failure). */
+static inline cl_kernel crisp_create_kernel(CrispContext *cx, cl_program program, const char *name, cl_int *err) {
+    char what[320];
+    cl_kernel k = clCreateKernel(program, name, err);
+    snprintf(what, sizeof what, "clCreateKernel(%s)", name);
+    return crisp_ok(cx, *err, what) ? k : NULL;
 }
 
 /* ======================================================================
@@ -477,11 +559,14 @@ typedef struct CrispMem {
     cl_context context;     /* to free the SVM allocation */
 } CrispMem;
 
+#define CRISP_MEM_INIT {NULL, NULL, 0, NULL}
+
 /* Allocate BYTES (at least 1: OpenCL has no empty buffers) of device memory
  * with FLAGS (CL_MEM_READ_ONLY, ...), as SVM when USE_SVM, and copy INIT
- * (may be NULL) into it.  WHAT names it in messages. */
-static inline cl_int crisp_mem_create(const CrispContext *cx, CrispMem *m, cl_mem_flags flags, size_t bytes,
-                                      const void *init, int use_svm, const char *what) {
+ * into it, or zeros when INIT is NULL and ZERO is set.  WHAT names it in
+ * messages. */
+static inline cl_int crisp_mem_create(CrispContext *cx, CrispMem *m, cl_mem_flags flags, size_t bytes,
+                                      const void *init, int zero, int use_svm, const char *what) {
     cl_int err = CL_SUCCESS;
     char msg[320];
     memset(m, 0, sizeof *m);
@@ -490,42 +575,61 @@ static inline cl_int crisp_mem_create(const CrispContext *cx, CrispMem *m, cl_me
 #ifdef CL_VERSION_2_0
     if (use_svm) {
         m->svm = clSVMAlloc(cx->context, flags, m->bytes, 0);
-        if (!m->svm) {
-            snprintf(msg, sizeof msg, "clSVMAlloc(%s, %lu bytes)", what, (unsigned long)m->bytes);
-            return crisp_fail(CL_MEM_OBJECT_ALLOCATION_FAILURE, msg);
-        }
-        if (init) {
+        if (!m->svm)
+            return crisp_errorf(cx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clSVMAlloc(%s, %lu bytes) failed", what,
+                                (unsigned long)m->bytes);
+        if (init && bytes) {
             err = clEnqueueSVMMemcpy(cx->queue, CL_TRUE, m->svm, init, bytes, 0, NULL, NULL);
             snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(to %s)", what);
-            if (!crisp_ok(err, msg)) return err;
+        } else if (zero) {
+            cl_uchar nothing = 0;
+            err = clEnqueueSVMMemFill(cx->queue, m->svm, &nothing, 1, m->bytes, 0, NULL, NULL);
+            if (err == CL_SUCCESS) err = clFinish(cx->queue);
+            snprintf(msg, sizeof msg, "clEnqueueSVMMemFill(%s)", what);
         }
-        return CL_SUCCESS;
+        return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
     }
 #else
     (void)use_svm;
 #endif
+    /* a small zero buffer is copied from zeroed host memory: one call, and
+       oclgrind 21.10 does not count clEnqueueFillBuffer as initialising */
+    void *zeros = zero && !(init && bytes) && m->bytes <= CRISP_ZERO_COPY_BYTES ? calloc(1, m->bytes) : NULL;
+    if (zeros) init = zeros, bytes = m->bytes;
     m->mem = clCreateBuffer(cx->context, flags | (init && bytes ? CL_MEM_COPY_HOST_PTR : 0), m->bytes,
                             init && bytes ? (void *)init : NULL, &err);
+    free(zeros);
     snprintf(msg, sizeof msg, "clCreateBuffer(%s, %lu bytes)", what, (unsigned long)m->bytes);
-    return crisp_ok(err, msg) ? CL_SUCCESS : err;
+    if (!crisp_ok(cx, err, msg)) return err;
+    if (zero && !(init && bytes)) {
+        cl_uchar nothing = 0;
+        cl_event filled = NULL;
+        err = clEnqueueFillBuffer(cx->queue, m->mem, &nothing, 1, 0, m->bytes, 0, NULL, &filled);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &filled); /* before any kernel, on any queue */
+        if (filled) clReleaseEvent(filled);
+        snprintf(msg, sizeof msg, "clEnqueueFillBuffer(%s)", what);
+        if (!crisp_ok(cx, err, msg)) return err;
+    }
+    return CL_SUCCESS;
 }
 
-/* Copy BYTES of device memory M into HOST (blocking). */
-static inline cl_int crisp_mem_read(const CrispContext *cx, const CrispMem *m, void *host, size_t bytes,
-                                    const char *what) {
+/* Copy BYTES of device memory M into HOST on QUEUE (blocking). */
+static inline cl_int crisp_mem_read(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
+                                    size_t bytes, const char *what) {
     cl_int err;
     char msg[320];
     if (bytes > m->bytes) bytes = m->bytes;
+    if (!bytes) return CL_SUCCESS;
 #ifdef CL_VERSION_2_0
     if (m->svm) {
-        err = clEnqueueSVMMemcpy(cx->queue, CL_TRUE, host, m->svm, bytes, 0, NULL, NULL);
+        err = clEnqueueSVMMemcpy(queue, CL_TRUE, host, m->svm, bytes, 0, NULL, NULL);
         snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(from %s)", what);
-        return crisp_ok(err, msg) ? CL_SUCCESS : err;
+        return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
     }
 #endif
-    err = clEnqueueReadBuffer(cx->queue, m->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    err = clEnqueueReadBuffer(queue, m->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     snprintf(msg, sizeof msg, "clEnqueueReadBuffer(%s)", what);
-    return crisp_ok(err, msg) ? CL_SUCCESS : err;
+    return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
 }
 
 static inline void crisp_mem_release(CrispMem *m) {
@@ -538,29 +642,124 @@ static inline void crisp_mem_release(CrispMem *m) {
 }
 
 /* Set kernel argument INDEX to M (a buffer or an SVM pointer). */
-static inline cl_int crisp_set_arg_mem(cl_kernel kernel, cl_uint index, const CrispMem *m, const char *what) {
+static inline cl_int crisp_set_arg_mem(CrispContext *cx, cl_kernel kernel, cl_uint index, const CrispMem *m,
+                                       const char *what) {
     cl_int err;
 #ifdef CL_VERSION_2_0
     if (m->svm) {
         err = clSetKernelArgSVMPointer(kernel, index, m->svm);
-        return crisp_ok(err, what) ? CL_SUCCESS : err;
+        return crisp_ok(cx, err, what) ? CL_SUCCESS : err;
     }
 #endif
     err = clSetKernelArg(kernel, index, sizeof(cl_mem), &m->mem);
-    return crisp_ok(err, what) ? CL_SUCCESS : err;
+    return crisp_ok(cx, err, what) ? CL_SUCCESS : err;
 }
 
-/* calloc(COUNT * STRIDE) bytes (at least 1) for host-side data, with a message on failure. */
-static inline void *crisp_host_alloc(size_t count, size_t stride, const char *what) {
-    void *p = calloc(count ? count : 1, stride ? stride : 1);
-    if (!p) fprintf(stderr, "crisp: out of host memory for %s (%lu x %lu bytes)\n", what, (unsigned long)count,
-                    (unsigned long)stride);
+/* calloc(COUNT * STRIDE) bytes (at least 1) for host-side data; NULL with
+ * a message on CX when out of memory. */
+static inline void *crisp_host_alloc(CrispContext *cx, size_t count, size_t stride, const char *what) {
+    void *p = NULL;
+    if (!stride || count <= (size_t)-1 / stride) p = calloc(count ? count : 1, stride ? stride : 1);
+    if (!p)
+        crisp_errorf(cx, CL_OUT_OF_HOST_MEMORY, "out of host memory for %s (%lu x %lu bytes)", what, (unsigned long)count,
+                     (unsigned long)stride);
     return p;
 }
 
+/* Check the memory object MEM the caller passed for argument NAME of
+ * KERNEL: it belongs to CX's context and holds COUNT elements STRIDE bytes
+ * apart.  A NULL MEM is left to OpenCL. */
+static inline cl_int crisp_check_mem(CrispContext *cx, const char *kernel, const char *name, cl_mem mem,
+                                     unsigned long long count, size_t stride) {
+    cl_context c = NULL;
+    size_t size = 0;
+    cl_int err;
+    if (!mem) return CL_SUCCESS;
+    err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof c, &c, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return crisp_errorf(cx, err, "kernel %s: argument %s is not a valid cl_mem: %s (%d)", kernel, name,
+                            crisp_error_name(err), (int)err);
+    if (c != cx->context)
+        return crisp_errorf(cx, CL_INVALID_CONTEXT, "kernel %s: argument %s is a buffer of another context than the kernel's",
+                            kernel, name);
+    if (stride && count > size / stride)
+        return crisp_errorf(cx, CRISP_INVALID_LENGTH,
+                            "kernel %s: argument %s is a buffer of %lu bytes, but its length says %llu elements of %lu bytes",
+                            kernel, name, (unsigned long)size, count, (unsigned long)stride);
+    return CL_SUCCESS;
+}
+
+/* A vector of HAVE elements where the kernel may touch NEED (WHAT: the
+ * size expression): CRISP_INVALID_LENGTH with a message, else success. */
+static inline cl_int crisp_check_length(CrispContext *cx, const char *kernel, const char *name, unsigned long long have,
+                                        unsigned long long need, const char *what) {
+    if (have >= need) return CL_SUCCESS;
+    return crisp_errorf(cx, CRISP_INVALID_LENGTH,
+                        "kernel %s: argument %s has %llu element%s; it needs at least %llu, what the kernel may touch (%s)",
+                        kernel, name, have, have == 1 ? "" : "s", need, what);
+}
+
 /* ======================================================================
- * Element types, std140 packing and demo data
+ * Host data: std140 packing, uploads and downloads for the *_run functions
  * ====================================================================== */
+
+/* std140 arrays put every element at a 16-byte (or larger) stride.  Pack
+ * COUNT elements of ELEM_BYTES from the dense array SRC into DST with
+ * STRIDE bytes per element (padding zeroed); unpack does the reverse. */
+static inline void crisp_std140_pack(void *dst, size_t stride, const void *src, size_t elem_bytes, size_t count) {
+    size_t i;
+    for (i = 0; i < count; i++) {
+        unsigned char *d = (unsigned char *)dst + i * stride;
+        memcpy(d, (const unsigned char *)src + i * elem_bytes, elem_bytes);
+        if (stride > elem_bytes) memset(d + elem_bytes, 0, stride - elem_bytes);
+    }
+}
+
+static inline void crisp_std140_unpack(void *dst, size_t elem_bytes, const void *src, size_t stride, size_t count) {
+    size_t i;
+    for (i = 0; i < count; i++)
+        memcpy((unsigned char *)dst + i * elem_bytes, (const unsigned char *)src + i * stride, elem_bytes);
+}
+
+/* Device memory for COUNT host elements of ELEM_BYTES at HOST, laid out
+ * STRIDE bytes apart on the device (std140 padding added).  UPLOAD: copy
+ * the data (else the memory starts as it is: the kernel only writes it). */
+static inline cl_int crisp_upload(CrispContext *cx, CrispMem *m, cl_mem_flags flags, const void *host, size_t count,
+                                  size_t elem_bytes, size_t stride, int upload, int use_svm, const char *what) {
+    void *staged = NULL;
+    cl_int err;
+    if (count && stride && count > (size_t)-1 / stride)
+        return crisp_errorf(cx, CL_INVALID_BUFFER_SIZE, "%s: %lu elements do not fit in memory", what, (unsigned long)count);
+    if (upload && host && stride != elem_bytes) {
+        staged = crisp_host_alloc(cx, count, stride, what);
+        if (!staged) return cx->status;
+        crisp_std140_pack(staged, stride, host, elem_bytes, count);
+    }
+    err = crisp_mem_create(cx, m, flags, count * stride, upload ? (staged ? staged : host) : NULL, 0, use_svm, what);
+    free(staged);
+    return err;
+}
+
+/* The reverse: COUNT elements of device memory M (STRIDE apart) into HOST
+ * (ELEM_BYTES each), on QUEUE, waiting. */
+static inline cl_int crisp_download(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
+                                    size_t count, size_t elem_bytes, size_t stride, const char *what) {
+    void *staged = NULL;
+    cl_int err;
+    if (stride == elem_bytes) return crisp_mem_read(cx, queue, m, host, count * stride, what);
+    staged = crisp_host_alloc(cx, count, stride, what);
+    if (!staged) return cx->status;
+    err = crisp_mem_read(cx, queue, m, staged, count * stride, what);
+    if (err == CL_SUCCESS) crisp_std140_unpack(host, elem_bytes, staged, stride, count);
+    free(staged);
+    return err;
+}
+
+/* ======================================================================
+ * Element types and demo data
+ * ====================================================================== */
+
 
 /* An OpenCL element type name ("float", "uchar4", "double", "half"). */
 typedef struct CrispElem {
@@ -664,24 +863,6 @@ static inline double crisp_elem_get(CrispElem e, const void *p, int lane) {
     }
 }
 
-/* std140 arrays put every element at a 16-byte (or larger) stride.  Pack
- * COUNT elements of ELEM_BYTES from the dense array SRC into DST with
- * STRIDE bytes per element (padding zeroed); unpack does the reverse. */
-static inline void crisp_std140_pack(void *dst, size_t stride, const void *src, size_t elem_bytes, size_t count) {
-    size_t i;
-    for (i = 0; i < count; i++) {
-        unsigned char *d = (unsigned char *)dst + i * stride;
-        memcpy(d, (const unsigned char *)src + i * elem_bytes, elem_bytes);
-        if (stride > elem_bytes) memset(d + elem_bytes, 0, stride - elem_bytes);
-    }
-}
-
-static inline void crisp_std140_unpack(void *dst, size_t elem_bytes, const void *src, size_t stride, size_t count) {
-    size_t i;
-    for (i = 0; i < count; i++)
-        memcpy((unsigned char *)dst + i * elem_bytes, (const unsigned char *)src + i * stride, elem_bytes);
-}
-
 /* Demo data for COUNT elements of type ELEMENT, STRIDE bytes apart: lane j
  * of element i is 1 + (i + j) % 16 (never 0: safe as a divisor, small
  * enough to be an index).  Padding stays as it was (zero from calloc). */
@@ -720,9 +901,11 @@ static inline void crisp_print_vector(FILE *out, const char *name, const void *s
     fprintf(out, "%s (sum %.9g)\n", count > 8 ? " ..." : "", sum);
 }
 
+
 /* ======================================================================
  * Launch sizes
  * ====================================================================== */
+
 
 /* An NDRange: DIMS dimensions; local all 0 lets OpenCL choose. */
 typedef struct CrispLaunch {
@@ -809,16 +992,127 @@ static inline unsigned long long crisp_ceil_ull(double x) {
     return (double)u < x ? u + 1 : u;
 }
 
-/* clEnqueueNDRangeKernel with L; WHAT names the kernel in messages. */
-static inline cl_int crisp_enqueue(cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l, const char *what,
-                                   cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-    char msg[320], sizes[160];
-    cl_int err = clEnqueueNDRangeKernel(queue, kernel, l->dims, NULL, l->global,
-                                        crisp_launch_has_local(l) ? l->local : NULL, num_events, wait_list, event);
+
+/* Bounds on what a kernel sees (docs/abi.md): the local size, or the
+ * global size when OpenCL chooses the local size; the number of groups, or
+ * the global size then.  The hoists' length checks use these. */
+static inline unsigned long long crisp_max_local_size(const CrispLaunch *l, cl_uint d) {
+    return crisp_launch_has_local(l) ? crisp_local_size(l, d) : crisp_global_size(l, d);
+}
+
+static inline unsigned long long crisp_max_num_groups(const CrispLaunch *l, cl_uint d) {
+    return crisp_launch_has_local(l) ? crisp_num_groups(l, d) : crisp_global_size(l, d);
+}
+
+/* What size expressions call (emit-oclc/sizeprint.c): integer helpers
+ * that never divide by zero (the size is then 0), and floating ones. */
+static inline unsigned long long crisp_min_ull(unsigned long long a, unsigned long long b) {
+    return a < b ? a : b;
+}
+
+static inline unsigned long long crisp_max_ull(unsigned long long a, unsigned long long b) {
+    return a > b ? a : b;
+}
+
+static inline double crisp_min_dbl(double a, double b) {
+    return a < b ? a : b;
+}
+
+static inline double crisp_max_dbl(double a, double b) {
+    return a > b ? a : b;
+}
+
+static inline unsigned long long crisp_div_ull(unsigned long long a, unsigned long long b) {
+    return b ? a / b : 0;
+}
+
+static inline unsigned long long crisp_ceil_div_ull(unsigned long long a, unsigned long long b) {
+    return b ? a / b + (a % b != 0) : 0;
+}
+
+static inline unsigned long long crisp_round_up_ull(unsigned long long a, unsigned long long m) {
+    return m ? crisp_ceil_div_ull(a, m) * m : a;
+}
+
+/* a - b, or 0 when b is larger (never wraps). */
+static inline unsigned long long crisp_monus_ull(unsigned long long a, unsigned long long b) {
+    return a > b ? a - b : 0;
+}
+
+static inline double crisp_floor_dbl(double x) {
+    double t = (double)(long long)x;
+    return t > x ? t - 1 : t;
+}
+
+static inline double crisp_ceil_dbl(double x) {
+    double t = (double)(long long)x;
+    return t < x ? t + 1 : t;
+}
+
+/* clEnqueueNDRangeKernel with L on QUEUE; WHAT names the kernel in messages. */
+static inline cl_int crisp_enqueue(CrispContext *cx, cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l,
+                                   const char *what, cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+    char sizes[160];
+    cl_int err;
+    cl_uint d;
+    for (d = 0; d < l->dims; d++)
+        if (l->global[d] == 0) /* nothing runs: an event all the same */
+            return crisp_ok(cx, clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event), "clEnqueueMarkerWithWaitList")
+                       ? CL_SUCCESS
+                       : cx->status;
+    err = clEnqueueNDRangeKernel(queue, kernel, l->dims, NULL, l->global, crisp_launch_has_local(l) ? l->local : NULL,
+                                 num_events, wait_list, event);
     if (err == CL_SUCCESS) return err;
     crisp_format_launch(sizes, sizeof sizes, l);
-    snprintf(msg, sizeof msg, "clEnqueueNDRangeKernel(%s, %s)", what, sizes);
-    return crisp_fail(err, msg);
+    return crisp_errorf(cx, err, "clEnqueueNDRangeKernel(%s, %s) failed: %s (%d)%s", what, sizes, crisp_error_name(err),
+                        (int)err, crisp_error_hint(err));
+}
+
+/* ======================================================================
+ * Text the library builds instead of printing (debug logs)
+ * ====================================================================== */
+
+typedef struct CrispText {
+    char *data;             /* NUL-terminated (NULL while empty) */
+    size_t len, cap;
+    int oom;                /* some text was lost: out of memory */
+} CrispText;
+
+static inline void crisp_text_printf(CrispText *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        char *more;
+        while (cap < t->len + (size_t)n + 1) cap *= 2;
+        more = (char *)realloc(t->data, cap);
+        if (!more) {
+            t->oom = 1;
+            return;
+        }
+        t->data = more;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* The text so far ("" when empty). */
+static inline const char *crisp_text(const CrispText *t) {
+    return t->data ? t->data : "";
+}
+
+static inline void crisp_text_free(CrispText *t) {
+    free(t->data);
+    t->data = NULL;
+    t->len = t->cap = 0;
+    t->oom = 0;
 }
 
 /* ======================================================================
@@ -853,39 +1147,39 @@ static inline void crisp_debug_init(cl_uint *words, size_t nwords) {
     }
 }
 
-/* Print one logged value (2 words, low first) of TYPE. */
-static inline void crisp_debug_value(FILE *out, const char *type, cl_uint lo, cl_uint hi) {
+/* One logged value (2 words, low first) of TYPE. */
+static inline void crisp_debug_value(CrispText *out, const char *type, cl_uint lo, cl_uint hi) {
     unsigned long long u = ((unsigned long long)hi << 32) | lo;
     CrispElem e = crisp_elem(type ? type : "");
     if (type && !strcmp(type, "bool")) {
-        fputs(u ? "t" : "nil", out);
+        crisp_text_printf(out, "%s", u ? "t" : "nil");
     } else if (e.kind == 'f' && e.size == 4) {
         float f;
         memcpy(&f, &lo, 4);
-        fprintf(out, "%.9g", f);
+        crisp_text_printf(out, "%.9g", f);
     } else if (e.kind == 'f') {
         double d;
         memcpy(&d, &u, 8);
-        fprintf(out, "%.17g", d);
+        crisp_text_printf(out, "%.17g", d);
     } else if (e.kind == 'h') {
-        fprintf(out, "%g", crisp_half_to_float((cl_half)lo));
+        crisp_text_printf(out, "%g", crisp_half_to_float((cl_half)lo));
     } else if (e.kind == 'u') {
-        fprintf(out, "%llu", u);
+        crisp_text_printf(out, "%llu", u);
     } else {
-        fprintf(out, "%lld", (long long)u); /* signed, and anything unknown */
+        crisp_text_printf(out, "%lld", (long long)u); /* signed, and anything unknown */
     }
 }
 
 /* Decode the debug buffer WORDS (NWORDS words, read back after the kernel)
  * against the site table SITES (the metadata's "debug_sites", indexed by
- * site id), printing one line per record:
+ * site id), appending one line per record to OUT:
  *     kernels.crisp:12: [thread 5] reached midpoint 42
  *     kernels.crisp:20: [thread 0] assertion failed: (< 0 lives): no lives left
  * Parts are joined with a space unless one side already has one; an
  * assertion's first part (its test) is followed by ": ".  Returns the
  * number of records; reports dropped records and damaged buffers. */
-static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t nwords, const CrispDebugSite *sites,
-                                        size_t nsites) {
+static inline size_t crisp_debug_decode_text(CrispText *out, const cl_uint *words, size_t nwords,
+                                             const CrispDebugSite *sites, size_t nsites) {
     size_t at = 2, end, records = 0;
     if (nwords < 2) return 0;
     end = words[0] < nwords ? words[0] : nwords;
@@ -896,40 +1190,50 @@ static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t 
         char last = ' ';
         if (n == 0) break; /* never written: nothing follows */
         if (n < 3 || (n - 3) % 2 || at + n > end) {
-            fprintf(out, "crisp: debug channel: malformed record at word %lu (length %u); %lu words not decoded\n",
-                    (unsigned long)at, n, (unsigned long)(end - at));
+            crisp_text_printf(out, "crisp: debug channel: malformed record at word %lu (length %u); %lu words not decoded\n",
+                              (unsigned long)at, n, (unsigned long)(end - at));
             break;
         }
         if (!s) {
-            fprintf(out, "crisp: debug record for unknown site %u [thread %u]\n", id, thread);
+            crisp_text_printf(out, "crisp: debug record for unknown site %u [thread %u]\n", id, thread);
             at += n;
             continue;
         }
         is_assert = s->kind && !strcmp(s->kind, "assert");
-        fprintf(out, "%s:%d: [thread %u] ", s->file, s->line, thread);
+        crisp_text_printf(out, "%s:%d: [thread %u] ", s->file, s->line, thread);
         for (p = 0; p < s->nparts; p++) {
             const CrispDebugPart *part = &s->parts[p];
             int space_first = part->text && (part->text[0] == ' ' || part->text[0] == '\t');
-            if (p == 1 && is_assert) fputs(": ", out);
-            else if (p > 0 && last != ' ' && last != '\t' && last != '\n' && !space_first) fputc(' ', out);
+            if (p == 1 && is_assert) crisp_text_printf(out, ": ");
+            else if (p > 0 && last != ' ' && last != '\t' && last != '\n' && !space_first) crisp_text_printf(out, " ");
             if (part->text) {
-                fputs(part->text, out);
+                crisp_text_printf(out, "%s", part->text);
                 last = *part->text ? part->text[strlen(part->text) - 1] : last;
             } else {
                 if (4 + 2 * (cl_uint)v < n) crisp_debug_value(out, part->type, words[at + 3 + 2 * v], words[at + 4 + 2 * v]);
-                else fputc('?', out);
+                else crisp_text_printf(out, "?");
                 v++;
                 last = 'x';
             }
         }
-        fputc('\n', out);
+        crisp_text_printf(out, "\n");
         records++;
         at += n;
     }
     if (words[0] > nwords || words[1])
-        fprintf(out, "crisp: %u debug record(s) dropped: the debug channel (%lu words) was full\n", words[1],
-                (unsigned long)nwords);
+        crisp_text_printf(out, "crisp: %u debug record(s) dropped: the debug channel (%lu words) was full\n", words[1],
+                          (unsigned long)nwords);
     return records;
+}
+
+/* The same, printed on OUT. */
+static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t nwords, const CrispDebugSite *sites,
+                                        size_t nsites) {
+    CrispText t = {NULL, 0, 0, 0};
+    size_t n = crisp_debug_decode_text(&t, words, nwords, sites, nsites);
+    fputs(crisp_text(&t), out);
+    crisp_text_free(&t);
+    return n;
 }
 
 #endif /* CRISP_RUNTIME_H */

@@ -1,9 +1,9 @@
 """crisp_runtime - what Crisp's Python host code shares (PyOpenCL + numpy).
 
-`crisp --hoist=PyOpenCL` writes BASE_hoist_PyOpenCL.py, which imports this
-file from beside itself; `crisp --emit-runtime=DIR` writes it there.  It is
-one self-contained file (the compiler embeds it) and needs only PyOpenCL and
-numpy, from Debian (python3-pyopencl, python3-numpy) or pip.
+`crisp --hoist=PyOpenCL` writes BASE_hoist_PyOpenCL.py and this file beside
+it; `make install` and `pip install` of the crisp repository install it too.
+It is one self-contained file (the compiler embeds it) and needs only
+PyOpenCL and numpy, from Debian (python3-pyopencl, python3-numpy) or pip.
 
 Two ways to use it
 ------------------
@@ -11,8 +11,9 @@ Two ways to use it
 1. Through a generated hoist module (the usual way):
 
        import vector_add_hoist_PyOpenCL as hoist
-       k = hoist.load()
-       k.vector_add(a, b, c)            # c holds a + b afterwards
+       k = hoist.load()                 # or hoist.load(context, queue)
+       k.vector_add(a, b, c)            # numpy: c holds a + b afterwards
+       ev = k.vector_add(da, db, dc)    # pyopencl.array.Array: returns at once
 
 2. Directly, from the kernel metadata (BASE.metacrisp), as in the spec's
    "psuedo demonstration" of bitonic sort:
@@ -25,6 +26,23 @@ Two ways to use it
        stage_one.launch(queue, host_data.size, 256)
        stage_two.launch(queue, buffer, j, k)     # arguments in Crisp order
        buffer.read()                             # host_data holds the result
+
+What the hoists rely on (docs/hoisting-python.md)
+-------------------------------------------------
+
+* A vector argument is a numpy array (copied to the device unless the
+  kernel only writes it, and back when the kernel may write it), a
+  pyopencl.array.Array, a cl.Buffer or an SVM pointer (cl.SVM,
+  cl.SVMAllocation), used in place.  Runtime.arg() checks dtypes (TypeError),
+  contexts (ValueError) and counts the elements; the generated method then
+  checks every length against what the kernel touches (ValueError, see
+  too_short()).
+* A call with host memory waits (copy back); a call with device memory only
+  enqueues and returns the kernel's cl.Event.  A pyopencl array of another
+  queue (or of an out-of-order one) has its events waited for, and the
+  kernel's event is added to it when the kernel writes it, as PyOpenCL's
+  own array operations do; on the kernel's own in-order queue the queue
+  orders them.
 
 How the spec's pseudo-code is read (choices)
 --------------------------------------------
@@ -55,7 +73,8 @@ How the spec's pseudo-code is read (choices)
 * Side channels (result, implicit, scratch and debug vectors) are
   allocated by the kernel object from the compiler's size expressions;
   `launch` returns the result vectors (one: the array, several: a tuple),
-  `kernel.results` maps their names to the last ones.
+  `kernel.results` maps their names to the last ones.  Vector lengths are
+  checked against the metadata's "touches" like the hoists do.
 
 API summary
 -----------
@@ -68,11 +87,11 @@ platform / device by case-insensitive substring of its name (the same rule
 as crisp_runtime.h).  Without them the first GPU found is used, else the
 first device of the first platform that has one.
 Programs: build_program(context, source, options, name), load_program(path).
-Layout: element(name, stride), std140_stride(), to_std140(), from_std140(),
-scalar().
-Buffers and launches (what generated code calls): Runtime(context, queue,
-unified_memory) with .vector(), .allocate(), .local_vector(),
-.debug_channel(), .set_arg(), .launch(); launch_sizes(); LaunchSizes.
+Layout: element(name, stride), std140_stride(), std140_dtype(), to_std140(),
+from_std140(), scalar(), scalar_type().
+What generated code calls: Runtime(context, queue, unified_memory) with
+.arg(), .local(), .result(), .scratch(), .debug(), .launch(), .copy_back(),
+.queue_for(); sizes(), too_short(); LaunchSizes, launch_sizes().
 Debug channel: decode_debug(words, sites) -> list of text lines.
 Metadata-driven kernels: load_kernel(), create_buffer(), Buffer, Kernel.
 """
@@ -83,19 +102,20 @@ import math
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 
 try:
     import pyopencl as cl
-except ImportError:  # pragma: no cover - explained to the user
-    sys.stderr.write(
-        "crisp_runtime: PyOpenCL is missing.  Install it (Debian: apt-get install "
+    import pyopencl.array as cl_array
+except ImportError as _missing:  # pragma: no cover - explained to the user
+    raise ImportError(
+        "crisp_runtime needs PyOpenCL (%s).  Install it (Debian: apt-get install "
         "python3-pyopencl; or pip install pyopencl) and run with that Python "
-        "(Debian's is /usr/bin/python3).\n")
-    raise
+        "(Debian's is /usr/bin/python3)." % _missing) from None
 
-ABI_VERSION = 1
+ABI_VERSION = 2              # what generated modules expect (require_abi)
 BUILD_OPTIONS = "-cl-std=CL1.2"
 DEBUG_WORDS = 65536          # default debug channel size (32-bit words)
 
@@ -103,9 +123,10 @@ __all__ = [
     "ABI_VERSION", "BUILD_OPTIONS", "DEBUG_WORDS", "CrispError", "BuildError",
     "error_name", "select_device", "create_context", "default_context",
     "default_queue", "describe_device", "build_program", "load_program",
-    "element", "Element", "std140_stride", "to_std140", "from_std140", "scalar",
-    "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes", "decode_debug", "preview",
-    "load_kernel", "create_buffer", "Buffer", "Kernel", "require_abi",
+    "element", "Element", "std140_stride", "std140_dtype", "to_std140", "from_std140",
+    "scalar", "scalar_type", "Runtime", "DeviceVector", "LaunchSizes", "launch_sizes",
+    "sizes", "too_short", "decode_debug", "preview", "load_kernel", "create_buffer",
+    "Buffer", "Kernel", "require_abi", "cl", "cl_array",
 ]
 
 
@@ -405,6 +426,17 @@ class Element:
         if self.stride < self.size:
             raise TypeError("crisp_runtime: stride %d is smaller than %s (%d bytes)"
                             % (self.stride, self.name, self.size))
+        # what device arrays (pyopencl.array.Array) of this element hold: the
+        # layout itself, padding included (std140: a structured dtype)
+        if self.stride != self.size:
+            fmt = self.base if self.lanes == 1 else (self.base, self.mem_lanes)
+            self.device_dtype = np.dtype({"names": ["v"], "formats": [fmt], "itemsize": self.stride})
+        elif self.kind == "vector":
+            self.device_dtype = self.vector_dtype if self.vector_dtype is not None else self.base
+        else:
+            self.device_dtype = self.base
+        # numpy arrays that are already in the kernel's layout: used as they are
+        self._direct = self.stride == self.size and self.kind in ("scalar", "struct")
 
     def describe(self):
         """How the host passes it, for messages."""
@@ -417,6 +449,54 @@ class Element:
         shapes = "(..., %d)" % self.lanes + (" or (..., 4)" if self.lanes == 3 else "")
         return "%s (numpy %s with shape %s, or pyopencl.cltypes.%s)" % (
             self.name, self.base.name, shapes, self.name)
+
+    # -- what the hoists call on every launch (kept short: per-call cost) --
+    def host(self, array, kernel, name):
+        """(n, staged) for numpy ARRAY passed for parameter NAME of KERNEL:
+        staged is C-contiguous in this element's layout - ARRAY itself when
+        it already is, so results land in place.  TypeError when its dtype
+        or shape does not fit."""
+        if self._direct and array.dtype == self.base and array.flags.c_contiguous:
+            return array.size, array
+        if (self.kind == "vector" and self.stride == self.size and array.flags.c_contiguous
+                and ((array.dtype == self.base and array.ndim and array.shape[-1] == self.mem_lanes)
+                     or (self.vector_dtype is not None and array.dtype == self.vector_dtype))):
+            return array.size // (self.mem_lanes if array.dtype == self.base else 1), array
+        return self.pack(array, "kernel %s: argument %s" % (kernel, name))
+
+    def device_count(self, value, kernel, name):
+        """Elements in VALUE, a pyopencl.array.Array given for NAME: its dtype
+        must be this layout (device_dtype; for N-lane elements also `base`
+        with a last dimension of mem_lanes).  TypeError otherwise."""
+        dt = value.dtype
+        if not value.flags.c_contiguous:
+            raise TypeError("kernel %s: argument %s must be a contiguous pyopencl.array.Array"
+                            % (kernel, name))
+        if dt == self.device_dtype:
+            return value.size
+        if self.kind == "void":
+            return value.nbytes
+        if (self.kind == "vector" and self.stride == self.size and dt == self.base and value.ndim
+                and value.shape[-1] == self.mem_lanes):
+            return value.size // self.mem_lanes
+        raise TypeError("kernel %s: argument %s expects a pyopencl.array.Array of %s, got dtype %s "
+                        "shape %s" % (kernel, name, self.describe_device(), _dtype_text(dt), value.shape))
+
+    def describe_device(self):
+        """What device arrays of this element look like, for messages."""
+        if self.stride != self.size:
+            return "%s in std140 layout (dtype crisp_runtime.std140_dtype(%r), %d bytes)" % (
+                self.name, self.name, self.stride)
+        if self.kind == "vector":
+            return "%s (pyopencl.cltypes.%s, or %s with shape (..., %d))" % (
+                self.name, self.name, self.base.name, self.mem_lanes)
+        return self.describe()
+
+    def new_device(self, queue, n):
+        """A zero-filled pyopencl.array.Array for N elements in this layout."""
+        if self.kind == "vector" and self.stride == self.size:
+            return cl_array.zeros(queue, (n, self.mem_lanes), self.base)
+        return cl_array.zeros(queue, (n,), self.device_dtype)
 
     def new_array(self, n):
         """A zero-filled host array for N elements (results are returned so)."""
@@ -498,6 +578,13 @@ def std140_stride(elem):
     return max(16, _round_up(e.size, 16))
 
 
+def std140_dtype(elem):
+    """The numpy dtype of ELEM (e.g. "float") in a std140 vector: the value
+    and its padding, for pyopencl.array.Array arguments and results."""
+    e = elem if isinstance(elem, Element) else element(elem)
+    return element(e.name, std140_stride(e), e.base if e.kind == "struct" else None).device_dtype
+
+
 def to_std140(array, elem):
     """ARRAY (compact, of element type ELEM, e.g. "float") as std140 bytes:
     a uint8 array of len(array) * std140_stride(ELEM) bytes."""
@@ -575,13 +662,46 @@ def _number(where, type_name, base, v):
     return base.type(v)
 
 
+class ScalarType:
+    """A scalar parameter type, converting values on every call: plain Python
+    ints in range and floats pass straight through (the kernel packs them
+    with its scalar dtypes); anything else goes through scalar()."""
+
+    def __init__(self, type_name, dtype=None):
+        self.type_name = type_name
+        self.dtype = dtype
+        m = _TYPE_RE.match(_bare(type_name)) if dtype is None else None
+        base = np.dtype(_SCALARS[m.group(1)]) if m and not m.group(2) else None
+        self.arg_dtype = base                   # for Kernel.set_scalar_arg_dtypes
+        self._int = base is not None and base.kind in "iu"
+        self._float = base is not None and base.kind == "f"
+        if self._int:
+            info = np.iinfo(base)
+            self._lo, self._hi = int(info.min), int(info.max)
+
+    def __call__(self, value, kernel, name):
+        t = type(value)
+        if self._int and t is int and self._lo <= value <= self._hi:
+            return value
+        if self._float and (t is float or t is int):
+            return value
+        return scalar("kernel %s: argument %s" % (kernel, name), self.type_name, value, self.dtype)
+
+
+def scalar_type(type_name, dtype=None):
+    """The ScalarType of an OpenCL type name (a struct: its numpy DTYPE)."""
+    return ScalarType(type_name, dtype)
+
+
 # ----------------------------------------------------------------------
 # Launch sizes
 
 class LaunchSizes:
     """The global and local size of one launch, and the values the size
     expressions of docs/abi.md use: global_size0..2, local_size0..2 (1 when
-    not set), num_groups0..2, global_linear_size, local_linear_size."""
+    not set), num_groups0..2, global_linear_size, local_linear_size, and
+    the bounds max_local_size0..2 / max_num_groups0..2 (the global size
+    when OpenCL chooses the local size)."""
 
     def __init__(self, global_size, local_size):
         self.global_size = tuple(int(g) for g in global_size)
@@ -593,6 +713,9 @@ class LaunchSizes:
             setattr(self, "global_size%d" % i, g[i])
             setattr(self, "local_size%d" % i, l[i])
             setattr(self, "num_groups%d" % i, -(-g[i] // l[i]))
+            # bounds on what a kernel sees (docs/abi.md): OpenCL may choose the local size
+            setattr(self, "max_local_size%d" % i, l[i] if self.local_size else g[i])
+            setattr(self, "max_num_groups%d" % i, -(-g[i] // l[i]) if self.local_size else g[i])
         self.global_linear_size = g[0] * g[1] * g[2]
         self.local_linear_size = l[0] * l[1] * l[2]
 
@@ -638,6 +761,26 @@ def launch_sizes(where, global_size, local_size=None, dims=None):
         raise ValueError("%s: the kernel declares %d dimension(s), got global_size %r"
                          % (where, dims, g))
     return LaunchSizes(g, lsz)
+
+
+def sizes(kernel, global_size, local_size, dims=None):
+    """(global, local) tuples of one launch, what generated methods call:
+    ints or tuples from the caller or the declarations, checked; the global
+    size rounded up to a multiple of the local size (kernels guard the
+    extra threads with check-thread-bounds).  local is None when OpenCL
+    chooses it."""
+    if type(global_size) is tuple and local_size is None and (dims is None or len(global_size) == dims) \
+            and all(type(v) is int and v >= 0 for v in global_size) and 1 <= len(global_size) <= 3:
+        return global_size, None
+    s = launch_sizes("kernel " + kernel, global_size, local_size, dims)
+    return s.global_size, s.local_size
+
+
+def too_short(kernel, name, have, need, what):
+    """Raise the ValueError for vector NAME of KERNEL holding HAVE elements
+    where the kernel may touch NEED (WHAT: the size expression)."""
+    raise ValueError("kernel %s: argument %s has %d element%s; it needs at least %d, what the kernel "
+                     "may touch (%s)" % (kernel, name, have, "" if have == 1 else "s", need, what))
 
 
 # ----------------------------------------------------------------------
@@ -717,16 +860,20 @@ class Runtime:
     def __init__(self, context=None, queue=None, unified_memory=False):
         self.context, self.queue = _context_and_queue(context, queue)
         self.device = self.queue.device
+        # ordered: the queue when it orders what runs on it (no events needed
+        # between calls on it), None when it is out of order
+        props = self.queue.properties
+        self.ordered = None if props & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE else self.queue
         self.unified_memory = False
         if unified_memory:
             why = svm_support(self.device)
             if why:
                 key = self.device.int_ptr if hasattr(self.device, "int_ptr") else id(self.device)
-                if key not in _svm_warned:
+                if key not in _svm_warned:       # a warning Python's filters control, once per device
                     _svm_warned.add(key)
-                    sys.stderr.write("crisp_runtime: unified memory requested, but %s: %s; "
-                                     "using device buffers and copies instead\n"
-                                     % (self.device.name.strip(), why))
+                    warnings.warn("crisp_runtime: unified memory requested, but %s: %s; using device "
+                                  "buffers and copies instead" % (self.device.name.strip(), why),
+                                  RuntimeWarning, stacklevel=2)
             else:
                 self.unified_memory = True
 
@@ -822,7 +969,7 @@ class Runtime:
             raise _cl_error("clSetKernelArg(%s, %d: %s)" % (kernel.function_name, index, name),
                             e) from None
 
-    def launch(self, kernel, sizes):
+    def launch_and_wait(self, kernel, sizes):
         """Enqueue KERNEL over SIZES (a LaunchSizes) and wait for it.  A
         global size with a zero dimension launches nothing."""
         if any(g == 0 for g in sizes.global_size):
@@ -832,6 +979,217 @@ class Runtime:
         ev = _call(what, cl.enqueue_nd_range_kernel, self.queue, kernel,
                    sizes.global_size, sizes.local_size)
         _call(what, ev.wait)
+
+
+    # -- what generated methods call on every launch ---------------------
+    # (one call per argument; errors name the kernel and the argument; the
+    # common cases come first because this is per-call overhead)
+
+    def queue_for(self, queue):
+        """QUEUE when it is a command queue on this context (ValueError otherwise)."""
+        if queue is self.queue:
+            return queue
+        if not isinstance(queue, cl.CommandQueue):
+            raise TypeError("queue= takes a pyopencl.CommandQueue, got %s" % type(queue).__name__)
+        if queue.context != self.context:
+            raise ValueError("queue= is on another context than the one the kernels were built on")
+        return queue
+
+    def arg(self, queue, kernel, name, value, elem, access, copies, events, written):
+        """(argument, elements) for vector parameter NAME of KERNEL, launched
+        on QUEUE.
+
+        VALUE is a numpy array (copied to the device unless ACCESS is
+        "write_only"; when the kernel may write it, COPIES gets what
+        copy_back() needs), a pyopencl.array.Array, a cl.Buffer or an SVM
+        pointer (used as they are).  An array of another queue than QUEUE
+        (or of an out-of-order queue) has its events waited for (EVENTS) and
+        gets the kernel's event when the kernel may write it (WRITTEN); on
+        QUEUE itself, in order, the queue orders them.  TypeError for a
+        wrong dtype or kind, ValueError for memory of another context."""
+        t = type(value)
+        if t is _CL_ARRAY and value.queue is queue is self.ordered and not value.offset \
+                and value.dtype == elem.device_dtype and value.flags.c_contiguous:
+            return value.base_data, value.size   # the common device case, kept short
+        if t is np.ndarray:
+            n, staged = elem.host(value, kernel, name)
+            try:
+                if self.unified_memory:
+                    mem = self._svm(staged, access != "write_only")
+                elif access == "write_only" or not staged.nbytes:
+                    mem = cl.Buffer(self.context, _MF_WRITE if access == "write_only" else _MF_READ_WRITE,
+                                    staged.nbytes or 1)
+                else:
+                    mem = cl.Buffer(self.context, _MF_UPLOAD_RO if access == "read_only" else _MF_UPLOAD_RW,
+                                    hostbuf=staged)
+            except cl.Error as e:
+                raise _cl_error("kernel %s: the device copy of %s (%d bytes)" % (kernel, name, staged.nbytes),
+                                e) from None
+            if access != "read_only":
+                copies.append((value, staged, mem, elem, n))
+            return mem, n
+        if isinstance(value, cl_array.Array):
+            if value.queue is not queue and value.context != self.context:
+                raise ValueError("kernel %s: argument %s is a pyopencl.array.Array on another context "
+                                 "than the kernel's" % (kernel, name))
+            n = elem.device_count(value, kernel, name)
+            if value.queue is not queue or queue is not self.ordered:
+                if value.events:
+                    events.extend(value.events)
+                if access != "read_only":
+                    written.append(value)
+            if value.offset:
+                try:
+                    return value.base_data.get_sub_region(value.offset, max(value.nbytes, 1)), n
+                except cl.Error as e:
+                    raise _cl_error("kernel %s: argument %s starts %d bytes into its buffer, which the "
+                                    "device cannot address (copy it)" % (kernel, name, value.offset), e) from None
+            return value.base_data, n
+        if isinstance(value, cl.MemoryObjectHolder):
+            if value.context != self.context:
+                raise ValueError("kernel %s: argument %s is a cl.Buffer on another context than the "
+                                 "kernel's" % (kernel, name))
+            return value, value.size // elem.stride
+        if isinstance(value, cl.SVMPointer):
+            mem = getattr(value, "mem", None)
+            if isinstance(mem, np.ndarray) and elem.kind != "void" and mem.dtype != elem.device_dtype \
+                    and mem.dtype != elem.base:
+                raise TypeError("kernel %s: argument %s expects SVM memory of %s, got dtype %s"
+                                % (kernel, name, elem.describe_device(), _dtype_text(mem.dtype)))
+            return value, value.size // elem.stride
+        raise TypeError("kernel %s: argument %s takes a numpy array, a pyopencl.array.Array, a cl.Buffer "
+                        "or an SVM pointer of %s, got %s" % (kernel, name, elem.describe(), type(value).__name__))
+
+    def local(self, kernel, name, count, elem):
+        """(cl.LocalMemory, elements) for a __local parameter: an element count."""
+        if isinstance(count, cl.LocalMemory):
+            return count, count.size // elem.stride
+        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, (int, np.integer))) \
+                or count < 0:
+            raise TypeError("kernel %s: __local argument %s takes an element count (int), got %r"
+                            % (kernel, name, count))
+        return cl.LocalMemory(max(int(count), 1) * elem.stride), int(count)
+
+    def result(self, queue, kernel, name, count, elem, on_device, copies, results, written):
+        """The device memory of a result (or an implicit vector nobody gave):
+        COUNT zero-filled elements.  RESULTS gets what the caller receives: a
+        pyopencl.array.Array (ON_DEVICE; WRITTEN gets it too, for the
+        kernel's event) or a numpy array, which COPIES will fill."""
+        n = _count(kernel, name, count)
+        if on_device:
+            ary = elem.new_device(queue, n)
+            results.append(ary)
+            written.append(ary)
+            return ary.base_data
+        host = elem.new_array(n)
+        staged = host if elem.stride == elem.size and elem.lanes == elem.mem_lanes else \
+            np.zeros(n * elem.stride, np.uint8)
+        mem = self._zeros(queue, kernel, name, max(staged.nbytes, 1))
+        copies.append((host, staged, mem, elem, n))
+        results.append(host)
+        return mem
+
+    def scratch(self, queue, kernel, nbytes):
+        """The scratch pool: NBYTES zero-filled bytes on the device."""
+        return self._zeros(queue, kernel, "the scratch pool", max(_count(kernel, "scratch", nbytes), 1))
+
+    def debug(self, words):
+        """The --debug-output channel: WORDS 32-bit words, words[0] = 2 (the
+        write cursor), words[1] = 0 (dropped records).  Read it with
+        read_debug() after the kernel."""
+        host = np.zeros(int(words), np.uint32)
+        host[0] = 2
+        return cl.Buffer(self.context, _MF_UPLOAD_RW, hostbuf=host), int(words)
+
+    def read_debug(self, queue, mem, words, sites):
+        """The decoded records of a debug channel (waits for the kernel)."""
+        host = np.empty(words, np.uint32)
+        queue.finish()                      # the kernel, on an out-of-order queue too
+        cl.enqueue_copy(queue, host, mem)
+        return decode_debug(host, sites)
+
+    def launch(self, kernel, queue, global_size, local_size, args, events, written=None):
+        """Enqueue KERNEL with ARGS (all of them, in order) after EVENTS and
+        return its cl.Event (a marker when a global size is 0: nothing runs).
+        WRITTEN pyopencl arrays get the event, as PyOpenCL's own operations
+        do.  Does not wait."""
+        try:
+            if 0 in global_size:
+                ev = cl.enqueue_marker(queue, wait_for=events or None)
+            else:
+                ev = kernel(queue, global_size, local_size, *args, wait_for=events or None)
+        except cl.Error as e:
+            raise _cl_error("clEnqueueNDRangeKernel(%s, global %r, local %r)"
+                            % (kernel.function_name, global_size, local_size), e) from None
+        if written:
+            for a in written:
+                a.add_event(ev)
+        return ev
+
+    def copy_back(self, queue, copies, after=None):
+        """Copy every (host, staged, mem, elem, n) of COPIES back into its
+        numpy array (padding removed) once AFTER (the kernel's event) is
+        done, and wait: the end of a call that was given host memory (on an
+        out-of-order queue too)."""
+        waits = [after] if after is not None else None
+        done = []
+        for host, staged, mem, elem, n in copies:
+            if isinstance(mem, cl.SVM):
+                if after is not None:
+                    after.wait()
+                with mem.map_ro(queue) as mapped:
+                    staged.reshape(-1).view(np.uint8)[:] = mapped.reshape(-1).view(np.uint8)[:staged.nbytes]
+            else:
+                try:
+                    done.append(cl.enqueue_copy(queue, staged, mem, is_blocking=False, wait_for=waits))
+                except cl.Error as e:
+                    raise _cl_error("copying a result back", e) from None
+        if done:
+            try:
+                cl.wait_for_events(done)
+            except cl.Error as e:
+                raise _cl_error("copying a result back", e) from None
+        for host, staged, mem, elem, n in copies:
+            if staged is not host:
+                elem.unpack(staged, n, host)
+
+    def _zeros(self, queue, kernel, what, nbytes):
+        try:
+            if nbytes <= _ZEROS.nbytes:  # small: copied (one call; oclgrind sees it)
+                mem = cl.Buffer(self.context, _MF_UPLOAD_RW, nbytes, hostbuf=_ZEROS[:nbytes])
+            else:
+                mem = cl.Buffer(self.context, _MF_READ_WRITE, nbytes)
+                cl.enqueue_fill_buffer(queue, mem, np.uint8(0), 0, nbytes).wait()  # any queue
+        except cl.Error as e:
+            raise _cl_error("kernel %s: allocating %s (%d bytes)" % (kernel, what, nbytes), e) from None
+        return mem
+
+    def _svm(self, staged, upload):
+        """Coarse-grain SVM holding STAGED (--hoist-unified-memory)."""
+        ary = _call("clSVMAlloc", cl.svm_empty, self.context, cl.svm_mem_flags.READ_WRITE,
+                    max(staged.nbytes, 1), np.uint8)
+        svm = cl.SVM(ary)
+        if upload and staged.nbytes:
+            with svm.map_rw(self.queue) as mapped:
+                mapped[:staged.nbytes] = staged.reshape(-1).view(np.uint8)
+        return svm
+
+
+_CL_ARRAY = cl_array.Array
+_MF_READ_WRITE = cl.mem_flags.READ_WRITE
+_MF_WRITE = cl.mem_flags.WRITE_ONLY
+_MF_UPLOAD_RO = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+_MF_UPLOAD_RW = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+_ZEROS = np.zeros(65536, np.uint8)   # small zero-filled buffers are copied from this
+_ZEROS.flags.writeable = False
+
+
+def _count(kernel, name, count):
+    """A size expression's value as an element count (floats rounded up)."""
+    n = int(math.ceil(count)) if isinstance(count, float) else int(count)
+    if n < 0:
+        raise ValueError("kernel %s: %s would have a negative size (%d)" % (kernel, name, n))
+    return n
 
 
 def preview(array, count=6, width=72):
@@ -1032,10 +1390,13 @@ def _find_metadata(name, path):
 _programs = {}
 
 
-def load_kernel(name, path=None, context=None, queue=None, options=BUILD_OPTIONS):
+def load_kernel(name, path=None, context=None, queue=None, options=None):
     """The Kernel called NAME, found through the *.metacrisp files (see the
-    module docstring) and built on CONTEXT (default: default_context())."""
+    module docstring) and built on CONTEXT (default: default_context()) with
+    OPTIONS (default: the metadata's "build_options", its OpenCL C)."""
     mp, meta = _find_metadata(name, path)
+    if options is None:
+        options = meta.get("build_options") or BUILD_OPTIONS
     cl_path = os.path.splitext(mp)[0] + ".cl"
     runtime = Runtime(context, queue)
     key = (os.path.abspath(cl_path), runtime.context.int_ptr, options)
@@ -1220,6 +1581,16 @@ class Kernel:
                 inputs["%s%d" % (n, i)] = getattr(sizes, "%s%d" % (n, i))
         inputs["global_linear_size"] = sizes.global_linear_size
         inputs["local_linear_size"] = sizes.local_linear_size
+        for i in range(3):
+            inputs["max_local_size%d" % i] = getattr(sizes, "max_local_size%d" % i)
+            inputs["max_num_groups%d" % i] = getattr(sizes, "max_num_groups%d" % i)
+        # every vector must hold what the kernel may touch (docs/abi.md)
+        if all(sizes.global_size):
+            for a in k["args"]:
+                if a.get("touches") and a["name"] in lengths:
+                    need = _eval_size(a["touches"], inputs, where)
+                    if lengths[a["name"]] < need:
+                        too_short(self.name, a["name"], lengths[a["name"]], need, a["touches"].get("python"))
 
         results = []
         debug = None
@@ -1250,7 +1621,7 @@ class Kernel:
                 cl_args[a["index"]] = np.uint64(devs[a["index"] - 1].length)
         for i, v in enumerate(cl_args):
             rt.set_arg(self.kernel, i, k["args"][i]["name"], v)
-        rt.launch(self.kernel, sizes)
+        rt.launch_and_wait(self.kernel, sizes)
         for d in copy_back:
             d.read_back()
         if debug is not None:

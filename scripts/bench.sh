@@ -23,6 +23,10 @@
 #     sum against a hand-written float4 copy, as bandwidths and their ratio,
 #     on CRISP_PLATFORM (default PoCL), and on Intel's CPU runtime when
 #     scripts/deps.sh installed it.  On NVIDIA: CRISP_PLATFORM=NVIDIA.
+#  6. hoist overhead: the Python and C hoists of vector_add against the same
+#     work written by hand with PyOpenCL / OpenCL C, at 1,024 and 2^20
+#     floats, side by side, as ratios with the targets of issue 15
+#     (scripts/bench_hoist.py; BENCH_HOIST_ROUNDS, CRISP_PLATFORM).
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -180,4 +184,6 @@ if [ -f build/intel-ocl/ok ] && [ -z "${CRISP_PLATFORM:-}" ]; then
     echo
     env $(cat build/intel-ocl/env) "$PY" scripts/bench_warps.py --platform "Intel(R) OpenCL" --ocl-version 3.0 || status=1
 fi
+echo
+"$PY" scripts/bench_hoist.py || status=1
 exit $status

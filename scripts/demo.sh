@@ -24,9 +24,9 @@ step() {
 }
 
 rm -rf "$out"
-step ./crisp --hoist=OpenCL --hoist=PyOpenCL --emit-runtime=$out --output-dir=$out $src
+step ./crisp --hoist=OpenCL --hoist=PyOpenCL --output-dir=$out $src
 echo "(wrote: $(cd $out && ls | tr '\n' ' '))"
-step "$CC" -std=c99 -I$out $out/vector_add_hoist_OpenCL.c -lOpenCL -o $out/vector_add
+step "$CC" -std=c99 -I$out $out/vector_add_hoist_OpenCL.c $out/vector_add_hoist_OpenCL_demo.c -lOpenCL -o $out/vector_add
 step ./$out/vector_add $out/vector_add.cl
 step "$PY" $out/vector_add_hoist_PyOpenCL.py
 echo

@@ -166,7 +166,8 @@ static void dump_forms(Crisp *c, Forms f) {
  * existing one keeps its mode); an output path that is a symbolic link is
  * written through the link, so the link stays; a missing output directory
  * is made (0777 & ~umask, as mkdir -p), and removed again on failure
- * (docs/diagnostics.md). */
+ * (docs/diagnostics.md).  A file that already holds exactly the new text is
+ * left alone, so its date stays and build tools see nothing new. */
 
 typedef struct Output {
     const char *path;     /* as the user will see it */
@@ -176,6 +177,7 @@ typedef struct Output {
     char *backup;         /* a hard link to the file replaced, until done */
     int moved;            /* the old file was renamed to backup (no link) */
     int placed;           /* renamed into place */
+    int same;             /* already holds exactly this text: left alone */
 } Output;
 
 static const char *stem_of(Arena *a, const char *path) {
@@ -273,6 +275,24 @@ static char *link_backup(Crisp *c, const char *target) {
     return NULL;
 }
 
+/* 1 when PATH already holds exactly TEXT. */
+static int same_file(const char *path, StrBuf *text) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != text->len) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char buf[65536];
+    size_t at = 0, n;
+    int same = 1;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + n <= text->len && memcmp(buf, sb_cstr(text) + at, n) == 0;
+        at += n;
+    }
+    fclose(f);
+    return same && at == text->len;
+}
+
+
 static void cannot_write(Crisp *c, const Output *o, const char *why) {
     diag_error_plain(&c->diag, NULL, "cannot write `%s`: %s; no output file was written", o->path, why);
 }
@@ -303,6 +323,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
     for (int i = 0; i < n && ok; i++) {
         Output *o = &outs[i];
         struct stat st;
+        if ((o->same = same_file(o->target, &o->text))) continue;
         if (!make_parent_dirs(c, o->target, &made)) {
             cannot_write(c, o, errno == ENOMEM ? "out of memory" : strerror(errno));
             ok = 0;
@@ -331,6 +352,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
     for (int i = 0; i < n && ok; i++) {
         Output *o = &outs[i];
         struct stat st;
+        if (o->same) continue;
         if (lstat(o->target, &st) == 0) {
             o->backup = link_backup(c, o->target);
             if (!o->backup) { /* no hard links here: move the old file aside */
@@ -381,13 +403,14 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
     const char *cache_dir = o->tree_shake_dir ? o->tree_shake_dir : o->tree_shaking ? dir : NULL;
-    int nmax = 7 + 2 * o->ntargets + (reout ? c->nfiles : 0);
+    int nmax = 4 + HOIST_MAX_FILES + 2 * o->ntargets + (reout ? c->nfiles : 0);
     Output *outs = arena_alloc(&c->arena, sizeof(Output) * (size_t)nmax);
     StrBuf **capture = arena_alloc(&c->arena, sizeof(StrBuf *) * (size_t)nmax);
     if (!outs || !capture) {
         diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
         return 2;
     }
+    memset(outs, 0, sizeof(Output) * (size_t)nmax);
     int n = 0;
     StrBuf cl;
     sb_init(&cl);
@@ -477,32 +500,29 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         }
         sb_free(&src);
         sb_free(&flags);
-        if (abi && o->hoist_opencl) {
-            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_OpenCL.c", dir, base);
+        HoistFile files[HOIST_MAX_FILES];
+        int nf = abi ? emit_hoists(files, abi, &ho, (o->hoist_opencl ? HOIST_OPENCL : 0) | (o->hoist_pyopencl ? HOIST_PYOPENCL : 0),
+                                   &c->arena)
+                     : 0;
+        for (int i = 0; i < nf; i++) {
+            outs[n].path = arena_printf(&c->arena, "%s/%s", dir, files[i].name);
             capture[n] = NULL;
-            sb_init(&outs[n].text);
-            emit_hoist_opencl(&outs[n].text, abi, &ho, &c->arena);
-            n++;
-        }
-        if (abi && o->hoist_pyopencl) {
-            outs[n].path = arena_printf(&c->arena, "%s/%s_hoist_PyOpenCL.py", dir, base);
-            capture[n] = NULL;
-            sb_init(&outs[n].text);
-            emit_hoist_pyopencl(&outs[n].text, abi, &ho, &c->arena);
-            n++;
+            outs[n++].text = files[i].text;
         }
     }
     if (o->emit_runtime_dir && !status) {
-        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.h", o->emit_runtime_dir);
-        capture[n] = NULL;
-        sb_init(&outs[n].text);
-        sb_puts(&outs[n].text, crisp_runtime_h_text);
-        n++;
-        outs[n].path = arena_printf(&c->arena, "%s/crisp_runtime.py", o->emit_runtime_dir);
-        capture[n] = NULL;
-        sb_init(&outs[n].text);
-        sb_puts(&outs[n].text, crisp_runtime_py_text);
-        n++;
+        const char *shim[2][2] = {{"crisp_runtime.h", crisp_runtime_h_text}, {"crisp_runtime.py", crisp_runtime_py_text}};
+        for (int i = 0; i < 2; i++) {
+            const char *path = arena_printf(&c->arena, "%s/%s", o->emit_runtime_dir, shim[i][0]);
+            int dup = 0; /* --emit-runtime into the output directory of a hoist */
+            for (int j = 0; j < n; j++) dup |= path && outs[j].path && !strcmp(outs[j].path, path);
+            if (dup) continue;
+            outs[n].path = path;
+            capture[n] = NULL;
+            sb_init(&outs[n].text);
+            sb_puts(&outs[n].text, shim[i][1]);
+            n++;
+        }
     }
     for (int i = 0; reout && !status && i < c->nfiles; i++) {
         /* --re-output-crisp: the inputs rewritten (order.c), same file names */

@@ -275,7 +275,7 @@ const OptSpec opt_table[] = {
     {NULL, 'o', OPT_ARG, OPT_CLI, set_o, -1, "FILE",
      "output directory and base name from FILE; with no other output, FILE's extension (.cl .metacrisp .spv .ptx) picks it"},
     {"hoist", 0, OPT_ARG, OPT_CLI, set_hoist, -1, "ID",
-     "write DIR/BASE_hoist_OpenCL.c (OpenCL) or DIR/BASE_hoist_PyOpenCL.py (PyOpenCL); implies the .cl; repeatable"},
+     "write DIR/BASE_hoist_OpenCL.h/.c/_demo.c (OpenCL) or DIR/BASE_hoist_PyOpenCL.py (PyOpenCL), with the runtime shim crisp_runtime.h/.py beside them; implies the .cl; repeatable"},
     {"hoist-unified-memory", 0, OPT_NO_ARG, OPT_CLI, set_flag, FLAG(hoist_unified_memory), NULL,
      "use OpenCL shared virtual memory in the hoists"},
     {"hoist-dynamic", 0, OPT_ARG, OPT_CLI, set_hoist_dynamic, -1, "KERNEL",

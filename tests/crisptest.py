@@ -403,6 +403,15 @@ class Program:
             env[_mangle(name) + "_len"] = n
         for name, v in scalars.items():
             env[_mangle(name)] = v
+        for d in range(3):  # bounds for what the kernel touches (docs/abi.md)
+            env["max_local_size%d" % d] = env["local_size%d" % d] if lsize else env["global_size%d" % d]
+            env["max_num_groups%d" % d] = env["num_groups%d" % d] if lsize else env["global_size%d" % d]
+        for a in k["args"]:
+            if "touches" in a and a["name"] in lengths and all(g > 0 for g in gsize):
+                need = int(eval(a["touches"]["python"], env))
+                if lengths[a["name"]] < need:
+                    raise ValueError("kernel %s: argument %s has %d elements; the kernel touches %d (%s)"
+                                     % (kernel_name, a["name"], lengths[a["name"]], need, a["touches"]["python"]))
         for a in k["args"]:
             if a["role"] not in SIDE or a["name"] in values:
                 continue

@@ -2,8 +2,8 @@
 # run_install.sh - `make install` works for a C user, and `make uninstall`
 # removes it: install into a temporary DESTDIR, then
 #   1. every file is there (bin/crisp, lib/libcrisp.a, lib/libcrisp.so,
-#      include/crisp/crisp.h, lib/pkgconfig/crisp.pc, share/man/man1/crisp.1,
-#      the licence);
+#      include/crisp/crisp.h, include/crisp/crisp_runtime.h,
+#      lib/pkgconfig/crisp.pc, share/man/man1/crisp.1, the licence);
 #   2. the installed crisp runs;
 #   3. a small C program that includes <crisp/crisp.h> and uses the
 #      in-memory API (docs/api.md) builds with `pkg-config --cflags --libs crisp` against
@@ -33,8 +33,8 @@ else
 fi
 
 missing=""
-for f in bin/crisp lib/libcrisp.a lib/libcrisp.so include/crisp/crisp.h lib/pkgconfig/crisp.pc \
-         share/man/man1/crisp.1 share/doc/crisp/LICENSE; do
+for f in bin/crisp lib/libcrisp.a lib/libcrisp.so include/crisp/crisp.h include/crisp/crisp_runtime.h \
+         lib/pkgconfig/crisp.pc share/man/man1/crisp.1 share/doc/crisp/LICENSE; do
     [ -f "$root/$f" ] || missing="$missing $f"
 done
 if [ -z "$missing" ]; then ok "installed files"; else fail "installed files" "missing:$missing"; fi

@@ -11,6 +11,7 @@
 
 #include "../core/context.h"
 #include "../core/strbuf.h"
+#include "sizeexpr.h"
 #include "types.h"
 
 typedef enum FnKind { FN_KERNEL, FN_FUNCTION, FN_GRID } FnKind;
@@ -106,11 +107,8 @@ typedef struct SideChannel {
     const char *name;       /* :name, or a generated one */
     const char *comment;    /* :comment, or NULL */
     Type *ty;               /* the vector type the kernel sees */
-    const char *size_crisp; /* element count as Crisp text */
-    const char *size_c;     /* ... as a host C expression over inputs */
-    const char *size_py;    /* ... as a Python expression over inputs */
-    const char **inputs;
-    int ninputs;
+    const char *size_crisp; /* element count as Crisp text (as written, for comments) */
+    SizeExpr *size;         /* ... as a tree the host evaluates (NULL: marshalled) */
     Sym *sym;               /* kernel parameter (result/implicit) or view */
     const Node *at;
 } SideChannel;

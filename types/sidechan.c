@@ -26,66 +26,55 @@ static const char *side_word(SideKind k) {
            : k == SIDE_UNIFORM ? "uniform" : "debug";
 }
 
-/* ---- tiny syntax builder (for forms the checker writes itself) ---- */
-
 /* ---- size expressions ---- */
 
-typedef struct HostExpr {
-    StrBuf c, py;
-    const char **inputs;
-    int ninputs, cap;
-    int is_float;
-} HostExpr;
-
-static int launch_input(const char *h, const char **name) {
-    static const struct { const char *crisp, *input; } t[] = {
-        {"get-global-size", "global_size"}, {"get-global-work-size", "global_size"}, {"global-work-size", "global_size"},
-        {"get-local-size", "local_size"}, {"get-local-work-size", "local_size"}, {"local-work-size", "local_size"},
-        {"get-num-groups", "num_groups"}, {"get-num-workgroups", "num_groups"}, {NULL, NULL}};
+/* The launch size a builtin names: SZ_GLOBAL_SIZE etc.; *takes_dim when it
+ * takes a dimension argument.  0 for anything else. */
+static SizeOp launch_input(const char *h, int *takes_dim) {
+    static const struct { const char *crisp; SizeOp op; int dim; } t[] = {
+        {"get-global-size", SZ_GLOBAL_SIZE, 1}, {"get-global-work-size", SZ_GLOBAL_SIZE, 1},
+        {"global-work-size", SZ_GLOBAL_SIZE, 1}, {"get-local-size", SZ_LOCAL_SIZE, 1},
+        {"get-local-work-size", SZ_LOCAL_SIZE, 1}, {"local-work-size", SZ_LOCAL_SIZE, 1},
+        {"get-num-groups", SZ_NUM_GROUPS, 1}, {"get-num-workgroups", SZ_NUM_GROUPS, 1},
+        {"get-global-linear-size", SZ_GLOBAL_LINEAR_SIZE, 0}, {"get-total-threads", SZ_GLOBAL_LINEAR_SIZE, 0},
+        {"get-local-linear-size", SZ_LOCAL_LINEAR_SIZE, 0}, {"get-linear-work-size", SZ_LOCAL_LINEAR_SIZE, 0},
+        {NULL, SZ_INT, 0}};
     for (int i = 0; t[i].crisp; i++)
         if (!strcmp(h, t[i].crisp)) {
-            *name = t[i].input;
-            return 1;
+            *takes_dim = t[i].dim;
+            return t[i].op;
         }
-    if (!strcmp(h, "get-global-linear-size") || !strcmp(h, "get-total-threads")) {
-        *name = "global_linear_size";
-        return 2;
-    }
-    if (!strcmp(h, "get-local-linear-size") || !strcmp(h, "get-linear-work-size")) {
-        *name = "local_linear_size";
-        return 2;
-    }
-    return 0;
+    return SZ_INT;
 }
 
-static void add_input(Ctx *cx, HostExpr *h, const char *name) {
-    for (int i = 0; i < h->ninputs; i++)
-        if (!strcmp(h->inputs[i], name)) return;
-    arena_push(cx->ck->a, (void ***)&h->inputs, &h->ninputs, &h->cap, (void *)name);
+/* The position of parameter S among the current function's parameters. */
+static int param_index(Ctx *cx, const Sym *s) {
+    for (int i = 0; i < cx->fn->nparams; i++)
+        if (cx->fn->params[i] == s) return i;
+    return -1;
 }
 
-/* Check that `syn` only uses what a size may use, and (when h is given, in
- * a kernel) translate it to host C and Python.  `fn_params` decides which
- * symbols are parameters: the current function's. */
-static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
+/* A constant's value as a leaf (integer, or a fractional literal). */
+static SizeExpr *const_leaf(Ctx *cx, const Node *v) {
+    return v->kind == N_C_FLOATLIT || v->kind == N_FLOAT ? sz_float(cx->ck->a, v->fval) : sz_int(cx->ck->a, v->ival);
+}
+
+/* Check that `syn` only uses what a size may use (spec "Side Channel
+ * Vectors": parameters, lengths, constants, launch sizes) and, when OUT is
+ * given (in a kernel), build its tree (sizeexpr.h) in *OUT. */
+static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
     Checker *ck = cx->ck;
+    Arena *a = ck->a;
     if (syn->kind == N_INT) {
         if (syn->ival < 0) {
             diag_error_at(D(cx), syn, "E0805", "a side-channel size cannot be negative, found %lld", (long long)syn->ival);
             return 0;
         }
-        if (h) {
-            sb_printf(&h->c, "%lldULL", (long long)syn->ival);
-            sb_printf(&h->py, "%lld", (long long)syn->ival);
-        }
+        if (out) *out = sz_int(a, syn->ival);
         return 1;
     }
     if (syn->kind == N_FLOAT) {
-        if (h) {
-            sb_printf(&h->c, "%.17g", syn->fval);
-            sb_printf(&h->py, "%.17g", syn->fval);
-            h->is_float = 1;
-        }
+        if (out) *out = sz_float(a, syn->fval);
         return 1;
     }
     if (syn->kind == N_SYMBOL) {
@@ -94,33 +83,19 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
             Node *v = global_const_value(ck, s);
             if (!v) return 0;
-            if (h) {
-                if (v->kind == N_C_FLOATLIT) {
-                    sb_printf(&h->c, "%.17g", v->fval);
-                    sb_printf(&h->py, "%.17g", v->fval);
-                    h->is_float = 1;
-                } else {
-                    sb_printf(&h->c, "%lldULL", (long long)v->ival);
-                    sb_printf(&h->py, "%lld", (long long)v->ival);
-                }
-            }
+            if (out) *out = const_leaf(cx, v);
             return 1;
         }
         if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned && s->resolving < 8) {
             /* a let variable never assigned: its initializer (spec
                "generating scratch vectors": (let ((n (ceil ...))) (make-scratch-vector T :local n))) */
             s->resolving++;
-            int ok = size_expr(cx, s->size_init, h, site);
+            int ok = size_expr(cx, s->size_init, out, site);
             s->resolving--;
             return ok;
         }
         if (s && s->kind == SYM_PARAM && ty_is_int(s->ty)) {
-            if (h) {
-                const char *in = mangle(ck->a, s->name);
-                sb_printf(&h->c, "(unsigned long long)%s", in);
-                sb_puts(&h->py, in);
-                add_input(cx, h, in);
-            }
+            if (out) *out = sz_param(a, SZ_SCALAR, s->name, param_index(cx, s), ty_category(s->ty) == CAT_SIGNED);
             return 1;
         }
         diag_error_at(D(cx), syn, "E0806",
@@ -132,7 +107,7 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
     }
     const char *hd = syn_head(syn);
     if (!hd) {
-        diag_error_at(D(cx), syn, "E0806", "unexpected `%s` in a side-channel size", syn_to_string(ck->a, syn, 40));
+        diag_error_at(D(cx), syn, "E0806", "unexpected `%s` in a side-channel size", syn_to_string(a, syn, 40));
         return 0;
     }
     if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
@@ -142,99 +117,42 @@ static int size_expr(Ctx *cx, Node *syn, HostExpr *h, const Node *site) {
                           syn->kids[1]->name);
             return 0;
         }
-        if (h) {
-            if (s->ty->length >= 0) {
-                sb_printf(&h->c, "%lldULL", (long long)s->ty->length);
-                sb_printf(&h->py, "%lld", (long long)s->ty->length);
-            } else {
-                const char *in = arena_printf(ck->a, "%s_len", mangle(ck->a, s->name));
-                sb_puts(&h->c, in);
-                sb_puts(&h->py, in);
-                add_input(cx, h, in);
-            }
-        }
+        if (out) *out = s->ty->length >= 0 ? sz_int(a, s->ty->length) : sz_param(a, SZ_LENGTH, s->name, param_index(cx, s), 0);
         return 1;
     }
-    const char *lname;
-    int lk = launch_input(hd, &lname);
-    if (lk) {
+    int takes_dim = 0;
+    SizeOp lop = launch_input(hd, &takes_dim);
+    if (lop != SZ_INT) {
         int64_t d = 0;
-        if (lk == 1 && syn->nkids == 2 && !const_syn_int(cx, syn->kids[1], &d)) d = -1;
-        if (d < 0 || d > 2 || syn->nkids > (lk == 1 ? 2 : 1)) {
+        if (takes_dim && syn->nkids == 2 && !const_syn_int(cx, syn->kids[1], &d)) d = -1;
+        if (d < 0 || d > 2 || syn->nkids > (takes_dim ? 2 : 1)) {
             diag_error_at(D(cx), syn, "E0806", "`%s` in a side-channel size needs a constant dimension 0, 1 or 2", hd);
             return 0;
         }
-        if (h) {
-            const char *in = lk == 1 ? arena_printf(ck->a, "%s%lld", lname, (long long)d) : lname;
-            sb_puts(&h->c, in);
-            sb_puts(&h->py, in);
-            add_input(cx, h, in);
-        }
+        if (out) *out = sz_launch(a, lop, (int)d);
         return 1;
     }
-    if (!strncmp(hd, "to-", 3) && syn->nkids == 2) return size_expr(cx, syn->kids[1], h, site);
-    static const char *ops[] = {"+", "-", "*", "/", "min", "max", "ceil", "floor", NULL};
+    if (!strncmp(hd, "to-", 3) && syn->nkids == 2) return size_expr(cx, syn->kids[1], out, site);
+    static const struct { const char *name; SizeOp op; } ops[] = {
+        {"+", SZ_ADD}, {"-", SZ_SUB}, {"*", SZ_MUL}, {"/", SZ_DIV}, {"min", SZ_MIN}, {"max", SZ_MAX},
+        {"ceil", SZ_CEIL_DIV}, {"floor", SZ_FLOOR_DIV}, {NULL, SZ_INT}};
     int op = -1;
-    for (int i = 0; ops[i]; i++)
-        if (!strcmp(ops[i], hd)) op = i;
-    if (op < 0 || syn->nkids < 2 || ((op >= 6) && syn->nkids != 3)) {
+    for (int i = 0; ops[i].name; i++)
+        if (!strcmp(ops[i].name, hd)) op = i;
+    int binary = op >= 0 && (ops[op].op == SZ_CEIL_DIV || ops[op].op == SZ_FLOOR_DIV);
+    if (op < 0 || syn->nkids < 2 || (binary && syn->nkids != 3) || syn->nkids > 65) {
         diag_error_at(D(cx), syn, "E0806",
                       "`%s` cannot be used in a side-channel size (use + - * / min max ceil floor, length~, constants, parameters and launch sizes)",
-                      syn_to_string(ck->a, syn, 40));
+                      syn_to_string(a, syn, 40));
         return 0;
     }
-    if (op >= 6) { /* (ceil a b) / (floor a b): integer division rounded */
-        int up = op == 6;
-        if (h) {
-            sb_puts(&h->c, up ? "((" : "(");
-            sb_puts(&h->py, up ? "(-(-(" : "((");
-        }
-        if (!size_expr(cx, syn->kids[1], h, site)) return 0;
-        if (h) {
-            sb_puts(&h->c, up ? ") + (" : ") / (");
-            sb_puts(&h->py, up ? ") // (" : ") // (");
-        }
-        if (!size_expr(cx, syn->kids[2], h, site)) return 0;
-        if (h && up) {
-            /* (a + b - 1) / b in C; -(-a // b) in Python */
-            sb_puts(&h->c, ") - 1ULL) / (");
-            size_t pylen = h->py.len; /* b again, in C only */
-            if (!size_expr(cx, syn->kids[2], h, site)) return 0;
-            h->py.len = pylen;
-            h->py.data[pylen] = 0;
-            sb_puts(&h->c, ")");
-            sb_puts(&h->py, ")))");
-        } else if (h) {
-            sb_puts(&h->c, ")");
-            sb_puts(&h->py, ")");
-        }
-        return 1;
-    }
-    if (h) {
-        if (op >= 4) {
-            sb_printf(&h->c, "crisp_%s_ull(", ops[op]);
-            sb_printf(&h->py, "%s(", ops[op]);
-        } else {
-            sb_putc(&h->c, '(');
-            sb_putc(&h->py, '(');
-        }
-    }
+    /* (ceil a b) / (floor a b) are integer divisions rounded up / down */
+    SizeExpr *kids[64];
     for (int i = 1; i < syn->nkids; i++) {
-        if (i > 1 && h) {
-            if (op >= 4) {
-                sb_puts(&h->c, ", ");
-                sb_puts(&h->py, ", ");
-            } else {
-                sb_printf(&h->c, " %s ", ops[op]);
-                sb_printf(&h->py, " %s ", op == 3 ? "//" : ops[op]);
-            }
-        }
-        if (!size_expr(cx, syn->kids[i], h, site)) return 0;
+        kids[i - 1] = NULL;
+        if (!size_expr(cx, syn->kids[i], out ? &kids[i - 1] : NULL, site)) return 0;
     }
-    if (h) {
-        sb_putc(&h->c, ')');
-        sb_putc(&h->py, ')');
-    }
+    if (out) *out = sz_node(a, ops[op].op, kids, syn->nkids - 1);
     return 1;
 }
 
@@ -288,16 +206,10 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
                         const Node *at) {
     Checker *ck = cx->ck;
     CFunc *fn = cx->fn;
-    HostExpr h = {0};
-    sb_init(&h.c);
-    sb_init(&h.py);
-    int ok = size_expr(cx, count, &h, at);
+    SizeExpr *size = NULL;
+    int ok = size_expr(cx, count, &size, at);
     SideChannel *sc = arena_alloc(ck->a, sizeof *sc);
-    if (!ok || !sc) {
-        sb_free(&h.c);
-        sb_free(&h.py);
-        return NULL;
-    }
+    if (!ok || !sc || !size) return NULL;
     if (!name) {
         int k = 0;
         for (int i = 0; i < fn->nsides; i++) k += fn->sides[i]->kind == kind;
@@ -314,14 +226,10 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
     sc->comment = comment;
     sc->ty = ty;
     sc->size_crisp = syn_to_string(ck->a, count, 200);
-    sc->size_c = h.is_float ? arena_printf(ck->a, "crisp_ceil_ull(%s)", sb_cstr(&h.c)) : arena_strdup(ck->a, sb_cstr(&h.c));
-    sc->size_py = h.is_float ? arena_printf(ck->a, "math.ceil(%s)", sb_cstr(&h.py)) : arena_strdup(ck->a, sb_cstr(&h.py));
-    sc->inputs = h.inputs;
-    sc->ninputs = h.ninputs;
+    /* a fractional size is computed in floating point and rounded up */
+    sc->size = size->is_float ? sz_node(ck->a, SZ_CEIL, &size, 1) : size;
     sc->at = at;
-    int h_is_float = h.is_float;
-    sb_free(&h.c);
-    sb_free(&h.py);
+    int h_is_float = size->is_float;
     if (kind == SIDE_SCRATCH) {
         /* a view into the pool at the next 16-byte aligned offset */
         Type *ul = ty_num(SC_ULONG);
@@ -359,13 +267,13 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
     return sc->sym;
 }
 
-/* Does a side channel's size depend on the local size (local_size*,
- * num_groups*, local_linear_size)? */
-static int uses_local_size(const SideChannel *sc) {
-    for (int i = 0; i < sc->ninputs; i++)
-        if (!strncmp(sc->inputs[i], "local_size", 10) || !strncmp(sc->inputs[i], "num_groups", 10) ||
-            !strcmp(sc->inputs[i], "local_linear_size"))
-            return 1;
+/* Does a size depend on the local size (local_size*, num_groups*,
+ * local_linear_size)? */
+static int uses_local_size(const SizeExpr *e) {
+    if (!e) return 0;
+    if (e->op == SZ_LOCAL_SIZE || e->op == SZ_NUM_GROUPS || e->op == SZ_LOCAL_LINEAR_SIZE) return 1;
+    for (int i = 0; i < e->nkids; i++)
+        if (uses_local_size(e->kids[i])) return 1;
     return 0;
 }
 
@@ -377,7 +285,7 @@ void side_finish_kernel(Ctx *cx) {
     CFunc *fn = cx->fn;
     if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
     int needs = 0;
-    for (int i = 0; i < fn->nsides && !needs; i++) needs = uses_local_size(fn->sides[i]);
+    for (int i = 0; i < fn->nsides && !needs; i++) needs = uses_local_size(fn->sides[i]->size);
     if (!needs) return;
     int dims = fn->gsize.dims > 0 ? fn->gsize.dims : 1;
     static const int64_t sizes[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};

@@ -1,7 +1,8 @@
 """Python hoists (crisp --hoist=PyOpenCL) and runtime-shim/crisp_runtime.py.
 
-Each program is hoisted into tests/out/e2e/hoist_py/, imported and called
-with real data, and compared with numpy: examples/vector_add.crisp,
+Each program is hoisted into tests/out/e2e/hoist_py/ (crisp writes the
+module and the shim beside it), imported and called with real data, and
+compared with numpy: examples/vector_add.crisp,
 examples/sum_vector.crisp, examples/lighten_image.crisp,
 examples/loops.crisp, examples/atomics.crisp, examples/side_channels.crisp,
 examples/structs.crisp,
@@ -10,7 +11,12 @@ Every example and tests/e2e/*.crisp program also runs as a script (its
 demo must exit 0).  Then the shim on its own: the spec's bitonic-sort
 example (tests/hoist_py/bitonic.crisp), std140 conversion, dtype errors,
 debug decoding, device selection, build errors; and the options
---hoist-unified-memory and --hoist-dynamic.
+--hoist-unified-memory and --hoist-dynamic.  Then what users build on:
+every kind of vector argument (numpy, pyopencl.array.Array, cl.Buffer,
+SVM) with the transfers counted, chained kernels whose intermediate never
+leaves the device, queue= / wait_for= and the returned events, the errors
+for a wrong dtype, length or context, and that importing a hoist leaves
+sys.path alone and needs nothing but the files crisp wrote.
 """
 import glob
 import importlib.util
@@ -44,12 +50,11 @@ def hoist_dir(name):
 
 
 def write_hoist(path, *flags, name=None):
-    """crisp --hoist=PyOpenCL --metadata --emit-runtime=DIR FLAGS PATH into a
-    fresh directory; returns (directory, module path)."""
+    """crisp --hoist=PyOpenCL --metadata FLAGS PATH into a fresh directory
+    (crisp writes the shim beside the module); returns (directory, module path)."""
     base = os.path.splitext(os.path.basename(path))[0]
     d = hoist_dir(name or base)
-    status, out, err = crisp("--hoist=PyOpenCL", "--metadata", "--emit-runtime=" + d,
-                             "--output-dir=" + d, *(list(flags) + [path]))
+    status, out, err = crisp("--hoist=PyOpenCL", "--metadata", "--output-dir=" + d, *(list(flags) + [path]))
     if status != 0:
         raise CompileError("crisp --hoist=PyOpenCL %s failed (%d):\n%s" % (path, status, err + out))
     return d, os.path.join(d, base + "_hoist_PyOpenCL.py")
@@ -87,7 +92,9 @@ def vector_add_three_styles():
     a = rng.random(1024, dtype=np.float32)
     b = rng.random(1024, dtype=np.float32)
     c = np.zeros(1024, np.float32)
-    assert_equal(k.vector_add(a, b, c), None)
+    ev = k.vector_add(a, b, c)                    # numpy: waits, returns the kernel's event
+    check("returns the cl.Event", isinstance(ev, cl.Event), repr(ev))
+    assert_equal(ev.command_execution_status, cl.command_execution_status.COMPLETE)
     assert_close(c, a + b)
     assert_equal(k.last_sizes.global_size, (1024,))
     n = 100_000
@@ -110,7 +117,7 @@ def sum_vector_workgroup_sums():
     assert_equal((k.last_sizes.global_size, k.last_sizes.local_size), ((5056,), (64,)))
     groups = 5056 // 64
     assert_equal(res[:groups].sum(), a.sum())
-    assert_equal(res[groups:], np.zeros(128 - groups, np.int64))
+    # Res is &out: not uploaded, so what the kernel does not write is undefined
 
 
 @case
@@ -192,7 +199,7 @@ def scratch_pool_allocated_internally():
     k = load("examples/side_channels.crisp")
     a = rng.random(40, dtype=np.float32)
     res = np.zeros(40, np.float32)
-    assert_equal(k.calc_something(a, res, local_size=8), None)
+    check("returns the event", isinstance(k.calc_something(a, res, local_size=8), cl.Event))
     expected = np.arange(40, dtype=np.float32) * 3
     expected[:20] += a[0::2] + a[1::2]
     assert_close(res, expected)
@@ -535,10 +542,257 @@ def generated_files():
     d, mod_path = write_hoist("examples/vector_add.crisp", name="files")
     with open(os.path.join(d, "crisp_runtime.py")) as f, \
             open(os.path.join(REPO, "runtime-shim", "crisp_runtime.py")) as g:
-        check("--emit-runtime writes runtime-shim/crisp_runtime.py", f.read() == g.read(),
+        check("crisp writes runtime-shim/crisp_runtime.py beside the module", f.read() == g.read(),
               "rebuild ./crisp (make)")
     with open(mod_path) as f:
         head = "".join(f.readlines()[:4])
     check("first lines name the shim", "crisp_runtime.py" in head and "vector_add.cl" in head, head)
     status, _, err = crisp("--hoist=PyOpenCL", "--output-dir=" + d, "examples/vector_add.crisp")
     check("--hoist implies the .cl", status == 0 and os.path.exists(os.path.join(d, "vector_add.cl")), err)
+
+
+# ----------------------------------------------------------------------
+# Device memory, transfers, events and errors (issue 15)
+
+class Transfers:
+    """Stands in for the pyopencl module inside crisp_runtime and counts the
+    copies between host and device: buffers made from host memory, and
+    enqueue_copy in either direction."""
+
+    def __init__(self, real):
+        self.real = real
+        self.uploads = []
+        self.downloads = 0
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def Buffer(self, context, flags, size=0, hostbuf=None):
+        if hostbuf is not None and flags & self.real.mem_flags.COPY_HOST_PTR:
+            self.uploads.append(hostbuf.nbytes)
+        return self.real.Buffer(context, flags, size, hostbuf)
+
+    def enqueue_copy(self, queue, dest, src, **kw):
+        if isinstance(dest, np.ndarray):
+            self.downloads += 1
+        else:
+            self.uploads.append(np.asarray(src).nbytes)
+        return self.real.enqueue_copy(queue, dest, src, **kw)
+
+
+class counting:
+    """with counting() as t: ... - the transfers crisp_runtime makes inside."""
+
+    def __enter__(self):
+        self.t = Transfers(crisp_runtime.cl)
+        crisp_runtime.cl = self.t
+        return self.t
+
+    def __exit__(self, *exc):
+        crisp_runtime.cl = self.t.real
+        return False
+
+
+def device(k, a):
+    return cl.array.to_device(k.queue, a)
+
+
+import pyopencl.array  # noqa: E402  (cl.array)
+
+
+@case
+def numpy_arrays_out_vectors_never_uploaded():
+    k = load("examples/vector_add.crisp")
+    n = 4096
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    c = np.full(n, -1.0, np.float32)
+    with counting() as t:
+        ev = k.vector_add(a, b, c)
+    assert_equal(t.uploads, [n * 4, n * 4])       # A and B; C is &out
+    assert_equal(t.downloads, 1)                  # C comes back
+    assert_equal(ev.command_execution_status, cl.command_execution_status.COMPLETE)
+    assert_close(c, a + b)
+
+
+@case
+def device_arrays_used_in_place():
+    k = load("examples/vector_add.crisp")
+    n = 5000
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    da, db, dc = device(k, a), device(k, b), cl.array.empty(k.queue, n, np.float32)
+    with counting() as t:
+        ev = k.vector_add(da, db, dc)
+    check("no transfer at all", t.uploads == [] and t.downloads == 0, "%s %s" % (t.uploads, t.downloads))
+    check("returns the kernel's event", isinstance(ev, cl.Event))
+    assert_close(dc.get(), a + b)
+    # arrays of another queue: their events are waited for, the written one gets the kernel's
+    q2 = cl.CommandQueue(k.context)
+    ea, ec = cl.array.to_device(q2, a), cl.array.empty(q2, n, np.float32)
+    ev = k.vector_add(ea, ea, ec)
+    check("an array of another queue carries the kernel's event", ev in ec.events)
+    assert_close(ec.get(), 2 * a)
+
+
+@case
+def chained_kernels_stay_on_the_device():
+    # T = A + B, then C = T + T: T never leaves the device, nothing is waited for
+    k = load("examples/vector_add.crisp")
+    n = 1 << 16
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    da, db = device(k, a), device(k, b)
+    dt, dc = cl.array.empty(k.queue, n, np.float32), cl.array.empty(k.queue, n, np.float32)
+    gate = cl.UserEvent(k.context)                 # holds the first kernel back
+    with counting() as t:
+        e1 = k.vector_add(da, db, dt, wait_for=[gate])
+        e2 = k.vector_add_vstride(dt, dt, dc, wait_for=[e1])
+    check("asynchronous: nothing ran yet", e2.command_execution_status != cl.command_execution_status.COMPLETE)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    e2.wait()
+    check("no transfer while chaining", t.uploads == [] and t.downloads == 0, "%s %s" % (t.uploads, t.downloads))
+    assert_close(dc.get(), 2 * (a + b))
+
+
+@case
+def another_queue_and_events():
+    k = load("examples/vector_add.crisp")
+    q2 = cl.CommandQueue(k.context)
+    n = 1000
+    a = rng.random(n, dtype=np.float32)
+    da = cl.array.to_device(q2, a)
+    dc = cl.array.zeros(q2, n, np.float32)
+    ev = k.vector_add_stride(da, da, dc, queue=q2, global_size=256, local_size=64)
+    ev.wait()
+    assert_close(dc.get(queue=q2), 2 * a)
+    other = cl.CommandQueue(cl.Context([k.queue.device]))
+    e = assert_raises(ValueError, k.vector_add, a, a, a.copy(), queue=other)
+    check("says why", "another context" in str(e), str(e))
+
+
+@case
+def out_of_order_queue():
+    """Host memory on an out-of-order queue: the copies back wait for the
+    kernel, the call for the copies; a big result vector (filled, not
+    copied, as zeros) is zero before the kernel adds to it."""
+    k = load("examples/vector_add.crisp")
+    ooo = cl.CommandQueue(k.context, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    for n in (10, 100_003):
+        a = rng.random(n, dtype=np.float32)
+        b = rng.random(n, dtype=np.float32)
+        c = np.zeros(n, np.float32)
+        k.vector_add(a, b, c, queue=ooo)
+        assert_close(c, a + b)
+    side = load("examples/side_channels.crisp")
+    a = np.arange(70_000, dtype=np.float32)
+    res = side.final_result(a, 200, 100, queue=ooo)   # results of 20,000 and 40,000 elements
+    want = side.final_result(a, 200, 100)
+    for got, exp in zip(res, want):
+        assert_equal(np.asarray(got), np.asarray(exp))
+
+
+@case
+def buffers_and_results_on_the_device():
+    k = load("examples/vector_add.crisp")
+    n = 777
+    a = rng.random(n, dtype=np.float32)
+    mf = cl.mem_flags
+    ba = cl.Buffer(k.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    bc = cl.Buffer(k.context, mf.READ_WRITE, a.nbytes)
+    ev = k.vector_add(ba, ba, bc)
+    out = np.empty(n, np.float32)
+    cl.enqueue_copy(k.queue, out, bc, wait_for=[ev])
+    assert_close(out, 2 * a)
+    short = cl.Buffer(k.context, mf.READ_ONLY, 40)
+    e = assert_raises(ValueError, k.vector_add, ba, short, bc)
+    check("a cl.Buffer's length is its size / element size", "argument B has 10 elements" in str(e), str(e))
+    # result vectors come back as pyopencl arrays when the input was device memory
+    s = load("examples/side_channels.crisp")
+    x = rng.random(64, dtype=np.float32)
+    r0, r1, hav = s.final_result(device(s, crisp_runtime.to_std140(x, "float").view(crisp_runtime.std140_dtype("float"))), 5, 3)
+    check("results are pyopencl arrays", all(isinstance(r, cl.array.Array) for r in (r0, r1, hav)))
+    assert_close(r0.get()["v"], 2 * x)
+    assert_equal(hav.get()["v"], np.arange(25, dtype=np.uint64) ** 2)
+    r0, r1, hav = s.final_result(x, 5, 3)
+    check("with numpy: numpy results", all(isinstance(r, np.ndarray) for r in (r0, r1, hav)))
+
+
+@case
+def svm_pointers_used_in_place():
+    k = load("examples/vector_add.crisp")
+    why = crisp_runtime.svm_support(k.queue.device)
+    if why:
+        check("no SVM here: %s" % why, True)
+        return
+    n = 300
+    sa = cl.svm_empty(k.context, cl.svm_mem_flags.READ_WRITE, n, np.float32)
+    sc = cl.svm_empty(k.context, cl.svm_mem_flags.READ_WRITE, n, np.float32)
+    with cl.SVM(sa).map_rw(k.queue) as m:
+        m[:] = np.arange(n, dtype=np.float32)
+    with counting() as t:
+        k.vector_add(cl.SVM(sa), cl.SVM(sa), cl.SVM(sc)).wait()
+    check("no transfer", t.uploads == [] and t.downloads == 0)
+    with cl.SVM(sc).map_ro(k.queue) as m:
+        assert_close(np.array(m), 2 * np.arange(n, dtype=np.float32))
+    e = assert_raises(TypeError, k.vector_add, cl.SVM(cl.svm_empty(k.context, cl.svm_mem_flags.READ_WRITE, n, np.int32)),
+                      cl.SVM(sa), cl.SVM(sc))
+    check("an SVM array's dtype is checked", "int32" in str(e), str(e))
+
+
+@case
+def wrong_dtype_length_and_context_for_every_kind():
+    k = load("examples/vector_add.crisp")
+    n = 64
+    ok = np.zeros(n, np.float32)
+    dok = device(k, ok)
+    for bad in (np.zeros(n), cl.array.zeros(k.queue, n, np.float64)):
+        e = assert_raises(TypeError, k.vector_add, bad, ok, ok)
+        check("names kernel, argument, dtypes (%s)" % type(bad).__name__,
+              "kernel vector_add: argument A" in str(e) and "float64" in str(e) and "float32" in str(e), str(e))
+    for short in (np.zeros(10, np.float32), cl.array.zeros(k.queue, 10, np.float32)):
+        e = assert_raises(ValueError, k.vector_add, ok, short, dok)
+        check("short %s: a ValueError, not a crash" % type(short).__name__,
+              "argument B has 10 elements; it needs at least 64" in str(e), str(e))
+    e = assert_raises(ValueError, k.vector_add, ok, ok, ok, global_size=128)
+    check("a launch larger than the vectors", "global_size0" in str(e), str(e))
+    other = cl.Context([k.queue.device])
+    foreign = cl.array.zeros(cl.CommandQueue(other), n, np.float32)
+    e = assert_raises(ValueError, k.vector_add, ok, foreign, ok)
+    check("memory of another context", "another context" in str(e), str(e))
+    e = assert_raises(TypeError, k.vector_add, ok, [0.0] * n, ok)
+    check("anything else", "numpy array, a pyopencl.array.Array, a cl.Buffer or an SVM pointer" in str(e), str(e))
+    # the data-dependent kernels: what they touch is a declared constant (histogram: 256 counts)
+    h = load("examples/atomics.crisp")
+    e = assert_raises(ValueError, h.histogram, np.zeros(100, np.uint8), np.zeros(200, np.uint32))
+    check("a histogram of 200 bins for uchar data", "needs at least 256" in str(e), str(e))
+
+
+HOIST_ALONE = r"""
+import os, sys
+before = list(sys.path)
+import vector_add_hoist_PyOpenCL as hoist
+assert sys.path == before, "importing changed sys.path"
+import numpy as np
+k = hoist.load()
+a = np.arange(10, dtype=np.float32)
+c = np.zeros(10, np.float32)
+k.vector_add(a, a, c)
+assert (c == 2 * a).all()
+print("ok", hoist.crisp_runtime.__file__)
+"""
+
+
+@case
+def a_folder_of_what_crisp_wrote_is_enough():
+    d, mod_path = write_hoist("examples/vector_add.crisp", name="alone")
+    os.remove(os.path.join(d, "vector_add.metacrisp"))            # written for the tests only
+    check("the files crisp wrote", sorted(os.listdir(d)) == ["crisp_runtime.py", "vector_add.cl",
+                                                            "vector_add_hoist_PyOpenCL.py"], str(os.listdir(d)))
+    env = dict(os.environ, PYTHONPATH=d)
+    r = subprocess.run([PY, "-c", HOIST_ALONE], cwd="/", env=env, capture_output=True, text=True, timeout=120)
+    check("imports and runs from there, sys.path untouched", r.returncode == 0 and r.stdout.startswith("ok "),
+          r.stdout + r.stderr)
+    check("the shim beside it", os.path.join(d, "crisp_runtime.py") in r.stdout, r.stdout)
+    # without the shim beside it, an installed crisp_runtime is used
+    os.remove(os.path.join(d, "crisp_runtime.py"))
+    env["PYTHONPATH"] = d + os.pathsep + os.path.join(REPO, "runtime-shim")
+    r = subprocess.run([PY, "-c", HOIST_ALONE], cwd="/", env=env, capture_output=True, text=True, timeout=120)
+    check("or an installed one", r.returncode == 0 and "runtime-shim" in r.stdout, r.stdout + r.stderr)

@@ -3,8 +3,8 @@
  * Run by tests/e2e/hoist_c.py through tcc_driver (and compiled with gcc):
  * the debug-record decoder against hand-made buffers in the format of
  * docs/abi.md, error names, half and std140 conversions, launch-size
- * helpers and the rounding of floating size expressions.  Needs no
- * OpenCL device. */
+ * helpers, the helpers size expressions call, and errors recorded in a
+ * CrispContext instead of printed.  Needs no OpenCL device. */
 #include "crisp_runtime.h"
 
 static int failures;
@@ -147,8 +147,50 @@ static void helpers(void) {
     }
 }
 
+/* What size expressions and the length checks call. */
+static void sizes_and_errors(void) {
+    CrispContext cx;
+    CrispLaunch l;
+    CrispText t = {NULL, 0, 0, 0};
+    cl_uint w[8];
+    memset(&cx, 0, sizeof cx);
+    expect(crisp_min_ull(3, 9) == 3 && crisp_max_ull(3, 9) == 9 && crisp_min_dbl(1.5, -2) == -2 &&
+               crisp_div_ull(7, 0) == 0 && crisp_div_ull(7, 2) == 3 && crisp_ceil_div_ull(7, 2) == 4 &&
+               crisp_ceil_div_ull(7, 0) == 0 && crisp_round_up_ull(17, 16) == 32 && crisp_monus_ull(2, 5) == 0 &&
+               crisp_monus_ull(5, 2) == 3 && crisp_floor_dbl(-1.5) == -2 && crisp_ceil_dbl(1.25) == 2,
+           "size-expression helpers (never a division by zero)");
+    crisp_launch_init(&l, 1);
+    l.global[0] = 100;
+    expect(crisp_max_local_size(&l, 0) == 100 && crisp_max_num_groups(&l, 0) == 100,
+           "bounds with OpenCL's choice of local size: the global size");
+    l.local[0] = 10;
+    expect(crisp_max_local_size(&l, 0) == 10 && crisp_max_num_groups(&l, 0) == 10, "bounds with a local size");
+    expect(!strcmp(crisp_error_message(&cx), ""), "no message before a failure");
+    expect(crisp_check_length(&cx, "k", "B", 10, 10, "A_len") == CL_SUCCESS, "a long enough vector");
+    expect(crisp_check_length(&cx, "k", "B", 9, 10, "A_len") == CRISP_INVALID_LENGTH &&
+               !strcmp(crisp_error_message(&cx),
+                       "kernel k: argument B has 9 elements; it needs at least 10, what the kernel may touch (A_len)") &&
+               cx.status == CRISP_INVALID_LENGTH && !strcmp(crisp_error_name(cx.status), "CRISP_INVALID_LENGTH"),
+           "a short vector: its status and message on the context");
+    crisp_fail(&cx, -54, "clEnqueueNDRangeKernel(k)");
+    expect(strstr(crisp_error_message(&cx), "clEnqueueNDRangeKernel(k) failed: CL_INVALID_WORK_GROUP_SIZE (-54)") != NULL,
+           "a failed call named with its status");
+    crisp_error_clear(&cx);
+    expect(cx.status == CL_SUCCESS && !cx.message[0], "crisp_error_clear");
+    crisp_debug_init(w, 8);
+    w[2] = 3;
+    w[3] = 1;
+    w[4] = 4;
+    w[0] = 5;
+    expect(crisp_debug_decode_text(&t, w, 8, sites, 3) == 1 &&
+               !strcmp(crisp_text(&t), "kernels.crisp:20: [thread 4] assertion failed: (< 0 lives): no lives left\n"),
+           "debug records decoded into text, nothing printed");
+    crisp_text_free(&t);
+}
+
 int main(void) {
     debug_channel();
     helpers();
+    sizes_and_errors();
     return failures ? 1 : 0;
 }

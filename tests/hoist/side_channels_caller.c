@@ -1,12 +1,13 @@
 /* side_channels_caller.c - the side-channel API of a generated hoist.
  *
  * Run by tests/e2e/hoist_c.py through tcc_driver with
- * side_channels_hoist_OpenCL.c (CRISP_NO_DEMO) and side_channels.cl
- * (argv[1]).  Checks that KERNEL_side_sizes evaluates the metadata's size
- * expressions (result vectors sized from parameters, a scratch pool sized
- * from a length and the launch, an implicit vector) and that the kernels
- * fill the side channels the caller allocated with those sizes; std140
- * data goes through the shim's pack/unpack helpers. */
+ * side_channels_hoist_OpenCL.c and side_channels.cl (argv[1]).  Checks that
+ * KERNEL_side_sizes evaluates the size expressions (result vectors sized
+ * from parameters, a scratch pool sized from a length and the launch, an
+ * implicit vector) and that the kernels fill the side channels the caller
+ * allocated with those sizes; std140 data goes through the shim's
+ * pack/unpack helpers.  Then the same through KERNEL_run: result vectors
+ * come back malloc'ed, std140 removed. */
 #include "side_channels_hoist_OpenCL.c"
 
 static int failures;
@@ -20,18 +21,17 @@ static cl_mem buffer(CrispContext *cx, size_t bytes, const void *init) {
     cl_int err;
     cl_mem m = clCreateBuffer(cx->context, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
                               (void *)init, &err);
-    if (err != CL_SUCCESS) crisp_fail(err, "clCreateBuffer");
+    if (err != CL_SUCCESS) crisp_fail(cx, err, "clCreateBuffer");
     return m;
 }
 
-static void final_result(CrispContext *cx, cl_program program) {
+static void final_result(CrispContext *cx, side_channels_program *prog) {
     enum { N = 64 };
     float a[N], packed[N * 4], r0[N];
     float r0_std140[N * 4], r1_std140[15 * 4];
     cl_ulong hav_std140[25 * 2];
     final_result_args args;
     CrispLaunch launch;
-    cl_kernel k = clCreateKernel(program, "final_result", NULL);
     int i, good;
 
     for (i = 0; i < N; i++) a[i] = (float)i * 0.25f;
@@ -49,8 +49,8 @@ static void final_result(CrispContext *cx, cl_program program) {
     args.result0 = buffer(cx, (size_t)args.result0_len * 16, NULL);
     args.result1 = buffer(cx, (size_t)args.result1_len * 16, NULL);
     args.haversine = buffer(cx, (size_t)args.haversine_len * 16, NULL);
-    if (final_result_enqueue(cx->queue, k, &args, &launch, 0, NULL, NULL) != CL_SUCCESS) {
-        expect(0, "final_result_enqueue");
+    if (final_result_enqueue(prog, NULL, &args, &launch, 0, NULL, NULL) != CL_SUCCESS) {
+        expect(0, crisp_error_message(cx));
         return;
     }
     clEnqueueReadBuffer(cx->queue, args.result0, CL_TRUE, 0, sizeof r0_std140, r0_std140, 0, NULL, NULL);
@@ -67,15 +67,13 @@ static void final_result(CrispContext *cx, cl_program program) {
     clReleaseMemObject(args.result0);
     clReleaseMemObject(args.result1);
     clReleaseMemObject(args.haversine);
-    clReleaseKernel(k);
 }
 
-static void calc_something(CrispContext *cx, cl_program program) {
+static void calc_something(CrispContext *cx, side_channels_program *prog) {
     enum { N = 40 };
     float a[N], packed[N * 4], res[N], expected[N];
     calc_something_args args;
     CrispLaunch launch;
-    cl_kernel k = clCreateKernel(program, "calc_something", NULL);
     int i, good;
 
     for (i = 0; i < N; i++) a[i] = (float)(i % 7);
@@ -92,8 +90,8 @@ static void calc_something(CrispContext *cx, cl_program program) {
     /* 20 std140 floats (320 bytes), then ceil(40 * 1.5) = 60 std140 ulongs (960 bytes) */
     expect(args.scratch_pool_len == 320 + 960, "scratch pool of 1280 bytes");
     args.scratch_pool = buffer(cx, (size_t)args.scratch_pool_len, NULL);
-    if (calc_something_enqueue(cx->queue, k, &args, &launch, 0, NULL, NULL) != CL_SUCCESS) {
-        expect(0, "calc_something_enqueue");
+    if (calc_something_enqueue(prog, NULL, &args, &launch, 0, NULL, NULL) != CL_SUCCESS) {
+        expect(0, crisp_error_message(cx));
         return;
     }
     clEnqueueReadBuffer(cx->queue, args.Res, CL_TRUE, 0, sizeof res, res, 0, NULL, NULL);
@@ -103,15 +101,13 @@ static void calc_something(CrispContext *cx, cl_program program) {
     clReleaseMemObject(args.A);
     clReleaseMemObject(args.Res);
     clReleaseMemObject(args.scratch_pool);
-    clReleaseKernel(k);
 }
 
-static void use_table(CrispContext *cx, cl_program program) {
+static void use_table(CrispContext *cx, side_channels_program *prog) {
     enum { N = 12 };
     cl_int table[4] = {1, 2, 3, 4}, out[N];
     use_table_args args;
     CrispLaunch launch;
-    cl_kernel k = clCreateKernel(program, "use_table", NULL);
     int i, good;
 
     memset(&args, 0, sizeof args);
@@ -121,8 +117,8 @@ static void use_table(CrispContext *cx, cl_program program) {
     use_table_side_sizes(&args, &launch);
     expect(args.table2_len == 4, "implicit table2 of 4 elements");
     args.table2 = buffer(cx, sizeof table, table);
-    if (use_table_enqueue(cx->queue, k, &args, NULL, 0, NULL, NULL) != CL_SUCCESS) {
-        expect(0, "use_table_enqueue");
+    if (use_table_enqueue(prog, NULL, &args, NULL, 0, NULL, NULL) != CL_SUCCESS) {
+        expect(0, crisp_error_message(cx));
         return;
     }
     clEnqueueReadBuffer(cx->queue, args.Out, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
@@ -130,20 +126,51 @@ static void use_table(CrispContext *cx, cl_program program) {
     expect(good, "use_table reads the implicit vector");
     clReleaseMemObject(args.Out);
     clReleaseMemObject(args.table2);
-    clReleaseKernel(k);
+}
+
+/* The same kernels from host arrays: KERNEL_run. */
+static void runs(CrispContext *cx, side_channels_program *prog) {
+    enum { N = 64 };
+    float a[N], *r0 = NULL, *r1 = NULL;
+    cl_ulong *hav = NULL;
+    size_t n0 = 0, n1 = 0, nh = 0;
+    cl_int table[4] = {5, 6, 7, 8}, out[12], small[2] = {0, 0};
+    int i, good;
+    cl_int err;
+    for (i = 0; i < N; i++) a[i] = (float)i;
+    err = final_result_run(prog, a, N, 5, 3, &r0, &n0, &r1, &n1, &hav, &nh, NULL);
+    expect(err == CL_SUCCESS && n0 == N && n1 == 15 && nh == 25, "final_result_run: result lengths from the sizes");
+    for (good = r0 && r1 && hav, i = 0; good && i < N; i++) good &= r0[i] == 2 * a[i];
+    for (i = 0; good && i < 15; i++) good &= r1[i] == (float)i;
+    for (i = 0; good && i < 25; i++) good &= hav[i] == (cl_ulong)(i * i);
+    expect(good, "result vectors malloc'ed for the caller, std140 removed");
+    free(r0);
+    free(r1);
+    free(hav);
+    err = use_table_run(prog, out, 12, table, 4, NULL);
+    for (good = err == CL_SUCCESS, i = 0; good && i < 12; i++) good &= out[i] == 10 * table[i % 4];
+    expect(good, "use_table_run with the implicit vector given");
+    err = use_table_run(prog, out, 12, NULL, 0, NULL);
+    for (good = err == CL_SUCCESS, i = 0; good && i < 12; i++) good &= out[i] == 0;
+    expect(good, "use_table_run: an implicit vector not given is zeros");
+    err = use_table_run(prog, out, 12, small, 2, NULL);
+    expect(err == CRISP_INVALID_LENGTH && strstr(crisp_error_message(cx), "table2 has 2 elements"),
+           "an implicit vector shorter than its size is an error");
 }
 
 int main(int argc, char **argv) {
     CrispContext cx;
-    cl_program program;
-    cl_int err;
+    side_channels_program prog;
     if (argc < 2 || crisp_open(&cx, 0) != CL_SUCCESS) return 2;
-    program = crisp_build_program_file(cx.context, cx.device, argv[1], NULL, &err);
-    if (!program) return 2;
-    final_result(&cx, program);
-    calc_something(&cx, program);
-    use_table(&cx, program);
-    clReleaseProgram(program);
+    if (side_channels_load(&prog, &cx, argv[1]) != CL_SUCCESS) {
+        printf("FAIL %s\n", crisp_error_message(&cx));
+        return 1;
+    }
+    final_result(&cx, &prog);
+    calc_something(&cx, &prog);
+    use_table(&cx, &prog);
+    runs(&cx, &prog);
+    side_channels_release(&prog);
     crisp_close(&cx);
     return failures ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /* structs_caller.c - host structs of a generated hoist against the device.
  *
  * Run by tests/e2e/hoist_c.py through tcc_driver with structs_hoist_OpenCL.c
- * (CRISP_NO_DEMO) and structs.cl (argv[1]).  The hoist declares each
+ * and structs.cl (argv[1]).  The hoist declares each
  * def-struct for the host with the std140 layout of the .cl; if a single
  * field were at another offset, the values the kernels read and write
  * through these structs would come out wrong. */
@@ -18,8 +18,7 @@ static void expect(int cond, const char *what) {
 
 int main(int argc, char **argv) {
     CrispContext cx;
-    cl_program program;
-    cl_kernel move, fill;
+    structs_program prog;
     cl_int err;
     static particle ps[N];
     static cell cells[N];
@@ -27,11 +26,7 @@ int main(int argc, char **argv) {
     fill_cells_args fargs;
     int i, good = 1;
 
-    if (argc < 2 || crisp_open(&cx, 0) != CL_SUCCESS) return 2;
-    program = crisp_build_program_file(cx.context, cx.device, argv[1], NULL, &err);
-    if (!program) return 2;
-    move = clCreateKernel(program, "move", &err);
-    fill = clCreateKernel(program, "fill_cells", &err);
+    if (argc < 2 || crisp_open(&cx, 0) != CL_SUCCESS || structs_load(&prog, &cx, argv[1]) != CL_SUCCESS) return 2;
 
     /* move: every field read and written by the kernel */
     memset(ps, 0, sizeof ps);
@@ -51,7 +46,7 @@ int main(int argc, char **argv) {
     margs.P = clCreateBuffer(cx.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof ps, ps, &err);
     margs.P_len = N;
     margs.dt = 0.5f;
-    err = move_enqueue(cx.queue, move, &margs, NULL, 0, NULL, NULL);
+    err = move_enqueue(&prog, NULL, &margs, NULL, 0, NULL, NULL);
     if (err == CL_SUCCESS) err = clEnqueueReadBuffer(cx.queue, margs.P, CL_TRUE, 0, sizeof ps, ps, 0, NULL, NULL);
     expect(err == CL_SUCCESS, "move ran");
     for (i = 0; i < N; i++) {
@@ -69,7 +64,7 @@ int main(int argc, char **argv) {
     memset(&fargs, 0, sizeof fargs);
     fargs.Out = clCreateBuffer(cx.context, CL_MEM_WRITE_ONLY, sizeof cells, NULL, &err);
     fargs.Out_len = N;
-    err = fill_cells_enqueue(cx.queue, fill, &fargs, NULL, 0, NULL, NULL);
+    err = fill_cells_enqueue(&prog, NULL, &fargs, NULL, 0, NULL, NULL);
     if (err == CL_SUCCESS) err = clEnqueueReadBuffer(cx.queue, fargs.Out, CL_TRUE, 0, sizeof cells, cells, 0, NULL, NULL);
     expect(err == CL_SUCCESS, "fill_cells ran");
     for (good = 1, i = 0; i < N; i++) {
@@ -81,9 +76,12 @@ int main(int argc, char **argv) {
 
     clReleaseMemObject(margs.P);
     clReleaseMemObject(fargs.Out);
-    clReleaseKernel(move);
-    clReleaseKernel(fill);
-    clReleaseProgram(program);
+    /* the same through move_run: host structs copied in and back */
+    for (i = 0; i < N; i++) ps[i].tag = (cl_char)i;
+    err = move_run(&prog, ps, N, 0.5f, NULL);
+    for (good = err == CL_SUCCESS, i = 0; good && i < N; i++) good &= ps[i].tag == (cl_char)(i + 1) && ps[i].flags == 5;
+    expect(good, "move_run on host structs");
+    structs_release(&prog);
     crisp_close(&cx);
     return failures ? 1 : 0;
 }

@@ -1,8 +1,8 @@
 /* tcc_driver.c - compile and run generated host code in memory with libtcc.
  *
- * The host-glue tests (tests/e2e/hoist_c.py) use it to check that a
+ * The host-glue tests (tests/e2e/hoist_c_api.py) use it to check that a
  * BASE_hoist_OpenCL.c works as a library: a small caller #includes the
- * hoist (with CRISP_NO_DEMO, so there is no demo main) and calls the
+ * hoist (the library; its demo main is another file) and calls the
  * per-kernel API on real data.  libtcc compiles the caller with the hoist
  * and the runtime shim in memory, links it against the OpenCL ICD loader
  * and runs its main().  Any compiler diagnostic, warnings included, fails.

@@ -13,10 +13,17 @@
 #endif
 #define CRISP_WARP_KERNEL /* kernels with warp forms (sub-groups: OpenCL C 2.0) */
 
+/* work-item queries CUDA (NVPTX) lacks */
+#ifdef __NVPTX__
+#define CRISP_GLOBAL_OFFSET(dim) 0
+#else
+#define CRISP_GLOBAL_OFFSET(dim) get_global_offset(dim)
+#endif
+
 /* get-global-id: thread id relative to the global offset */
 ulong crisp_global_id(uint dim)
 {
-    return (ulong)(get_global_id(dim) - get_global_offset(dim));
+    return (ulong)(get_global_id(dim) - CRISP_GLOBAL_OFFSET(dim));
 }
 
 /* get-local-linear-id: flattened id inside the workgroup */

@@ -22,10 +22,17 @@
 #endif
 #endif
 
+/* work-item queries CUDA (NVPTX) lacks */
+#ifdef __NVPTX__
+#define CRISP_GLOBAL_OFFSET(dim) 0
+#else
+#define CRISP_GLOBAL_OFFSET(dim) get_global_offset(dim)
+#endif
+
 /* get-global-id: thread id relative to the global offset */
 ulong crisp_global_id(uint dim)
 {
-    return (ulong)(get_global_id(dim) - get_global_offset(dim));
+    return (ulong)(get_global_id(dim) - CRISP_GLOBAL_OFFSET(dim));
 }
 
 /* get-local-linear-id: flattened id inside the workgroup */
@@ -150,7 +157,6 @@ __kernel CRISP_WARP_KERNEL void neighbours(
 {
     ulong i = crisp_global_id(0u);
     double2 v = X[i];
-    uint lane = crisp_lane_id();
     Up[i] = crisp_shuffle_double2(v, crisp_lane_up(1UL), crisp_warp_mem, crisp_warp_mem_len);
     Down[i] = crisp_shuffle_double2(v, crisp_lane_down(1UL), crisp_warp_mem, crisp_warp_mem_len);
 }
