@@ -1,0 +1,36 @@
+#!/bin/sh
+# gpu_run.sh - the H100 run (docs/performance.md): on a machine with
+# NVIDIA's OpenCL, run the library's end-to-end tests there and every
+# benchmark of `make bench` that has an NVIDIA side, each with a time limit,
+# writing one log per step into $OUT (default ./gpu-out).  The machine has
+# no clang: tests run with CLANG=none (validation happens here, in make test).
+# Usage (see ../shared/gpu/README.md for the set-up lines before it):
+#   sh scripts/gpu_run.sh [STEP...]     (default: every step)
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+PY=${PY:-python3}
+export CLANG=none CRISPTEST_PLATFORM=NVIDIA CRISP_PLATFORM=NVIDIA PYTHONPATH=tests:${PYTHONPATH:-}
+step() {  # step NAME SECONDS COMMAND...
+    name=$1 limit=$2
+    shift 2
+    start=$(date +%s)
+    timeout "$limit" "$@" >"$OUT/$name.txt" 2>&1
+    rc=$?
+    echo "$name: rc=$rc $(( $(date +%s) - start ))s  $(tail -1 "$OUT/$name.txt")"
+}
+want() { [ -z "$STEPS" ] || case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+STEPS="$*"
+nvidia-smi -L >"$OUT/device.txt" 2>&1
+want tests && for t in reduce scan_workgroup scan_grid filter warps warps_reduce library vector_add; do
+    step "test_$t" 120 "$PY" tests/e2e/$t.py
+done
+want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce 240 "$PY" scripts/bench_reduce.py
+want scan && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan 240 "$PY" scripts/bench_scan.py
+want warps && step bench_warps 120 "$PY" scripts/bench_warps.py --platform NVIDIA
+want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform NVIDIA --ocl-version 3.0
+want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
+for extra in ${GPU_EXTRA:-}; do  # further scripts: GPU_EXTRA="scripts/bench_sort.py ..."
+    want extra && step "$(basename "$extra" .py)" 240 "$PY" "$extra"
+done
+exit 0
