@@ -663,7 +663,8 @@ def another_queue_and_events():
     ev = k.vector_add_stride(da, da, dc, queue=q2, global_size=256, local_size=64)
     ev.wait()
     assert_close(dc.get(queue=q2), 2 * a)
-    other = cl.CommandQueue(cl.Context([k.queue.device]))
+    other_ctx = cl.Context([k.queue.device])  # kept alive: not every runtime's queue retains its context
+    other = cl.CommandQueue(other_ctx)
     e = assert_raises(ValueError, k.vector_add, a, a, a.copy(), queue=other)
     check("says why", "another context" in str(e), str(e))
 
