@@ -637,8 +637,34 @@ static int bind_var_or_pattern(Eval *ev, const LLParam *p, Node *val, const Bind
     return ll_bind(ev, p->pattern, val->kids, list_len(val), val, bc, depth + 1, envp);
 }
 
+/* Is `v` run-time code a staged call produced: (funcall (gen-...) ...)? */
+static int is_staged_code(const Node *v) {
+    return v->kind == N_LIST && v->nkids >= 2 && is_sym(v->kids[0]) && !strcmp(v->kids[0]->key, "funcall") &&
+           v->kids[1]->kind == N_LIST;
+}
+
 static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
-    return p->init ? eval(ev, p->init, env) : ev->nil;
+    int staging = ev->staging;
+    ev->staging = 0;
+    Node *v = p->init ? eval(ev, p->init, env) : ev->nil;
+    ev->staging = staging;
+    if (!v || !staging || !is_staged_code(v) || p->var->kind != N_SYMBOL) return v;
+    /* A macro's default that is run-time code, such as the spec's
+       (local-scratch-vec (funcall (gen-make-reduction-local-scratch-vec
+       (type-of someVar) message))): evaluated once where the macro is
+       called, not at every use of the parameter (run_macro binds it). */
+    if (ev->nstaged + 2 > ev->staged_cap) {
+        int cap = ev->staged_cap ? 2 * ev->staged_cap : 8;
+        Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)cap);
+        if (!k) return oom_error(ev);
+        if (ev->nstaged) memcpy(k, ev->staged, sizeof *k * (size_t)ev->nstaged);
+        ev->staged = k, ev->staged_cap = cap;
+    }
+    int n = ++ev->c->gensym_counter;
+    Node *var = syn_symbol(&ev->c->arena, p->init->loc, arena_printf(&ev->c->arena, "%s%%%d", p->var->name, n));
+    ev->staged[ev->nstaged++] = var;
+    ev->staged[ev->nstaged++] = v;
+    return var;
 }
 
 /* Is `a` a keyword naming one of the &key parameters of `ll`? */
@@ -835,8 +861,29 @@ static Node *call_prim(Eval *ev, const Prim *p, Node *form, Node **a, int n) {
 static Node *run_macro(Eval *ev, const Macro *m, Node *call, const Expansion *origin) {
     BindCtx bc = {m->name, call, origin};
     Binding *env = NULL;
-    if (!ll_bind(ev, m->params, call->kids + 1, call->nkids - 1, call, &bc, 0, &env)) return NULL;
-    return eval_body(ev, m->body, m->nbody, env);
+    Node **staged = ev->staged;
+    int nstaged = ev->nstaged, cap = ev->staged_cap, staging = ev->staging;
+    ev->staged = NULL, ev->nstaged = ev->staged_cap = 0, ev->staging = 1;
+    int ok = ll_bind(ev, m->params, call->kids + 1, call->nkids - 1, call, &bc, 0, &env);
+    ev->staging = 0;
+    Node *r = ok ? eval_body(ev, m->body, m->nbody, env) : NULL;
+    if (r && ev->nstaged) {
+        /* (let ((VAR CODE) ...) EXPANSION): the staged defaults, made once */
+        int nb = ev->nstaged / 2;
+        Node **binds = arena_alloc(&ev->c->arena, sizeof *binds * (size_t)nb);
+        Node **k = arena_alloc(&ev->c->arena, sizeof *k * 3);
+        if (!binds || !k) {
+            r = oom_error(ev);
+        } else {
+            for (int i = 0; i < nb; i++) binds[i] = mk_list(ev, ev->staged + 2 * i, 2);
+            k[0] = syn_symbol(&ev->c->arena, call->loc, "let");
+            k[1] = mk_list(ev, binds, nb);
+            k[2] = r;
+            r = mk_list(ev, k, 3);
+        }
+    }
+    ev->staged = staged, ev->nstaged = nstaged, ev->staged_cap = cap, ev->staging = staging;
+    return r;
 }
 
 /* Call function `f` (a Prim, a closure value, or NULL for the host hook)

@@ -133,6 +133,14 @@ struct Eval {
     const char *quiet_msg;     /* first suppressed message                */
     const Node *quiet_at;      /* where it would have been reported       */
 
+    /* Staged defaults of the macro being run: a default argument that is
+       run-time code (`(funcall (gen-make-...-scratch-vec ...))`) is bound
+       once, to a fresh variable, by a `let` around the expansion, so that
+       every use of the parameter names the same value (run_macro). */
+    Node **staged;             /* pairs: variable, code                   */
+    int nstaged, staged_cap;
+    int staging;               /* set while binding a macro's parameters  */
+
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
 };

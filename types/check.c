@@ -1074,14 +1074,34 @@ Node *cond_value(Ctx *cx, Node *syn);
 /* (if TEST THEN [ELSE]) - THEN sees `it`, the value of TEST. */
 /* The truth of an `if` test written as a constant: 0 for nil, false, ()
  * and 0; 1 for t, true and other integers; -1 when it must be computed.
- * (A vector is not a condition: E0360.) */
-int static_truth(Ctx *cx, Node *test) {
+ * and 1 for a variable holding a vector, which is never nil. */
+/* Was `form` written by a macro other than the conditionals (`when`,
+ * `unless`, `cond`, their + and * variants), which only rewrite the
+ * user's own test? */
+static int in_user_macro(const Expansion *e) {
+    for (; e; e = e->parent)
+        if (strncmp(e->macro, "when", 4) && strncmp(e->macro, "unless", 6) && strncmp(e->macro, "cond", 4) &&
+            strncmp(e->macro, "if", 2))
+            return 1;
+    return 0;
+}
+
+int static_truth(Ctx *cx, const Node *form, Node *test) {
     if (!(test = ck_expand(cx, test))) return -1;
     if (test->kind == N_INT) return test->ival != 0;
     if (test->kind == N_LIST && test->nkids == 0) return 0;
     if (test->kind != N_SYMBOL || test->ann) return -1;
     if (!strcmp(test->key, "nil") || !strcmp(test->key, "false")) return 0;
     if (!strcmp(test->key, "t") || !strcmp(test->key, "true")) return 1;
+    /* A vector is never nil at run time: (when ,return-vec ...) in a
+       macro (spec "reduce-to-workgroup") tests that the optional vector
+       argument was given, as `if (ptr)` would in C (docs/library.md).
+       Only in a macro's expansion: written by the user, `(when a ...)` on
+       a vector is a mistake (E0360). */
+    Sym *s = scope_lookup(cx, test->key);
+    if (s && s->ty && s->ty->kind == TY_VECTOR && (s->kind == SYM_PARAM || s->kind == SYM_LOCAL) &&
+        in_user_macro(form->origin))
+        return 1;
     return -1;
 }
 
@@ -1095,7 +1115,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         diag_error_at(ck->d, syn, "E0347", "`if` without an else branch has no value here");
         return;
     }
-    int known = static_truth(cx, syn->kids[1]);
+    int known = static_truth(cx, syn, syn->kids[1]);
     if (known == 0 || (known == 1 && !mentions_it(syn->kids[2]))) {
         /* decided at compile time: only the branch taken is checked, as in
            a macro's (when ,return-vec ...) when the argument was not given */

@@ -2684,7 +2684,7 @@ int syn_mentions_it(const Node *n);
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
-        int known = static_truth(cx, syn->kids[1]);
+        int known = static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return expr(cx, syn->kids[known ? 2 : 3], want);
     }
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {

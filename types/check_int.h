@@ -167,7 +167,7 @@ Node *ck_expand_all(Checker *ck, Node *syn);
 /* Not bfloat16 (E0905): for variables, parameters and results. */
 int value_type_ok(Checker *ck, const Type *t, const Node *at);
 /* An `if` test's truth when known at compile time (1/0), else -1. */
-int static_truth(Ctx *cx, Node *test);
+int static_truth(Ctx *cx, const Node *form, Node *test);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
 Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
