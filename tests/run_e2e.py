@@ -5,7 +5,7 @@
    PoCL (`crisptest.py --smoke`), and must be used by some tests/e2e/*.py
    (which runs it and compares with a host reference).
 2. Every tests/e2e/*.py (files starting with `_` are helpers) runs in its own
-   subprocess (timeout E2E_TIMEOUT, default 120 s), E2E_JOBS at a time
+   subprocess (timeout E2E_TIMEOUT, default 300 s), E2E_JOBS at a time
    (default: number of CPUs).  Its `ok NAME` / `FAIL NAME` lines are counted;
    a file that dies or times out without reporting a failure counts as one.
 3. Every tests/e2e/*.py runs again on the second device, Intel's CPU OpenCL
@@ -30,7 +30,7 @@ REPO = os.path.dirname(HERE)
 # PY, else the active virtual environment's Python, else Debian's
 PY = os.environ.get("PY") or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python3")
                                 if os.environ.get("VIRTUAL_ENV") else "/usr/bin/python3")
-TIMEOUT = float(os.environ.get("E2E_TIMEOUT", "120"))
+TIMEOUT = float(os.environ.get("E2E_TIMEOUT", "300"))
 JOBS = int(os.environ.get("E2E_JOBS", str(os.cpu_count() or 1)))
 
 
