@@ -678,6 +678,14 @@ static void sym_alias(Sym *dst, const Sym *src) {
 static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
     if (cx->consteval && init && syn_is_form(init, "make-vector")) return constvec_make_vector(cx, name, init);
+    Type *dt = NULL;
+    Node *dmk = init ? derived_make_syntax(cx, init, &dt) : NULL;
+    if (dmk) {
+        /* (make-NAME ...) of a derived vector type (derived.c): its
+           original's make- form, typed NAME */
+        Sym *ds = bind_vector(cx, name, dmk, NULL);
+        return ds && derived_make_retag(cx, init, ds, dt) ? ds : NULL;
+    }
     Sym *s = new_local(cx, name, name->name, NULL);
     if (!s) return NULL;
     if (soa_init_form(init)) return soa_bind(cx, s, name, init);
@@ -804,6 +812,8 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
 static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
     if (!init) return declared && declared->kind == TY_VECTOR;
     if (syn_is_form(init, "make-vector") || soa_init_form(init)) return 1;
+    Type *dt = NULL;
+    if (derived_make_syntax(cx, init, &dt)) return dt->soa || (!dt->view && !dt->ndims); /* views: expressions */
     if (init->kind == N_VECLIT) return !(declared && declared->kind == TY_HWVEC);
     if (init->kind == N_SYMBOL) {
         Sym *s = scope_lookup(cx, init->key);
@@ -2427,7 +2437,8 @@ const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
         base = arena_printf(ck->a, "%s_%s", base,
-                            t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck->a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec")
+                            t->kind == TY_VECTOR && t->tag ? mangle(ck->a, t->tag) /* a derived vector type: its name */
+                            : t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck->a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec")
                                                   : ty_cname(t));
     }
     return base;
@@ -2443,8 +2454,9 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->ndims) {
         t->view = 1;
         t->ndims = decl->ndims < 0 ? arg->ndims : decl->ndims; /* (tensor-view-type): the argument's rank */
-        t->tag = decl->tag;
     }
+    t->tag = decl->tag; /* a derived type's parameter: the derived type inside (derived.c) */
+    t->tag_subst = decl->tag_subst;
     if (decl->soa) { /* one instance for soa-vectors and views of any length */
         t->soa = 1;
         t->length = decl->length;

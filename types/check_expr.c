@@ -261,6 +261,11 @@ static Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
     return c;
 }
 
+/* VAL, of a derived struct type or its original, as WANT (as-original). */
+Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
+    return retype_struct(cx, val, want, at);
+}
+
 Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (!val || !want) return val;
     Type *have = val->ty;
@@ -2154,8 +2159,9 @@ static int fit(const Node *a, const Type *p) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
         if (p->ndims < 0 ? t->ndims <= 0 : p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
-        if (p->tag && (!t->tag || strcmp(p->tag, t->tag))) return -1; /* a derived tensor-view type */
-        int derived = t->tag && !p->tag ? 3 : 0; /* a derived tensor to its original: the derived overload is closer */
+        int tf = vector_tag_fit(t, p); /* derived vector types */
+        if (!tf) return -1;
+        int derived = tf == 2 ? 3 : 0; /* by substitution: the exact (derived) overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
         if (p->as && p->as != t->as) return -1;
         if (p->align && p->align != t->align) return -1;
@@ -2385,9 +2391,19 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
                 return NULL;
             }
-            if (pt->tag && (!at->tag || strcmp(pt->tag, at->tag))) {
+            if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !vector_tag_fit(at, pt)) {
                 diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
                               p->name->name, fd->name, pt->tag, tname(cx, at), pt->tag, as->name);
+                return NULL;
+            }
+            if (!vector_tag_fit(at, pt)) {
+                /* a derived vector type (spec "Derived Types"): :subst decides */
+                const Type *dt = pt->tag ? pt : at;
+                static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
+                diag_error_at(ck->d, argsyn[i], "E0167",
+                              "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): `%s` is a derived type with :subst %s; cast with (as-%s %s)",
+                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), dt->tag, mode[dt->tag_subst & 3],
+                              pt->tag ? pt->tag : "original", as->name);
                 return NULL;
             }
             const char *why = NULL;
@@ -2979,14 +2995,15 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         if (!strcmp(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
     if (is_swizzle_name(h)) return b_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
+    if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
+        /* derived vector types, as-original, as-derived: types/derived.c */
+        int handled = 0;
+        Node *r = derived_form(cx, syn, &handled);
+        if (handled) return r;
+    }
     if (!strncmp(h, "as-", 3)) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = global_lookup(cx->ck, h + 3);
-        if (st && st->kind == SYM_TYPE && st->type_syn && syn_is_form(st->type_syn, "def-derived-type") &&
-            (!st->ty || st->ty->kind == TY_VECTOR)) {
-            Type *dt = type_expr(cx->ck, cx_sym(cx, head, h + 3)); /* a derived tensor-view type */
-            return dt ? tensor_as_derived(cx, syn, dt) : NULL;
-        }
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
             if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
             Node *v = expr(cx, syn->kids[1], NULL);

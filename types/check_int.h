@@ -273,6 +273,8 @@ int struct_field_shape(Node *f, Node **name, Node **type);
 void derived_collect(Checker *ck, Node *form);
 void set_derived(Checker *ck, Node *form);
 int struct_subst_ok(const Type *from, const Type *to);
+int vector_tag_fit(const Type *from, const Type *to);
+int derived_subst_of(const Node *form);
 
 void enum_collect(Checker *ck, Node *form);
 Node *enum_value(Ctx *cx, Node *kw, Type *want);
@@ -339,6 +341,13 @@ Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
 Node *tensor_form(Ctx *cx, Node *syn, Type *want);
 Node *tensor_set_array(Ctx *cx, Node *place, Node *value);
 Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
+/* derived.c: derived vector, view, soa and tensor-view types */
+Type *derived_vector_type(Ctx *cx, const Node *at, const char *name);
+Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt);
+Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
+int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
+Node *derived_form(Ctx *cx, Node *syn, int *handled);
+Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
 /* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
 int tensor_ref_error(Ctx *cx, Node *syn);
 int identity_rank(Ctx *cx, Node *syn);

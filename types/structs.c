@@ -76,12 +76,31 @@ static int subst_keyword(Checker *ck, Node *v, int *out) {
     return 0;
 }
 
-/* Is SYN a tensor-view type: (tensor-view-type ...), or an alias defined
- * as one (matrix)? */
-static int tensor_original(Checker *ck, Node *syn) {
-    if (syn_is_form(syn, "tensor-view-type")) return 1;
-    Sym *s = syn->kind == N_SYMBOL ? global_lookup(ck, syn->key) : NULL;
-    return s && s->kind == SYM_TYPE && !s->ty && s->type_syn && syn_is_form(s->type_syn, "tensor-view-type");
+/* Is SYN a vector, vector-view, soa or tensor-view type: a type form, or
+ * an alias defined as one (matrix, a def-type of a vector type)?  Decided
+ * on the syntax: derived types are collected before types are resolved. */
+static int vector_original(Checker *ck, Node *syn, int depth) {
+    static const char *forms[] = {"vector-type", "vector-view-type", "soa-vector-type", "soa-view-type",
+                                  "tensor-view-type", "tensor-view", "const-vec-type", NULL};
+    for (int i = 0; forms[i]; i++)
+        if (syn_is_form(syn, forms[i])) return 1;
+    const char *h = syn->kind == N_SYMBOL ? syn->key : syn_head(syn);
+    Sym *s = h && depth < 16 ? global_lookup(ck, h) : NULL;
+    if (!s || s->kind != SYM_TYPE) return 0;
+    if (s->ty) return s->ty->kind == TY_VECTOR;
+    return s->type_syn && (syn_is_form(s->type_syn, "def-derived-type") || vector_original(ck, s->type_syn, depth + 1));
+}
+
+/* The :subst of a (def-derived-type NAME ORIGINAL [:subst MODE]) form
+ * (already checked by derived_collect): 0 :no, 1 :equal, 2 :pass-orig,
+ * 3 :pass-derived. */
+int derived_subst_of(const Node *form) {
+    static const char *names[] = {"no", "equal", "pass-orig", "pass-derived", NULL};
+    for (int i = 3; i + 1 < form->nkids; i += 2)
+        if (syn_is_kw(form->kids[i], "subst"))
+            for (int k = 0; names[k]; k++)
+                if (syn_is_kw(form->kids[i + 1], names[k])) return k;
+    return 0;
 }
 
 /* (def-derived-type NEW ORIGINAL &key (subst :no)): a new struct type with
@@ -100,9 +119,10 @@ void derived_collect(Checker *ck, Node *form) {
         }
         if (!subst_keyword(ck, form->kids[i + 1], &subst)) return;
     }
-    if (tensor_original(ck, form->kids[2])) {
-        /* a derived tensor-view type: an alias resolved by type_expr
-           through this very form (typeexpr.c, "def-derived-type") */
+    if (vector_original(ck, form->kids[2], 0)) {
+        /* a derived vector, view, soa or tensor-view type: an alias
+           resolved by type_expr through this very form (typeexpr.c,
+           "def-derived-type") */
         Sym *s = new_global(ck, SYM_TYPE, form->kids[1]);
         if (s) s->type_syn = form;
         return;
@@ -154,6 +174,18 @@ int struct_subst_ok(const Type *from, const Type *to) {
     if (f->derived_from == t) return f->subst == 1 || f->subst == 2;  /* derived -> original */
     if (t->derived_from == f) return t->subst == 1 || t->subst == 3;  /* original -> derived */
     return 0;
+}
+
+/* May a vector of type FROM go where TO is expected, as far as derived
+ * vector types go (the other parts are checked by the caller)?  0 no, 1
+ * the same (or no) derived type, 2 by the derived type's :subst.  A
+ * derived tensor-view type always passes for its original (docs/types.md,
+ * tensor-views). */
+int vector_tag_fit(const Type *from, const Type *to) {
+    if (from->tag == to->tag || (from->tag && to->tag && !strcmp(from->tag, to->tag))) return 1;
+    if (from->tag && to->tag) return 0;
+    if (from->tag) return from->ndims || from->tag_subst == 1 || from->tag_subst == 2 ? 2 : 0; /* derived -> original */
+    return to->tag_subst == 1 || to->tag_subst == 3 ? 2 : 0;                                    /* original -> derived */
 }
 
 /* Resolve the field types and compute the std140 layout (once). */

@@ -337,20 +337,23 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         return t;
     }
     if (h && !strcmp(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
-        /* (def-derived-type NAME TENSOR-VIEW-TYPE ...), reached through the
-           alias NAME (structs.c derived_collect): the tensor-view type under
-           a name of its own, so overloads (of ~ too) can tell it apart */
+        /* (def-derived-type NAME VECTOR-TYPE ...), reached through the
+           alias NAME (structs.c derived_collect): the vector, vector-view,
+           soa or tensor-view type under a name of its own, so overloads (of
+           ~ too) can tell it apart (spec "Derived Types") */
         Type *o = type_expr(ck, syn->kids[2]);
         if (!o) return NULL;
-        if (o->kind != TY_VECTOR || !o->ndims || o->tag) {
-            diag_error_at(ck->d, syn->kids[2], "E0164", "def-derived-type derives from a struct or a tensor-view type, found `%s`",
-                          ty_name(ck->a, o));
+        if (o->kind != TY_VECTOR || o->tag) {
+            diag_error_at(ck->d, syn->kids[2], "E0164",
+                          "def-derived-type derives from a struct, vector, vector-view, soa or tensor-view type, found `%s`%s",
+                          ty_name(ck->a, o), o->tag ? " (a derived type: derive from its original)" : "");
             return NULL;
         }
         Type *t = arena_alloc(ck->a, sizeof *t);
         if (!t) return NULL;
         *t = *o;
         t->tag = syn->kids[1]->name;
+        t->tag_subst = derived_subst_of(syn);
         return t;
     }
     if (h && !strcmp(h, "identity-tensor-type")) {
@@ -400,6 +403,12 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             t->view = 1;
             t->ndims = base->ndims;
             t->tag = base->tag;
+            t->tag_subst = base->tag_subst;
+        } else if (base->tag) { /* (celsius-vec :private): a derived vector type keeps its name */
+            t->view = base->view;
+            t->soa = base->soa;
+            t->tag = base->tag;
+            t->tag_subst = base->tag_subst;
         }
         return t;
     }

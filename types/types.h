@@ -92,7 +92,9 @@ struct Type {
                          TY_ANY_RANK: (tensor-view-type), a parameter type
                          taking any rank (instantiated per rank);
                          IDENT: the rank (0 in a parameter type: any rank) */
-    const char *tag;  /* a derived tensor-view type (def-derived-type): its name */
+    const char *tag;  /* a derived vector, view, soa or tensor-view type
+                         (def-derived-type): its name */
+    int tag_subst;    /* its :subst (0 :no, 1 :equal, 2 :pass-orig, 3 :pass-derived) */
     /* TUPLE */
     Type **elems;
     int nelems;

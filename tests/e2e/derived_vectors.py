@@ -1,0 +1,33 @@
+"""tests/e2e/derived_vectors.crisp: types derived from vector, vector-view
+and soa types; as-derived / as-original."""
+from crisptest import *
+
+prog = compile("tests/e2e/derived_vectors.crisp")
+
+
+@case
+def derived_vector_and_view_types():
+    a = np.array([1.5, -2.0, 4.0, 0.25, 7.0, 3.0, -1.0, 2.5], np.float32)
+    out = np.zeros(9, np.float32)
+    prog.run("derived_vectors", a, out)
+    s = a.sum()
+    k = s + 273.0 * len(a)
+    expect = np.array([s, k, s, k, a[0], 3 * (0 + 1 + 2 + 3), a[4] - a[2], a[6] - a[5], 3], np.float32)
+    assert_close(out, expect)
+    check("the derived overload has its own C name", "float total_celsius_vec(" in prog.source)
+    check("make-window binds a view named after the variable", "ulong w_off = 2UL;" in prog.source)
+
+
+@case
+def derived_soa_type():
+    a = np.array([1.0, -3.5, 2.25, 0.0], np.float32)
+    out = np.zeros(4, np.float32)
+    prog.run("derived_soa", a, out)
+    assert_close(out, np.abs(a) + np.abs(-2.0 * a))
+
+
+@case
+def as_derived_and_as_original_on_structs():
+    out = np.zeros(4, np.float32)
+    prog.run("derived_structs", out)
+    assert_close(out, np.array([25.0, 7.0, 25.0, 7.0], np.float32))
