@@ -806,7 +806,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         return NULL;
     }
     sym_alias(s, v->sym);
-    return s;
+    return derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }
 
 static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
@@ -950,6 +950,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         if (src->off_sym) src->off_sym->cname = local_cname(cx, arena_printf(ck->a, "%s_off", s->cname));
                     }
                     sym_alias(s, src);
+                    derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
                     scope_add(cx, s);

@@ -347,6 +347,7 @@ Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt);
 Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
 int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
 Node *derived_form(Ctx *cx, Node *syn, int *handled);
+int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared);
 Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
 /* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
 int tensor_ref_error(Ctx *cx, Node *syn);

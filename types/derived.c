@@ -216,3 +216,27 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
        binding gives it its own C name (check.c form_let) */
     return derived_make_retag(cx, syn, v->sym, dt) ? var_ref(cx, syn, v->sym) : NULL;
 }
+
+/* A let variable S, just made another name for a vector value, declared
+ * DECLARED (`c:celsius-vec`, (declare (type c celsius-vec))): it takes the
+ * declared derived type, or the original when declared plain, where the
+ * derived type's :subst allows (E0167 otherwise). */
+int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
+    if (!declared || declared->kind != TY_VECTOR || !s->ty || s->ty->kind != TY_VECTOR) return 1;
+    if (!vector_tag_fit(s->ty, declared)) {
+        const Type *dt = declared->tag ? declared : s->ty;
+        static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
+        diag_error_at(D(cx), at, "E0167", "cannot bind `%s` (`%s`) to a variable declared `%s`: `%s` is a derived type with :subst %s; cast with (as-%s ...)",
+                      syn_to_string(cx->ck->a, at, 30), tname(cx, s->ty), tname(cx, declared), dt->tag, mode[dt->tag_subst & 3],
+                      declared->tag ? declared->tag : "original");
+        return 0;
+    }
+    if (s->ty->tag == declared->tag || (s->ty->tag && declared->tag && !strcmp(s->ty->tag, declared->tag))) return 1;
+    Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
+    if (!ty) return 0;
+    *ty = *s->ty;
+    ty->tag = declared->tag;
+    ty->tag_subst = declared->tag_subst;
+    s->ty = ty;
+    return 1;
+}
