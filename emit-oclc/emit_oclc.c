@@ -695,21 +695,35 @@ static void helper_out(Em *e, const Helper *h) {
     }
     case H_MAKE_STRUCT: {
         const StructDef *sd = h->ty->sd;
+        /* the result variable: `s`, unless a field (a parameter) is named so */
+        const char *sv = "s";
+        for (int clash = 1; clash;) {
+            clash = 0;
+            for (int i = 0; i < sd->nfields; i++)
+                if (!strcmp(sd->fields[i].cname, sv) ||
+                    (sd->fields[i].view && !strcmp(arena_printf(e->a, "%s_len", sd->fields[i].cname), sv)))
+                    clash = 1;
+            if (clash) sv = arena_printf(e->a, "%s_", sv);
+        }
         pr_line(p, "/* make-%s: a %s from its fields */", sd->name, sd->name);
         sb_printf(e->out, "%s %s(", sd->cname, hname);
-        for (int i = 0; i < sd->nfields; i++)
-            sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(sd->fields[i].ty), sd->fields[i].cname);
-        sb_puts(e->out, ")\n");
-        pr_line(p, "{");
-        pr_line(p, "    %s s = {0};", sd->cname);
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
-            if (f->as_array)
-                pr_line(p, "    s.%s[0] = %s.x; s.%s[1] = %s.y; s.%s[2] = %s.z;", f->cname, f->cname, f->cname, f->cname, f->cname,
-                        f->cname);
-            else pr_line(p, "    s.%s = %s;", f->cname, f->cname);
+            if (f->view) sb_printf(e->out, "%s%s%s, ulong %s_len", i ? ", " : "", oclc_pointer_type(e->a, f->ty), f->cname, f->cname);
+            else sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(f->ty), f->cname);
         }
-        pr_line(p, "    return s;");
+        sb_puts(e->out, ")\n");
+        pr_line(p, "{");
+        pr_line(p, "    %s %s = {0};", sd->cname, sv);
+        for (int i = 0; i < sd->nfields; i++) {
+            const Field *f = &sd->fields[i];
+            if (f->view) pr_line(p, "    %s.%s = %s; %s.%s_len = %s_len;", sv, f->cname, f->cname, sv, f->cname, f->cname);
+            else if (f->as_array)
+                pr_line(p, "    %s.%s[0] = %s.x; %s.%s[1] = %s.y; %s.%s[2] = %s.z;", sv, f->cname, f->cname, sv, f->cname, f->cname,
+                        sv, f->cname, f->cname);
+            else pr_line(p, "    %s.%s = %s;", sv, f->cname, f->cname);
+        }
+        pr_line(p, "    return %s;", sv);
         pr_line(p, "}");
         break;
     }
@@ -995,6 +1009,21 @@ static void structs_out(Em *e, const Program *p) {
         const StructDef *sd = p->structs[i];
         if (sd->state != 2 || sd->orig_syn) continue;
         const Node *def = sd->def;
+        if (sd->has_views) {
+            /* a struct holding vector-views: device-only, C's own layout */
+            pr_line(&e->pr, "/* def-struct %s  (%s:%d): holds vector-views (pointer and length), device only */", sd->name,
+                    def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line);
+            pr_line(&e->pr, "typedef struct {");
+            for (int j = 0; j < sd->nfields; j++) {
+                const Field *f = &sd->fields[j];
+                if (f->view) pr_line(&e->pr, "    %s%s; ulong %s_len;", oclc_pointer_type(e->a, f->ty), f->cname, f->cname);
+                else if (f->as_array) pr_line(&e->pr, "    %s %s[3];", ty_cname(ty_num(f->ty->sc)), f->cname);
+                else pr_line(&e->pr, "    %s %s;", ty_cname(f->ty), f->cname);
+            }
+            pr_line(&e->pr, "} %s;", sd->cname);
+            pr_blank(&e->pr);
+            continue;
+        }
         pr_line(&e->pr, "/* def-struct %s  (%s:%d): std140 layout, %d bytes */", sd->name,
                 def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line, sd->size);
         pr_line(&e->pr, "typedef struct __attribute__((aligned(16))) {");

@@ -151,7 +151,7 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
     int ns = 0;
     for (int i = 0; i < p->nstructs; i++) {
         const StructDef *sd = p->structs[i];
-        if (sd->state != 2) continue;
+        if (sd->state != 2 || sd->has_views) continue; /* holding views: device only */
         sb_printf(b, "%s\n    {\"name\": ", ns++ ? "," : "");
         json_str(b, sd->name);
         key_str(b, "cname", sd->cname);

@@ -167,6 +167,12 @@ void set_derived(Checker *ck, Node *form) {
     d->sd->subst = subst;
 }
 
+/* Is T a struct holding vector-views, or a vector of them (device only)? */
+int struct_holds_views(Checker *ck, const Type *t) {
+    if (t && t->kind == TY_VECTOR) t = t->elem;
+    return t && t->kind == TY_STRUCT && !t->sd->pattern && struct_resolve(ck, t->sd) && t->sd->has_views;
+}
+
 /* May a value of struct type `from` stand where `to` is expected? */
 int struct_subst_ok(const Type *from, const Type *to) {
     if (!from || !to || from->kind != TY_STRUCT || to->kind != TY_STRUCT) return 0;
@@ -218,6 +224,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         sd->nfields = o->sd->nfields;
         sd->size = o->sd->size;
         sd->align = o->sd->align;
+        sd->has_views = o->sd->has_views;
         sd->state = 2;
         return 1;
     }
@@ -253,9 +260,36 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             ok = 0;
             continue;
         }
+        if (t->kind == TY_VECTOR && !t->soa && !t->ndims && !t->tag) {
+            /* a vector-view field (spec "Incomplete Types": (pair-type nil
+               (vector-view-type))): a pointer and a length */
+            if (!t->elem || !t->as) {
+                diag_error_at(D(ck), ftype, "E0145",
+                              "field `%s` of struct `%s` is a vector-view of `%s`; a field needs its element type and address space (a templated struct gets them from make-%s's argument)",
+                              fname->name, sd->name, ty_name(ck->a, t), sd->name);
+                ok = 0;
+                continue;
+            }
+            Type *vt = ty_vector(ck->a, t->elem, t->as, t->acc ? t->acc : ACC_READ_WRITE, t->align ? t->align : AL_COMPACT, -1);
+            vt->view = 1;
+            Field *f = &sd->fields[sd->nfields++];
+            f->name = fname->name;
+            f->key = fname->key;
+            f->cname = mangle(ck->a, fname->name);
+            f->ty = vt;
+            f->view = 1;
+            f->align = 8;
+            f->size = 16;
+            off = (off + 7) / 8 * 8;
+            f->offset = off;
+            off += f->size;
+            sd->has_views = 1;
+            continue;
+        }
+        if (t->kind == TY_STRUCT && t->sd->has_views) sd->has_views = 1;
         if (!(t->kind == TY_NUM || t->kind == TY_STRUCT || t->kind == TY_ENUM || (t->kind == TY_HWVEC && t->width <= 4))) {
             diag_error_at(D(ck), ftype, "E0145",
-                          "field `%s` of struct `%s` has type `%s`; struct fields are numbers, 2-, 3- or 4-component vectors or structs%s",
+                          "field `%s` of struct `%s` has type `%s`; struct fields are numbers, 2-, 3- or 4-component vectors, structs or vector-views%s",
                           fname->name, sd->name, ty_name(ck->a, t),
                           t->kind == TY_BOOL ? " (bool has no fixed size on the device: use uchar or int)" : "");
             ok = 0;
@@ -291,6 +325,47 @@ static Field *find_field(StructDef *sd, const char *key) {
     return NULL;
 }
 
+/* The C lvalue of a struct variable or of a struct field of one (a.inner),
+ * or NULL for another expression. */
+static const char *member_path(Ctx *cx, const Node *base) {
+    if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
+    if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
+        const char *p = member_path(cx, base->kids[0]);
+        return p ? arena_printf(cx->ck->a, "%s.%s", p, base->text) : NULL;
+    }
+    return NULL;
+}
+
+/* (F~ S) for a vector-view field F (spec "Incomplete Types"): the view
+ * the struct holds, as a vector variable whose C names are the struct's
+ * members (S.F the pointer to its first element, S.F_len its length), so
+ * every vector operation works on it.  Read-only: a new view is stored by
+ * making a new struct (make-NAME). */
+static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write) {
+    if (for_write) {
+        diag_error_at(D(cx->ck), syn, "E0157",
+                      "the vector-view field `%s` of `%s` cannot be assigned; make a new struct with make-%s (its elements can be set: (set! (~ (%s~ s) i) v))",
+                      f->name, base->ty->sd->name, base->ty->sd->name, f->name);
+        return NULL;
+    }
+    const char *path = member_path(cx, base);
+    if (!path) {
+        diag_error_at(D(cx->ck), syn, "E0158", "the vector-view field `%s` is read from a struct variable; bind `%s` with let first",
+                      f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
+        return NULL;
+    }
+    Sym *s = arena_alloc(cx->ck->a, sizeof *s);
+    if (!s) return NULL;
+    s->kind = SYM_LOCAL;
+    s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
+    s->key = s->name;
+    s->cname = arena_printf(cx->ck->a, "%s.%s", path, f->cname);
+    s->len_cname = arena_printf(cx->ck->a, "%s.%s_len", path, f->cname);
+    s->ty = f->ty;
+    s->def = syn;
+    return var_ref(cx, syn, s);
+}
+
 /* (NAME~ S) and (~NAME~ S): a field of struct value `base` (already
  * checked).  for_write: the caller assigns through it. */
 Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
@@ -309,6 +384,7 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
         sb_free(&names);
         return NULL;
     }
+    if (f->view) return view_field(cx, syn, base, f, for_write);
     Node *m = ck_node(cx, N_C_MEMBER, syn, f->ty);
     m->kids = arena_alloc(cx->ck->a, sizeof(Node *));
     if (!m->kids) return NULL;
@@ -341,6 +417,25 @@ Node *struct_member_value(Ctx *cx, Node *m) {
     for (int k = 0; k < 3; k++) c->kids[k] = struct_component(cx, m, k);
     c->nkids = 3;
     return c;
+}
+
+/* The value CV (checked from V) for the vector-view field F: a vector
+ * variable of F's element type and address space. */
+static Node *view_field_value(Ctx *cx, const Node *v, Node *cv, const Field *f, const StructDef *sd) {
+    const Type *t = cv->ty, *ft = f->ty;
+    const char *why = cv->kind != N_C_VAR || !t || t->kind != TY_VECTOR ? "it is not a vector variable"
+                      : t->soa || t->ndims                             ? "a field holds a vector or vector-view, not a soa or tensor-view"
+                      : !ty_equal(t->elem, ft->elem)                    ? "element types differ"
+                      : t->as != ft->as                                 ? "address spaces differ"
+                      : (ft->acc == ACC_READ_WRITE || ft->acc == ACC_WRITE_ONLY) && (t->acc == ACC_READ_ONLY || t->as == AS_CONSTANT)
+                          ? "the field is writable but the vector is read-only"
+                          : NULL;
+    if (why) {
+        diag_error_at(D(cx->ck), v, "E0310", "field `%s` of `%s`: expected `%s`, found `%s` (%s)", f->name, sd->name,
+                      ty_name(cx->ck->a, ft), ty_name(cx->ck->a, t), why);
+        return NULL;
+    }
+    return cv;
 }
 
 /* (make-NAME :field value ...) or (make-NAME value ...): a struct value;
@@ -387,19 +482,27 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             diag_error_at(D(ck), v, "E0149", "field `%s` of `%s` is given twice", f->name, sd->name);
             return NULL;
         }
-        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : expr(cx, v, f->ty);
-        if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
+        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : expr(cx, v, f->view ? NULL : f->ty);
+        if (cv && f->view) cv = view_field_value(cx, v, cv, f, sd);
+        else if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
         if (!cv) return NULL;
         vals[fi] = cv;
     }
     Node *c = ck_node(cx, N_C_CALL, syn, sd->type);
-    c->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)sd->nfields);
+    c->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * sd->nfields));
     if (!c->kids) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         Field *f = &sd->fields[i];
-        if (vals[i]) c->kids[c->nkids++] = vals[i];
-        else if (f->ty->kind == TY_STRUCT) {
-            diag_error_at(D(ck), syn, "E0150", "`make-%s` needs a value for the struct field `%s`", sd->name, f->name);
+        if (vals[i] && f->view) {
+            /* a view: its first element's address and its length */
+            Sym *vs = vals[i]->sym;
+            Node *len = ck_node(cx, N_C_LENGTH, vals[i], ty_num(SC_ULONG));
+            len->sym = vs;
+            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], var_ref(cx, vals[i], vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = len;
+        } else if (vals[i]) c->kids[c->nkids++] = vals[i];
+        else if (f->ty->kind == TY_STRUCT || f->view) {
+            diag_error_at(D(ck), syn, "E0150", "`make-%s` needs a value for the %s field `%s`", sd->name, f->view ? "vector-view" : "struct", f->name);
             return NULL;
         } else if (f->ty->kind == TY_HWVEC) {
             Node *z = ck_node(cx, N_C_CAST, syn, f->ty);

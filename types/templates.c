@@ -416,6 +416,15 @@ static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const 
     return in;
 }
 
+/* Does vector type T have the parts the open vector type P gives
+ * ((vector-view-type) in an incomplete type: any element type, address
+ * space...)? */
+static int open_vector_fits(const Type *p, const Type *t) {
+    if (p->kind != TY_VECTOR || t->kind != TY_VECTOR || p->soa != t->soa || p->ndims != t->ndims || p->tag || t->tag) return 0;
+    return (!p->elem || ty_equal(p->elem, t->elem)) && (!p->as || p->as == t->as) && (!p->acc || p->acc == t->acc) &&
+           (!p->align || p->align == t->align) && (p->length < 0 || p->length == t->length);
+}
+
 int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
     (void)ck;
     const Pattern *pt = pattern->sd->pattern;
@@ -426,7 +435,7 @@ int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
         for (int i = 0; i < pt->t->nparams; i++) {
             if (is_open(pt->in->args, pt->in->vals, i)) continue;
             if (!!pt->in->args[i] != !!in->args[i]) return 0;
-            if (in->args[i] && !ty_equal(in->args[i], pt->in->args[i])) return 0;
+            if (in->args[i] && !ty_equal(in->args[i], pt->in->args[i]) && !open_vector_fits(pt->in->args[i], in->args[i])) return 0;
             if (!in->args[i] && strcmp(in->vals[i]->key ? in->vals[i]->key : "", pt->in->vals[i]->key ? pt->in->vals[i]->key : ""))
                 return 0;
         }
@@ -909,6 +918,13 @@ static int make_fits(Checker *ck, Node *syn, int keyed, Node **pre, int n, Struc
             for (int k = 0; k < sd->nfields; k++)
                 if (!strcmp(sd->fields[k].key, syn->kids[1 + 2 * i]->key)) f = &sd->fields[k];
         if (!f) return 0;
+        if (f->view) { /* a vector-view field: a vector of its element type and address space */
+            const Type *t = pre[i]->ty;
+            if (pre[i]->kind != N_C_VAR || t->kind != TY_VECTOR || t->soa || t->ndims || !ty_equal(t->elem, f->ty->elem) ||
+                t->as != f->ty->as || (f->ty->acc != ACC_READ_ONLY && t->acc == ACC_READ_ONLY))
+                return 0;
+            continue;
+        }
         if ((exact_literals || !flex_literal(pre[i])) && !ty_equal(pre[i]->ty, f->ty)) return 0;
     }
     (void)ck;

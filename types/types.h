@@ -46,6 +46,8 @@ typedef struct Field {
     Type *ty;
     int offset, size, align;
     int as_array;      /* 3-vectors: stored as T[3] so std140's 12-byte size holds */
+    int view;          /* a vector or vector-view: a C pointer to its first element
+                          and NAME_len (the struct stays on the device) */
 } Field;
 
 typedef struct StructDef {
@@ -59,6 +61,8 @@ typedef struct StructDef {
     struct StructDef *derived_from; /* def-derived-type / set-derived: the original */
     int subst;         /* 0 :no, 1 :equal, 2 :pass-orig, 3 :pass-derived */
     const void *orig_syn; /* def-derived-type: the original type's syntax */
+    int has_views;     /* holds vector-views (itself or a nested struct): no
+                          std140 layout, never crosses the host boundary */
     const void *pattern;  /* an incomplete struct template ((pair-type nil int)):
                              not a real struct, matches instances (templates.c) */
 } StructDef;
