@@ -2653,11 +2653,7 @@ static void signature_aliases(Checker *ck, Node *f) {
         Node *fn = f->kids[2]->kids[1];
         const char *name = syn_is_form(fn, "function") && fn->nkids == 2 && fn->kids[1]->kind == N_SYMBOL ? fn->kids[1]->key : NULL;
         Node *sig = name ? ctq_signature_syntax(ck, name, f->kids[2]->loc) : NULL;
-        if (!sig) {
-            diag_error_at(ck->d, f->kids[2], "E0216", "`type-signature-of`: no def-function `%s` with a known signature before this point",
-                          name ? name : syn_to_string(ck->a, fn, 30));
-            return;
-        }
+        if (!sig) return; /* reported once, when the alias is resolved (typeexpr.c) */
         sig->kind = N_LIST; /* #'(P... => R), as a signature alias is written */
         Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
         f->kids[2] = syn_list(ck->a, sig->loc, k, 2);

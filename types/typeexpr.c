@@ -269,6 +269,18 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         m->maybe = 1;
         return m;
     }
+    if (h && !strcmp(h, "type-signature-of") && syn->nkids == 2) {
+        /* (def-type NAME (type-signature-of #'f)) was replaced by f's
+           signature when f has one (check.c signature_aliases): here it has
+           none */
+        Node *fn = syn->kids[1];
+        const char *name = syn_is_form(fn, "function") && fn->nkids == 2 && fn->kids[1]->kind == N_SYMBOL ? fn->kids[1]->key : NULL;
+        if (!name || !ctq_signature_syntax(ck, name, syn->loc)) {
+            diag_error_at(ck->d, syn, "E0216", "`type-signature-of`: no def-function `%s` with a known signature before this point",
+                          name ? fn->kids[1]->name : syn_to_string(ck->a, fn, 30));
+            return NULL;
+        }
+    }
     if (h && !strcmp(h, "return-type-of")) {
         /* (return-type-of #'f): the declared return type of another function */
         Node *f = syn->nkids == 2 ? syn->kids[1] : NULL;

@@ -19,6 +19,14 @@ def derived_vector_and_view_types():
 
 
 @case
+def kernel_parameter_of_derived_type():
+    a = np.array([2.0, -1.0, 0.5], np.float32)
+    out = np.zeros(2, np.float32)
+    prog.run("derived_param", a, out)
+    assert_close(out, np.array([a.sum() + 273.0 * 3, a[0]], np.float32))
+
+
+@case
 def derived_soa_type():
     a = np.array([1.0, -3.5, 2.25, 0.0], np.float32)
     out = np.zeros(4, np.float32)
