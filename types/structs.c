@@ -429,6 +429,8 @@ static Node *view_field_value(Ctx *cx, const Node *v, Node *cv, const Field *f, 
                       : t->as != ft->as                                 ? "address spaces differ"
                       : (ft->acc == ACC_READ_WRITE || ft->acc == ACC_WRITE_ONLY) && (t->acc == ACC_READ_ONLY || t->as == AS_CONSTANT)
                           ? "the field is writable but the vector is read-only"
+                      : (cv->sym->write_only || t->acc == ACC_WRITE_ONLY) && ft->acc != ACC_WRITE_ONLY
+                          ? "the vector is write-only but the field may be read; declare the field :write-only"
                           : NULL;
     if (why) {
         diag_error_at(D(cx->ck), v, "E0310", "field `%s` of `%s`: expected `%s`, found `%s` (%s)", f->name, sd->name,
