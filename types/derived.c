@@ -190,7 +190,7 @@ int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
 Node *derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
-    if (!h) return NULL;
+    if (!h || func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
     if (!strcmp(h, "as-original") && !global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
     if (!strcmp(h, "as-derived") && !global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
