@@ -274,6 +274,7 @@ void derived_collect(Checker *ck, Node *form);
 void set_derived(Checker *ck, Node *form);
 int struct_subst_ok(const Type *from, const Type *to);
 int vector_tag_fit(const Type *from, const Type *to);
+int derived_subst_ok(const Type *from, const Type *to);
 int struct_holds_views(Checker *ck, const Type *t);
 int derived_subst_of(const Node *form);
 

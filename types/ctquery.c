@@ -353,7 +353,7 @@ static int is_type_of(Checker *ck, Eval *ev, Node *form, Node *x, Node *t) {
     if (is_literal_type(t)) return literal_fits(t->kids[1], vt);
     Type *tt = type_of_syntax(ck, t);
     if (!tt) return -1;
-    return ty_equal(vt, tt) || (vt->kind == TY_STRUCT && tt->kind == TY_STRUCT && struct_subst_ok(vt, tt));
+    return ty_equal(vt, tt) || derived_subst_ok(vt, tt);
 }
 
 /* The element type of a vector type or of a vector variable. */
@@ -593,7 +593,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
     } else if (!strcmp(name, "is-substitutable-for?")) {
         NEED(2);
         Type *x = type_arg(ck, ev, form, a[0]), *y = x ? type_arg(ck, ev, form, a[1]) : NULL;
-        r = x && y ? ty_equal(x, y) || (x->kind == TY_STRUCT && y->kind == TY_STRUCT && struct_subst_ok(x, y)) : -1;
+        r = x && y ? ty_equal(x, y) || derived_subst_ok(x, y) : -1;
     } else if (!strcmp(name, "has-overload?")) {
         if (!is_signature(a[1])) {
             eval_error_code(ev, EVAL_E_SIG, form->nkids > 2 ? form->kids[2] : form,

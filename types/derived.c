@@ -109,6 +109,25 @@ static Node *as_original(Ctx *cx, Node *syn) {
     return NULL;
 }
 
+/* (as-ALIAS V) for a vector type alias ALIAS (spec "as-XXXX": the cast to
+ * the original, when the original has a name): V, of a type derived from
+ * ALIAS's type or of that type itself, as the plain vector. */
+static Node *as_original_alias(Ctx *cx, Node *syn, const Type *ot) {
+    if (syn->nkids != 2) {
+        diag_error_at(D(cx), syn, "E0370", "`%s` takes one argument, found %d", syn_head(syn), syn->nkids - 1);
+        return NULL;
+    }
+    Sym *s = vector_var(cx, syn->kids[1], syn_head(syn));
+    if (!s) return NULL;
+    const char *why = parts_differ(ot, s->ty);
+    if (why) {
+        diag_error_at(D(cx), syn, "E0166", "`%s` casts to `%s`, but `%s` (`%s`) is not of that type: %s", syn_head(syn), syn_head(syn) + 3,
+                      s->name, tname(cx, s->ty), why);
+        return NULL;
+    }
+    return retagged(cx, syn, s, NULL, 0);
+}
+
 /* (as-derived NAME X) - INDECES: (as-NAME X) for the derived type NAME. */
 static Node *as_derived(Ctx *cx, Node *syn) {
     if (syn->nkids != 3 || syn->kids[1]->kind != N_SYMBOL) {
@@ -196,6 +215,12 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
     if (!strncmp(h, "as-", 3)) {
         Type *dt = derived_vector_type(cx, syn, h + 3);
         if (dt) return *handled = 1, derived_vector_as(cx, syn, dt);
+        Sym *st = global_lookup(cx->ck, h + 3);
+        if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
+            /* (as-ALIAS V): as-<original> where the original is a vector type alias */
+            Type *ot = type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
+            if (ot && ot->kind == TY_VECTOR && !ot->tag) return *handled = 1, as_original_alias(cx, syn, ot);
+        }
         return NULL;
     }
     Type *dt = NULL;

@@ -194,6 +194,19 @@ int vector_tag_fit(const Type *from, const Type *to) {
     return to->tag_subst == 1 || to->tag_subst == 3 ? 2 : 0;                                    /* original -> derived */
 }
 
+/* May a value of type FROM stand where TO is expected through a derived
+ * type's :subst (is-substitutable-for?): structs, or a derived vector type
+ * and its original. */
+int derived_subst_ok(const Type *from, const Type *to) {
+    if (!from || !to) return 0;
+    if (from->kind == TY_STRUCT) return struct_subst_ok(from, to);
+    if (from->kind != TY_VECTOR || to->kind != TY_VECTOR || vector_tag_fit(from, to) != 2) return 0;
+    Type a = *from, b = *to;
+    a.tag = b.tag = NULL;
+    a.tag_subst = b.tag_subst = 0;
+    return ty_equal(&a, &b);
+}
+
 /* Resolve the field types and compute the std140 layout (once). */
 int struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->state == 2) return 1;

@@ -27,6 +27,14 @@ def kernel_parameter_of_derived_type():
 
 
 @case
+def as_original_by_alias_name():
+    a = np.array([2.0, -1.0, 0.5, 4.0], np.float32)
+    out = np.zeros(2, np.float32)
+    prog.run("derived_alias", a, out)
+    assert_close(out, np.array([-a.sum(), a.sum()], np.float32))
+
+
+@case
 def derived_soa_type():
     a = np.array([1.0, -3.5, 2.25, 0.0], np.float32)
     out = np.zeros(4, np.float32)
