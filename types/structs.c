@@ -440,6 +440,7 @@ static Node *view_field_value(Ctx *cx, const Node *v, Node *cv, const Field *f, 
                       : t->soa || t->ndims                             ? "a field holds a vector or vector-view, not a soa or tensor-view"
                       : !ty_equal(t->elem, ft->elem)                    ? "element types differ"
                       : t->as != ft->as                                 ? "address spaces differ"
+                      : !vector_tag_fit(t, ft)                          ? "its derived type's :subst does not let it pass for the original"
                       : (ft->acc == ACC_READ_WRITE || ft->acc == ACC_WRITE_ONLY) && (t->acc == ACC_READ_ONLY || t->as == AS_CONSTANT)
                           ? "the field is writable but the vector is read-only"
                       : (cv->sym->write_only || t->acc == ACC_WRITE_ONLY) && ft->acc != ACC_WRITE_ONLY

@@ -921,7 +921,7 @@ static int make_fits(Checker *ck, Node *syn, int keyed, Node **pre, int n, Struc
         if (f->view) { /* a vector-view field: a vector of its element type and address space */
             const Type *t = pre[i]->ty;
             if (pre[i]->kind != N_C_VAR || t->kind != TY_VECTOR || t->soa || t->ndims || !ty_equal(t->elem, f->ty->elem) ||
-                t->as != f->ty->as || (f->ty->acc != ACC_READ_ONLY && t->acc == ACC_READ_ONLY) ||
+                t->as != f->ty->as || !vector_tag_fit(t, f->ty) || (f->ty->acc != ACC_READ_ONLY && t->acc == ACC_READ_ONLY) ||
                 ((pre[i]->sym->write_only || t->acc == ACC_WRITE_ONLY) && f->ty->acc != ACC_WRITE_ONLY))
                 return 0;
             continue;
