@@ -2188,13 +2188,24 @@ static const char *signature_text(Ctx *cx, FuncDef *f) {
 
 /* Compile-time multiple dispatch: the overload whose parameters fit the
  * arguments best; an error when none fits or two fit equally well. */
+/* May F take the N positional arguments of SYN and default the rest (its
+ * &optional and &key parameters after the N-th)? */
+static int optional_fit(const Node *syn, const FuncDef *f, int n) {
+    if (n >= f->nparams || f->params[n].mode == 0) return 0;
+    for (int i = 1; i < syn->nkids; i++)
+        if (syn->kids[i]->kind == N_KEYWORD) return 0; /* keys: only an exact count is compared */
+    for (int i = 0; i < n; i++)
+        if (f->params[i].mode == 2) return 0;
+    return 1;
+}
+
 static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Node **args, int n) {
     FuncDef *best = NULL, *tie = NULL;
     int best_score = 0;
     for (int c = 0; c < nc; c++) {
         FuncDef *f = cands[c];
         resolve_signature(cx->ck, f);
-        if (f->bad || f->nparams != n) continue;
+        if (f->bad || (f->nparams != n && !optional_fit(syn, f, n))) continue;
         int score = 0;
         for (int i = 0; i < n && score >= 0; i++) {
             int k = fit(args[i], f->params[i].ty);
@@ -2349,7 +2360,14 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (fd->bad) return NULL;
     Node **argsyn = call_arguments(cx, syn, fd);
     if (!argsyn) return NULL;
-    if (pre && n != fd->nparams) pre = NULL; /* defaults were filled in */
+    if (pre && n != fd->nparams) {
+        /* defaults were filled in: the positional arguments already
+           checked are kept (checked once), the defaults checked below */
+        Node **full = arena_alloc(ck->a, sizeof(Node *) * (size_t)(fd->nparams + 1));
+        if (!full) return NULL;
+        for (int i = 0; i < fd->nparams; i++) full[i] = i < n && argsyn[i] == syn->kids[i + 1] ? pre[i] : NULL;
+        pre = full;
+    }
     n = fd->nparams;
     if (fd->kind == FN_GRID) grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
@@ -2357,7 +2375,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
+        Node *a = pre && pre[i] ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_IDENT || a->ty->kind == TY_IDENT) {
             /* an identity tensor: only to an (identity-tensor-type [N])
