@@ -150,6 +150,8 @@ static int new_var(OclcReads *r, const char *name, const Node *init) {
 }
 
 static void read_var(OclcReads *r, const char *name) {
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (dot) name = arena_strndup(r->a, name, (size_t)(dot - name)); /* s.data: a view field of struct s */
     int i = lookup(r, name);
     if (i < 0) return;
     r->vars[i].reads++;

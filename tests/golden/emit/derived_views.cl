@@ -63,9 +63,11 @@ __kernel void derived_views(__global const float *In, ulong In_len, __global flo
         __global const float *x_2 = (__global const float *)In;
         ulong x_2_len = 2UL;
         slot x = make_slot(2.0f, x_2 + x_2_off, x_2_len);
+        slot y = make_slot(1.0f, In, In_len);
         Out[0UL] = total_celsius(In, In_len);
         Out[1UL] = total_floatvec(In, In_len);
         Out[2UL] = head(x);
+        Out[3UL] = y.data[1UL];
     }
 }
 
