@@ -1009,6 +1009,10 @@ static void visit(Ex *x, const Node *n) {
         break;
     case N_C_CALL: {
         for (int i = 0; i < n->nkids; i++) visit(x, n->kids[i]);
+        if (helper_kind(x, n) == H_MAKE_STRUCT && n->ty && n->ty->kind == TY_STRUCT && n->ty->sd->has_views)
+            /* a vector stored in a struct's vector-view field: its uses
+               through the struct are not followed (docs/types.md) */
+            lose_vectors(x, n, n, "a vector stored in a struct's vector-view field");
         const CFunc *fn = user_function(x, n);
         if (fn) walk_function(x, fn, n);
         return;

@@ -16,3 +16,12 @@ def views_in_struct_fields():
     check("the struct holds a pointer and a length",
           "__global const float *second; ulong second_len;" in prog.source)
     check("a nested view field is read through the struct", "h.s.data" in prog.source)
+
+
+@case
+def vectors_in_struct_fields_are_unchecked():
+    # the extent analysis does not follow a vector through a struct field:
+    # the metadata says so instead of claiming the kernel touches nothing
+    args = {a["name"]: a for a in prog.kernels["struct_views"]["args"] if a["role"] == "buffer"}
+    for name in ("In", "W"):
+        check(name + " is unchecked", "struct's vector-view field" in args[name].get("unchecked", ""), repr(args[name]))
