@@ -43,6 +43,14 @@ def derived_soa_type():
 
 
 @case
+def derived_soa_view_type():
+    a = np.array([1.0, -3.5, 2.25, 0.5, 4.0, -1.0], np.float32)
+    out = np.zeros(3, np.float32)
+    prog.run("derived_soa_view", a, out)
+    assert_close(out, np.array([a[2:5].sum(), -1.0, a.sum()], np.float32))
+
+
+@case
 def as_derived_and_as_original_on_structs():
     out = np.zeros(4, np.float32)
     prog.run("derived_structs", out)
