@@ -2186,8 +2186,6 @@ static const char *signature_text(Ctx *cx, FuncDef *f) {
     return arena_printf(cx->ck->a, "#'(%s => %s)", s, tname(cx, f->ret));
 }
 
-/* Compile-time multiple dispatch: the overload whose parameters fit the
- * arguments best; an error when none fits or two fit equally well. */
 /* May F take the N positional arguments of SYN and default the rest (its
  * &optional and &key parameters after the N-th)? */
 static int optional_fit(const Node *syn, const FuncDef *f, int n) {
@@ -2199,6 +2197,8 @@ static int optional_fit(const Node *syn, const FuncDef *f, int n) {
     return 1;
 }
 
+/* Compile-time multiple dispatch: the overload whose parameters fit the
+ * arguments best; an error when none fits or two fit equally well. */
 static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Node **args, int n) {
     FuncDef *best = NULL, *tie = NULL;
     int best_score = 0;

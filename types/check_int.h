@@ -286,6 +286,7 @@ void template_collect(Checker *ck, Node *form);
 void template_gen(Checker *ck, Node *form);
 Type *template_type(Checker *ck, Node *syn);
 Template *template_lookup(Checker *ck, const char *key);
+int template_is_def_type(Checker *ck, const char *key);
 FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 Node *param_type_syntax(Node *form, int i);

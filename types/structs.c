@@ -85,6 +85,12 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
     for (int i = 0; forms[i]; i++)
         if (syn_is_form(syn, forms[i])) return 1;
     const char *h = syn->kind == N_SYMBOL ? syn->key : syn_head(syn);
+    size_t hl = h ? strlen(h) : 0;
+    if (syn->kind == N_LIST && hl > 5 && !strcmp(h + hl - 5, "-type")) {
+        /* (NAME-type ARGS...) of a templated def-type: a vector type when
+           the template's body is one (type_expr says E0164 otherwise) */
+        if (template_is_def_type(ck, arena_strndup(ck->a, h, hl - 5))) return 1;
+    }
     Sym *s = h && depth < 16 ? global_lookup(ck, h) : NULL;
     if (!s || s->kind != SYM_TYPE) return 0;
     if (s->ty) return s->ty->kind == TY_VECTOR;

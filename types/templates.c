@@ -58,6 +58,12 @@ Template *template_lookup(Checker *ck, const char *key) {
     return NULL;
 }
 
+/* Is KEY a templated def-type (its NAME-type makes an alias)? */
+int template_is_def_type(Checker *ck, const char *key) {
+    Template *t = template_lookup(ck, key);
+    return t && !strcmp(t->kind, "def-type");
+}
+
 /* Does syntax N mention the symbol KEY (anywhere, annotations included)? */
 static int mentions(const Node *n, const char *key, int depth) {
     if (!n || depth > 10000) return 0;

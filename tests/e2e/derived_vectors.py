@@ -35,6 +35,14 @@ def as_original_by_alias_name():
 
 
 @case
+def derived_from_a_type_constructor():
+    a = np.array([5, -7, 9], np.int32)
+    r = np.zeros(1, np.int32)
+    prog.run("derived_template_alias", a, r)
+    assert_equal(r, np.array([-7], np.int32))
+
+
+@case
 def derived_soa_type():
     a = np.array([1.0, -3.5, 2.25, 0.0], np.float32)
     out = np.zeros(4, np.float32)
