@@ -87,7 +87,7 @@ static CFunc *func(const Program *p, FnKind k, const char *name) {
     return NULL;
 }
 
-static int func_index(const Program *p, const CFunc *f) {
+static int prog_index(const Program *p, const CFunc *f) {
     for (int i = 0; i < p->nfuncs; i++)
         if (p->funcs[i] == f) return i;
     return -1;
@@ -134,7 +134,7 @@ static void test_definitions_in_any_order(void **state) {
     CFunc *k = func(t->p, FN_KERNEL, "k"), *f = func(t->p, FN_FUNCTION, "f");
     assert_non_null(k);
     assert_non_null(f);
-    assert_true(func_index(t->p, f) < func_index(t->p, k));
+    assert_true(prog_index(t->p, f) < prog_index(t->p, k));
     assert_string_equal(f->cname, "f");
     assert_int_equal(k->nparams, 2);
     assert_int_equal(k->params[0]->ty->kind, TY_VECTOR);
