@@ -7,9 +7,9 @@
  * asks for, literal spellings per type, the casts (value casts, convert_T,
  * the rounding modes, as_T), narrow arithmetic kept in its type, and the
  * statements (declarations, if/else-if chains, loops with a compound
- * step).  Then one checked program through each printer: the OpenCL C, the
- * kernel ABI, the metadata and the host plan, printed twice to the same
- * bytes. */
+ * step).  Then checked programs through each printer: the OpenCL C (its
+ * parts in order, support code once), the kernel ABI, the metadata, the
+ * host plan and both hoists, printed twice to the same bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -350,6 +350,52 @@ static void test_program_as_opencl_c(void **state) {
     checked_free(t);
 }
 
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* The file's order: enumerations, structs, const-vecs, support code (each
+ * once, however often used), then functions, callees before callers. */
+static void test_program_parts_in_order(void **state) {
+    (void)state;
+    Checked *t = check_src("(def-type ivec (vector-type int :global :read-write))\n"
+                           "(def-struct point (x float) (y float))\n"
+                           "(def-enumeration color :red :green :blue)\n"
+                           "(def-const-vec +sq+\n"
+                           "  (let ((r (make-vector int :private 4)))\n"
+                           "    (dotimes (i 4) (set! (~ r i) (* i i)))\n"
+                           "    r))\n"
+                           "(def-function norm1 (p:point) (declare (return-type float)) (+ (x~ p) (y~ p)))\n"
+                           "(def-kernel k2 (v:ivec c:color)\n"
+                           "  (declare (global-size :derive-from v) (use +sq+))\n"
+                           "  (let ((p (make-point :x 1.0 :y 2.0)))\n"
+                           "    (set! (~ v (get-global-id 0))\n"
+                           "          (+ (~ +sq+ 2) (truncate (norm1 p)) (to-int (get-global-id 0))))))\n");
+    char *cl = print_oclc(t->p);
+    const char *parts[] = {
+        "typedef enum {\n    color_red = 0,\n    color_green = 1,\n    color_blue = 2\n} color;\n",
+        "typedef struct __attribute__((aligned(16))) {\n    float x; /* offset 0 */\n    float y; /* offset 4 */\n"
+        "    uchar pad0[8];\n} point;\n",
+        "__constant int sq[4] = {\n    0, 1, 4, 9\n};\n",
+        "ulong crisp_global_id(uint dim)\n",
+        "point make_point(float x, float y)\n",
+        "float norm1(point p)\n",
+        "__kernel void k2(__global int *v, ulong v_len, int c)\n{\n    point p = make_point(1.0f, 2.0f);\n"
+        "    v[crisp_global_id(0u)] = sq[2UL] + convert_int_rtz(norm1(p)) + (int)crisp_global_id(0u);\n}\n",
+        NULL};
+    const char *at = cl;
+    for (int i = 0; parts[i]; i++) {
+        const char *p = strstr(at, parts[i]);
+        if (!p) fail_msg("missing, or out of order:\n%s\n--- in\n%s", parts[i], cl);
+        at = p + strlen(parts[i]);
+    }
+    assert_int_equal(count(cl, "ulong crisp_global_id("), 1);
+    free(cl);
+    checked_free(t);
+}
+
 static void test_program_abi_metadata_and_host_plan(void **state) {
     (void)state;
     Checked *t = check_src(PROG);
@@ -419,6 +465,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_places_and_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_statements, setup, teardown),
         cmocka_unit_test(test_program_as_opencl_c),
+        cmocka_unit_test(test_program_parts_in_order),
         cmocka_unit_test(test_program_abi_metadata_and_host_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
