@@ -1129,3 +1129,15 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
             if (p->helpers[j]->kind == H_ATOMIC_RMW && p->helpers[j]->fn == p->funcs[i]) helper_out(&e, p->helpers[j]);
     }
 }
+
+void emit_oclc_expr(StrBuf *out, const Program *p, const Node *n, Arena *scratch) {
+    Em e = {.out = out, .a = scratch, .p = p};
+    pr_init(&e.pr, out);
+    expr_out(&e, n, 0);
+}
+
+void emit_oclc_stmt(StrBuf *out, const Program *p, const Node *n, Arena *scratch) {
+    Em e = {.out = out, .a = scratch, .p = p};
+    pr_init(&e.pr, out);
+    stmt_out(&e, n);
+}

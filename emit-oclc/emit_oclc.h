@@ -13,6 +13,12 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch);
 /* BASE.metacrisp: every kernel's OpenCL arguments (docs in README). */
 void emit_metadata(StrBuf *out, const Program *p, Arena *scratch);
 
+/* One checked expression, or one statement (at indent 0, every unread
+ * variable kept), of program P as emit_oclc prints it inside a function:
+ * the printers on their own (tests/unit/test_emit.c). */
+void emit_oclc_expr(StrBuf *out, const Program *p, const Node *expr, Arena *scratch);
+void emit_oclc_stmt(StrBuf *out, const Program *p, const Node *stmt, Arena *scratch);
+
 /* OpenCL C type of a vector parameter's pointer, e.g.
  * "__global const float *" (with a trailing space before the name). */
 const char *oclc_pointer_type(Arena *a, const Type *vec);

@@ -6,7 +6,9 @@
 
 Every `#include "../DIR/file.h"` in a library source is an edge from its
 folder to DIR.  This script prints the graph and fails (exit 1) when an edge
-points up the layers or the folders form a cycle.  `make test` runs it; see
+points up the layers or the folders form a cycle, or when a folder includes
+another's internal header (NAME_int.h: shared by one stage's files only;
+the stages meet through their public headers).  `make test` runs it; see
 docs/architecture.md for what goes where."""
 import os
 import re
@@ -28,7 +30,7 @@ RANK = {d: i for i, layer in enumerate(LAYERS) for d in layer}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def edges(root):
+def edges(root, internal=None):
     out = {}
     for d in RANK:
         path = os.path.join(root, d)
@@ -42,6 +44,8 @@ def edges(root):
                 target = os.path.normpath(os.path.join(d, inc)).split(os.sep)[0]
                 if target != d and target in RANK:
                     out.setdefault((d, target), []).append(f"{d}/{f}")
+                    if internal is not None and inc.endswith("_int.h"):
+                        internal.append(f"{d}/{f} includes {os.path.normpath(os.path.join(d, inc))}")
     return out
 
 
@@ -66,9 +70,13 @@ def find_cycle(graph):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    es = edges(root)
+    internal = []
+    es = edges(root, internal)
     graph = {}
     bad = 0
+    for what in internal:
+        print(f"INTERNAL {what}")
+        bad += 1
     for (a, b), files in sorted(es.items()):
         graph.setdefault(a, set()).add(b)
         up = RANK[b] > RANK[a]
@@ -82,7 +90,7 @@ def main():
     if bad:
         print(f"layers: 0 passed, {bad} failed")
         return 1
-    print(f"layers: {len(es)} passed, 0 failed")
+    print(f"layers: {len(es) + 1} passed, 0 failed")  # the edges, and no internal header used across
     return 0
 
 

@@ -28,6 +28,7 @@
 #include "../analysis/analysis.h"
 #include "../emit-hoist/hoist.h"
 #include "../emit-oclc/emit_oclc.h"
+#include "../emit-oclc/names.h"
 #include "../macros/expand.h"
 #include "../reader/reader.h"
 #include "../types/check.h"
@@ -626,7 +627,7 @@ static int pipeline(Crisp *c) {
     if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
     Expander *x = expander_new(c);
     if (!x) return 1;
-    Program *checked = check_program(c, x, read);   /* expands macros as it goes */
+    Program *checked = check_program(c, x, read, &oclc_names); /* expands macros as it goes */
     if (c->opt->dump == DUMP_EXPAND) {
         StrBuf b;
         sb_init(&b);

@@ -72,46 +72,13 @@ Program *prog_of(Ctx *cx) {
     return cx->ck->prog;
 }
 
-/* C keywords, OpenCL C types and built-ins a user name must not take
- * (sorted: looked up by binary search). */
-static const char *const reserved_c[] = {
-    "__kernel", "abs", "acos", "asin", "atan", "auto", "barrier", "bool", "break", "case", "ceil",
-    "char", "clamp", "const", "constant", "continue", "cos", "cross", "default", "distance", "do",
-    "dot", "double", "else", "enum", "event_t", "exp", "extern", "fabs", "false", "float", "floor",
-    "fma", "for", "get_global_id", "get_global_offset", "get_global_size", "get_group_id",
-    "get_local_id", "get_local_size", "get_num_groups", "get_work_dim", "global", "goto", "half",
-    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "it", "kernel", "length", "local",
-    "log", "log2", "long", "mad", "main", "max", "mem_fence", "min", "mix", "normalize", "pow",
-    "printf", "private", "ptrdiff_t", "read_only", "read_write", "register", "restrict", "return",
-    "round", "rsqrt", "sampler_t", "select", "short", "sign", "signed", "sin", "size_t", "sizeof",
-    "sqrt", "static", "step", "struct", "switch", "tan", "true", "trunc", "typedef", "uchar",
-    "uint", "uintptr_t", "ulong", "union", "unsigned", "ushort", "vload", "void", "volatile",
-    "vstore", "while", "write_only",
-};
-
-/* Prefixes the OpenCL C headers take for macros (M_PI, FLT_MAX, CLK_...)
- * and crisp takes for its support code: no user name may start with them. */
-static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "HALF_", "CL_", "CLK_", "CHAR_",
-                                        "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "INT_", "UINT_", "LONG_", "ULONG_",
-                                        "MAX", "HUGE_", NULL};
-
-static int has_reserved_prefix(const char *s) {
-    for (int i = 0; reserved_prefix[i]; i++)
-        if (!strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
-    return 0;
+/* What the target reserves (check.h TargetNames; nothing without one). */
+static int has_reserved_prefix(const Checker *ck, const char *s) {
+    return ck->names && ck->names->reserved_prefix(s);
 }
 
-static int cmp_word(const void *k, const void *e) {
-    return strcmp((const char *)k, *(const char *const *)e);
-}
-
-static int is_reserved(const char *s) {
-    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
-    if (bsearch(s, reserved_c, sizeof reserved_c / sizeof reserved_c[0], sizeof reserved_c[0], cmp_word))
-        return strcmp(s, "it") != 0;
-    for (int i = 0; macros[i]; i++)
-        if (!strcmp(macros[i], s)) return 1;
-    return has_reserved_prefix(s);
+static int is_reserved(const Checker *ck, const char *s) {
+    return ck->names && ck->names->reserved(s);
 }
 
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
@@ -188,11 +155,12 @@ static void names_rollback(Arena *a, NameTable *t, int mark) {
 
 /* A C name not used yet in `t` (adds it): BASE, or BASE_K with K one more
  * than the highest live suffix. */
-static const char *unique_name(Arena *a, NameTable *t, const char *base) {
+static const char *unique_name(Checker *ck, NameTable *t, const char *base) {
+    Arena *a = ck->a;
     /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
        suffix: move it out of the reserved space first */
-    if (has_reserved_prefix(base)) base = arena_printf(a, "u_%s", base);
-    int taken = is_reserved(base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
+    if (has_reserved_prefix(ck, base)) base = arena_printf(a, "u_%s", base);
+    int taken = is_reserved(ck, base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
     NameSuffixes *sx = strmap_get(&t->suffixes, base);
     for (int k = sx ? sx->cap - 1 : 0; k > 1 && maxk == 1; k--)
         if (sx->count[k] > 0) maxk = k;
@@ -224,10 +192,10 @@ static const char *local_cname(Ctx *cx, const char *crisp_name) {
     if (clash) base = arena_printf(cx->ck->a, "%s_v", base);
     /* __local arrays live at kernel scope: their names are never free
        again, even after the block that made them (uniform slots) */
-    const char *name = unique_name(cx->ck->a, &cx->names, base);
+    const char *name = unique_name(cx->ck, &cx->names, base);
     for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
         if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
-            name = unique_name(cx->ck->a, &cx->names, arena_printf(cx->ck->a, "%s_%d", base, k++));
+            name = unique_name(cx->ck, &cx->names, arena_printf(cx->ck->a, "%s_%d", base, k++));
             i = -1;
         }
     return name;
@@ -1726,13 +1694,13 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
                           "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
                           name->name, mangle(ck->a, name->name));
             fd->bad = 1;
-        } else if (is_reserved(name->name)) {
+        } else if (is_reserved(ck, name->name)) {
             /* a kernel keeps its name on the host: it cannot be renamed */
             diag_error_at(ck->d, name, "E0103",
-                          has_reserved_prefix(name->name)
-                              ? "kernel name `%s` starts with a prefix OpenCL C or crisp reserves; choose another name, e.g. `k_%s`"
-                              : "kernel name `%s` is a keyword or built-in of OpenCL C; choose another name, e.g. `%s_kernel`",
-                          name->name, name->name);
+                          has_reserved_prefix(ck, name->name)
+                              ? "kernel name `%s` starts with a prefix %s or crisp reserves; choose another name, e.g. `k_%s`"
+                              : "kernel name `%s` is a keyword or built-in of %s; choose another name, e.g. `%s_kernel`",
+                          name->name, ck->names->language, name->name);
             fd->bad = 1;
         }
         FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
@@ -2395,7 +2363,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
                 base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
                 base = arena_printf(ck->a, "%s_rank%d", base, ptys[i]->ndims);
-        fn->cname = fn->consteval ? base : unique_name(ck->a, &ck->cnames, base);
+        fn->cname = fn->consteval ? base : unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
     scope_push(&cx);
@@ -2693,8 +2661,8 @@ static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
     }
 }
 
-Program *check_program(Crisp *c, Expander *x, Forms read) {
-    Checker ck = {.c = c, .a = &c->arena, .d = &c->diag, .x = x, .ev = x ? expander_eval(x) : NULL};
+Program *check_program(Crisp *c, Expander *x, Forms read, const TargetNames *target) {
+    Checker ck = {.c = c, .a = &c->arena, .d = &c->diag, .x = x, .ev = x ? expander_eval(x) : NULL, .names = target};
     Program *p = arena_alloc(&c->arena, sizeof *p);
     if (!p) return NULL;
     ck.prog = p;
@@ -2772,9 +2740,9 @@ Program *check_program(Crisp *c, Expander *x, Forms read) {
         constvec_eval(&ck, s);
         if (!s->cvec) continue;
         const char *base = mangle(ck.a, s->name);
-        int clash = is_reserved(base) || strmap_get(&ck.fnbases, base);
+        int clash = is_reserved(&ck, base) || strmap_get(&ck.fnbases, base);
         if (clash) base = arena_printf(ck.a, "cv_%s", base);
-        s->cname = s->cvec->cname = unique_name(ck.a, &ck.cnames, base);
+        s->cname = s->cvec->cname = unique_name(&ck, &ck.cnames, base);
         PUSH(ck.a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
     for (int i = 0; i < ck.nfuncs && !c->diag.fatal; i++) {

@@ -223,11 +223,23 @@ typedef struct Program {
 
 struct Expander;
 
+/* The identifiers of the target language: the emitter's (emit-oclc/names.h
+ * for OpenCL C), handed to the checker by the driver.  The checker gives
+ * every definition and variable an identifier unique in its scope (Lisp
+ * names mangled: mangle in check_int.h) and keeps clear of what the target
+ * reserves; it knows no target's keyword or built-in itself. */
+typedef struct TargetNames {
+    const char *language;                     /* "OpenCL C", in messages */
+    int (*reserved)(const char *name);        /* a keyword, built-in, macro or reserved prefix */
+    int (*reserved_prefix)(const char *name); /* starts with a prefix the target or its support code takes */
+} TargetNames;
+
 /* Check the forms the reader produced, expanding macros with `x` where the
- * checker reaches them (the library's definitions first).  Returns NULL
- * only when out of memory; on source errors the returned program is
- * incomplete and c->diag has errors. */
-Program *check_program(Crisp *c, struct Expander *x, Forms forms);
+ * checker reaches them (the library's definitions first), naming things
+ * clear of `names` (NULL: no name is reserved).  Returns NULL only when out
+ * of memory; on source errors the returned program is incomplete and
+ * c->diag has errors. */
+Program *check_program(Crisp *c, struct Expander *x, Forms forms, const TargetNames *names);
 
 /* --dump=check: the typed program as an indented tree. */
 void check_dump(StrBuf *b, const Program *p);

@@ -81,6 +81,7 @@ typedef struct Checker {
     Scope globals;           /* types, consts, parameters */
     FuncDef **funcs;         /* every def-function / def-grid-function / kernel */
     int nfuncs, capfuncs;
+    const TargetNames *names; /* what the target language reserves (NULL: nothing) */
     NameTable cnames;        /* C names taken at file scope */
     StrMap fnbases;          /* the cname_base of every function */
     StrMap funcs_idx;        /* key -> first non-kernel FuncDef of that name */
