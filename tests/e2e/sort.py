@@ -1,0 +1,199 @@
+"""tests/e2e/lib/sort.crisp: the bitonic sorts of lib/sort.crisp (spec
+"Sorting") on PoCL and Intel against numpy: workgroup sorts (chunks of the
+local size, short last chunks, workgroups that are not powers of two, a
+key function, structs by a field or a sum), :local vectors, the global
+merge passes and the local merge run by the spec's host loop, the premade
+kernels (gen-bitonic_sort_workgroup ...)."""
+from crisptest import *
+
+prog = compile("tests/e2e/lib/sort.crisp")
+rng = np.random.default_rng(11)
+
+
+def chunks_sorted(a, c, key=None):
+    """a with every chunk of c elements sorted (by key)."""
+    out = a.copy()
+    for s in range(0, len(a), c):
+        part = a[s:s + c]
+        out[s:s + c] = part[np.argsort(key(part) if key else part, kind="stable")]
+    return out
+
+
+def groups(n, c):
+    return max(1, -(-n // c)) * c
+
+
+# ---- workgroup sorts: each workgroup sorts its chunk of local-size elements
+
+for n in (0, 1, 2, 255, 256, 257, 1000, 4096 + 3):
+    @case("wg_float_%d" % n)
+    def _(n=n):
+        a = rng.standard_normal(n).astype(np.float32)
+        a[::7] = 0.5                      # duplicates
+        b = np.zeros(n, np.float32)
+        prog.run("wg_float", a, b, global_size=groups(n, 256))
+        assert_equal(b, chunks_sorted(a, 256))
+
+for n in (1, 99, 100, 101, 1234):
+    @case("wg_int_not_power_of_two_%d" % n)
+    def _(n=n):
+        a = rng.integers(-50, 50, n, dtype=np.int32)
+        want = chunks_sorted(a, 100)
+        prog.run("wg_int_100", a, global_size=groups(n, 100))
+        assert_equal(a, want)
+
+
+@case
+def wg_key_descending():
+    a = rng.integers(-(1 << 31), 1 << 31, 64 * 5 + 17, dtype=np.int32)
+    want = chunks_sorted(a, 64, key=lambda p: -p.astype(np.int64))
+    prog.run("wg_int_desc", a, global_size=groups(len(a), 64))
+    assert_equal(a, want)
+
+
+@case
+def wg_struct_by_field():
+    dt = struct_dtype(prog.meta, "point")
+    n = 128 * 3 + 5
+    p = np.zeros(n, dt)
+    p["x"] = rng.permutation(n).astype(np.float32)   # distinct keys: one answer
+    p["y"] = rng.standard_normal(n).astype(np.float32)
+    want = chunks_sorted(p, 128, key=lambda q: q["x"])
+    prog.run("wg_points_x", p, global_size=groups(n, 128))
+    assert_equal(p["x"], want["x"])
+    assert_equal(p["y"], want["y"])
+
+
+@case
+def wg_struct_by_sum():
+    dt = struct_dtype(prog.meta, "point")
+    n = 32 * 4 + 31
+    p = np.zeros(n, dt)
+    p["x"] = rng.permutation(n).astype(np.float32)
+    p["y"] = 0.25
+    q = np.zeros(n, dt)
+    want = chunks_sorted(p, 32, key=lambda r: r["x"] + r["y"])
+    prog.run("wg_points_sum", p, q, global_size=groups(n, 32))
+    assert_equal(q["x"], want["x"])
+
+
+@case
+def wg_one_thread_is_a_no_op():
+    a = rng.integers(0, 1 << 63, 10, dtype=np.uint64)
+    want = a.copy()
+    prog.run("wg_ulong", a, global_size=10)
+    assert_equal(a, want)
+
+
+@case
+def wg_double_sorted_and_reversed():
+    a = np.concatenate([np.arange(512.0), np.arange(512.0)[::-1], [-np.inf, np.inf, -0.0, 3]])
+    want = chunks_sorted(a, 512)
+    prog.run("wg_double", a, global_size=groups(len(a), 512))
+    assert_equal(a, want)
+
+
+for m in (0, 1, 2, 63, 64, 65, 1000):
+    @case("local_vector_%d" % m)
+    def _(m=m):
+        g = 3
+        a = rng.integers(-(1 << 15), 1 << 15, max(m * g, 1), dtype=np.int16)
+        want = chunks_sorted(a, m) if m else a.copy()
+        prog.run("local_vec", a, m, global_size=64 * g)
+        assert_equal(a, want)
+
+
+# ---- whole vectors: the workgroup sort, then the spec's host loop of merges
+
+def host_sort(a, wg_kernel, chunk, merge, merge_local=None, local_chunk=0, **wgkw):
+    """The spec's loop: j = 2 chunk .. (the power of two >= n), k = j/2 .. 1;
+    with MERGE_LOCAL the steps k < LOCAL_CHUNK run as one local pass."""
+    n = len(a)
+    prog.run(wg_kernel, a, global_size=groups(n, chunk), **wgkw)
+    j = 2 * chunk
+    while j // 2 < n:
+        k = j // 2
+        while k > 0:
+            if merge_local and 2 * k <= local_chunk:
+                prog.run(merge_local, a, j, k, global_size=groups(n, local_chunk) // 2)
+                break
+            prog.run(merge, a, j, k, global_size=min(max(n // 2, 1), 1 << 16))
+            k //= 2
+        j *= 2
+
+
+for n in (0, 1, 2, 3, 1024, 1025, 100_003):
+    @case("vector_merge_passes_%d" % n)
+    def _(n=n):
+        a = rng.integers(-1000, 1000, n).astype(np.float32)
+        want = np.sort(a)
+        # premade kernels need the element type long; float goes through the
+        # user kernels: workgroup sort of 256 then global merges only
+        b = np.zeros(n, np.float32)
+        prog.run("wg_float", a, b, global_size=groups(n, 256))
+        j = 512
+        while j // 2 < n:
+            k = j // 2
+            while k > 0:
+                prog.run("merge_pass", b, j, k, global_size=1024)
+                k //= 2
+            j *= 2
+        assert_equal(b, want)
+
+for n in (1, 255, 256, 257, 5000, 65536 + 1):
+    @case("vector_local_merge_%d" % n)
+    def _(n=n):
+        a = rng.standard_normal(n).astype(np.float32)
+        a[::3] = a[0]
+        want = np.sort(a)
+        b = np.zeros(n, np.float32)
+        prog.run("wg_float", a, b, global_size=groups(n, 256))
+        j = 512
+        while j // 2 < n:
+            k = j // 2
+            while k > 0:
+                if 2 * k <= 256:
+                    prog.run("merge_local", b, j, k, global_size=groups(n, 256) // 2)
+                    break
+                prog.run("merge_pass", b, j, k, global_size=4096)
+                k //= 2
+            j *= 2
+        assert_equal(b, want)
+
+
+# ---- premade kernels (gen-bitonic_sort_workgroup ...)
+
+@case
+def premade_workgroup_out_of_place():
+    a = rng.integers(0, 1 << 32, 3000, dtype=np.uint32)
+    b = np.zeros_like(a)
+    prog.run("premade_wg_uint", a, b, global_size=groups(3000, 64), local_size=64)
+    assert_equal(b, chunks_sorted(a, 64))
+
+
+for n in (5, 4096, 20_001):
+    @case("premade_whole_vector_long_%d" % n)
+    def _(n=n):
+        a = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64)
+        a[: n // 4] = a[n // 2]
+        want = np.sort(a)
+        host_sort(a, "premade_wg_long", 128, "premade_merge_long", local_size=128)
+        assert_equal(a, want)
+        b = rng.integers(-9, 9, n, dtype=np.int64)
+        want = np.sort(b)
+        prog.run("premade_wg_long", b, global_size=groups(n, 64), local_size=64)
+        j = 128
+        while j // 2 < n:
+            k = j // 2
+            while k > 0:
+                if 2 * k <= 128:
+                    prog.run("premade_merge_local_long", b, j, k, global_size=groups(n, 128) // 2, local_size=64)
+                    break
+                prog.run("premade_merge_long", b, j, k, global_size=256)
+                k //= 2
+            j *= 2
+        assert_equal(b, want)
+
+
+if __name__ == "__main__":
+    main()
