@@ -103,6 +103,21 @@ for m in (0, 1, 2, 63, 64, 65, 1000):
         assert_equal(a, want)
 
 
+@case
+def soa_by_field():
+    x = rng.permutation(300).astype(np.float32)
+    y = rng.permutation(300).astype(np.float32) - 150
+    x2, y2 = np.zeros(300, np.float32), np.zeros(300, np.float32)
+    bx, by = x.copy(), y.copy()
+    prog.run("soa_sort", bx, by, x2, y2)
+    o = np.argsort(y)
+    assert_equal(bx, x[o])
+    assert_equal(by, y[o])
+    o = np.argsort(x)
+    assert_equal(x2, x[o])
+    assert_equal(y2, y[o])
+
+
 # ---- whole vectors: the workgroup sort, then the spec's host loop of merges
 
 def host_sort(a, wg_kernel, chunk, merge, merge_local=None, local_chunk=0, **wgkw):
