@@ -191,5 +191,26 @@ Abi *abi_build(Arena *a, const Program *p) {
     if (!abi->kernels) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
         if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p, p->funcs[i]);
+    abi->sorts = arena_alloc(a, sizeof(AbiSort) * (size_t)(p->nsorts ? p->nsorts : 1));
+    if (!abi->sorts) return NULL;
+    for (int i = 0; i < p->nsorts; i++) {
+        const HostSort *hs = p->sorts[i];
+        AbiSort *s = &abi->sorts[abi->nsorts];
+        s->name = hs->name;
+        s->wg = hs->wg;
+        s->in_place = hs->in_place;
+        s->chunks = s->merge = s->merge_local = NULL;
+        for (int k = 0; k < abi->nkernels; k++) {
+            const AbiKernel *ak = &abi->kernels[k];
+            if (!strcmp(ak->name, hs->chunks)) s->chunks = ak;
+            if (!strcmp(ak->name, hs->merge)) s->merge = ak;
+            if (!strcmp(ak->name, hs->merge_local)) s->merge_local = ak;
+        }
+        /* the three kernels take the vector first: its element type */
+        if (s->chunks && s->merge && s->merge_local && s->chunks->nargs > 0) {
+            s->elem = s->chunks->args[0].element;
+            abi->nsorts++;
+        }
+    }
     return abi;
 }

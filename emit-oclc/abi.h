@@ -87,6 +87,16 @@ typedef struct AbiKernel {
     int *param_arg;         /* explicit parameter i -> index of its scalar or pointer argument */
 } AbiKernel;
 
+/* A host function that sorts a vector with three kernels (Program's
+ * HostSort, written by gen-bitonic-sort-vector). */
+typedef struct AbiSort {
+    const char *name;
+    const AbiKernel *chunks, *merge, *merge_local;
+    int wg;                 /* local size of chunks and merge_local */
+    int in_place;           /* sorts its argument (else returns a sorted copy) */
+    const char *elem;       /* the element's OpenCL C type */
+} AbiSort;
+
 typedef struct Abi {
     const char *source;
     int ocl_version;        /* 120, 200, 300: the OpenCL C the .cl is written in */
@@ -98,6 +108,8 @@ typedef struct Abi {
     int nsites;
     StructDef **structs;    /* def-struct layouts (std140) */
     int nstructs;
+    AbiSort *sorts;         /* gen-bitonic-sort-vector host functions */
+    int nsorts;
 } Abi;
 
 Abi *abi_build(Arena *a, const Program *p);

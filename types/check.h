@@ -200,6 +200,20 @@ typedef struct DebugSite {
     int nparts;
 } DebugSite;
 
+/* (%host-bitonic-sort NAME CHUNKS MERGE MERGE-LOCAL WG IN-PLACE), written by
+ * gen-bitonic-sort-vector (lib/sort.crisp): the hoists print a host
+ * function NAME that sorts a vector with those kernels (spec "Don't Make
+ * Me Think gen-bitonic-sort-vector"; docs/library.md "Sorting"). */
+typedef struct HostSort {
+    const char *name;           /* the host function */
+    const char *chunks;         /* kernel: each workgroup sorts 2 x WG elements */
+    const char *merge;          /* kernel (data j k): one global merge step */
+    const char *merge_local;    /* kernel (data j k): the steps k .. 1 in local memory */
+    int wg;                     /* the local size of CHUNKS and MERGE-LOCAL */
+    int in_place;               /* 1: sorts its argument; 0: returns a sorted copy */
+    int line;
+} HostSort;
+
 typedef struct Program {
     CFunc **funcs;          /* emission order: callees before callers */
     int nfuncs, capfuncs;
@@ -219,6 +233,8 @@ typedef struct Program {
     int ncvecs, capcvecs;
     Node **declaims;        /* (declaim ...) forms, for analysis/ */
     int ndeclaims, capdeclaims;
+    HostSort **sorts;       /* gen-bitonic-sort-vector host functions, in order */
+    int nsorts, capsorts;
 } Program;
 
 struct Expander;
