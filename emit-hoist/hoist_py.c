@@ -1082,6 +1082,73 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     }
 }
 
+/* ---- whole-vector sorts (gen-bitonic-sort-vector, lib/sort.crisp) ---- */
+
+/* The method NAME(data) that runs the three kernels of a bitonic sort: the
+ * workgroup sorts of 2 x WG elements, then for j = 4 WG, 8 WG .. (the
+ * power of two >= n) the global merge steps k = j/2 .. 2 WG and the local
+ * pass of the steps WG .. 1 (docs/library.md "Sorting"). */
+static void emit_sort_method(Printer *p, const Abi *abi, const AbiSort *s, const PyKernel *pks, Arena *a) {
+    const PyKernel *kc = &pks[s->chunks - abi->kernels], *km = &pks[s->merge - abi->kernels],
+                   *kl = &pks[s->merge_local - abi->kernels];
+    const char *dt = arena_printf(a, "%s.device_dtype", elem_const(a, &s->chunks->args[0]));
+    pr_blank(p);
+    emit_def(p, s->name, "self, data, *, queue=None, wait_for=None", a);
+    pr_indent(p);
+    pr_line(p, "\"\"\"%s DATA (a numpy or pyopencl array of %s) in ascending order", s->in_place ? "Sort" : "Return a sorted copy of",
+            astr(s->elem));
+    pr_line(p, "with the kernels %s,", kc->method);
+    pr_line(p, "%s and %s", km->method, kl->method);
+    pr_line(p, "(gen-bitonic-sort-vector%s, lib/sort.crisp; a bitonic sort: not stable).", s->in_place ? "!" : "");
+    if (s->in_place)
+        pr_line(p, "A pyopencl array is sorted on the device and the call returns its last event;");
+    else
+        pr_line(p, "A pyopencl array gives a pyopencl array (the call returns without waiting),");
+    if (s->in_place)
+        pr_line(p, "a numpy array is copied in, sorted and copied back (the call waits).");
+    else
+        pr_line(p, "a numpy array a numpy array.");
+    pr_line(p, "\"\"\"");
+    pr_line(p, "rt = self.runtime");
+    pr_line(p, "q = self.queue if queue is None else rt.queue_for(queue)");
+    pr_line(p, "host = type(data) is np.ndarray");
+    pr_line(p, "if host:");
+    pr_line(p, "    d = crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(data, %s)) if data.size else None", dt);
+    pr_line(p, "else:");
+    pr_line(p, "    d = data%s", s->in_place ? "" : ".copy(queue=q)");
+    pr_line(p, "n = data.size");
+    pr_line(p, "ev = None");
+    pr_line(p, "wait = list(wait_for) if wait_for else None");
+    pr_line(p, "if n > 1:");
+    pr_indent(p);
+    pr_line(p, "wg = %d", s->wg);
+    pr_line(p, "groups = -(-n // (2 * wg))");
+    pr_line(p, "ev = self.%s(d, queue=q, wait_for=wait, global_size=groups * wg)", kc->method);
+    pr_line(p, "pairs = 1");
+    pr_line(p, "while 2 * pairs < n:");
+    pr_line(p, "    pairs *= 2");
+    pr_line(p, "j = 4 * wg");
+    pr_line(p, "while j // 2 < n:");
+    pr_line(p, "    k = j // 2");
+    pr_line(p, "    while k > wg:");
+    pr_line(p, "        ev = self.%s(d, j, k, queue=q, wait_for=[ev], global_size=pairs)", km->method);
+    pr_line(p, "        k //= 2");
+    pr_line(p, "    ev = self.%s(d, j, k, queue=q, wait_for=[ev], global_size=groups * wg)", kl->method);
+    pr_line(p, "    j *= 2");
+    pr_dedent(p);
+    pr_line(p, "if host:");
+    pr_indent(p);
+    pr_line(p, "out = d.get(queue=q, async_=False) if d is not None else np.array(data, copy=True)");
+    if (s->in_place) {
+        pr_line(p, "data[...] = out");
+        pr_line(p, "return None");
+    } else
+        pr_line(p, "return out");
+    pr_dedent(p);
+    pr_line(p, "return %s", s->in_place ? "ev" : "d");
+    pr_dedent(p);
+}
+
 /* ---- the demo ---- */
 
 static const char *demo_scalar(const AbiArg *x, Arena *a) {
@@ -1222,6 +1289,7 @@ void emit_hoist_pyopencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Are
     emit_class_head(&pr, abi, o, pks, ndynamic, a);
     pr_indent(&pr);
     for (int i = 0; i < abi->nkernels; i++) emit_method(&pr, abi, &pks[i]);
+    for (int i = 0; i < abi->nsorts; i++) emit_sort_method(&pr, abi, &abi->sorts[i], pks, a);
     pr_dedent(&pr);
     emit_demo(&pr, abi, o, pks, a);
 }
