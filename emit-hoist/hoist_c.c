@@ -615,6 +615,142 @@ static void emit_kernel_decls(Hc *h, const HostKernel *hk) {
     emit_signature(h, arena_printf(h->a, "cl_int %s_run", k->name), run_params(h, hk), ";");
 }
 
+/* ---- whole-vector sorts (gen-bitonic-sort-vector, lib/sort.crisp) ---- */
+
+static const char *sort_enqueue_params(Hc *h) {
+    return arena_printf(h->a, "%s *p, cl_command_queue queue, cl_mem data, cl_ulong n, cl_uint num_events, "
+                              "const cl_event *wait_list, cl_event *event",
+                        h->prog);
+}
+
+static const char *sort_run_params(Hc *h, const AbiSort *s) {
+    const char *t = elem_ctype(h, &s->chunks->args[0]);
+    if (s->in_place) return arena_printf(h->a, "%s *p, %s *data, size_t n", h->prog, t);
+    return arena_printf(h->a, "%s *p, const %s *data, %s *out, size_t n", h->prog, t, t);
+}
+
+static void emit_sort_decls(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    pr_blank(p);
+    pr_line(p, "/* gen-bitonic-sort-vector%s: sort %s elements in ascending order (bitonic: not stable).",
+            s->in_place ? "!" : "", s->elem);
+    pr_line(p, " * %s_enqueue sorts the first N elements of DATA (device memory) in place:", s->name);
+    pr_line(p, " * kernel %s, then for j = %d, %d .. (the power of two >= N)", s->chunks->name, 4 * s->wg, 8 * s->wg);
+    pr_line(p, " * %s for k = j/2 .. %d and %s for k = %d .. 1;", s->merge->name, 2 * s->wg, s->merge_local->name, s->wg);
+    pr_line(p, " * EVENT (when not NULL) is the last launch's.  %s_run %s. */", s->name,
+            s->in_place ? "sorts host memory (copies, waits)" : "writes DATA sorted to OUT (copies, waits)");
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), sort_enqueue_params(h), ";");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), sort_run_params(h, s), ";");
+}
+
+static void emit_sort(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    const AbiArg *x = &s->chunks->args[0];
+    const char *kc = s->chunks->name, *km = s->merge->name, *kl = s->merge_local->name;
+    pr_blank(p);
+    pr_line(p, "/* ---- %s: gen-bitonic-sort-vector%s ---- */", s->name, s->in_place ? "!" : "");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), sort_enqueue_params(h), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "const size_t wg = %d;", s->wg);
+    pr_line(p, "size_t groups = (size_t)((n + 2 * wg - 1) / (2 * wg));");
+    pr_line(p, "cl_ulong pairs = 1, j, k;");
+    pr_line(p, "cl_event prev = NULL, next = NULL;");
+    pr_line(p, "cl_int err;");
+    pr_line(p, "CrispLaunch launch;");
+    pr_line(p, "%s_args ca;", kc);
+    pr_line(p, "%s_args ma;", km);
+    pr_line(p, "%s_args la;", kl);
+    pr_blank(p);
+    pr_line(p, "memset(&ca, 0, sizeof ca);");
+    pr_line(p, "ca.data = data;");
+    pr_line(p, "ca.data_len = n;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = groups * wg;");
+    pr_line(p, "launch.local[0] = wg;");
+    pr_line(p, "/* each workgroup sorts 2 x wg elements */");
+    pr_line(p, "err = %s_enqueue(p, queue, &ca, &launch, num_events, wait_list, &prev);", kc);
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_line(p, "while (2 * pairs < n) pairs *= 2;");
+    pr_line(p, "memset(&ma, 0, sizeof ma);");
+    pr_line(p, "ma.data = data;");
+    pr_line(p, "ma.data_len = n;");
+    pr_line(p, "memset(&la, 0, sizeof la);");
+    pr_line(p, "la.data = data;");
+    pr_line(p, "la.data_len = n;");
+    pr_line(p, "/* merge the sorted runs of j/2 into runs of j */");
+    pr_line(p, "for (j = 4 * (cl_ulong)wg; j / 2 < n; j *= 2) {");
+    pr_indent(p);
+    pr_line(p, "for (k = j / 2; k > wg; k /= 2) {");
+    pr_indent(p);
+    pr_line(p, "ma.j = j;");
+    pr_line(p, "ma.k = k;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = (size_t)pairs;");
+    pr_line(p, "err = %s_enqueue(p, queue, &ma, &launch, 1, &prev, &next);", km);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "/* the steps k .. 1 stay within chunks of 2 x wg elements */");
+    pr_line(p, "la.j = j;");
+    pr_line(p, "la.k = k;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = groups * wg;");
+    pr_line(p, "launch.local[0] = wg;");
+    pr_line(p, "err = %s_enqueue(p, queue, &la, &launch, 1, &prev, &next);", kl);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (event) *event = prev;");
+    pr_line(p, "else clReleaseEvent(prev);");
+    pr_line(p, "return CL_SUCCESS;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), sort_run_params(h, s), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    pr_line(p, "CrispMem mem;");
+    pr_line(p, "cl_event ran = NULL;");
+    pr_line(p, "cl_int err;");
+    pr_blank(p);
+    pr_line(p, "memset(&mem, 0, sizeof mem);");
+    pr_line(p, "if (!data && n) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: data is NULL\");", s->name);
+    if (!s->in_place) {
+        pr_line(p, "if (!out && n) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: out is NULL\");", s->name);
+        pr_line(p, "if (n < 2) {");
+        pr_line(p, "    if (n) memcpy(out, data, n * %s);", elem_size(h, x));
+        pr_line(p, "    return CL_SUCCESS;");
+        pr_line(p, "}");
+    } else {
+        pr_line(p, "if (n < 2) return CL_SUCCESS;");
+    }
+    c_line(h, "err = crisp_upload(cx, &mem, CL_MEM_READ_WRITE, data, n, %s, %d, 1, 0, \"%s: data\");", elem_size(h, x), stride_of(x),
+           s->name);
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_line(p, "err = %s_enqueue(p, NULL, mem.mem, (cl_ulong)n, 0, NULL, &ran);", s->name);
+    pr_line(p, "if (err == CL_SUCCESS) {");
+    pr_indent(p);
+    pr_line(p, "err = clWaitForEvents(1, &ran);");
+    pr_line(p, "if (crisp_ok(cx, err, \"%s: running it\"))", s->name);
+    c_line(h, "    err = crisp_download(cx, cx->queue, &mem, %s, n, %s, %d, \"%s: data\");", s->in_place ? "data" : "out",
+           elem_size(h, x), stride_of(x), s->name);
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (ran) clReleaseEvent(ran);");
+    pr_line(p, "crisp_mem_release(&mem);");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
 static void emit_header(Hc *h) {
     Printer *p = &h->pr;
     const char *base = comment_text(h, h->o->base);
@@ -654,6 +790,7 @@ static void emit_header(Hc *h) {
     emit_structs(h);
     emit_program_decl(h);
     for (int i = 0; i < h->abi->nkernels; i++) emit_kernel_decls(h, &h->hks[i]);
+    for (int i = 0; i < h->abi->nsorts; i++) emit_sort_decls(h, &h->abi->sorts[i]);
     pr_blank(p);
     pr_line(p, "#ifdef __cplusplus");
     pr_line(p, "}");
@@ -1270,6 +1407,7 @@ static void emit_source(Hc *h) {
         emit_enqueue(h, hk);
         emit_run(h, hk);
     }
+    for (int i = 0; i < h->abi->nsorts; i++) emit_sort(h, &h->abi->sorts[i]);
 }
 
 /* ---- the demo ---- */

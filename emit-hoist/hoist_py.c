@@ -1100,9 +1100,10 @@ static void emit_sort_method(Printer *p, const Abi *abi, const AbiSort *s, const
     pr_line(p, "with the kernels %s,", kc->method);
     pr_line(p, "%s and %s", km->method, kl->method);
     pr_line(p, "(gen-bitonic-sort-vector%s, lib/sort.crisp; a bitonic sort: not stable).", s->in_place ? "!" : "");
-    if (s->in_place)
-        pr_line(p, "A pyopencl array is sorted on the device and the call returns its last event;");
-    else
+    if (s->in_place) {
+        pr_line(p, "A pyopencl array is sorted on the device and the call returns its last event");
+        pr_line(p, "(None for fewer than 2 elements: nothing runs);");
+    } else
         pr_line(p, "A pyopencl array gives a pyopencl array (the call returns without waiting),");
     if (s->in_place)
         pr_line(p, "a numpy array is copied in, sorted and copied back (the call waits).");
