@@ -196,19 +196,22 @@ Abi *abi_build(Arena *a, const Program *p) {
     for (int i = 0; i < p->nsorts; i++) {
         const HostSort *hs = p->sorts[i];
         AbiSort *s = &abi->sorts[abi->nsorts];
+        s->kind = hs->kind;
         s->name = hs->name;
         s->wg = hs->wg;
         s->in_place = hs->in_place;
-        s->chunks = s->merge = s->merge_local = NULL;
-        for (int k = 0; k < abi->nkernels; k++) {
-            const AbiKernel *ak = &abi->kernels[k];
-            if (!strcmp(ak->name, hs->chunks)) s->chunks = ak;
-            if (!strcmp(ak->name, hs->merge)) s->merge = ak;
-            if (!strcmp(ak->name, hs->merge_local)) s->merge_local = ak;
+        s->passes = hs->passes;
+        s->pairs = hs->pairs;
+        int found = 0;
+        for (int j = 0; j < 3; j++) {
+            s->k[j] = NULL;
+            for (int k = 0; k < abi->nkernels; k++)
+                if (!strcmp(abi->kernels[k].name, hs->kernel[j])) s->k[j] = &abi->kernels[k];
+            found += s->k[j] != NULL;
         }
         /* the three kernels take the vector first: its element type */
-        if (s->chunks && s->merge && s->merge_local && s->chunks->nargs > 0) {
-            s->elem = s->chunks->args[0].element;
+        if (found == 3 && s->k[0]->nargs > 0) {
+            s->elem = s->k[0]->args[0].element;
             abi->nsorts++;
         }
     }

@@ -88,13 +88,17 @@ typedef struct AbiKernel {
 } AbiKernel;
 
 /* A host function that sorts a vector with three kernels (Program's
- * HostSort, written by gen-bitonic-sort-vector). */
+ * HostSort, written by gen-bitonic-sort-vector and gen-radix-sort-vector;
+ * the kernels in its order). */
 typedef struct AbiSort {
+    int kind;               /* HOST_SORT_BITONIC, HOST_SORT_RADIX */
     const char *name;
-    const AbiKernel *chunks, *merge, *merge_local;
-    int wg;                 /* local size of chunks and merge_local */
+    const AbiKernel *k[3];
+    int wg;                 /* bitonic: local size of k[0] and k[2] */
     int in_place;           /* sorts its argument (else returns a sorted copy) */
-    const char *elem;       /* the element's OpenCL C type */
+    int passes;             /* radix: passes of 8 bits */
+    int pairs;              /* radix: values move with the keys */
+    const char *elem;       /* the element's (key's) OpenCL C type */
 } AbiSort;
 
 typedef struct Abi {

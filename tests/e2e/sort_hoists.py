@@ -112,6 +112,61 @@ def py_million_and_seven():
     assert_equal(f, want)
 
 
+def radix_keys(a):
+    """the order of radix-key (lib/histogram.crisp), as uint64: -0.0 < 0.0"""
+    if a.dtype.kind == "u":
+        return a.astype(np.uint64)
+    bits = a.dtype.itemsize * 8
+    u = a.view(np.uint32 if bits == 32 else np.uint64).astype(np.uint64)
+    sign = np.uint64(1 << (bits - 1))
+    if a.dtype.kind == "i":
+        return u ^ sign
+    return np.where(u & sign, u ^ np.uint64((1 << bits) - 1), u ^ sign)
+
+
+for name, dt in (("uint", np.uint32), ("int", np.int32), ("double", np.float64), ("ulong", np.uint64)):
+    @case("py_radix_" + name)
+    def _(name=name, dt=np.dtype(dt)):
+        f = getattr(kernels(), "radix_sort_vector_" + name)
+        for n in SIZES:
+            for what, a in shapes(n, dt):
+                want = a[np.argsort(radix_keys(a), kind="stable")]
+                check("%s n=%d returns None" % (what, n), f(a) is None)
+                assert_equal(a.view(np.uint8), want.view(np.uint8), name="%s %s n=%d (bits)" % (name, what, n))
+
+
+@case
+def py_radix_pairs_stable():
+    k = kernels()
+    for n in SIZES + (10 ** 6 + 7,):
+        keys = rng.integers(-30, 30, n).astype(np.float32)
+        keys[::7] = -0.0
+        vals = np.arange(n, dtype=np.int32)
+        order = np.argsort(radix_keys(keys), kind="stable")
+        want = keys[order]
+        k.radix_sort_vector_float_int(keys, vals)
+        assert_equal(vals, order.astype(np.int32), name="values n=%d" % n)
+        assert_equal(keys.view(np.uint32), want.view(np.uint32), name="keys n=%d" % n)
+        lk = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64) >> 50
+        lv = rng.integers(0, 1 << 64, n, dtype=np.uint64)
+        order = np.argsort(lk, kind="stable")
+        want_k, want_v = lk[order], lv[order]
+        k.radix_sort_vector_long_ulong(lk, lv)
+        assert_equal(lk, want_k, name="long keys n=%d" % n)
+        assert_equal(lv, want_v, name="ulong values n=%d" % n)
+
+
+@case
+def py_radix_device_arrays():
+    k = kernels()
+    a = rng.integers(0, 1 << 32, 100_003, dtype=np.uint32)
+    d = cla.to_device(k.queue, a)
+    ev = k.radix_sort_vector_uint(d)
+    check("an event", ev is not None)
+    assert_equal(d.get(), np.sort(a))
+    assert_raises(ValueError, k.radix_sort_vector_float_int, np.zeros(3, np.float32), np.zeros(4, np.int32))
+
+
 for compiler in ("gcc", "g++"):
     @case("c_hoist_" + compiler)
     def _(compiler=compiler):

@@ -31,6 +31,19 @@ static int cmp_long(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* key-value pairs ordered by key, then by value (the values are the
+ * original positions: a stable sort's order) */
+typedef struct pair {
+    float key;
+    cl_int value;
+} pair;
+
+static int cmp_pair(const void *a, const void *b) {
+    const pair *x = (const pair *)a, *y = (const pair *)b;
+    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+    return (x->value > y->value) - (x->value < y->value);
+}
+
 static unsigned long long seed = 88172645463325252ULL;
 static unsigned long long next_random(void) {
     seed ^= seed << 13;
@@ -96,6 +109,29 @@ int main(int argc, char **argv) {
                 }
                 clReleaseMemObject(m);
                 expect(!memcmp(l, lw, n * sizeof *l), "long sorted on the device", n);
+            }
+            /* radix: int keys in place; float keys with int values, stable */
+            {
+                cl_int *r = (cl_int *)malloc((n + 1) * sizeof *r);
+                float *rk = (float *)malloc((n + 1) * sizeof *rk);
+                pair *pw = (pair *)malloc((n + 1) * sizeof *pw);
+                for (i = 0; i < n; i++) {
+                    r[i] = (cl_int)(next_random() % 200001) - 100000;
+                    rk[i] = (float)(r[i] % 50); /* many equal keys */
+                    pw[i].key = rk[i];
+                    pw[i].value = (cl_int)i;
+                    b[i] = (cl_int)i;
+                }
+                memcpy(aw, r, n * sizeof *r);
+                qsort(aw, n, sizeof *aw, cmp_int);
+                qsort(pw, n, sizeof *pw, cmp_pair);
+                expect(radix_sort_vector_int_run(&prog, r, n) == CL_SUCCESS, "radix int run", n);
+                expect(!memcmp(r, aw, n * sizeof *r), "radix int sorted", n);
+                expect(radix_sort_vector_float_int_run(&prog, rk, b, n) == CL_SUCCESS, "radix pairs run", n);
+                for (i = 0; i < n; i++)
+                    if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
+                expect(i == n, "radix pairs sorted, stable", n);
+                free(r), free(rk), free(pw);
             }
             if (failures) fprintf(stderr, "%s\n", crisp_error_message(&cx));
             free(f), free(fw), free(a), free(b), free(aw), free(l), free(lw);
