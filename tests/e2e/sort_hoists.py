@@ -167,6 +167,25 @@ def py_radix_device_arrays():
     assert_raises(ValueError, k.radix_sort_vector_float_int, np.zeros(3, np.float32), np.zeros(4, np.int32))
 
 
+@case
+def metadata_lists_the_sorts():
+    import json
+    d = out_dir("sort_hoists_meta")
+    status, out, err = crisp("--metadata", "--output-dir=" + d, os.path.relpath(SRC, REPO))
+    check("crisp --metadata", status == 0, err)
+    m = json.load(open(os.path.join(d, "sort_vector.metacrisp")))
+    s = {x["name"]: x for x in m["sorts"]}
+    check("every host function", len(s) == 11, sorted(s))
+    b = s["bitonic_sort_vector_int"]
+    check("bitonic entry", b["kind"] == "bitonic" and b["local_size"] == 64 and b["in_place"] is False
+          and b["kernels"] == ["bitonic_sort_vector_int_chunks", "bitonic_sort_vector_int_merge",
+                               "bitonic_sort_vector_int_merge_local"], b)
+    r = s["radix_sort_vector_long_ulong"]
+    check("radix entry", r["kind"] == "radix" and r["passes"] == 8 and r["pairs"] is True and r["element"] == "long", r)
+    names = {k["name"] for k in m["kernels"]}
+    check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
+
+
 for compiler in ("gcc", "g++"):
     @case("c_hoist_" + compiler)
     def _(compiler=compiler):
