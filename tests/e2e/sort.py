@@ -296,6 +296,17 @@ def radix_double_and_ulong():
 
 
 @case
+def radix_short_keys_uchar_values():
+    k = rng.integers(-(1 << 15), 1 << 15, 3001, dtype=np.int16)
+    k[::2] = -7
+    v = (np.arange(3001) % 251).astype(np.uint8)
+    got, gv = radix_sort(k, 5, "rx_count_short", "rx_scatter_short_uchar", 4, values=v)
+    order = np.argsort(k, kind="stable")
+    assert_equal(got, k[order])
+    assert_equal(gv, v[order])
+
+
+@case
 def radix_million_and_seven():
     k = rng.integers(0, 1 << 32, 10 ** 6 + 7, dtype=np.uint32)
     got, _ = radix_sort(k, 1024, "rx_count_uint", "rx_scatter_uint", 4)
