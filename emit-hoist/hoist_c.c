@@ -615,6 +615,309 @@ static void emit_kernel_decls(Hc *h, const HostKernel *hk) {
     emit_signature(h, arena_printf(h->a, "cl_int %s_run", k->name), run_params(h, hk), ";");
 }
 
+/* ---- whole-vector sorts (gen-bitonic-sort-vector, lib/sort.crisp) ---- */
+
+static const char *sort_enqueue_params(Hc *h) {
+    return arena_printf(h->a, "%s *p, cl_command_queue queue, cl_mem data, cl_ulong n, cl_uint num_events, "
+                              "const cl_event *wait_list, cl_event *event",
+                        h->prog);
+}
+
+static const char *sort_run_params(Hc *h, const AbiSort *s) {
+    const char *t = elem_ctype(h, &s->k[0]->args[0]);
+    if (s->in_place) return arena_printf(h->a, "%s *p, %s *data, size_t n", h->prog, t);
+    return arena_printf(h->a, "%s *p, const %s *data, %s *out, size_t n", h->prog, t, t);
+}
+
+static void emit_sort_decls(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    pr_blank(p);
+    pr_line(p, "/* gen-bitonic-sort-vector%s: sort %s elements in ascending order (bitonic: not stable).",
+            s->in_place ? "!" : "", s->elem);
+    pr_line(p, " * %s_enqueue sorts the first N elements of DATA (device memory) in place:", s->name);
+    pr_line(p, " * kernel %s, then for j = %d, %d .. (the power of two >= N)", s->k[0]->name, 4 * s->wg, 8 * s->wg);
+    pr_line(p, " * %s for k = j/2 .. %d and %s for k = %d .. 1;", s->k[1]->name, 2 * s->wg, s->k[2]->name, s->wg);
+    pr_line(p, " * EVENT (when not NULL) is the last launch's.  %s_run %s. */", s->name,
+            s->in_place ? "sorts host memory (copies, waits)" : "writes DATA sorted to OUT (copies, waits)");
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), sort_enqueue_params(h), ";");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), sort_run_params(h, s), ";");
+}
+
+static void emit_sort(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    const AbiArg *x = &s->k[0]->args[0];
+    const char *kc = s->k[0]->name, *km = s->k[1]->name, *kl = s->k[2]->name;
+    pr_blank(p);
+    pr_line(p, "/* ---- %s: gen-bitonic-sort-vector%s ---- */", s->name, s->in_place ? "!" : "");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), sort_enqueue_params(h), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "const size_t wg = %d;", s->wg);
+    pr_line(p, "size_t groups = (size_t)((n + 2 * wg - 1) / (2 * wg));");
+    pr_line(p, "cl_ulong pairs = 1, j, k;");
+    pr_line(p, "cl_event prev = NULL, next = NULL;");
+    pr_line(p, "cl_int err;");
+    pr_line(p, "CrispLaunch launch;");
+    pr_line(p, "%s_args ca;", kc);
+    pr_line(p, "%s_args ma;", km);
+    pr_line(p, "%s_args la;", kl);
+    pr_blank(p);
+    pr_line(p, "memset(&ca, 0, sizeof ca);");
+    pr_line(p, "ca.data = data;");
+    pr_line(p, "ca.data_len = n;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = groups * wg;");
+    pr_line(p, "launch.local[0] = wg;");
+    pr_line(p, "/* each workgroup sorts 2 x wg elements */");
+    pr_line(p, "err = %s_enqueue(p, queue, &ca, &launch, num_events, wait_list, &prev);", kc);
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_line(p, "while (2 * pairs < n) pairs *= 2;");
+    pr_line(p, "memset(&ma, 0, sizeof ma);");
+    pr_line(p, "ma.data = data;");
+    pr_line(p, "ma.data_len = n;");
+    pr_line(p, "memset(&la, 0, sizeof la);");
+    pr_line(p, "la.data = data;");
+    pr_line(p, "la.data_len = n;");
+    pr_line(p, "/* merge the sorted runs of j/2 into runs of j */");
+    pr_line(p, "for (j = 4 * (cl_ulong)wg; j / 2 < n; j *= 2) {");
+    pr_indent(p);
+    pr_line(p, "for (k = j / 2; k > wg; k /= 2) {");
+    pr_indent(p);
+    pr_line(p, "ma.j = j;");
+    pr_line(p, "ma.k = k;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = (size_t)pairs;");
+    pr_line(p, "err = %s_enqueue(p, queue, &ma, &launch, 1, &prev, &next);", km);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "/* the steps k .. 1 stay within chunks of 2 x wg elements */");
+    pr_line(p, "la.j = j;");
+    pr_line(p, "la.k = k;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = groups * wg;");
+    pr_line(p, "launch.local[0] = wg;");
+    pr_line(p, "err = %s_enqueue(p, queue, &la, &launch, 1, &prev, &next);", kl);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (event) *event = prev;");
+    pr_line(p, "else clReleaseEvent(prev);");
+    pr_line(p, "return CL_SUCCESS;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), sort_run_params(h, s), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    pr_line(p, "CrispMem mem;");
+    pr_line(p, "cl_event ran = NULL;");
+    pr_line(p, "cl_int err;");
+    pr_blank(p);
+    pr_line(p, "memset(&mem, 0, sizeof mem);");
+    pr_line(p, "if (!data && n) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: data is NULL\");", s->name);
+    if (!s->in_place) {
+        pr_line(p, "if (!out && n) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: out is NULL\");", s->name);
+        pr_line(p, "if (n < 2) {");
+        pr_line(p, "    if (n) memcpy(out, data, n * %s);", elem_size(h, x));
+        pr_line(p, "    return CL_SUCCESS;");
+        pr_line(p, "}");
+    } else {
+        pr_line(p, "if (n < 2) return CL_SUCCESS;");
+    }
+    c_line(h, "err = crisp_upload(cx, &mem, CL_MEM_READ_WRITE, data, n, %s, %d, 1, 0, \"%s: data\");", elem_size(h, x), stride_of(x),
+           s->name);
+    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    pr_line(p, "err = %s_enqueue(p, NULL, mem.mem, (cl_ulong)n, 0, NULL, &ran);", s->name);
+    pr_line(p, "if (err == CL_SUCCESS) {");
+    pr_indent(p);
+    pr_line(p, "err = clWaitForEvents(1, &ran);");
+    pr_line(p, "if (crisp_ok(cx, err, \"%s: running it\"))", s->name);
+    c_line(h, "    err = crisp_download(cx, cx->queue, &mem, %s, n, %s, %d, \"%s: data\");", s->in_place ? "data" : "out",
+           elem_size(h, x), stride_of(x), s->name);
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (ran) clReleaseEvent(ran);");
+    pr_line(p, "crisp_mem_release(&mem);");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+/* ---- radix sorts (gen-radix-sort-vector, lib/sort.crisp) ---- */
+
+static const AbiArg *radix_values_arg(const AbiSort *s) {
+    return &s->k[2]->args[s->k[2]->param_arg[4]];
+}
+
+static const char *radix_enqueue_params(Hc *h, const AbiSort *s) {
+    return arena_printf(h->a, "%s *p, cl_command_queue queue, cl_mem keys, %scl_ulong n, cl_uint num_events, "
+                              "const cl_event *wait_list, cl_event *event",
+                        h->prog, s->pairs ? "cl_mem values, " : "");
+}
+
+static const char *radix_run_params(Hc *h, const AbiSort *s) {
+    const char *t = elem_ctype(h, &s->k[0]->args[0]);
+    if (s->pairs) return arena_printf(h->a, "%s *p, %s *keys, %s *values, size_t n", h->prog, t, elem_ctype(h, radix_values_arg(s)));
+    return arena_printf(h->a, "%s *p, %s *keys, size_t n", h->prog, t);
+}
+
+static void emit_radix_decls(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    pr_blank(p);
+    pr_line(p, "/* gen-radix-sort-vector: sort %s keys in ascending order%s (a stable LSD radix", s->elem,
+            s->pairs ? ", VALUES moving with them" : "");
+    pr_line(p, " * sort, %d passes of 8 bits, each the kernels %s,", s->passes, s->k[0]->name);
+    pr_line(p, " * %s and %s).  %s_enqueue sorts the first N", s->k[1]->name, s->k[2]->name, s->name);
+    pr_line(p, " * elements of KEYS (device memory) in place, with two more buffers it releases");
+    pr_line(p, " * (OpenCL frees them when the kernels are done); EVENT (when not NULL) is the");
+    pr_line(p, " * last launch's, NULL for N < 2.  %s_run sorts host memory (copies, waits). */", s->name);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), radix_enqueue_params(h, s), ";");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), radix_run_params(h, s), ";");
+}
+
+static void emit_radix(Hc *h, const AbiSort *s) {
+    Printer *p = &h->pr;
+    const AbiArg *x = &s->k[0]->args[0], *v = s->pairs ? radix_values_arg(s) : NULL;
+    const char *kc = s->k[0]->name, *ks = s->k[1]->name, *kx = s->k[2]->name;
+    pr_blank(p);
+    pr_line(p, "/* ---- %s: gen-radix-sort-vector ---- */", s->name);
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_enqueue", s->name), radix_enqueue_params(h, s), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    pr_line(p, "/* a thread per chunk of about 1024 elements; its column of 256 digit counts */");
+    pr_line(p, "size_t chunks = (size_t)((n + 1023) / 1024);");
+    pr_line(p, "CrispMem mem[4]; /* the second keys%s, the counts, the scan's scratch pool */", s->pairs ? " and values" : "");
+    pr_line(p, "CrispLaunch launch, scan_launch;");
+    pr_line(p, "%s_args ca;", kc);
+    pr_line(p, "%s_args sa;", ks);
+    pr_line(p, "%s_args xa;", kx);
+    pr_line(p, "cl_mem a = keys, b, t;");
+    if (s->pairs) pr_line(p, "cl_mem va = values, vb;");
+    pr_line(p, "cl_event prev = NULL, next = NULL;");
+    pr_line(p, "cl_uint shift;");
+    pr_line(p, "int i;");
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    pr_blank(p);
+    pr_line(p, "if (event) *event = NULL;");
+    pr_line(p, "if (n < 2) return CL_SUCCESS;");
+    pr_line(p, "if (chunks > 65536) chunks = 65536;");
+    pr_line(p, "for (i = 0; i < 4; i++) memset(&mem[i], 0, sizeof mem[i]);");
+    pr_line(p, "memset(&ca, 0, sizeof ca);");
+    pr_line(p, "memset(&sa, 0, sizeof sa);");
+    pr_line(p, "memset(&xa, 0, sizeof xa);");
+    c_line(h, "err = crisp_mem_create(cx, &mem[0], CL_MEM_READ_WRITE, (size_t)n * %d, NULL, 0, 0, \"%s: keys\");", stride_of(x), s->name);
+    if (s->pairs)
+        c_line(h, "if (err == CL_SUCCESS) err = crisp_mem_create(cx, &mem[1], CL_MEM_READ_WRITE, (size_t)n * %d, NULL, 0, 0, \"%s: values\");",
+               stride_of(v), s->name);
+    c_line(h, "if (err == CL_SUCCESS) err = crisp_mem_create(cx, &mem[2], CL_MEM_READ_WRITE, 256 * chunks * sizeof(cl_uint), NULL, 0, 0, \"%s: counts\");",
+           s->name);
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "b = mem[0].mem;");
+    if (s->pairs) pr_line(p, "vb = mem[1].mem;");
+    pr_line(p, "sa.counts = mem[2].mem;");
+    pr_line(p, "sa.counts_len = 256 * (cl_ulong)chunks;");
+    pr_line(p, "%s_launch_size(&sa, &scan_launch);", ks);
+    pr_line(p, "if (scan_launch.global[0] > 65536) scan_launch.global[0] = 65536; /* the scan takes tiles by ticket */");
+    pr_line(p, "crisp_launch_round_up(&scan_launch);");
+    pr_line(p, "%s_side_sizes(&sa, &scan_launch);", ks);
+    c_line(h, "err = crisp_mem_create(cx, &mem[3], CL_MEM_READ_WRITE, (size_t)sa.scratch_pool_len, NULL, 1, 0, \"%s: scan scratch\");",
+           s->name);
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "sa.scratch_pool = mem[3].mem;");
+    pr_line(p, "crisp_launch_init(&launch, 1);");
+    pr_line(p, "launch.global[0] = chunks;");
+    pr_line(p, "for (shift = 0; shift < %d; shift += 8) {", 8 * s->passes);
+    pr_indent(p);
+    pr_line(p, "ca.keys = a;");
+    pr_line(p, "ca.keys_len = n;");
+    pr_line(p, "ca.counts = sa.counts;");
+    pr_line(p, "ca.counts_len = sa.counts_len;");
+    pr_line(p, "ca.shift = shift;");
+    pr_line(p, "err = %s_enqueue(p, queue, &ca, &launch, prev ? 1 : num_events, prev ? &prev : wait_list, &next);", kc);
+    pr_line(p, "if (prev) clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "err = %s_enqueue(p, queue, &sa, &scan_launch, 1, &prev, &next);", ks);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "xa.keys = a;");
+    pr_line(p, "xa.keys_len = n;");
+    pr_line(p, "xa.out = b;");
+    pr_line(p, "xa.out_len = n;");
+    pr_line(p, "xa.counts = sa.counts;");
+    pr_line(p, "xa.counts_len = sa.counts_len;");
+    pr_line(p, "xa.shift = shift;");
+    if (s->pairs) {
+        pr_line(p, "xa.vals = va;");
+        pr_line(p, "xa.vals_len = n;");
+        pr_line(p, "xa.vals_out = vb;");
+        pr_line(p, "xa.vals_out_len = n;");
+    }
+    pr_line(p, "err = %s_enqueue(p, queue, &xa, &launch, 1, &prev, &next);", kx);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "t = a, a = b, b = t; /* an even number of passes: the result ends in KEYS */");
+    if (s->pairs) pr_line(p, "t = va, va = vb, vb = t;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (event) *event = prev, prev = NULL;");
+    pr_line(p, "done:");
+    pr_line(p, "if (prev) clReleaseEvent(prev);");
+    pr_line(p, "for (i = 0; i < 4; i++) crisp_mem_release(&mem[i]);");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s_run", s->name), radix_run_params(h, s), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    pr_line(p, "CrispMem mem[2];");
+    pr_line(p, "cl_event ran = NULL;");
+    pr_line(p, "cl_int err;");
+    pr_blank(p);
+    pr_line(p, "memset(mem, 0, sizeof mem);");
+    pr_line(p, "if (n < 2) return CL_SUCCESS;");
+    pr_line(p, "if (!keys) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: keys is NULL\");", s->name);
+    if (s->pairs) pr_line(p, "if (!values) return crisp_errorf(cx, CL_INVALID_VALUE, \"%s: values is NULL\");", s->name);
+    c_line(h, "err = crisp_upload(cx, &mem[0], CL_MEM_READ_WRITE, keys, n, %s, %d, 1, 0, \"%s: keys\");", elem_size(h, x), stride_of(x),
+           s->name);
+    if (s->pairs)
+        c_line(h, "if (err == CL_SUCCESS) err = crisp_upload(cx, &mem[1], CL_MEM_READ_WRITE, values, n, %s, %d, 1, 0, \"%s: values\");",
+               elem_size(h, v), stride_of(v), s->name);
+    pr_line(p, "if (err == CL_SUCCESS) err = %s_enqueue(p, NULL, mem[0].mem, %s(cl_ulong)n, 0, NULL, &ran);", s->name,
+            s->pairs ? "mem[1].mem, " : "");
+    pr_line(p, "if (err == CL_SUCCESS) {");
+    pr_indent(p);
+    pr_line(p, "err = clWaitForEvents(1, &ran);");
+    pr_line(p, "if (crisp_ok(cx, err, \"%s: running it\"))", s->name);
+    c_line(h, "    err = crisp_download(cx, cx->queue, &mem[0], keys, n, %s, %d, \"%s: keys\");", elem_size(h, x), stride_of(x), s->name);
+    if (s->pairs)
+        c_line(h, "if (err == CL_SUCCESS) err = crisp_download(cx, cx->queue, &mem[1], values, n, %s, %d, \"%s: values\");",
+               elem_size(h, v), stride_of(v), s->name);
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "if (ran) clReleaseEvent(ran);");
+    pr_line(p, "crisp_mem_release(&mem[0]);");
+    pr_line(p, "crisp_mem_release(&mem[1]);");
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
 static void emit_header(Hc *h) {
     Printer *p = &h->pr;
     const char *base = comment_text(h, h->o->base);
@@ -654,6 +957,10 @@ static void emit_header(Hc *h) {
     emit_structs(h);
     emit_program_decl(h);
     for (int i = 0; i < h->abi->nkernels; i++) emit_kernel_decls(h, &h->hks[i]);
+    for (int i = 0; i < h->abi->nsorts; i++) {
+        if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_decls(h, &h->abi->sorts[i]);
+        else emit_sort_decls(h, &h->abi->sorts[i]);
+    }
     pr_blank(p);
     pr_line(p, "#ifdef __cplusplus");
     pr_line(p, "}");
@@ -1269,6 +1576,10 @@ static void emit_source(Hc *h) {
         emit_set_args(h, hk);
         emit_enqueue(h, hk);
         emit_run(h, hk);
+    }
+    for (int i = 0; i < h->abi->nsorts; i++) {
+        if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix(h, &h->abi->sorts[i]);
+        else emit_sort(h, &h->abi->sorts[i]);
     }
 }
 

@@ -1082,6 +1082,141 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     }
 }
 
+/* ---- whole-vector sorts (gen-bitonic-sort-vector, lib/sort.crisp) ---- */
+
+/* The method NAME(data) that runs the three kernels of a bitonic sort: the
+ * workgroup sorts of 2 x WG elements, then for j = 4 WG, 8 WG .. (the
+ * power of two >= n) the global merge steps k = j/2 .. 2 WG and the local
+ * pass of the steps WG .. 1 (docs/library.md "Sorting"). */
+static void emit_sort_method(Printer *p, const Abi *abi, const AbiSort *s, const PyKernel *pks, Arena *a) {
+    const PyKernel *kc = &pks[s->k[0] - abi->kernels], *km = &pks[s->k[1] - abi->kernels],
+                   *kl = &pks[s->k[2] - abi->kernels];
+    const char *dt = arena_printf(a, "%s.device_dtype", elem_const(a, &s->k[0]->args[0]));
+    pr_blank(p);
+    emit_def(p, s->name, "self, data, *, queue=None, wait_for=None", a);
+    pr_indent(p);
+    pr_line(p, "\"\"\"%s DATA (a numpy or pyopencl array of %s) in ascending order", s->in_place ? "Sort" : "Return a sorted copy of",
+            astr(s->elem));
+    pr_line(p, "with the kernels %s,", kc->method);
+    pr_line(p, "%s and %s", km->method, kl->method);
+    pr_line(p, "(gen-bitonic-sort-vector%s, lib/sort.crisp; a bitonic sort: not stable).", s->in_place ? "!" : "");
+    if (s->in_place) {
+        pr_line(p, "A pyopencl array is sorted on the device and the call returns its last event");
+        pr_line(p, "(None for fewer than 2 elements: nothing runs);");
+    } else
+        pr_line(p, "A pyopencl array gives a pyopencl array (the call returns without waiting),");
+    if (s->in_place)
+        pr_line(p, "a numpy array is copied in, sorted and copied back (the call waits).");
+    else
+        pr_line(p, "a numpy array a numpy array.");
+    pr_line(p, "\"\"\"");
+    pr_line(p, "rt = self.runtime");
+    pr_line(p, "q = self.queue if queue is None else rt.queue_for(queue)");
+    pr_line(p, "host = type(data) is np.ndarray");
+    pr_line(p, "if host:");
+    pr_line(p, "    d = crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(data, %s)) if data.size else None", dt);
+    pr_line(p, "else:");
+    pr_line(p, "    d = data%s", s->in_place ? "" : ".copy(queue=q)");
+    pr_line(p, "n = data.size");
+    pr_line(p, "ev = None");
+    pr_line(p, "wait = list(wait_for) if wait_for else None");
+    pr_line(p, "if n > 1:");
+    pr_indent(p);
+    pr_line(p, "wg = %d", s->wg);
+    pr_line(p, "groups = -(-n // (2 * wg))");
+    pr_line(p, "ev = self.%s(d, queue=q, wait_for=wait, global_size=groups * wg)", kc->method);
+    pr_line(p, "pairs = 1");
+    pr_line(p, "while 2 * pairs < n:");
+    pr_line(p, "    pairs *= 2");
+    pr_line(p, "j = 4 * wg");
+    pr_line(p, "while j // 2 < n:");
+    pr_line(p, "    k = j // 2");
+    pr_line(p, "    while k > wg:");
+    pr_line(p, "        ev = self.%s(d, j, k, queue=q, wait_for=[ev], global_size=pairs)", km->method);
+    pr_line(p, "        k //= 2");
+    pr_line(p, "    ev = self.%s(d, j, k, queue=q, wait_for=[ev], global_size=groups * wg)", kl->method);
+    pr_line(p, "    j *= 2");
+    pr_dedent(p);
+    pr_line(p, "if host:");
+    pr_indent(p);
+    pr_line(p, "out = d.get(queue=q, async_=False) if d is not None else np.array(data, copy=True)");
+    if (s->in_place) {
+        pr_line(p, "data[...] = out");
+        pr_line(p, "return None");
+    } else
+        pr_line(p, "return out");
+    pr_dedent(p);
+    pr_line(p, "return %s", s->in_place ? "ev" : "d");
+    pr_dedent(p);
+}
+
+/* The method NAME(keys[, values]) of a radix sort (gen-radix-sort-vector):
+ * per pass of 8 bits, the count, scan and scatter kernels, ping-ponging
+ * between KEYS and a second buffer (an even number of passes: the result
+ * ends in KEYS). */
+static void emit_radix_method(Printer *p, const Abi *abi, const AbiSort *s, const PyKernel *pks, Arena *a) {
+    const PyKernel *kc = &pks[s->k[0] - abi->kernels], *ks = &pks[s->k[1] - abi->kernels],
+                   *kx = &pks[s->k[2] - abi->kernels];
+    const char *dt = arena_printf(a, "%s.device_dtype", elem_const(a, &s->k[0]->args[0]));
+    const char *vdt = s->pairs ? arena_printf(a, "%s.device_dtype", elem_const(a, &s->k[2]->args[s->k[2]->param_arg[4]])) : NULL;
+    pr_blank(p);
+    emit_def(p, s->name, s->pairs ? "self, keys, values, *, queue=None, wait_for=None" : "self, keys, *, queue=None, wait_for=None",
+             a);
+    pr_indent(p);
+    pr_line(p, "\"\"\"Sort KEYS (a numpy or pyopencl array of %s) in place, in ascending order%s", astr(s->elem),
+            s->pairs ? "," : ":");
+    if (s->pairs) pr_line(p, "moving VALUES (as long as KEYS) with their keys: a stable LSD radix sort");
+    else pr_line(p, "a stable LSD radix sort");
+    pr_line(p, "of %d passes of 8 bits (gen-radix-sort-vector, lib/sort.crisp), each the kernels", s->passes);
+    pr_line(p, "%s, %s and %s.", kc->method, ks->method, kx->method);
+    pr_line(p, "Device arrays are sorted on the device and the call returns the last event (None");
+    pr_line(p, "for fewer than 2 elements); numpy arrays are copied in and back (the call waits).");
+    pr_line(p, "\"\"\"");
+    pr_line(p, "rt = self.runtime");
+    pr_line(p, "q = self.queue if queue is None else rt.queue_for(queue)");
+    pr_line(p, "n = keys.size");
+    if (s->pairs) {
+        pr_line(p, "if values.size != n:");
+        pr_line(p, "    raise ValueError(\"%s: %%d keys but %%d values\" %% (n, values.size))", s->name);
+    }
+    pr_line(p, "if n < 2:");
+    pr_line(p, "    return None");
+    pr_line(p, "host = type(keys) is np.ndarray");
+    pr_line(p, "a = crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(keys, %s)) if host else keys", dt);
+    pr_line(p, "b = crisp_runtime.cl_array.empty(q, n, a.dtype)");
+    if (s->pairs) {
+        pr_line(p, "vhost = type(values) is np.ndarray");
+        pr_line(p, "va = crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(values, %s)) if vhost else values", vdt);
+        pr_line(p, "vb = crisp_runtime.cl_array.empty(q, n, va.dtype)");
+    }
+    pr_line(p, "# a thread per chunk of about 1024 elements; its column of 256 digit counts");
+    pr_line(p, "chunks = min(max(1, -(-n // 1024)), 65536)");
+    pr_line(p, "counts = crisp_runtime.cl_array.empty(q, 256 * chunks, np.uint32)");
+    pr_line(p, "ev = None");
+    pr_line(p, "wait = list(wait_for) if wait_for else None");
+    pr_line(p, "for shift in range(0, %d, 8):", 8 * s->passes);
+    pr_indent(p);
+    pr_line(p, "ev = self.%s(a, counts, shift, queue=q, wait_for=wait, global_size=chunks)", kc->method);
+    pr_line(p, "ev = self.%s(counts, queue=q, wait_for=[ev], global_size=min(256 * chunks, 65536))", ks->method);
+    if (s->pairs) {
+        pr_line(p, "ev = self.%s(a, b, counts, shift, va, vb, queue=q, wait_for=[ev], global_size=chunks)", kx->method);
+        pr_line(p, "va, vb = vb, va");
+    } else
+        pr_line(p, "ev = self.%s(a, b, counts, shift, queue=q, wait_for=[ev], global_size=chunks)", kx->method);
+    pr_line(p, "a, b = b, a");
+    pr_line(p, "wait = [ev]");
+    pr_dedent(p);
+    pr_line(p, "if host:");
+    pr_line(p, "    keys[...] = a.get(queue=q, async_=False)");
+    if (s->pairs) {
+        pr_line(p, "if vhost:");
+        pr_line(p, "    values[...] = va.get(queue=q, async_=False)");
+        pr_line(p, "return None if host and vhost else ev");
+    } else
+        pr_line(p, "return None if host else ev");
+    pr_dedent(p);
+}
+
 /* ---- the demo ---- */
 
 static const char *demo_scalar(const AbiArg *x, Arena *a) {
@@ -1222,6 +1357,10 @@ void emit_hoist_pyopencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Are
     emit_class_head(&pr, abi, o, pks, ndynamic, a);
     pr_indent(&pr);
     for (int i = 0; i < abi->nkernels; i++) emit_method(&pr, abi, &pks[i]);
+    for (int i = 0; i < abi->nsorts; i++) {
+        if (abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_method(&pr, abi, &abi->sorts[i], pks, a);
+        else emit_sort_method(&pr, abi, &abi->sorts[i], pks, a);
+    }
     pr_dedent(&pr);
     emit_demo(&pr, abi, o, pks, a);
 }

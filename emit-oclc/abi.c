@@ -191,5 +191,29 @@ Abi *abi_build(Arena *a, const Program *p) {
     if (!abi->kernels) return NULL;
     for (int i = 0; i < p->nfuncs; i++)
         if (p->funcs[i]->kind == FN_KERNEL) build_kernel(a, &abi->kernels[abi->nkernels++], p, p->funcs[i]);
+    abi->sorts = arena_alloc(a, sizeof(AbiSort) * (size_t)(p->nsorts ? p->nsorts : 1));
+    if (!abi->sorts) return NULL;
+    for (int i = 0; i < p->nsorts; i++) {
+        const HostSort *hs = p->sorts[i];
+        AbiSort *s = &abi->sorts[abi->nsorts];
+        s->kind = hs->kind;
+        s->name = hs->name;
+        s->wg = hs->wg;
+        s->in_place = hs->in_place;
+        s->passes = hs->passes;
+        s->pairs = hs->pairs;
+        int found = 0;
+        for (int j = 0; j < 3; j++) {
+            s->k[j] = NULL;
+            for (int k = 0; k < abi->nkernels; k++)
+                if (!strcmp(abi->kernels[k].name, hs->kernel[j])) s->k[j] = &abi->kernels[k];
+            found += s->k[j] != NULL;
+        }
+        /* the three kernels take the vector first: its element type */
+        if (found == 3 && s->k[0]->nargs > 0) {
+            s->elem = s->k[0]->args[0].element;
+            abi->nsorts++;
+        }
+    }
     return abi;
 }

@@ -87,6 +87,20 @@ typedef struct AbiKernel {
     int *param_arg;         /* explicit parameter i -> index of its scalar or pointer argument */
 } AbiKernel;
 
+/* A host function that sorts a vector with three kernels (Program's
+ * HostSort, written by gen-bitonic-sort-vector and gen-radix-sort-vector;
+ * the kernels in its order). */
+typedef struct AbiSort {
+    int kind;               /* HOST_SORT_BITONIC, HOST_SORT_RADIX */
+    const char *name;
+    const AbiKernel *k[3];
+    int wg;                 /* bitonic: local size of k[0] and k[2] */
+    int in_place;           /* sorts its argument (else returns a sorted copy) */
+    int passes;             /* radix: passes of 8 bits */
+    int pairs;              /* radix: values move with the keys */
+    const char *elem;       /* the element's (key's) OpenCL C type */
+} AbiSort;
+
 typedef struct Abi {
     const char *source;
     int ocl_version;        /* 120, 200, 300: the OpenCL C the .cl is written in */
@@ -98,6 +112,8 @@ typedef struct Abi {
     int nsites;
     StructDef **structs;    /* def-struct layouts (std140) */
     int nstructs;
+    AbiSort *sorts;         /* gen-bitonic-sort-vector host functions */
+    int nsorts;
 } Abi;
 
 Abi *abi_build(Arena *a, const Program *p);

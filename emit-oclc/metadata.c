@@ -182,6 +182,27 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         sb_puts(b, "}}");
     }
     sb_puts(b, p->nenums ? "\n  ]" : "]");
+    if (abi && abi->nsorts) {
+        /* gen-bitonic-sort-vector / gen-radix-sort-vector: the host functions
+           and the kernels they run, in order (docs/library.md "Sorting") */
+        sb_puts(b, ",\n  \"sorts\": [");
+        for (int i = 0; i < abi->nsorts; i++) {
+            const AbiSort *s = &abi->sorts[i];
+            sb_printf(b, "%s\n    {\"name\": ", i ? "," : "");
+            json_str(b, s->name);
+            key_str(b, "kind", s->kind == HOST_SORT_RADIX ? "radix" : "bitonic");
+            key_str(b, "element", s->elem);
+            sb_puts(b, ", \"kernels\": [");
+            for (int j = 0; j < 3; j++) {
+                sb_puts(b, j ? ", " : "");
+                json_str(b, s->k[j]->name);
+            }
+            sb_putc(b, ']');
+            if (s->kind == HOST_SORT_RADIX) sb_printf(b, ", \"passes\": %d, \"pairs\": %s}", s->passes, s->pairs ? "true" : "false");
+            else sb_printf(b, ", \"local_size\": %d, \"in_place\": %s}", s->wg, s->in_place ? "true" : "false");
+        }
+        sb_puts(b, "\n  ]");
+    }
     if (p->debug_output) {
         /* what the host needs to decode debug records (docs/abi.md) */
         sb_puts(b, ",\n  \"debug_sites\": [");

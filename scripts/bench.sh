@@ -27,6 +27,9 @@
 #     work written by hand with PyOpenCL / OpenCL C, at 1,024 and 2^20
 #     floats, side by side, as ratios with the targets of issue 15
 #     (scripts/bench_hoist.py; BENCH_HOIST_ROUNDS, CRISP_PLATFORM).
+#  7. sorting (scripts/bench_sort.py): crisp's radix and bitonic sorts next
+#     to pyopencl.algorithm.RadixSort and pyopencl.bitonic_sort.BitonicSort
+#     (and cupy.sort with --platform NVIDIA), in keys/s (BENCH_SORT_N).
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -186,4 +189,6 @@ if [ -f build/intel-ocl/ok ] && [ -z "${CRISP_PLATFORM:-}" ]; then
 fi
 echo
 "$PY" scripts/bench_hoist.py || status=1
+echo
+"$PY" scripts/bench_sort.py || status=1
 exit $status

@@ -2593,6 +2593,31 @@ static void collect(Checker *ck, Node *f) {
             s->init = f;
             s->immutable = 1;
         }
+    } else if (!strcmp(h, "%host-bitonic-sort") || !strcmp(h, "%host-radix-sort")) {
+        /* written by gen-bitonic-sort-vector and gen-radix-sort-vector (lib/sort.crisp) */
+        int radix = !strcmp(h, "%host-radix-sort");
+        int ok = f->nkids == 7 && f->kids[5]->kind == N_INT && f->kids[5]->ival > 0 && f->kids[5]->ival <= 65536 &&
+                 f->kids[6]->kind == N_INT;
+        for (int i = 1; ok && i < 5; i++) ok = f->kids[i]->kind == N_STRING && f->kids[i]->slen > 0;
+        if (!ok) {
+            diag_error_at(ck->d, f, "E0130", "expected (%s \"name\" \"kernel\" \"kernel\" \"kernel\" N N)", h);
+            return;
+        }
+        HostSort *hs = arena_alloc(ck->a, sizeof *hs);
+        if (!hs) return;
+        hs->kind = radix ? HOST_SORT_RADIX : HOST_SORT_BITONIC;
+        hs->name = f->kids[1]->name;
+        for (int i = 0; i < 3; i++) hs->kernel[i] = f->kids[2 + i]->name;
+        if (radix) {
+            hs->passes = (int)f->kids[5]->ival;
+            hs->pairs = f->kids[6]->ival != 0;
+            hs->in_place = 1;
+        } else {
+            hs->wg = (int)f->kids[5]->ival;
+            hs->in_place = f->kids[6]->ival != 0;
+        }
+        hs->line = f->loc.line;
+        PUSH(ck->a, ck->prog->sorts, ck->prog->nsorts, ck->prog->capsorts, hs);
     } else if (!strcmp(h, "def-orchestration")) {
         diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
     } else {

@@ -200,6 +200,29 @@ typedef struct DebugSite {
     int nparts;
 } DebugSite;
 
+/* A host function the hoists print, that sorts a vector with three kernels
+ * (docs/library.md "Sorting"):
+ *   (%host-bitonic-sort NAME CHUNKS MERGE MERGE-LOCAL WG IN-PLACE), written
+ *   by gen-bitonic-sort-vector(!) (spec "Don't Make Me Think
+ *   gen-bitonic-sort-vector"): CHUNKS sorts 2 x WG elements per workgroup,
+ *   MERGE (data j k) is one global merge step, MERGE-LOCAL (data j k) the
+ *   steps k .. 1 in local memory;
+ *   (%host-radix-sort NAME COUNT SCAN SCATTER PASSES PAIRS), written by
+ *   gen-radix-sort-vector (spec "Radix Sort on the GPU"): per pass of 8
+ *   bits, COUNT (keys counts shift), SCAN (counts), SCATTER (keys out
+ *   counts shift [values values-out]); PAIRS: values move with the keys. */
+enum { HOST_SORT_BITONIC, HOST_SORT_RADIX };
+typedef struct HostSort {
+    int kind;                   /* HOST_SORT_... */
+    const char *name;           /* the host function */
+    const char *kernel[3];      /* the three kernels, in the order above */
+    int wg;                     /* bitonic: the local size of CHUNKS and MERGE-LOCAL */
+    int in_place;               /* bitonic: 1 sorts its argument, 0 returns a sorted copy */
+    int passes;                 /* radix: 4 (32-bit keys) or 8 (64-bit) */
+    int pairs;                  /* radix: key-value pairs */
+    int line;
+} HostSort;
+
 typedef struct Program {
     CFunc **funcs;          /* emission order: callees before callers */
     int nfuncs, capfuncs;
@@ -219,6 +242,8 @@ typedef struct Program {
     int ncvecs, capcvecs;
     Node **declaims;        /* (declaim ...) forms, for analysis/ */
     int ndeclaims, capdeclaims;
+    HostSort **sorts;       /* gen-bitonic-sort-vector host functions, in order */
+    int nsorts, capsorts;
 } Program;
 
 struct Expander;

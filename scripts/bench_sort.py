@@ -1,0 +1,144 @@
+"""bench_sort.py - `make bench`, sorting (the GPU library's "Sorting",
+lib/sort.crisp).  Side by side on one OpenCL device, in one run:
+
+  radix    crisp's gen-radix-sort-vector (uint keys, the Python hoist's
+           host function) against pyopencl.algorithm.RadixSort (32 key
+           bits, its default 2 bits at a time) and, where `import cupy`
+           works, cupy.sort (CUB's radix sort)
+  bitonic  crisp's gen-bitonic-sort-vector! against
+           pyopencl.bitonic_sort.BitonicSort (power-of-two sizes only)
+
+on the same uniformly random uint32 keys, already on the device.  Each
+time is the median wall-clock of BENCH_SORT_RUNS sorts (after a warm-up)
+up to queue.finish(), on a fresh copy of the keys each run (copied before
+the clock starts); keys/s = n / time.  Every result is checked against
+numpy's sort.  Ratios > 1 mean crisp is faster.
+
+Options / environment:
+  --platform NAME   substring of the OpenCL platform name (or CRISP_PLATFORM;
+                    default PoCL, "Portable Computing Language"); NVIDIA
+                    adds cupy.sort
+  BENCH_SORT_N      keys (a power of two for the bitonic sorts; default 2^20
+                    on a CPU, 2^26 on a GPU)
+  BENCH_SORT_RUNS   timed runs (default 5)
+No clang is needed: crisp writes the .cl and the OpenCL driver builds it.
+"""
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "out", "bench", "sort")
+SRC = """;; bench_sort.py: the sorts it times
+(gen-radix-sort-vector uint)
+(gen-bitonic-sort-vector! uint)
+"""
+
+ap = argparse.ArgumentParser(description="crisp's sorts next to PyOpenCL's (and CuPy's)")
+ap.add_argument("--platform", default=os.environ.get("CRISP_PLATFORM", "Portable Computing Language"))
+args = ap.parse_args()
+
+plats = [p for p in cl.get_platforms() if args.platform.lower() in p.name.lower()]
+if not plats:
+    sys.exit("bench_sort: no OpenCL platform matching %r (have: %s)"
+             % (args.platform, ", ".join(p.name for p in cl.get_platforms())))
+dev = plats[0].get_devices()[0]
+ctx = cl.Context([dev])
+queue = cl.CommandQueue(ctx)
+gpu = bool(dev.type & cl.device_type.GPU)
+N = int(os.environ.get("BENCH_SORT_N", str(1 << 26 if gpu else 1 << 20)))
+RUNS = int(os.environ.get("BENCH_SORT_RUNS", "5"))
+
+# crisp: the hoist of SRC, loaded on this context and queue
+os.makedirs(OUT, exist_ok=True)
+with open(os.path.join(OUT, "bench_sort.crisp"), "w") as f:
+    f.write(SRC)
+crisp = os.environ.get("CRISP", os.path.join(REPO, "crisp"))
+r = subprocess.run([crisp, "--hoist=PyOpenCL", "--output-dir=" + OUT, os.path.join(OUT, "bench_sort.crisp")],
+                   capture_output=True, text=True)
+if r.returncode:
+    sys.exit("bench_sort: crisp failed:\n" + r.stderr + r.stdout)
+spec = importlib.util.spec_from_file_location("bench_sort_hoist", os.path.join(OUT, "bench_sort_hoist_PyOpenCL.py"))
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+k = mod.load(ctx, queue)
+
+keys = np.random.default_rng(3).integers(0, 1 << 32, N, dtype=np.uint32)
+want = np.sort(keys)
+print("== sorts of %d uint32 keys on %s (%s), median of %d runs" % (N, dev.name.strip(), plats[0].name, RUNS))
+
+
+def timed(name, sort, result):
+    """SORT(device copy of the keys) -> sorted device array; median seconds."""
+    ts = []
+    for i in range(RUNS + 1):
+        d = cla.to_device(queue, keys)
+        queue.finish()
+        t0 = time.perf_counter()
+        out = sort(d)
+        queue.finish()
+        if i:
+            ts.append(time.perf_counter() - t0)
+        if i == 0 and not np.array_equal(result(out, d).get(), want):
+            sys.exit("bench_sort: %s sorted wrongly" % name)
+    t = statistics.median(ts)
+    print("  %-34s %9.2f ms  %8.1f Mkeys/s" % (name, t * 1e3, N / t / 1e6))
+    return t
+
+
+def crisp_radix(d):
+    k.radix_sort_vector_uint(d)
+    return d
+
+
+def crisp_bitonic(d):
+    k.bitonic_sort_vector_in_place_uint(d)
+    return d
+
+
+from pyopencl.algorithm import RadixSort  # noqa: E402
+from pyopencl.bitonic_sort import BitonicSort  # noqa: E402
+
+pyrs = RadixSort(ctx, "uint *keys", key_expr="keys[i]", sort_arg_names=["keys"], key_dtype=np.uint32)
+pybs = BitonicSort(ctx)
+
+print("-- radix")
+t_cr = timed("crisp gen-radix-sort-vector", crisp_radix, lambda o, d: o)
+t_pr = timed("pyopencl.algorithm.RadixSort", lambda d: pyrs(d, key_bits=32, queue=queue)[0][0], lambda o, d: o)
+print("  crisp / RadixSort: %.2fx" % (t_pr / t_cr))
+t_cu = None
+if "nvidia" in args.platform.lower():
+    try:
+        import cupy
+        dk = cupy.asarray(keys)
+        assert (cupy.sort(dk).get() == want).all()
+        ts = []
+        for i in range(RUNS + 1):
+            dk = cupy.asarray(keys)
+            cupy.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            cupy.sort(dk)
+            cupy.cuda.Device().synchronize()
+            if i:
+                ts.append(time.perf_counter() - t0)
+        t_cu = statistics.median(ts)
+        print("  %-34s %9.2f ms  %8.1f Mkeys/s" % ("cupy.sort (CUB)", t_cu * 1e3, N / t_cu / 1e6))
+        print("  crisp / cupy.sort: %.2f (keys/s)" % (t_cu / t_cr))
+    except ImportError as e:
+        print("  cupy.sort: not measured (%s)" % e)
+
+print("-- bitonic")
+if N & (N - 1):
+    print("  not measured: BitonicSort needs a power-of-two size, BENCH_SORT_N=%d" % N)
+else:
+    t_cb = timed("crisp gen-bitonic-sort-vector!", crisp_bitonic, lambda o, d: o)
+    t_pb = timed("pyopencl.bitonic_sort.BitonicSort", lambda d: pybs(d, queue=queue)[0], lambda o, d: o)
+    print("  crisp / BitonicSort: %.2fx" % (t_pb / t_cb))

@@ -1,0 +1,205 @@
+"""tests/e2e/lib/sort_vector.crisp: gen-bitonic-sort-vector(!) (spec
+"Don't Make Me Think gen-bitonic-sort-vector"), the host functions of both
+hoists, on PoCL: the Python hoist's methods against numpy (sizes 0, 1, 2^k,
+2^k+1, 10^6+7 with duplicates, negatives, floats with -0.0 and infinities,
+sorted and reversed; host and device arrays; in place and a copy), the C
+hoist's _run and _enqueue against qsort (tests/hoist/sort_caller.c, built
+with gcc and g++)."""
+import importlib.util
+import os
+import shutil
+import sys
+
+from crisptest import *
+from _hoist_c_common import COMPILERS, sh, hoist, HOIST_TESTS
+
+os.environ.setdefault("CRISP_PLATFORM", os.environ.get("CRISPTEST_PLATFORM", "Portable Computing Language"))
+sys.path.insert(0, os.path.join(REPO, "runtime-shim"))
+import crisp_runtime  # noqa: E402
+import pyopencl.array as cla  # noqa: E402
+
+SRC = os.path.join(REPO, "tests", "e2e", "lib", "sort_vector.crisp")
+rng = np.random.default_rng(5)
+_k = []
+
+
+def kernels():
+    if not _k:
+        d = out_dir("sort_hoists_py")
+        for f in os.listdir(d):
+            p = os.path.join(d, f)
+            shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+        status, out, err = crisp("--hoist=PyOpenCL", "--output-dir=" + d, os.path.relpath(SRC, REPO))
+        if status != 0:
+            raise CompileError("crisp --hoist=PyOpenCL failed:\n" + err + out)
+        spec = importlib.util.spec_from_file_location("sort_vector_hoist", os.path.join(d, "sort_vector_hoist_PyOpenCL.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _k.append(mod.load())
+    return _k[0]
+
+
+def shapes(n, dt):
+    """random with duplicates and negatives, sorted, reversed"""
+    if dt.kind == "f":
+        r = (rng.standard_normal(n) * 100).astype(dt)
+        r[::5] = r[0] if n else 0
+        if n >= 4:
+            r[:4] = [-0.0, 0.0, np.inf, -np.inf]
+    else:
+        info = np.iinfo(dt)
+        r = rng.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), n, dtype=dt, endpoint=True)
+        r[::3] = r[0] if n else 0
+    yield "random", r
+    yield "sorted", np.sort(r)
+    yield "reversed", np.sort(r)[::-1].copy()
+
+
+SIZES = (0, 1, 2, 3, 64, 65, 128, 129, 511, 512, 513, 4096, 4097, 65536, 65537)
+
+for name, dt in (("in_place_float", np.float32), ("in_place_double", np.float64),
+                 ("in_place_uint", np.uint32), ("in_place_long", np.int64)):
+    @case("py_" + name)
+    def _(name=name, dt=np.dtype(dt)):
+        k = kernels()
+        f = getattr(k, "bitonic_sort_vector_" + name)
+        for n in SIZES:
+            for what, a in shapes(n, dt):
+                want = np.sort(a)
+                r = f(a)
+                check("%s n=%d returns None" % (what, n), r is None)
+                assert_equal(a, want, name="%s %s n=%d" % (name, what, n))
+
+
+@case
+def py_copy_leaves_the_input():
+    k = kernels()
+    for n in (0, 1, 100, 129, 5000):
+        a = rng.integers(-5, 5, n, dtype=np.int32)
+        keep = a.copy()
+        b = k.bitonic_sort_vector_int(a)
+        assert_equal(a, keep, name="input n=%d" % n)
+        assert_equal(b, np.sort(a), name="copy n=%d" % n)
+
+
+@case
+def py_device_arrays():
+    k = kernels()
+    for n in (1, 1000, 100_003):
+        a = rng.standard_normal(n).astype(np.float32)
+        d = cla.to_device(k.queue, a)
+        ev = k.bitonic_sort_vector_in_place_float(d)
+        check("an event n=%d" % n, (ev is not None) == (n > 1))
+        assert_equal(d.get(), np.sort(a), name="device n=%d" % n)
+        di = cla.to_device(k.queue, a.astype(np.int32))
+        do = k.bitonic_sort_vector_int(di)
+        check("a device array n=%d" % n, isinstance(do, cla.Array))
+        assert_equal(do.get(), np.sort(a.astype(np.int32)), name="copy on the device n=%d" % n)
+        assert_equal(di.get(), a.astype(np.int32), name="input kept n=%d" % n)
+
+
+@case
+def py_million_and_seven():
+    k = kernels()
+    n = 10 ** 6 + 7
+    a = rng.integers(-(1 << 31), 1 << 31, n, dtype=np.int64) // 1000
+    want = np.sort(a)
+    k.bitonic_sort_vector_in_place_long(a)
+    assert_equal(a, want)
+    f = rng.standard_normal(n).astype(np.float32)
+    want = np.sort(f)
+    k.bitonic_sort_vector_in_place_float(f)
+    assert_equal(f, want)
+
+
+def radix_keys(a):
+    """the order of radix-key (lib/histogram.crisp), as uint64: -0.0 < 0.0"""
+    if a.dtype.kind == "u":
+        return a.astype(np.uint64)
+    bits = a.dtype.itemsize * 8
+    u = a.view(np.uint32 if bits == 32 else np.uint64).astype(np.uint64)
+    sign = np.uint64(1 << (bits - 1))
+    if a.dtype.kind == "i":
+        return u ^ sign
+    return np.where(u & sign, u ^ np.uint64((1 << bits) - 1), u ^ sign)
+
+
+for name, dt in (("uint", np.uint32), ("int", np.int32), ("double", np.float64), ("ulong", np.uint64)):
+    @case("py_radix_" + name)
+    def _(name=name, dt=np.dtype(dt)):
+        f = getattr(kernels(), "radix_sort_vector_" + name)
+        for n in SIZES:
+            for what, a in shapes(n, dt):
+                want = a[np.argsort(radix_keys(a), kind="stable")]
+                check("%s n=%d returns None" % (what, n), f(a) is None)
+                assert_equal(a.view(np.uint8), want.view(np.uint8), name="%s %s n=%d (bits)" % (name, what, n))
+
+
+@case
+def py_radix_pairs_stable():
+    k = kernels()
+    for n in SIZES + (10 ** 6 + 7,):
+        keys = rng.integers(-30, 30, n).astype(np.float32)
+        keys[::7] = -0.0
+        vals = np.arange(n, dtype=np.int32)
+        order = np.argsort(radix_keys(keys), kind="stable")
+        want = keys[order]
+        k.radix_sort_vector_float_int(keys, vals)
+        assert_equal(vals, order.astype(np.int32), name="values n=%d" % n)
+        assert_equal(keys.view(np.uint32), want.view(np.uint32), name="keys n=%d" % n)
+        lk = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64) >> 50
+        lv = rng.integers(0, 1 << 64, n, dtype=np.uint64)
+        order = np.argsort(lk, kind="stable")
+        want_k, want_v = lk[order], lv[order]
+        k.radix_sort_vector_long_ulong(lk, lv)
+        assert_equal(lk, want_k, name="long keys n=%d" % n)
+        assert_equal(lv, want_v, name="ulong values n=%d" % n)
+
+
+@case
+def py_radix_device_arrays():
+    k = kernels()
+    a = rng.integers(0, 1 << 32, 100_003, dtype=np.uint32)
+    d = cla.to_device(k.queue, a)
+    ev = k.radix_sort_vector_uint(d)
+    check("an event", ev is not None)
+    assert_equal(d.get(), np.sort(a))
+    assert_raises(ValueError, k.radix_sort_vector_float_int, np.zeros(3, np.float32), np.zeros(4, np.int32))
+
+
+@case
+def metadata_lists_the_sorts():
+    import json
+    d = out_dir("sort_hoists_meta")
+    status, out, err = crisp("--metadata", "--output-dir=" + d, os.path.relpath(SRC, REPO))
+    check("crisp --metadata", status == 0, err)
+    m = json.load(open(os.path.join(d, "sort_vector.metacrisp")))
+    s = {x["name"]: x for x in m["sorts"]}
+    check("every host function", len(s) == 11, sorted(s))
+    b = s["bitonic_sort_vector_int"]
+    check("bitonic entry", b["kind"] == "bitonic" and b["local_size"] == 64 and b["in_place"] is False
+          and b["kernels"] == ["bitonic_sort_vector_int_chunks", "bitonic_sort_vector_int_merge",
+                               "bitonic_sort_vector_int_merge_local"], b)
+    r = s["radix_sort_vector_long_ulong"]
+    check("radix entry", r["kind"] == "radix" and r["passes"] == 8 and r["pairs"] is True and r["element"] == "long", r)
+    names = {k["name"] for k in m["kernels"]}
+    check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
+
+
+for compiler in ("gcc", "g++"):
+    @case("c_hoist_" + compiler)
+    def _(compiler=compiler):
+        d, c_file = hoist(SRC, "sort_hoists_c_" + compiler.replace("+", "p"))
+        exe = os.path.join(d, "sort_caller")
+        status, out, err = sh(COMPILERS[compiler] + ["-I", d, os.path.join(HOIST_TESTS, "sort_caller.c"), "-lOpenCL",
+                                                     "-o", exe])
+        check("compiles", status == 0 and not err.strip(), (err + out)[:3000])
+        status, out, err = sh(COMPILERS[compiler] + ["-I", d, c_file, c_file[:-2] + "_demo.c", "-lOpenCL",
+                                                     "-o", exe + "_demo"])
+        check("the demo compiles", status == 0 and not err.strip(), (err + out)[:3000])
+        status, out, err = sh([exe, os.path.join(d, "sort_vector.cl")], cwd=d, timeout=600)
+        check("sorts", status == 0 and out.strip().endswith("all sorted"), (out + err)[-3000:])
+
+
+if __name__ == "__main__":
+    main()
