@@ -43,6 +43,7 @@ def parse():
     p.add_argument("--n", type=int, default=int(os.environ.get("BENCH_MATMUL_N", "0")) or None)
     for name in ("rm", "rn", "bk", "lx", "ly"):
         p.add_argument("--" + name, type=int)
+    p.add_argument("--crisp-cl", help="time this OpenCL C instead of crisp's output (an edited copy of it, for experiments)")
     p.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_MATMUL_RUNS", "10")))
     return p.parse_args()
 
@@ -108,7 +109,7 @@ def main():
                         os.path.join(REPO, "scripts", "bench_matmul.crisp")], capture_output=True, text=True)
     if r.returncode:
         sys.exit("bench_matmul: crisp failed:\n" + r.stderr)
-    text = open(os.path.join(OUT, "bench_matmul.cl")).read()
+    text = open(args.crisp_cl or os.path.join(OUT, "bench_matmul.cl")).read()
     meta = json.load(open(os.path.join(OUT, "bench_matmul.metacrisp")))
     kmeta = [k for k in meta["kernels"] if k["name"] == "matmul_bench"][0]
     prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2")
