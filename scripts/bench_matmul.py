@@ -106,6 +106,7 @@ def main():
     crisp = os.environ.get("CRISP") or os.path.join(REPO, "crisp")
     r = subprocess.run([crisp, "--transpile-to=oclc", "--metadata", "--output-dir=" + OUT,
                         "-D+rows-per-thread+=%d" % rm, "-D+cols-per-thread+=%d" % rn, "-D+tile-k+=%d" % bk,
+                        "-D+threads-x+=%d" % lx, "-D+threads-y+=%d" % ly,
                         os.path.join(REPO, "scripts", "bench_matmul.crisp")], capture_output=True, text=True)
     if r.returncode:
         sys.exit("bench_matmul: crisp failed:\n" + r.stderr)

@@ -82,6 +82,17 @@ def matmul_other_blocks():
 
 
 @case
+def matmul_threads():
+    # launched with the :threads shape (8 x 4: the fast path) and others
+    for kernel, dt in (("matmul_threads_float", np.float32), ("matmul_threads_double", np.float64)):
+        for m, k, n in [(1, 1, 1), (17, 33, 5), (40, 70, 33), (128, 64, 96)]:
+            for layouts in (0, 3, 4):
+                run(kernel, m, k, n, dt, layouts, global_size=(8 * -(-n // 32), 4 * -(-m // 8)), local_size=(8, 4))
+            run(kernel, m, k, n, dt, global_size=(16, 16), local_size=(16, 16))
+            run(kernel, m, k, n, dt, global_size=(12, 2), local_size=(4, 2))
+
+
+@case
 def matmul_naive():
     for m, k, n in SIZES[:-1]:
         run("matmul_naive_float", m, k, n, np.float32, global_size=(16, 16))
