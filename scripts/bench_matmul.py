@@ -17,7 +17,7 @@ Options (environment in brackets):
   --platform NAME  substring of the OpenCL platform [CRISP_PLATFORM]
                    (default PoCL, "Portable Computing Language"; "NVIDIA")
   --n N            matrix size [BENCH_MATMUL_N] (512 on a CPU, 4096 on a GPU)
-  --rm --rn --bk   rows and columns per work-item, K slice (CPU 4 4 16, GPU 8 8 16)
+  --rm --rn --bk   rows and columns per work-item, K slice (CPU 4 4 16, GPU 8 8 32)
   --lx --ly        work-group size (16 16)
   --runs R         timed runs [BENCH_MATMUL_RUNS] (default 10)
 No clang is needed: the .cl files are built by the OpenCL driver.
@@ -61,7 +61,8 @@ def main():
     n = args.n or (4096 if gpu else 512)
     rm = args.rm or (8 if gpu else 4)
     rn = args.rn or (8 if gpu else 4)
-    bk, lx, ly = args.bk or 16, args.lx or 16, args.ly or 16
+    bk = args.bk or (32 if gpu else 16)
+    lx, ly = args.lx or 16, args.ly or 16
     tm, tn = ly * rm, lx * rn
     gsize = (lx * -(-n // tn), ly * -(-n // tm))
     flops = 2.0 * n * n * n
