@@ -21,6 +21,7 @@ for kernel, dt, (m, k, n), layouts, gs, ls in (
         ("matmul_double", np.float64, (9, 5, 18), 7, (4, 4), (4, 4)),
         ("matmul_small_blocks", np.float32, (10, 12, 27), 2, (16, 8), None),
         ("matmul_threads_float", np.float32, (11, 14, 37), 3, (16, 8), (8, 4)),
+        ("matmul_fours", np.float32, (21, 13, 18), 5, (8, 4), (4, 2)),
         ("matmul_naive_float", np.float32, (7, 9, 6), 1, (8, 8), (8, 8))):
     a = rng.uniform(-1, 1, (m, k)).astype(dt)
     b = rng.uniform(-1, 1, (k, n)).astype(dt)

@@ -91,6 +91,13 @@ def matmul_threads():
             run(kernel, m, k, n, dt, global_size=(16, 16), local_size=(16, 16))
             run(kernel, m, k, n, dt, global_size=(12, 2), local_size=(4, 2))
 
+    # 8 x 4 per work-item, read as 4-lane vectors
+    for m, k, n in [(1, 1, 1), (17, 33, 5), (40, 70, 33), (130, 27, 64)]:
+        for layouts in (0, 5):
+            run("matmul_fours", m, k, n, np.float32, layouts, global_size=(4 * -(-n // 16), 2 * -(-m // 16)),
+                local_size=(4, 2))
+            run("matmul_fours", m, k, n, np.float32, layouts, global_size=(16, 16), local_size=(8, 8))
+
 
 @case
 def matmul_naive():

@@ -37,7 +37,7 @@ def tiles_and_matmul_clean_under_oclgrind():
     if r.returncode != 0 or "done" not in r.stdout or "platform: Oclgrind" not in r.stdout:
         raise AssertionError("the runs under oclgrind failed (status %d):\n%s"
                              % (r.returncode, "\n".join((r.stdout + r.stderr).strip().splitlines()[-20:])))
-    for kernel in ("matmul_float", "matmul_double", "matmul_small_blocks", "matmul_threads_float",
+    for kernel in ("matmul_float", "matmul_double", "matmul_small_blocks", "matmul_threads_float", "matmul_fours",
                    "matmul_naive_float",
                    "tile_copy", "edge_tile", "to_row", "to_col"):
         if "ran " + kernel not in r.stdout:
