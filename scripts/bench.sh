@@ -23,7 +23,11 @@
 #     sum against a hand-written float4 copy, as bandwidths and their ratio,
 #     on CRISP_PLATFORM (default PoCL), and on Intel's CPU runtime when
 #     scripts/deps.sh installed it.  On NVIDIA: CRISP_PLATFORM=NVIDIA.
-#  6. hoist overhead: the Python and C hoists of vector_add against the same
+#  6. matmul (scripts/bench_matmul.py): the library's matmul next to a
+#     hand-written tiled OpenCL C matmul (scripts/bench_matmul_ref.cl) with
+#     the same block sizes, 512^3 float32 on CRISP_PLATFORM (default PoCL);
+#     with --platform NVIDIA also cupy.matmul (cuBLAS, TF32 off), 4096^3.
+#  7. hoist overhead: the Python and C hoists of vector_add against the same
 #     work written by hand with PyOpenCL / OpenCL C, at 1,024 and 2^20
 #     floats, side by side, as ratios with the targets of issue 15
 #     (scripts/bench_hoist.py; BENCH_HOIST_ROUNDS, CRISP_PLATFORM).
@@ -187,6 +191,8 @@ if [ -f build/intel-ocl/ok ] && [ -z "${CRISP_PLATFORM:-}" ]; then
     echo
     env $(cat build/intel-ocl/env) "$PY" scripts/bench_warps.py --platform "Intel(R) OpenCL" --ocl-version 3.0 || status=1
 fi
+echo
+"$PY" scripts/bench_matmul.py || status=1
 echo
 "$PY" scripts/bench_hoist.py || status=1
 echo

@@ -3050,7 +3050,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
             return NULL;
         }
     if (!strncmp(h, "reduce-", 7) || !strcmp(h, "map-stride") || !strcmp(h, "filter") || !strncmp(h, "exclusive-scan", 14) ||
-        !strcmp(h, "inclusive-scan") || !strcmp(h, "matmul") || !strncmp(h, "dot-prod", 8)) {
+        !strcmp(h, "inclusive-scan") || !strncmp(h, "dot-prod", 8)) {
         diag_error_at(D(cx), head, "E0495", "`%s` is not supported yet (it belongs to the GPU library milestone)", head->name);
         return NULL;
     }
