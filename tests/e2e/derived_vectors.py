@@ -59,6 +59,14 @@ def derived_soa_view_type():
 
 
 @case
+def make_derived_tensor_view():
+    a = np.linspace(0.0, 1.0, 12, dtype=np.float32)
+    r = np.zeros(2, np.int32)
+    prog.run("derived_tensor", a, r)
+    assert_equal(r, np.array([int(np.round(a[6] * 100.0)), int(np.float32(10.0) * a[6])], np.int32))
+
+
+@case
 def as_derived_and_as_original_on_structs():
     out = np.zeros(4, np.float32)
     prog.run("derived_structs", out)
