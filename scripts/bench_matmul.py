@@ -9,7 +9,8 @@ On one OpenCL device, in one run, C = A x B for N x N float32 matrices:
   * with an NVIDIA platform and CuPy importable: cupy.matmul (cuBLAS SGEMM)
     with TF32 off (CUPY_TF32=0), on the same GPU.
 Times are medians of --runs kernel runs (OpenCL profiling events, CuPy
-events) after warm-ups; results are checked against numpy (float64) on a
+events) after warm-ups, crisp's and the hand-written kernel's runs
+interleaved; results are checked against numpy (float64) on a
 sample of rows.  Prints GFLOP/s (2 N^3 flops) and the ratios
 crisp / hand-written and crisp / cuBLAS (throughputs).
 
@@ -86,16 +87,21 @@ def main():
         cl.enqueue_copy(queue, c, c_buf)
         return c
 
-    def timed(enqueue):
-        for _ in range(2):
-            enqueue()
+    def timed(*enqueues):
+        """Median kernel seconds of each enqueue, their runs interleaved
+        (crisp, hand-written, crisp, ...) so that load on a shared machine
+        hits both alike."""
+        for enqueue in enqueues:
+            for _ in range(2):
+                enqueue()
         queue.finish()
-        ts = []
+        ts = [[] for _ in enqueues]
         for _ in range(args.runs):
-            ev = enqueue()
-            ev.wait()
-            ts.append((ev.profile.end - ev.profile.start) * 1e-9)
-        return statistics.median(ts)
+            for t, enqueue in zip(ts, enqueues):
+                ev = enqueue()
+                ev.wait()
+                t.append((ev.profile.end - ev.profile.start) * 1e-9)
+        return [statistics.median(t) for t in ts]
 
     print("== matmul: %d x %d x %d float32 on %s (%s); %d x %d work-items, %d x %d per work-item "
           "(blocks of %d x %d), K slices of %d; median of %d runs"
@@ -133,16 +139,21 @@ def main():
             k.set_arg(i + 1, np.uint64(cnt))
         elif role != "length":
             sys.exit("bench_matmul: unexpected kernel argument %r" % arg)
-    t = timed(lambda: cl.enqueue_nd_range_kernel(queue, k, gsize, (lx, ly)))
-    rows.append(("crisp matmul", t, correct(result())))
+    run_crisp = lambda: cl.enqueue_nd_range_kernel(queue, k, gsize, (lx, ly))
+    run_crisp().wait()
+    crisp_ok = correct(result())
 
     # hand-written OpenCL C, same algorithm and sizes
     ref = cl.Program(ctx, open(os.path.join(REPO, "scripts", "bench_matmul_ref.cl")).read()).build(
         options="-cl-std=CL1.2 -DRM=%d -DRN=%d -DBK=%d -DLX=%d -DLY=%d" % (rm, rn, bk, lx, ly))
     kr = cl.Kernel(ref, "matmul_ref")
     kr.set_args(a_buf, b_buf, c_buf, np.int32(n), np.int32(n), np.int32(n))
-    t = timed(lambda: cl.enqueue_nd_range_kernel(queue, kr, gsize, (lx, ly)))
-    rows.append(("hand-written OpenCL C", t, correct(result())))
+    run_ref = lambda: cl.enqueue_nd_range_kernel(queue, kr, gsize, (lx, ly))
+    run_ref().wait()
+    ref_ok = correct(result())
+    t_crisp, t_ref = timed(run_crisp, run_ref)
+    rows.append(("crisp matmul", t_crisp, crisp_ok))
+    rows.append(("hand-written OpenCL C", t_ref, ref_ok))
 
     # cuBLAS through CuPy, TF32 off, where there is CuPy (NVIDIA only)
     if "nvidia" in dev.platform.name.lower():

@@ -7,7 +7,7 @@
  * past the edges; each work-item accumulates RM x RN elements in registers
  * (rows ly + i*LY, columns lx + j*LX; when RM and RN are multiples of 4,
  * rows 4ly..4ly+3, then LY*4 further, ..., read from local memory with
- * vload4, as crisp's matmul does).  Sizes are compile-time (-D).
+ * one float4 read, as crisp's matmul does).  Sizes are compile-time (-D).
  * (Not part of the compiler: a yardstick.) */
 #ifndef RM
 #define RM 4
@@ -55,10 +55,14 @@ void matmul_ref(__global const float *A, __global const float *B, __global float
             float a[RM], b[RN];
 #if RM % 4 == 0 && RN % 4 == 0
             /* rows and columns in fours: 4ly..4ly+3, then 4LY further... */
-            for (int g = 0; g < RM / 4; g++)
-                vstore4(vload4(0, &As[k][4 * ly + 4 * g * LY]), g, a);
-            for (int g = 0; g < RN / 4; g++)
-                vstore4(vload4(0, &Bs[k][4 * lx + 4 * g * LX]), g, b);
+            for (int g = 0; g < RM / 4; g++) {
+                float4 v = ((__local const float4 *)As[k])[ly + g * LY];
+                a[4 * g] = v.x; a[4 * g + 1] = v.y; a[4 * g + 2] = v.z; a[4 * g + 3] = v.w;
+            }
+            for (int g = 0; g < RN / 4; g++) {
+                float4 v = ((__local const float4 *)Bs[k])[lx + g * LX];
+                b[4 * g] = v.x; b[4 * g + 1] = v.y; b[4 * g + 2] = v.z; b[4 * g + 3] = v.w;
+            }
 #else
             for (int i = 0; i < RM; i++)
                 a[i] = As[k][ly + i * LY];
