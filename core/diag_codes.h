@@ -80,7 +80,6 @@ DIAG(E0131, ERROR, "malformed `def-type`")
 DIAG(E0132, ERROR, "built-in type redefined")
 DIAG(E0133, ERROR, "top-level type declaration names no constant")
 DIAG(E0134, ERROR, "top-level `declare` other than `type`")
-DIAG(E0135, ERROR, "form not supported at top level")
 DIAG(E0136, ERROR, "tensor-view kernel parameter")
 DIAG(E0140, ERROR, "malformed `def-struct`")
 DIAG(E0141, ERROR, "struct without fields")
@@ -429,6 +428,16 @@ DIAG(E1112, ERROR, "barrier reached by only some work-items")
 DIAG(E1113, ERROR, "analysis declaration in the wrong place")
 DIAG(E1114, ERROR, "declaim names no function or kernel")
 DIAG(E1115, ERROR, "malformed register budget")
+
+/* E12xx orchestrations and continuation kernels (types/orch.c, docs/orchestration.md) */
+DIAG(E1200, ERROR, "malformed def-orchestration")
+DIAG(E1201, ERROR, "form not allowed in a def-orchestration")
+DIAG(E1202, ERROR, "malformed launch specification")
+DIAG(E1203, ERROR, "orchestration names an unknown kernel")
+DIAG(E1204, ERROR, "wrong number of arguments in a launch specification")
+DIAG(E1205, ERROR, "KERNEL::VAR names no earlier step's vector")
+DIAG(E1206, ERROR, "bad offset or length parameter of launch-interleaved")
+DIAG(E1207, ERROR, "launch-parallel step depends on another step")
 
 /* E15xx IR and binaries through the vendor tools, compilation flags (src/) */
 DIAG_INTERNAL(E1501, ERROR, "a vendor tool the target needs is not installed",

@@ -1252,11 +1252,14 @@ static int sizes_launch(const HostKernel *hk, const AbiArg *x) {
  * Without a global-size declaration the demo passes global_size=(n,) and
  * every vector gets the slack (kernels often read several elements per
  * thread). */
-static const char *demo_vector(const HostKernel *hk, const AbiArg *x, Arena *a) {
+/* A demo vector for argument X of HK: N elements when it sets the launch
+ * size (or EVERY_N: an orchestration's, whose steps pass vectors on), else
+ * DEMO_SLACK * N. */
+static const char *demo_vector_n(const HostKernel *hk, const AbiArg *x, Arena *a, int every_n) {
     int lanes;
     const char *np = elem_np(x, &lanes);
     const char *n = x->fixed_length >= 0                           ? arena_printf(a, "%lld", (long long)x->fixed_length)
-                    : sizes_launch(hk, x) || x->as == AS_CONSTANT ? "n"
+                    : every_n || sizes_launch(hk, x) || x->as == AS_CONSTANT ? "n"
                                                                     : "DEMO_SLACK * n";
     if (struct_of(x->elem_ty)) return arena_printf(a, "np.zeros(%s, %s)", n, struct_dtype_name(a, x->elem_ty->sd));
     if (x->acc == ACC_READ_ONLY) {
@@ -1266,6 +1269,12 @@ static const char *demo_vector(const HostKernel *hk, const AbiArg *x, Arena *a) 
     if (lanes == 1) return arena_printf(a, "np.zeros(%s, np.%s)", n, np);
     return arena_printf(a, "np.zeros((%s, %d), np.%s)", n, lanes, np);
 }
+
+static const char *demo_vector(const HostKernel *hk, const AbiArg *x, Arena *a) {
+    return demo_vector_n(hk, x, a, 0);
+}
+
+static const char *orch_method(const Abi *abi, const AbiOrch *ao, Arena *a);
 
 static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, Arena *a) {
     top_gap(p);
@@ -1329,6 +1338,25 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const P
             pr_line(p, "    print(\"    \" + line)");
         }
     }
+    for (int oi = 0; oi < abi->norchs; oi++) {
+        const AbiOrch *ao = &abi->orchs[oi];
+        pr_blank(p);
+        pr_line(p, "# orchestration %s", ao->o->name);
+        const char *call = "";
+        for (int b = 0; b < ao->nbufs; b++) {
+            const AbiOrchBuf *ob = &ao->bufs[b];
+            if (!ob->fresh) continue;
+            const HostKernel *hk = pks[ao->kernel[ob->step]].hk;
+            const char *id = ob->ident;
+            if (in_list(demo_taken, id)) id = arena_printf(a, "%s_", id);
+            if (ob->arg->role == ROLE_SCALAR) pr_line(p, "%s = %s", id, demo_scalar(ob->arg, a));
+            else pr_line(p, "%s = %s", id, demo_vector_n(hk, ob->arg, a, 1));
+            call = arena_printf(a, "%s%s%s", call, *call ? ", " : "", id);
+        }
+        pr_line(p, "result = hoist.%s(%s)", orch_method(abi, ao, a), call);
+        pr_line(p, "for name, value in result.items():");
+        pr_line(p, "    print(\"%s: %%s =\" %% name, crisp_runtime.preview(value))", ao->o->name);
+    }
     pr_line(p, "hoist.queue.finish()                # kernels on device memory only: done too");
     pr_line(p, "print(\"%d kernel%s ran\")", abi->nkernels, abi->nkernels == 1 ? "" : "s");
     pr_line(p, "return 0");
@@ -1336,6 +1364,209 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const P
     top_gap(p);
     pr_line(p, "if __name__ == \"__main__\":");
     pr_line(p, "    sys.exit(demo())");
+}
+
+/* ------------------------------------------------------------------ */
+/* Orchestrations (spec "Hoisting and def-orchestration"): one method  */
+/* each, running its steps on device memory                           */
+
+static const char *orch_method(const Abi *abi, const AbiOrch *ao, Arena *a) {
+    const char *m = ao->o->ident;
+    for (int i = 0; i < abi->nkernels; i++)
+        if (!strcmp(abi->kernels[i].name, m)) m = arena_printf(a, "%s_orchestration", m);
+    if (in_list(py_keywords, m) || in_list(py_taken, m)) m = arena_printf(a, "%s_", m);
+    return m;
+}
+
+static const char *orch_mode_name(OrchMode m) {
+    return m == ORCH_PARALLEL ? "launch-parallel" : m == ORCH_INTERLEAVED ? "launch-interleaved" : "launch-sequential";
+}
+
+/* "vector_scale(vector_add::C, _, _)" */
+static const char *orch_step_text(const AbiOrch *ao, int s, Arena *a) {
+    const OrchStep *st = &ao->o->steps[s];
+    const char *t = arena_printf(a, "%s(", st->kernel);
+    for (int j = 0; j < st->nargs; j++) {
+        const OrchArg *x = &st->args[j];
+        const char *w = x->step < 0 ? "_" : arena_printf(a, "%s::%s", ao->o->steps[x->step].kernel,
+                                                          x->side ? x->side : ao->bufs[ao->slot[s][j]].arg->name);
+        t = arena_printf(a, "%s%s%s", t, j ? " " : "", w);
+    }
+    return arena_printf(a, "%s)", t);
+}
+
+static void emit_orch_helpers(Printer *p) {
+    top_gap(p);
+    pr_line(p, "def _orch_in(q, value, host, name):");
+    pr_line(p, "    \"\"\"An orchestration's argument on the device: a numpy array is copied once");
+    pr_line(p, "    (and remembered in HOST, to be copied back); device memory and scalars are");
+    pr_line(p, "    used as they are.\"\"\"");
+    pr_line(p, "    if isinstance(value, np.ndarray):");
+    pr_line(p, "        host[name] = value");
+    pr_line(p, "        return crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(value))");
+    pr_line(p, "    return value");
+    top_gap(p);
+    pr_line(p, "def _orch_out(q, written, host):");
+    pr_line(p, "    \"\"\"What the steps wrote, by KERNEL::NAME, as numpy arrays (a numpy argument");
+    pr_line(p, "    is filled in place and returned).\"\"\"");
+    pr_line(p, "    out = {}");
+    pr_line(p, "    for name, value in written.items():");
+    pr_line(p, "        if type(value) is _ARRAY:");
+    pr_line(p, "            data = value.get(queue=q)");
+    pr_line(p, "            if name in host:");
+    pr_line(p, "                host[name][...] = data.reshape(host[name].shape)");
+    pr_line(p, "                data = host[name]");
+    pr_line(p, "            value = data");
+    pr_line(p, "        out[name] = value");
+    pr_line(p, "    return out");
+    top_gap(p);
+    pr_line(p, "def _orch_interleave(q, method, args, vectors, outputs, offset, length, chunk, queues):");
+    pr_line(p, "    \"\"\"launch-interleaved: ARGS with the numpy arrays at indexes VECTORS split");
+    pr_line(p, "    into chunks of CHUNK elements.  Each array is staged in pinned host memory");
+    pr_line(p, "    (CL_MEM_ALLOC_HOST_PTR); chunk i is copied in, computed (METHOD with ARGS[OFFSET]");
+    pr_line(p, "    = its first element and ARGS[LENGTH] = its length) and copied out on queue");
+    pr_line(p, "    i %% QUEUES, so the copies of one chunk overlap the kernel of another.\"\"\"");
+    pr_line(p, "    ctx = q.context");
+    pr_line(p, "    n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
+    pr_line(p, "    qs = [q] + [cl.CommandQueue(ctx, q.device) for _ in range(max(1, queues) - 1)]");
+    pr_line(p, "    mf = cl.mem_flags");
+    pr_line(p, "    staged, dev = {}, {}");
+    pr_line(p, "    for i in vectors:");
+    pr_line(p, "        a = args[i].reshape(-1)");
+    pr_line(p, "        pinned = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, max(a.nbytes, 1))");
+    pr_line(p, "        view, _ev = cl.enqueue_map_buffer(q, pinned, cl.map_flags.READ | cl.map_flags.WRITE, 0,");
+    pr_line(p, "                                          a.shape, a.dtype, is_blocking=True)");
+    pr_line(p, "        view[...] = a");
+    pr_line(p, "        staged[i] = (pinned, view)");
+    pr_line(p, "        dev[i] = crisp_runtime.cl_array.empty(q, a.shape, a.dtype)");
+    pr_line(p, "    q.finish()");
+    pr_line(p, "    call = list(args)");
+    pr_line(p, "    for i in vectors:");
+    pr_line(p, "        call[i] = dev[i]");
+    pr_line(p, "    for c, start in enumerate(range(0, n, chunk)):");
+    pr_line(p, "        cq = qs[c %% len(qs)]");
+    pr_line(p, "        size = min(chunk, n - start)");
+    pr_line(p, "        for i in vectors:");
+    pr_line(p, "            isz = args[i].dtype.itemsize");
+    pr_line(p, "            cl.enqueue_copy(cq, dev[i].base_data, staged[i][1][start:start + size],");
+    pr_line(p, "                            dst_offset=start * isz, is_blocking=False)");
+    pr_line(p, "        call[offset], call[length] = start, size");
+    pr_line(p, "        method(*call, queue=cq, global_size=(size,))");
+    pr_line(p, "        for i in outputs:");
+    pr_line(p, "            isz = args[i].dtype.itemsize");
+    pr_line(p, "            cl.enqueue_copy(cq, staged[i][1][start:start + size], dev[i].base_data,");
+    pr_line(p, "                            src_offset=start * isz, is_blocking=False)");
+    pr_line(p, "    for cq in qs:");
+    pr_line(p, "        cq.finish()");
+    pr_line(p, "    for i in outputs:");
+    pr_line(p, "        args[i].reshape(args[i].shape)[...] = staged[i][1].reshape(args[i].shape)");
+    pr_line(p, "    for i in vectors:");
+    pr_line(p, "        staged[i][0].release()");
+}
+
+static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, const PyKernel *pks, const char *file, Arena *a) {
+    const Orchestration *o = ao->o;
+    const char *params = "self";
+    for (int b = 0; b < ao->nbufs; b++)
+        if (ao->bufs[b].fresh) params = arena_printf(a, "%s, %s", params, ao->bufs[b].ident);
+    int interleaved = 0;
+    for (int s = 0; s < o->nsteps; s++) interleaved |= o->steps[s].mode == ORCH_INTERLEAVED;
+    pr_blank(p);
+    emit_def(p, orch_method(abi, ao, a),
+             arena_printf(a, "%s, *, queue=None%s", params, interleaved ? ", chunk=None, queues=2" : ""), a);
+    pr_indent(p);
+    pr_line(p, "\"\"\"Run orchestration %s (%s:%d, %s).", o->name, file, o->line, o->origin);
+    pr_blank(p);
+    for (int s = 0; s < o->nsteps; s++)
+        pr_line(p, "    %s %s", orch_mode_name(o->steps[s].mode), orch_step_text(ao, s, a));
+    pr_blank(p);
+    pr_line(p, "Arguments are the `_` of each step, named KERNEL_PARAM: numpy arrays (copied");
+    pr_line(p, "to the device once, and back when a step writes them) or device memory used in");
+    pr_line(p, "place; scalars are numbers.  What one step passes to another stays on the");
+    pr_line(p, "device.  Waits, and returns a dict of every vector the steps write, by");
+    pr_line(p, "KERNEL::NAME, as numpy arrays (result vectors too).");
+    if (interleaved) {
+        pr_line(p, "launch-interleaved: chunk= elements per chunk (default: an eighth), queues=");
+        pr_line(p, "the number of command queues the chunks rotate over.");
+    }
+    pr_line(p, "\"\"\"");
+    pr_line(p, "q = self.queue if queue is None else queue");
+    pr_line(p, "host, written = {}, {}");
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh) continue;
+        const char *key = arena_printf(a, "%s::%s", o->steps[ob->step].kernel, ob->arg->name);
+        if (ob->arg->role == ROLE_BUFFER && !(o->steps[ob->step].mode == ORCH_INTERLEAVED && !o->steps[ob->step].exclude[ob->param]))
+            pr_line(p, "b%d = _orch_in(q, %s, host, \"%s\")", b, ob->ident, key);
+        else
+            pr_line(p, "b%d = %s", b, ob->ident);
+    }
+    pr_line(p, "ev = None");
+    for (int s = 0; s < o->nsteps; s++) {
+        const OrchStep *st = &o->steps[s];
+        const PyKernel *pk = &pks[ao->kernel[s]];
+        const HostKernel *hk = pk->hk;
+        const char *call = "";
+        for (int j = 0; j < st->nargs; j++) call = arena_printf(a, "%s%sb%d", call, j ? ", " : "", ao->slot[s][j]);
+        pr_line(p, "# %s %s", orch_mode_name(st->mode), orch_step_text(ao, s, a));
+        if (st->mode == ORCH_INTERLEAVED) {
+            const char *vecs = "", *outs = "";
+            int nv = 0, no = 0;
+            for (int j = 0; j < st->nargs; j++)
+                if (!st->exclude[j] && hk->params[j].kind == HP_VECTOR && ao->bufs[ao->slot[s][j]].fresh && ao->bufs[ao->slot[s][j]].step == s) {
+                    vecs = arena_printf(a, "%s%s%d", vecs, nv ? ", " : "", j);
+                    nv++;
+                    if (hk->params[j].downloads) outs = arena_printf(a, "%s%s%d", outs, no++ ? ", " : "", j);
+                }
+            pr_line(p, "if ev is not None:");
+            pr_line(p, "    ev.wait()");
+            pr_line(p, "q.finish()");
+            pr_line(p, "args = [%s]", call);
+            pr_line(p, "vectors = [i for i in (%s%s) if isinstance(args[i], np.ndarray)]", vecs, nv == 1 ? "," : "");
+            pr_line(p, "n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
+            pr_line(p, "outputs = [i for i in (%s%s) if i in vectors]", outs, no == 1 ? "," : "");
+            pr_line(p, "_orch_interleave(q, self.%s, args, vectors, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues)",
+                    pk->method, st->offset_param, st->length_param);
+            for (int j = 0; j < st->nargs; j++) {
+                const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
+                if (hk->params[j].kind == HP_VECTOR && ob->written && ob->fresh && ob->step == s)
+                    pr_line(p, "written[\"%s::%s\"] = b%d", st->kernel, ob->arg->name, ao->slot[s][j]);
+            }
+            pr_line(p, "ev = None");
+            continue;
+        }
+        const char *wait = st->mode == ORCH_PARALLEL && s && o->steps[s - 1].mode == ORCH_PARALLEL ? "before" : "ev";
+        if (st->mode == ORCH_PARALLEL && !(s && o->steps[s - 1].mode == ORCH_PARALLEL)) pr_line(p, "before = ev");
+        const char *kw = arena_printf(a, "queue=q, wait_for=None if %s is None else [%s]", wait, wait);
+        if (hk->nresults) {
+            const char *lhs = "";
+            int nr = 0;
+            for (int i = 0; i < hk->nsides; i++)
+                if (hk->sides[i]->role == ROLE_RESULT) lhs = arena_printf(a, "%sr%d_%d, ", lhs, s, nr++);
+            pr_line(p, "%s= self.%s(%s%s%s)", lhs, pk->method, call, *call ? ", " : "", kw);
+            nr = 0;
+            for (int i = 0; i < hk->nsides; i++) {
+                const AbiArg *x = hk->sides[i];
+                if (x->role != ROLE_RESULT) continue;
+                for (int b = 0; b < ao->nbufs; b++)
+                    if (!ao->bufs[b].fresh && ao->bufs[b].step == s && ao->bufs[b].arg == x) pr_line(p, "b%d = r%d_%d", b, s, nr);
+                pr_line(p, "written[\"%s::%s\"] = r%d_%d", st->kernel, x->name, s, nr++);
+            }
+            pr_line(p, "ev = cl.enqueue_marker(q)");
+        } else {
+            pr_line(p, "ev = self.%s(%s%s%s)", pk->method, call, *call ? ", " : "", kw);
+        }
+        for (int j = 0; j < st->nargs; j++) {
+            const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
+            if (hk->params[j].kind == HP_VECTOR && ob->written && ob->fresh && ob->step == s)
+                pr_line(p, "written[\"%s::%s\"] = b%d", st->kernel, ob->arg->name, ao->slot[s][j]);
+        }
+        if (st->mode == ORCH_PARALLEL && !(s + 1 < o->nsteps && o->steps[s + 1].mode == ORCH_PARALLEL))
+            pr_line(p, "ev = cl.enqueue_marker(q)   # every kernel of launch-parallel");
+    }
+    pr_line(p, "q.finish()");
+    pr_line(p, "return _orch_out(q, written, host)");
+    pr_dedent(p);
 }
 
 void emit_hoist_pyopencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Arena *a) {
@@ -1361,6 +1592,8 @@ void emit_hoist_pyopencl(StrBuf *out, const Abi *abi, const HoistOptions *o, Are
         if (abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_method(&pr, abi, &abi->sorts[i], pks, a);
         else emit_sort_method(&pr, abi, &abi->sorts[i], pks, a);
     }
+    for (int i = 0; i < abi->norchs; i++) emit_orch_method(&pr, abi, &abi->orchs[i], pks, abi->source, a);
     pr_dedent(&pr);
+    if (abi->norchs) emit_orch_helpers(&pr);
     emit_demo(&pr, abi, o, pks, a);
 }

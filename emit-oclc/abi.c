@@ -75,6 +75,8 @@ const char *abi_input_name(void *kernel, const SizeExpr *in) {
     return NULL; /* launch sizes: the default spelling */
 }
 
+static void abi_build_orchs(Arena *a, Abi *abi, const Program *p);
+
 static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f) {
     int cap = 2 * f->nparams + 2 * f->nsides + 8;
     k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
@@ -215,5 +217,88 @@ Abi *abi_build(Arena *a, const Program *p) {
             abi->nsorts++;
         }
     }
+    abi_build_orchs(a, abi, p);
     return abi;
+}
+
+/* ---- orchestrations (spec "Hoisting and def-orchestration") ---- */
+
+static int kernel_index(const Abi *abi, const char *name) {
+    for (int i = 0; i < abi->nkernels; i++)
+        if (!strcmp(abi->kernels[i].name, name)) return i;
+    return -1;
+}
+
+static int side_arg(const AbiKernel *k, const char *name) {
+    for (int i = 0; i < k->nargs; i++)
+        if (k->args[i].role == ROLE_RESULT && !strcmp(k->args[i].name, name)) return i;
+    return -1;
+}
+
+static void build_orch(Arena *ar, const Abi *abi, AbiOrch *ao, const Orchestration *o) {
+    ao->o = o;
+    ao->kernel = arena_alloc(ar, sizeof(int) * (size_t)o->nsteps);
+    ao->slot = arena_alloc(ar, sizeof(int *) * (size_t)o->nsteps);
+    int cap = 0;
+    for (int s = 0; s < o->nsteps; s++) cap += o->steps[s].nargs;
+    ao->bufs = arena_alloc(ar, sizeof(AbiOrchBuf) * (size_t)(cap + 1));
+    if (!ao->kernel || !ao->slot || !ao->bufs) return;
+    for (int s = 0; s < o->nsteps; s++) {
+        const OrchStep *st = &o->steps[s];
+        int ki = ao->kernel[s] = kernel_index(abi, st->kernel);
+        ao->slot[s] = arena_alloc(ar, sizeof(int) * (size_t)(st->nargs + 1));
+        if (ki < 0 || !ao->slot[s]) continue;
+        const AbiKernel *k = &abi->kernels[ki];
+        for (int j = 0; j < st->nargs; j++) {
+            const OrchArg *a = &st->args[j];
+            const AbiArg *arg = &k->args[k->param_arg[j]];
+            int b = -1;
+            if (a->step < 0) {
+                b = ao->nbufs++;
+                AbiOrchBuf *nb = &ao->bufs[b];
+                memset(nb, 0, sizeof *nb);
+                nb->step = s;
+                nb->param = j;
+                nb->arg = arg;
+                nb->fresh = 1;
+                nb->ident = arena_printf(ar, "%s_%s", st->kernel, arg->cname);
+            } else if (a->side) {
+                const AbiKernel *fk = ao->kernel[a->step] >= 0 ? &abi->kernels[ao->kernel[a->step]] : NULL;
+                int si = fk ? side_arg(fk, a->side) : -1;
+                for (int q = 0; q < ao->nbufs && b < 0; q++)
+                    if (ao->bufs[q].step == a->step && ao->bufs[q].param < 0 && si >= 0 && ao->bufs[q].arg == &fk->args[si]) b = q;
+                if (b < 0 && si >= 0) {
+                    b = ao->nbufs++;
+                    AbiOrchBuf *nb = &ao->bufs[b];
+                    memset(nb, 0, sizeof *nb);
+                    nb->step = a->step;
+                    nb->param = -1;
+                    nb->arg = &fk->args[si];
+                    nb->ident = arena_printf(ar, "%s_%s", fk->name, fk->args[si].cname);
+                    nb->written = 1;
+                }
+            } else {
+                b = ao->slot[a->step][a->param];
+            }
+            ao->slot[s][j] = b;
+            if (b < 0) continue;
+            if (arg->role == ROLE_BUFFER) {
+                ao->bufs[b].read |= arg->acc != ACC_WRITE_ONLY;
+                ao->bufs[b].written |= arg->acc != ACC_READ_ONLY && arg->as == AS_GLOBAL;
+            }
+        }
+    }
+}
+
+static void abi_build_orchs(Arena *a, Abi *abi, const Program *p) {
+    abi->orchs = arena_alloc(a, sizeof(AbiOrch) * (size_t)(p->norchs + 1));
+    if (!abi->orchs) return;
+    for (int i = 0; i < p->norchs; i++) {
+        AbiOrch *ao = &abi->orchs[abi->norchs];
+        memset(ao, 0, sizeof *ao);
+        build_orch(a, abi, ao, p->orchs[i]);
+        int ok = ao->kernel && ao->slot && ao->bufs;
+        for (int s = 0; ok && s < p->orchs[i]->nsteps; s++) ok = ao->kernel[s] >= 0 && ao->slot[s];
+        if (ok) abi->norchs++;
+    }
 }

@@ -100,6 +100,25 @@ typedef struct AbiSort {
     int pairs;              /* radix: values move with the keys */
     const char *elem;       /* the element's (key's) OpenCL C type */
 } AbiSort;
+/* One buffer or value of an orchestration (types/check.h Orchestration):
+ * an argument of the orchestration (a `_` of some step: the caller's) or a
+ * result vector a step makes that a later step is given. */
+typedef struct AbiOrchBuf {
+    int step;               /* the step whose argument (or side channel) it is */
+    int param;              /* its Crisp parameter index, or -1 for a side channel */
+    const AbiArg *arg;      /* the pointer or scalar argument of that step's kernel */
+    const char *ident;      /* KERNEL_PARAM: the orchestration function's parameter */
+    int fresh;              /* an argument of the orchestration */
+    int read, written;      /* some step reads it, writes it */
+} AbiOrchBuf;
+
+typedef struct AbiOrch {
+    const Orchestration *o;
+    int *kernel;            /* per step: its index in Abi.kernels */
+    AbiOrchBuf *bufs;
+    int nbufs;
+    int **slot;             /* per step, per Crisp parameter: its index in bufs */
+} AbiOrch;
 
 typedef struct Abi {
     const char *source;
@@ -114,6 +133,8 @@ typedef struct Abi {
     int nstructs;
     AbiSort *sorts;         /* gen-bitonic-sort-vector host functions */
     int nsorts;
+    AbiOrch *orchs;         /* the orchestrations (def-orchestration, let-kernel) */
+    int norchs;
 } Abi;
 
 Abi *abi_build(Arena *a, const Program *p);

@@ -98,6 +98,73 @@ static void arg_json(StrBuf *b, Arena *ar, const AbiKernel *k, const AbiArg *a) 
     sb_putc(b, '}');
 }
 
+/* "orchestrations": each one's steps (kernel, mode, where every argument
+ * comes from) and its buffers (the orchestration's arguments and the
+ * result vectors passed between steps), for tools (docs/orchestration.md).
+ * Launch sizes are each kernel's own ("kernels" above). */
+static void orchs_json(StrBuf *b, const Abi *abi) {
+    static const char *modes[] = {"sequential", "parallel", "interleaved"};
+    sb_puts(b, ",\n  \"orchestrations\": [");
+    for (int i = 0; i < abi->norchs; i++) {
+        const AbiOrch *ao = &abi->orchs[i];
+        const Orchestration *o = ao->o;
+        sb_printf(b, "%s\n    {\n      \"name\": ", i ? "," : "");
+        json_str(b, o->name);
+        key_str(b, "ident", o->ident);
+        key_str(b, "origin", o->origin);
+        sb_printf(b, ", \"line\": %d,\n      \"buffers\": [", o->line);
+        for (int j = 0; j < ao->nbufs; j++) {
+            const AbiOrchBuf *ob = &ao->bufs[j];
+            sb_printf(b, "%s\n        {\"index\": %d, \"name\": ", j ? "," : "", j);
+            json_str(b, ob->ident);
+            sb_printf(b, ", \"kind\": \"%s\", \"step\": %d", ob->fresh ? "argument" : "result", ob->step);
+            key_str(b, "kernel_arg", ob->arg->name);
+            sb_printf(b, ", \"role\": \"%s\"", abi_role_name(ob->arg->role));
+            if (ob->arg->role != ROLE_SCALAR) sb_printf(b, ", \"element\": \"%s\"", ob->arg->element);
+            else key_str(b, "type", ob->arg->type);
+            sb_printf(b, ", \"read\": %s, \"written\": %s}", ob->read ? "true" : "false", ob->written ? "true" : "false");
+        }
+        sb_puts(b, "\n      ],\n      \"steps\": [");
+        for (int s = 0; s < o->nsteps; s++) {
+            const OrchStep *st = &o->steps[s];
+            sb_printf(b, "%s\n        {\"kernel\": ", s ? "," : "");
+            json_str(b, st->kernel);
+            sb_printf(b, ", \"mode\": \"%s\", \"line\": %d, \"args\": [", modes[st->mode], st->line);
+            const AbiKernel *k = &abi->kernels[ao->kernel[s]];
+            for (int j = 0; j < st->nargs; j++) {
+                sb_puts(b, j ? ", " : "");
+                sb_puts(b, "{\"param\": ");
+                json_str(b, k->args[k->param_arg[j]].name);
+                sb_printf(b, ", \"buffer\": %d", ao->slot[s][j]);
+                if (st->args[j].step >= 0) {
+                    sb_puts(b, ", \"from\": ");
+                    json_str(b, o->steps[st->args[j].step].kernel);
+                    sb_puts(b, ", \"from_param\": ");
+                    json_str(b, ao->bufs[ao->slot[s][j]].arg->name);
+                }
+                sb_putc(b, '}');
+            }
+            sb_putc(b, ']');
+            if (st->mode == ORCH_INTERLEAVED) {
+                sb_puts(b, ", \"offset\": ");
+                json_str(b, k->args[k->param_arg[st->offset_param]].name);
+                sb_puts(b, ", \"length\": ");
+                json_str(b, k->args[k->param_arg[st->length_param]].name);
+                sb_puts(b, ", \"exclude\": [");
+                for (int j = 0, n = 0; j < st->nargs; j++)
+                    if (st->exclude[j]) {
+                        sb_puts(b, n++ ? ", " : "");
+                        json_str(b, k->args[k->param_arg[j]].name);
+                    }
+                sb_putc(b, ']');
+            }
+            sb_putc(b, '}');
+        }
+        sb_puts(b, "\n      ]\n    }");
+    }
+    sb_puts(b, "\n  ]");
+}
+
 void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
     Abi *abi = abi_build(scratch, p);
     sb_printf(b, "{\n  \"crisp_version\": \"%s\",\n  \"source\": ", CRISP_VERSION);
@@ -203,6 +270,7 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         }
         sb_puts(b, "\n  ]");
     }
+    if (abi && abi->norchs) orchs_json(b, abi);
     if (p->debug_output) {
         /* what the host needs to decode debug records (docs/abi.md) */
         sb_puts(b, ",\n  \"debug_sites\": [");

@@ -2619,7 +2619,7 @@ static void collect(Checker *ck, Node *f) {
         hs->line = f->loc.line;
         PUSH(ck->a, ck->prog->sorts, ck->prog->nsorts, ck->prog->capsorts, hs);
     } else if (!strcmp(h, "def-orchestration")) {
-        diag_error_at(ck->d, f, "E0135", "`%s` is not supported yet", h);
+        orch_collect(ck, f, NULL);
     } else {
         diag_error_at(ck->d, f, "E0130",
                       "expected a top-level definition (def-kernel, def-function, def-grid-function, def-type, def-const, def-parameter), found `(%s ...)`",
@@ -2731,6 +2731,7 @@ Program *check_program(Crisp *c, Expander *x, Forms read, const TargetNames *tar
         const char *h = syn_head(forms.v[i]);
         if (h && !strncmp(h, "gen-", 4)) template_gen(&ck, forms.v[i]);
     }
+    orch_resolve(&ck); /* may instantiate kernels: before signatures are resolved */
     for (int i = 0; i < ck.nfuncs; i++) resolve_signature(&ck, ck.funcs[i]);
     /* overloads: no two with the same parameter types; C names that say
        which instance is which (distance_point, distance_coordinate) */
@@ -2792,6 +2793,7 @@ Program *check_program(Crisp *c, Expander *x, Forms read, const TargetNames *tar
         }
         check_function(&ck, fd, ptys, fd->form);
     }
+    if (!c->diag.fatal) orch_finish(&ck);
     if (c->arena.exhausted && !c->diag.fatal)
         diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0199", "out of memory while checking (the program is too large)");
     StrBuf names;

@@ -222,6 +222,36 @@ typedef struct HostSort {
     int pairs;                  /* radix: key-value pairs */
     int line;
 } HostSort;
+/* Orchestrations (spec "Hoisting and def-orchestration", "Continuation
+ * Kernels"): kernels launched one after another, their arguments either
+ * fresh (`_`: the caller's) or a vector an earlier step used (K::v). */
+typedef enum OrchMode { ORCH_SEQUENTIAL, ORCH_PARALLEL, ORCH_INTERLEAVED } OrchMode;
+
+typedef struct OrchArg {
+    int step;               /* -1: `_`, an argument of the orchestration; else an earlier step */
+    int param;              /* that step's parameter index (step >= 0) */
+    const char *side;       /* ... or the name of one of its side channels (a result vector) */
+    const Node *at;         /* where it is written */
+} OrchArg;
+
+typedef struct OrchStep {
+    const char *kernel;     /* the kernel's name (its C name) */
+    OrchMode mode;
+    OrchArg *args;          /* one per kernel parameter */
+    int nargs;
+    int offset_param, length_param; /* ORCH_INTERLEAVED: the kernel's offset and length parameters */
+    char *exclude;          /* ORCH_INTERLEAVED: per parameter, 1 when not interleaved */
+    int line, col;
+} OrchStep;
+
+typedef struct Orchestration {
+    const char *name;       /* as written (or NAME_T for an instance of a template) */
+    const char *ident;      /* a C and Python identifier */
+    const char *origin;     /* "def-orchestration" or "let-kernel" */
+    OrchStep *steps;
+    int nsteps, capsteps;
+    int line;
+} Orchestration;
 
 typedef struct Program {
     CFunc **funcs;          /* emission order: callees before callers */
@@ -244,6 +274,8 @@ typedef struct Program {
     int ndeclaims, capdeclaims;
     HostSort **sorts;       /* gen-bitonic-sort-vector host functions, in order */
     int nsorts, capsorts;
+    Orchestration **orchs;  /* def-orchestrations and continuation pipelines, in order */
+    int norchs, caporchs;
 } Program;
 
 struct Expander;

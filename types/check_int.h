@@ -115,6 +115,8 @@ typedef struct Checker {
                                 and run (constvec.c), or NULL */
     int in_library;          /* collecting the library (lib/): definitions are
                                 emitted only when the program uses them */
+    struct OrchForm **orch_forms; /* def-orchestrations, resolved after the gen- pass (orch.c) */
+    int norch_forms, caporch_forms;
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -224,6 +226,17 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
 Node *var_ref(Ctx *cx, const Node *at, Sym *s);
 const char *tname(Ctx *cx, const Type *t);
 int node_has_effects(const Node *n);
+
+/* ---- orch.c: def-orchestration ---- */
+/* Remember a def-orchestration FORM (NAME: a template instance's name, or NULL). */
+void orch_collect(Checker *ck, Node *form, const char *name);
+/* Resolve them (after the top-level gen- forms, before kernels are checked). */
+void orch_resolve(Checker *ck);
+/* Check what needs the checked kernels (KERNEL::RESULT references). */
+void orch_finish(Checker *ck);
+/* A template orchestration's instance: ${T} in strings and a T between
+ * underscores in KERNEL::VAR names replaced by the argument's C name. */
+Node *orch_subst_names(Checker *ck, Node *form, Node **params, const char **cnames, int n);
 
 /* ---- constvec.c: def-const-vec ---- */
 void constvec_eval(Checker *ck, Sym *s);

@@ -220,9 +220,9 @@ void template_collect(Checker *ck, Node *form) {
         Node *def = flat[j];
         const char *h = syn_head(def);
         if (!h || !(!strcmp(h, "def-function") || !strcmp(h, "def-grid-function") || !strcmp(h, "def-kernel") ||
-                    !strcmp(h, "def-struct") || !strcmp(h, "def-type"))) {
+                    !strcmp(h, "def-struct") || !strcmp(h, "def-type") || !strcmp(h, "def-orchestration"))) {
             diag_error_at(D(ck), def, "E1004",
-                          "with-template-type wraps def-function, def-grid-function, def-kernel, def-struct or def-type, found `%s`",
+                          "with-template-type wraps def-function, def-grid-function, def-kernel, def-struct, def-type or def-orchestration, found `%s`",
                           syn_to_string(ck->a, def, 30));
             continue;
         }
@@ -607,6 +607,17 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
     }
     const char *h = t->kind;
     if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
+    if (!strcmp(h, "def-orchestration")) {
+        /* spec "template def-orchestration": (gen-NAME T) makes NAME_T;
+           "v_a_${T}" and v_a_T::C name the instance's kernels */
+        const char **cn = arena_alloc(ck->a, sizeof(char *) * (size_t)(t->nparams + 1));
+        if (!cn) return NULL;
+        for (int i = 0; i < t->nparams; i++) cn[i] = arg_cname(ck, args[i], vals[i]);
+        form = orch_subst_names(ck, form, t->params, cn, t->nparams);
+        orch_collect(ck, form, arena_printf(ck->a, "%s%s", t->name, suffix));
+        arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
+        return in;
+    }
     if (!strcmp(h, "def-kernel")) {
         if (!kernel_name) {
             diag_error_at(D(ck), at, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);

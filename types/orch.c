@@ -1,0 +1,409 @@
+/* orch.c - def-orchestration: which kernels run one after another, with
+ * which arguments (spec "Hoisting and def-orchestration" and its
+ * subsections "default" orchestration, argument passing, kernel template
+ * instantiation, template def-orchestration, launch specification,
+ * launch-sequential, launch-parallel, launch-interleaved).
+ *
+ * An orchestration is not Crisp code that runs: it is a description the
+ * hoists print as host code (emit-hoist/) and the metadata lists.  The
+ * checker resolves each launch specification to a kernel (instantiating
+ * `gen-` forms, which is how an orchestration affects the compilation),
+ * checks the argument count, and resolves each argument to `_` (a fresh
+ * argument of the orchestration) or `KERNEL::VAR` (a vector an earlier
+ * step used).  The result is Program.orchs (types/check.h); docs/orchestration.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check_int.h"
+
+/* The forms of the orchestrations, resolved once every kernel is known. */
+typedef struct OrchForm {
+    Node *form;
+    const char *name;       /* NULL: the form's own name */
+} OrchForm;
+
+void orch_collect(Checker *ck, Node *form, const char *name) {
+    if (form->nkids < 2 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, form, "E1200", "expected (def-orchestration NAME (launch-...)...)");
+        return;
+    }
+    OrchForm *of = arena_alloc(ck->a, sizeof *of);
+    if (!of) return;
+    of->form = form;
+    of->name = name;
+    arena_push(ck->a, (void ***)&ck->orch_forms, &ck->norch_forms, &ck->caporch_forms, of);
+}
+
+static const char *ident_of(Arena *a, const char *name) {
+    char *s = arena_strdup(a, name);
+    if (!s) return name;
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) *p = '_';
+    if (*s >= '0' && *s <= '9') return arena_printf(a, "o_%s", s);
+    return s;
+}
+
+/* The kernel a (gen-K ARGS... "name") names, instantiating it: a kernel
+ * template's instance, or (gen-K nil "name") of a kernel that is not
+ * templated: a copy under a new name (spec "launch specification"). */
+static FuncDef *gen_kernel(Checker *ck, Node *g) {
+    const char *k = syn_head(g) + 4;
+    Node *last = g->kids[g->nkids - 1];
+    if (g->nkids < 2 || last->kind != N_STRING) {
+        diag_error_at(ck->d, g, "E1202", "`%s` in an orchestration needs a kernel name: (gen-%s ARGS... \"kernel_name\")",
+                      g->kids[0]->name, k);
+        return NULL;
+    }
+    FuncDef *have = strmap_get(&ck->kernels_idx, last->name);
+    if (have) return have; /* made by an earlier step or a top-level gen- */
+    FuncDef *plain = strmap_get(&ck->kernels_idx, k);
+    if (plain && !template_lookup(ck, k)) {
+        if (g->nkids != 3 || !syn_is_nil(g->kids[1])) {
+            diag_error_at(ck->d, g, "E1202", "kernel `%s` is not templated: rename it with (gen-%s nil \"kernel_name\")", k, k);
+            return NULL;
+        }
+        Node *form = syn_copy(ck->a, plain->form);
+        form->kids[1] = syn_symbol(ck->a, last->loc, last->name);
+        return collect_instance(ck, form, FN_KERNEL, last->name);
+    }
+    int errs = ck->d->errors;
+    template_gen(ck, g);
+    FuncDef *made = strmap_get(&ck->kernels_idx, last->name);
+    if (!made && ck->d->errors == errs)
+        diag_error_at(ck->d, g, "E1203", "`%s` makes no kernel (is `%s` a templated kernel?)", g->kids[0]->name, k);
+    return made;
+}
+
+/* The kernel of launch specification head H: #'K or (gen-K ...). */
+static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
+    if (syn_is_form(h, "function") && h->nkids == 2 && h->kids[1]->kind == N_SYMBOL) {
+        FuncDef *fd = strmap_get(&ck->kernels_idx, h->kids[1]->name);
+        if (!fd) {
+            if (template_lookup(ck, h->kids[1]->name))
+                diag_error_at(ck->d, h->kids[1], "E1203",
+                              "orchestration `%s`: kernel `%s` is templated; launch an instance: (gen-%s TYPE... \"kernel_name\")", orch,
+                              h->kids[1]->name, h->kids[1]->name);
+            else
+                diag_error_at(ck->d, h->kids[1], "E1203", "orchestration `%s` names no kernel `%s`", orch, h->kids[1]->name);
+        }
+        return fd;
+    }
+    if (h->kind == N_SYMBOL) {
+        FuncDef *fd = strmap_get(&ck->kernels_idx, h->name);
+        if (!fd) diag_error_at(ck->d, h, "E1203", "orchestration `%s` names no kernel `%s`", orch, h->name);
+        return fd;
+    }
+    if (template_is_gen(h)) return gen_kernel(ck, h);
+    diag_error_at(ck->d, h, "E1202", "expected a launch specification (#'KERNEL, (gen-KERNEL ...) or (KERNEL ARG...)), found `%s`",
+                  syn_to_string(ck->a, h, 40));
+    return NULL;
+}
+
+static int param_index(Checker *ck, FuncDef *fd, const char *name) {
+    const char *key = syn_lower(ck->a, name);
+    for (int i = 0; i < fd->nparams; i++)
+        if (!strcmp(fd->params[i].name->key, key)) return i;
+    return -1;
+}
+
+/* KERNEL::VAR naming a vector of an earlier step (the latest step of that
+ * kernel); 0 after an error. */
+static int resolve_ref(Checker *ck, Orchestration *o, int upto, Node *a, OrchArg *out, const char *orch) {
+    const char *sep = a->kind == N_SYMBOL ? strstr(a->name, "::") : NULL;
+    if (!sep) {
+        diag_error_at(ck->d, a, "E1202", "an argument in an orchestration is `_` or KERNEL::VAR, found `%s`", syn_to_string(ck->a, a, 40));
+        return 0;
+    }
+    const char *kname = arena_strndup(ck->a, a->name, (size_t)(sep - a->name));
+    const char *var = sep + 2;
+    for (int s = upto - 1; s >= 0; s--) {
+        if (strcmp(o->steps[s].kernel, kname)) continue;
+        FuncDef *fd = strmap_get(&ck->kernels_idx, kname);
+        out->step = s;
+        out->param = fd ? param_index(ck, fd, var) : -1;
+        if (out->param < 0) out->side = arena_strdup(ck->a, var); /* a side channel: checked with the kernel (orch_finish) */
+        return 1;
+    }
+    if (strmap_get(&ck->kernels_idx, kname))
+        diag_error_at(ck->d, a, "E1205", "orchestration `%s`: `%s` refers to kernel `%s`, which no earlier step launches", orch, a->name, kname);
+    else
+        diag_error_at(ck->d, a, "E1205", "orchestration `%s`: `%s` refers to `%s`, which is no kernel", orch, a->name, kname);
+    return 0;
+}
+
+/* One launch specification: a step of `o`. */
+static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode, const char *orch) {
+    Node *head = spec;
+    Node **args = NULL;
+    int nargs = -1; /* kernel only: every argument is `_` */
+    if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !template_is_gen(spec)) {
+        head = spec->kids[0];
+        args = spec->kids + 1;
+        nargs = spec->nkids - 1;
+    }
+    FuncDef *fd = step_kernel(ck, head, orch);
+    if (!fd) return;
+    if (fd->exact) {
+        diag_error_at(ck->d, head, "E1202", "orchestration `%s`: `%s` is a def-kernel-exact; orchestrations launch def-kernels", orch, fd->name);
+        return;
+    }
+    if (nargs >= 0 && nargs != fd->nparams) {
+        const char *names = "";
+        for (int i = 0; i < fd->nparams; i++) names = arena_printf(ck->a, "%s%s%s", names, i ? " " : "", fd->params[i].name->name);
+        diag_error_at(ck->d, spec, "E1204", "kernel `%s` takes %d argument%s (%s), the launch gives %d", fd->name, fd->nparams,
+                      fd->nparams == 1 ? "" : "s", names, nargs);
+        return;
+    }
+    OrchStep st;
+    memset(&st, 0, sizeof st);
+    st.kernel = fd->name;
+    st.mode = mode;
+    st.nargs = fd->nparams;
+    st.offset_param = st.length_param = -1;
+    st.line = spec->loc.line;
+    st.col = spec->loc.col;
+    st.args = arena_alloc(ck->a, sizeof(OrchArg) * (size_t)(fd->nparams + 1));
+    if (!st.args) return;
+    for (int i = 0; i < fd->nparams; i++) {
+        st.args[i].step = -1;
+        if (nargs < 0 || syn_is_sym(args[i], "_")) continue;
+        st.args[i].at = args[i];
+        if (!resolve_ref(ck, o, o->nsteps, args[i], &st.args[i], orch)) return;
+        if (mode == ORCH_PARALLEL) {
+            diag_error_at(ck->d, args[i], "E1207", "launch-parallel: `%s` refers to another step; kernels launched in parallel are independent",
+                          args[i]->name);
+            return;
+        }
+    }
+    if (o->nsteps == o->capsteps) {
+        int cap = o->capsteps ? 2 * o->capsteps : 4;
+        OrchStep *ns = arena_alloc(ck->a, sizeof(OrchStep) * (size_t)cap);
+        if (!ns) return;
+        if (o->nsteps) memcpy(ns, o->steps, sizeof(OrchStep) * (size_t)o->nsteps);
+        o->steps = ns;
+        o->capsteps = cap;
+    }
+    o->steps[o->nsteps++] = st;
+}
+
+/* The parameter of `st`'s kernel a KERNEL::VAR (or a bare VAR) names, for
+ * launch-interleaved's offset and length; -1 after an error. */
+static int interleave_param(Checker *ck, OrchStep *st, Node *a, const char *what, int integer) {
+    FuncDef *fd = strmap_get(&ck->kernels_idx, st->kernel);
+    const char *var = NULL;
+    if (a->kind == N_SYMBOL) {
+        const char *sep = strstr(a->name, "::");
+        if (!sep) var = a->name;
+        else if ((size_t)(sep - a->name) == strlen(st->kernel) && !strncmp(a->name, st->kernel, (size_t)(sep - a->name))) var = sep + 2;
+    }
+    if (fd && !fd->resolved) resolve_signature(ck, fd);
+    int i = var && fd ? param_index(ck, fd, var) : -1;
+    if (i < 0) {
+        diag_error_at(ck->d, a, "E1206", "launch-interleaved: the %s parameter is one of `%s`'s parameters (%s::NAME), found `%s`", what,
+                      st->kernel, st->kernel, syn_to_string(ck->a, a, 40));
+        return -1;
+    }
+    Type *t = fd->params[i].ty;
+    if (integer && (!t || !ty_is_int(t))) {
+        diag_error_at(ck->d, a, "E1206", "launch-interleaved: the %s parameter `%s` of `%s` is not an integer scalar", what, var, st->kernel);
+        return -1;
+    }
+    return i;
+}
+
+static int mentions_word(const char *name, const char *w) {
+    return strstr(name, w) != NULL;
+}
+
+/* (launch-interleaved SPEC OFFSET LENGTH &key exclude) */
+static void launch_interleaved(Checker *ck, Orchestration *o, Node *f, const char *orch) {
+    int n = f->nkids - 1;
+    Node *exclude = NULL;
+    if (n >= 5 && syn_is_kw(f->kids[4], "exclude")) {
+        exclude = f->kids[5];
+        n -= 2;
+    }
+    if (n != 3) {
+        diag_error_at(ck->d, f, "E1202", "expected (launch-interleaved LAUNCH-SPEC OFFSET-PARAM LENGTH-PARAM [:exclude (PARAM...)])");
+        return;
+    }
+    int before = o->nsteps;
+    launch_spec(ck, o, f->kids[1], ORCH_INTERLEAVED, orch);
+    if (o->nsteps == before) return;
+    OrchStep *st = &o->steps[o->nsteps - 1];
+    int a = interleave_param(ck, st, f->kids[2], "offset", 1);
+    int b = a < 0 ? -1 : interleave_param(ck, st, f->kids[3], "length", 1);
+    if (a < 0 || b < 0) {
+        o->nsteps--;
+        return;
+    }
+    /* the spec's signature says OFFSET then LENGTH, its example passes
+       `len` then `offset`: names that say which is which win
+       (docs/orchestration.md) */
+    FuncDef *fd = strmap_get(&ck->kernels_idx, st->kernel);
+    const char *na = fd->params[a].name->key, *nb = fd->params[b].name->key;
+    if (mentions_word(nb, "offset") && !mentions_word(na, "offset")) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    if (a == b) {
+        diag_error_at(ck->d, f->kids[3], "E1206", "launch-interleaved: the offset and the length are the same parameter");
+        o->nsteps--;
+        return;
+    }
+    st->offset_param = a;
+    st->length_param = b;
+    st->exclude = arena_alloc(ck->a, (size_t)st->nargs + 1);
+    if (!st->exclude) return;
+    memset(st->exclude, 0, (size_t)st->nargs + 1);
+    Node **ex = exclude && syn_is_list(exclude) ? exclude->kids : exclude ? &exclude : NULL;
+    int nex = exclude && syn_is_list(exclude) ? exclude->nkids : exclude ? 1 : 0;
+    if (exclude && syn_is_form(exclude, "quote") && exclude->nkids == 2 && syn_is_list(exclude->kids[1])) {
+        /* :exclude '(A B) */
+        ex = exclude->kids[1]->kids;
+        nex = exclude->kids[1]->nkids;
+    }
+    for (int i = 0; i < nex; i++) {
+        int p = interleave_param(ck, st, ex[i], "excluded", 0);
+        if (p >= 0) st->exclude[p] = 1;
+    }
+}
+
+/* One def-orchestration form (its name NAME when it is a template's instance). */
+static void resolve_one(Checker *ck, Node *form, const char *name) {
+    Orchestration *o = arena_alloc(ck->a, sizeof *o);
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->name = name ? name : form->kids[1]->name;
+    o->ident = ident_of(ck->a, o->name);
+    o->origin = "def-orchestration";
+    o->line = form->loc.line;
+    for (int i = 0; i < ck->prog->norchs; i++)
+        if (!strcmp(ck->prog->orchs[i]->ident, o->ident)) {
+            diag_error_at(ck->d, form->kids[1], "E1200", "orchestration `%s` is already defined", o->name);
+            return;
+        }
+    if (form->nkids < 3) {
+        diag_error_at(ck->d, form, "E1200", "orchestration `%s` launches nothing: expected (launch-sequential ...) in its body", o->name);
+        return;
+    }
+    int errs = ck->d->errors;
+    for (int i = 2; i < form->nkids; i++) {
+        Node *f = form->kids[i];
+        const char *h = syn_head(f);
+        if (h && !strcmp(h, "launch-sequential")) {
+            for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_SEQUENTIAL, o->name);
+        } else if (h && !strcmp(h, "launch-parallel")) {
+            for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_PARALLEL, o->name);
+        } else if (h && !strcmp(h, "launch-interleaved")) {
+            launch_interleaved(ck, o, f, o->name);
+        } else if (f->kind == N_STRING && i == 2) {
+            continue; /* a docstring */
+        } else {
+            diag_error_at(ck->d, f, "E1201",
+                          "only launch-sequential, launch-parallel and launch-interleaved may appear in a def-orchestration, found `%s`",
+                          syn_to_string(ck->a, f, 40));
+        }
+    }
+    if (ck->d->errors != errs || !o->nsteps) return;
+    arena_push(ck->a, (void ***)&ck->prog->orchs, &ck->prog->norchs, &ck->prog->caporchs, o);
+}
+
+void orch_resolve(Checker *ck) {
+    for (int i = 0; i < ck->norch_forms && !ck->d->fatal; i++) resolve_one(ck, ck->orch_forms[i]->form, ck->orch_forms[i]->name);
+}
+
+/* After the kernels are checked: a KERNEL::VAR that is no parameter must be
+ * a result vector of that kernel. */
+void orch_finish(Checker *ck) {
+    Program *p = ck->prog;
+    for (int i = 0; i < p->norchs; i++) {
+        Orchestration *o = p->orchs[i];
+        for (int s = 0; s < o->nsteps; s++)
+            for (int j = 0; j < o->steps[s].nargs; j++) {
+                OrchArg *a = &o->steps[s].args[j];
+                if (!a->side) continue;
+                const OrchStep *from = &o->steps[a->step];
+                const CFunc *cf = NULL;
+                for (int k = 0; k < p->nfuncs; k++)
+                    if (p->funcs[k]->kind == FN_KERNEL && !strcmp(p->funcs[k]->name, from->kernel)) cf = p->funcs[k];
+                int found = 0;
+                for (int k = 0; cf && k < cf->nsides; k++)
+                    if (cf->sides[k]->kind == SIDE_RESULT && !strcmp(syn_lower(ck->a, cf->sides[k]->name), syn_lower(ck->a, a->side))) {
+                        a->side = cf->sides[k]->name;
+                        found = 1;
+                    }
+                if (!found)
+                    diag_error_at(ck->d, a->at, "E1205", "orchestration `%s`: kernel `%s` has no parameter or result vector `%s`", o->name,
+                                  from->kernel, a->side);
+            }
+    }
+}
+
+/* NAME with each `_`-separated word equal to a parameter (case-insensitive)
+ * replaced by its C name: v_a_T -> v_a_float. */
+static const char *subst_words(Checker *ck, const char *name, Node **params, const char **cnames, int n) {
+    StrBuf b;
+    sb_init(&b);
+    const char *p = name;
+    while (*p) {
+        const char *e = p;
+        while (*e && *e != '_' && *e != ':') e++;
+        int done = 0;
+        for (int i = 0; i < n && !done; i++)
+            if (strlen(params[i]->key) == (size_t)(e - p) && !strncmp(syn_lower(ck->a, arena_strndup(ck->a, p, (size_t)(e - p))), params[i]->key,
+                                                                      (size_t)(e - p))) {
+                sb_puts(&b, cnames[i]);
+                done = 1;
+            }
+        if (!done) sb_printf(&b, "%.*s", (int)(e - p), p);
+        if (!*e) break;
+        sb_putc(&b, *e);
+        p = e + 1;
+    }
+    const char *out = arena_strdup(ck->a, sb_cstr(&b));
+    sb_free(&b);
+    return out;
+}
+
+/* "v_a_${T}" -> "v_a_float" */
+static const char *subst_dollars(Checker *ck, const char *s, Node **params, const char **cnames, int n) {
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = s; *p;) {
+        const char *close = p[0] == '$' && p[1] == '{' ? strchr(p, '}') : NULL;
+        int done = 0;
+        for (int i = 0; close && i < n && !done; i++)
+            if (strlen(params[i]->key) == (size_t)(close - p - 2) &&
+                !strcmp(syn_lower(ck->a, arena_strndup(ck->a, p + 2, (size_t)(close - p - 2))), params[i]->key)) {
+                sb_puts(&b, cnames[i]);
+                p = close + 1;
+                done = 1;
+            }
+        if (!done) sb_putc(&b, *p++);
+    }
+    const char *out = arena_strdup(ck->a, sb_cstr(&b));
+    sb_free(&b);
+    return out;
+}
+
+Node *orch_subst_names(Checker *ck, Node *form, Node **params, const char **cnames, int n) {
+    if (form->kind == N_STRING) {
+        const char *s = subst_dollars(ck, form->name, params, cnames, n);
+        return strcmp(s, form->name) ? syn_string(ck->a, form->loc, s, (int)strlen(s)) : form;
+    }
+    if (form->kind == N_SYMBOL && strstr(form->name, "::")) {
+        const char *s = subst_words(ck, form->name, params, cnames, n);
+        return strcmp(s, form->name) ? syn_symbol(ck->a, form->loc, s) : form;
+    }
+    if (form->kind != N_LIST) return form;
+    Node *c = NULL;
+    for (int i = 0; i < form->nkids; i++) {
+        Node *k = orch_subst_names(ck, form->kids[i], params, cnames, n);
+        if (k == form->kids[i]) continue;
+        if (!c && !(c = syn_copy(ck->a, form))) return form;
+        c->kids[i] = k;
+    }
+    return c ? c : form;
+}
