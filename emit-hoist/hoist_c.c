@@ -917,6 +917,8 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_dedent(p);
     pr_line(p, "}");
 }
+static void emit_orch_decl(Hc *h, const AbiOrch *ao);
+static void emit_orch_run(Hc *h, const AbiOrch *ao);
 
 static void emit_header(Hc *h) {
     Printer *p = &h->pr;
@@ -961,6 +963,17 @@ static void emit_header(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_decls(h, &h->abi->sorts[i]);
         else emit_sort_decls(h, &h->abi->sorts[i]);
     }
+    if (h->abi->norchs) {
+        pr_blank(p);
+        pr_line(p, "/* ==========================================================================");
+        pr_line(p, " * Orchestrations (def-orchestration, let-kernel): their steps in one call");
+        pr_line(p, " * ========================================================================== */");
+        pr_blank(p);
+        pr_line(p, "#ifndef CRISP_INTERLEAVE_CHUNKS");
+        pr_line(p, "#define CRISP_INTERLEAVE_CHUNKS 8 /* launch-interleaved: chunks per vector */");
+        pr_line(p, "#endif");
+    }
+    for (int i = 0; i < h->abi->norchs; i++) emit_orch_decl(h, &h->abi->orchs[i]);
     pr_blank(p);
     pr_line(p, "#ifdef __cplusplus");
     pr_line(p, "}");
@@ -1581,6 +1594,310 @@ static void emit_source(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix(h, &h->abi->sorts[i]);
         else emit_sort(h, &h->abi->sorts[i]);
     }
+    for (int i = 0; i < h->abi->norchs; i++) emit_orch_run(h, &h->abi->orchs[i]);
+}
+
+/* ---- orchestrations (spec "Hoisting and def-orchestration") ---- */
+
+static const char *orch_fn(Hc *h, const AbiOrch *ao) {
+    return arena_printf(h->a, "%s_%s_run", h->base, ao->o->ident);
+}
+
+static const char *orch_buf_name(Hc *h, const AbiOrchBuf *ob) {
+    return arg_name(h, host_ident(h->a, ob->ident));
+}
+
+/* The parameters of BASE_ORCH_run: every `_` of every step. */
+static const char *orch_params(Hc *h, const AbiOrch *ao) {
+    const char *s = arena_printf(h->a, "%s *p", h->prog);
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh) continue;
+        const char *f = orch_buf_name(h, ob);
+        const AbiArg *x = ob->arg;
+        if (x->role == ROLE_SCALAR) s = arena_printf(h->a, "%s, %s %s", s, scalar_ctype(h, x), f);
+        else if (is_local(x)) s = arena_printf(h->a, "%s, size_t %s_len", s, f);
+        else s = arena_printf(h->a, "%s, %s%s *%s, size_t %s_len", s, ob->written ? "" : "const ", elem_ctype(h, x), f, f);
+    }
+    return s;
+}
+
+static const char *orch_mode_text(OrchMode m) {
+    return m == ORCH_PARALLEL ? "launch-parallel" : m == ORCH_INTERLEAVED ? "launch-interleaved" : "launch-sequential";
+}
+
+static const char *orch_step_line(Hc *h, const AbiOrch *ao, int s) {
+    const OrchStep *st = &ao->o->steps[s];
+    const char *t = arena_printf(h->a, "%s %s(", orch_mode_text(st->mode), st->kernel);
+    for (int j = 0; j < st->nargs; j++) {
+        const OrchArg *x = &st->args[j];
+        const char *w = x->step < 0 ? "_" : arena_printf(h->a, "%s::%s", ao->o->steps[x->step].kernel, ao->bufs[ao->slot[s][j]].arg->name);
+        t = arena_printf(h->a, "%s%s%s", t, j ? " " : "", w);
+    }
+    return arena_printf(h->a, "%s)", t);
+}
+
+static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
+    Printer *p = &h->pr;
+    pr_blank(p);
+    pr_line(p, "/* Orchestration %s (%s line %d, %s):", comment_text(h, ao->o->name), comment_text(h, h->abi->source ? h->abi->source : ""),
+            ao->o->line, ao->o->origin);
+    for (int s = 0; s < ao->o->nsteps; s++) pr_line(p, " *     %s", comment_text(h, orch_step_line(h, ao, s)));
+    pr_line(p, " * Every `_` is a parameter, named KERNEL_PARAM (host arrays with their element");
+    pr_line(p, " * counts, scalars by value).  The arrays are copied to the device once; what a step");
+    pr_line(p, " * passes to a later one stays there; the kernels are chained by events; the call");
+    pr_line(p, " * waits and copies back every array a step may write. */");
+    emit_signature(h, arena_printf(h->a, "cl_int %s", orch_fn(h, ao)), orch_params(h, ao), ";");
+}
+
+/* The count of buffer B as a C expression (after the step that made it). */
+static const char *orch_count(Hc *h, const AbiOrch *ao, int b) {
+    const AbiOrchBuf *ob = &ao->bufs[b];
+    if (ob->fresh) return arena_printf(h->a, "%s_len", orch_buf_name(h, ob));
+    const AbiKernel *k = &h->abi->kernels[ao->kernel[ob->step]];
+    return arena_printf(h->a, "(size_t)a%d.%s", ob->step, field(h, length_of(k, ob->arg)));
+}
+
+/* Is buffer B of AO a vector that launch-interleaved copies chunk by chunk? */
+static int orch_chunked(const AbiOrch *ao, int b) {
+    const AbiOrchBuf *ob = &ao->bufs[b];
+    const OrchStep *st = &ao->o->steps[ob->step];
+    return ob->fresh && st->mode == ORCH_INTERLEAVED && !st->exclude[ob->param] && ob->arg->role == ROLE_BUFFER && !is_local(ob->arg);
+}
+
+/* Step S, launch-interleaved: the vectors go in chunks through pinned host
+ * memory, chunk i copied in, computed and copied out on queue i % 2. */
+static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *mem_of_buf) {
+    Printer *p = &h->pr;
+    const OrchStep *st = &ao->o->steps[s];
+    const HostKernel *hk = &h->hks[ao->kernel[s]];
+    const AbiKernel *k = hk->k;
+    int *vec = arena_alloc(h->a, sizeof(int) * (size_t)(st->nargs + 1));
+    int nv = 0;
+    for (int j = 0; j < st->nargs; j++)
+        if (ao->bufs[ao->slot[s][j]].step == s && orch_chunked(ao, ao->slot[s][j])) vec[nv++] = ao->slot[s][j];
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "/* launch-interleaved: the vectors in chunks, staged in pinned host memory");
+    pr_line(p, " * (CL_MEM_ALLOC_HOST_PTR); chunk c is copied in, computed and copied out on");
+    pr_line(p, " * queue c %% 2, so the copies of one chunk overlap the kernel of another */");
+    pr_line(p, "cl_command_queue qs[2];");
+    pr_line(p, "cl_mem pinned[%d];", nv ? nv : 1);
+    pr_line(p, "unsigned char *staged[%d];", nv ? nv : 1);
+    pr_line(p, "size_t n = (size_t)-1, chunk, start, size;");
+    pr_line(p, "int c;");
+    pr_line(p, "qs[0] = cx->queue;");
+    pr_line(p, "qs[1] = clCreateCommandQueue(cx->context, cx->device, 0, &err);");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, "clCreateCommandQueue (launch-interleaved)"));
+    pr_line(p, "for (c = 0; c < %d; c++) pinned[c] = NULL, staged[c] = NULL;", nv ? nv : 1);
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        const char *f = orch_buf_name(h, ob);
+        pr_line(p, "if (%s_len < n) n = %s_len;", f, f);
+        pr_line(p, "if (%s != %d) { /* std140 padding: not chunked */", elem_size(h, ob->arg), stride_of(ob->arg));
+        c_line(h, "    err = crisp_errorf(cx, CL_INVALID_VALUE, \"launch-interleaved: %s has padded elements\");", comment_text(h, ob->ident));
+        pr_line(p, "    goto interleaved_done;");
+        pr_line(p, "}");
+        pr_line(p, "pinned[%d] = clCreateBuffer(cx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, %s_len * %d + 1, NULL, &err);", v, f,
+                stride_of(ob->arg));
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "pinned memory for %s", ob->ident)));
+        pr_line(p, "staged[%d] = (unsigned char *)clEnqueueMapBuffer(cx->queue, pinned[%d], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,", v, v);
+        pr_line(p, "                                                %s_len * %d + 1, 0, NULL, NULL, &err);", f, stride_of(ob->arg));
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "mapping pinned memory for %s", ob->ident)));
+        if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
+    }
+    pr_line(p, "if (n == (size_t)-1) n = 0;");
+    pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
+    pr_line(p, "if (!chunk) chunk = 1;");
+    pr_line(p, "for (start = 0, c = 0; start < n; start += chunk, c++) {");
+    pr_indent(p);
+    pr_line(p, "cl_command_queue q = qs[c %% 2];");
+    pr_line(p, "size = n - start < chunk ? n - start : chunk;");
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->read) continue;
+        int st_ = stride_of(ob->arg);
+        pr_line(p, "err = clEnqueueWriteBuffer(q, mem[%d].mem, CL_FALSE, start * %d, size * %d, staged[%d] + start * %d, 0, NULL, NULL);",
+                mem_of_buf[vec[v]], st_, st_, v, st_);
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "clEnqueueWriteBuffer (launch-interleaved)"));
+    }
+    pr_line(p, "a%d.%s = (%s)start;", s, field(h, hk->params[st->offset_param].arg), scalar_ctype(h, hk->params[st->offset_param].arg));
+    pr_line(p, "a%d.%s = (%s)size;", s, field(h, hk->params[st->length_param].arg), scalar_ctype(h, hk->params[st->length_param].arg));
+    pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
+    pr_line(p, "launch[%d].global[0] = size; /* one chunk */", s);
+    pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
+    pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", k->name, s, s);
+    pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->written) continue;
+        int st_ = stride_of(ob->arg);
+        pr_line(p, "err = clEnqueueReadBuffer(q, mem[%d].mem, CL_FALSE, start * %d, size * %d, staged[%d] + start * %d, 0, NULL, NULL);",
+                mem_of_buf[vec[v]], st_, st_, v, st_);
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "clEnqueueReadBuffer (launch-interleaved)"));
+    }
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "err = clFinish(qs[0]);");
+    pr_line(p, "if (err == CL_SUCCESS) err = clFinish(qs[1]);");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "launch-interleaved: running it"));
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->written) continue;
+        const char *f = orch_buf_name(h, ob);
+        pr_line(p, "if (%s_len) memcpy(%s, staged[%d], %s_len * %d);", f, f, v, f, stride_of(ob->arg));
+    }
+    pr_dedent(p);
+    pr_line(p, "interleaved_done:");
+    pr_indent(p);
+    pr_line(p, "for (c = 0; c < %d; c++) {", nv ? nv : 1);
+    pr_line(p, "    if (staged[c]) clEnqueueUnmapMemObject(cx->queue, pinned[c], staged[c], 0, NULL, NULL);");
+    pr_line(p, "    if (pinned[c]) {");
+    pr_line(p, "        clFinish(cx->queue);");
+    pr_line(p, "        clReleaseMemObject(pinned[c]);");
+    pr_line(p, "    }");
+    pr_line(p, "}");
+    pr_line(p, "if (qs[1]) clReleaseCommandQueue(qs[1]);");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "ev[%d] = NULL;", s);
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+static void emit_orch_run(Hc *h, const AbiOrch *ao) {
+    Printer *p = &h->pr;
+    const Orchestration *o = ao->o;
+    const char *svm = h->o->unified_memory ? "p->cx->has_svm" : "0";
+    const char *dot = h->o->unified_memory ? "" : ".mem";
+    /* device memory: one per fresh vector, then per side channel of each step */
+    int *mem_of_buf = arena_alloc(h->a, sizeof(int) * (size_t)(ao->nbufs + 1));
+    int nmem = 0;
+    for (int b = 0; b < ao->nbufs; b++)
+        mem_of_buf[b] = ao->bufs[b].fresh && ao->bufs[b].arg->role == ROLE_BUFFER && !is_local(ao->bufs[b].arg) ? nmem++ : -1;
+    int *side_base = arena_alloc(h->a, sizeof(int) * (size_t)(o->nsteps + 1));
+    for (int s = 0; s < o->nsteps; s++) {
+        side_base[s] = nmem;
+        const HostKernel *hk = &h->hks[ao->kernel[s]];
+        for (int i = 0; i < hk->nsides; i++)
+            if (!is_local(hk->sides[i])) nmem++;
+    }
+    for (int b = 0; b < ao->nbufs; b++) {
+        if (ao->bufs[b].fresh) continue;
+        const HostKernel *hk = &h->hks[ao->kernel[ao->bufs[b].step]];
+        for (int i = 0, m = side_base[ao->bufs[b].step]; i < hk->nsides; i++) {
+            if (is_local(hk->sides[i])) continue;
+            if (hk->sides[i] == ao->bufs[b].arg) mem_of_buf[b] = m;
+            m++;
+        }
+    }
+    pr_blank(p);
+    pr_line(p, "/* ---- orchestration %s (line %d) ---- */", comment_text(h, o->name), o->line);
+    pr_blank(p);
+    emit_signature(h, arena_printf(h->a, "cl_int %s", orch_fn(h, ao)), orch_params(h, ao), "");
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "CrispContext *cx = p->cx;");
+    for (int s = 0; s < o->nsteps; s++) pr_line(p, "%s_args a%d; /* step %d */", o->steps[s].kernel, s, s);
+    pr_line(p, "CrispLaunch launch[%d];", o->nsteps);
+    pr_line(p, "cl_event ev[%d];", o->nsteps);
+    pr_line(p, "CrispMem mem[%d];", nmem ? nmem : 1);
+    pr_line(p, "int i;");
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    pr_blank(p);
+    pr_line(p, "for (i = 0; i < %d; i++) ev[i] = NULL;", o->nsteps);
+    pr_line(p, "for (i = 0; i < %d; i++) memset(&mem[i], 0, sizeof mem[i]);", nmem ? nmem : 1);
+    for (int s = 0; s < o->nsteps; s++) pr_line(p, "memset(&a%d, 0, sizeof a%d);", s, s);
+    pr_line(p, "/* the orchestration's vectors on the device, once */");
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (mem_of_buf[b] < 0 || !ob->fresh) continue;
+        const char *f = orch_buf_name(h, ob);
+        c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s_len, %s, %d, %d, %s, %s);", mem_of_buf[b], f, f,
+               elem_size(h, ob->arg), stride_of(ob->arg), ob->read && !orch_chunked(ao, b), orch_chunked(ao, b) ? "0" : svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+        pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    }
+    int group_first = -1; /* the first step of the current launch-parallel group */
+    for (int s = 0; s < o->nsteps; s++) {
+        const OrchStep *st = &o->steps[s];
+        const HostKernel *hk = &h->hks[ao->kernel[s]];
+        const AbiKernel *k = hk->k;
+        pr_blank(p);
+        pr_line(p, "/* step %d: %s */", s, comment_text(h, orch_step_line(h, ao, s)));
+        for (int j = 0; j < st->nargs; j++) {
+            const HostParam *hp = &hk->params[j];
+            int b = ao->slot[s][j];
+            const AbiOrchBuf *ob = &ao->bufs[b];
+            const char *f = field(h, hp->arg);
+            if (hp->kind == HP_SCALAR) {
+                if (ob->fresh) pr_line(p, "a%d.%s = %s;", s, f, orch_buf_name(h, ob));
+                else pr_line(p, "a%d.%s = a%d.%s;", s, f, ob->step, field(h, ob->arg));
+                continue;
+            }
+            if (hp->kind == HP_LOCAL) {
+                if (hp->len) pr_line(p, "a%d.%s = (cl_ulong)%s_len;", s, field(h, hp->len), orch_buf_name(h, ob));
+                continue;
+            }
+            if (ob->fresh && ob->arg->role == ROLE_SCALAR) continue; /* cannot happen: a vector parameter */
+            pr_line(p, "a%d.%s = mem[%d]%s;", s, f, mem_of_buf[b], dot);
+            if (hp->len) pr_line(p, "a%d.%s = (cl_ulong)%s;", s, field(h, hp->len), orch_count(h, ao, b));
+        }
+        if (st->mode == ORCH_INTERLEAVED) {
+            emit_orch_interleaved(h, ao, s, mem_of_buf);
+            continue;
+        }
+        pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
+        if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(p, "%s_side_sizes(&a%d, &launch[%d]);", k->name, s, s);
+        for (int i = 0, m = side_base[s]; i < hk->nsides; i++) {
+            const AbiArg *x = hk->sides[i];
+            if (is_local(x)) continue;
+            const AbiArg *len = length_of(k, x);
+            const char *count = len ? arena_printf(h->a, "(size_t)a%d.%s", s, field(h, len)) : "1";
+            const char *what = c_string(h, arena_printf(h->a, "orchestration %s: %s %s", o->name, k->name, x->name));
+            if (x->role == ROLE_DEBUG) {
+                pr_line(p, "if (!a%d.%s) a%d.%s = 2; /* the debug channel: not decoded by orchestrations */", s, field(h, len), s, field(h, len));
+                c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * 4, NULL, 1, %s, %s);", m, count, svm, what);
+            } else {
+                const char *bytes = x->role == ROLE_SCRATCH ? count : arena_printf(h->a, "%s * %d", count, stride_of(x));
+                c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s, NULL, 1, %s, %s);", m, bytes, svm, what);
+            }
+            pr_line(p, "if (err != CL_SUCCESS) goto done;");
+            pr_line(p, "a%d.%s = mem[%d]%s;", s, field(h, x), m, dot);
+            m++;
+        }
+        /* what it waits for: the step before (all of a launch-parallel group before it) */
+        const char *wait = "0, NULL";
+        if (st->mode == ORCH_PARALLEL) {
+            if (group_first < 0 || o->steps[s - 1].mode != ORCH_PARALLEL) group_first = s;
+            if (group_first > 0) wait = arena_printf(h->a, "1, &ev[%d]", group_first - 1);
+        } else if (s > 0 && o->steps[s - 1].mode == ORCH_PARALLEL) {
+            wait = arena_printf(h->a, "%d, &ev[%d]", s - group_first, group_first);
+        } else if (s > 0) {
+            wait = arena_printf(h->a, "1, &ev[%d]", s - 1);
+        }
+        c_line(h, "err = %s_enqueue(p, NULL, &a%d, &launch[%d], %s, &ev[%d]);", k->name, s, s, wait, s);
+        pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    }
+    pr_blank(p);
+    pr_line(p, "err = clFinish(cx->queue); /* every step done */");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "orchestration %s: running it", o->name)));
+    pr_line(p, "/* back to the host: what the steps may write */");
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (mem_of_buf[b] < 0 || !ob->fresh || !ob->written || orch_chunked(ao, b)) continue;
+        const char *f = orch_buf_name(h, ob);
+        c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s_len, %s, %d, %s);", mem_of_buf[b], f, f, elem_size(h, ob->arg),
+               stride_of(ob->arg), c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+        pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    }
+    pr_dedent(p);
+    pr_line(p, "done:");
+    pr_indent(p);
+    pr_line(p, "for (i = 0; i < %d; i++)", o->nsteps);
+    pr_line(p, "    if (ev[i]) clReleaseEvent(ev[i]);");
+    pr_line(p, "for (i = 0; i < %d; i++) crisp_mem_release(&mem[i]);", nmem ? nmem : 1);
+    pr_line(p, "return err;");
+    pr_dedent(p);
+    pr_line(p, "}");
 }
 
 /* ---- the demo ---- */
@@ -1833,6 +2150,81 @@ static void emit_demo_kernel(Hc *h, const HostKernel *hk) {
     pr_blank(p);
 }
 
+/* The demo of an orchestration: every `_` a demo array of CRISP_DEMO_LENGTH
+ * elements (or a demo scalar), one call, the written arrays printed. */
+static void emit_demo_orch(Hc *h, const AbiOrch *ao) {
+    Printer *p = &h->pr;
+    const Orchestration *o = ao->o;
+    pr_line(p, "/* ---- orchestration %s ---- */", comment_text(h, o->name));
+    pr_blank(p);
+    pr_line(p, "static int orchestration_%s(%s *p)", o->ident, h->prog);
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "cl_int err = CL_SUCCESS;");
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh) continue;
+        const AbiArg *x = ob->arg;
+        const char *f = orch_buf_name(h, ob);
+        if (x->role == ROLE_SCALAR) {
+            if (is_struct(x->elem_ty) || scalar_lanes(x) > 1) {
+                pr_line(p, "%s %s;", scalar_ctype(h, x), f);
+            } else {
+                pr_line(p, "%s %s = (%s)%s;", scalar_ctype(h, x), f, scalar_ctype(h, x), scalar_is_float(x) ? "CRISP_DEMO_FLOAT" : "CRISP_DEMO_SCALAR");
+            }
+        } else if (is_local(x)) {
+            pr_line(p, "size_t %s_len = 64;", f);
+        } else {
+            pr_line(p, "%s *%s = NULL;", elem_ctype(h, x), f);
+            pr_line(p, "size_t %s_len = CRISP_DEMO_LENGTH;", f);
+        }
+    }
+    pr_blank(p);
+    pr_line(p, "printf(\"orchestration %%s:\\n\", %s);", c_string(h, o->name));
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh) continue;
+        const AbiArg *x = ob->arg;
+        const char *f = orch_buf_name(h, ob);
+        if (x->role == ROLE_SCALAR && (is_struct(x->elem_ty) || scalar_lanes(x) > 1)) pr_line(p, "memset(&%s, 0, sizeof %s);", f, f);
+        if (x->role == ROLE_SCALAR || is_local(x)) continue;
+        pr_line(p, "%s = (%s *)crisp_host_alloc(p->cx, %s_len, %s, %s);", f, elem_ctype(h, x), f, elem_size(h, x), c_string(h, ob->ident));
+        pr_line(p, "if (!%s) goto done;", f);
+        if (ob->read) pr_line(p, "crisp_fill_demo(%s, %s_len, %s, \"%s\");", f, f, elem_size(h, x), elem_name(x));
+    }
+    const char *call = "p";
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh) continue;
+        const char *f = orch_buf_name(h, ob);
+        if (ob->arg->role == ROLE_SCALAR) call = arena_printf(h->a, "%s, %s", call, f);
+        else if (is_local(ob->arg)) call = arena_printf(h->a, "%s, %s_len", call, f);
+        else call = arena_printf(h->a, "%s, %s, %s_len", call, f, f);
+    }
+    c_line(h, "err = %s(%s);", orch_fn(h, ao), call);
+    pr_line(p, "if (err != CL_SUCCESS) {");
+    pr_line(p, "    fprintf(stderr, \"  failed: %%s\\n\", crisp_error_message(p->cx));");
+    pr_line(p, "    goto done;");
+    pr_line(p, "}");
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh || !ob->written || ob->arg->role != ROLE_BUFFER || is_local(ob->arg)) continue;
+        const char *f = orch_buf_name(h, ob);
+        c_line(h, "crisp_print_vector(stdout, \"%s\", %s, %s_len, %s, \"%s\");", f, f, f, elem_size(h, ob->arg), elem_name(ob->arg));
+    }
+    pr_dedent(p);
+    pr_line(p, "done:");
+    pr_indent(p);
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (ob->fresh && ob->arg->role == ROLE_BUFFER && !is_local(ob->arg)) pr_line(p, "free(%s);", orch_buf_name(h, ob));
+    }
+    pr_line(p, "return err == CL_SUCCESS;");
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_blank(p);
+}
+
 static void emit_demo(Hc *h) {
     Printer *p = &h->pr;
     const Abi *abi = h->abi;
@@ -1866,6 +2258,7 @@ static void emit_demo(Hc *h) {
     pr_blank(p);
     emit_struct_printers(h);
     for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &h->hks[i]);
+    for (int i = 0; i < abi->norchs; i++) emit_demo_orch(h, &abi->orchs[i]);
 
     pr_line(p, "int main(int argc, char **argv)");
     pr_line(p, "{");
@@ -1874,6 +2267,7 @@ static void emit_demo(Hc *h) {
     pr_line(p, "%s prog;", h->prog);
     if (nfile) pr_line(p, "char cl_path[4096];");
     pr_line(p, "int ran = 0;");
+    if (abi->norchs) pr_line(p, "int orchs;");
     pr_blank(p);
     if (!nfile) {
         pr_line(p, "(void)argc;");
@@ -1917,9 +2311,15 @@ static void emit_demo(Hc *h) {
     for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);
     pr_blank(p);
     pr_line(p, "printf(\"%%d of %d kernels ran\\n\", ran);", abi->nkernels);
+    if (abi->norchs) {
+        pr_line(p, "/* every orchestration */");
+        pr_line(p, "orchs = 0;");
+        for (int i = 0; i < abi->norchs; i++) pr_line(p, "orchs += orchestration_%s(&prog);", abi->orchs[i].o->ident);
+        pr_line(p, "printf(\"%%d of %d orchestrations ran\\n\", orchs);", abi->norchs);
+    }
     pr_line(p, "%s_release(&prog);", h->base);
     pr_line(p, "crisp_close(&cx);");
-    pr_line(p, "return ran == %d ? 0 : 1;", abi->nkernels);
+    pr_line(p, "return ran == %d%s ? 0 : 1;", abi->nkernels, abi->norchs ? arena_printf(h->a, " && orchs == %d", abi->norchs) : "");
     pr_dedent(p);
     pr_line(p, "}");
 }
