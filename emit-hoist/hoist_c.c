@@ -2310,13 +2310,13 @@ static void emit_demo(Hc *h) {
     pr_line(p, "/* every kernel, in source order */");
     for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);
     pr_blank(p);
-    pr_line(p, "printf(\"%%d of %d kernels ran\\n\", ran);", abi->nkernels);
     if (abi->norchs) {
         pr_line(p, "/* every orchestration */");
         pr_line(p, "orchs = 0;");
         for (int i = 0; i < abi->norchs; i++) pr_line(p, "orchs += orchestration_%s(&prog);", abi->orchs[i].o->ident);
         pr_line(p, "printf(\"%%d of %d orchestrations ran\\n\", orchs);", abi->norchs);
     }
+    pr_line(p, "printf(\"%%d of %d kernels ran\\n\", ran);", abi->nkernels);
     pr_line(p, "%s_release(&prog);", h->base);
     pr_line(p, "crisp_close(&cx);");
     pr_line(p, "return ran == %d%s ? 0 : 1;", abi->nkernels, abi->norchs ? arena_printf(h->a, " && orchs == %d", abi->norchs) : "");

@@ -1,0 +1,278 @@
+"""orchestration.py - def-orchestration end to end (spec "Hoisting and
+def-orchestration", docs/orchestration.md).
+
+tests/e2e/orchestration.crisp is hoisted both ways.  The PyOpenCL module's
+orchestration methods and the C library's BASE_ORCH_run functions (called
+from a small C program written here, built with gcc) run on PoCL with
+random data and are compared with numpy: a two-kernel pipeline whose
+intermediate stays on the device, the "default" orchestration of a lone
+kernel, a template orchestration instantiated twice (float and int), a
+launch-interleaved pipeline whose result must equal the sequential launch
+of the same kernel, and launch-parallel.  The metadata describes each
+orchestration's steps and buffers.
+
+    PYTHONPATH=tests /usr/bin/python3 tests/e2e/orchestration.py [CASE...]
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+from crisptest import *
+
+os.environ.setdefault("CRISP_PLATFORM", os.environ.get("CRISPTEST_PLATFORM", "Portable Computing Language"))
+sys.path.insert(0, os.path.join(REPO, "runtime-shim"))
+
+SRC = os.path.join(REPO, "tests", "e2e", "orchestration.crisp")
+rng = np.random.default_rng(12)
+N = 1000                      # not a multiple of the chunks: the last one is short
+
+
+def hoist():
+    d = out_dir("orchestration")
+    status, out, err = crisp("--hoist=PyOpenCL", "--hoist=OpenCL", "--metadata", "--output-dir=" + d, SRC)
+    if status != 0:
+        raise CompileError(err + out)
+    return d
+
+
+D = hoist()
+_spec = importlib.util.spec_from_file_location("orchestration_hoist", os.path.join(D, "orchestration_hoist_PyOpenCL.py"))
+mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mod)
+K = mod.load()
+META = json.load(open(os.path.join(D, "orchestration.metacrisp")))
+
+A = rng.random(N, dtype=np.float32)
+B = rng.random(N, dtype=np.float32)
+IA = rng.integers(-1000, 1000, N, dtype=np.int32)
+IB = rng.integers(-1000, 1000, N, dtype=np.int32)
+
+
+# ----------------------------------------------------------------------
+# Python hoist
+
+@case
+def py_two_kernel_pipeline():
+    C, R = np.zeros(N, np.float32), np.zeros(N, np.float32)
+    out = K.add_then_scale(A, B, C, 2.5, R)
+    assert_close(R, 2.5 * (A + B), name="R")
+    assert_close(C, A + B, name="C (the intermediate, read back)")
+    check("returns what it wrote", sorted(out) == ["vector_add::C", "vector_scale::R"], str(sorted(out)))
+    check("in place", out["vector_scale::R"] is R)
+
+
+@case
+def py_pipeline_on_device_memory():
+    import pyopencl.array as cla
+    dA, dB = cla.to_device(K.queue, A), cla.to_device(K.queue, B)
+    dC, dR = cla.empty(K.queue, N, np.float32), cla.empty(K.queue, N, np.float32)
+    out = K.add_then_scale(dA, dB, dC, -1.0, dR)
+    assert_close(dR.get(), -(A + B), name="R on the device")
+    assert_close(out["vector_scale::R"], -(A + B), name="returned copy")
+
+
+@case
+def py_default_orchestration():
+    C = np.zeros(N, np.float32)
+    K.just_vector_add(A, B, C)
+    assert_close(C, A + B)
+
+
+@case
+def py_template_orchestration_twice():
+    C1, C2 = np.zeros(N, np.float32), np.zeros(N, np.float32)
+    K.add_twice_float(A, B, C1, C2)
+    assert_close(C2, (A + B) + A, name="float")
+    I1, I2 = np.zeros(N, np.int32), np.zeros(N, np.int32)
+    K.add_twice_int(IA, IB, I1, I2)
+    assert_equal(I2, (IA + IB) + IA, name="int")
+    assert_equal(I1, IA + IB, name="int, first step")
+
+
+@case
+def py_interleaved_equals_sequential():
+    n = 100003
+    X = rng.random(n, dtype=np.float32)
+    Y = rng.random(n, dtype=np.float32)
+    Zs, Zi = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    K.saxpy_sequential(0, n, 3.0, X, Y, Zs)
+    K.saxpy_interleaved(0, 0, 3.0, X, Y, Zi)       # offset and length come from the chunks
+    assert_close(Zs, 3.0 * X + Y, name="sequential")
+    assert_equal(Zi, Zs, name="interleaved == sequential")
+    Z3 = np.zeros(n, np.float32)
+    K.saxpy_interleaved(0, 0, 3.0, X, Y, Z3, chunk=777, queues=3)
+    assert_equal(Z3, Zs, name="777-element chunks on three queues")
+
+
+@case
+def py_parallel_then_sequential():
+    L, Rr, C = np.zeros(N, np.float32), np.zeros(N, np.float32), np.zeros(N, np.float32)
+    K.two_then_one(A, B, L, B, A, Rr, C)
+    assert_close(C, 2 * (A + B))
+
+
+@case
+def py_demo_runs_every_orchestration():
+    r = subprocess.run([sys.executable, os.path.join(D, "orchestration_hoist_PyOpenCL.py")], capture_output=True, text=True,
+                       timeout=120)
+    check("exit 0", r.returncode == 0, r.stderr[-2000:])
+    for o in ("add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int", "saxpy-interleaved", "two-then-one"):
+        check(o, ("%s: " % o) in r.stdout, r.stdout[-1500:])
+
+
+# ----------------------------------------------------------------------
+# Metadata
+
+@case
+def metadata_describes_steps_and_buffers():
+    orchs = {o["name"]: o for o in META["orchestrations"]}
+    check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
+                                                            "saxpy-interleaved", "saxpy-sequential", "two-then-one"]), str(sorted(orchs)))
+    o = orchs["add-then-scale"]
+    check("two steps", [s["kernel"] for s in o["steps"]] == ["vector_add", "vector_scale"])
+    a = o["steps"][1]["args"][0]
+    check("vector_add::C passed on", a.get("from") == "vector_add" and a.get("from_param") == "C" and a["buffer"] == 2, str(a))
+    check("buffers", [b["name"] for b in o["buffers"]] == ["vector_add_A", "vector_add_B", "vector_add_C", "vector_scale_k",
+                                                             "vector_scale_R"], str(o["buffers"]))
+    i = orchs["saxpy-interleaved"]["steps"][0]
+    check("interleaved", i["mode"] == "interleaved" and i["offset"] == "offset" and i["length"] == "len", str(i))
+    check("template instances", [s["kernel"] for s in orchs["add-twice_int"]["steps"]] == ["first_int", "second_int"])
+    kernels = [k["name"] for k in META["kernels"]]
+    for k in ("first_float", "second_float", "first_int", "second_int", "left_add", "right_add"):
+        check("kernel %s made by an orchestration" % k, k in kernels)
+
+
+# ----------------------------------------------------------------------
+# C hoist: a program calling the orchestration functions
+
+CALLER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "orchestration_hoist_OpenCL.h"
+
+static float *read_floats(FILE *f, size_t n) {
+    float *v = (float *)malloc(n * sizeof(float));
+    size_t i;
+    for (i = 0; i < n; i++) if (fscanf(f, "%f", &v[i]) != 1) exit(3);
+    return v;
+}
+
+static void print_floats(const char *name, const float *v, size_t n) {
+    size_t i;
+    printf("%s", name);
+    for (i = 0; i < n; i++) printf(" %.9g", v[i]);
+    printf("\n");
+}
+
+int main(int argc, char **argv) {
+    CrispContext cx;
+    orchestration_program p;
+    FILE *in = fopen(argv[2], "r");
+    size_t n, m, i;
+    float *a, *b, *c, *r, *x, *y, *zs, *zi, *c1, *c2;
+    cl_int *ia, *ib, *i1, *i2;
+    (void)argc;
+    if (!in || fscanf(in, "%zu %zu", &n, &m) != 2) return 2;
+    a = read_floats(in, n); b = read_floats(in, n); x = read_floats(in, m); y = read_floats(in, m);
+    ia = (cl_int *)malloc(n * sizeof(cl_int)); ib = (cl_int *)malloc(n * sizeof(cl_int));
+    for (i = 0; i < n; i++) if (fscanf(in, "%d", &ia[i]) != 1) return 3;
+    for (i = 0; i < n; i++) if (fscanf(in, "%d", &ib[i]) != 1) return 3;
+    c = (float *)calloc(n, sizeof(float)); r = (float *)calloc(n, sizeof(float));
+    c1 = (float *)calloc(n, sizeof(float)); c2 = (float *)calloc(n, sizeof(float));
+    zs = (float *)calloc(m, sizeof(float)); zi = (float *)calloc(m, sizeof(float));
+    i1 = (cl_int *)calloc(n, sizeof(cl_int)); i2 = (cl_int *)calloc(n, sizeof(cl_int));
+    if (crisp_open(&cx, 0) != CL_SUCCESS || orchestration_load(&p, &cx, argv[1]) != CL_SUCCESS) goto failed;
+    if (orchestration_add_then_scale_run(&p, a, n, b, n, c, n, 2.5f, r, n) != CL_SUCCESS) goto failed;
+    print_floats("C", c, n);
+    print_floats("R", r, n);
+    if (orchestration_add_twice_float_run(&p, a, n, b, n, c1, n, c2, n) != CL_SUCCESS) goto failed;
+    print_floats("C2", c2, n);
+    if (orchestration_add_twice_int_run(&p, ia, n, ib, n, i1, n, i2, n) != CL_SUCCESS) goto failed;
+    printf("I2");
+    for (i = 0; i < n; i++) printf(" %d", i2[i]);
+    printf("\n");
+    if (orchestration_saxpy_sequential_run(&p, 0, m, 3.0f, x, m, y, m, zs, m) != CL_SUCCESS) goto failed;
+    if (orchestration_saxpy_interleaved_run(&p, 0, 0, 3.0f, x, m, y, m, zi, m) != CL_SUCCESS) goto failed;
+    print_floats("ZS", zs, m);
+    print_floats("ZI", zi, m);
+    if (orchestration_two_then_one_run(&p, a, n, b, n, c1, n, b, n, a, n, c2, n, c, n) != CL_SUCCESS) goto failed;
+    print_floats("P", c, n);
+    orchestration_release(&p);
+    crisp_close(&cx);
+    return 0;
+failed:
+    fprintf(stderr, "%s\n", crisp_error_message(&cx));
+    return 1;
+}
+"""
+
+
+def c_results():
+    src = os.path.join(D, "caller.c")
+    open(src, "w").write(CALLER)
+    exe = os.path.join(D, "caller")
+    r = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", D, src, os.path.join(D, "orchestration_hoist_OpenCL.c"),
+                        "-lOpenCL", "-o", exe], capture_output=True, text=True)
+    if r.returncode:
+        raise AssertionError("gcc: " + r.stderr[-3000:])
+    m = 54321
+    data = os.path.join(D, "caller.in")
+    with open(data, "w") as f:
+        f.write("%d %d\n" % (N, m))
+        for v in (A, B, XC[:m], YC[:m]):
+            f.write(" ".join("%.9g" % t for t in v) + "\n")
+        for v in (IA, IB):
+            f.write(" ".join(str(t) for t in v) + "\n")
+    r = subprocess.run([exe, os.path.join(D, "orchestration.cl"), data], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, CRISP_PLATFORM=os.environ["CRISP_PLATFORM"]))
+    if r.returncode:
+        raise AssertionError("caller exited %d: %s" % (r.returncode, r.stderr[-2000:]))
+    out = {}
+    for line in r.stdout.splitlines():
+        w = line.split()
+        out[w[0]] = np.array([float(t) for t in w[1:]])
+    return out, m
+
+
+XC = rng.random(54321, dtype=np.float32)
+YC = rng.random(54321, dtype=np.float32)
+_c = []
+
+
+def c():
+    if not _c:
+        _c.append(c_results())
+    return _c[0]
+
+
+@case
+def c_two_kernel_pipeline():
+    out, _ = c()
+    assert_close(out["C"].astype(np.float32), A + B, name="C")
+    assert_close(out["R"].astype(np.float32), 2.5 * (A + B), name="R")
+
+
+@case
+def c_template_orchestration_twice():
+    out, _ = c()
+    assert_close(out["C2"].astype(np.float32), (A + B) + A, name="float")
+    assert_equal(out["I2"].astype(np.int32), (IA + IB) + IA, name="int")
+
+
+@case
+def c_interleaved_equals_sequential():
+    out, m = c()
+    assert_close(out["ZS"].astype(np.float32), 3.0 * XC[:m] + YC[:m], name="sequential")
+    assert_equal(out["ZI"], out["ZS"], name="interleaved == sequential")
+
+
+@case
+def c_parallel_then_sequential():
+    out, _ = c()
+    assert_close(out["P"].astype(np.float32), 2 * (A + B))
+
+
+if __name__ == "__main__":
+    main()
