@@ -438,6 +438,10 @@ DIAG(E1204, ERROR, "wrong number of arguments in a launch specification")
 DIAG(E1205, ERROR, "KERNEL::VAR names no earlier step's vector")
 DIAG(E1206, ERROR, "bad offset or length parameter of launch-interleaved")
 DIAG(E1207, ERROR, "launch-parallel step depends on another step")
+DIAG(E1210, ERROR, "malformed let-kernel or continuation kernel")
+DIAG(E1211, ERROR, "continuation kernel captures a run-time value")
+DIAG(E1212, ERROR, "continuation kernel invoked with the wrong number of arguments")
+DIAG(E1213, ERROR, "argument that cannot be passed to a continuation kernel")
 
 /* E15xx IR and binaries through the vendor tools, compilation flags (src/) */
 DIAG_INTERNAL(E1501, ERROR, "a vendor tool the target needs is not installed",
@@ -475,6 +479,7 @@ DIAG(W1104, WARNING, "local memory bank conflict")
 DIAG(W1105, WARNING, "register pressure above the declared budget")
 DIAG(W1106, WARNING, "unknown static analysis ignored")
 DIAG(W1107, WARNING, "static analysis declared in a let")
+DIAG(W1214, WARNING, "code after the invocation of a continuation kernel")
 
 #undef DIAG
 #undef DIAG_INTERNAL

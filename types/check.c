@@ -1546,6 +1546,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
         if (!strcmp(h, "result")) return form_result(cx, syn);
         if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
+        if (!strcmp(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
         if (!strcmp(h, "declare")) {
             diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
             return;

@@ -1111,6 +1111,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
     if (syn->kind == N_SYMBOL) {
         Sym *s = scope_lookup(cx, syn->key);
         if (!s) {
+            if (orch_capture_error(cx, syn)) return NULL;
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
             suggest_variable(cx, syn);
             return NULL;
@@ -2856,7 +2857,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     if (!s) {
         if (func_lookup(cx->ck, k))
             diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
-        else
+        else if (!orch_capture_error(cx, syn))
         {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
             suggest_variable(cx, syn);

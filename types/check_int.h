@@ -71,6 +71,9 @@ struct FuncDef {
     const char *cname_base;
     int from_lib;            /* defined in the library (lib/): emitted only when used */
     FuncDef *next_overload;  /* the next non-kernel of the same name */
+    const char *outer_kernel; /* a continuation kernel (let-kernel): the kernel it continues */
+    const char **outer_names; /* ... and the run-time variables it cannot capture */
+    int nouter, capouter;
 };
 
 typedef struct Checker {
@@ -234,6 +237,11 @@ void orch_collect(Checker *ck, Node *form, const char *name);
 void orch_resolve(Checker *ck);
 /* Check what needs the checked kernels (KERNEL::RESULT references). */
 void orch_finish(Checker *ck);
+/* (let-kernel ((NAME (PARAMS) BODY...)...) BODY...) in a kernel (spec "Continuation Kernels"). */
+void orch_let_kernel(Ctx *cx, Node *syn, Dest *d);
+/* E1211 instead of "unknown variable" when NAME is a run-time variable of
+ * the kernel a continuation kernel continues; 1 when reported. */
+int orch_capture_error(Ctx *cx, const Node *name);
 /* A template orchestration's instance: ${T} in strings and a T between
  * underscores in KERNEL::VAR names replaced by the argument's C name. */
 Node *orch_subst_names(Checker *ck, Node *form, Node **params, const char **cnames, int n);

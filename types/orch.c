@@ -407,3 +407,202 @@ Node *orch_subst_names(Checker *ck, Node *form, Node **params, const char **cnam
     }
     return c ? c : form;
 }
+
+/* ---- let-kernel: continuation kernels (spec "Continuation Kernels",
+ * "let-kernel", "Variable Capture", "kernel-name") ---- */
+
+int orch_capture_error(Ctx *cx, const Node *name) {
+    FuncDef *fd = cx->fd;
+    if (!fd || !fd->outer_kernel || name->kind != N_SYMBOL) return 0;
+    for (int i = 0; i < fd->nouter; i++)
+        if (!strcmp(fd->outer_names[i], name->key)) {
+            diag_error_at(cx->ck->d, name, "E1211",
+                          "continuation kernel `%s` cannot capture `%s`, a run-time value of kernel `%s`: pass it as an argument",
+                          fd->name, name->name, fd->outer_kernel);
+            return 1;
+        }
+    return 0;
+}
+
+/* The names of every variable visible in CX (the outer kernel's parameters and locals). */
+static void outer_names(Ctx *cx, FuncDef *cont) {
+    Checker *ck = cx->ck;
+    for (Scope *sc = cx->scope; sc; sc = sc->up)
+        for (int i = 0; i < sc->n; i++) {
+            Sym *s = sc->syms[i];
+            if (s->kind == SYM_LOCAL || s->kind == SYM_PARAM)
+                arena_push(ck->a, (void ***)&cont->outer_names, &cont->nouter, &cont->capouter, (void *)s->key);
+        }
+}
+
+typedef struct ContBinding {
+    const char *key;     /* the binding's name */
+    FuncDef *fd;         /* the continuation kernel */
+    const Node *at;
+} ContBinding;
+
+/* (NAME (PARAMS) [(declare (kernel-name "k") ...)] BODY...): the kernel. */
+static FuncDef *continuation(Ctx *cx, Node *b) {
+    Checker *ck = cx->ck;
+    if (!syn_is_list(b) || b->nkids < 2 || b->kids[0]->kind != N_SYMBOL || !syn_is_list(b->kids[1])) {
+        diag_error_at(ck->d, b, "E1210", "a let-kernel binding is (NAME (PARAMS...) BODY...), found `%s`", syn_to_string(ck->a, b, 40));
+        return NULL;
+    }
+    const char *kname = b->kids[0]->name;
+    Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(b->nkids + 2));
+    if (!kids) return NULL;
+    int n = 0;
+    kids[n++] = syn_symbol(ck->a, b->loc, "def-kernel");
+    kids[n++] = NULL; /* the name, below */
+    kids[n++] = b->kids[1];
+    for (int i = 2; i < b->nkids; i++) {
+        Node *f = b->kids[i];
+        if (!syn_is_form(f, "declare")) {
+            kids[n++] = f;
+            continue;
+        }
+        /* (kernel-name "name") leaves the declaration: it names the kernel */
+        Node *keep = syn_copy(ck->a, f);
+        keep->nkids = 1;
+        for (int j = 1; j < f->nkids; j++) {
+            Node *e = f->kids[j];
+            if (syn_is_form(e, "kernel-name")) {
+                if (e->nkids != 2 || e->kids[1]->kind != N_STRING) {
+                    diag_error_at(ck->d, e, "E1210", "expected (kernel-name \"name\")");
+                    return NULL;
+                }
+                kname = e->kids[1]->name;
+            } else {
+                keep->kids[keep->nkids++] = e;
+            }
+        }
+        if (keep->nkids > 1) kids[n++] = keep;
+    }
+    kids[1] = syn_symbol(ck->a, b->kids[0]->loc, kname);
+    Node *form = syn_list(ck->a, b->loc, kids, n);
+    if (!form) return NULL;
+    if (strmap_get(&ck->kernels_idx, kname)) {
+        diag_error_at(ck->d, b->kids[0], "E1210", "continuation kernel `%s`: a kernel of that name exists; name it with (declare (kernel-name \"...\"))",
+                      kname);
+        return NULL;
+    }
+    FuncDef *fd = collect_instance(ck, form, FN_KERNEL, kname);
+    if (!fd) return NULL;
+    fd->outer_kernel = cx->fd->name;
+    outer_names(cx, fd);
+    return fd;
+}
+
+/* (CONT ARG...): the declared invocation of a continuation kernel, compiled
+ * to nothing; it becomes the second step of an orchestration. */
+static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
+    Checker *ck = cx->ck;
+    FuncDef *fd = cb->fd;
+    int nargs = call->nkids - 1;
+    if (nargs != fd->nparams) {
+        diag_error_at(ck->d, call, "E1212", "continuation kernel `%s` takes %d argument%s, the invocation gives %d", fd->name, fd->nparams,
+                      fd->nparams == 1 ? "" : "s", nargs);
+        return;
+    }
+    Orchestration *o = arena_alloc(ck->a, sizeof *o);
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->name = arena_printf(ck->a, "%s-then-%s", cx->fd->name, fd->name);
+    o->ident = ident_of(ck->a, o->name);
+    o->origin = "let-kernel";
+    o->line = call->loc.line;
+    o->capsteps = 2;
+    o->nsteps = 2;
+    o->steps = arena_alloc(ck->a, sizeof(OrchStep) * 2);
+    if (!o->steps) return;
+    memset(o->steps, 0, sizeof(OrchStep) * 2);
+    OrchStep *first = &o->steps[0], *second = &o->steps[1];
+    first->kernel = cx->fd->name;
+    first->nargs = cx->fd->nparams;
+    first->args = arena_alloc(ck->a, sizeof(OrchArg) * (size_t)(first->nargs + 1));
+    second->kernel = fd->name;
+    second->nargs = nargs;
+    second->args = arena_alloc(ck->a, sizeof(OrchArg) * (size_t)(nargs + 1));
+    if (!first->args || !second->args) return;
+    for (int s = 0; s < 2; s++) {
+        o->steps[s].offset_param = o->steps[s].length_param = -1;
+        o->steps[s].line = s ? call->loc.line : cx->fd->form->loc.line;
+        o->steps[s].col = s ? call->loc.col : cx->fd->form->loc.col;
+    }
+    for (int j = 0; j < first->nargs; j++) first->args[j].step = -1;
+    for (int j = 0; j < nargs; j++) {
+        Node *a = call->kids[j + 1];
+        OrchArg *oa = &second->args[j];
+        oa->step = -1;
+        oa->at = a;
+        if (syn_is_sym(a, "_")) continue;
+        Sym *s = a->kind == N_SYMBOL ? scope_lookup(cx, a->key) : NULL;
+        int found = 0;
+        for (int k = 0; s && s->cname && k < cx->fn->nparams && !found; k++)
+            if (cx->fn->params[k]->cname && !strcmp(cx->fn->params[k]->cname, s->cname)) {
+                oa->step = 0;
+                oa->param = k;
+                found = 1;
+            }
+        for (int k = 0; s && s->cname && k < cx->fn->nsides && !found; k++) {
+            const SideChannel *sc = cx->fn->sides[k];
+            if (sc->kind == SIDE_RESULT && sc->sym && sc->sym->cname && !strcmp(sc->sym->cname, s->cname)) {
+                oa->step = 0;
+                oa->side = sc->name;
+                found = 1;
+            }
+        }
+        if (!found) {
+            diag_error_at(ck->d, a, "E1213",
+                          "`%s` cannot be passed to continuation kernel `%s`: pass a parameter or a result vector of `%s`, or `_`",
+                          syn_to_string(ck->a, a, 40), fd->name, cx->fd->name);
+            return;
+        }
+    }
+    arena_push(ck->a, (void ***)&ck->prog->orchs, &ck->prog->norchs, &ck->prog->caporchs, o);
+}
+
+void orch_let_kernel(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    if (!cx->fd || cx->fd->kind != FN_KERNEL) {
+        diag_error_at(ck->d, syn, "E1210", "let-kernel defines a continuation of a kernel: use it in a def-kernel body");
+        return;
+    }
+    if (syn->nkids < 2 || !syn_is_list(syn->kids[1])) {
+        diag_error_at(ck->d, syn, "E1210", "expected (let-kernel ((NAME (PARAMS...) BODY...)...) BODY...)");
+        return;
+    }
+    Node *bl = syn->kids[1];
+    ContBinding *cbs = arena_alloc(ck->a, sizeof(ContBinding) * (size_t)(bl->nkids + 1));
+    if (!cbs) return;
+    int nb = 0;
+    for (int i = 0; i < bl->nkids; i++) {
+        FuncDef *fd = continuation(cx, bl->kids[i]);
+        if (!fd) continue;
+        cbs[nb].key = bl->kids[i]->kids[0]->key;
+        cbs[nb].fd = fd;
+        cbs[nb].at = bl->kids[i];
+        nb++;
+    }
+    Node **body = syn->kids + 2;
+    int n = syn->nkids - 2;
+    /* the invocations: declared calls, compiled away; nothing may follow one */
+    Node **rest = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
+    if (!rest) return;
+    int nrest = 0, invoked = -1;
+    for (int i = 0; i < n; i++) {
+        ContBinding *cb = NULL;
+        for (int k = 0; k < nb && syn_is_list(body[i]) && body[i]->nkids && body[i]->kids[0]->kind == N_SYMBOL; k++)
+            if (!strcmp(cbs[k].key, body[i]->kids[0]->key)) cb = &cbs[k];
+        if (!cb) {
+            if (invoked >= 0)
+                diag_warning_at(ck->d, body[i], "W1214", "code after the invocation of continuation kernel `%s` runs before it, not after",
+                                body[invoked]->kids[0]->name);
+            rest[nrest++] = body[i];
+            continue;
+        }
+        invoked = i;
+        invocation(cx, body[i], cb);
+    }
+    body_to(cx, rest, nrest, d);
+}
