@@ -1543,6 +1543,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             int nr = 0;
             for (int i = 0; i < hk->nsides; i++)
                 if (hk->sides[i]->role == ROLE_RESULT) lhs = arena_printf(a, "%sr%d_%d, ", lhs, s, nr++);
+            if (nr == 1) lhs = arena_printf(a, "r%d_0 ", s); /* one result: the method returns it alone */
             pr_line(p, "%s= self.%s(%s%s%s)", lhs, pk->method, call, *call ? ", " : "", kw);
             nr = 0;
             for (int i = 0; i < hk->nsides; i++) {

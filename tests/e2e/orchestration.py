@@ -114,6 +114,20 @@ def py_parallel_then_sequential():
 
 
 @case
+def py_grid_reduction_with_continuation():
+    V = rng.random(100003, dtype=np.float32)
+    total = np.zeros(1, np.float32)
+    out = K.sum_all_then_sum_all_finish(V, total)
+    assert_close(total[0], np.sum(V, dtype=np.float64), rtol=1e-4, name="reduce-vec-cont")
+    check("64 partials passed on", out["sum_all::partials"].shape == (64,), str(out["sum_all::partials"].shape))
+    assert_close(np.sum(out["sum_all::partials"], dtype=np.float64), np.sum(V, dtype=np.float64), rtol=1e-4, name="partials")
+    I = rng.integers(-10**9, 10**9, 77777, dtype=np.int32)
+    m = np.zeros(1, np.int32)
+    K.max_all_then_max_all_finish(I, m)
+    assert_equal(m[0], I.max(), name="reduce-to-1-cont max")
+
+
+@case
 def py_demo_runs_every_orchestration():
     r = subprocess.run([sys.executable, os.path.join(D, "orchestration_hoist_PyOpenCL.py")], capture_output=True, text=True,
                        timeout=120)
@@ -129,7 +143,13 @@ def py_demo_runs_every_orchestration():
 def metadata_describes_steps_and_buffers():
     orchs = {o["name"]: o for o in META["orchestrations"]}
     check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
-                                                            "saxpy-interleaved", "saxpy-sequential", "two-then-one"]), str(sorted(orchs)))
+                                                            "saxpy-interleaved", "saxpy-sequential", "two-then-one",
+                                                            "sum_all-then-sum_all_finish", "max_all-then-max_all_finish"]),
+          str(sorted(orchs)))
+    r = orchs["sum_all-then-sum_all_finish"]
+    check("let-kernel origin", r["origin"] == "let-kernel", r["origin"])
+    check("partials passed on", r["steps"][1]["args"][0].get("from") == "sum_all" and r["steps"][1]["args"][0].get("from_param") == "partials"
+          and r["buffers"][r["steps"][1]["args"][0]["buffer"]]["kind"] == "result", str(r))
     o = orchs["add-then-scale"]
     check("two steps", [s["kernel"] for s in o["steps"]] == ["vector_add", "vector_scale"])
     a = o["steps"][1]["args"][0]
@@ -199,6 +219,14 @@ int main(int argc, char **argv) {
     print_floats("ZI", zi, m);
     if (orchestration_two_then_one_run(&p, a, n, b, n, c1, n, b, n, a, n, c2, n, c, n) != CL_SUCCESS) goto failed;
     print_floats("P", c, n);
+    {
+        float total = 0;
+        cl_int big = 0;
+        if (orchestration_sum_all_then_sum_all_finish_run(&p, x, m, &total, 1) != CL_SUCCESS) goto failed;
+        print_floats("SUM", &total, 1);
+        if (orchestration_max_all_then_max_all_finish_run(&p, ia, n, &big, 1) != CL_SUCCESS) goto failed;
+        printf("MAX %d\n", big);
+    }
     orchestration_release(&p);
     crisp_close(&cx);
     return 0;
@@ -266,6 +294,13 @@ def c_interleaved_equals_sequential():
     out, m = c()
     assert_close(out["ZS"].astype(np.float32), 3.0 * XC[:m] + YC[:m], name="sequential")
     assert_equal(out["ZI"], out["ZS"], name="interleaved == sequential")
+
+
+@case
+def c_grid_reduction_with_continuation():
+    out, m = c()
+    assert_close(out["SUM"][0], np.sum(XC[:m], dtype=np.float64), rtol=1e-4, name="reduce-vec-cont")
+    assert_equal(int(out["MAX"][0]), int(IA.max()), name="reduce-to-1-cont max")
 
 
 @case
