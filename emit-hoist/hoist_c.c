@@ -1644,7 +1644,8 @@ static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
             ao->o->line, ao->o->origin);
     for (int s = 0; s < ao->o->nsteps; s++) pr_line(p, " *     %s", comment_text(h, orch_step_line(h, ao, s)));
     pr_line(p, " * Every `_` is a parameter, named KERNEL_PARAM (host arrays with their element");
-    pr_line(p, " * counts, scalars by value).  The arrays are copied to the device once; what a step");
+    pr_line(p, " * counts, scalars by value).  The arrays are copied to the device once (what no");
+    pr_line(p, " * step writes keeps its value); what a step");
     pr_line(p, " * passes to a later one stays there; the kernels are chained by events; the call");
     pr_line(p, " * waits and copies back every array a step may write. */");
     emit_signature(h, arena_printf(h->a, "cl_int %s", orch_fn(h, ao)), orch_params(h, ao), ";");
@@ -1704,7 +1705,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
         pr_line(p, "staged[%d] = (unsigned char *)clEnqueueMapBuffer(cx->queue, pinned[%d], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,", v, v);
         pr_line(p, "                                                %s_len * %d + 1, 0, NULL, NULL, &err);", f, stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "mapping pinned memory for %s", ob->ident)));
-        if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
+        pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
     }
     pr_line(p, "if (n == (size_t)-1) n = 0;");
     pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
@@ -1813,7 +1814,7 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         if (mem_of_buf[b] < 0 || !ob->fresh) continue;
         const char *f = orch_buf_name(h, ob);
         c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s_len, %s, %d, %d, %s, %s);", mem_of_buf[b], f, f,
-               elem_size(h, ob->arg), stride_of(ob->arg), ob->read && !orch_chunked(ao, b), orch_chunked(ao, b) ? "0" : svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+               elem_size(h, ob->arg), stride_of(ob->arg), !orch_chunked(ao, b), orch_chunked(ao, b) ? "0" : svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
     }
     int group_first = -1; /* the first step of the current launch-parallel group */
