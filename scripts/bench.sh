@@ -34,6 +34,9 @@
 #  7. sorting (scripts/bench_sort.py): crisp's radix and bitonic sorts next
 #     to pyopencl.algorithm.RadixSort and pyopencl.bitonic_sort.BitonicSort
 #     (and cupy.sort with --platform NVIDIA), in keys/s (BENCH_SORT_N).
+#  8. orchestrations: launch-interleaved against copy-then-compute through
+#     the Python hoist (scripts/bench_orch.py, docs/orchestration.md;
+#     BENCH_ORCH_BYTES, default 64 MiB on a CPU, CRISP_PLATFORM).
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -197,4 +200,5 @@ echo
 "$PY" scripts/bench_hoist.py || status=1
 echo
 "$PY" scripts/bench_sort.py || status=1
+"$PY" scripts/bench_orch.py || status=1
 exit $status

@@ -22,7 +22,7 @@ step() {  # step NAME SECONDS COMMAND...
 want() { [ -z "$STEPS" ] || case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 STEPS="$*"
 nvidia-smi -L >"$OUT/device.txt" 2>&1
-want tests && for t in reduce scan_workgroup scan_grid filter warps warps_reduce library vector_add sort tile matmul; do
+want tests && for t in reduce scan_workgroup scan_grid filter warps warps_reduce library vector_add sort tile matmul orchestration; do
     step "test_$t" 120 "$PY" tests/e2e/$t.py
 done
 want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce 240 "$PY" scripts/bench_reduce.py
@@ -32,6 +32,7 @@ want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform N
 want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
 want sort && step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA
+want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296}
 for extra in ${GPU_EXTRA:-}; do  # further scripts: GPU_EXTRA="scripts/bench_sort.py ..."
     want extra && step "$(basename "$extra" .py)" 240 "$PY" "$extra"
 done
