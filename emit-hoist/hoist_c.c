@@ -1645,9 +1645,14 @@ static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
     for (int s = 0; s < ao->o->nsteps; s++) pr_line(p, " *     %s", comment_text(h, orch_step_line(h, ao, s)));
     pr_line(p, " * Every `_` is a parameter, named KERNEL_PARAM (host arrays with their element");
     pr_line(p, " * counts, scalars by value).  The arrays are copied to the device once (what no");
-    pr_line(p, " * step writes keeps its value); what a step");
-    pr_line(p, " * passes to a later one stays there; the kernels are chained by events; the call");
-    pr_line(p, " * waits and copies back every array a step may write. */");
+    pr_line(p, " * step writes keeps its value); what a step passes to a later one stays there;");
+    pr_line(p, " * the kernels are chained by events; the call waits and copies back every array");
+    pr_line(p, " * a step may write.");
+    for (int b = 0; b < ao->nbufs; b++)
+        if (ao->bufs[b].like >= 0)
+            pr_line(p, " * %s may be NULL: an intermediate, made on the device as long as %s.", orch_buf_name(h, &ao->bufs[b]),
+                    orch_buf_name(h, &ao->bufs[ao->bufs[b].like]));
+    pr_line(p, " */");
     emit_signature(h, arena_printf(h->a, "cl_int %s", orch_fn(h, ao)), orch_params(h, ao), ";");
 }
 
@@ -1813,8 +1818,18 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         const AbiOrchBuf *ob = &ao->bufs[b];
         if (mem_of_buf[b] < 0 || !ob->fresh) continue;
         const char *f = orch_buf_name(h, ob);
+        if (ob->like >= 0) {
+            const char *lf = orch_buf_name(h, &ao->bufs[ob->like]);
+            pr_line(p, "if (!%s) { /* an intermediate: made on the device, as long as %s */", f, lf);
+            pr_line(p, "    %s_len = %s_len;", f, lf);
+            c_line(h, "    err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s_len * %d, NULL, 1, %s, %s);", mem_of_buf[b], f,
+                   stride_of(ob->arg), svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+            pr_line(p, "} else");
+            pr_indent(p);
+        }
         c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s_len, %s, %d, %d, %s, %s);", mem_of_buf[b], f, f,
                elem_size(h, ob->arg), stride_of(ob->arg), !orch_chunked(ao, b), orch_chunked(ao, b) ? "0" : svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+        if (ob->like >= 0) pr_dedent(p);
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
     }
     int group_first = -1; /* the first step of the current launch-parallel group */
@@ -1886,8 +1901,9 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         const AbiOrchBuf *ob = &ao->bufs[b];
         if (mem_of_buf[b] < 0 || !ob->fresh || !ob->written || orch_chunked(ao, b)) continue;
         const char *f = orch_buf_name(h, ob);
-        c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s_len, %s, %d, %s);", mem_of_buf[b], f, f, elem_size(h, ob->arg),
-               stride_of(ob->arg), c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+        if (ob->like >= 0) pr_line(p, "if (%s) /* not left out */", f);
+        c_line(h, "%serr = crisp_download(cx, cx->queue, &mem[%d], %s, %s_len, %s, %d, %s);", ob->like >= 0 ? "    " : "", mem_of_buf[b], f,
+               f, elem_size(h, ob->arg), stride_of(ob->arg), c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
     }
     pr_dedent(p);

@@ -1406,6 +1406,12 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "        return crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(value))");
     pr_line(p, "    return value");
     top_gap(p);
+    pr_line(p, "def _orch_len(value):");
+    pr_line(p, "    \"\"\"The element count of an orchestration's vector (to size an intermediate).\"\"\"");
+    pr_line(p, "    if type(value) is _ARRAY or isinstance(value, np.ndarray):");
+    pr_line(p, "        return value.size");
+    pr_line(p, "    raise TypeError(\"give the intermediate explicitly: its length cannot be taken from a %%s\" %% type(value).__name__)");
+    top_gap(p);
     pr_line(p, "def _orch_out(q, written, host):");
     pr_line(p, "    \"\"\"What the steps wrote, by KERNEL::NAME, as numpy arrays (a numpy argument");
     pr_line(p, "    is filled in place and returned).\"\"\"");
@@ -1480,6 +1486,9 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     for (int s = 0; s < o->nsteps; s++)
         pr_line(p, "    %s %s", orch_mode_name(o->steps[s].mode), orch_step_text(ao, s, a));
     pr_blank(p);
+    for (int b = 0; b < ao->nbufs; b++)
+        if (ao->bufs[b].like >= 0)
+            pr_line(p, "%s may be None: an intermediate, made on the device as long as %s.", ao->bufs[b].ident, ao->bufs[ao->bufs[b].like].ident);
     pr_line(p, "Arguments are the `_` of each step, named KERNEL_PARAM: numpy arrays (copied");
     pr_line(p, "to the device once, and back when a step writes them) or device memory used in");
     pr_line(p, "place; scalars are numbers.  What one step passes to another stays on the");
@@ -1496,10 +1505,22 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         const AbiOrchBuf *ob = &ao->bufs[b];
         if (!ob->fresh) continue;
         const char *key = arena_printf(a, "%s::%s", o->steps[ob->step].kernel, ob->arg->name);
-        if (ob->arg->role == ROLE_BUFFER && !(o->steps[ob->step].mode == ORCH_INTERLEAVED && !o->steps[ob->step].exclude[ob->param]))
+        if (ob->like >= 0) {
+            pr_line(p, "if %s is None:       # an intermediate: made on the device, as long as %s", ob->ident, ao->bufs[ob->like].ident);
+            pr_line(p, "    b%d = None", b);
+            pr_line(p, "else:");
+            pr_line(p, "    b%d = _orch_in(q, %s, host, \"%s\")", b, ob->ident, key);
+        } else if (ob->arg->role == ROLE_BUFFER && !(o->steps[ob->step].mode == ORCH_INTERLEAVED && !o->steps[ob->step].exclude[ob->param])) {
             pr_line(p, "b%d = _orch_in(q, %s, host, \"%s\")", b, ob->ident, key);
-        else
+        } else {
             pr_line(p, "b%d = %s", b, ob->ident);
+        }
+    }
+    for (int b = 0; b < ao->nbufs; b++) {
+        const AbiOrchBuf *ob = &ao->bufs[b];
+        if (ob->like < 0) continue;
+        pr_line(p, "if b%d is None:", b);
+        pr_line(p, "    b%d = %s.new_device(q, _orch_len(b%d))", b, elem_const(a, ob->arg), ob->like);
     }
     pr_line(p, "ev = None");
     for (int s = 0; s < o->nsteps; s++) {

@@ -290,6 +290,28 @@ static void build_orch(Arena *ar, const Abi *abi, AbiOrch *ao, const Orchestrati
     }
 }
 
+/* Intermediates: a fresh vector its own step only writes, which a later step
+ * is given; LIKE is the first other fresh vector of that step. */
+static void find_intermediates(AbiOrch *ao) {
+    const Orchestration *o = ao->o;
+    for (int b = 0; b < ao->nbufs; b++) ao->bufs[b].like = -1;
+    for (int b = 0; b < ao->nbufs; b++) {
+        AbiOrchBuf *ob = &ao->bufs[b];
+        if (!ob->fresh || ob->arg->role != ROLE_BUFFER || ob->arg->acc != ACC_WRITE_ONLY || ob->arg->as != AS_GLOBAL) continue;
+        int later = 0;
+        for (int s = ob->step + 1; s < o->nsteps; s++)
+            for (int j = 0; j < o->steps[s].nargs; j++) later |= ao->slot[s][j] == b;
+        if (!later || o->steps[ob->step].mode == ORCH_INTERLEAVED) continue;
+        const OrchStep *st = &o->steps[ob->step];
+        for (int j = 0; j < st->nargs && ob->like < 0; j++) {
+            int c = ao->slot[ob->step][j];
+            const AbiOrchBuf *cb = &ao->bufs[c];
+            if (c != b && cb->fresh && cb->arg->role == ROLE_BUFFER && cb->arg->as == AS_GLOBAL && !(cb->arg->acc == ACC_WRITE_ONLY))
+                ob->like = c;
+        }
+    }
+}
+
 static void abi_build_orchs(Arena *a, Abi *abi, const Program *p) {
     abi->orchs = arena_alloc(a, sizeof(AbiOrch) * (size_t)(p->norchs + 1));
     if (!abi->orchs) return;
@@ -299,6 +321,9 @@ static void abi_build_orchs(Arena *a, Abi *abi, const Program *p) {
         build_orch(a, abi, ao, p->orchs[i]);
         int ok = ao->kernel && ao->slot && ao->bufs;
         for (int s = 0; ok && s < p->orchs[i]->nsteps; s++) ok = ao->kernel[s] >= 0 && ao->slot[s];
-        if (ok) abi->norchs++;
+        if (ok) {
+            find_intermediates(ao);
+            abi->norchs++;
+        }
     }
 }

@@ -110,6 +110,9 @@ typedef struct AbiOrchBuf {
     const char *ident;      /* KERNEL_PARAM: the orchestration function's parameter */
     int fresh;              /* an argument of the orchestration */
     int read, written;      /* some step reads it, writes it */
+    int like;               /* an intermediate (its step only writes it, a later step
+                               is given it): the caller may leave it out and it is
+                               made as long as buffer LIKE (-1: not an intermediate) */
 } AbiOrchBuf;
 
 typedef struct AbiOrch {

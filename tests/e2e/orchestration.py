@@ -64,6 +64,14 @@ def py_two_kernel_pipeline():
 
 
 @case
+def py_intermediate_left_out():
+    R = np.zeros(N, np.float32)
+    out = K.add_then_scale(A, B, None, 0.5, R)      # vector_add::C: made on the device
+    assert_close(R, 0.5 * (A + B), name="R")
+    assert_close(out["vector_add::C"], A + B, name="the intermediate, returned")
+
+
+@case
 def py_pipeline_on_device_memory():
     import pyopencl.array as cla
     dA, dB = cla.to_device(K.queue, A), cla.to_device(K.queue, B)
@@ -207,6 +215,8 @@ int main(int argc, char **argv) {
     if (orchestration_add_then_scale_run(&p, a, n, b, n, c, n, 2.5f, r, n) != CL_SUCCESS) goto failed;
     print_floats("C", c, n);
     print_floats("R", r, n);
+    if (orchestration_add_then_scale_run(&p, a, n, b, n, NULL, 0, 0.5f, r, n) != CL_SUCCESS) goto failed;
+    print_floats("RNULL", r, n);
     if (orchestration_add_twice_float_run(&p, a, n, b, n, c1, n, c2, n) != CL_SUCCESS) goto failed;
     print_floats("C2", c2, n);
     if (orchestration_add_twice_int_run(&p, ia, n, ib, n, i1, n, i2, n) != CL_SUCCESS) goto failed;
@@ -280,6 +290,7 @@ def c_two_kernel_pipeline():
     out, _ = c()
     assert_close(out["C"].astype(np.float32), A + B, name="C")
     assert_close(out["R"].astype(np.float32), 2.5 * (A + B), name="R")
+    assert_close(out["RNULL"].astype(np.float32), 0.5 * (A + B), name="R, the intermediate left out (NULL)")
 
 
 @case
