@@ -314,8 +314,38 @@ void orch_resolve(Checker *ck) {
     for (int i = 0; i < ck->norch_forms && !ck->d->fatal; i++) resolve_one(ck, ck->orch_forms[i]->form, ck->orch_forms[i]->name);
 }
 
+static const CFunc *checked_kernel(const Program *p, const char *name) {
+    for (int k = 0; k < p->nfuncs; k++)
+        if (p->funcs[k]->kind == FN_KERNEL && !strcmp(p->funcs[k]->name, name)) return p->funcs[k];
+    return NULL;
+}
+
+/* Spec "Hoisting and def-orchestration": the compiler checks, at compile
+ * time, that what one step passes to another fits: a vector for a vector
+ * of the same element type, a scalar of the same type for a scalar. */
+static void check_passed(Checker *ck, const Orchestration *o, int s, int j) {
+    const Program *p = ck->prog;
+    const OrchArg *a = &o->steps[s].args[j];
+    const CFunc *to = checked_kernel(p, o->steps[s].kernel), *from = checked_kernel(p, o->steps[a->step].kernel);
+    if (!to || !from || j >= to->nparams) return;
+    const Type *want = to->params[j]->ty, *have = NULL;
+    if (a->side) {
+        for (int k = 0; k < from->nsides; k++)
+            if (!strcmp(from->sides[k]->name, a->side)) have = from->sides[k]->ty;
+    } else if (a->param < from->nparams) {
+        have = from->params[a->param]->ty;
+    }
+    if (!want || !have) return;
+    int wv = want->kind == TY_VECTOR, hv = have->kind == TY_VECTOR;
+    int ok = wv == hv && (wv ? (want->elem && have->elem && ty_equal(want->elem, have->elem)) : ty_equal(want, have));
+    if (ok) return;
+    diag_error_at(ck->d, a->at, "E1208", "orchestration `%s`: `%s` is %s %s, but parameter `%s` of `%s` takes %s %s", o->name,
+                  syn_to_string(ck->a, a->at, 40), hv ? "a vector of" : "a", ty_name(ck->a, hv ? have->elem : have),
+                  to->params[j]->name, to->name, wv ? "a vector of" : "a", ty_name(ck->a, wv ? want->elem : want));
+}
+
 /* After the kernels are checked: a KERNEL::VAR that is no parameter must be
- * a result vector of that kernel. */
+ * a result vector of that kernel, and what is passed must fit. */
 void orch_finish(Checker *ck) {
     Program *p = ck->prog;
     for (int i = 0; i < p->norchs; i++) {
@@ -323,6 +353,11 @@ void orch_finish(Checker *ck) {
         for (int s = 0; s < o->nsteps; s++)
             for (int j = 0; j < o->steps[s].nargs; j++) {
                 OrchArg *a = &o->steps[s].args[j];
+                if (a->step >= 0 && a->at) {
+                    int errs = ck->d->errors;
+                    if (!a->side) check_passed(ck, o, s, j);
+                    if (ck->d->errors != errs) continue;
+                }
                 if (!a->side) continue;
                 const OrchStep *from = &o->steps[a->step];
                 const CFunc *cf = NULL;
@@ -337,6 +372,8 @@ void orch_finish(Checker *ck) {
                 if (!found)
                     diag_error_at(ck->d, a->at, "E1205", "orchestration `%s`: kernel `%s` has no parameter or result vector `%s`", o->name,
                                   from->kernel, a->side);
+                else if (a->at)
+                    check_passed(ck, o, s, j);
             }
     }
 }
