@@ -1395,6 +1395,14 @@ static const char *orch_step_text(const AbiOrch *ao, int s, Arena *a) {
     return arena_printf(a, "%s)", t);
 }
 
+/* The dict key of what step S's NAME is: "KERNEL::NAME", "KERNEL::NAME#S"
+ * when an earlier step launched the same kernel. */
+static const char *orch_key(const AbiOrch *ao, int s, const char *name, Arena *a) {
+    int again = 0;
+    for (int t = 0; t < s; t++) again |= !strcmp(ao->o->steps[t].kernel, ao->o->steps[s].kernel);
+    return again ? arena_printf(a, "%s::%s#%d", ao->o->steps[s].kernel, name, s) : arena_printf(a, "%s::%s", ao->o->steps[s].kernel, name);
+}
+
 static void emit_orch_helpers(Printer *p) {
     top_gap(p);
     pr_line(p, "def _orch_in(q, value, host, name):");
@@ -1504,7 +1512,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     for (int b = 0; b < ao->nbufs; b++) {
         const AbiOrchBuf *ob = &ao->bufs[b];
         if (!ob->fresh) continue;
-        const char *key = arena_printf(a, "%s::%s", o->steps[ob->step].kernel, ob->arg->name);
+        const char *key = orch_key(ao, ob->step, ob->arg->name, a);
         if (ob->like >= 0) {
             pr_line(p, "if %s is None:       # an intermediate: made on the device, as long as %s", ob->ident, ao->bufs[ob->like].ident);
             pr_line(p, "    b%d = None", b);
@@ -1551,7 +1559,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             for (int j = 0; j < st->nargs; j++) {
                 const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
                 if (hk->params[j].kind == HP_VECTOR && ob->written && ob->fresh && ob->step == s)
-                    pr_line(p, "written[\"%s::%s\"] = b%d", st->kernel, ob->arg->name, ao->slot[s][j]);
+                    pr_line(p, "written[\"%s\"] = b%d", orch_key(ao, s, ob->arg->name, a), ao->slot[s][j]);
             }
             pr_line(p, "ev = None");
             continue;
@@ -1572,7 +1580,8 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
                 if (x->role != ROLE_RESULT) continue;
                 for (int b = 0; b < ao->nbufs; b++)
                     if (!ao->bufs[b].fresh && ao->bufs[b].step == s && ao->bufs[b].arg == x) pr_line(p, "b%d = r%d_%d", b, s, nr);
-                pr_line(p, "written[\"%s::%s\"] = r%d_%d", st->kernel, x->name, s, nr++);
+                pr_line(p, "written[\"%s\"] = r%d_%d", orch_key(ao, s, x->name, a), s, nr);
+                nr++;
             }
             pr_line(p, "ev = cl.enqueue_marker(q)");
         } else {
@@ -1581,7 +1590,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         for (int j = 0; j < st->nargs; j++) {
             const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
             if (hk->params[j].kind == HP_VECTOR && ob->written && ob->fresh && ob->step == s)
-                pr_line(p, "written[\"%s::%s\"] = b%d", st->kernel, ob->arg->name, ao->slot[s][j]);
+                pr_line(p, "written[\"%s\"] = b%d", orch_key(ao, s, ob->arg->name, a), ao->slot[s][j]);
         }
         if (st->mode == ORCH_PARALLEL && !(s + 1 < o->nsteps && o->steps[s + 1].mode == ORCH_PARALLEL))
             pr_line(p, "ev = cl.enqueue_marker(q)   # every kernel of launch-parallel");

@@ -262,6 +262,8 @@ static void build_orch(Arena *ar, const Abi *abi, AbiOrch *ao, const Orchestrati
                 nb->arg = arg;
                 nb->fresh = 1;
                 nb->ident = arena_printf(ar, "%s_%s", st->kernel, arg->cname);
+                for (int q = 0; q < b; q++) /* a kernel launched twice: KERNEL_PARAM_STEP */
+                    if (!strcmp(ao->bufs[q].ident, nb->ident)) nb->ident = arena_printf(ar, "%s_%s_%d", st->kernel, arg->cname, s);
             } else if (a->side) {
                 const AbiKernel *fk = ao->kernel[a->step] >= 0 ? &abi->kernels[ao->kernel[a->step]] : NULL;
                 int si = fk ? side_arg(fk, a->side) : -1;
@@ -291,7 +293,8 @@ static void build_orch(Arena *ar, const Abi *abi, AbiOrch *ao, const Orchestrati
 }
 
 /* Intermediates: a fresh vector its own step only writes, which a later step
- * is given; LIKE is the first other fresh vector of that step. */
+ * is given; LIKE is the first input vector of that step, else a vector of
+ * it made before. */
 static void find_intermediates(AbiOrch *ao) {
     const Orchestration *o = ao->o;
     for (int b = 0; b < ao->nbufs; b++) ao->bufs[b].like = -1;
@@ -303,12 +306,14 @@ static void find_intermediates(AbiOrch *ao) {
             for (int j = 0; j < o->steps[s].nargs; j++) later |= ao->slot[s][j] == b;
         if (!later || o->steps[ob->step].mode == ORCH_INTERLEAVED) continue;
         const OrchStep *st = &o->steps[ob->step];
-        for (int j = 0; j < st->nargs && ob->like < 0; j++) {
-            int c = ao->slot[ob->step][j];
-            const AbiOrchBuf *cb = &ao->bufs[c];
-            if (c != b && cb->fresh && cb->arg->role == ROLE_BUFFER && cb->arg->as == AS_GLOBAL && !(cb->arg->acc == ACC_WRITE_ONLY))
-                ob->like = c;
-        }
+        /* an input of the step; else a vector made before (an earlier intermediate) */
+        for (int pass = 0; pass < 2 && ob->like < 0; pass++)
+            for (int j = 0; j < st->nargs && ob->like < 0; j++) {
+                int c = ao->slot[ob->step][j];
+                const AbiOrchBuf *cb = c >= 0 ? &ao->bufs[c] : NULL;
+                if (!cb || c == b || !cb->fresh || cb->arg->role != ROLE_BUFFER || cb->arg->as != AS_GLOBAL) continue;
+                if (pass == 0 ? cb->arg->acc != ACC_WRITE_ONLY : c < b) ob->like = c;
+            }
     }
 }
 

@@ -270,6 +270,36 @@ static void launch_interleaved(Checker *ck, Orchestration *o, Node *f, const cha
     }
 }
 
+/* One form of an orchestration's body: a launch form, or (dotimes (I N)
+ * FORM...) with N an integer literal: the forms N times, ${I} in strings and
+ * an I between underscores in KERNEL::VAR names replaced by 0 .. N-1. */
+static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
+    const char *h = syn_head(f);
+    if (h && !strcmp(h, "launch-sequential")) {
+        for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_SEQUENTIAL, o->name);
+    } else if (h && !strcmp(h, "launch-parallel")) {
+        for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_PARALLEL, o->name);
+    } else if (h && !strcmp(h, "launch-interleaved")) {
+        launch_interleaved(ck, o, f, o->name);
+    } else if (h && !strcmp(h, "dotimes") && depth < 8) {
+        Node *spec = f->nkids >= 2 ? f->kids[1] : NULL;
+        if (!spec || !syn_is_list(spec) || spec->nkids != 2 || spec->kids[0]->kind != N_SYMBOL || spec->kids[1]->kind != N_INT ||
+            spec->kids[1]->ival < 0 || spec->kids[1]->ival > 1024) {
+            diag_error_at(ck->d, f, "E1201", "in a def-orchestration, dotimes is (dotimes (I N) LAUNCH...) with N an integer literal from 0 to 1024");
+            return;
+        }
+        for (int64_t k = 0; k < spec->kids[1]->ival; k++) {
+            Node *var = spec->kids[0];
+            const char *num = arena_printf(ck->a, "%lld", (long long)k);
+            for (int j = 2; j < f->nkids; j++) body_form(ck, o, orch_subst_names(ck, f->kids[j], &var, &num, 1), depth + 1);
+        }
+    } else {
+        diag_error_at(ck->d, f, "E1201",
+                      "only launch-sequential, launch-parallel, launch-interleaved and dotimes may appear in a def-orchestration, found `%s`",
+                      syn_to_string(ck->a, f, 40));
+    }
+}
+
 /* One def-orchestration form (its name NAME when it is a template's instance). */
 static void resolve_one(Checker *ck, Node *form, const char *name) {
     Orchestration *o = arena_alloc(ck->a, sizeof *o);
@@ -290,21 +320,8 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
     }
     int errs = ck->d->errors;
     for (int i = 2; i < form->nkids; i++) {
-        Node *f = form->kids[i];
-        const char *h = syn_head(f);
-        if (h && !strcmp(h, "launch-sequential")) {
-            for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_SEQUENTIAL, o->name);
-        } else if (h && !strcmp(h, "launch-parallel")) {
-            for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_PARALLEL, o->name);
-        } else if (h && !strcmp(h, "launch-interleaved")) {
-            launch_interleaved(ck, o, f, o->name);
-        } else if (f->kind == N_STRING && i == 2) {
-            continue; /* a docstring */
-        } else {
-            diag_error_at(ck->d, f, "E1201",
-                          "only launch-sequential, launch-parallel and launch-interleaved may appear in a def-orchestration, found `%s`",
-                          syn_to_string(ck->a, f, 40));
-        }
+        if (form->kids[i]->kind == N_STRING && i == 2) continue; /* a docstring */
+        body_form(ck, o, form->kids[i], 0);
     }
     if (ck->d->errors != errs || !o->nsteps) return;
     arena_push(ck->a, (void ***)&ck->prog->orchs, &ck->prog->norchs, &ck->prog->caporchs, o);
@@ -426,6 +443,7 @@ static const char *subst_dollars(Checker *ck, const char *s, Node **params, cons
 }
 
 Node *orch_subst_names(Checker *ck, Node *form, Node **params, const char **cnames, int n) {
+    if (!form) return form;
     if (form->kind == N_STRING) {
         const char *s = subst_dollars(ck, form->name, params, cnames, n);
         return strcmp(s, form->name) ? syn_string(ck->a, form->loc, s, (int)strlen(s)) : form;

@@ -136,6 +136,16 @@ def py_grid_reduction_with_continuation():
 
 
 @case
+def py_dotimes_unrolled():
+    R0, R1, R2 = (np.zeros(N, np.float32) for _ in range(3))
+    out = K.scale_thrice(A, 2.0, None, 3.0, None, 0.5, R2)
+    assert_close(R2, A * 3.0, name="2 x 3 x 0.5")
+    check("every step's R", sorted(out) == ["vector_scale::R", "vector_scale::R#1", "vector_scale::R#2"], str(sorted(out)))
+    assert_close(out["vector_scale::R"], A * 2.0, name="step 0 (an intermediate)")
+    assert_close(out["vector_scale::R#1"], A * 6.0, name="step 1 (an intermediate)")
+
+
+@case
 def py_demo_runs_every_orchestration():
     r = subprocess.run([sys.executable, os.path.join(D, "orchestration_hoist_PyOpenCL.py")], capture_output=True, text=True,
                        timeout=120)
@@ -152,7 +162,7 @@ def metadata_describes_steps_and_buffers():
     orchs = {o["name"]: o for o in META["orchestrations"]}
     check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
                                                             "saxpy-interleaved", "saxpy-sequential", "two-then-one",
-                                                            "sum_all-then-sum_all_finish", "max_all-then-max_all_finish"]),
+                                                            "sum_all-then-sum_all_finish", "max_all-then-max_all_finish", "scale-thrice"]),
           str(sorted(orchs)))
     r = orchs["sum_all-then-sum_all_finish"]
     check("let-kernel origin", r["origin"] == "let-kernel", r["origin"])
@@ -229,6 +239,8 @@ int main(int argc, char **argv) {
     print_floats("ZI", zi, m);
     if (orchestration_two_then_one_run(&p, a, n, b, n, c1, n, b, n, a, n, c2, n, c, n) != CL_SUCCESS) goto failed;
     print_floats("P", c, n);
+    if (orchestration_scale_thrice_run(&p, a, n, 2.0f, NULL, 0, 3.0f, NULL, 0, 0.5f, r, n) != CL_SUCCESS) goto failed;
+    print_floats("S3", r, n);
     {
         float total = 0;
         cl_int big = 0;
@@ -312,6 +324,12 @@ def c_grid_reduction_with_continuation():
     out, m = c()
     assert_close(out["SUM"][0], np.sum(XC[:m], dtype=np.float64), rtol=1e-4, name="reduce-vec-cont")
     assert_equal(int(out["MAX"][0]), int(IA.max()), name="reduce-to-1-cont max")
+
+
+@case
+def c_dotimes_unrolled():
+    out, _ = c()
+    assert_close(out["S3"].astype(np.float32), A * 3.0, name="2 x 3 x 0.5")
 
 
 @case
