@@ -323,7 +323,11 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
         if (form->kids[i]->kind == N_STRING && i == 2) continue; /* a docstring */
         body_form(ck, o, form->kids[i], 0);
     }
-    if (ck->d->errors != errs || !o->nsteps) return;
+    if (ck->d->errors != errs) return;
+    if (!o->nsteps) {
+        diag_error_at(ck->d, form->kids[1], "E1200", "orchestration `%s` launches nothing: its launch forms name no kernel", o->name);
+        return;
+    }
     arena_push(ck->a, (void ***)&ck->prog->orchs, &ck->prog->norchs, &ck->prog->caporchs, o);
 }
 
