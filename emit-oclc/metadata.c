@@ -122,7 +122,9 @@ static void orchs_json(StrBuf *b, const Abi *abi) {
             sb_printf(b, ", \"role\": \"%s\"", abi_role_name(ob->arg->role));
             if (ob->arg->role != ROLE_SCALAR) sb_printf(b, ", \"element\": \"%s\"", ob->arg->element);
             else key_str(b, "type", ob->arg->type);
-            sb_printf(b, ", \"read\": %s, \"written\": %s}", ob->read ? "true" : "false", ob->written ? "true" : "false");
+            sb_printf(b, ", \"read\": %s, \"written\": %s", ob->read ? "true" : "false", ob->written ? "true" : "false");
+            if (ob->like >= 0) sb_printf(b, ", \"intermediate\": {\"length_of\": %d}", ob->like); /* may be left out */
+            sb_putc(b, '}');
         }
         sb_puts(b, "\n      ],\n      \"steps\": [");
         for (int s = 0; s < o->nsteps; s++) {
