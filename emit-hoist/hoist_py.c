@@ -1551,7 +1551,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             pr_line(p, "    ev.wait()");
             pr_line(p, "q.finish()");
             pr_line(p, "args = [%s]", call);
-            pr_line(p, "vectors = [i for i in (%s%s) if isinstance(args[i], np.ndarray)]", vecs, nv == 1 ? "," : "");
+            pr_line(p, "vectors = [i for i in (%s%s) if isinstance(args[i], np.ndarray) and args[i].ndim == 1]", vecs, nv == 1 ? "," : "");
             pr_line(p, "n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
             pr_line(p, "outputs = [i for i in (%s%s) if i in vectors]", outs, no == 1 ? "," : "");
             pr_line(p, "_orch_interleave(q, self.%s, args, vectors, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues)",
