@@ -1644,8 +1644,8 @@ static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
             ao->o->line, ao->o->origin);
     for (int s = 0; s < ao->o->nsteps; s++) pr_line(p, " *     %s", comment_text(h, orch_step_line(h, ao, s)));
     pr_line(p, " * Every `_` is a parameter, named KERNEL_PARAM (host arrays with their element");
-    pr_line(p, " * counts, scalars by value).  The arrays are copied to the device once (what no");
-    pr_line(p, " * step writes keeps its value); what a step passes to a later one stays there;");
+    pr_line(p, " * counts, scalars by value).  The arrays steps read are copied to the device once");
+    pr_line(p, " * (the others start as zeros there); what a step passes to a later one stays there;");
     pr_line(p, " * the kernels are chained by events; the call waits and copies back every array");
     pr_line(p, " * a step may write.");
     for (int b = 0; b < ao->nbufs; b++)
@@ -1826,6 +1826,13 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
                    stride_of(ob->arg), svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
             pr_line(p, "} else");
             pr_indent(p);
+        }
+        if (!ob->read && !orch_chunked(ao, b)) { /* only written: zeros, not the host's data */
+            c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s_len * %d, NULL, 1, %s, %s);", mem_of_buf[b], f,
+                   stride_of(ob->arg), svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
+            if (ob->like >= 0) pr_dedent(p);
+            pr_line(p, "if (err != CL_SUCCESS) goto done;");
+            continue;
         }
         c_line(h, "err = crisp_upload(cx, &mem[%d], CL_MEM_READ_WRITE, %s, %s_len, %s, %d, %d, %s, %s);", mem_of_buf[b], f, f,
                elem_size(h, ob->arg), stride_of(ob->arg), !orch_chunked(ao, b), orch_chunked(ao, b) ? "0" : svm, c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));

@@ -1405,12 +1405,14 @@ static const char *orch_key(const AbiOrch *ao, int s, const char *name, Arena *a
 
 static void emit_orch_helpers(Printer *p) {
     top_gap(p);
-    pr_line(p, "def _orch_in(q, value, host, name):");
+    pr_line(p, "def _orch_in(q, value, host, name, upload=True):");
     pr_line(p, "    \"\"\"An orchestration's argument on the device: a numpy array is copied once");
-    pr_line(p, "    (and remembered in HOST, to be copied back); device memory and scalars are");
-    pr_line(p, "    used as they are.\"\"\"");
+    pr_line(p, "    (zeros instead when no step reads it) and remembered in HOST, to be copied");
+    pr_line(p, "    back; device memory and scalars are used as they are.\"\"\"");
     pr_line(p, "    if isinstance(value, np.ndarray):");
     pr_line(p, "        host[name] = value");
+    pr_line(p, "        if not upload:");
+    pr_line(p, "            return crisp_runtime.cl_array.zeros(q, value.shape, value.dtype)");
     pr_line(p, "        return crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(value))");
     pr_line(p, "    return value");
     top_gap(p);
@@ -1497,9 +1499,10 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     for (int b = 0; b < ao->nbufs; b++)
         if (ao->bufs[b].like >= 0)
             pr_line(p, "%s may be None: an intermediate, made on the device as long as %s.", ao->bufs[b].ident, ao->bufs[ao->bufs[b].like].ident);
-    pr_line(p, "Arguments are the `_` of each step, named KERNEL_PARAM: numpy arrays (copied");
-    pr_line(p, "to the device once, and back when a step writes them) or device memory used in");
-    pr_line(p, "place; scalars are numbers.  What one step passes to another stays on the");
+    pr_line(p, "Arguments are the `_` of each step, named KERNEL_PARAM: numpy arrays or device");
+    pr_line(p, "memory (used in place); scalars are numbers.  A numpy array a step reads is");
+    pr_line(p, "copied to the device once (one only written starts as zeros there) and comes");
+    pr_line(p, "back when a step writes it.  What one step passes to another stays on the");
     pr_line(p, "device.  Waits, and returns a dict of every vector the steps write, by");
     pr_line(p, "KERNEL::NAME, as numpy arrays (result vectors too).");
     if (interleaved) {
@@ -1517,9 +1520,9 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             pr_line(p, "if %s is None:       # an intermediate: made on the device, as long as %s", ob->ident, ao->bufs[ob->like].ident);
             pr_line(p, "    b%d = None", b);
             pr_line(p, "else:");
-            pr_line(p, "    b%d = _orch_in(q, %s, host, \"%s\")", b, ob->ident, key);
+            pr_line(p, "    b%d = _orch_in(q, %s, host, \"%s\"%s)", b, ob->ident, key, ob->read ? "" : ", upload=False");
         } else if (ob->arg->role == ROLE_BUFFER && !(o->steps[ob->step].mode == ORCH_INTERLEAVED && !o->steps[ob->step].exclude[ob->param])) {
-            pr_line(p, "b%d = _orch_in(q, %s, host, \"%s\")", b, ob->ident, key);
+            pr_line(p, "b%d = _orch_in(q, %s, host, \"%s\"%s)", b, ob->ident, key, ob->read ? "" : ", upload=False");
         } else {
             pr_line(p, "b%d = %s", b, ob->ident);
         }
