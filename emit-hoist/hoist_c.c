@@ -1710,7 +1710,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
         pr_line(p, "staged[%d] = (unsigned char *)clEnqueueMapBuffer(cx->queue, pinned[%d], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,", v, v);
         pr_line(p, "                                                %s_len * %d + 1, 0, NULL, NULL, &err);", f, stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "mapping pinned memory for %s", ob->ident)));
-        pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
+        if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
     }
     pr_line(p, "if (n == (size_t)-1) n = 0;");
     pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
@@ -1751,7 +1751,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         if (!ob->written) continue;
         const char *f = orch_buf_name(h, ob);
-        pr_line(p, "if (%s_len) memcpy(%s, staged[%d], %s_len * %d);", f, f, v, f, stride_of(ob->arg));
+        pr_line(p, "if (n) memcpy(%s, staged[%d], n * %d); /* the chunks' part */", f, v, stride_of(ob->arg));
     }
     pr_dedent(p);
     pr_line(p, "interleaved_done:");

@@ -1436,48 +1436,52 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "        out[name] = value");
     pr_line(p, "    return out");
     top_gap(p);
-    pr_line(p, "def _orch_interleave(q, method, args, vectors, outputs, offset, length, chunk, queues):");
+    pr_line(p, "def _orch_interleave(q, method, args, vectors, inputs, outputs, offset, length, chunk, queues):");
     pr_line(p, "    \"\"\"launch-interleaved: ARGS with the numpy arrays at indexes VECTORS split");
-    pr_line(p, "    into chunks of CHUNK elements.  Each array is staged in pinned host memory");
-    pr_line(p, "    (CL_MEM_ALLOC_HOST_PTR); chunk i is copied in, computed (METHOD with ARGS[OFFSET]");
-    pr_line(p, "    = its first element and ARGS[LENGTH] = its length) and copied out on queue");
-    pr_line(p, "    i %% QUEUES, so the copies of one chunk overlap the kernel of another.\"\"\"");
+    pr_line(p, "    into chunks of CHUNK elements (INPUTS: those the kernel reads, OUTPUTS: those");
+    pr_line(p, "    it writes).  Each is staged in pinned host memory (CL_MEM_ALLOC_HOST_PTR,");
+    pr_line(p, "    mapped); chunk c is copied in, computed (METHOD with ARGS[OFFSET] = its first");
+    pr_line(p, "    element and ARGS[LENGTH] = its size) and copied out on queue c %% QUEUES, so");
+    pr_line(p, "    the copies of one chunk overlap the kernels of others.\"\"\"");
     pr_line(p, "    ctx = q.context");
     pr_line(p, "    n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
     pr_line(p, "    qs = [q] + [cl.CommandQueue(ctx, q.device) for _ in range(max(1, queues) - 1)]");
     pr_line(p, "    mf = cl.mem_flags");
     pr_line(p, "    staged, dev = {}, {}");
     pr_line(p, "    for i in vectors:");
-    pr_line(p, "        a = args[i].reshape(-1)");
+    pr_line(p, "        a = args[i].reshape(-1)[:n]");
     pr_line(p, "        pinned = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, max(a.nbytes, 1))");
     pr_line(p, "        view, _ev = cl.enqueue_map_buffer(q, pinned, cl.map_flags.READ | cl.map_flags.WRITE, 0,");
     pr_line(p, "                                          a.shape, a.dtype, is_blocking=True)");
-    pr_line(p, "        view[...] = a");
+    pr_line(p, "        if i in inputs:");
+    pr_line(p, "            view[...] = a");
     pr_line(p, "        staged[i] = (pinned, view)");
-    pr_line(p, "        dev[i] = crisp_runtime.cl_array.empty(q, a.shape, a.dtype)");
-    pr_line(p, "    q.finish()");
+    pr_line(p, "        dev[i] = cl.Buffer(ctx, mf.READ_WRITE, max(a.nbytes, 1))");
     pr_line(p, "    call = list(args)");
     pr_line(p, "    for i in vectors:");
-    pr_line(p, "        call[i] = dev[i]");
+    pr_line(p, "        call[i] = dev[i]             # a cl.Buffer: no events between the chunks' kernels");
     pr_line(p, "    for c, start in enumerate(range(0, n, chunk)):");
     pr_line(p, "        cq = qs[c %% len(qs)]");
     pr_line(p, "        size = min(chunk, n - start)");
-    pr_line(p, "        for i in vectors:");
+    pr_line(p, "        for i in inputs:");
     pr_line(p, "            isz = args[i].dtype.itemsize");
-    pr_line(p, "            cl.enqueue_copy(cq, dev[i].base_data, staged[i][1][start:start + size],");
+    pr_line(p, "            cl.enqueue_copy(cq, dev[i], staged[i][1][start:start + size],");
     pr_line(p, "                            dst_offset=start * isz, is_blocking=False)");
     pr_line(p, "        call[offset], call[length] = start, size");
     pr_line(p, "        method(*call, queue=cq, global_size=(size,))");
     pr_line(p, "        for i in outputs:");
     pr_line(p, "            isz = args[i].dtype.itemsize");
-    pr_line(p, "            cl.enqueue_copy(cq, staged[i][1][start:start + size], dev[i].base_data,");
+    pr_line(p, "            cl.enqueue_copy(cq, staged[i][1][start:start + size], dev[i],");
     pr_line(p, "                            src_offset=start * isz, is_blocking=False)");
     pr_line(p, "    for cq in qs:");
     pr_line(p, "        cq.finish()");
     pr_line(p, "    for i in outputs:");
-    pr_line(p, "        args[i].reshape(args[i].shape)[...] = staged[i][1].reshape(args[i].shape)");
+    pr_line(p, "        args[i].reshape(-1)[:n] = staged[i][1]");
     pr_line(p, "    for i in vectors:");
+    pr_line(p, "        staged[i][1].base.release(q)  # unmap");
     pr_line(p, "        staged[i][0].release()");
+    pr_line(p, "        dev[i].release()");
+    pr_line(p, "    q.finish()");
 }
 
 static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, const PyKernel *pks, const char *file, Arena *a) {
@@ -1542,13 +1546,14 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         for (int j = 0; j < st->nargs; j++) call = arena_printf(a, "%s%sb%d", call, j ? ", " : "", ao->slot[s][j]);
         pr_line(p, "# %s %s", orch_mode_name(st->mode), orch_step_text(ao, s, a));
         if (st->mode == ORCH_INTERLEAVED) {
-            const char *vecs = "", *outs = "";
-            int nv = 0, no = 0;
+            const char *vecs = "", *outs = "", *ins = "";
+            int nv = 0, no = 0, ni = 0;
             for (int j = 0; j < st->nargs; j++)
                 if (!st->exclude[j] && hk->params[j].kind == HP_VECTOR && ao->bufs[ao->slot[s][j]].fresh && ao->bufs[ao->slot[s][j]].step == s) {
                     vecs = arena_printf(a, "%s%s%d", vecs, nv ? ", " : "", j);
                     nv++;
                     if (hk->params[j].downloads) outs = arena_printf(a, "%s%s%d", outs, no++ ? ", " : "", j);
+                    if (hk->params[j].uploads) ins = arena_printf(a, "%s%s%d", ins, ni++ ? ", " : "", j);
                 }
             pr_line(p, "if ev is not None:");
             pr_line(p, "    ev.wait()");
@@ -1556,8 +1561,9 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             pr_line(p, "args = [%s]", call);
             pr_line(p, "vectors = [i for i in (%s%s) if isinstance(args[i], np.ndarray) and args[i].ndim == 1]", vecs, nv == 1 ? "," : "");
             pr_line(p, "n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
+            pr_line(p, "inputs = [i for i in (%s%s) if i in vectors]", ins, ni == 1 ? "," : "");
             pr_line(p, "outputs = [i for i in (%s%s) if i in vectors]", outs, no == 1 ? "," : "");
-            pr_line(p, "_orch_interleave(q, self.%s, args, vectors, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues)",
+            pr_line(p, "_orch_interleave(q, self.%s, args, vectors, inputs, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues)",
                     pk->method, st->offset_param, st->length_param);
             for (int j = 0; j < st->nargs; j++) {
                 const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
