@@ -1607,7 +1607,17 @@ static const char *orch_buf_name(Hc *h, const AbiOrchBuf *ob) {
     return arg_name(h, host_ident(h->a, ob->ident));
 }
 
-/* The parameters of BASE_ORCH_run: every `_` of every step. */
+/* The out-parameter of step S's result vector X: KERNEL_NAME (KERNEL_NAME_S
+ * when an earlier step launched the same kernel). */
+static const char *orch_result_name(Hc *h, const AbiOrch *ao, int s, const AbiArg *x) {
+    int again = 0;
+    for (int t = 0; t < s; t++) again |= !strcmp(ao->o->steps[t].kernel, ao->o->steps[s].kernel);
+    const char *base = host_ident(h->a, arena_printf(h->a, "%s_%s", ao->o->steps[s].kernel, x->name));
+    return arg_name(h, again ? arena_printf(h->a, "%s_%d", base, s) : base);
+}
+
+/* The parameters of BASE_ORCH_run: every `_` of every step, then a
+ * T **NAME, size_t *NAME_len per result vector of a step (NULL: dropped). */
 static const char *orch_params(Hc *h, const AbiOrch *ao) {
     const char *s = arena_printf(h->a, "%s *p", h->prog);
     for (int b = 0; b < ao->nbufs; b++) {
@@ -1618,6 +1628,14 @@ static const char *orch_params(Hc *h, const AbiOrch *ao) {
         if (x->role == ROLE_SCALAR) s = arena_printf(h->a, "%s, %s %s", s, scalar_ctype(h, x), f);
         else if (is_local(x)) s = arena_printf(h->a, "%s, size_t %s_len", s, f);
         else s = arena_printf(h->a, "%s, %s%s *%s, size_t %s_len", s, ob->written ? "" : "const ", elem_ctype(h, x), f, f);
+    }
+    for (int st = 0; st < ao->o->nsteps; st++) {
+        const HostKernel *hk = &h->hks[ao->kernel[st]];
+        for (int i = 0; i < hk->nsides; i++)
+            if (hk->sides[i]->role == ROLE_RESULT) {
+                const char *f = orch_result_name(h, ao, st, hk->sides[i]);
+                s = arena_printf(h->a, "%s, %s **%s, size_t *%s_len", s, elem_ctype(h, hk->sides[i]), f, f);
+            }
     }
     return s;
 }
@@ -1647,7 +1665,8 @@ static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
     pr_line(p, " * counts, scalars by value).  The arrays steps read are copied to the device once");
     pr_line(p, " * (the others start as zeros there); what a step passes to a later one stays there;");
     pr_line(p, " * the kernels are chained by events; the call waits and copies back every array");
-    pr_line(p, " * a step may write.");
+    pr_line(p, " * a step may write; each result vector of a step is malloc'ed for its");
+    pr_line(p, " * out-parameter (free() it; NULL: dropped).");
     for (int b = 0; b < ao->nbufs; b++)
         if (ao->bufs[b].like >= 0)
             pr_line(p, " * %s may be NULL: an intermediate, made on the device as long as %s.", orch_buf_name(h, &ao->bufs[b]),
@@ -1864,10 +1883,6 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
             pr_line(p, "a%d.%s = mem[%d]%s;", s, f, mem_of_buf[b], dot);
             if (hp->len) pr_line(p, "a%d.%s = (cl_ulong)%s;", s, field(h, hp->len), orch_count(h, ao, b));
         }
-        if (st->mode == ORCH_INTERLEAVED) {
-            emit_orch_interleaved(h, ao, s, mem_of_buf);
-            continue;
-        }
         pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
         if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(p, "%s_side_sizes(&a%d, &launch[%d]);", k->name, s, s);
         for (int i = 0, m = side_base[s]; i < hk->nsides; i++) {
@@ -1886,6 +1901,10 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
             pr_line(p, "if (err != CL_SUCCESS) goto done;");
             pr_line(p, "a%d.%s = mem[%d]%s;", s, field(h, x), m, dot);
             m++;
+        }
+        if (st->mode == ORCH_INTERLEAVED) {
+            emit_orch_interleaved(h, ao, s, mem_of_buf);
+            continue;
         }
         /* what it waits for: the step before (all of a launch-parallel group before it) */
         const char *wait = "0, NULL";
@@ -1912,6 +1931,36 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         c_line(h, "%serr = crisp_download(cx, cx->queue, &mem[%d], %s, %s_len, %s, %d, %s);", ob->like >= 0 ? "    " : "", mem_of_buf[b], f,
                f, elem_size(h, ob->arg), stride_of(ob->arg), c_string(h, arena_printf(h->a, "orchestration %s: %s", o->name, ob->ident)));
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    }
+    for (int st = 0; st < o->nsteps; st++) {
+        const HostKernel *hk = &h->hks[ao->kernel[st]];
+        for (int i = 0, m = side_base[st]; i < hk->nsides; i++) {
+            const AbiArg *x = hk->sides[i];
+            if (is_local(x)) continue;
+            if (x->role == ROLE_RESULT) {
+                const char *f = orch_result_name(h, ao, st, x);
+                const char *count = arena_printf(h->a, "(size_t)a%d.%s", st, field(h, length_of(hk->k, x)));
+                const char *what = c_string(h, arena_printf(h->a, "orchestration %s: %s %s", o->name, hk->k->name, x->name));
+                pr_line(p, "if (%s) { /* result vector %s of step %d */", f, comment_text(h, x->name), st);
+                pr_indent(p);
+                c_line(h, "*%s = (%s *)crisp_host_alloc(cx, %s, %s, %s);", f, elem_ctype(h, x), count, elem_size(h, x), what);
+                pr_line(p, "if (!*%s) {", f);
+                pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
+                pr_line(p, "    goto done;");
+                pr_line(p, "}");
+                c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, %s);", m, f, count, elem_size(h, x), stride_of(x),
+                       what);
+                pr_line(p, "if (err != CL_SUCCESS) {");
+                pr_line(p, "    free(*%s);", f);
+                pr_line(p, "    *%s = NULL;", f);
+                pr_line(p, "    goto done;");
+                pr_line(p, "}");
+                pr_line(p, "if (%s_len) *%s_len = %s;", f, f, count);
+                pr_dedent(p);
+                pr_line(p, "}");
+            }
+            m++;
+        }
     }
     pr_dedent(p);
     pr_line(p, "done:");
@@ -2224,6 +2273,11 @@ static void emit_demo_orch(Hc *h, const AbiOrch *ao) {
         if (ob->arg->role == ROLE_SCALAR) call = arena_printf(h->a, "%s, %s", call, f);
         else if (is_local(ob->arg)) call = arena_printf(h->a, "%s, %s_len", call, f);
         else call = arena_printf(h->a, "%s, %s, %s_len", call, f, f);
+    }
+    for (int st = 0; st < o->nsteps; st++) {
+        const HostKernel *hk = &h->hks[ao->kernel[st]];
+        for (int i = 0; i < hk->nsides; i++)
+            if (hk->sides[i]->role == ROLE_RESULT) call = arena_printf(h->a, "%s, NULL, NULL", call);
     }
     c_line(h, "err = %s(%s);", orch_fn(h, ao), call);
     pr_line(p, "if (err != CL_SUCCESS) {");

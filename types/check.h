@@ -242,6 +242,7 @@ typedef struct OrchStep {
     int offset_param, length_param; /* ORCH_INTERLEAVED: the kernel's offset and length parameters */
     char *exclude;          /* ORCH_INTERLEAVED: per parameter, 1 when not interleaved */
     int line, col;
+    const Node *at;         /* the launch specification, or NULL */
 } OrchStep;
 
 typedef struct Orchestration {

@@ -162,6 +162,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
     st.offset_param = st.length_param = -1;
     st.line = spec->loc.line;
     st.col = spec->loc.col;
+    st.at = spec;
     st.args = arena_alloc(ck->a, sizeof(OrchArg) * (size_t)(fd->nparams + 1));
     if (!st.args) return;
     for (int i = 0; i < fd->nparams; i++) {
@@ -366,11 +367,22 @@ static void check_passed(Checker *ck, const Orchestration *o, int s, int j) {
 }
 
 /* After the kernels are checked: a KERNEL::VAR that is no parameter must be
- * a result vector of that kernel, and what is passed must fit. */
+ * a result vector of that kernel, and what is passed must fit; an
+ * interleaved kernel has no side channels (its chunks would need one each). */
 void orch_finish(Checker *ck) {
     Program *p = ck->prog;
     for (int i = 0; i < p->norchs; i++) {
         Orchestration *o = p->orchs[i];
+        for (int s = 0; s < o->nsteps; s++) {
+            const CFunc *cf = o->steps[s].mode == ORCH_INTERLEAVED ? checked_kernel(p, o->steps[s].kernel) : NULL;
+            for (int k = 0; cf && o->steps[s].at && k < cf->nsides; k++)
+                if (cf->sides[k]->kind != SIDE_DEBUG && cf->sides[k]->kind != SIDE_UNIFORM && cf->sides[k]->kind != SIDE_LOCAL) {
+                    diag_error_at(ck->d, o->steps[s].at, "E1206",
+                                  "launch-interleaved: kernel `%s` has side channels (`%s`); an interleaved kernel takes only its parameters",
+                                  cf->name, cf->sides[k]->name);
+                    break;
+                }
+        }
         for (int s = 0; s < o->nsteps; s++)
             for (int j = 0; j < o->steps[s].nargs; j++) {
                 OrchArg *a = &o->steps[s].args[j];

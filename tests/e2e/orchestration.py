@@ -244,9 +244,13 @@ int main(int argc, char **argv) {
     {
         float total = 0;
         cl_int big = 0;
-        if (orchestration_sum_all_then_sum_all_finish_run(&p, x, m, &total, 1) != CL_SUCCESS) goto failed;
+        cl_float *partials = NULL;
+        size_t npartials = 0;
+        if (orchestration_sum_all_then_sum_all_finish_run(&p, x, m, &total, 1, &partials, &npartials) != CL_SUCCESS) goto failed;
         print_floats("SUM", &total, 1);
-        if (orchestration_max_all_then_max_all_finish_run(&p, ia, n, &big, 1) != CL_SUCCESS) goto failed;
+        print_floats("PARTIALS", partials, npartials);
+        free(partials);
+        if (orchestration_max_all_then_max_all_finish_run(&p, ia, n, &big, 1, NULL, NULL) != CL_SUCCESS) goto failed;
         printf("MAX %d\n", big);
     }
     orchestration_release(&p);
@@ -323,6 +327,8 @@ def c_interleaved_equals_sequential():
 def c_grid_reduction_with_continuation():
     out, m = c()
     assert_close(out["SUM"][0], np.sum(XC[:m], dtype=np.float64), rtol=1e-4, name="reduce-vec-cont")
+    check("64 partials returned", out["PARTIALS"].shape == (64,), str(out["PARTIALS"].shape))
+    assert_close(np.sum(out["PARTIALS"]), np.sum(XC[:m], dtype=np.float64), rtol=1e-4, name="partials")
     assert_equal(int(out["MAX"][0]), int(IA.max()), name="reduce-to-1-cont max")
 
 
