@@ -131,8 +131,12 @@ static void orchs_json(StrBuf *b, const Abi *abi) {
             const OrchStep *st = &o->steps[s];
             sb_printf(b, "%s\n        {\"kernel\": ", s ? "," : "");
             json_str(b, st->kernel);
-            sb_printf(b, ", \"mode\": \"%s\", \"line\": %d, \"args\": [", modes[st->mode], st->line);
             const AbiKernel *k = &abi->kernels[ao->kernel[s]];
+            sb_printf(b, ", \"mode\": \"%s\", \"line\": %d, \"global_size\": ", modes[st->mode], st->line);
+            size_json(b, k->gsize); /* the kernel's own: each step launches with its sizes */
+            sb_puts(b, ", \"local_size\": ");
+            size_json(b, k->lsize);
+            sb_puts(b, ", \"args\": [");
             for (int j = 0; j < st->nargs; j++) {
                 sb_puts(b, j ? ", " : "");
                 sb_puts(b, "{\"param\": ");
