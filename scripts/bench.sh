@@ -200,5 +200,6 @@ echo
 "$PY" scripts/bench_hoist.py || status=1
 echo
 "$PY" scripts/bench_sort.py || status=1
+echo
 "$PY" scripts/bench_orch.py || status=1
 exit $status
