@@ -1,8 +1,10 @@
-/* orch.c - def-orchestration: which kernels run one after another, with
- * which arguments (spec "Hoisting and def-orchestration" and its
- * subsections "default" orchestration, argument passing, kernel template
- * instantiation, template def-orchestration, launch specification,
- * launch-sequential, launch-parallel, launch-interleaved).
+/* orch.c - def-orchestration and let-kernel: which kernels run one after
+ * another, with which arguments (spec "Hoisting and def-orchestration" and
+ * its subsections "default" orchestration, argument passing, kernel
+ * template instantiation, template def-orchestration, More notes on
+ * def-orchestration (dotimes), launch specification, launch-sequential,
+ * launch-parallel, launch-interleaved; spec "Continuation Kernels":
+ * let-kernel, Variable Capture, kernel-name).
  *
  * An orchestration is not Crisp code that runs: it is a description the
  * hoists print as host code (emit-hoist/) and the metadata lists.  The
@@ -10,7 +12,9 @@
  * `gen-` forms, which is how an orchestration affects the compilation),
  * checks the argument count, and resolves each argument to `_` (a fresh
  * argument of the orchestration) or `KERNEL::VAR` (a vector an earlier
- * step used).  The result is Program.orchs (types/check.h); docs/orchestration.md. */
+ * step used).  A continuation kernel (let-kernel) is collected as a kernel
+ * of its own, and its declared invocation becomes a two-step orchestration.
+ * The result is Program.orchs (types/check.h); docs/orchestration.md. */
 #include <stdio.h>
 #include <string.h>
 
