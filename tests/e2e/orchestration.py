@@ -115,6 +115,16 @@ def py_interleaved_equals_sequential():
 
 
 @case
+def py_interleaved_with_exclude():
+    n = 50001
+    Tab = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    X = rng.random(n, dtype=np.float32)
+    Y = np.zeros(n, np.float32)
+    K.table_interleaved(0, 0, Tab, X, Y, chunk=4096)
+    assert_close(Y, Tab[np.arange(n) & 3] * X, name=":exclude (Tab): whole in every chunk")
+
+
+@case
 def py_parallel_then_sequential():
     L, Rr, C = np.zeros(N, np.float32), np.zeros(N, np.float32), np.zeros(N, np.float32)
     K.two_then_one(A, B, L, B, A, Rr, C)
@@ -162,7 +172,8 @@ def metadata_describes_steps_and_buffers():
     orchs = {o["name"]: o for o in META["orchestrations"]}
     check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
                                                             "saxpy-interleaved", "saxpy-sequential", "two-then-one",
-                                                            "sum_all-then-sum_all_finish", "max_all-then-max_all_finish", "scale-thrice"]),
+                                                            "sum_all-then-sum_all_finish", "max_all-then-max_all_finish", "scale-thrice",
+                                                            "table-interleaved"]),
           str(sorted(orchs)))
     r = orchs["sum_all-then-sum_all_finish"]
     check("let-kernel origin", r["origin"] == "let-kernel", r["origin"])
@@ -239,6 +250,11 @@ int main(int argc, char **argv) {
     print_floats("ZI", zi, m);
     if (orchestration_two_then_one_run(&p, a, n, b, n, c1, n, b, n, a, n, c2, n, c, n) != CL_SUCCESS) goto failed;
     print_floats("P", c, n);
+    {
+        cl_float tab[4] = {1, 2, 3, 4};
+        if (orchestration_table_interleaved_run(&p, 0, 0, tab, 4, x, m, zi, m) != CL_SUCCESS) goto failed;
+        print_floats("TAB", zi, m);
+    }
     if (orchestration_scale_thrice_run(&p, a, n, 2.0f, NULL, 0, 3.0f, NULL, 0, 0.5f, r, n) != CL_SUCCESS) goto failed;
     print_floats("S3", r, n);
     {
@@ -336,6 +352,13 @@ def c_grid_reduction_with_continuation():
 def c_dotimes_unrolled():
     out, _ = c()
     assert_close(out["S3"].astype(np.float32), A * 3.0, name="2 x 3 x 0.5")
+
+
+@case
+def c_interleaved_with_exclude():
+    out, m = c()
+    tab = np.array([1, 2, 3, 4], np.float32)
+    assert_close(out["TAB"].astype(np.float32), tab[np.arange(m) & 3] * XC[:m], name=":exclude (Tab)")
 
 
 @case
