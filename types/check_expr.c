@@ -240,6 +240,50 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
     return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
 }
 
+/* The hint of E0312 (two operands that do not join), the same whatever the
+ * operands' order: an integer mixed with a float converts the integer to
+ * the float type (never truncates the float); an unsigned integer mixed with
+ * a signed one converts the unsigned one to a signed type wide enough for
+ * both (to-ulong would wrap a negative operand).  `args`/`syn` are the
+ * operands seen so far (flexible literals skipped), `t` the type they
+ * joined to, `b` the one that does not join.  Empty when no conversion is
+ * right (hardware vectors of different widths and the like). */
+static const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b) {
+    if (t->kind != TY_NUM || b->kind != TY_NUM) return "";
+    Category ct = ty_category(t), cb = ty_category(b);
+    Scalar target;
+    Category from;
+    if (ct == CAT_FLOAT || cb == CAT_FLOAT) {
+        target = ct == CAT_FLOAT ? t->sc : b->sc;
+        if (ct == CAT_FLOAT && cb == CAT_FLOAT) return "";
+        from = ct == CAT_FLOAT ? cb : ct;
+    } else if (ct != cb) {
+        const Type *s = ct == CAT_SIGNED ? t : b, *u = ct == CAT_SIGNED ? b : t;
+        int size = ty_scalar_info(u->sc)->size * 2;
+        if (size > 8) size = 8;
+        if (ty_scalar_info(s->sc)->size > size) size = ty_scalar_info(s->sc)->size;
+        target = size == 1 ? SC_CHAR : size == 2 ? SC_SHORT : size == 4 ? SC_INT : SC_LONG;
+        from = CAT_UNSIGNED;
+    } else {
+        return "";
+    }
+    const char *tn = ty_scalar_info(target)->name;
+    int count = 0, which = -1;
+    for (int i = 0; i < n; i++) {
+        if (!args[i] || is_flex(args[i]) || adopts_type(args[i]) || args[i]->ty->kind != TY_NUM) continue;
+        if (ty_category(args[i]->ty) == from) {
+            count++;
+            which = i;
+        }
+    }
+    const char *kind = from == CAT_UNSIGNED ? "unsigned" : "integer";
+    int ulong_operand = (ct == CAT_UNSIGNED && t->sc == SC_ULONG) || (cb == CAT_UNSIGNED && b->sc == SC_ULONG);
+    const char *caveat = from == CAT_UNSIGNED && ulong_operand ? " (right while it is below 2^63, as indices and sizes are)" : "";
+    if (count == 1)
+        return arena_printf(cx->ck->a, "; convert the %s operand: (to-%s %s)%s", kind, tn, syn_to_string(cx->ck->a, syn[which], 40), caveat);
+    return arena_printf(cx->ck->a, "; convert the %s operands with (to-%s ...)%s", kind, tn, caveat);
+}
+
 /* A struct value seen as a related (derived) struct type: free when both
  * are the same C type (def-derived-type is a typedef), a reinterpretation
  * of a private variable otherwise (set-derived). */
@@ -385,7 +429,7 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         if (!j) {
             diag_error_at(D(cx), syn[i], "E0312",
                           "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                          what, tname(cx, t), tname(cx, args[i]->ty), conversion_hint(cx, args[i]->ty, t));
+                          what, tname(cx, t), tname(cx, args[i]->ty), mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
             (void)form;
             return NULL;
         }
@@ -561,7 +605,7 @@ static Node *b_compare(Ctx *cx, Node *syn, Type *want) {
                 else
                     diag_error_at(D(cx), syn->kids[2], "E0312",
                                   "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                                  h, tname(cx, a0->ty), tname(cx, b0->ty), conversion_hint(cx, b0->ty, a0->ty));
+                                  h, tname(cx, a0->ty), tname(cx, b0->ty), mix_hint(cx, (Node *[]){a0, b0}, (Node *[]){syn->kids[1], syn->kids[2]}, 2, a0->ty, b0->ty));
                 return NULL;
             }
             a0 = coerce(cx, a0, t2, syn->kids[1], h);
