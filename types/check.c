@@ -773,6 +773,16 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
         return NULL;
     }
+    if (declared && declared->kind == TY_VECTOR &&
+        ((declared->elem && v->ty->elem && !ty_equal(declared->elem, v->ty->elem)) ||
+         (declared->length >= 0 && v->ty->length >= 0 && declared->length != v->ty->length))) {
+        /* another name for the same memory: its type is the vector's */
+        diag_error_at(ck->d, init, "E0310",
+                      "`%s` is declared `%s` but names the vector `%s`, a `%s`; a vector variable is another name for "
+                      "the vector it is bound to (to convert, make a vector and copy-vec into it)",
+                      name->name, tname(cx, declared), v->sym->name, tname(cx, v->ty));
+        return NULL;
+    }
     sym_alias(s, v->sym);
     return derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }

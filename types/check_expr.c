@@ -2787,6 +2787,12 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         } else if (ty_equal(v1->ty, v2->ty) && (v1->ty->kind == TY_BOOL || v1->ty->kind == TY_ENUM || v1->ty->kind == TY_STRUCT)) {
             t = v1->ty;
         }
+        if (!t && v1->ty->kind == TY_VECTOR && v2->ty->kind == TY_VECTOR) {
+            diag_error_at(D(cx), syn, "E0453",
+                          "an `if` cannot choose between two vectors as a value (a vector variable names one vector for its "
+                          "whole scope); choose inside the branches instead, e.g. (if c (~ a i) (~ b i))");
+            return NULL;
+        }
         if (!t) {
             diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
             return NULL;

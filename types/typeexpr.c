@@ -182,8 +182,13 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             continue;
         }
         if (!elem && i == start && syn_is_nil(k)) continue; /* element type left open (incomplete) */
+        /* after a base type ((make-vector image-t n)), a symbol that names
+           no type is the length, not an unknown element type */
+        int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || !strcmp(k->key, "voidp") ||
+                                                 (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind == SYM_TYPE));
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
-            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE))) {
+            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
+            !(start == 2 && k->kind == N_SYMBOL && !names_type)) {
             elem = type_expr(ck, k);
             if (!elem_ok(ck, elem, k)) ok = 0;
             continue;
