@@ -2675,6 +2675,13 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                   syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+    if (base->ty->kind == TY_VECTOR) { /* a misspelt vector accessor */
+        static const char *vec_accessors[] = {"length~", "offset~", "parent~", "dims~", "strides~", "num-dims~", NULL};
+        Suggest sg;
+        suggest_init(&sg, h);
+        for (int i = 0; vec_accessors[i]; i++) suggest_add(&sg, vec_accessors[i]);
+        if (suggest_best(&sg)) diag_note(D(cx), syn->kids[0]->loc, "did you mean `%s`?", suggest_best(&sg));
+    }
     return NULL;
 }
 

@@ -6,6 +6,7 @@
  * (:read-only/:read_only/:readable, :writable/:writeable, ...). */
 #include <string.h>
 
+#include "../core/suggest.h"
 #include "check_int.h"
 
 AddrSpace as_keyword(const char *key) {
@@ -214,6 +215,21 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
 
 static Type *type_expr_any(Checker *ck, Node *syn);
 
+/* "did you mean" for an unknown type name: the scalar types, their
+ * hardware vectors up to width 4, bool and the program's types. */
+static void suggest_type(Checker *ck, const Node *name) {
+    Suggest sg;
+    suggest_init(&sg, name->key);
+    static const char *widths[] = {"", "2", "3", "4", "8", "16"};
+    for (int sc = 0; sc < SC__COUNT; sc++)
+        for (size_t w = 0; w < sizeof widths / sizeof *widths && (w == 0 || sc != SC_BFLOAT16); w++)
+            suggest_add(&sg, arena_printf(ck->a, "%s%s", ty_scalar_info((Scalar)sc)->name, widths[w]));
+    suggest_add(&sg, "bool");
+    for (int i = 0; i < ck->globals.n; i++)
+        if (ck->globals.syms[i]->kind == SYM_TYPE) suggest_add(&sg, ck->globals.syms[i]->key);
+    if (suggest_best(&sg)) diag_note(ck->d, name->loc, "did you mean `%s`?", suggest_best(&sg));
+}
+
 /* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil.
  * An incomplete struct template ((pair-type nil int)) only where
  * ck->allow_incomplete (def-function parameter types). */
@@ -240,6 +256,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             return NULL;
         }
         diag_error_at(ck->d, syn, "E0901", "unknown type `%s`", syn->name);
+        suggest_type(ck, syn);
         return NULL;
     }
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;
