@@ -2260,7 +2260,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
  * bfloat16, which OpenCL C 1.2 lacks (docs/language.md).  Reports E0905. */
 int value_type_ok(Checker *ck, const Type *t, const Node *at) {
     if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
-        diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+        diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return 0;
     }
     return 1;

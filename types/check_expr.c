@@ -889,7 +889,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
     }
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     if (t->sc == SC_BFLOAT16) {
-        diag_error_at(D(cx), syn, "E0905", "`bfloat16` is not available in OpenCL C 1.2");
+        diag_error_at(D(cx), syn, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return NULL;
     }
     Node *a = expr(cx, syn->kids[1], NULL);

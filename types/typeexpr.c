@@ -59,7 +59,7 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
     if (t->kind == TY_NUM || t->kind == TY_HWVEC) {
         if (t->sc == SC_BFLOAT16) {
             diag_error_at(ck->d, at, "E0905",
-                          "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+                          "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
             return 0;
         }
         return 1;
