@@ -187,6 +187,15 @@ static int int_fits(int64_t v, int is_unsigned, Scalar s) {
     }
 }
 
+/* A float literal as a message shows it: %g, with a decimal point kept
+ * (`1.0`, not `1`, which reads as an integer). */
+static const char *float_text(Ctx *cx, double v) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%g", v);
+    if (!strpbrk(buf, ".eEni")) return arena_printf(cx->ck->a, "%s.0", buf);
+    return arena_printf(cx->ck->a, "%s", buf);
+}
+
 /* Retype a flexible literal to `want` (scalar or hw-vector element). */
 static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     Type *target = want->kind == TY_HWVEC ? ty_num(want->sc) : want;
@@ -216,15 +225,15 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
             return NULL;
         }
         diag_error_at(D(cx), at, "E0304",
-                      "float literal `%g` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
-                      lit->fval, tname(cx, want));
+                      "float literal `%s` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
+                      float_text(cx, lit->fval), tname(cx, want));
         return NULL;
     }
     double av = lit->fval < 0 ? -lit->fval : lit->fval;
     if (target->sc != SC_DOUBLE && isfinite(av) &&
         (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
          (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
-        diag_error_at(D(cx), at, "E0346", "float literal `%g` is out of the range of `%s`%s", lit->fval, ty_cname(target),
+        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_cname(target),
                       target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
         return NULL;
     }
@@ -1254,6 +1263,8 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
+    if (h && (!strcmp(h, "aref") || !strcmp(h, "elt") || !strcmp(h, "nth") || !strcmp(h, "svref")))
+        diag_note(D(cx), syn->kids[0]->loc, "Crisp has no `%s`: did you mean `~`, as in (set! (~ v i) x)?", syn->kids[0]->name);
     return NULL;
 }
 

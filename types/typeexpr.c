@@ -218,6 +218,12 @@ static Type *type_expr_any(Checker *ck, Node *syn);
 /* "did you mean" for an unknown type name: the scalar types, their
  * hardware vectors up to width 4, bool and the program's types. */
 static void suggest_type(Checker *ck, const Node *name) {
+    size_t n = strlen(name->key);
+    if (n > 1 && name->key[n - 1] == '*') { /* float*: a C pointer */
+        diag_note(ck->d, name->loc, "Crisp has no pointer types: memory is a vector, e.g. (vector-type %.*s :global :read-write)",
+                  (int)(n - 1), name->name);
+        return;
+    }
     Suggest sg;
     suggest_init(&sg, name->key);
     static const char *widths[] = {"", "2", "3", "4", "8", "16"};
