@@ -178,6 +178,13 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             } else {
                 diag_error_at(ck->d, k, "E0911",
                               "unexpected `:%s` in vector type: expected an address space, access, alignment or key", key);
+                static const char *known[] = {"global", "local", "constant", "private", "read-only", "write-only", "read-write",
+                                              "compact", "std140", "element-type", "address-space", "access", "align",
+                                              "length", NULL};
+                Suggest sg;
+                suggest_init(&sg, key);
+                for (int j = 0; known[j]; j++) suggest_add(&sg, known[j]);
+                if (suggest_best(&sg)) diag_note(ck->d, k->loc, "did you mean `:%s`?", suggest_best(&sg));
                 ok = 0;
             }
             continue;
