@@ -956,6 +956,9 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     continue;
                 }
                 decl->ty = s->ty;
+                /* declared without a value: it starts at zero, so no read
+                   sees an indeterminate value (clang -Wuninitialized) */
+                if (!v && !init) v = zero_value(cx, name, s->ty);
                 if (v) {
                     decl->kids = arena_alloc(ck->a, sizeof(Node *));
                     if (decl->kids) {

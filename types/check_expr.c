@@ -136,6 +136,17 @@ static Node *bool_lit(Ctx *cx, const Node *at, int v) {
     return x;
 }
 
+/* The zero of a number, hardware-vector or bool type (a let variable
+ * declared without an initial value starts at it), or NULL for others. */
+Node *zero_value(Ctx *cx, const Node *at, Type *ty) {
+    if (!ty) return NULL;
+    if (ty->kind == TY_BOOL) return bool_lit(cx, at, 0);
+    if (ty->kind != TY_NUM && ty->kind != TY_HWVEC) return NULL;
+    Type *sc = ty_num(ty->sc);
+    Node *z = ty_category(sc) == CAT_FLOAT ? float_lit(cx, at, 0.0, sc) : int_lit(cx, at, 0, sc);
+    return z; /* a hardware vector: the scalar, broadcast (as coerce does) */
+}
+
 Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
     Node *x = ck_node(cx, N_C_VAR, at, s->ty);
     x->sym = s;
