@@ -418,6 +418,13 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             emit_stmt(cx, r);
             return;
         }
+        if (rt->kind == TY_TUPLE && rt->maybe) {
+            /* elems[0] is the success flag, not a value the user writes */
+            diag_error_at(cx->ck->d, at, "E0331",
+                          "`%s` returns `%s`; end it with (result :OK%s) or (result :Err \"why\")", cx->fn->name,
+                          tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
+            return;
+        }
         if (rt->kind == TY_TUPLE) {
             diag_error_at(cx->ck->d, at, "E0331",
                           "`%s` returns %d values; end it with (return v1 v2 ...)", cx->fn->name, rt->nelems);
