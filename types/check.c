@@ -754,6 +754,11 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                           name->name);
             return NULL;
         }
+        if (t->length == 0 || t->length > (1 << 24)) {
+            diag_error_at(ck->d, name, "E0443", "vector length %lld of `%s` is out of range (1 to 16777216)",
+                          (long long)t->length, name->name);
+            return NULL;
+        }
         Node *mk = syn_list(ck->a, name->loc, NULL, 0);
         (void)mk;
         Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_PRIVATE, t->acc ? t->acc : ACC_READ_WRITE,
