@@ -1219,6 +1219,6 @@ Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
 }
 
 void extent_constvec_check(Arena *a, const Program *p, const CFunc *f, Diag *d) {
-    if (f->kind != FN_KERNEL || f->gsize.present || f->single_task) return;
+    if (f->kind != FN_KERNEL || f->gsize.present || f->single_task || !f->ncvuses) return; /* nothing to read past */
     extent_run(a, p, f, d);
 }
