@@ -46,6 +46,7 @@ typedef struct Origin {
     Val len;                    /* its length as the code sees it */
     int num, den;               /* a reinterpret-view: its elements are num/den of the
                                    parameter's (0: the same) */
+    const Sym *cv;              /* not the caller's: a def-const-vec itself (W0703) */
 } Origin;
 
 /* A variable's value, or (sym NULL, expr set) a fact about an expression:
@@ -80,6 +81,7 @@ typedef struct Ex {
     int any_facts;              /* some Binding is a fact (val() looks them up) */
     Diag *diag;                 /* extent_constvec_check: where W0703 goes */
     PtrMap warned;              /* ... the const-vecs already reported */
+    const Node *kernel_call;    /* the kernel's call being followed (depth > 0) */
 } Ex;
 
 /* ------------------------------------------------------------------ */
@@ -454,7 +456,9 @@ static Origin origin(Ex *x, const Node *n) {
     if (n->kind == N_C_VAR && n->sym) {
         Binding *b = lookup(x, n->sym);
         if (b && b->is_vec) return b->vec;
-        return not_caller(); /* local arrays, side channels, the scratch pool */
+        Origin o = not_caller(); /* local arrays, side channels, the scratch pool */
+        if (n->sym->kind == SYM_CONSTVEC) o.cv = n->sym;
+        return o;
     }
     if (n->kind == N_C_BINARY && n->op == OP_ADD && n->ty && n->ty->kind == TY_VECTOR) {
         Origin o = origin(x, n->kids[0]);
@@ -950,6 +954,7 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
     scan_mutations(x, &fr.mutated, fn->body);
     Frame *up = x->frame;
     x->frame = &fr;
+    if (!x->depth) x->kernel_call = call;
     x->depth++;
     for (int i = 0; i < nb; i++) {
         if (!binds[i].is_vec && mutated(x, binds[i].sym)) continue;
@@ -1008,8 +1013,13 @@ static int const_bound(const SizeExpr *e, int64_t *out) {
  * array (issue 14: the const_vec demo read past four arrays). */
 static void constvec_index(Ex *x, const Node *n) {
     const Node *v = n->kids[0];
-    if (!v || v->kind != N_C_VAR || !v->sym || v->sym->kind != SYM_CONSTVEC || !v->sym->ty) return;
+    if (!v || v->kind != N_C_VAR || !v->sym) return;
     const Sym *cv = v->sym;
+    if (cv->kind != SYM_CONSTVEC) { /* a parameter of a function the kernel calls with one */
+        Binding *b = lookup(x, cv);
+        cv = b && b->is_vec ? b->vec.cv : NULL;
+    }
+    if (!cv || cv->kind != SYM_CONSTVEC || !cv->ty) return;
     int64_t len = cv->ty->length, most;
     if (len < 0 || ptrmap_get(&x->warned, cv)) return;
     Val i = val(x, n->kids[1]);
@@ -1021,6 +1031,11 @@ static void constvec_index(Ex *x, const Node *n) {
                     "declaration, so a large enough launch reads past the array; guard the access, e.g. "
                     "(when (< i (length~ %s)) ...)",
                     x->kernel->name, cv->name, (long long)len, len == 1 ? "" : "s", cv->name);
+    if (x->depth > 0 && x->kernel_call) {
+        SrcLoc l = x->kernel_call->loc;
+        for (const Expansion *e = x->kernel_call->origin; e; e = e->parent) l = e->call; /* the user's own form */
+        diag_note(x->diag, l, "reached through this call in kernel `%s`", x->kernel->name);
+    }
 }
 
 /* Find the accesses and calls in expression N. */
