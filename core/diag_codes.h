@@ -448,6 +448,7 @@ DIAG(E1511, ERROR, "variable without a declared type (--no-inference)")
 /* W03xx warnings: declarations */
 DIAG(W0302, WARNING, "unknown declaration ignored")
 DIAG(W0303, WARNING, "binding hides a variable spelled differently")
+DIAG(W0304, WARNING, "-D override that sets nothing")
 
 /* W04xx warnings: soa-vectors */
 DIAG(W0401, WARNING, "overload not applied to soa-vector fields")

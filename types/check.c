@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/suggest.h"
 #include "../macros/expand.h"
 #include "consteval.h"
 
@@ -2699,6 +2700,58 @@ static void signature_aliases(Checker *ck, Node *f) {
         }
 }
 
+
+/* Does a feature expression of TEXT (#+NAME, #-NAME, #+(and A (not B)))
+ * name NAME, compared exactly? */
+static int feature_mentions(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = text; p && (p = strchr(p, '#')) != NULL; p++) {
+        if (p[1] != '+' && p[1] != '-') continue;
+        const char *q = p + 2, *end = q;
+        if (*q == '(') { /* to the matching parenthesis */
+            int depth = 0;
+            for (; *end; end++) {
+                depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+                if (depth == 0) break;
+            }
+        } else {
+            while (*end && !strchr(" \t\r\n()", *end)) end++;
+        }
+        for (const char *t = q; t + n <= end; t++)
+            if (!strncmp(t, name, n) && (t == q || strchr(" \t\r\n(", t[-1])) && (t + n == end || strchr(" \t\r\n)", t[n])))
+                return 1;
+    }
+    return 0;
+}
+
+/* W0304: a -D override that no def-parameter takes and that no source
+ * mentions (#+NAME and #-NAME read -D values too).  def-parameter names are
+ * compared exactly, so -Dmax_index=5 for MAX_INDEX left the default in
+ * place without a word. */
+static void unused_defines(Checker *ck) {
+    const CrispOptions *o = ck->c->opt;
+    for (int i = 0; o && i < o->ndefines; i++) {
+        const char *name = o->defines[i].name;
+        int used = 0;
+        for (int j = i + 1; j < o->ndefines && !used; j++) used = !strcmp(o->defines[j].name, name); /* reported once */
+        for (int g = 0; g < ck->globals.n && !used; g++)
+            used = ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name);
+        for (int f = 0; f < ck->c->nfiles && !used; f++) used = feature_mentions(ck->c->files[f]->text, name);
+        if (used) continue;
+        Suggest sg;
+        suggest_init(&sg, name);
+        for (int g = 0; g < ck->globals.n; g++)
+            if (ck->globals.syms[g]->kind == SYM_PARAMETER) suggest_add(&sg, ck->globals.syms[g]->name);
+        const char *near = suggest_best(&sg);
+        SrcLoc none = {NULL, 0, 0};
+        if (near)
+            diag_warning(ck->d, none, NULL, "W0304", "-D%s sets no def-parameter (names are compared exactly): did you mean -D%s?",
+                         name, near);
+        else
+            diag_warning(ck->d, none, NULL, "W0304", "-D%s sets no def-parameter and no source reads it", name);
+    }
+}
+
 /* Pass 1 for one top-level form as read: its macros expanded (expand.h),
  * then each resulting definition collected. */
 static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
@@ -2749,6 +2802,7 @@ Program *check_program(Crisp *c, Expander *x, Forms read, const TargetNames *tar
             ck.allow_incomplete = 0;
         }
     }
+    unused_defines(&ck);
     for (int i = 0; i < forms.n && !c->diag.fatal; i++)
         if (syn_is_form(forms.v[i], "set-derived")) set_derived(&ck, forms.v[i]);
     /* (gen-NAME ...) forms, now that every template and type is known */
