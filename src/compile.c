@@ -690,6 +690,7 @@ int crisp_run(const CrispOptions *opt, FILE *diag_out) {
     c.diag.no_warnings = opt->no_warnings;
     c.diag.max_errors = opt->max_errors < 0 ? INT_MAX : opt->max_errors;
     c.diag.exhausted = &c.arena.exhausted;
+    c.diag.mem_limit = c.arena.cap;
     c.opt = opt;
     int status;
     if (!load_inputs(&c)) status = 2;
