@@ -563,6 +563,7 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
         status = 2;
     } else if (ok) {
+        c->arena.fail_jump = NULL; /* writing: files may be open */
         ok = write_outputs(c, outs, n);
         status = ok ? 0 : 2;
     }
@@ -671,8 +672,19 @@ static int pipeline(Crisp *c) {
     sb_init(&kept);
     sb_init(&shaken);
     const Program *emitted = checked;
-    if (c->opt->tree_shaking) emitted = tree_shake(&c->arena, checked, &kept, &shaken);
-    int status = emitted ? stage_emit(c, emitted, sb_cstr(&kept), sb_cstr(&shaken), read, checked) : 1;
+    /* the emitters do not check every allocation: past the arena's hard
+       limit an allocation jumps back here, and nothing is written */
+    jmp_buf emit_fail;
+    int status;
+    if (setjmp(emit_fail) == 0) {
+        c->arena.fail_jump = &emit_fail;
+        if (c->opt->tree_shaking) emitted = tree_shake(&c->arena, checked, &kept, &shaken);
+        status = emitted ? stage_emit(c, emitted, sb_cstr(&kept), sb_cstr(&shaken), read, checked) : 1;
+    } else {
+        diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+        status = 2;
+    }
+    c->arena.fail_jump = NULL;
     sb_free(&kept);
     sb_free(&shaken);
     return status;
