@@ -621,8 +621,28 @@ static const char *source_names(Crisp *c) {
     return s;
 }
 
+/* The stages after reading (the reader reports running out of memory
+ * itself): one that meets a refused allocation (past the arena's hard
+ * limit, a quarter beyond --max-memory) where it does not expect one jumps
+ * back here; out of memory is reported as such (crisp_run) and nothing is
+ * written. */
+static int pipeline_after_read(Crisp *c, Forms read);
+
 static int pipeline(Crisp *c) {
     Forms read = apply_overrides(c, stage_read(c));
+    jmp_buf fail;
+    int status;
+    if (setjmp(fail) == 0) {
+        c->arena.fail_jump = &fail;
+        status = pipeline_after_read(c, read);
+    } else {
+        status = 1;
+    }
+    c->arena.fail_jump = NULL;
+    return status;
+}
+
+static int pipeline_after_read(Crisp *c, Forms read) {
     if (c->opt->single_pass && !c->diag.fatal) order_check_single_pass(c, read);
     if (c->opt->dump == DUMP_READ) return dump_forms(c, read), c->diag.errors ? 1 : 0;
     if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
@@ -674,7 +694,7 @@ static int pipeline(Crisp *c) {
     const Program *emitted = checked;
     /* the emitters do not check every allocation: past the arena's hard
        limit an allocation jumps back here, and nothing is written */
-    jmp_buf emit_fail;
+    jmp_buf emit_fail, *outer = c->arena.fail_jump;
     int status;
     if (setjmp(emit_fail) == 0) {
         c->arena.fail_jump = &emit_fail;
@@ -684,7 +704,7 @@ static int pipeline(Crisp *c) {
         diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
         status = 2;
     }
-    c->arena.fail_jump = NULL;
+    c->arena.fail_jump = outer;
     sb_free(&kept);
     sb_free(&shaken);
     return status;

@@ -142,5 +142,18 @@ def out_of_memory_while_emitting_the_hoists():
     check("nothing written when it fails", not wrote, str(wrote[:3]))
 
 
+@case
+def out_of_memory_while_checking_templates():
+    # a refused allocation in the checker's template instantiation crashed
+    # (struct_member on a NULL field name at --max-memory=540K): every
+    # stage after reading now ends in E0099 when an allocation is refused
+    bad = []
+    for k in range(400, 800, 20):
+        status, _, err = crisp("--max-memory=%dK" % k, "tests/e2e/templates.crisp")
+        if status not in (0, 1) or (status and "out of memory" not in err):
+            bad.append((k, status, err[-300:]))
+    check("every limit ends in a diagnostic", not bad, str(bad[:3]))
+
+
 if __name__ == "__main__":
     main()
