@@ -235,9 +235,13 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
             constvec_float_error(cx, want, at);
             return NULL;
         }
-        diag_error_at(D(cx), at, "E0304",
-                      "float literal `%s` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
-                      float_text(cx, lit->fval), tname(cx, want));
+        if (lit->fval == floor(lit->fval) && fabs(lit->fval) < 9.0e15)
+            diag_error_at(D(cx), at, "E0304", "float literal `%s` where `%s` is needed; write the integer literal `%.0f`",
+                          float_text(cx, lit->fval), tname(cx, want), lit->fval);
+        else
+            diag_error_at(D(cx), at, "E0304",
+                          "float literal `%s` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
+                          float_text(cx, lit->fval), tname(cx, want));
         return NULL;
     }
     double av = lit->fval < 0 ? -lit->fval : lit->fval;
@@ -459,6 +463,25 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         /* an integer and a float literal in a compile-time body: C computes
            in the floating type */
         t = ty_is_float(want) ? want : ty_num(SC_FLOAT);
+    } else if (t && any_float_lit && ty_is_int(t)) {
+        /* (+ a 1.0) with a:int: truncating the literal is not the fix */
+        int lit = -1, count = 0, which = -1;
+        for (int i = 0; i < n; i++) {
+            if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT && lit < 0) lit = i;
+            if (!is_flex(args[i]) && !adopts_type(args[i]) && ty_is_int(args[i]->ty)) {
+                count++;
+                which = i;
+            }
+        }
+        if (lit >= 0) {
+            const char *conv = count == 1 ? arena_printf(cx->ck->a, "(to-float %s)", syn_to_string(cx->ck->a, syn[which], 40))
+                                          : "(to-float ...) on the integer operands";
+            diag_error_at(D(cx), syn[lit], "E0304",
+                          "`%s` mixes `%s` and the float literal `%s`: for an integer result write an integer literal; "
+                          "for a float result convert the integer: %s",
+                          what, tname(cx, t), float_text(cx, args[lit]->fval), conv);
+            return NULL;
+        }
     } else if (!t) {
         if (ty_is_arith(want) && (!cx->consteval || constvec_literals_fit(args, n, want))) t = want;
         else t = any_float_lit ? ty_num(SC_FLOAT) : NULL;
