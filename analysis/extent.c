@@ -46,6 +46,7 @@ typedef struct Origin {
     Val len;                    /* its length as the code sees it */
     int num, den;               /* a reinterpret-view: its elements are num/den of the
                                    parameter's (0: the same) */
+    const Sym *cv;              /* not the caller's: a def-const-vec itself (W0703) */
 } Origin;
 
 /* A variable's value, or (sym NULL, expr set) a fact about an expression:
@@ -78,6 +79,9 @@ typedef struct Ex {
     long work;
     int gave_up;
     int any_facts;              /* some Binding is a fact (val() looks them up) */
+    Diag *diag;                 /* extent_constvec_check: where W0703 goes */
+    PtrMap warned;              /* ... the const-vecs already reported */
+    const Node *kernel_call;    /* the kernel's call being followed (depth > 0) */
 } Ex;
 
 /* ------------------------------------------------------------------ */
@@ -452,7 +456,9 @@ static Origin origin(Ex *x, const Node *n) {
     if (n->kind == N_C_VAR && n->sym) {
         Binding *b = lookup(x, n->sym);
         if (b && b->is_vec) return b->vec;
-        return not_caller(); /* local arrays, side channels, the scratch pool */
+        Origin o = not_caller(); /* local arrays, side channels, the scratch pool */
+        if (n->sym->kind == SYM_CONSTVEC) o.cv = n->sym;
+        return o;
     }
     if (n->kind == N_C_BINARY && n->op == OP_ADD && n->ty && n->ty->kind == TY_VECTOR) {
         Origin o = origin(x, n->kids[0]);
@@ -948,6 +954,7 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
     scan_mutations(x, &fr.mutated, fn->body);
     Frame *up = x->frame;
     x->frame = &fr;
+    if (!x->depth) x->kernel_call = call;
     x->depth++;
     for (int i = 0; i < nb; i++) {
         if (!binds[i].is_vec && mutated(x, binds[i].sym)) continue;
@@ -964,6 +971,73 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
 /* the walk                                                            */
 
 
+/* A constant upper bound of E (1) or none (0): the minimum of bounded
+ * terms, sums, products and quotients of bounded terms. */
+static int const_bound(const SizeExpr *e, int64_t *out) {
+    int64_t v, w;
+    switch (e->op) {
+    case SZ_INT: *out = e->ival; return 1;
+    case SZ_MIN: {
+        int any = 0;
+        for (int i = 0; i < e->nkids; i++)
+            if (const_bound(e->kids[i], &w) && (!any || w < v)) {
+                v = w;
+                any = 1;
+            }
+        if (any) *out = v;
+        return any;
+    }
+    case SZ_MONUS: return const_bound(e->kids[0], out);
+    case SZ_ADD: case SZ_MUL: case SZ_MAX:
+        if (!e->nkids || !const_bound(e->kids[0], &v)) return 0;
+        for (int i = 1; i < e->nkids; i++) {
+            if (!const_bound(e->kids[i], &w)) return 0;
+            if (v > INT64_MAX / 4 || w > INT64_MAX / 4) return 0;
+            v = e->op == SZ_ADD ? v + w : e->op == SZ_MUL ? v * w : (w > v ? w : v);
+        }
+        *out = v;
+        return 1;
+    case SZ_DIV: case SZ_FLOOR_DIV: case SZ_CEIL_DIV:
+        if (e->nkids != 2 || !const_bound(e->kids[0], &v) || e->kids[1]->op != SZ_INT || e->kids[1]->ival <= 0) return 0;
+        *out = e->op == SZ_CEIL_DIV ? (v + e->kids[1]->ival - 1) / e->kids[1]->ival : v / e->kids[1]->ival;
+        return 1;
+    case SZ_IF_POSITIVE: return e->nkids == 2 && const_bound(e->kids[1], out);
+    default: return 0;
+    }
+}
+
+/* W0703: V[index] with V a def-const-vec (a __constant array of a fixed
+ * length) and an index that grows with the launch (a thread id) and that
+ * nothing bounds below the length: a kernel without a (global-size ...)
+ * declaration is launched as large as its caller likes, and reads past the
+ * array (issue 14: the const_vec demo read past four arrays). */
+static void constvec_index(Ex *x, const Node *n) {
+    const Node *v = n->kids[0];
+    if (!v || v->kind != N_C_VAR || !v->sym) return;
+    const Sym *cv = v->sym;
+    if (cv->kind != SYM_CONSTVEC) { /* a parameter of a function the kernel calls with one */
+        Binding *b = lookup(x, cv);
+        cv = b && b->is_vec ? b->vec.cv : NULL;
+    }
+    if (!cv || cv->kind != SYM_CONSTVEC || !cv->ty) return;
+    int64_t len = cv->ty->length, most;
+    if (len < 0 || ptrmap_get(&x->warned, cv)) return;
+    Val i = val(x, n->kids[1]);
+    if (i.kind == V_UNKNOWN || i.sign || !i.base || !sz_uses_launch(i.base)) return;
+    if (const_bound(i.base, &most) && most + i.c < len) return;
+    ptrmap_put(x->a, &x->warned, cv, (void *)cv);
+    diag_warning_at(x->diag, n, "W0703",
+                    "kernel `%s` indexes `%s` (%lld element%s) with a thread id that nothing bounds: it has no (global-size ...) "
+                    "declaration, so a large enough launch reads past the array; guard the access, e.g. "
+                    "(when (< i (length~ %s)) ...)",
+                    x->kernel->name, cv->name, (long long)len, len == 1 ? "" : "s", cv->name);
+    if (x->depth > 0 && x->kernel_call) {
+        SrcLoc l = x->kernel_call->loc;
+        for (const Expansion *e = x->kernel_call->origin; e; e = e->parent) l = e->call; /* the user's own form */
+        diag_note(x->diag, l, "reached through this call in kernel `%s`", x->kernel->name);
+    }
+}
+
 /* Find the accesses and calls in expression N. */
 static void visit(Ex *x, const Node *n) {
     if (!n || !budget(x)) return;
@@ -979,6 +1053,7 @@ static void visit(Ex *x, const Node *n) {
     case N_C_INDEX: {
         visit(x, n->kids[0]);
         visit(x, n->kids[1]);
+        if (x->diag) constvec_index(x, n);
         Origin o = origin(x, n->kids[0]);
         if (o.base >= 0) {
             Val i = val(x, n->kids[1]);
@@ -1104,9 +1179,10 @@ static void walk(Ex *x, const Node *n) {
     }
 }
 
-Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
+static Extent *extent_run(Arena *a, const Program *p, const CFunc *f, Diag *d) {
     Ex x;
     memset(&x, 0, sizeof x);
+    x.diag = d;
     x.a = a;
     x.p = p;
     x.kernel = f;
@@ -1151,4 +1227,13 @@ Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
         if (f->params[i]->ty->length >= 0 && e->need->op == SZ_INT && e->need->ival <= f->params[i]->ty->length) e->need = NULL;
     }
     return x.out;
+}
+
+Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
+    return extent_run(a, p, f, NULL);
+}
+
+void extent_constvec_check(Arena *a, const Program *p, const CFunc *f, Diag *d) {
+    if (f->kind != FN_KERNEL || f->gsize.present || f->single_task || !f->ncvuses) return; /* nothing to read past */
+    extent_run(a, p, f, d);
 }

@@ -34,4 +34,8 @@ typedef struct Extent {
  * (whose vectors are marshalled by the caller) get empty extents. */
 Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f);
 
+/* W0703 through D: kernel F (with no (global-size ...) declaration) indexes
+ * a def-const-vec with a thread id nothing bounds below its length. */
+void extent_constvec_check(Arena *a, const Program *p, const CFunc *f, Diag *d);
+
 #endif

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "analysis_int.h"
+#include "extent.h"
 
 static const struct {
     const char *name;
@@ -342,6 +343,7 @@ Analysis *analysis_run(Crisp *c, Program *p) {
     }
     /* callees come before their callers in p->funcs */
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
+    for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
     return an;
 }
 

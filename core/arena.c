@@ -37,7 +37,10 @@ void *arena_alloc(Arena *a, size_t size) {
     if (size == 0) size = 16;
     if (size > cap || a->used > cap - size) {
         a->exhausted = 1; /* past the cap: served up to 1.25 x it (arena.h) */
-        if (size > hard || a->used > hard - size) return NULL;
+        if (size > hard || a->used > hard - size) {
+            if (a->fail_jump) longjmp(*a->fail_jump, 1);
+            return NULL;
+        }
     }
     ArenaChunk *c = a->head;
     if (!c || c->size - c->off < size) {
@@ -45,6 +48,7 @@ void *arena_alloc(Arena *a, size_t size) {
         c = malloc(sizeof *c + want);
         if (!c) {
             a->exhausted = 1;
+            if (a->fail_jump) longjmp(*a->fail_jump, 1);
             return NULL;
         }
         c->size = want;

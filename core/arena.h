@@ -12,6 +12,7 @@
 #define CRISP_ARENA_H
 
 #include <stdarg.h>
+#include <setjmp.h>
 #include <stddef.h>
 
 typedef struct ArenaChunk ArenaChunk;
@@ -21,6 +22,9 @@ typedef struct Arena {
     size_t used;      /* bytes handed out so far */
     size_t cap;       /* limit on `used` (0 = default 4 GiB); NULL past 1.25 x cap */
     int exhausted;    /* set once `used` passed the cap, or malloc failed */
+    jmp_buf *fail_jump; /* set: an allocation that would return NULL longjmps
+                           here instead (stages that do not check every
+                           allocation: the emitters; src/compile.c) */
 } Arena;
 
 void arena_init(Arena *a);

@@ -66,6 +66,7 @@ typedef struct Diag {
        is reported as what it is, out of memory, and the rest are dropped.
        diag_fatal messages (the stages' own out-of-memory reports) pass. */
     const int *exhausted;
+    size_t mem_limit; /* the arena's cap, for that message (0: the default 4 GiB) */
     int oom_reported;
     /* the last messages printed (hashes), so one reached twice - a form
        checked again after a first attempt - is printed once */

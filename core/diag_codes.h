@@ -250,6 +250,7 @@ DIAG(E0449, ERROR, "unknown keyword in `reinterpret-view`")
 DIAG(E0450, ERROR, "dimension out of range")
 DIAG(E0451, ERROR, "dimension is not an integer")
 DIAG(E0452, ERROR, "bad `mem-fence` flag")
+DIAG(E0453, ERROR, "`if` whose value would be a vector")
 DIAG(E0460, ERROR, "loop over something not a vector or count")
 DIAG(E0465, ERROR, "`target-has`/`device-has` without a keyword property")
 DIAG(E0466, ERROR, "unknown target property")
@@ -370,7 +371,7 @@ DIAG(E0901, ERROR, "unknown type")
 DIAG(E0902, ERROR, "not a type")
 DIAG(E0903, ERROR, "type alias defined in terms of itself")
 DIAG(E0904, ERROR, "vector element of an unsupported type")
-DIAG(E0905, ERROR, "`bfloat16` on OpenCL C 1.2")
+DIAG(E0905, ERROR, "`bfloat16`, which OpenCL C lacks")
 DIAG(E0906, ERROR, "vector type keyword without a value")
 DIAG(E0907, ERROR, "bad address space")
 DIAG(E0908, ERROR, "bad access")
@@ -461,6 +462,7 @@ DIAG(E1511, ERROR, "variable without a declared type (--no-inference)")
 /* W03xx warnings: declarations */
 DIAG(W0302, WARNING, "unknown declaration ignored")
 DIAG(W0303, WARNING, "binding hides a variable spelled differently")
+DIAG(W0304, WARNING, "-D override that sets nothing")
 
 /* W04xx warnings: soa-vectors */
 DIAG(W0401, WARNING, "overload not applied to soa-vector fields")
@@ -471,6 +473,7 @@ DIAG(W0580, WARNING, "`(device-has :subgroups)` in an OpenCL C 1.2 file")
 /* W07xx warnings: kernel sizes */
 DIAG(W0701, WARNING, "grid form in a kernel without a global size")
 DIAG(W0702, WARNING, "inconsistent size declarations")
+DIAG(W0703, WARNING, "const-vec indexed with an unbounded thread id")
 
 /* W11xx the opt-in static analyses (check-barriers, check-divergence, ...) */
 DIAG(W1101, WARNING, "barrier that may be reached by only some work-items")

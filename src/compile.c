@@ -563,6 +563,7 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         diag_error_plain(&c->diag, NULL, "out of memory"); /* reported as such (diag.c) */
         status = 2;
     } else if (ok) {
+        c->arena.fail_jump = NULL; /* writing: files may be open */
         ok = write_outputs(c, outs, n);
         status = ok ? 0 : 2;
     }
@@ -620,8 +621,28 @@ static const char *source_names(Crisp *c) {
     return s;
 }
 
+/* The stages after reading (the reader reports running out of memory
+ * itself): one that meets a refused allocation (past the arena's hard
+ * limit, a quarter beyond --max-memory) where it does not expect one jumps
+ * back here; out of memory is reported as such (crisp_run) and nothing is
+ * written. */
+static int pipeline_after_read(Crisp *c, Forms read);
+
 static int pipeline(Crisp *c) {
     Forms read = apply_overrides(c, stage_read(c));
+    jmp_buf fail;
+    int status;
+    if (setjmp(fail) == 0) {
+        c->arena.fail_jump = &fail;
+        status = pipeline_after_read(c, read);
+    } else {
+        status = 1;
+    }
+    c->arena.fail_jump = NULL;
+    return status;
+}
+
+static int pipeline_after_read(Crisp *c, Forms read) {
     if (c->opt->single_pass && !c->diag.fatal) order_check_single_pass(c, read);
     if (c->opt->dump == DUMP_READ) return dump_forms(c, read), c->diag.errors ? 1 : 0;
     if (c->diag.fatal) return 1; /* a resource limit: checking would only add noise */
@@ -671,8 +692,19 @@ static int pipeline(Crisp *c) {
     sb_init(&kept);
     sb_init(&shaken);
     const Program *emitted = checked;
-    if (c->opt->tree_shaking) emitted = tree_shake(&c->arena, checked, &kept, &shaken);
-    int status = emitted ? stage_emit(c, emitted, sb_cstr(&kept), sb_cstr(&shaken), read, checked) : 1;
+    /* the emitters do not check every allocation: past the arena's hard
+       limit an allocation jumps back here, and nothing is written */
+    jmp_buf emit_fail, *outer = c->arena.fail_jump;
+    int status;
+    if (setjmp(emit_fail) == 0) {
+        c->arena.fail_jump = &emit_fail;
+        if (c->opt->tree_shaking) emitted = tree_shake(&c->arena, checked, &kept, &shaken);
+        status = emitted ? stage_emit(c, emitted, sb_cstr(&kept), sb_cstr(&shaken), read, checked) : 1;
+    } else {
+        diag_error_plain(&c->diag, NULL, "out of memory while emitting; no output file was written");
+        status = 2;
+    }
+    c->arena.fail_jump = outer;
     sb_free(&kept);
     sb_free(&shaken);
     return status;
@@ -690,6 +722,7 @@ int crisp_run(const CrispOptions *opt, FILE *diag_out) {
     c.diag.no_warnings = opt->no_warnings;
     c.diag.max_errors = opt->max_errors < 0 ? INT_MAX : opt->max_errors;
     c.diag.exhausted = &c.arena.exhausted;
+    c.diag.mem_limit = c.arena.cap;
     c.opt = opt;
     int status;
     if (!load_inputs(&c)) status = 2;

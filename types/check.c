@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/suggest.h"
 #include "../macros/expand.h"
 #include "consteval.h"
 
@@ -418,6 +419,13 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             emit_stmt(cx, r);
             return;
         }
+        if (rt->kind == TY_TUPLE && rt->maybe) {
+            /* elems[0] is the success flag, not a value the user writes */
+            diag_error_at(cx->ck->d, at, "E0331",
+                          "`%s` returns `%s`; end it with (result :OK%s) or (result :Err \"why\")", cx->fn->name,
+                          tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
+            return;
+        }
         if (rt->kind == TY_TUPLE) {
             diag_error_at(cx->ck->d, at, "E0331",
                           "`%s` returns %d values; end it with (return v1 v2 ...)", cx->fn->name, rt->nelems);
@@ -747,6 +755,11 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                           name->name);
             return NULL;
         }
+        if (t->length == 0 || t->length > (1 << 24)) {
+            diag_error_at(ck->d, name, "E0443", "vector length %lld of `%s` is out of range (1 to 16777216)",
+                          (long long)t->length, name->name);
+            return NULL;
+        }
         Node *mk = syn_list(ck->a, name->loc, NULL, 0);
         (void)mk;
         Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_PRIVATE, t->acc ? t->acc : ACC_READ_WRITE,
@@ -771,6 +784,16 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     if (!v) return NULL;
     if (!v->ty || v->ty->kind != TY_VECTOR || v->kind != N_C_VAR) {
         diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        return NULL;
+    }
+    if (declared && declared->kind == TY_VECTOR &&
+        ((declared->elem && v->ty->elem && !ty_equal(declared->elem, v->ty->elem)) ||
+         (declared->length >= 0 && v->ty->length >= 0 && declared->length != v->ty->length))) {
+        /* another name for the same memory: its type is the vector's */
+        diag_error_at(ck->d, init, "E0310",
+                      "`%s` is declared `%s` but names the vector `%s`, a `%s`; a vector variable is another name for "
+                      "the vector it is bound to (to convert, make a vector and copy-vec into it)",
+                      name->name, tname(cx, declared), v->sym->name, tname(cx, v->ty));
         return NULL;
     }
     sym_alias(s, v->sym);
@@ -946,6 +969,9 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     continue;
                 }
                 decl->ty = s->ty;
+                /* declared without a value: it starts at zero, so no read
+                   sees an indeterminate value (clang -Wuninitialized) */
+                if (!v && !init) v = zero_value(cx, name, s->ty);
                 if (v) {
                     decl->kids = arena_alloc(ck->a, sizeof(Node *));
                     if (decl->kids) {
@@ -2251,7 +2277,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
  * bfloat16, which OpenCL C 1.2 lacks (docs/language.md).  Reports E0905. */
 int value_type_ok(Checker *ck, const Type *t, const Node *at) {
     if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
-        diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+        diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return 0;
     }
     return 1;
@@ -2675,6 +2701,58 @@ static void signature_aliases(Checker *ck, Node *f) {
         }
 }
 
+
+/* Does a feature expression of TEXT (#+NAME, #-NAME, #+(and A (not B)))
+ * name NAME, compared exactly? */
+static int feature_mentions(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = text; p && (p = strchr(p, '#')) != NULL; p++) {
+        if (p[1] != '+' && p[1] != '-') continue;
+        const char *q = p + 2, *end = q;
+        if (*q == '(') { /* to the matching parenthesis */
+            int depth = 0;
+            for (; *end; end++) {
+                depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+                if (depth == 0) break;
+            }
+        } else {
+            while (*end && !strchr(" \t\r\n()", *end)) end++;
+        }
+        for (const char *t = q; t + n <= end; t++)
+            if (!strncmp(t, name, n) && (t == q || strchr(" \t\r\n(", t[-1])) && (t + n == end || strchr(" \t\r\n)", t[n])))
+                return 1;
+    }
+    return 0;
+}
+
+/* W0304: a -D override that no def-parameter takes and that no source
+ * mentions (#+NAME and #-NAME read -D values too).  def-parameter names are
+ * compared exactly, so -Dmax_index=5 for MAX_INDEX left the default in
+ * place without a word. */
+static void unused_defines(Checker *ck) {
+    const CrispOptions *o = ck->c->opt;
+    for (int i = 0; o && i < o->ndefines; i++) {
+        const char *name = o->defines[i].name;
+        int used = 0;
+        for (int j = i + 1; j < o->ndefines && !used; j++) used = !strcmp(o->defines[j].name, name); /* reported once */
+        for (int g = 0; g < ck->globals.n && !used; g++)
+            used = ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name);
+        for (int f = 0; f < ck->c->nfiles && !used; f++) used = feature_mentions(ck->c->files[f]->text, name);
+        if (used) continue;
+        Suggest sg;
+        suggest_init(&sg, name);
+        for (int g = 0; g < ck->globals.n; g++)
+            if (ck->globals.syms[g]->kind == SYM_PARAMETER) suggest_add(&sg, ck->globals.syms[g]->name);
+        const char *near = suggest_best(&sg);
+        SrcLoc none = {NULL, 0, 0};
+        if (near)
+            diag_warning(ck->d, none, NULL, "W0304", "-D%s sets no def-parameter (names are compared exactly): did you mean -D%s?",
+                         name, near);
+        else
+            diag_warning(ck->d, none, NULL, "W0304", "-D%s sets no def-parameter and no source reads it", name);
+    }
+}
+
 /* Pass 1 for one top-level form as read: its macros expanded (expand.h),
  * then each resulting definition collected. */
 static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
@@ -2725,6 +2803,7 @@ Program *check_program(Crisp *c, Expander *x, Forms read, const TargetNames *tar
             ck.allow_incomplete = 0;
         }
     }
+    unused_defines(&ck);
     for (int i = 0; i < forms.n && !c->diag.fatal; i++)
         if (syn_is_form(forms.v[i], "set-derived")) set_derived(&ck, forms.v[i]);
     /* (gen-NAME ...) forms, now that every template and type is known */

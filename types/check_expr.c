@@ -136,6 +136,17 @@ static Node *bool_lit(Ctx *cx, const Node *at, int v) {
     return x;
 }
 
+/* The zero of a number, hardware-vector or bool type (a let variable
+ * declared without an initial value starts at it), or NULL for others. */
+Node *zero_value(Ctx *cx, const Node *at, Type *ty) {
+    if (!ty) return NULL;
+    if (ty->kind == TY_BOOL) return bool_lit(cx, at, 0);
+    if (ty->kind != TY_NUM && ty->kind != TY_HWVEC) return NULL;
+    Type *sc = ty_num(ty->sc);
+    Node *z = ty_category(sc) == CAT_FLOAT ? float_lit(cx, at, 0.0, sc) : int_lit(cx, at, 0, sc);
+    return z; /* a hardware vector: the scalar, broadcast (as coerce does) */
+}
+
 Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
     Node *x = ck_node(cx, N_C_VAR, at, s->ty);
     x->sym = s;
@@ -187,6 +198,15 @@ static int int_fits(int64_t v, int is_unsigned, Scalar s) {
     }
 }
 
+/* A float literal as a message shows it: %g, with a decimal point kept
+ * (`1.0`, not `1`, which reads as an integer). */
+static const char *float_text(Ctx *cx, double v) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%g", v);
+    if (!strpbrk(buf, ".eEni")) return arena_printf(cx->ck->a, "%s.0", buf);
+    return arena_printf(cx->ck->a, "%s", buf);
+}
+
 /* Retype a flexible literal to `want` (scalar or hw-vector element). */
 static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     Type *target = want->kind == TY_HWVEC ? ty_num(want->sc) : want;
@@ -215,16 +235,20 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
             constvec_float_error(cx, want, at);
             return NULL;
         }
-        diag_error_at(D(cx), at, "E0304",
-                      "float literal `%g` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
-                      lit->fval, tname(cx, want));
+        if (lit->fval == floor(lit->fval) && fabs(lit->fval) < 9.0e15)
+            diag_error_at(D(cx), at, "E0304", "float literal `%s` where `%s` is needed; write the integer literal `%.0f`",
+                          float_text(cx, lit->fval), tname(cx, want), lit->fval);
+        else
+            diag_error_at(D(cx), at, "E0304",
+                          "float literal `%s` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
+                          float_text(cx, lit->fval), tname(cx, want));
         return NULL;
     }
     double av = lit->fval < 0 ? -lit->fval : lit->fval;
     if (target->sc != SC_DOUBLE && isfinite(av) &&
         (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
          (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
-        diag_error_at(D(cx), at, "E0346", "float literal `%g` is out of the range of `%s`%s", lit->fval, ty_cname(target),
+        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_cname(target),
                       target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
         return NULL;
     }
@@ -238,6 +262,50 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
     if (ty_category(want) != CAT_FLOAT && ty_category(have) == CAT_FLOAT)
         return "; convert explicitly with truncate, floor, ceil or round";
     return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
+}
+
+/* The hint of E0312 (two operands that do not join), the same whatever the
+ * operands' order: an integer mixed with a float converts the integer to
+ * the float type (never truncates the float); an unsigned integer mixed with
+ * a signed one converts the unsigned one to a signed type wide enough for
+ * both (to-ulong would wrap a negative operand).  `args`/`syn` are the
+ * operands seen so far (flexible literals skipped), `t` the type they
+ * joined to, `b` the one that does not join.  Empty when no conversion is
+ * right (hardware vectors of different widths and the like). */
+static const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b) {
+    if (t->kind != TY_NUM || b->kind != TY_NUM) return "";
+    Category ct = ty_category(t), cb = ty_category(b);
+    Scalar target;
+    Category from;
+    if (ct == CAT_FLOAT || cb == CAT_FLOAT) {
+        target = ct == CAT_FLOAT ? t->sc : b->sc;
+        if (ct == CAT_FLOAT && cb == CAT_FLOAT) return "";
+        from = ct == CAT_FLOAT ? cb : ct;
+    } else if (ct != cb) {
+        const Type *s = ct == CAT_SIGNED ? t : b, *u = ct == CAT_SIGNED ? b : t;
+        int size = ty_scalar_info(u->sc)->size * 2;
+        if (size > 8) size = 8;
+        if (ty_scalar_info(s->sc)->size > size) size = ty_scalar_info(s->sc)->size;
+        target = size == 1 ? SC_CHAR : size == 2 ? SC_SHORT : size == 4 ? SC_INT : SC_LONG;
+        from = CAT_UNSIGNED;
+    } else {
+        return "";
+    }
+    const char *tn = ty_scalar_info(target)->name;
+    int count = 0, which = -1;
+    for (int i = 0; i < n; i++) {
+        if (!args[i] || is_flex(args[i]) || adopts_type(args[i]) || args[i]->ty->kind != TY_NUM) continue;
+        if (ty_category(args[i]->ty) == from) {
+            count++;
+            which = i;
+        }
+    }
+    const char *kind = from == CAT_UNSIGNED ? "unsigned" : "integer";
+    int ulong_operand = (ct == CAT_UNSIGNED && t->sc == SC_ULONG) || (cb == CAT_UNSIGNED && b->sc == SC_ULONG);
+    const char *caveat = from == CAT_UNSIGNED && ulong_operand ? " (right while it is below 2^63, as indices and sizes are)" : "";
+    if (count == 1)
+        return arena_printf(cx->ck->a, "; convert the %s operand: (to-%s %s)%s", kind, tn, syn_to_string(cx->ck->a, syn[which], 40), caveat);
+    return arena_printf(cx->ck->a, "; convert the %s operands with (to-%s ...)%s", kind, tn, caveat);
 }
 
 /* A struct value seen as a related (derived) struct type: free when both
@@ -385,7 +453,7 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         if (!j) {
             diag_error_at(D(cx), syn[i], "E0312",
                           "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                          what, tname(cx, t), tname(cx, args[i]->ty), conversion_hint(cx, args[i]->ty, t));
+                          what, tname(cx, t), tname(cx, args[i]->ty), mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
             (void)form;
             return NULL;
         }
@@ -395,6 +463,25 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         /* an integer and a float literal in a compile-time body: C computes
            in the floating type */
         t = ty_is_float(want) ? want : ty_num(SC_FLOAT);
+    } else if (t && any_float_lit && ty_is_int(t)) {
+        /* (+ a 1.0) with a:int: truncating the literal is not the fix */
+        int lit = -1, count = 0, which = -1;
+        for (int i = 0; i < n; i++) {
+            if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT && lit < 0) lit = i;
+            if (!is_flex(args[i]) && !adopts_type(args[i]) && ty_is_int(args[i]->ty)) {
+                count++;
+                which = i;
+            }
+        }
+        if (lit >= 0) {
+            const char *conv = count == 1 ? arena_printf(cx->ck->a, "(to-float %s)", syn_to_string(cx->ck->a, syn[which], 40))
+                                          : "(to-float ...) on the integer operands";
+            diag_error_at(D(cx), syn[lit], "E0304",
+                          "`%s` mixes `%s` and the float literal `%s`: for an integer result write an integer literal; "
+                          "for a float result convert the integer: %s",
+                          what, tname(cx, t), float_text(cx, args[lit]->fval), conv);
+            return NULL;
+        }
     } else if (!t) {
         if (ty_is_arith(want) && (!cx->consteval || constvec_literals_fit(args, n, want))) t = want;
         else t = any_float_lit ? ty_num(SC_FLOAT) : NULL;
@@ -561,7 +648,7 @@ static Node *b_compare(Ctx *cx, Node *syn, Type *want) {
                 else
                     diag_error_at(D(cx), syn->kids[2], "E0312",
                                   "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                                  h, tname(cx, a0->ty), tname(cx, b0->ty), conversion_hint(cx, b0->ty, a0->ty));
+                                  h, tname(cx, a0->ty), tname(cx, b0->ty), mix_hint(cx, (Node *[]){a0, b0}, (Node *[]){syn->kids[1], syn->kids[2]}, 2, a0->ty, b0->ty));
                 return NULL;
             }
             a0 = coerce(cx, a0, t2, syn->kids[1], h);
@@ -845,7 +932,7 @@ static Node *conversion(Ctx *cx, Node *syn, const char *h) {
     }
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     if (t->sc == SC_BFLOAT16) {
-        diag_error_at(D(cx), syn, "E0905", "`bfloat16` is not available in OpenCL C 1.2");
+        diag_error_at(D(cx), syn, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return NULL;
     }
     Node *a = expr(cx, syn->kids[1], NULL);
@@ -1211,6 +1298,8 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
+    if (h && (!strcmp(h, "aref") || !strcmp(h, "elt") || !strcmp(h, "nth") || !strcmp(h, "svref")))
+        diag_note(D(cx), syn->kids[0]->loc, "Crisp has no `%s`: did you mean `~`, as in (set! (~ v i) x)?", syn->kids[0]->name);
     return NULL;
 }
 
@@ -2632,6 +2721,13 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                   syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+    if (base->ty->kind == TY_VECTOR) { /* a misspelt vector accessor */
+        static const char *vec_accessors[] = {"length~", "offset~", "parent~", "dims~", "strides~", "num-dims~", NULL};
+        Suggest sg;
+        suggest_init(&sg, h);
+        for (int i = 0; vec_accessors[i]; i++) suggest_add(&sg, vec_accessors[i]);
+        if (suggest_best(&sg)) diag_note(D(cx), syn->kids[0]->loc, "did you mean `%s`?", suggest_best(&sg));
+    }
     return NULL;
 }
 
@@ -2743,6 +2839,12 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
             t = branch_type(v1, v2, want);
         } else if (ty_equal(v1->ty, v2->ty) && (v1->ty->kind == TY_BOOL || v1->ty->kind == TY_ENUM || v1->ty->kind == TY_STRUCT)) {
             t = v1->ty;
+        }
+        if (!t && v1->ty->kind == TY_VECTOR && v2->ty->kind == TY_VECTOR) {
+            diag_error_at(D(cx), syn, "E0453",
+                          "an `if` cannot choose between two vectors as a value (a vector variable names one vector for its "
+                          "whole scope); choose inside the branches instead, e.g. (if c (~ a i) (~ b i))");
+            return NULL;
         }
         if (!t) {
             diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));

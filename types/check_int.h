@@ -226,6 +226,7 @@ Node *place(Ctx *cx, Node *syn, int for_write);
 int const_int(Ctx *cx, Node *checked, int64_t *out);
 int const_syn_int(Ctx *cx, Node *syn, int64_t *out);
 Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
+Node *zero_value(Ctx *cx, const Node *at, Type *ty);
 Node *var_ref(Ctx *cx, const Node *at, Sym *s);
 const char *tname(Ctx *cx, const Type *t);
 int node_has_effects(const Node *n);

@@ -518,13 +518,21 @@ static int var_int(Ce *ce, const Node *at, const Sym *s, int64_t *out) {
 /* ------------------------------------------------------------------ */
 /* arithmetic                                                          */
 
+#define OP_ABS_CALL (-1) /* overflow(): the operation is (abs a) */
+
 static int overflow(Ce *ce, const Node *at, const CeVal *a, int op, const CeVal *b, const Type *t) {
     /* exact (literal-only) arithmetic is done in long, or ulong for an
        unsigned literal */
     if (ce->exact) t = ty_num(scalar_of(t)->sc == SC_ULONG ? SC_ULONG : SC_LONG);
     const char *in = arena_printf(ce->ck->a, "`%s`", ce_tname(ce, t));
-    if (!b)
-        return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s%s` does not fit in %s", check_op_text(op), show(ce, a), in);
+    if (!b && op == OP_ABS_CALL)
+        return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `(abs %s)` does not fit in %s", show(ce, a), in);
+    if (!b) {
+        const char *sa = show(ce, a);
+        return ce_error(ce, at, CE_E_OVERFLOW, sa[0] == '-' ? "integer overflow: `%s(%s)` does not fit in %s"
+                                                             : "integer overflow: `%s%s` does not fit in %s",
+                        check_op_text(op), sa, in);
+    }
     return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s %s %s` does not fit in %s", show(ce, a), check_op_text(op),
                     show(ce, b), in);
 }
@@ -1109,7 +1117,7 @@ static int builtin(Ce *ce, const Node *n, CeVal *out) {
         if (fl) {
             *out = float_val(scalar_of(t), fabs(a[0].f));
         } else if (sg && (int64_t)a[0].u < 0) {
-            if ((int64_t)a[0].u == smin(width_of(ce, t))) return overflow(ce, n, &a[0], OP_NEG, NULL, t);
+            if ((int64_t)a[0].u == smin(width_of(ce, t))) return overflow(ce, n, &a[0], OP_ABS_CALL, NULL, t);
             *out = int_val(t, (uint64_t) - (int64_t)a[0].u);
         } else {
             *out = a[0];

@@ -112,7 +112,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
     }
     if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *s = scope_lookup(cx, syn->kids[1]->key);
-        if (!s || s->kind != SYM_PARAM || s->ty->kind != TY_VECTOR) {
+        if (!s || s->kind != SYM_PARAM || !s->ty || s->ty->kind != TY_VECTOR) {
             diag_error_at(D(cx), syn->kids[1], "E0806", "a side-channel size can take the length of a vector parameter only, not `%s`",
                           syn->kids[1]->name);
             return 0;
@@ -692,7 +692,7 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
     }
     Node *p = syn->kids[1];
     Sym *ps = p->kind == N_SYMBOL ? scope_lookup(cx, p->key) : NULL;
-    if (!ps || ps->kind != SYM_PARAM || ps->ty->kind != TY_VOIDP) {
+    if (!ps || ps->kind != SYM_PARAM || !ps->ty || ps->ty->kind != TY_VOIDP) {
         diag_error_at(D(cx), p, "E0832", "`%s` takes a voidp parameter of the kernel, found `%s`", syn->kids[0]->name,
                       syn_to_string(ck->a, p, 30));
         return NULL;

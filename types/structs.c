@@ -315,7 +315,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             continue;
         }
         if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
-            diag_error_at(D(ck), ftype, "E0905", "`bfloat16` is not available in OpenCL C 1.2");
+            diag_error_at(D(ck), ftype, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
             ok = 0;
             continue;
         }

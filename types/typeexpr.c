@@ -6,6 +6,7 @@
  * (:read-only/:read_only/:readable, :writable/:writeable, ...). */
 #include <string.h>
 
+#include "../core/suggest.h"
 #include "check_int.h"
 
 AddrSpace as_keyword(const char *key) {
@@ -58,7 +59,7 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
     if (t->kind == TY_NUM || t->kind == TY_HWVEC) {
         if (t->sc == SC_BFLOAT16) {
             diag_error_at(ck->d, at, "E0905",
-                          "`bfloat16` is not available in OpenCL C 1.2; use `half` or `float`");
+                          "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
             return 0;
         }
         return 1;
@@ -177,13 +178,25 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             } else {
                 diag_error_at(ck->d, k, "E0911",
                               "unexpected `:%s` in vector type: expected an address space, access, alignment or key", key);
+                static const char *known[] = {"global", "local", "constant", "private", "read-only", "write-only", "read-write",
+                                              "compact", "std140", "element-type", "address-space", "access", "align",
+                                              "length", NULL};
+                Suggest sg;
+                suggest_init(&sg, key);
+                for (int j = 0; known[j]; j++) suggest_add(&sg, known[j]);
+                if (suggest_best(&sg)) diag_note(ck->d, k->loc, "did you mean `:%s`?", suggest_best(&sg));
                 ok = 0;
             }
             continue;
         }
         if (!elem && i == start && syn_is_nil(k)) continue; /* element type left open (incomplete) */
+        /* after a base type ((make-vector image-t n)), a symbol that names
+           no type is the length, not an unknown element type */
+        int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || !strcmp(k->key, "voidp") ||
+                                                 (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind == SYM_TYPE));
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
-            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE))) {
+            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
+            !(start == 2 && k->kind == N_SYMBOL && !names_type)) {
             elem = type_expr(ck, k);
             if (!elem_ok(ck, elem, k)) ok = 0;
             continue;
@@ -208,6 +221,27 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
 }
 
 static Type *type_expr_any(Checker *ck, Node *syn);
+
+/* "did you mean" for an unknown type name: the scalar types, their
+ * hardware vectors up to width 4, bool and the program's types. */
+static void suggest_type(Checker *ck, const Node *name) {
+    size_t n = strlen(name->key);
+    if (n > 1 && name->key[n - 1] == '*') { /* float*: a C pointer */
+        diag_note(ck->d, name->loc, "Crisp has no pointer types: memory is a vector, e.g. (vector-type %.*s :global :read-write)",
+                  (int)(n - 1), name->name);
+        return;
+    }
+    Suggest sg;
+    suggest_init(&sg, name->key);
+    static const char *widths[] = {"", "2", "3", "4", "8", "16"};
+    for (int sc = 0; sc < SC__COUNT; sc++)
+        for (size_t w = 0; w < sizeof widths / sizeof *widths && (w == 0 || sc != SC_BFLOAT16); w++)
+            suggest_add(&sg, arena_printf(ck->a, "%s%s", ty_scalar_info((Scalar)sc)->name, widths[w]));
+    suggest_add(&sg, "bool");
+    for (int i = 0; i < ck->globals.n; i++)
+        if (ck->globals.syms[i]->kind == SYM_TYPE) suggest_add(&sg, ck->globals.syms[i]->key);
+    if (suggest_best(&sg)) diag_note(ck->d, name->loc, "did you mean `%s`?", suggest_best(&sg));
+}
 
 /* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil.
  * An incomplete struct template ((pair-type nil int)) only where
@@ -235,6 +269,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             return NULL;
         }
         diag_error_at(ck->d, syn, "E0901", "unknown type `%s`", syn->name);
+        suggest_type(ck, syn);
         return NULL;
     }
     if (syn->kind == N_LIST && syn->nkids == 0) return &ty_void;

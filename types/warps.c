@@ -76,7 +76,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
         if (!strcmp(h, launch[i])) return all_uniform(cx, syn, 1);
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *v = scope_lookup(cx, syn->kids[1]->key);
-        return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || v->ty->length >= 0);
+        return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
     }
     /* pure operators of uniform operands */
     static const char *ops[] = {"+", "-", "*", "/", "<", ">", "<=", ">=", "=", "==", "/=", "!=", "and", "or", "not",

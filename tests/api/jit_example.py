@@ -9,7 +9,7 @@ import pyopencl as cl
 import crisp
 
 source = open(sys.argv[1]).read()                  # examples/vector_add.crisp
-r = crisp.compile(source, flags="-DN=4")           # r.opencl_c, r.metadata (a dict), r.diagnostics
+r = crisp.compile(source, flags="--ocl-version=1.2") # r.opencl_c, r.metadata (a dict), r.diagnostics
 try:
     crisp.compile("(def-kernel k (a:int) (+ a 1.0))")
 except crisp.CompileError as e:                    # .file .line .column .code .message

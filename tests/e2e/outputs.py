@@ -124,5 +124,36 @@ def out_of_memory_is_reported_as_such():
     assert_equal(os.listdir(d), [])
 
 
+@case
+def out_of_memory_while_emitting_the_hoists():
+    # the checker fits, the hoist emitters do not: at each limit crisp ends
+    # with a diagnostic and writes nothing (it crashed in hoist_c.c on a
+    # refused allocation at 1280K)
+    crashed, wrote = [], []
+    for k in range(800, 2400, 40):
+        d = fresh("oom_emit")
+        status, _, err = crisp("--max-memory=%dK" % k, "--transpile-to=oclc", "--metadata", "--hoist=OpenCL",
+                               "--hoist=PyOpenCL", "--output-dir=" + d, "tests/e2e/const_vec.crisp")
+        if status not in (0, 1, 2) or (status and "out of memory" not in err):
+            crashed.append((k, status, err[-300:]))
+        if status and os.path.isdir(d) and os.listdir(d):
+            wrote.append((k, os.listdir(d)))
+    check("every limit ends in a diagnostic", not crashed, str(crashed[:3]))
+    check("nothing written when it fails", not wrote, str(wrote[:3]))
+
+
+@case
+def out_of_memory_while_checking_templates():
+    # a refused allocation in the checker's template instantiation crashed
+    # (struct_member on a NULL field name at --max-memory=540K): every
+    # stage after reading now ends in E0099 when an allocation is refused
+    bad = []
+    for k in range(400, 800, 20):
+        status, _, err = crisp("--max-memory=%dK" % k, "tests/e2e/templates.crisp")
+        if status not in (0, 1) or (status and "out of memory" not in err):
+            bad.append((k, status, err[-300:]))
+    check("every limit ends in a diagnostic", not bad, str(bad[:3]))
+
+
 if __name__ == "__main__":
     main()

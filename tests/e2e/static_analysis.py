@@ -75,7 +75,7 @@ EXPECTED = {
         (53, "W1102"): "(= lid 0): one work-item",
     },
     "tests/e2e/const_vec.crisp": {
-        (269, "W1102"): "(= i 0): one work-item writes the constants",
+        (274, "W1102"): "(= i 0): one work-item writes the constants",
     },
     "tests/e2e/control.crisp": {
         (33, "W1103"): "Out[3i + k]",
@@ -104,6 +104,9 @@ EXPECTED = {
         (11, "W1103"): "a naive transpose: Out[y + x * height]",
         (22, "W1102"): "a test on the local id inside one group",
         (45, "W1103"): "Out[6i + k]",
+    },
+    "tests/e2e/let_zero.crisp": {
+        (13, "W1102"): "only the work-items with a positive element count",
     },
     "tests/e2e/maybe.crisp": {
         (38, "W1103"): "Out[3i + k]",
