@@ -3152,11 +3152,6 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), head, "E0495", "`%s` %s", head->name, later[i].why);
             return NULL;
         }
-    if (!strncmp(h, "reduce-", 7) || !strcmp(h, "map-stride") || !strcmp(h, "filter") || !strncmp(h, "exclusive-scan", 14) ||
-        !strcmp(h, "inclusive-scan") || !strncmp(h, "dot-prod", 8)) {
-        diag_error_at(D(cx), head, "E0495", "`%s` is not supported yet (it belongs to the GPU library milestone)", head->name);
-        return NULL;
-    }
     diag_error_at(D(cx), head, "E0494", "unknown function or macro `%s`", head->name);
     suggest_form(cx, head);
     return NULL;
