@@ -1612,6 +1612,9 @@ class Kernel:
                                 element("uchar"))
             elif role == "debug":
                 d = debug = rt.debug_channel()
+            elif role == "local":       # workgroup scratch (make-scratch-vector :local): sized here
+                d = rt.local_vector(self.name, a["name"], int(_eval_size(a.get("size") or {}, inputs, where)),
+                                    element(a.get("element"), a.get("stride")))
             else:
                 continue
             devs[a["index"]] = d

@@ -168,6 +168,44 @@ def py_radix_device_arrays():
 
 
 @case
+def spec_pseudo_demonstration_with_the_premade_kernels():
+    """The spec's "psuedo demonstration" (Bitonic Sort) as printed, with
+    the kernels its generation lines make (tests/e2e/lib/sort_spec_demo.crisp);
+    Python 3 needs // where the pseudo-code halves with /.  Its loop runs j
+    up to the size in bytes: the merges past the vector's length are no-ops."""
+    d = out_dir("sort_spec_demo")
+    status, out, err = crisp("--transpile-to=oclc", "--metadata", "--output-dir=" + d,
+                             "tests/e2e/lib/sort_spec_demo.crisp")
+    check("compiled", status == 0, err)
+    os.environ["CRISP_KERNEL_PATH"] = d
+    try:
+        stage_one_kernel = crisp_runtime.load_kernel("stage_one_kernel")
+        stage_two_kernel = crisp_runtime.load_kernel("stage_two_kernel")
+        host_data = np.array(np.random.rand(1024), dtype=np.float32)
+        original = host_data.copy()
+        data_size = host_data.nbytes
+        buffer = crisp_runtime.create_buffer(host_data)
+        stage_one_kernel.set_arg("data", buffer)
+        workgroup_size = 256
+        global_size = host_data.size
+        queue = crisp_runtime.default_queue()
+        stage_one_kernel.launch(queue, global_size, workgroup_size)
+        buffer.read()
+        check("stage one sorts each workgroup's 256, ascending",
+              all(np.all(np.diff(host_data[s:s + 256]) >= 0) for s in range(0, 1024, 256)))
+        j = workgroup_size * 2
+        while j <= data_size:
+            k = j // 2
+            while k > 0:
+                stage_two_kernel.launch(queue, buffer, j, k)
+                k = k // 2
+            j = j * 2
+        assert_equal(buffer.read(), np.sort(original))
+    finally:
+        del os.environ["CRISP_KERNEL_PATH"]
+
+
+@case
 def metadata_lists_the_sorts():
     import json
     d = out_dir("sort_hoists_meta")
