@@ -623,6 +623,13 @@ static const char *sort_enqueue_params(Hc *h) {
                         h->prog);
 }
 
+/* K_side_sizes(&ARGS, &LAUNCH); where kernel K has side channels (its
+ * __local scratch is sized from the launch). */
+static void sort_side_sizes(Hc *h, const AbiKernel *k, const char *args, const char *launch) {
+    const HostKernel *hk = &h->hks[k - h->abi->kernels];
+    if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(&h->pr, "%s_side_sizes(&%s, &%s);", k->name, args, launch);
+}
+
 static const char *sort_run_params(Hc *h, const AbiSort *s) {
     const char *t = elem_ctype(h, &s->k[0]->args[0]);
     if (s->in_place) return arena_printf(h->a, "%s *p, %s *data, size_t n", h->prog, t);
@@ -670,6 +677,7 @@ static void emit_sort(Hc *h, const AbiSort *s) {
     pr_line(p, "crisp_launch_init(&launch, 1);");
     pr_line(p, "launch.global[0] = groups * wg;");
     pr_line(p, "launch.local[0] = wg;");
+    sort_side_sizes(h, s->k[0], "ca", "launch");
     pr_line(p, "/* each workgroup sorts 2 x wg elements */");
     pr_line(p, "err = %s_enqueue(p, queue, &ca, &launch, num_events, wait_list, &prev);", kc);
     pr_line(p, "if (err != CL_SUCCESS) return err;");
@@ -689,6 +697,7 @@ static void emit_sort(Hc *h, const AbiSort *s) {
     pr_line(p, "ma.k = k;");
     pr_line(p, "crisp_launch_init(&launch, 1);");
     pr_line(p, "launch.global[0] = (size_t)pairs;");
+    sort_side_sizes(h, s->k[1], "ma", "launch");
     pr_line(p, "err = %s_enqueue(p, queue, &ma, &launch, 1, &prev, &next);", km);
     pr_line(p, "clReleaseEvent(prev);");
     pr_line(p, "prev = next;");
@@ -701,6 +710,7 @@ static void emit_sort(Hc *h, const AbiSort *s) {
     pr_line(p, "crisp_launch_init(&launch, 1);");
     pr_line(p, "launch.global[0] = groups * wg;");
     pr_line(p, "launch.local[0] = wg;");
+    sort_side_sizes(h, s->k[2], "la", "launch");
     pr_line(p, "err = %s_enqueue(p, queue, &la, &launch, 1, &prev, &next);", kl);
     pr_line(p, "clReleaseEvent(prev);");
     pr_line(p, "prev = next;");
@@ -844,6 +854,7 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_line(p, "ca.counts = sa.counts;");
     pr_line(p, "ca.counts_len = sa.counts_len;");
     pr_line(p, "ca.shift = shift;");
+    sort_side_sizes(h, s->k[0], "ca", "launch");
     pr_line(p, "err = %s_enqueue(p, queue, &ca, &launch, prev ? 1 : num_events, prev ? &prev : wait_list, &next);", kc);
     pr_line(p, "if (prev) clReleaseEvent(prev);");
     pr_line(p, "prev = next;");
@@ -865,6 +876,7 @@ static void emit_radix(Hc *h, const AbiSort *s) {
         pr_line(p, "xa.vals_out = vb;");
         pr_line(p, "xa.vals_out_len = n;");
     }
+    sort_side_sizes(h, s->k[2], "xa", "launch");
     pr_line(p, "err = %s_enqueue(p, queue, &xa, &launch, 1, &prev, &next);", kx);
     pr_line(p, "clReleaseEvent(prev);");
     pr_line(p, "prev = next;");
