@@ -22,7 +22,8 @@ PYDIR   ?= $(shell $(PY) scripts/python_dir.py $(PREFIX))
 DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
-GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/diag_examples.c
+GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/runtime_cuda_h.c \
+           $(B)/gen/runtime_cuda_py.c $(B)/gen/diag_examples.c
 NEG_TESTS = $(sort $(wildcard tests/neg/*.crisp tests/neg/*/*.crisp))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 # library objects: position-independent, internal symbols hidden
@@ -73,6 +74,14 @@ $(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h scripts/embed.sh
 $(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh crisp_runtime_py_text $< > $@
+
+$(B)/gen/runtime_cuda_h.c: runtime-shim/crisp_runtime_cuda.h scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh crisp_runtime_cuda_h_text $< > $@
+
+$(B)/gen/runtime_cuda_py.c: runtime-shim/crisp_runtime_cuda.py scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh crisp_runtime_cuda_py_text $< > $@
 
 # The examples of `crisp --explain CODE` are the negative tests.
 $(B)/gen/diag_examples.c: $(NEG_TESTS) scripts/embed_examples.sh

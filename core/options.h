@@ -41,6 +41,8 @@ typedef struct CrispOptions {
     int ndefines;
     int hoist_opencl;         /* --hoist=OpenCL: DIR/BASE_hoist_OpenCL.c */
     int hoist_pyopencl;       /* --hoist=PyOpenCL: DIR/BASE_hoist_PyOpenCL.py */
+    int hoist_cuda;           /* --hoist=CUDA: DIR/BASE_hoist_CUDA.h/.cpp/_demo.cpp (implies the PTX) */
+    int hoist_pycuda;         /* --hoist=PyCUDA: DIR/BASE_hoist_PyCUDA.py (implies the PTX) */
     int debug_output;         /* --debug-output: the run-time debug channel */
     int ocl_version;          /* --ocl-version: 120, 200 or 300 (0: 120) */
     int hoist_unified_memory; /* --hoist-unified-memory: SVM in the hoists */

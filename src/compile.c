@@ -394,7 +394,7 @@ static int write_outputs(Crisp *c, Output *outs, int n) {
 static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *shaken, Forms read,
                       const Program *checked) {
     const CrispOptions *o = c->opt;
-    int hoist = o->hoist_opencl || o->hoist_pyopencl;
+    int hoist = o->hoist_opencl || o->hoist_pyopencl || o->hoist_cuda || o->hoist_pycuda;
     int in_memory = o->capture_cl || o->capture_meta || o->capture_bin;
     int record = o->tree_shaking && !in_memory; /* the command line fills the cache */
     const char *reout = in_memory ? NULL : o->re_output_dir;
@@ -484,7 +484,12 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     if (hoist && !status) {
         Abi *abi = abi_build(&c->arena, p);
         HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
-                           o->debug_output, NULL, NULL};
+                           o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0};
+        /* the CUDA hoists load the cubins (or fat binaries) of --binary-gpu-target */
+        const char **sms = arena_alloc(&c->arena, sizeof(char *) * (size_t)(o->ntargets + 1));
+        for (int i = 0; sms && i < o->ntargets; i++)
+            if (o->targets[i].kind == TARGET_CUBIN) sms[ho.ncuda_sms++] = o->targets[i].id;
+        ho.cuda_sms = sms;
         StrBuf src, flags;
         sb_init(&src);
         sb_init(&flags);
@@ -502,9 +507,9 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         sb_free(&src);
         sb_free(&flags);
         HoistFile files[HOIST_MAX_FILES];
-        int nf = abi ? emit_hoists(files, abi, &ho, (o->hoist_opencl ? HOIST_OPENCL : 0) | (o->hoist_pyopencl ? HOIST_PYOPENCL : 0),
-                                   &c->arena)
-                     : 0;
+        int which = (o->hoist_opencl ? HOIST_OPENCL : 0) | (o->hoist_pyopencl ? HOIST_PYOPENCL : 0) |
+                    (o->hoist_cuda ? HOIST_CUDA : 0) | (o->hoist_pycuda ? HOIST_PYCUDA : 0);
+        int nf = abi ? emit_hoists(files, abi, &ho, which, &c->arena) : 0;
         for (int i = 0; i < nf; i++) {
             outs[n].path = arena_printf(&c->arena, "%s/%s", dir, files[i].name);
             capture[n] = NULL;
@@ -512,8 +517,10 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         }
     }
     if (o->emit_runtime_dir && !status) {
-        const char *shim[2][2] = {{"crisp_runtime.h", crisp_runtime_h_text}, {"crisp_runtime.py", crisp_runtime_py_text}};
-        for (int i = 0; i < 2; i++) {
+        const char *shim[4][2] = {{"crisp_runtime.h", crisp_runtime_h_text}, {"crisp_runtime.py", crisp_runtime_py_text},
+                                  {"crisp_runtime_cuda.h", crisp_runtime_cuda_h_text},
+                                  {"crisp_runtime_cuda.py", crisp_runtime_cuda_py_text}};
+        for (int i = 0; i < 4; i++) {
             const char *path = arena_printf(&c->arena, "%s/%s", o->emit_runtime_dir, shim[i][0]);
             int dup = 0; /* --emit-runtime into the output directory of a hoist */
             for (int j = 0; j < n; j++) dup |= path && outs[j].path && !strcmp(outs[j].path, path);

@@ -149,10 +149,18 @@ static int set_hoist(OptState *st, const OptSpec *spec, const char *v) {
     (void)spec;
     if (!strcmp(v, "OpenCL")) st->o->hoist_opencl = 1;
     else if (!strcmp(v, "PyOpenCL")) st->o->hoist_pyopencl = 1;
-    else if (!strcmp(v, "L0") || !strcmp(v, "CUDA") || !strcmp(v, "PyLevelZero") || !strcmp(v, "PyCUDA"))
-        return fail(st, "hoist target `%s` is not available in this build: crisp emits OpenCL C only (use --hoist=OpenCL or --hoist=PyOpenCL)%s", v, "");
+    else if (!strcmp(v, "CUDA") || !strcmp(v, "PyCUDA")) {
+        /* the CUDA hoists load the PTX (and the cubins of --binary-gpu-target) */
+        if (!strcmp(v, "CUDA")) st->o->hoist_cuda = 1;
+        else st->o->hoist_pycuda = 1;
+        return add_target(st, TARGET_PTX, "ptx");
+    } else if (!strcmp(v, "L0") || !strcmp(v, "PyLevelZero"))
+        return fail(st, "hoist target `%s` is not available: Level Zero loads SPIR-V modules through Intel's "
+                        "Level Zero loader, which crisp neither builds against nor can test here; load the SPIR-V of "
+                        "--ir-target=spv with your own Level Zero code, or use --hoist=OpenCL / PyOpenCL (Intel's "
+                        "OpenCL runtime takes the same SPIR-V)%s", v, "");
     else
-        return fail(st, "unknown hoist target `%s` (available: OpenCL, PyOpenCL)%s", v, "");
+        return fail(st, "unknown hoist target `%s` (available: OpenCL, PyOpenCL, CUDA, PyCUDA)%s", v, "");
     return 0;
 }
 
@@ -275,7 +283,7 @@ const OptSpec opt_table[] = {
     {NULL, 'o', OPT_ARG, OPT_CLI, set_o, -1, "FILE",
      "output directory and base name from FILE; with no other output, FILE's extension (.cl .metacrisp .spv .ptx) picks it"},
     {"hoist", 0, OPT_ARG, OPT_CLI, set_hoist, -1, "ID",
-     "write DIR/BASE_hoist_OpenCL.h/.c/_demo.c (OpenCL) or DIR/BASE_hoist_PyOpenCL.py (PyOpenCL), with the runtime shim crisp_runtime.h/.py beside them; implies the .cl; repeatable"},
+     "write DIR/BASE_hoist_OpenCL.h/.c/_demo.c (OpenCL), DIR/BASE_hoist_PyOpenCL.py (PyOpenCL), DIR/BASE_hoist_CUDA.h/.cpp/_demo.cpp (CUDA) or DIR/BASE_hoist_PyCUDA.py (PyCUDA), with the runtime shim crisp_runtime*.h/.py beside them; implies the .cl (and for CUDA the .ptx); repeatable"},
     {"hoist-unified-memory", 0, OPT_NO_ARG, OPT_CLI, set_flag, FLAG(hoist_unified_memory), NULL,
      "use OpenCL shared virtual memory in the hoists"},
     {"hoist-dynamic", 0, OPT_ARG, OPT_CLI, set_hoist_dynamic, -1, "KERNEL",
@@ -452,7 +460,8 @@ int opt_finish(OptState *st) {
         o->output_dir = slash ? (slash == f ? "/" : arena_strndup(st->a, f, (size_t)(slash - f))) : ".";
         o->output_base = arena_strndup(st->a, base, strlen(base) - strlen(ext));
         if (!o->output_dir || !o->output_base) return oom(st);
-        int any = o->transpile_oclc || o->metadata || o->ntargets || o->hoist_opencl || o->hoist_pyopencl;
+        int any = o->transpile_oclc || o->metadata || o->ntargets || o->hoist_opencl || o->hoist_pyopencl || o->hoist_cuda ||
+                  o->hoist_pycuda;
         if (!any) {
             if (!strcmp(ext, ".metacrisp")) o->metadata = 1;
             else if (!strcmp(ext, ".spv")) return add_target(st, TARGET_SPV, "spv");
