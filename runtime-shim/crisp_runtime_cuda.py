@@ -154,10 +154,12 @@ class _CudaPython:
         self._c("cuMemsetD8Async", self.cu.cuMemsetD8Async(ptr, 0, nbytes, stream))
 
     def htod(self, ptr, host, stream):
-        self._c("cuMemcpyHtoDAsync", self.cu.cuMemcpyHtoDAsync(ptr, host, host.nbytes, stream))
+        # the address, not the array: cuda-python reads structured dtypes wrongly
+        self._c("cuMemcpyHtoD", self.cu.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes))
 
     def dtoh(self, host, ptr, stream):
-        self._c("cuMemcpyDtoHAsync", self.cu.cuMemcpyDtoHAsync(host, ptr, host.nbytes, stream))
+        self._c("cuStreamSynchronize", self.cu.cuStreamSynchronize(stream))
+        self._c("cuMemcpyDtoH", self.cu.cuMemcpyDtoH(host.ctypes.data, ptr, host.nbytes))
 
     def launch(self, func, grid, block, shared, stream, params):
         self._c("cuLaunchKernel", self.cu.cuLaunchKernel(func, grid[0], grid[1], grid[2], block[0], block[1],
@@ -331,11 +333,11 @@ class _PyCuda:
         self._c("cuMemsetD8Async", self.drv.memset_d8_async, ptr, 0, nbytes, stream)
 
     def htod(self, ptr, host, stream):
-        self._c("cuMemcpyHtoD", self.drv.memcpy_htod, ptr, host)
+        self._c("cuMemcpyHtoD", self.drv.memcpy_htod, ptr, host.view(np.uint8).reshape(-1))
 
     def dtoh(self, host, ptr, stream):
         self.stream_sync(stream)
-        self._c("cuMemcpyDtoH", self.drv.memcpy_dtoh, host, ptr)
+        self._c("cuMemcpyDtoH", self.drv.memcpy_dtoh, host.view(np.uint8).reshape(-1), ptr)
 
     def launch(self, func, grid, block, shared, stream, packed):
         self._c("cuLaunchKernel", func._launch_kernel, tuple(grid), tuple(block), packed, shared, stream)

@@ -22,6 +22,12 @@
 
 #define TOOL_TIMEOUT_S 600
 #define PTX_ARCH "sm_60" /* the PTX's .target: JIT-compiled on any GPU from Pascal on */
+/* -O1, not -O2: LLVM 14's GVN load PRE moves loads of a kernel's __local
+ * variables above barrier() for NVPTX (GlobalsAA takes llvm.nvvm.barrier0
+ * for a call that cannot touch a non-escaping global), which breaks every
+ * "work-item 0 computes it, the workgroup shares it" on a GPU
+ * (docs/targets.md). */
+#define PTX_OPT "-O1"
 
 /* LLVM versions tried for clang + llvm-spirv + libclc, newest known-good first. */
 static const int llvm_versions[] = {14, 15, 16, 17, 18, 19};
@@ -269,8 +275,11 @@ static int build_ptx(Chain *ch, const char *out) {
     if (find_ptx_tools(ch, &clang, &libclc)) return 2;
     const char *arch = getenv("CRISP_PTX_ARCH");
     const char *march = arena_printf(ch->a, "-march=%s", arch && *arch ? arch : PTX_ARCH);
+    /* LLVM's own optimisation level for the PTX (ptxas optimises it again):
+       see PTX_OPT; CRISP_PTX_OPT=-O2 ... changes it */
+    const char *opt = getenv("CRISP_PTX_OPT");
     const char *cc[] = {clang, "-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-target",
-                        "nvptx64--nvidiacl", march, "-O2", "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
+                        "nvptx64--nvidiacl", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
                         in_dir(ch, ".cl"), "-o", out, NULL};
     return step(ch, "clang", cc);
 }

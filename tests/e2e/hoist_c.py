@@ -103,9 +103,9 @@ def unknown_hoist_id_is_refused():
     d = out_dir("refused")
     for f in os.listdir(d):
         os.remove(os.path.join(d, f))
-    status, out, err = crisp("--hoist=CUDA", "--output-dir=" + d, program("vector_add"))
+    status, out, err = crisp("--hoist=L0", "--output-dir=" + d, program("vector_add"))
     check("exit 2", status == 2, "exit %d" % status)
-    check("clear message", "hoist target `CUDA` is not available" in err, err)
+    check("clear message", "hoist target `L0` is not available: Level Zero" in err, err)
     check("nothing written", os.listdir(d) == [], str(os.listdir(d)))
 
 
