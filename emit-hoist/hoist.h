@@ -22,6 +22,7 @@ typedef struct HoistOptions {
     int ncuda_sms;
     int fat_binary;             /* --fat-binary: BASE_sm_XX.fatbin, not .cubin */
     int cuda;                   /* set by emit_hoists: the CUDA flavour of an emitter */
+    int spirv;                  /* --ir-target=spv: the OpenCL hoists load BASE.spv where they can */
 } HoistOptions;
 
 /* The hoist targets (--hoist=...). */

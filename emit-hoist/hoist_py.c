@@ -704,6 +704,9 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
         pr_line(p, "]");
     } else {
         if (nstatic) pr_line(p, "CL_FILE = os.path.join(HERE, %s)", quoted(a, arena_printf(a, "%s.cl", o->base)));
+        if (nstatic && o->spirv)
+            pr_line(p, "SPV_FILE = os.path.join(HERE, %s)   # --ir-target=spv: loaded where the device takes SPIR-V",
+                    quoted(a, arena_printf(a, "%s.spv", o->base)));
         pr_line(p, "BUILD_OPTIONS = \"%s\"   # the .cl's OpenCL C (--ocl-version)", abi->cl_std);
     }
     pr_line(p, "UNIFIED_MEMORY = %s%s", o->unified_memory ? "True" : "False",
@@ -742,7 +745,10 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_line(p, "(environment variables CRISP_PLATFORM / CRISP_DEVICE: substrings of the");
     pr_line(p, "names).\"\"\"");
     pr_line(p, "runtime = crisp_runtime.Runtime(context, queue, unified_memory=UNIFIED_MEMORY)");
-    pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");
+    if (nstatic && o->spirv)
+        pr_line(p, "program = runtime.build_spirv_or_file(SPV_FILE, CL_FILE, BUILD_OPTIONS)  # SPIR-V, else the .cl");
+    else
+        pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");
     if (ndynamic) {
         pr_line(p, "dynamic_program = runtime.build_source(%s, BUILD_OPTIONS,", o->crisp_source ? "dynamic_source()" : "CL_SOURCE");
         pr_line(p, "                                       name=\"CL_SOURCE of %s_hoist_PyOpenCL\")", o->base);

@@ -343,6 +343,23 @@ def load_program(path, context=None, options=BUILD_OPTIONS):
     return build_program(context or default_context(), source, options, name=path)
 
 
+def spirv_support(device):
+    """'' when DEVICE builds SPIR-V programs (clCreateProgramWithIL: OpenCL 2.1's
+    CL_DEVICE_IL_VERSION, or cl_khr_il_program), else why not."""
+    try:
+        il = device.il_version or ""
+    except (cl.Error, AttributeError):
+        il = ""
+    if "SPIR-V" in il or "cl_khr_il_program" in (device.extensions or ""):
+        return ""
+    return "%s takes no SPIR-V (no CL_DEVICE_IL_VERSION, no cl_khr_il_program)" % device.name.strip()
+
+
+def _il_options(options):
+    """Build options for a SPIR-V program: -cl-std= is the source's business."""
+    return " ".join(o for o in (options or "").split() if not o.startswith("-cl-std="))
+
+
 def create_kernel(program, name):
     """cl.Kernel(program, name) with a readable error."""
     return _call("clCreateKernel(%s)" % name, cl.Kernel, program, name)
@@ -880,6 +897,29 @@ class Runtime:
     # -- programs ------------------------------------------------------
     def build_file(self, path, options=BUILD_OPTIONS):
         return load_program(path, self.context, options)
+
+    def build_spirv_or_file(self, spv_path, cl_path, options=BUILD_OPTIONS):
+        """The SPIR-V at SPV_PATH (crisp --ir-target=spv) built with
+        clCreateProgramWithIL where the device takes SPIR-V; else the OpenCL
+        C at CL_PATH, with a RuntimeWarning saying why.  self.program_origin
+        says which ("SPIR-V" or "OpenCL C")."""
+        why = spirv_support(self.device)
+        if not why and not os.path.isfile(spv_path):
+            why = "%s does not exist" % spv_path
+        if not why:
+            with open(spv_path, "rb") as f:
+                il = f.read()
+            try:
+                prog = cl.Program(self.context, il).build(options=_il_options(options))
+            except cl.Error as e:
+                why = "building %s failed (%s)" % (os.path.basename(spv_path), str(e).strip().splitlines()[0])
+            else:
+                self.program_origin = "SPIR-V"
+                return prog
+        warnings.warn("crisp_runtime: not loading the SPIR-V, %s: building %s instead"
+                      % (why, os.path.basename(cl_path)), RuntimeWarning, stacklevel=2)
+        self.program_origin = "OpenCL C"
+        return self.build_file(cl_path, options)
 
     def build_source(self, source, options=BUILD_OPTIONS, name="<embedded source>"):
         return build_program(self.context, source, options, name)

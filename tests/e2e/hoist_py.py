@@ -797,3 +797,32 @@ def a_folder_of_what_crisp_wrote_is_enough():
     env["PYTHONPATH"] = d + os.pathsep + os.path.join(REPO, "runtime-shim")
     r = subprocess.run([PY, "-c", HOIST_ALONE], cwd="/", env=env, capture_output=True, text=True, timeout=120)
     check("or an installed one", r.returncode == 0 and "runtime-shim" in r.stdout, r.stdout + r.stderr)
+
+
+# ----------------------------------------------------------------------
+# --ir-target=spv: the hoist loads the SPIR-V where the device takes it
+
+@case
+def spirv_loaded_where_the_device_takes_it():
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        k = load("examples/vector_add.crisp", "--ir-target=spv", name="spirv")
+    dev = k.queue.device
+    why = crisp_runtime.spirv_support(dev)
+    if why:        # PoCL here: the .cl, saying why
+        check("built from the .cl", k.runtime.program_origin == "OpenCL C", k.runtime.program_origin)
+        check("a warning says why", any("not loading the SPIR-V" in str(x.message) and why in str(x.message) for x in w),
+              str([str(x.message) for x in w]))
+    else:          # Intel's CPU runtime: clCreateProgramWithIL
+        check("built from BASE.spv", k.runtime.program_origin == "SPIR-V", k.runtime.program_origin)
+        check("no warning", not [x for x in w if "SPIR-V" in str(x.message)], str([str(x.message) for x in w]))
+        src = k.program.get_info(cl.program_info.SOURCE)
+        check("no OpenCL C source in the program", not src.strip(), src[:80])
+    a = rng.random(1000, dtype=np.float32)
+    b = rng.random(1000, dtype=np.float32)
+    c = np.zeros(1000, np.float32)
+    k.vector_add(a, b, c)
+    assert_close(c, a + b)
+    mod = import_hoist("examples/vector_add.crisp", "--ir-target=spv", name="spirv")
+    check("SPV_FILE beside the module", os.path.isfile(mod.SPV_FILE), mod.SPV_FILE)
