@@ -1149,6 +1149,15 @@ static void emit_program_defs(Hc *h) {
         pr_line(p, "p->program = crisp_load_module(cx, cl_path ? cl_path : %s, images, &err);",
                 c_string(h, arena_printf(h->a, "%s.ptx", h->o->base)));
         pr_line(p, "if (!p->program) return err;");
+    } else if (nfile && h->o->spirv) {
+        /* --ir-target=spv: BASE.spv beside the .cl, where the device takes SPIR-V */
+        pr_line(p, "char spv_path[4096];");
+        pr_line(p, "const char *path = cl_path ? cl_path : %s;", c_string(h, arena_printf(h->a, "%s.cl", h->o->base)));
+        pr_line(p, "size_t n = strlen(path);");
+        pr_line(p, "if (n > 3 && !strcmp(path + n - 3, \".cl\")) n -= 3;");
+        pr_line(p, "snprintf(spv_path, sizeof spv_path, \"%%.*s.spv\", (int)(n < 4000 ? n : 4000), path);");
+        pr_line(p, "p->program = crisp_build_program_spirv_or_file(cx, spv_path, path, %s, &err);", c_string(h, abi->cl_std));
+        pr_line(p, "if (!p->program) return err;");
     } else if (nfile) {
         pr_line(p, "p->program = crisp_build_program_file(cx, cl_path ? cl_path : %s, %s, &err);",
                 c_string(h, arena_printf(h->a, "%s.cl", h->o->base)), c_string(h, abi->cl_std));
@@ -2448,6 +2457,7 @@ static void emit_demo(Hc *h) {
     pr_line(p, "    return 1;");
     pr_line(p, "}");
     if (h->cuda) pr_line(p, "printf(\"module: %%s\\n\", cx.loaded);");
+    else if (h->o->spirv && nfile) pr_line(p, "printf(\"program: %%s\\n\", cx.loaded);");
     pr_blank(p);
     pr_line(p, "/* every kernel, in source order */");
     for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);

@@ -191,6 +191,7 @@ typedef struct CrispContext {
     char device_name[256];
     char device_version[128];   /* "OpenCL 3.0 ..." */
     int has_svm;                /* coarse-grained SVM buffers are available */
+    char loaded[640];           /* what crisp_build_program_spirv_or_file built, and why */
     cl_int status;              /* of the last failure (CL_SUCCESS: none) */
     char message[CRISP_MESSAGE_SIZE]; /* its message: crisp_error_message */
 } CrispContext;
@@ -536,6 +537,67 @@ static inline cl_program crisp_build_program_file(CrispContext *cx, const char *
     program = crisp_build_program(cx, source, path, options, err);
     free(source);
     return program;
+}
+
+/* '' when CX's device builds SPIR-V (clCreateProgramWithIL: OpenCL 2.1's
+ * CL_DEVICE_IL_VERSION, or cl_khr_il_program), else why not (static text
+ * or WHY, a buffer of SIZE bytes). */
+static inline const char *crisp_spirv_support(CrispContext *cx, char *why, size_t size) {
+#ifdef CL_VERSION_2_1
+    char il[256] = "", ext[8192] = "";
+    clGetDeviceInfo(cx->device, CL_DEVICE_IL_VERSION, sizeof il, il, NULL);
+    clGetDeviceInfo(cx->device, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);
+    il[sizeof il - 1] = ext[sizeof ext - 1] = '\0';
+    if (strstr(il, "SPIR-V") || strstr(ext, "cl_khr_il_program")) return "";
+    snprintf(why, size, "%.200s takes no SPIR-V (no CL_DEVICE_IL_VERSION, no cl_khr_il_program)", cx->device_name);
+    return why;
+#else
+    (void)cx;
+    (void)why;
+    (void)size;
+    return "the OpenCL headers predate clCreateProgramWithIL (2.1)";
+#endif
+}
+
+/* The SPIR-V at SPV_PATH (crisp --ir-target=spv) built with
+ * clCreateProgramWithIL where CX's device takes SPIR-V; else the OpenCL C at
+ * CL_PATH (crisp_build_program_file with OPTIONS).  cx->loaded says which,
+ * and why not the SPIR-V. */
+static inline cl_program crisp_build_program_spirv_or_file(CrispContext *cx, const char *spv_path, const char *cl_path,
+                                                           const char *options, cl_int *err) {
+    char why[320];
+    const char *no = crisp_spirv_support(cx, why, sizeof why);
+#ifdef CL_VERSION_2_1
+    if (!*no) {
+        FILE *f = fopen(spv_path, "rb");
+        unsigned char *il = NULL;
+        long n = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+            (il = (unsigned char *)malloc((size_t)n)) != NULL && fread(il, 1, (size_t)n, f) == (size_t)n) {
+            cl_int status;
+            cl_program program = clCreateProgramWithIL(cx->context, il, (size_t)n, &status);
+            if (status == CL_SUCCESS) status = clBuildProgram(program, 1, &cx->device, "", NULL, NULL);
+            free(il);
+            fclose(f);
+            if (status == CL_SUCCESS) {
+                snprintf(cx->loaded, sizeof cx->loaded, "%.500s (SPIR-V, clCreateProgramWithIL)", spv_path);
+                if (err) *err = CL_SUCCESS;
+                return program;
+            }
+            if (program) clReleaseProgram(program);
+            snprintf(why, sizeof why, "building it failed: %s (%d)", crisp_error_name(status), (int)status);
+        } else {
+            free(il);
+            if (f) fclose(f);
+            snprintf(why, sizeof why, "cannot read %.200s", spv_path);
+        }
+        no = why;
+    }
+#else
+    (void)spv_path;
+#endif
+    snprintf(cx->loaded, sizeof cx->loaded, "%.250s (OpenCL C; not the SPIR-V: %.300s)", cl_path, no);
+    return crisp_build_program_file(cx, cl_path, options, err);
 }
 
 /* clCreateKernel NAME of PROGRAM (NULL with a message on failure). */

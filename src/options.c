@@ -288,7 +288,7 @@ const OptSpec opt_table[] = {
      "use OpenCL shared virtual memory in the hoists"},
     {"hoist-dynamic", 0, OPT_ARG, OPT_CLI, set_hoist_dynamic, -1, "KERNEL",
      "the hoists compile KERNEL's source at run time (repeatable)"},
-    {"emit-runtime", 0, OPT_ARG, OPT_CLI, set_emit_runtime, -1, "DIR", "write the runtime shim (crisp_runtime.h, .py) to DIR"},
+    {"emit-runtime", 0, OPT_ARG, OPT_CLI, set_emit_runtime, -1, "DIR", "write the runtime shims (crisp_runtime.h/.py, crisp_runtime_cuda.h/.py) to DIR"},
     /* compilation flags (spec "Other Flags", "Compiliation Flags") */
     {NULL, 'D', OPT_ARG, ALL, set_define, -1, "NAME=VALUE", "set a def-parameter (repeatable)"},
     {"debug-output", 0, OPT_NO_ARG, ALL, set_flag, FLAG(debug_output), NULL,

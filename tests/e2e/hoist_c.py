@@ -81,8 +81,9 @@ def the_shim_is_written_beside_every_hoist():
         check("identical to runtime-shim/crisp_runtime.h", a.read() == b.read())
     other = out_dir("emit-runtime-elsewhere")
     status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, "--emit-runtime=" + other, program("vector_add"))
-    check("--emit-runtime=DIR still writes both shims there", status == 0 and
-          sorted(os.listdir(other)) == ["crisp_runtime.h", "crisp_runtime.py"], err + str(os.listdir(other)))
+    check("--emit-runtime=DIR still writes every shim there (OpenCL and CUDA)", status == 0 and
+          sorted(os.listdir(other)) == ["crisp_runtime.h", "crisp_runtime.py", "crisp_runtime_cuda.h",
+                                        "crisp_runtime_cuda.py"], err + str(os.listdir(other)))
 
 
 @case
@@ -155,3 +156,22 @@ def two_hoists_in_one_program():
     status, out, err = sh(["nm", objs[0]])
     check("no main in the library", " T main" not in out)
     check("the API is exported", " T vector_add_run" in out and " T vector_add_enqueue" in out, out)
+
+
+@case
+def spirv_loaded_where_the_device_takes_it():
+    # --ir-target=spv: vector_add_load builds vector_add.spv with clCreateProgramWithIL
+    # where the device takes SPIR-V (Intel's CPU runtime), else the .cl, saying why (PoCL)
+    d, c_file = hoist(program("vector_add"), "spirv", "--ir-target=spv")
+    check("the SPIR-V is there", os.path.exists(os.path.join(d, "vector_add.spv")))
+    exe = os.path.join(d, "demo-gcc")
+    compile_c("gcc", c_file, exe)
+    out, err = run_demo(exe, d)
+    line = [l for l in out.splitlines() if l.startswith("program: ")]
+    check("says what it built", len(line) == 1, out[:400])
+    if "Intel" in PLATFORM:
+        check("the SPIR-V", line[0] == "program: vector_add.spv (SPIR-V, clCreateProgramWithIL)", line[0])
+    else:
+        check("the .cl, and why", line[0].startswith("program: vector_add.cl (OpenCL C; not the SPIR-V: ")
+              and "takes no SPIR-V" in line[0], line[0])
+    check("ran", "C: 1024 x float: 2 4 6 8 10 12 14 16 ... (sum 17408)" in out, out[-600:])
