@@ -1012,7 +1012,10 @@ static void emit_header(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_decls(h, &h->abi->sorts[i]);
         else emit_sort_decls(h, &h->abi->sorts[i]);
     }
-    if (h->abi->norchs) {
+    /* orchestrations run their steps on several OpenCL queues: the CUDA
+       hoist has the kernels they launch, not them (docs/hoisting-cuda.md) */
+    int norchs = h->cuda ? 0 : h->abi->norchs;
+    if (norchs) {
         pr_blank(p);
         pr_line(p, "/* ==========================================================================");
         pr_line(p, " * Orchestrations (def-orchestration, let-kernel): their steps in one call");
@@ -1022,7 +1025,7 @@ static void emit_header(Hc *h) {
         pr_line(p, "#define CRISP_INTERLEAVE_CHUNKS 8 /* launch-interleaved: chunks per vector */");
         pr_line(p, "#endif");
     }
-    for (int i = 0; i < h->abi->norchs; i++) emit_orch_decl(h, &h->abi->orchs[i]);
+    for (int i = 0; i < norchs; i++) emit_orch_decl(h, &h->abi->orchs[i]);
     pr_blank(p);
     pr_line(p, "#ifdef __cplusplus");
     pr_line(p, "}");
@@ -1663,7 +1666,7 @@ static void emit_source(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix(h, &h->abi->sorts[i]);
         else emit_sort(h, &h->abi->sorts[i]);
     }
-    for (int i = 0; i < h->abi->norchs; i++) emit_orch_run(h, &h->abi->orchs[i]);
+    for (int i = 0; i < h->abi->norchs && !h->cuda; i++) emit_orch_run(h, &h->abi->orchs[i]);
 }
 
 /* ---- orchestrations (spec "Hoisting and def-orchestration") ---- */
@@ -2406,7 +2409,8 @@ static void emit_demo(Hc *h) {
     pr_blank(p);
     emit_struct_printers(h);
     for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &h->hks[i]);
-    for (int i = 0; i < abi->norchs; i++) emit_demo_orch(h, &abi->orchs[i]);
+    int norchs = h->cuda ? 0 : abi->norchs; /* not in the CUDA hoist */
+    for (int i = 0; i < norchs; i++) emit_demo_orch(h, &abi->orchs[i]);
 
     pr_line(p, "int main(int argc, char **argv)");
     pr_line(p, "{");
@@ -2415,7 +2419,7 @@ static void emit_demo(Hc *h) {
     pr_line(p, "%s prog;", h->prog);
     if (nfile) pr_line(p, "char cl_path[4096];");
     pr_line(p, "int ran = 0;");
-    if (abi->norchs) pr_line(p, "int orchs;");
+    if (norchs) pr_line(p, "int orchs;");
     pr_blank(p);
     if (!nfile) {
         pr_line(p, "(void)argc;");
@@ -2462,16 +2466,16 @@ static void emit_demo(Hc *h) {
     pr_line(p, "/* every kernel, in source order */");
     for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);
     pr_blank(p);
-    if (abi->norchs) {
+    if (norchs) {
         pr_line(p, "/* every orchestration */");
         pr_line(p, "orchs = 0;");
-        for (int i = 0; i < abi->norchs; i++) pr_line(p, "orchs += orchestration_%s(&prog);", abi->orchs[i].o->ident);
-        pr_line(p, "printf(\"%%d of %d orchestrations ran\\n\", orchs);", abi->norchs);
+        for (int i = 0; i < norchs; i++) pr_line(p, "orchs += orchestration_%s(&prog);", abi->orchs[i].o->ident);
+        pr_line(p, "printf(\"%%d of %d orchestrations ran\\n\", orchs);", norchs);
     }
     pr_line(p, "printf(\"%%d of %d kernels ran\\n\", ran);", abi->nkernels);
     pr_line(p, "%s_release(&prog);", h->base);
     pr_line(p, "crisp_close(&cx);");
-    pr_line(p, "return ran == %d%s ? 0 : 1;", abi->nkernels, abi->norchs ? arena_printf(h->a, " && orchs == %d", abi->norchs) : "");
+    pr_line(p, "return ran == %d%s ? 0 : 1;", abi->nkernels, norchs ? arena_printf(h->a, " && orchs == %d", norchs) : "");
     pr_dedent(p);
     pr_line(p, "}");
 }
@@ -2506,6 +2510,7 @@ static void cuda_words(StrBuf *b, const Hc *h) {
         {"cl_program", "CUmodule"}, {"cl_kernel", "CrispKernel"}, {"clSetKernelArg", "crisp_set_kernel_arg"},
         {"clReleaseKernel", "crisp_release_kernel"}, {"clReleaseProgram", "cuModuleUnload"},
         {"clReleaseEvent", "cuEventDestroy"}, {"clWaitForEvents(1, &ran)", "crisp_wait_event(ran)"},
+        {"clFinish", "(cl_int)cuStreamSynchronize"},
         {"crisp_runtime.h", "crisp_runtime_cuda.h"},
         {arena_printf(h->a, "%s_hoist_OpenCL_demo.c", base), arena_printf(h->a, "%s_hoist_CUDA_demo.cpp", base)},
         {arena_printf(h->a, "%s_hoist_OpenCL.c", base), arena_printf(h->a, "%s_hoist_CUDA.cpp", base)},
