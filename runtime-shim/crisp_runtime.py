@@ -1148,25 +1148,6 @@ class Runtime:
         numpy array (padding removed) once AFTER (the kernel's event) is
         done, and wait: the end of a call that was given host memory (on an
         out-of-order queue too)."""
-        if queue is self.ordered and not self.unified_memory:
-            # in order (the common case, kept short): the copies follow the
-            # kernel on the queue and the last one blocks, which waits for
-            # all - the calls a hand-written PyOpenCL program makes
-            last = len(copies) - 1
-            try:
-                for i, (host, staged, mem, elem, n) in enumerate(copies):
-                    cl.enqueue_copy(queue, staged, mem, is_blocking=i == last)
-            except cl.Error as e:
-                raise _cl_error("copying a result back", e) from None
-        else:
-            self._copy_back_after(queue, copies, after)
-        for host, staged, mem, elem, n in copies:
-            if staged is not host:
-                elem.unpack(staged, n, host)
-
-    def _copy_back_after(self, queue, copies, after):
-        """copy_back's copies on an out-of-order queue (or another queue, or
-        SVM): each after AFTER, then a wait for all of them."""
         waits = [after] if after is not None else None
         done = []
         for host, staged, mem, elem, n in copies:
@@ -1185,6 +1166,9 @@ class Runtime:
                 cl.wait_for_events(done)
             except cl.Error as e:
                 raise _cl_error("copying a result back", e) from None
+        for host, staged, mem, elem, n in copies:
+            if staged is not host:
+                elem.unpack(staged, n, host)
 
     def _zeros(self, queue, kernel, what, nbytes):
         try:
