@@ -1566,12 +1566,30 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         m++;
     }
     pr_blank(p);
-    pr_line(p, "err = %s_enqueue(p, NULL, &args, launch, 0, NULL, &ran);", k->name);
+    /* KERNEL_enqueue without its checks: the lengths were checked above and
+       the memory objects are the ones just made from them (no
+       clGetMemObjectInfo per call) */
+    pr_line(p, "/* the lengths are checked, the memory is ours: set the arguments and enqueue */");
+    pr_line(p, "err = %s_set_args(cx, p->kernel_%s, &args);", k->name, k->name);
+    pr_line(p, "if (err == CL_SUCCESS)");
+    c_line(h, "    err = crisp_enqueue(cx, cx->queue, p->kernel_%s, launch, \"%s\", 0, NULL, &ran);", k->name, k->name);
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
-    pr_line(p, "err = clWaitForEvents(1, &ran); /* done (on an out-of-order queue too) */");
-    c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
+    /* The copies back wait for the kernel's event (one wait, on an
+       out-of-order queue too); with none that always runs, wait here. */
+    int reads = 0;
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (a->role == ROLE_DEBUG) reads = 1;
+        if (a->role != ROLE_BUFFER || !is_pointer(a) || is_local(a)) continue;
+        for (int j = 0; j < hk->nparams; j++)
+            if (hk->params[j].arg == a && hk->params[j].downloads) reads = 1;
+    }
+    if (!reads) {
+        pr_line(p, "err = clWaitForEvents(1, &ran); /* done (on an out-of-order queue too) */");
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
+    }
     pr_blank(p);
-    pr_line(p, "/* back to the host: what the kernel may write */");
+    pr_line(p, "/* back to the host: what the kernel may write, once it is done */");
     m = 0;
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
@@ -1586,16 +1604,16 @@ static void emit_run(Hc *h, const HostKernel *hk) {
                 if (hk->params[j].arg == a) hp = &hk->params[j];
             if (hp && hp->downloads) {
                 if (hp->kind == HP_BYTES)
-                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, 1, 1, %s);", m, f,
+                    c_line(h, "err = crisp_download_after(cx, cx->queue, &mem[%d], %s, %s, 1, 1, ran, %s);", m, f,
                             len ? count : arena_printf(h->a, "%s_bytes", f), what);
                 else
-                    c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+                    c_line(h, "err = crisp_download_after(cx, cx->queue, &mem[%d], %s, %s, %s, %d, ran, %s);", m, f, count, elem_size(h, a),
                             stride_of(a), what);
                 pr_line(p, "if (err != CL_SUCCESS) goto done;");
             }
         } else if (a->role == ROLE_IMPLICIT) {
             pr_line(p, "if (%s) {", f);
-            c_line(h, "    err = crisp_download(cx, cx->queue, &mem[%d], %s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+            c_line(h, "    err = crisp_download_after(cx, cx->queue, &mem[%d], %s, %s, %s, %d, ran, %s);", m, f, count, elem_size(h, a),
                     stride_of(a), what);
             pr_line(p, "    if (err != CL_SUCCESS) goto done;");
             pr_line(p, "}");
@@ -1607,7 +1625,7 @@ static void emit_run(Hc *h, const HostKernel *hk) {
             pr_line(p, "    err = CL_OUT_OF_HOST_MEMORY;");
             pr_line(p, "    goto done;");
             pr_line(p, "}");
-            c_line(h, "err = crisp_download(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, %s);", m, f, count, elem_size(h, a),
+            c_line(h, "err = crisp_download_after(cx, cx->queue, &mem[%d], *%s, %s, %s, %d, ran, %s);", m, f, count, elem_size(h, a),
                     stride_of(a), what);
             pr_line(p, "if (err != CL_SUCCESS) {");
             pr_line(p, "    free(*%s);", f);
@@ -1618,7 +1636,7 @@ static void emit_run(Hc *h, const HostKernel *hk) {
             pr_dedent(p);
             pr_line(p, "}");
         } else if (a->role == ROLE_DEBUG) {
-            c_line(h, "err = crisp_mem_read(cx, cx->queue, &mem[%d], words, %s * 4, %s);", m, count, what);
+            c_line(h, "err = crisp_mem_read_after(cx, cx->queue, &mem[%d], words, %s * 4, ran, %s);", m, count, what);
             pr_line(p, "if (err != CL_SUCCESS) goto done;");
             c_line(h, "crisp_debug_decode_text(&p->debug_log, words, %s, %s_debug_sites, %s_debug_nsites);", count, h->base, h->base);
         }

@@ -626,7 +626,8 @@ typedef struct CrispMem {
 /* Allocate BYTES (at least 1: OpenCL has no empty buffers) of device memory
  * with FLAGS (CL_MEM_READ_ONLY, ...), as SVM when USE_SVM, and copy INIT
  * into it, or zeros when INIT is NULL and ZERO is set.  WHAT names it in
- * messages. */
+ * messages (formatted only when a call fails: this is per-call work of
+ * every KERNEL_run). */
 static inline cl_int crisp_mem_create(CrispContext *cx, CrispMem *m, cl_mem_flags flags, size_t bytes,
                                       const void *init, int zero, int use_svm, const char *what) {
     cl_int err = CL_SUCCESS;
@@ -642,14 +643,18 @@ static inline cl_int crisp_mem_create(CrispContext *cx, CrispMem *m, cl_mem_flag
                                 (unsigned long)m->bytes);
         if (init && bytes) {
             err = clEnqueueSVMMemcpy(cx->queue, CL_TRUE, m->svm, init, bytes, 0, NULL, NULL);
+            if (err == CL_SUCCESS) return CL_SUCCESS;
             snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(to %s)", what);
         } else if (zero) {
             cl_uchar nothing = 0;
             err = clEnqueueSVMMemFill(cx->queue, m->svm, &nothing, 1, m->bytes, 0, NULL, NULL);
             if (err == CL_SUCCESS) err = clFinish(cx->queue);
+            if (err == CL_SUCCESS) return CL_SUCCESS;
             snprintf(msg, sizeof msg, "clEnqueueSVMMemFill(%s)", what);
+        } else {
+            return CL_SUCCESS;
         }
-        return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
+        return crisp_fail(cx, err, msg);
     }
 #else
     (void)use_svm;
@@ -661,37 +666,54 @@ static inline cl_int crisp_mem_create(CrispContext *cx, CrispMem *m, cl_mem_flag
     m->mem = clCreateBuffer(cx->context, flags | (init && bytes ? CL_MEM_COPY_HOST_PTR : 0), m->bytes,
                             init && bytes ? (void *)init : NULL, &err);
     free(zeros);
-    snprintf(msg, sizeof msg, "clCreateBuffer(%s, %lu bytes)", what, (unsigned long)m->bytes);
-    if (!crisp_ok(cx, err, msg)) return err;
+    if (err != CL_SUCCESS) {
+        snprintf(msg, sizeof msg, "clCreateBuffer(%s, %lu bytes)", what, (unsigned long)m->bytes);
+        return crisp_fail(cx, err, msg);
+    }
     if (zero && !(init && bytes)) {
         cl_uchar nothing = 0;
         cl_event filled = NULL;
         err = clEnqueueFillBuffer(cx->queue, m->mem, &nothing, 1, 0, m->bytes, 0, NULL, &filled);
         if (err == CL_SUCCESS) err = clWaitForEvents(1, &filled); /* before any kernel, on any queue */
         if (filled) clReleaseEvent(filled);
-        snprintf(msg, sizeof msg, "clEnqueueFillBuffer(%s)", what);
-        if (!crisp_ok(cx, err, msg)) return err;
+        if (err != CL_SUCCESS) {
+            snprintf(msg, sizeof msg, "clEnqueueFillBuffer(%s)", what);
+            return crisp_fail(cx, err, msg);
+        }
     }
     return CL_SUCCESS;
+}
+
+/* Copy BYTES of device memory M into HOST on QUEUE (blocking), once AFTER
+ * (an event, or NULL) is complete: a KERNEL_run reads its results after
+ * the kernel's event, in one wait, on an out-of-order queue too. */
+static inline cl_int crisp_mem_read_after(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
+                                          size_t bytes, cl_event after, const char *what) {
+    cl_int err;
+    char msg[320];
+    if (bytes > m->bytes) bytes = m->bytes;
+    if (!bytes) { /* nothing to read: wait all the same */
+        if (after && !crisp_ok(cx, clWaitForEvents(1, &after), what)) return cx->status;
+        return CL_SUCCESS;
+    }
+#ifdef CL_VERSION_2_0
+    if (m->svm) {
+        err = clEnqueueSVMMemcpy(queue, CL_TRUE, host, m->svm, bytes, after ? 1 : 0, after ? &after : NULL, NULL);
+        if (err == CL_SUCCESS) return CL_SUCCESS;
+        snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(from %s)", what);
+        return crisp_fail(cx, err, msg);
+    }
+#endif
+    err = clEnqueueReadBuffer(queue, m->mem, CL_TRUE, 0, bytes, host, after ? 1 : 0, after ? &after : NULL, NULL);
+    if (err == CL_SUCCESS) return CL_SUCCESS;
+    snprintf(msg, sizeof msg, "clEnqueueReadBuffer(%s)", what);
+    return crisp_fail(cx, err, msg);
 }
 
 /* Copy BYTES of device memory M into HOST on QUEUE (blocking). */
 static inline cl_int crisp_mem_read(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
                                     size_t bytes, const char *what) {
-    cl_int err;
-    char msg[320];
-    if (bytes > m->bytes) bytes = m->bytes;
-    if (!bytes) return CL_SUCCESS;
-#ifdef CL_VERSION_2_0
-    if (m->svm) {
-        err = clEnqueueSVMMemcpy(queue, CL_TRUE, host, m->svm, bytes, 0, NULL, NULL);
-        snprintf(msg, sizeof msg, "clEnqueueSVMMemcpy(from %s)", what);
-        return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
-    }
-#endif
-    err = clEnqueueReadBuffer(queue, m->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
-    snprintf(msg, sizeof msg, "clEnqueueReadBuffer(%s)", what);
-    return crisp_ok(cx, err, msg) ? CL_SUCCESS : err;
+    return crisp_mem_read_after(cx, queue, m, host, bytes, NULL, what);
 }
 
 static inline void crisp_mem_release(CrispMem *m) {
@@ -804,18 +826,25 @@ static inline cl_int crisp_upload(CrispContext *cx, CrispMem *m, cl_mem_flags fl
 }
 
 /* The reverse: COUNT elements of device memory M (STRIDE apart) into HOST
- * (ELEM_BYTES each), on QUEUE, waiting. */
-static inline cl_int crisp_download(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
-                                    size_t count, size_t elem_bytes, size_t stride, const char *what) {
+ * (ELEM_BYTES each), on QUEUE, once AFTER (an event, or NULL) is complete,
+ * waiting. */
+static inline cl_int crisp_download_after(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
+                                          size_t count, size_t elem_bytes, size_t stride, cl_event after,
+                                          const char *what) {
     void *staged = NULL;
     cl_int err;
-    if (stride == elem_bytes) return crisp_mem_read(cx, queue, m, host, count * stride, what);
+    if (stride == elem_bytes) return crisp_mem_read_after(cx, queue, m, host, count * stride, after, what);
     staged = crisp_host_alloc(cx, count, stride, what);
     if (!staged) return cx->status;
-    err = crisp_mem_read(cx, queue, m, staged, count * stride, what);
+    err = crisp_mem_read_after(cx, queue, m, staged, count * stride, after, what);
     if (err == CL_SUCCESS) crisp_std140_unpack(host, elem_bytes, staged, stride, count);
     free(staged);
     return err;
+}
+
+static inline cl_int crisp_download(CrispContext *cx, cl_command_queue queue, const CrispMem *m, void *host,
+                                    size_t count, size_t elem_bytes, size_t stride, const char *what) {
+    return crisp_download_after(cx, queue, m, host, count, elem_bytes, stride, NULL, what);
 }
 
 /* ======================================================================

@@ -1152,19 +1152,36 @@ class Runtime:
         """Enqueue KERNEL with ARGS (all of them, in order) after EVENTS and
         return its cl.Event (a marker when a global size is 0: nothing runs).
         WRITTEN pyopencl arrays get the event, as PyOpenCL's own operations
-        do.  Does not wait."""
+        do.  Does not wait.  (Generated methods do the same inline, with
+        marker(), launch_error() and add_event().)"""
         try:
             if 0 in global_size:
-                ev = cl.enqueue_marker(queue, wait_for=events or None)
+                ev = self.marker(queue, events)
             else:
                 ev = kernel(queue, global_size, local_size, *args, wait_for=events or None)
         except cl.Error as e:
-            raise _cl_error("clEnqueueNDRangeKernel(%s, global %r, local %r)"
-                            % (kernel.function_name, global_size, local_size), e) from None
+            raise self.launch_error(kernel, global_size, local_size, e) from None
         if written:
-            for a in written:
-                a.add_event(ev)
+            self.add_event(written, ev)
         return ev
+
+    @staticmethod
+    def marker(queue, events):
+        """The event of a launch with a zero global size (nothing runs)."""
+        return cl.enqueue_marker(queue, wait_for=events or None)
+
+    @staticmethod
+    def launch_error(kernel, global_size, local_size, error):
+        """The exception to raise for cl.Error ERROR from enqueueing KERNEL."""
+        return _cl_error("clEnqueueNDRangeKernel(%s, global %r, local %r)"
+                         % (kernel.function_name, global_size, local_size), error)
+
+    @staticmethod
+    def add_event(written, ev):
+        """Give EV to every pyopencl array of WRITTEN (as PyOpenCL's own
+        operations do)."""
+        for a in written:
+            a.add_event(ev)
 
     def copy_back(self, queue, copies, after=None):
         """Copy every (host, staged, mem, elem, n) of COPIES back into its
