@@ -39,6 +39,8 @@ struct Sym {
     Type *ty;
     const Node *def;        /* defining syntax (for messages) */
     int immutable;          /* loop index, thread id, constant */
+    int wg_uniform;         /* the same in every work-item of the workgroup: (declare (uniform V)),
+                               (declare (%workgroup-uniform V)) (warps.c's E0581 rule) */
     int write_only;         /* &out parameter */
     int is_temp;            /* compiler temporary */
     int hoisted_local;      /* __local array declared at kernel scope */

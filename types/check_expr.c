@@ -767,6 +767,13 @@ static Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
         Node *cast = mk1(cx, N_C_CAST, syn, t, c);
         return cast;
     }
+    /* C widens a scalar implicitly, but OpenCL's overloads of min, max and
+       clamp make (min ulong uint) ambiguous: convert each narrower scalar */
+    for (int i = 0; i < n && t->kind == TY_NUM; i++)
+        if (args[i]->ty && args[i]->ty->kind == TY_NUM && args[i]->ty->sc != t->sc) {
+            args[i] = mk1(cx, N_C_CAST, syn->kids[i + 1], t, args[i]);
+            if (!args[i]) return NULL;
+        }
     if (is_clamp) return call_n(cx, syn, t, BI_CLAMP, args, 3);
     Node *acc = args[0];
     for (int i = 1; i < n; i++) {

@@ -22,11 +22,12 @@ FAILS = {
     "reduce_to_1_small": (
         "unknown compile-time function `get-make-reduction-global-scratch-vec`",
         "spec typo: get-make-... for gen-make-...; then ,local-scratch-vec for ,localScratchVec, "
-        "(~ v (get-group-id) x) with a misplaced parenthesis, cond+ and the warp forms"),
+        "(~ v (get-group-id) x) with a misplaced parenthesis, a `)` too many in each let* "
+        "(reduce_to_1_small_fixed.crisp runs)"),
     "reduce_to_1_small_given": (
         "unbound compile-time variable `local-scratch-vec`",
-        "spec typo: ,local-scratch-vec for ,localScratchVec; then cond+, get-lane-id, "
-        "reduce-to-warp (warps)"),
+        "spec typo: ,local-scratch-vec for ,localScratchVec (reduce_to_1_small_fixed.crisp's "
+        "block_given runs)"),
     "reduce_vec_small": (
         "`shuffle` outside `in-warp`",
         "spec bug: the block returns (shuffle sum 0) outside in-warp; a warp shuffle broadcasts "
@@ -150,6 +151,24 @@ for name, k in (("reduce_vec_atomic_message", "add"), ("reduce_vec_cas_message",
         assert_equal(r[0], a.sum() if k == "add" else a.max())
 
 
+# reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
+# every workgroup stores its v: the others hold their own workgroup's total.
+# 20 workgroups take the block's warp branch (N < +warp-size+), 50 its
+# workgroup branch (N < local-work-size).
+for kernel in ("block", "block_given"):
+    @case("runs_reduce_to_1_small_fixed_" + kernel)
+    def _(kernel=kernel):
+        prog = compile(D + "reduce_to_1_small_fixed.crisp")
+        for groups in (20, 50, 1, 64):
+            a = ints(64 * groups)
+            r = np.zeros(groups, np.int32)
+            prog.run(kernel, a, r, global_size=64 * groups)
+            partial = a.reshape(groups, 64).sum(axis=1)
+            total = a.sum()
+            check("%d groups: one workgroup holds the total" % groups, np.count_nonzero(r == total) >= 1)
+            check("%d groups: the others hold their own total" % groups, bool(np.all((r == partial) | (r == total))))
+
+
 @case
 def runs_dot_prod_fixed():
     prog = compile(D + "dot_prod_fixed.crisp")
@@ -171,5 +190,6 @@ def every_block_file_is_listed():
                                    "reduce_vec_cas_message", "reduce_to_1_cas_message",
                                    "reduce_vec_atomic", "reduce_vec_cas", "reduce_to_1_cas",
                                    "reduce_to_1_atomic", "reduce_to_1_atomic_given",
-                                   "reduce_to_workgroup", "reduce_to_workgroup_fixed"])
+                                   "reduce_to_workgroup", "reduce_to_workgroup_fixed",
+                                   "reduce_to_1_small_fixed"])
     assert_equal(files, listed)
