@@ -781,6 +781,15 @@ int template_is_gen(const Node *a) {
     return h && !strncmp(h, "gen-", 4) && h[4];
 }
 
+/* Is A (gen-NAME ARGS...) of a templated def-function or def-grid-function
+ * (a function value known at compile time: spec "gen-XXXX", "generating
+ * scratch vectors" binds one to a let variable and calls it)? */
+int template_is_gen_function(Checker *ck, const Node *a) {
+    if (!template_is_gen(a)) return 0;
+    Template *t = template_lookup(ck, syn_head(a) + 4);
+    return t && (!strcmp(t->kind, "def-function") || !strcmp(t->kind, "def-grid-function"));
+}
+
 /* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
  * "gen-XXXX": (fold someVector (gen-addTwo int))): the instance of the
  * templated function NAME for TYPES, or NULL after an error. */

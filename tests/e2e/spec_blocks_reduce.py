@@ -36,13 +36,6 @@ FAILS = {
     "reduce_vec_small_given": (
         "`shuffle` outside `in-warp`",
         "spec bug: the block returns (shuffle sum 0) outside in-warp (see reduce_vec_small)"),
-    "scratch_generators": (
-        "unknown function or macro `gen-spec-make-reduction-local-scratch-vec`",
-        "the spec's use binds (gen-...) to a let variable in kernel code and calls it, which the "
-        "checker does not take (a gen- instance is accepted as a function argument and in "
-        "(funcall (gen-...)) only); the generators themselves also use (get-warp-size) (warps), "
-        "give a :name (a second use would clash) and the global one misplaces a parenthesis in its "
-        "let; lib/reduce.crisp has working make-reduction-*-scratch-vec generators"),
     "histogram_pass": (
         "unclosed `(`",
         "spec typo: the `)` closing the parameter list is missing (histogram_pass_fixed.crisp)"),
@@ -151,6 +144,19 @@ for name, k in (("reduce_vec_atomic_message", "add"), ("reduce_vec_cas_message",
         assert_equal(r[0], a.sum() if k == "add" else a.max())
 
 
+@case
+def runs_scratch_generators():
+    """The spec's use binds (gen-spec-make-reduction-local-scratch-vec float
+    "...") to a let variable and calls it: the instance's scratch vector
+    (ceil local-work-size (get-warp-size)) floats, shorter than the
+    workgroup, which reduce-to-workgroup accepts."""
+    prog = compile(D + "scratch_generators.crisp")
+    a = rng.uniform(0.9, 1.1, 1024).astype(np.float32)
+    w = np.zeros(1024 // 64, np.float32)
+    prog.run("block", a, w, global_size=1024)
+    assert_close(w, np.prod(a.astype(np.float64).reshape(-1, 64), axis=1), rtol=1e-4)
+
+
 # reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
 # every workgroup stores its v: the others hold their own workgroup's total.
 # 20 workgroups take the block's warp branch (N < +warp-size+), 50 its
@@ -191,5 +197,5 @@ def every_block_file_is_listed():
                                    "reduce_vec_atomic", "reduce_vec_cas", "reduce_to_1_cas",
                                    "reduce_to_1_atomic", "reduce_to_1_atomic_given",
                                    "reduce_to_workgroup", "reduce_to_workgroup_fixed",
-                                   "reduce_to_1_small_fixed"])
+                                   "reduce_to_1_small_fixed", "scratch_generators"])
     assert_equal(files, listed)
