@@ -298,6 +298,10 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
         }
     } else if (val) {
         if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && as_keyword(val->key) != AS_NONE;
+        /* :std140 or :compact (spec "layout and alignment"); the spec's
+           sorting blocks use it ((value-is A #'is-alignment?)) and define
+           it nowhere */
+        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
             Sym *s = global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
