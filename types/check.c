@@ -2261,8 +2261,12 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 if (fd->kind != FN_KERNEL)
                     diag_error_at(cx->ck->d, e, "E0711", "`single-task` is a kernel declaration");
                 fn->single_task = 1;
-            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size"))) {
-                size_decl(cx, e, !strcmp(h, "global-size") ? &fn->gsize : &fn->lsize);
+            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size") || !strcmp(h, "global-work-size") ||
+                             !strcmp(h, "local-work-size"))) {
+                /* (local-work-size :set-to N) is the spec's other spelling
+                   (its histogram-pass block; bitonic-sort-workgroup writes
+                   local-size), after its get-local-work-size query */
+                size_decl(cx, e, h[0] == 'g' ? &fn->gsize : &fn->lsize);
             } else if (h && (!strcmp(h, "return-type") || !strcmp(h, "type") || !strcmp(h, "type-signature-of"))) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && !strcmp(h, "use")) {

@@ -889,6 +889,31 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     }
 }
 
+/* (vector-type T :global :readable A) with A a value parameter of the
+ * template (spec "Radix Sort in Crisp": histogram-pass deduces its
+ * alignment A so): A, written where the form's address space and access
+ * are given as keywords, is the alignment, and takes the argument's
+ * (:compact or :std140).  Fills VALS[i] of a parameter not given. */
+static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Node **vals) {
+    if (!psyn || !at || at->kind != TY_VECTOR || at->align == AL_NONE || !syn_is_form(psyn, "vector-type")) return;
+    int has_as = 0, has_acc = 0, has_al = 0;
+    Node *sym = NULL;
+    for (int k = 2; k < psyn->nkids; k++) {
+        Node *e = psyn->kids[k];
+        if (e->kind == N_KEYWORD) {
+            if (as_keyword(e->key) != AS_NONE) has_as = 1;
+            else if (acc_keyword(e->key) != ACC_NONE) has_acc = 1;
+            else if (align_keyword(e->key) != AL_NONE) has_al = 1;
+        } else if (e->kind == N_SYMBOL && !sym) {
+            sym = e;
+        }
+    }
+    if (!sym || !has_as || !has_acc || has_al) return;
+    for (int i = 0; i < t->nparams; i++)
+        if (!strcmp(t->params[i]->key, sym->key) && !vals[i])
+            vals[i] = syn_keyword(ck->a, psyn->loc, ty_align_name(at->align));
+}
+
 /* The parameter type syntax of a templated function's i-th parameter. */
 /* The type syntax of the I-th parameter of a def-function FORM: its
  * annotation, a (declare (type P T)) or its place in a declared signature
@@ -1076,6 +1101,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
                 continue;
             }
             deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, args, &conflict);
+            deduce_alignment(ck, t, param_type_syntax(t->form, i), argv[i]->ty, vals);
         }
     if (conflict) {
         diag_error_at(D(ck), call, "E1013",
@@ -1084,7 +1110,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
         return NULL;
     }
     for (int i = 0; i < t->nparams; i++)
-        if (!args[i]) {
+        if (!args[i] && !vals[i]) {
             if (i >= t->nrequired) {
                 /* resolved like a written argument: the same instance */
                 if (!take_default(ck, t, i, args, vals, call)) return NULL;

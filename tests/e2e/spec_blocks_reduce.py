@@ -39,11 +39,6 @@ FAILS = {
     "histogram_pass": (
         "unclosed `(`",
         "spec typo: the `)` closing the parameter list is missing (histogram_pass_fixed.crisp)"),
-    "histogram_pass_fixed": (
-        "cannot deduce template parameter `A` of `spec-histogram-pass`",
-        "the alignment parameter A cannot be deduced from the arguments; with gen- the "
-        "constraint is-alignment? is unknown, then as-bits and is-negative? are undefined, and "
-        "(local-work-size ...) is declared in a function"),
     "dot_prod": (
         "unclosed `(`",
         "spec typo: two missing `)` at the end of dot-prod-grid (dot_prod_fixed.crisp runs)"),
@@ -157,6 +152,19 @@ def runs_scratch_generators():
     assert_close(w, np.prod(a.astype(np.float64).reshape(-1, 64), axis=1), rtol=1e-4)
 
 
+@case
+def runs_histogram_pass_fixed():
+    """The spec's histogram-pass (its `)` and the &optional scratch of its
+    signature fixed): A deduced from the argument's alignment, is-alignment?
+    and (local-work-size :set-to 256) in the function."""
+    prog = compile(D + "histogram_pass_fixed.crisp")
+    a = rng.integers(0, 2**32, 10000, dtype=np.uint64).astype(np.uint32)
+    for off in (0, 8, 24):
+        h = np.zeros(256, np.uint32)
+        prog.run("block", a, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((a >> off) & 0xFF, minlength=256).astype(np.uint32))
+
+
 # reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
 # every workgroup stores its v: the others hold their own workgroup's total.
 # 20 workgroups take the block's warp branch (N < +warp-size+), 50 its
@@ -197,5 +205,6 @@ def every_block_file_is_listed():
                                    "reduce_vec_atomic", "reduce_vec_cas", "reduce_to_1_cas",
                                    "reduce_to_1_atomic", "reduce_to_1_atomic_given",
                                    "reduce_to_workgroup", "reduce_to_workgroup_fixed",
-                                   "reduce_to_1_small_fixed", "scratch_generators"])
+                                   "reduce_to_1_small_fixed", "scratch_generators",
+                                   "histogram_pass_fixed"])
     assert_equal(files, listed)
