@@ -163,6 +163,16 @@ def runs_histogram_pass_fixed():
         h = np.zeros(256, np.uint32)
         prog.run("block", a, h, np.uint32(off), global_size=256 * 8)
         assert_equal(h, np.bincount((a >> off) & 0xFF, minlength=256).astype(np.uint32))
+    # floats: the block's key is the bits, every bit flipped below zero
+    # (as-bits and is-negative?, lib/prelude.crisp)
+    f = rng.uniform(-1000, 1000, 10000).astype(np.float32)
+    f[:4] = [0.0, -0.0, np.inf, -np.inf]
+    bits = f.view(np.uint32)
+    key = np.where(f < 0, ~bits, bits)
+    for off in (0, 16, 24):
+        h = np.zeros(256, np.uint32)
+        prog.run("block_float", f, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((key >> off) & 0xFF, minlength=256).astype(np.uint32))
 
 
 # reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
