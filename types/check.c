@@ -492,6 +492,8 @@ typedef struct Decls {
     int grid_level;
     const char **immutable;
     int nimm, capimm;
+    const char **wg_uniform; /* (%workgroup-uniform V...): the names */
+    int nwgu, capwgu;
     const char **sig_keys;   /* (type f #'(A => B)): function variables */
     Node **sigs;
     int nsig, capsig, capsigs;
@@ -542,6 +544,14 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
+            } else if (h && !strcmp(h, "%workgroup-uniform")) {
+                /* the library's promise that a let variable has the same
+                   value in every work-item of the workgroup (a verdict read
+                   from __local memory after a barrier): E0581 takes it as
+                   uniform (warps.c); no code */
+                for (int k = 1; k < e->nkids; k++)
+                    if (e->kids[k]->kind == N_SYMBOL)
+                        PUSH(ck->a, ds->wg_uniform, ds->nwgu, ds->capwgu, (void *)e->kids[k]->key);
             } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
                 if (!ds->in_let)
                     diag_error_at(ck->d, e, "E1101",
@@ -598,6 +608,16 @@ static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
 static int decl_immutable(Decls *ds, const char *key) {
     for (int i = 0; i < ds->nimm; i++)
         if (!strcmp(ds->immutable[i], key)) return 1;
+    return 0;
+}
+
+/* Is KEY the same in every work-item of the workgroup by declaration:
+   (uniform KEY) (shared through __local memory) or (%workgroup-uniform KEY)? */
+static int decl_wg_uniform(Decls *ds, const char *key) {
+    int capture;
+    if (decl_uniform(ds, key, &capture)) return 1;
+    for (int i = 0; i < ds->nwgu; i++)
+        if (!strcmp(ds->wg_uniform[i], key)) return 1;
     return 0;
 }
 
@@ -989,6 +1009,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         }
         if (s) {
             s->immutable = decl_immutable(&ds, name->key);
+            s->wg_uniform = decl_wg_uniform(&ds, name->key);
             scope_add(cx, s);
         }
     }
@@ -2240,8 +2261,12 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 if (fd->kind != FN_KERNEL)
                     diag_error_at(cx->ck->d, e, "E0711", "`single-task` is a kernel declaration");
                 fn->single_task = 1;
-            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size"))) {
-                size_decl(cx, e, !strcmp(h, "global-size") ? &fn->gsize : &fn->lsize);
+            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size") || !strcmp(h, "global-work-size") ||
+                             !strcmp(h, "local-work-size"))) {
+                /* (local-work-size :set-to N) is the spec's other spelling
+                   (its histogram-pass block; bitonic-sort-workgroup writes
+                   local-size), after its get-local-work-size query */
+                size_decl(cx, e, h[0] == 'g' ? &fn->gsize : &fn->lsize);
             } else if (h && (!strcmp(h, "return-type") || !strcmp(h, "type") || !strcmp(h, "type-signature-of"))) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && !strcmp(h, "use")) {

@@ -39,6 +39,8 @@ struct Sym {
     Type *ty;
     const Node *def;        /* defining syntax (for messages) */
     int immutable;          /* loop index, thread id, constant */
+    int wg_uniform;         /* the same in every work-item of the workgroup: (declare (uniform V)),
+                               (declare (%workgroup-uniform V)) (warps.c's E0581 rule) */
     int write_only;         /* &out parameter */
     int is_temp;            /* compiler temporary */
     int hoisted_local;      /* __local array declared at kernel scope */
@@ -55,6 +57,7 @@ struct Sym {
     Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
     Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
     int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
+    struct FuncDef *fn_inst; /* SYM_FNVAL bound to (gen-NAME ARGS...): that instance */
     Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
                                side-channel size may name the variable */
     int assigned;           /* SYM_LOCAL: set! somewhere after its binding */

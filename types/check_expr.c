@@ -729,6 +729,17 @@ static Node *b_ash(Ctx *cx, Node *syn, Type *want) {
         }
         return mk2(cx, N_C_BINARY, syn, a->ty, k >= 0 ? OP_SHL : OP_SHR, a, int_lit(cx, syn->kids[2], k >= 0 ? k : -k, ty_num(SC_INT)));
     }
+    Sym *negated = syn_is_form(syn->kids[2], "-") && syn->kids[2]->nkids == 2 && syn->kids[2]->kids[1]->kind == N_SYMBOL
+                   ? scope_lookup(cx, syn->kids[2]->kids[1]->key)
+                   : NULL;
+    if (negated && negated->ty && ty_is_int(negated->ty) && ty_category(negated->ty) == CAT_UNSIGNED) {
+        /* (ash A (- N)), Lisp's right shift by N, with an unsigned variable
+           N (the spec's histogram-pass shifts by its uint bit-offset so):
+           negating N would wrap to a huge left shift; shift right by N */
+        Node *m = expr(cx, syn->kids[2]->kids[1], ty_num(SC_INT));
+        if (!m) return NULL;
+        return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHR, a, m);
+    }
     Node *n = expr(cx, syn->kids[2], ty_num(SC_INT));
     if (!n) return NULL;
     if (!ty_is_int(n->ty)) {
@@ -767,6 +778,13 @@ static Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
         Node *cast = mk1(cx, N_C_CAST, syn, t, c);
         return cast;
     }
+    /* C widens a scalar implicitly, but OpenCL's overloads of min, max and
+       clamp make (min ulong uint) ambiguous: convert each narrower scalar */
+    for (int i = 0; i < n && t->kind == TY_NUM; i++)
+        if (args[i]->ty && args[i]->ty->kind == TY_NUM && args[i]->ty->sc != t->sc) {
+            args[i] = mk1(cx, N_C_CAST, syn->kids[i + 1], t, args[i]);
+            if (!args[i]) return NULL;
+        }
     if (is_clamp) return call_n(cx, syn, t, BI_CLAMP, args, 3);
     Node *acc = args[0];
     for (int i = 1; i < n; i++) {

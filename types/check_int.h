@@ -314,6 +314,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
 FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
 Node *param_type_syntax(Node *form, int i);
 int template_is_gen(const Node *a);
+int template_is_gen_function(Checker *ck, const Node *a);
 FuncDef *template_function_arg(Checker *ck, Node *a);
 int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
 int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);

@@ -227,7 +227,8 @@ static const Node *fn_at(const Node *a) { return syn_is_form(a, "function") && a
 
 /* Is INIT a function value (#'name or a function variable)? */
 int fnval_init(Ctx *cx, const Node *init) {
-    return init && (fnval_of(cx, init) || (syn_is_form(init, "function") && init->nkids == 2 && init->kids[1]->kind == N_SYMBOL));
+    return init && (fnval_of(cx, init) || (syn_is_form(init, "function") && init->nkids == 2 && init->kids[1]->kind == N_SYMBOL) ||
+                    template_is_gen_function(cx->ck, init));
 }
 
 /* Is KEY a function the compiler makes for a struct (spec "Struct Types":
@@ -318,6 +319,18 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
  * Functions": NAME holds the function INIT refers to, at compile time. */
 Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     Checker *ck = cx->ck;
+    if (!sig && init && template_is_gen_function(ck, init)) {
+        /* (let ((f (gen-NAME ARGS...))) (f)): the instance, made here (spec
+           "generating scratch vectors"); calls of f call it */
+        FuncDef *inst = template_function_arg(ck, init);
+        if (!inst) return NULL;
+        Sym *s = sym_named(ck, SYM_FNVAL, name);
+        if (!s) return NULL;
+        s->fn_name = syn_symbol(ck->a, init->kids[0]->loc, inst->name);
+        s->fn_inst = inst;
+        s->fn_depth = cx->branch_depth;
+        return s;
+    }
     Node *fn = init ? fn_reference(cx, init) : NULL;
     if (!fn) {
         diag_error_at(ck->d, init ? init : name, "E0385",
@@ -372,6 +385,7 @@ Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     }
     if (!use) return NULL;
     s->fn_name = use;
+    s->fn_inst = NULL;
     Node *n = ck_node(cx, N_C_INTLIT, place_syn, &ty_void); /* no run-time effect */
     return n;
 }
@@ -403,6 +417,19 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         c->kids[0] = syn_symbol(ck->a, f->loc, inst->name);
         c->kids[0]->origin = f->origin;
         ck->forced_callee = inst;
+        return user_call(cx, c, want, NULL, 0);
+    }
+    Sym *held = fnval_of(cx, f);
+    if (held && held->fn_inst) {
+        /* a variable bound to (gen-NAME ARGS...): that instance */
+        Node *c = syn_copy(ck->a, syn);
+        if (fc) {
+            c->kids++;
+            c->nkids--;
+        }
+        c->kids[0] = syn_symbol(ck->a, f->loc, held->fn_inst->name);
+        c->kids[0]->origin = f->origin;
+        ck->forced_callee = held->fn_inst;
         return user_call(cx, c, want, NULL, 0);
     }
     Node *fn = fn_reference(cx, f);

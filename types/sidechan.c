@@ -86,6 +86,11 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
             if (out) *out = const_leaf(cx, v);
             return 1;
         }
+        if (!s && !strcmp(syn->key, "+warp-size+")) {
+            /* the warp's lanes, the same on every device (docs/warps.md) */
+            if (out) *out = sz_int(a, CRISP_WARP_SIZE);
+            return 1;
+        }
         if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned && s->resolving < 8) {
             /* a let variable never assigned: its initializer (spec
                "generating scratch vectors": (let ((n (ceil ...))) (make-scratch-vector T :local n))) */
@@ -118,6 +123,12 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
             return 0;
         }
         if (out) *out = s->ty->length >= 0 ? sz_int(a, s->ty->length) : sz_param(a, SZ_LENGTH, s->name, param_index(cx, s), 0);
+        return 1;
+    }
+    if (!strcmp(hd, "get-warp-size") && syn->nkids == 1) {
+        /* lib/prelude.crisp's (get-warp-size), +warp-size+: sizes are read
+           before macros run (spec "generating scratch vectors" uses it) */
+        if (out) *out = sz_int(a, CRISP_WARP_SIZE);
         return 1;
     }
     int takes_dim = 0;

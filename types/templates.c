@@ -298,6 +298,10 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
         }
     } else if (val) {
         if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && as_keyword(val->key) != AS_NONE;
+        /* :std140 or :compact (spec "layout and alignment"); the spec's
+           sorting blocks use it ((value-is A #'is-alignment?)) and define
+           it nowhere */
+        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
             Sym *s = global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
@@ -781,6 +785,15 @@ int template_is_gen(const Node *a) {
     return h && !strncmp(h, "gen-", 4) && h[4];
 }
 
+/* Is A (gen-NAME ARGS...) of a templated def-function or def-grid-function
+ * (a function value known at compile time: spec "gen-XXXX", "generating
+ * scratch vectors" binds one to a let variable and calls it)? */
+int template_is_gen_function(Checker *ck, const Node *a) {
+    if (!template_is_gen(a)) return 0;
+    Template *t = template_lookup(ck, syn_head(a) + 4);
+    return t && (!strcmp(t->kind, "def-function") || !strcmp(t->kind, "def-grid-function"));
+}
+
 /* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
  * "gen-XXXX": (fold someVector (gen-addTwo int))): the instance of the
  * templated function NAME for TYPES, or NULL after an error. */
@@ -874,6 +887,31 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
         if (base && base->kind == TY_VECTOR)
             deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
     }
+}
+
+/* (vector-type T :global :readable A) with A a value parameter of the
+ * template (spec "Radix Sort in Crisp": histogram-pass deduces its
+ * alignment A so): A, written where the form's address space and access
+ * are given as keywords, is the alignment, and takes the argument's
+ * (:compact or :std140).  Fills VALS[i] of a parameter not given. */
+static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Node **vals) {
+    if (!psyn || !at || at->kind != TY_VECTOR || at->align == AL_NONE || !syn_is_form(psyn, "vector-type")) return;
+    int has_as = 0, has_acc = 0, has_al = 0;
+    Node *sym = NULL;
+    for (int k = 2; k < psyn->nkids; k++) {
+        Node *e = psyn->kids[k];
+        if (e->kind == N_KEYWORD) {
+            if (as_keyword(e->key) != AS_NONE) has_as = 1;
+            else if (acc_keyword(e->key) != ACC_NONE) has_acc = 1;
+            else if (align_keyword(e->key) != AL_NONE) has_al = 1;
+        } else if (e->kind == N_SYMBOL && !sym) {
+            sym = e;
+        }
+    }
+    if (!sym || !has_as || !has_acc || has_al) return;
+    for (int i = 0; i < t->nparams; i++)
+        if (!strcmp(t->params[i]->key, sym->key) && !vals[i])
+            vals[i] = syn_keyword(ck->a, psyn->loc, ty_align_name(at->align));
 }
 
 /* The parameter type syntax of a templated function's i-th parameter. */
@@ -1063,6 +1101,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
                 continue;
             }
             deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, args, &conflict);
+            deduce_alignment(ck, t, param_type_syntax(t->form, i), argv[i]->ty, vals);
         }
     if (conflict) {
         diag_error_at(D(ck), call, "E1013",
@@ -1071,7 +1110,7 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
         return NULL;
     }
     for (int i = 0; i < t->nparams; i++)
-        if (!args[i]) {
+        if (!args[i] && !vals[i]) {
             if (i >= t->nrequired) {
                 /* resolved like a written argument: the same instance */
                 if (!take_default(ck, t, i, args, vals, call)) return NULL;

@@ -31,6 +31,7 @@ static Diag *D(Ctx *cx) {
 /* ---- uniformity (judged on syntax) ---- */
 
 static int is_uniform_sym(Ctx *cx, const Sym *s) {
+    if (s->wg_uniform) return 1; /* declared so (check.c: uniform, %workgroup-uniform) */
     for (int i = 0; i < cx->nuniform; i++)
         if (cx->uniform[i] == s) return 1;
     return 0;

@@ -22,11 +22,12 @@ FAILS = {
     "reduce_to_1_small": (
         "unknown compile-time function `get-make-reduction-global-scratch-vec`",
         "spec typo: get-make-... for gen-make-...; then ,local-scratch-vec for ,localScratchVec, "
-        "(~ v (get-group-id) x) with a misplaced parenthesis, cond+ and the warp forms"),
+        "(~ v (get-group-id) x) with a misplaced parenthesis, a `)` too many in each let* "
+        "(reduce_to_1_small_fixed.crisp runs)"),
     "reduce_to_1_small_given": (
         "unbound compile-time variable `local-scratch-vec`",
-        "spec typo: ,local-scratch-vec for ,localScratchVec; then cond+, get-lane-id, "
-        "reduce-to-warp (warps)"),
+        "spec typo: ,local-scratch-vec for ,localScratchVec (reduce_to_1_small_fixed.crisp's "
+        "block_given runs)"),
     "reduce_vec_small": (
         "`shuffle` outside `in-warp`",
         "spec bug: the block returns (shuffle sum 0) outside in-warp; a warp shuffle broadcasts "
@@ -35,21 +36,9 @@ FAILS = {
     "reduce_vec_small_given": (
         "`shuffle` outside `in-warp`",
         "spec bug: the block returns (shuffle sum 0) outside in-warp (see reduce_vec_small)"),
-    "scratch_generators": (
-        "unknown function or macro `gen-spec-make-reduction-local-scratch-vec`",
-        "the spec's use binds (gen-...) to a let variable in kernel code and calls it, which the "
-        "checker does not take (a gen- instance is accepted as a function argument and in "
-        "(funcall (gen-...)) only); the generators themselves also use (get-warp-size) (warps), "
-        "give a :name (a second use would clash) and the global one misplaces a parenthesis in its "
-        "let; lib/reduce.crisp has working make-reduction-*-scratch-vec generators"),
     "histogram_pass": (
         "unclosed `(`",
         "spec typo: the `)` closing the parameter list is missing (histogram_pass_fixed.crisp)"),
-    "histogram_pass_fixed": (
-        "cannot deduce template parameter `A` of `spec-histogram-pass`",
-        "the alignment parameter A cannot be deduced from the arguments; with gen- the "
-        "constraint is-alignment? is unknown, then as-bits and is-negative? are undefined, and "
-        "(local-work-size ...) is declared in a function"),
     "dot_prod": (
         "unclosed `(`",
         "spec typo: two missing `)` at the end of dot-prod-grid (dot_prod_fixed.crisp runs)"),
@@ -151,6 +140,60 @@ for name, k in (("reduce_vec_atomic_message", "add"), ("reduce_vec_cas_message",
 
 
 @case
+def runs_scratch_generators():
+    """The spec's use binds (gen-spec-make-reduction-local-scratch-vec float
+    "...") to a let variable and calls it: the instance's scratch vector
+    (ceil local-work-size (get-warp-size)) floats, shorter than the
+    workgroup, which reduce-to-workgroup accepts."""
+    prog = compile(D + "scratch_generators.crisp")
+    a = rng.uniform(0.9, 1.1, 1024).astype(np.float32)
+    w = np.zeros(1024 // 64, np.float32)
+    prog.run("block", a, w, global_size=1024)
+    assert_close(w, np.prod(a.astype(np.float64).reshape(-1, 64), axis=1), rtol=1e-4)
+
+
+@case
+def runs_histogram_pass_fixed():
+    """The spec's histogram-pass (its `)` and the &optional scratch of its
+    signature fixed): A deduced from the argument's alignment, is-alignment?
+    and (local-work-size :set-to 256) in the function."""
+    prog = compile(D + "histogram_pass_fixed.crisp")
+    a = rng.integers(0, 2**32, 10000, dtype=np.uint64).astype(np.uint32)
+    for off in (0, 8, 24):
+        h = np.zeros(256, np.uint32)
+        prog.run("block", a, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((a >> off) & 0xFF, minlength=256).astype(np.uint32))
+    # floats: the block's key is the bits, every bit flipped below zero
+    # (as-bits and is-negative?, lib/prelude.crisp)
+    f = rng.uniform(-1000, 1000, 10000).astype(np.float32)
+    f[:4] = [0.0, -0.0, np.inf, -np.inf]
+    bits = f.view(np.uint32)
+    key = np.where(f < 0, ~bits, bits)
+    for off in (0, 16, 24):
+        h = np.zeros(256, np.uint32)
+        prog.run("block_float", f, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((key >> off) & 0xFF, minlength=256).astype(np.uint32))
+
+
+# reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
+# every workgroup stores its v: the others hold their own workgroup's total.
+# 20 workgroups take the block's warp branch (N < +warp-size+), 50 its
+# workgroup branch (N < local-work-size).
+for kernel in ("block", "block_given"):
+    @case("runs_reduce_to_1_small_fixed_" + kernel)
+    def _(kernel=kernel):
+        prog = compile(D + "reduce_to_1_small_fixed.crisp")
+        for groups in (20, 50, 1, 64):
+            a = ints(64 * groups)
+            r = np.zeros(groups, np.int32)
+            prog.run(kernel, a, r, global_size=64 * groups)
+            partial = a.reshape(groups, 64).sum(axis=1)
+            total = a.sum()
+            check("%d groups: one workgroup holds the total" % groups, np.count_nonzero(r == total) >= 1)
+            check("%d groups: the others hold their own total" % groups, bool(np.all((r == partial) | (r == total))))
+
+
+@case
 def runs_dot_prod_fixed():
     prog = compile(D + "dot_prod_fixed.crisp")
     a = rng.uniform(-1, 1, 3000).astype(np.float32)
@@ -171,5 +214,7 @@ def every_block_file_is_listed():
                                    "reduce_vec_cas_message", "reduce_to_1_cas_message",
                                    "reduce_vec_atomic", "reduce_vec_cas", "reduce_to_1_cas",
                                    "reduce_to_1_atomic", "reduce_to_1_atomic_given",
-                                   "reduce_to_workgroup", "reduce_to_workgroup_fixed"])
+                                   "reduce_to_workgroup", "reduce_to_workgroup_fixed",
+                                   "reduce_to_1_small_fixed", "scratch_generators",
+                                   "histogram_pass_fixed"])
     assert_equal(files, listed)
