@@ -501,10 +501,7 @@ static SizeExpr *max_local_linear(Ex *x) {
 
 static const CFunc *user_function(Ex *x, const Node *call) {
     if (call->op != BI_CALL || !call->text) return NULL;
-    for (int i = 0; i < x->p->nfuncs; i++)
-        if (x->p->funcs[i]->kind != FN_KERNEL && x->p->funcs[i]->cname && !strcmp(x->p->funcs[i]->cname, call->text))
-            return x->p->funcs[i];
-    return NULL;
+    return strmap_get(&x->p->funcs_by_cname, call->text); /* not a scan: issue 14 */
 }
 
 /* The helper a BI_HELPER call makes (Program.helpers), or -1. */

@@ -1097,6 +1097,11 @@ static void std140_types(Em *e, const Program *p) {
     }
 }
 
+typedef struct FnHelpers {
+    Helper **v;
+    int n, cap;
+} FnHelpers;
+
 void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     Em e = {.out = out, .a = scratch, .p = p};
     pr_init(&e.pr, out);
@@ -1123,10 +1128,23 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     for (int i = 0; i < p->nhelpers; i++)
         if (p->helpers[i]->kind == H_ATOMIC_RMW && !p->helpers[i]->fn) helper_out(&e, p->helpers[i]);
     oclc_warp_helpers(&e.pr, p, e.a);
+    /* each function's own atomics follow it: index them by function once
+       (a scan of every helper per function grew quadratically, issue 14) */
+    PtrMap own = {0};
+    for (int j = 0; j < p->nhelpers; j++) {
+        Helper *h = p->helpers[j];
+        if (h->kind != H_ATOMIC_RMW || !h->fn) continue;
+        FnHelpers *fh = ptrmap_get(&own, h->fn);
+        if (!fh) {
+            fh = arena_alloc(e.a, sizeof *fh);
+            if (!fh || !ptrmap_put(e.a, &own, h->fn, fh)) return;
+        }
+        arena_push(e.a, (void ***)&fh->v, &fh->n, &fh->cap, h);
+    }
     for (int i = 0; i < p->nfuncs; i++) {
         func_out(&e, p->funcs[i]);
-        for (int j = 0; j < p->nhelpers; j++)
-            if (p->helpers[j]->kind == H_ATOMIC_RMW && p->helpers[j]->fn == p->funcs[i]) helper_out(&e, p->helpers[j]);
+        const FnHelpers *fh = ptrmap_get(&own, p->funcs[i]);
+        for (int j = 0; fh && j < fh->n; j++) helper_out(&e, fh->v[j]);
     }
 }
 

@@ -39,7 +39,9 @@ Program *tree_shake(Arena *a, const Program *p, StrBuf *kept, StrBuf *shaken) {
     *q = *p;
     for (int i = 0; i < p->nfuncs; i++) {
         s.fkeep[i] = p->funcs[i]->kind == FN_KERNEL;
-        for (int h = 0; h < p->nhelpers; h++) s.fkeep[i] |= p->helpers[h]->fn == p->funcs[i];
+        /* a function an atomic combines with (its helpers, by function) */
+        for (const Helper *h = ptrmap_get(&p->helpers_by_fn, p->funcs[i]); h && !s.fkeep[i]; h = h->next_fn)
+            s.fkeep[i] = h->fn == p->funcs[i] && helper_live(p, h);
     }
     char *scanned = arena_alloc(a, (size_t)p->nfuncs + 1);
     if (!scanned) return NULL;

@@ -317,19 +317,34 @@ Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty) {
     return s;
 }
 
+/* Whether `h` is still one of p's helpers (a rollback may have cut it). */
+int helper_live(const Program *p, const Helper *h) {
+    return h->index < p->nhelpers && p->helpers[h->index] == h;
+}
+
+/* Append a new helper to p's list and to the list of its kind. */
+void helper_add(Arena *a, Program *p, Helper *h) {
+    h->index = p->nhelpers;
+    PUSH(a, p->helpers, p->nhelpers, p->caphelpers, h);
+    if ((unsigned)h->kind < HELPER_NKINDS)
+        PUSH(a, p->helpers_of_kind[h->kind], p->nhelpers_of_kind[h->kind], p->caphelpers_of_kind[h->kind], h);
+}
+
 Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     Program *p = prog_of(cx);
-    for (int i = 0; i < p->nhelpers; i++) {
-        Helper *h = p->helpers[i];
-        if (h->kind == k && h->ty == ty && h->as == as && k != H_ATOMIC_RMW && k != H_DEBUG_LOG && k != H_DEVICE_HAS) return h;
+    if (k != H_ATOMIC_RMW && k != H_DEBUG_LOG && k != H_DEVICE_HAS && (unsigned)k < HELPER_NKINDS) {
+        /* shared: one per (kind, type, address space), in order of creation */
+        for (int i = 0; i < p->nhelpers_of_kind[k]; i++) {
+            Helper *h = p->helpers_of_kind[k][i];
+            if (h->ty == ty && h->as == as && helper_live(p, h)) return h;
+        }
     }
     Helper *h = arena_alloc(cx->ck->a, sizeof *h);
     if (!h) return NULL;
     h->kind = k;
     h->ty = ty;
     h->as = as;
-    h->index = p->nhelpers;
-    PUSH(cx->ck->a, p->helpers, p->nhelpers, p->caphelpers, h);
+    helper_add(cx->ck->a, p, h);
     return h;
 }
 
@@ -2451,7 +2466,11 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
     Program *p = ck->prog;
-    if (!fn->consteval) PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
+    if (!fn->consteval) {
+        PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
+        if (fn->kind != FN_KERNEL && fn->cname && !strmap_get(&p->funcs_by_cname, fn->cname))
+            strmap_put(ck->a, &p->funcs_by_cname, fn->cname, fn);
+    }
     return fn;
 }
 

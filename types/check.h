@@ -10,6 +10,8 @@
 #define CRISP_CHECK_H
 
 #include "../core/context.h"
+#include "../core/ptrmap.h"
+#include "../core/strmap.h"
 #include "../core/strbuf.h"
 #include "sizeexpr.h"
 #include "types.h"
@@ -173,6 +175,7 @@ typedef enum HelperKind {
     H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT, H_DEVICE_HAS,
     H_WARP,          /* warp support: op is a WarpOp (shuffles: ty is the value type) */
 } HelperKind;
+#define HELPER_NKINDS (H_WARP + 1)
 
 typedef struct Helper {
     HelperKind kind;
@@ -185,6 +188,7 @@ typedef struct Helper {
     const char *key;        /* device-has: the property (fp64) */
     Type **tys;             /* debug log: the logged values' types */
     int ntys;
+    struct Helper *next_fn; /* atomics: the one made before for the same fn (Program.helpers_by_fn) */
 } Helper;
 
 /* One r-t-output / r-t-assert site: what the host needs to decode its
@@ -260,8 +264,14 @@ typedef struct Orchestration {
 typedef struct Program {
     CFunc **funcs;          /* emission order: callees before callers */
     int nfuncs, capfuncs;
+    StrMap funcs_by_cname;  /* the non-kernels of funcs by C name (the first of each) */
     Helper **helpers;
     int nhelpers, caphelpers;
+    /* indexes over helpers, so that finding one is not a scan of all (issue
+       14); a rollback (nhelpers cut back) leaves dead entries: helper_live */
+    Helper **helpers_of_kind[HELPER_NKINDS];
+    int nhelpers_of_kind[HELPER_NKINDS], caphelpers_of_kind[HELPER_NKINDS];
+    PtrMap helpers_by_fn;   /* atomics: fn (or &helpers_by_fn for none) -> newest, chained by next_fn */
     int uses_fp64, uses_fp16, uses_int64_atomics;
     int ocl_version;        /* OpenCL C version written for: 120, 200 or 300 */
     int debug_output;       /* compiled with --debug-output */
@@ -281,6 +291,9 @@ typedef struct Program {
     Orchestration **orchs;  /* def-orchestrations and continuation pipelines, in order */
     int norchs, caporchs;
 } Program;
+
+/* Whether `h` is still one of p's helpers (a rollback may have cut it). */
+int helper_live(const Program *p, const Helper *h);
 
 struct Expander;
 

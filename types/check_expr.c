@@ -1776,16 +1776,22 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
 static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Type *t, int op, CFunc *fn, int unary, Node *arg) {
     Helper *h = NULL;
     Program *p = prog_of(cx);
-    for (int i = 0; i < p->nhelpers; i++) {
-        Helper *x = p->helpers[i];
-        if (x->kind == H_ATOMIC_RMW && x->ty == t && x->as == as && x->fn == fn && x->op == op && x->unary == unary) h = x;
-    }
+    /* the atomics made for the same fn, newest first (at most one live match) */
+    const void *fkey = fn ? (const void *)fn : (const void *)&p->helpers_by_fn;
+    Helper *chain = ptrmap_get(&p->helpers_by_fn, fkey);
+    for (Helper *x = chain; x; x = x->next_fn)
+        if (x->ty == t && x->as == as && x->op == op && x->unary == unary && helper_live(p, x)) {
+            h = x;
+            break;
+        }
     if (!h) {
         h = need_helper(cx, H_ATOMIC_RMW, t, as);
         if (!h) return NULL;
         h->fn = fn;
         h->op = op;
         h->unary = unary;
+        h->next_fn = chain;
+        ptrmap_put(cx->ck->a, &p->helpers_by_fn, fkey, h);
     }
     if (ty_sizeof(t) == 8) p->uses_int64_atomics = 1;
     Node *args[2] = {addr, arg};
@@ -2008,8 +2014,10 @@ static Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
     if (has >= 0) return bool_lit(cx, syn, has);
     Program *p = prog_of(cx);
     Helper *h = NULL;
-    for (int i = 0; i < p->nhelpers && !h; i++)
-        if (p->helpers[i]->kind == H_DEVICE_HAS && !strcmp(p->helpers[i]->key, k->key)) h = p->helpers[i];
+    for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
+        Helper *x = p->helpers_of_kind[H_DEVICE_HAS][i];
+        if (!strcmp(x->key, k->key) && helper_live(p, x)) h = x;
+    }
     if (!h) {
         h = need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
         if (!h) return NULL;

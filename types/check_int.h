@@ -211,6 +211,7 @@ CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
 const char *mangle(Arena *a, const char *crisp_name);
 const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base);
 Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
+void helper_add(Arena *a, Program *p, Helper *h);
 /* A call of support code `h` (a BI_HELPER C_CALL). */
 Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
 

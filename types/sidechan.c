@@ -602,9 +602,9 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
         /* one helper per sequence of value types */
         Program *p = prog_of(cx);
         Helper *hp = NULL;
-        for (int i = 0; i < p->nhelpers && !hp; i++) {
-            Helper *x = p->helpers[i];
-            if (x->kind != H_DEBUG_LOG || x->ntys != nv) continue;
+        for (int i = 0; i < p->nhelpers_of_kind[H_DEBUG_LOG] && !hp; i++) {
+            Helper *x = p->helpers_of_kind[H_DEBUG_LOG][i];
+            if (x->ntys != nv || !helper_live(p, x)) continue;
             int same = 1;
             for (int j = 0; j < nv; j++) same &= ty_equal(x->tys[j], tys[j]);
             if (same) hp = x;

@@ -168,17 +168,16 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
 
 static Helper *warp_helper(Ctx *cx, WarpOp op, Type *ty) {
     Program *p = prog_of(cx);
-    for (int i = 0; i < p->nhelpers; i++) {
-        Helper *h = p->helpers[i];
-        if (h->kind == H_WARP && h->op == (int)op && (!ty || ty_equal(h->ty, ty))) return h;
+    for (int i = 0; i < p->nhelpers_of_kind[H_WARP]; i++) {
+        Helper *h = p->helpers_of_kind[H_WARP][i];
+        if (h->op == (int)op && (!ty || ty_equal(h->ty, ty)) && helper_live(p, h)) return h;
     }
     Helper *h = arena_alloc(cx->ck->a, sizeof *h);
     if (!h) return NULL;
     h->kind = H_WARP;
-    h->index = p->nhelpers;
     h->op = (int)op;
     h->ty = ty;
-    arena_push(cx->ck->a, (void ***)&p->helpers, &p->nhelpers, &p->caphelpers, h);
+    helper_add(cx->ck->a, p, h);
     return h;
 }
 
