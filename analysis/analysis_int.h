@@ -79,8 +79,8 @@ typedef struct FnSum {
     const Node *barrier_at;
     uint64_t req_plus;     /* parameters a `+` variant needs uniform */
     uint64_t req_barrier;  /* parameters a barrier's condition depends on */
-    const Node *req_plus_at[64];
-    const Node *req_barrier_at[64];
+    const Node **req_plus_at;    /* [64], where each bit of req_plus comes from */
+    const Node **req_barrier_at; /* [64], ... of req_barrier (both made by need_at) */
     int checks;            /* CK_* elected for it */
     int max_regs, warn_regs; /* register budgets (0: none) */
     const Node *regs_at;

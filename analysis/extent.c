@@ -270,7 +270,7 @@ static Binding *lookup(Ex *x, const Sym *s) {
 
 static Binding *bind(Ex *x, const Sym *s) {
     if (x->nenv == x->capenv) {
-        int nc = x->capenv ? x->capenv * 2 : 64;
+        int nc = x->capenv ? x->capenv * 2 : 8; /* most kernels are small */
         Binding *v = arena_alloc(x->a, sizeof(Binding) * (size_t)nc);
         if (!v) {
             x->gave_up = 1;

@@ -223,6 +223,17 @@ Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
     return r;
 }
 
+/* FnSum's req_*_at, made on first use: most functions need none (and
+ * 64 pointers each per function was a large part of the memory, issue 14). */
+static int need_at(Analysis *an, const Node ***at) {
+    if (!*at) *at = arena_alloc(an->a, sizeof(const Node *) * 64);
+    return *at != NULL;
+}
+
+static const Node *at_of(const Node **at, int i) {
+    return at ? at[i] : NULL;
+}
+
 /* ---- control ---- */
 
 /* The conditions from control depth `from` up, and the divergent exits. */
@@ -234,7 +245,7 @@ static Uni ctl_from(Fn *f, int from, int with_exit) {
 
 static int push(Fn *f, Ctl c) {
     if (f->depth == f->capdepth) {
-        int nc = f->capdepth ? f->capdepth * 2 : 16;
+        int nc = f->capdepth ? f->capdepth * 2 : 4;
         Ctl *s = arena_alloc(f->an->a, sizeof(Ctl) * (size_t)nc);
         if (!s) return 0;
         if (f->depth) memcpy(s, f->stack, sizeof(Ctl) * (size_t)f->depth);
@@ -342,7 +353,7 @@ static void barrier(Fn *f, const Node *at, const FnSum *callee) {
         for (int i = 0; i < 64; i++)
             if ((c.pm >> i & 1) && !(s->req_barrier >> i & 1)) {
                 s->req_barrier |= 1ULL << i;
-                s->req_barrier_at[i] = at;
+                if (need_at(f->an, &s->req_barrier_at)) s->req_barrier_at[i] = at;
             }
         return;
     }
@@ -499,7 +510,7 @@ static void need_uniform(Fn *f, const Node *part, const Sym *as_uniform, const c
         for (int i = 0; i < 64; i++)
             if ((u.pm >> i & 1) && !(f->sum->req_plus >> i & 1)) {
                 f->sum->req_plus |= 1ULL << i;
-                f->sum->req_plus_at[i] = f->mark;
+                if (need_at(f->an, &f->sum->req_plus_at)) f->sum->req_plus_at[i] = f->mark;
             }
         return;
     }
@@ -548,11 +559,11 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
                 if (!(u.pm >> j & 1)) continue;
                 if (plus && !(f->sum->req_plus >> j & 1)) {
                     f->sum->req_plus |= 1ULL << j;
-                    f->sum->req_plus_at[j] = g->req_plus_at[bit];
+                    if (need_at(f->an, &f->sum->req_plus_at)) f->sum->req_plus_at[j] = at_of(g->req_plus_at, bit);
                 }
                 if (bar && !(f->sum->req_barrier >> j & 1)) {
                     f->sum->req_barrier |= 1ULL << j;
-                    f->sum->req_barrier_at[j] = g->req_barrier_at[bit];
+                    if (need_at(f->an, &f->sum->req_barrier_at)) f->sum->req_barrier_at[j] = at_of(g->req_barrier_at, bit);
                 }
             }
             continue;
@@ -560,14 +571,14 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
         const Node *c = ex_culprit(f, call->kids[k], NULL);
         const char *pname = g->fn->params[i]->name;
         if (plus) {
-            const Node *at = g->req_plus_at[bit];
+            const Node *at = at_of(g->req_plus_at, bit);
             diag_error_at(f->an->d, ex_site(c, call), "E1111",
                           "`%s` needs its parameter `%s` to be the same for every work-item of the workgroup, but %s %s",
                           g->fn->name, pname, ex_describe(f, c), u.lv == L_WARP ? "differs between warps" : "differs between work-items");
             ex_notes(f, c);
             if (at) diag_note(f->an->d, at->loc, "`%s` needs it here", at->text ? at->text : "this form");
         } else if (f->sum->checks & CK_BARRIERS) {
-            const Node *at = g->req_barrier_at[bit];
+            const Node *at = at_of(g->req_barrier_at, bit);
             diag_warning_at(f->an->d, ex_site(c, call), "W1101",
                             "`%s` reaches a local-barrier under a condition on its parameter `%s`, and %s is not the same for every work-item, which may deadlock the workgroup (check-barriers)",
                             g->fn->name, pname, ex_describe(f, c));

@@ -18,7 +18,7 @@ void *ptrmap_get(const PtrMap *m, const void *key) {
 
 int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val) {
     if ((m->n + 1) * 2 >= m->cap) {
-        int ncap = m->cap ? m->cap * 2 : 64;
+        int ncap = m->cap ? m->cap * 2 : 8; /* many maps are per function, and small */
         PtrMapEnt *ne = arena_alloc(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {

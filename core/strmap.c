@@ -23,7 +23,7 @@ void *strmap_get(const StrMap *m, const char *key) {
 
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val) {
     if ((m->n + 1) * 2 >= m->cap) {
-        int ncap = m->cap ? m->cap * 2 : 64;
+        int ncap = m->cap ? m->cap * 2 : 8; /* many maps are per function, and small */
         StrMapEnt *ne = arena_alloc(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {

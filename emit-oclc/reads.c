@@ -73,7 +73,7 @@ static uint32_t name_hash(const char *s) {
 
 static void *grow(Arena *a, void *v, int n, int *cap, size_t size) {
     if (n < *cap) return v;
-    int nc = *cap ? *cap * 2 : 32;
+    int nc = *cap ? *cap * 2 : 8;
     void *p = arena_alloc(a, size * (size_t)nc);
     if (!p) return NULL;
     if (n) memcpy(p, v, size * (size_t)n);
@@ -98,7 +98,7 @@ static int name_index(OclcReads *r, const char *name, int create) {
         return -1;
     }
     if ((r->nnames + 1) * 2 > r->nslots) {
-        int n = r->nslots ? r->nslots * 2 : 128;
+        int n = r->nslots ? r->nslots * 2 : 16;
         int *slots = arena_alloc(r->a, sizeof(int) * (size_t)n);
         if (!slots) return -1;
         for (int i = 0; i < n; i++) slots[i] = -1;
