@@ -1,18 +1,30 @@
-/* arena.c - the bump allocator behind every compilation (see arena.h). */
+/* arena.c - the bump allocator behind every compilation (see arena.h).
+ *
+ * Chunks start at 64 KiB (a small program stays small) and grow with the
+ * compilation, to half of what it has used so far, up to 32 MiB.  From
+ * 2 MiB on a chunk is mapped directly: its memory is known to be zero, so
+ * it is not cleared again (issue 14: clearing and faulting in fresh memory
+ * was a fifth of the time on 8 MB of Crisp).  (Transparent huge pages,
+ * tried, cut the page faults 13 times but not the time.) */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "arena.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaChunk {
     ArenaChunk *next;
     size_t size, off;
+    int mapped;        /* mmap'ed (zero-filled), else malloc'ed */
     _Alignas(16) unsigned char data[];
 };
 
 #define ARENA_CHUNK (64 * 1024)
+#define ARENA_MAP_FROM ((size_t)2 << 20)   /* a huge page */
+#define ARENA_CHUNK_MAX ((size_t)32 << 20)
 #define ARENA_DEFAULT_CAP ((size_t)4 << 30) /* 10 MB of Crisp needs about 1 GiB */
 
 void arena_init(Arena *a) {
@@ -23,11 +35,41 @@ void arena_free(Arena *a) {
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *n = c->next;
-        free(c);
+        if (c->mapped) munmap(c, sizeof *c + c->size);
+        else free(c);
         c = n;
     }
     a->head = NULL;
     a->used = 0;
+}
+
+/* A new chunk of at least `size` bytes, or NULL. */
+static ArenaChunk *new_chunk(Arena *a, size_t size) {
+    size_t want = a->used / 2;
+    if (want > ARENA_CHUNK_MAX) want = ARENA_CHUNK_MAX;
+    if (want < ARENA_CHUNK) want = ARENA_CHUNK;
+    if (want < size) want = size;
+    ArenaChunk *c = NULL;
+    if (want >= ARENA_MAP_FROM && want <= SIZE_MAX - 2 * ARENA_MAP_FROM) {
+        /* whole huge pages, header included */
+        size_t total = (sizeof *c + want + ARENA_MAP_FROM - 1) & ~(ARENA_MAP_FROM - 1);
+        void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            c = p;
+            c->mapped = 1;
+            want = total - sizeof *c;
+        }
+    }
+    if (!c) {
+        c = malloc(sizeof *c + want);
+        if (!c) return NULL;
+        c->mapped = 0;
+    }
+    c->size = want;
+    c->off = 0;
+    c->next = a->head;
+    a->head = c;
+    return c;
 }
 
 void *arena_alloc(Arena *a, size_t size) {
@@ -44,22 +86,17 @@ void *arena_alloc(Arena *a, size_t size) {
     }
     ArenaChunk *c = a->head;
     if (!c || c->size - c->off < size) {
-        size_t want = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-        c = malloc(sizeof *c + want);
+        c = new_chunk(a, size);
         if (!c) {
             a->exhausted = 1;
             if (a->fail_jump) longjmp(*a->fail_jump, 1);
             return NULL;
         }
-        c->size = want;
-        c->off = 0;
-        c->next = a->head;
-        a->head = c;
     }
     void *p = c->data + c->off;
     c->off += size;
     a->used += size;
-    memset(p, 0, size);
+    if (!c->mapped) memset(p, 0, size); /* mapped memory is zero, and never handed out twice */
     return p;
 }
 
