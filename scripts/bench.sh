@@ -31,12 +31,17 @@
 #     work written by hand with PyOpenCL / OpenCL C, at 1,024 and 2^20
 #     floats, side by side, as ratios with the targets of issue 15
 #     (scripts/bench_hoist.py; BENCH_HOIST_ROUNDS, CRISP_PLATFORM).
-#  7. sorting (scripts/bench_sort.py): crisp's radix and bitonic sorts next
+#  8. sorting (scripts/bench_sort.py): crisp's radix and bitonic sorts next
 #     to pyopencl.algorithm.RadixSort and pyopencl.bitonic_sort.BitonicSort
 #     (and cupy.sort with --platform NVIDIA), in keys/s (BENCH_SORT_N).
-#  8. orchestrations: launch-interleaved against copy-then-compute through
+#  9. orchestrations: launch-interleaved against copy-then-compute through
 #     the Python hoist (scripts/bench_orch.py, docs/orchestration.md;
 #     BENCH_ORCH_BYTES, default 64 MiB on a CPU, CRISP_PLATFORM).
+# 10. compile speed and scaling (scripts/bench_compile.py, issue 14): lines
+#     per second of CPU time and the ratio to clang -fsyntax-only on the
+#     emitted OpenCL C, on a generated 1 MB program (scripts/gen_big.py), and
+#     a size sweep (BENCH_COMPILE_SIZES, default 1 2 4 8 MB) with CPU time,
+#     wall time and maximum RSS, so that growth is visible.
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "${PY:-}" ]; then  # the active virtual environment's Python, else Debian's
     if [ -n "${VIRTUAL_ENV:-}" ]; then PY=$VIRTUAL_ENV/bin/python3; else PY=/usr/bin/python3; fi
@@ -202,4 +207,6 @@ echo
 "$PY" scripts/bench_sort.py || status=1
 echo
 "$PY" scripts/bench_orch.py || status=1
+echo
+"$PY" scripts/bench_compile.py || status=1
 exit $status
