@@ -851,47 +851,53 @@ static void note_vec(TypeSet *ts, const Type *t) {
     if (ts->n < 64) ts->v[ts->n++] = t->elem;
 }
 
-static void note_tree(TypeSet *ts, const Node *n) {
+static int is_half(const Type *t) {
+    if (t && t->kind == TY_VECTOR) t = t->elem;
+    return t && (t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_HALF;
+}
+
+/* What the support code printed before the functions depends on, found in
+ * one walk over every function (one walk per question was a tenth of the
+ * emitter's time on large programs, issue 14). */
+typedef struct Survey {
+    int half;               /* `half` anywhere: cl_khr_fp16 */
+    int offset, work_dim;   /* BI_GLOBAL_OFFSET / BI_WORK_DIM called */
+    TypeSet std140;         /* padded element types in use, in order of first use */
+    const char *atom64[16]; /* the 64-bit atomic built-ins (atom_*) called, in order */
+    int natom64;
+} Survey;
+
+static void survey_tree(Survey *sv, const Node *n) {
     if (!n) return;
-    if (n->sym) note_vec(ts, n->sym->ty);
-    note_vec(ts, n->ty);
-    for (int i = 0; i < n->nkids; i++) note_tree(ts, n->kids[i]);
-}
-
-/* Does the program use `half` anywhere (it needs cl_khr_fp16)? */
-static int tree_has_half(const Node *n) {
-    if (!n) return 0;
-    const Type *ts[2] = {n->ty, n->sym ? n->sym->ty : NULL};
-    for (int i = 0; i < 2; i++) {
-        const Type *t = ts[i];
-        if (t && t->kind == TY_VECTOR) t = t->elem;
-        if (t && (t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_HALF) return 1;
+    if (!sv->half) sv->half = is_half(n->ty) || (n->sym && is_half(n->sym->ty));
+    if (n->kind == N_C_CALL) {
+        if (n->op == BI_GLOBAL_OFFSET) sv->offset = 1;
+        if (n->op == BI_WORK_DIM) sv->work_dim = 1;
+        if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
+            const char *name = builtin_spelling(n->op, n->ty);
+            int seen = 0;
+            for (int i = 0; i < sv->natom64; i++) seen |= !strcmp(sv->atom64[i], name);
+            if (!seen && sv->natom64 < 16) sv->atom64[sv->natom64++] = name;
+        }
     }
-    for (int i = 0; i < n->nkids; i++)
-        if (tree_has_half(n->kids[i])) return 1;
-    return 0;
+    if (n->sym) note_vec(&sv->std140, n->sym->ty);
+    note_vec(&sv->std140, n->ty);
+    for (int i = 0; i < n->nkids; i++) survey_tree(sv, n->kids[i]);
 }
 
-static int uses_half(const Program *p) {
+static void survey(Survey *sv, const Program *p) {
+    memset(sv, 0, sizeof *sv);
     for (int f = 0; f < p->nfuncs; f++) {
         const CFunc *fn = p->funcs[f];
         for (int i = 0; i < fn->nparams; i++) {
-            const Type *t = fn->params[i]->ty;
-            if (t->kind == TY_VECTOR) t = t->elem;
-            if (t && (t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_HALF) return 1;
+            sv->half |= is_half(fn->params[i]->ty);
+            note_vec(&sv->std140, fn->params[i]->ty);
         }
-        if (tree_has_half(fn->body)) return 1;
+        for (int i = 0; i < fn->nsides; i++) note_vec(&sv->std140, fn->sides[i]->ty);
+        for (int i = 0; i < fn->nfsides; i++) note_vec(&sv->std140, fn->fsides[i]->ty);
+        for (int i = 0; i < fn->nlocal; i++) note_vec(&sv->std140, fn->local_arrays[i]->ty);
+        survey_tree(sv, fn->body);
     }
-    return 0;
-}
-
-/* Does the tree call builtin `op`? */
-static int tree_calls(const Node *n, int op) {
-    if (!n) return 0;
-    if (n->kind == N_C_CALL && n->op == op) return 1;
-    for (int i = 0; i < n->nkids; i++)
-        if (tree_calls(n->kids[i], op)) return 1;
-    return 0;
 }
 
 /* Work-item queries CUDA has no counterpart for, which libclc does not
@@ -899,13 +905,10 @@ static int tree_calls(const Node *n, int op) {
  * sm_XX (docs/targets.md), ids start at 0 (no global offset) and a launch
  * always has 3 dimensions, so the work dimension is that of the highest
  * dimension larger than 1. */
-static void nvptx_guards_out(Em *e, const Program *p) {
-    int offset = 0, dim = 0;
-    for (int i = 0; i < p->nhelpers && !offset; i++) offset = p->helpers[i]->kind == H_GLOBAL_ID;
-    for (int f = 0; f < p->nfuncs; f++) {
-        offset = offset || tree_calls(p->funcs[f]->body, BI_GLOBAL_OFFSET);
-        dim = dim || tree_calls(p->funcs[f]->body, BI_WORK_DIM);
-    }
+static void nvptx_guards_out(Em *e, const Program *p, const Survey *sv) {
+    int offset = sv->offset, dim = sv->work_dim;
+    for (int i = 0; i < p->nhelpers_of_kind[H_GLOBAL_ID] && !offset; i++)
+        offset = helper_live(p, p->helpers_of_kind[H_GLOBAL_ID][i]);
     if (!offset && !dim) return;
     pr_line(&e->pr, "/* work-item queries CUDA (NVPTX) lacks */");
     pr_line(&e->pr, "#ifdef __NVPTX__");
@@ -918,27 +921,15 @@ static void nvptx_guards_out(Em *e, const Program *p) {
     pr_blank(&e->pr);
 }
 
-/* Collect the 64-bit atomic built-ins (`atom_*`) the tree calls. */
-static void note_atom64(const Node *n, const char **names, int *nnames) {
-    if (!n) return;
-    if (n->kind == N_C_CALL && n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
-        const char *name = builtin_spelling(n->op, n->ty);
-        int seen = 0;
-        for (int i = 0; i < *nnames; i++) seen |= !strcmp(names[i], name);
-        if (!seen && *nnames < 16) names[(*nnames)++] = name;
-    }
-    for (int i = 0; i < n->nkids; i++) note_atom64(n->kids[i], names, nnames);
-}
-
 /* 64-bit atomics (cl_khr_int64_base/extended_atomics) for NVPTX: libclc
  * has none, so they are defined here on clang's __sync built-ins, as
  * overloads of the OpenCL names for long and ulong in __global and
  * __local memory; min and max are compare-and-swap loops. */
-static void nvptx_atom64_out(Em *e, const Program *p) {
+static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
     if (!p->uses_int64_atomics) return;
     const char *names[16];
-    int n = 0;
-    for (int f = 0; f < p->nfuncs; f++) note_atom64(p->funcs[f]->body, names, &n);
+    int n = sv->natom64;
+    memcpy(names, sv->atom64, sizeof names);
     for (int i = 0; i < p->nhelpers; i++) {
         const Helper *h = p->helpers[i];
         if (h->kind != H_ATOMIC_RMW || !h->ty || ty_sizeof(h->ty) != 8) continue;
@@ -1081,18 +1072,10 @@ static void constvecs_out(Em *e, const Program *p) {
     }
 }
 
-static void std140_types(Em *e, const Program *p) {
-    TypeSet ts = {.n = 0};
-    for (int f = 0; f < p->nfuncs; f++) {
-        const CFunc *fn = p->funcs[f];
-        for (int i = 0; i < fn->nparams; i++) note_vec(&ts, fn->params[i]->ty);
-        for (int i = 0; i < fn->nsides; i++) note_vec(&ts, fn->sides[i]->ty);
-        for (int i = 0; i < fn->nfsides; i++) note_vec(&ts, fn->fsides[i]->ty);
-        for (int i = 0; i < fn->nlocal; i++) note_vec(&ts, fn->local_arrays[i]->ty);
-        note_tree(&ts, fn->body);
-    }
-    for (int i = 0; i < ts.n; i++) {
-        Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)ts.v[i]};
+static void std140_types(Em *e, const Survey *sv) {
+    const TypeSet *ts = &sv->std140;
+    for (int i = 0; i < ts->n; i++) {
+        Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)ts->v[i]};
         helper_out(e, &h);
     }
 }
@@ -1108,7 +1091,9 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     pr_line(&e.pr, "/* Generated by crisp %s from %s - edit the Crisp source, not this file. */", CRISP_VERSION, p->source);
     pr_line(&e.pr, "/* OpenCL C %d.%d */", p->ocl_version / 100, p->ocl_version / 10 % 10); /* --ocl-version */
     if (p->uses_fp64) pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
-    if (uses_half(p)) pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable");
+    Survey sv;
+    survey(&sv, p);
+    if (sv.half) pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable");
     if (p->uses_int64_atomics) {
         pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable");
         pr_line(&e.pr, "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable");
@@ -1116,12 +1101,12 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     pr_blank(&e.pr);
     oclc_warp_header(&e.pr, p);
     /* support code that does not depend on user functions, in a fixed order */
-    nvptx_guards_out(&e, p);
-    nvptx_atom64_out(&e, p);
+    nvptx_guards_out(&e, p, &sv);
+    nvptx_atom64_out(&e, p, &sv);
     enums_out(&e, p);
     structs_out(&e, p);
     constvecs_out(&e, p);
-    std140_types(&e, p);
+    std140_types(&e, &sv);
     for (int k = H_GLOBAL_ID; k <= H_DEVICE_HAS; k++)
         for (int i = 0; i < p->nhelpers; i++)
             if ((int)p->helpers[i]->kind == k && k != H_ATOMIC_RMW && k != H_STD140_ELEM) helper_out(&e, p->helpers[i]);

@@ -399,15 +399,25 @@ static int is_feature_node(const Node *n) {
  * feature expression that is a compile-time call, such as
  * (is-floating-point? T)) replaced by FORM or by nothing, in the list
  * that holds it.  NULL after an error. */
+/* The first change to n's kids at `i`: the new kids start as a copy of
+ * those before it.  Returns 1 (changed). */
+static int features_copy_from(Expander *x, const Node *n, int i, int changed, Node ***kids, int *nk, int *cap) {
+    if (!changed)
+        for (int j = 0; j < i; j++) arena_push(&x->c->arena, (void ***)kids, nk, cap, n->kids[j]);
+    return 1;
+}
+
 static Node *resolve_features(Expander *x, Node *n, int depth) {
     if ((n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) || depth > x->ev.max_nesting + READER_MAX_DEPTH)
         return n;
+    /* the new kids are gathered from the first change on only: most lists
+       have no feature expression anywhere (issue 14) */
     Node **kids = NULL;
     int nk = 0, cap = 0, changed = 0;
     for (int i = 0; i < n->nkids; i++) {
         Node *k = n->kids[i];
         if (is_feature_node(k)) {
-            changed = 1;
+            changed = features_copy_from(x, n, i, changed, &kids, &nk, &cap);
             Node *v = eval_form(&x->ev, k->kids[2]);
             if (!v) {
                 diag_note(&x->c->diag, k->loc, "in the feature expression of this %s", k->kids[1]->name);
@@ -427,8 +437,8 @@ static Node *resolve_features(Expander *x, Node *n, int depth) {
         }
         Node *r = resolve_features(x, k, depth + 1);
         if (!r) return NULL;
-        changed |= r != n->kids[i];
-        arena_push(&x->c->arena, (void ***)&kids, &nk, &cap, r);
+        if (r != n->kids[i]) changed = features_copy_from(x, n, i, changed, &kids, &nk, &cap);
+        if (changed) arena_push(&x->c->arena, (void ***)&kids, &nk, &cap, r);
     }
     if (!changed) return n;
     Node *c = syn_copy(&x->c->arena, n);
