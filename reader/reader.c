@@ -108,6 +108,8 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
+    const char **names;  /* interned spellings (open addressing, malloc'ed) */
+    size_t nnames, capnames;
 } St;
 
 /* ---- characters and positions ---- */
@@ -230,13 +232,62 @@ static Node *mk(St *s, NodeKind k, SrcLoc loc) {
     return n;
 }
 
-/* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key. */
+/* The one copy of the spelling b[0..n) in the arena: a program repeats
+ * its names, and a copy per occurrence (two, with the key) was a tenth of
+ * the reader's memory (issue 14).  NULL when out of memory. */
+static const char *intern(St *s, const char *b, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)b[i]) * 16777619u;
+    if ((s->nnames + 1) * 2 > s->capnames) {
+        size_t cap = s->capnames ? s->capnames * 2 : 1024;
+        const char **v = calloc(cap, sizeof *v);
+        if (!v) {
+            oom(s);
+            return NULL;
+        }
+        for (size_t i = 0; i < s->capnames; i++) {
+            const char *e = s->names[i];
+            if (!e) continue;
+            uint32_t eh = 2166136261u;
+            for (const char *q = e; *q; q++) eh = (eh ^ (unsigned char)*q) * 16777619u;
+            size_t j = eh & (cap - 1);
+            while (v[j]) j = (j + 1) & (cap - 1);
+            v[j] = e;
+        }
+        free(s->names);
+        s->names = v;
+        s->capnames = cap;
+    }
+    size_t j = h & (s->capnames - 1);
+    for (; s->names[j]; j = (j + 1) & (s->capnames - 1))
+        if (!strncmp(s->names[j], b, n) && s->names[j][n] == 0) return s->names[j];
+    char *p = dup_n(s, b, n);
+    if (!p) return NULL;
+    s->names[j] = p;
+    s->nnames++;
+    return p;
+}
+
+/* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key (both
+ * interned: the same pointer when the spelling is lower-case). */
 static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
     Node *x = mk(s, k, loc);
-    char *name = dup_n(s, b, n), *key = dup_n(s, b, n);
-    if (!x || !name || !key) return NULL;
-    for (char *q = key; *q; q++)
-        if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
+    const char *name = intern(s, b, n), *key = name;
+    if (!x || !name) return NULL;
+    size_t i = 0;
+    while (i < n && !(b[i] >= 'A' && b[i] <= 'Z')) i++;
+    if (i < n) {
+        char small[64], *low = n < sizeof small ? small : malloc(n + 1);
+        if (!low) {
+            oom(s);
+            return NULL;
+        }
+        for (size_t j = 0; j < n; j++) low[j] = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
+        low[n] = 0;
+        key = intern(s, low, n);
+        if (low != small) free(low);
+        if (!key) return NULL;
+    }
     x->name = name;
     x->key = key;
     return x;
@@ -1100,6 +1151,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         }
     }
     free(s.stk);
+    free(s.names);
     return c->diag.errors - before;
 }
 
