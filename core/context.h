@@ -28,6 +28,7 @@ typedef struct Crisp {
     SrcFile **files;
     int nfiles;
     int gensym_counter;
+    int feature_forms;  /* (%feature-if ...) forms made (reader, intern): none, no walk for them */
 } Crisp;
 
 /* Look up -D value for a (case-sensitive) parameter name, or NULL. */

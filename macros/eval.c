@@ -2322,6 +2322,7 @@ static const char *name_arg(Eval *ev, Node *form, Node *v, const char *fn) {
 static Node *bi_intern(Eval *ev, Node *form, Node **a, int n) {
     (void)n;
     const char *s = name_arg(ev, form, a[0], form->kids[0]->name);
+    if (s && !strcasecmp(s, "%feature-if")) ev->c->feature_forms++; /* expand.c */
     return s ? syn_symbol(&ev->c->arena, no_loc, s) : NULL;
 }
 

@@ -450,6 +450,9 @@ static Node *resolve_features(Expander *x, Node *n, int depth) {
 
 Node *expander_features(Expander *x, Node *form) {
     if (!form) return NULL;
+    /* no (%feature-if ...) was ever made (the reader and intern count
+       them): nothing to resolve, and no walk over every form (issue 14) */
+    if (!x->c->feature_forms) return form;
     if (is_feature_node(form)) {
         /* a whole form under #+: a list of one, decided */
         Node *one = syn_list(&x->c->arena, form->loc, &form, 1);

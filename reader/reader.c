@@ -79,6 +79,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/syntax.h"
 
@@ -274,6 +275,7 @@ static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
     Node *x = mk(s, k, loc);
     const char *name = intern(s, b, n), *key = name;
     if (!x || !name) return NULL;
+    if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11)) s->c->feature_forms++; /* expand.c */
     size_t i = 0;
     while (i < n && !(b[i] >= 'A' && b[i] <= 'Z')) i++;
     if (i < n) {
