@@ -22,7 +22,6 @@
 #include "../core/ptrmap.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_GUARDS 4
@@ -75,6 +74,8 @@ typedef struct Ex {
     int *nneeds, *capneeds;
     Binding *env;
     int nenv, capenv;
+    Binding *scratch;           /* walk_function's argument bindings */
+    int capscratch;
     Frame *frame;
     int depth;
     long work;
@@ -901,13 +902,22 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
     /* bind the callee's parameters to the caller's values (check_expr.c
        lays the arguments out: vectors as pointer + length, tensor-views as
        four, soa-vectors as one per field + length, identities as none) */
-    /* scratch for this call only: malloc'ed and freed, not in the arena
-       (one per call walked was a tenth of --metadata's memory, issue 14) */
-    Binding *binds = calloc((size_t)(2 * fn->nparams + 2 * fn->nfsides + 8), sizeof(Binding));
-    if (!binds) {
-        x->gave_up = 1;
-        return;
+    /* scratch, reused by every call walked (the bindings are copied into
+       the environment before the body is walked, and nothing in between
+       walks a call): one array per call was a tenth of --metadata's
+       memory (issue 14) */
+    int need = 2 * fn->nparams + 2 * fn->nfsides + 8;
+    if (need > x->capscratch) {
+        Binding *v = arena_alloc(x->a, sizeof(Binding) * (size_t)need);
+        if (!v) {
+            x->gave_up = 1;
+            return;
+        }
+        x->scratch = v;
+        x->capscratch = need;
     }
+    Binding *binds = x->scratch;
+    memset(binds, 0, sizeof(Binding) * (size_t)need);
     int nb = 0, k = 0;
     for (int i = 0; i < fn->nparams && k <= call->nkids; i++) {
         const Sym *s = fn->params[i];
@@ -961,7 +971,6 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
         Binding *b = bind(x, binds[i].sym);
         if (b) *b = binds[i];
     }
-    free(binds);
     walk(x, fn->body);
     x->depth--;
     x->frame = up;
