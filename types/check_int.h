@@ -1,6 +1,10 @@
 /* check_int.h - internals shared by the checker's files (not a public API).
  *
- * check.c      program, definitions, functions, statements and scopes
+ * check.c      the passes (check_program), statements and scopes
+ * collect.c    pass "collect": every top-level definition
+ * signatures.c passes "constants", "signatures", "overloads"
+ * instances.c  passes "kernels", "functions": bodies per concrete types
+ * cnames.c     identifiers: mangled, unique, clear of the target's words
  * check_expr.c expressions: literals, operators, builtins, vectors
  * typeexpr.c   type expressions (vector-type, aliases, signatures)
  * constvec.c   def-const-vec: its body checked as a compile-time function
@@ -120,6 +124,8 @@ typedef struct Checker {
                                 emitted only when the program uses them */
     struct OrchForm **orch_forms; /* def-orchestrations, resolved after the gen- pass (orch.c) */
     int norch_forms, caporch_forms;
+    Forms read;              /* the forms as read (check_program's input) */
+    Forms forms;             /* every definition collected, macros expanded */
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -214,6 +220,44 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
 void helper_add(Arena *a, Program *p, Helper *h);
 /* A call of support code `h` (a BI_HELPER C_CALL). */
 Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
+
+/* ---- check.c: the passes ---- */
+/* One pass of the checker over the whole program (check_passes lists
+ * them in order, ending with {NULL, NULL}). */
+typedef struct CheckPass {
+    const char *name;
+    void (*run)(Checker *ck);
+} CheckPass;
+extern const CheckPass check_passes[];
+/* check_program is checker_init, every pass, checker_finish (unit tests
+ * run the passes one by one).  checker_init returns 0 when out of memory. */
+int checker_init(Checker *ck, Crisp *c, struct Expander *x, Forms read, const TargetNames *target);
+Program *checker_finish(Checker *ck);
+/* ---- check.c ---- */
+/* An empty C_BLOCK at AT. */
+Node *new_block(Ctx *cx, const Node *at);
+/* ---- collect.c ---- */
+void pass_collect(Checker *ck);
+/* ---- signatures.c ---- */
+void pass_constants(Checker *ck);
+void pass_signatures(Checker *ck);
+void pass_overloads(Checker *ck);
+/* ---- instances.c ---- */
+void pass_kernels(Checker *ck);
+void pass_functions(Checker *ck);
+/* ---- cnames.c ---- */
+/* NAME starts with a prefix the target reserves (check.h TargetNames). */
+int has_reserved_prefix(const Checker *ck, const char *s);
+/* NAME is a word or prefix the target reserves. */
+int is_reserved(const Checker *ck, const char *s);
+/* Names taken after `mark` die (a braced block closed). */
+void names_rollback(Arena *a, NameTable *t, int mark);
+/* A C name not used yet in T (taken now): BASE, or BASE_K. */
+const char *unique_name(Checker *ck, NameTable *t, const char *base);
+/* Record a name taken as it is (a kernel keeps its own). */
+void names_take(Arena *a, NameTable *t, const char *nm);
+/* The C name of a new local variable CRISP_NAME of the function being checked. */
+const char *local_cname(Ctx *cx, const char *crisp_name);
 
 /* ---- check_expr.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */

@@ -8,7 +8,9 @@
  * before use, signatures and overloads, def-const-vecs evaluated and named,
  * kernels checked (instantiating what they call), functions nobody called
  * checked when their signature is complete; and the naming seam: the
- * checker reserves exactly what the target it is handed reserves. */
+ * checker reserves exactly what the target it is handed reserves.  Last,
+ * the passes run one by one (check_passes), each leaving what the next
+ * needs. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -22,7 +24,7 @@
 #include "../../emit-oclc/names.h"
 #include "../../macros/expand.h"
 #include "../../reader/reader.h"
-#include "../../types/check.h"
+#include "../../types/check_int.h"
 
 typedef struct T {
     Crisp c;
@@ -360,6 +362,104 @@ static void test_oclc_reserved_words(void **state) {
     assert_string_equal(oclc_names.language, "OpenCL C");
 }
 
+/* ---- the passes one at a time ---- */
+
+static const CheckPass *pass_named(const char *name) {
+    for (int i = 0; check_passes[i].run; i++)
+        if (!strcmp(check_passes[i].name, name)) return &check_passes[i];
+    return NULL;
+}
+
+static FuncDef *funcdef(Checker *ck, const char *name) {
+    for (int i = 0; i < ck->nfuncs; i++)
+        if (!strcmp(ck->funcs[i]->name, name)) return ck->funcs[i];
+    return NULL;
+}
+
+static void test_passes_one_by_one(void **state) {
+    (void)state;
+    const char *order[] = {"collect", "constants", "derived", "generate", "orchestrations", "signatures",
+                           "overloads", "const-vecs", "kernels", "functions", "orchestration-checks", NULL};
+    int n = 0;
+    for (; check_passes[n].run; n++) {
+        assert_non_null(order[n]);
+        assert_string_equal(check_passes[n].name, order[n]);
+    }
+    assert_null(order[n]);
+
+    const char *src = FVEC
+        "(def-kernel k (v:fvec) (declare (global-size :derive-from v)) (set! (~ v 0) (f +c+)))\n"
+        "(def-function f (x:float) (declare (return-type float)) (* x 2.0))\n"
+        "(def-function unused (x:int) (declare (return-type int)) (+ x 1))\n"
+        "(def-const +c+:float (/ 1.0 4.0))\n";
+    T *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    t->dout = open_memstream(&t->dbuf, &t->dlen);
+    arena_init(&t->c.arena);
+    diag_init(&t->c.diag, t->dout);
+    t->c.opt = &t->o;
+    t->file = (SrcFile){"t.crisp", src, (int)strlen(src)};
+    SrcFile *files[1] = {&t->file};
+    t->c.files = files;
+    t->c.nfiles = 1;
+    Reader r;
+    reader_init(&r, &t->c);
+    Forms read = {0};
+    reader_read_file(&r, &t->file, &read);
+    Checker ck;
+    assert_true(checker_init(&ck, &t->c, expander_new(&t->c), read, &oclc_names));
+
+    /* collect: the definitions are known, nothing is typed or checked */
+    pass_named("collect")->run(&ck);
+    FuncDef *k = funcdef(&ck, "k"), *f = funcdef(&ck, "f");
+    assert_non_null(k);
+    assert_non_null(f);
+    assert_non_null(funcdef(&ck, "unused"));
+    assert_true(ck.forms.n >= 4);
+    Sym *c = global_lookup(&ck, "+c+");
+    assert_non_null(c);
+    assert_null(c->value);
+    assert_null(f->ret);
+    assert_int_equal(ck.prog->nfuncs, 0);
+
+    /* constants: the value, in its type */
+    pass_named("constants")->run(&ck);
+    assert_non_null(c->value);
+    assert_int_equal(c->value->kind, N_C_FLOATLIT);
+    assert_true(c->value->fval == 0.25);
+
+    /* signatures: parameter and return types; still no body checked */
+    pass_named("derived")->run(&ck);
+    pass_named("generate")->run(&ck);
+    pass_named("orchestrations")->run(&ck);
+    pass_named("signatures")->run(&ck);
+    assert_non_null(f->ret);
+    assert_int_equal(f->ret->sc, SC_FLOAT);
+    assert_int_equal(f->params[0].ty->sc, SC_FLOAT);
+    assert_int_equal(ck.prog->nfuncs, 0);
+    pass_named("overloads")->run(&ck);
+    pass_named("const-vecs")->run(&ck);
+
+    /* kernels: k and the instance of f it calls, callee first */
+    pass_named("kernels")->run(&ck);
+    assert_int_equal(ck.prog->nfuncs, 2);
+    assert_string_equal(ck.prog->funcs[0]->name, "f");
+    assert_string_equal(ck.prog->funcs[1]->name, "k");
+    assert_int_equal(f->ninsts, 1);
+
+    /* functions: `unused` on its own */
+    pass_named("functions")->run(&ck);
+    assert_int_equal(ck.prog->nfuncs, 3);
+    assert_string_equal(ck.prog->funcs[2]->name, "unused");
+    pass_named("orchestration-checks")->run(&ck);
+
+    Program *p = checker_finish(&ck);
+    assert_ptr_equal(p, ck.prog);
+    assert_string_equal(p->source, "t.crisp");
+    assert_int_equal(t->c.diag.errors, 0);
+    t_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_definitions_in_any_order),
@@ -371,6 +471,7 @@ int main(void) {
         cmocka_unit_test(test_names_follow_the_target),
         cmocka_unit_test(test_kernel_names_against_the_target),
         cmocka_unit_test(test_oclc_reserved_words),
+        cmocka_unit_test(test_passes_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

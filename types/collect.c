@@ -1,0 +1,423 @@
+/* collect.c - the checker's first pass: every top-level definition.
+ *
+ * Why it exists: Crisp compiles in several passes (spec "multi-pass"
+ * compilation), so definitions may come in any order.  This pass expands
+ * each top-level form's macros, then records what each definition names -
+ * kernels and functions (FuncDef, their signatures as written), constants,
+ * parameters, types, setters, templates, def-const-vecs - without checking
+ * any body.  The library's definitions come first; a program's own
+ * definition of the same name replaces the library's. */
+#include <ctype.h>
+#include <string.h>
+
+#include "../macros/expand.h"
+#include "consteval.h"
+
+#define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
+
+/* A symbol of kind K for the name NAME (not yet in any scope). */
+Sym *sym_named(Checker *ck, SymKind k, Node *name) {
+    Sym *s = arena_alloc(ck->a, sizeof *s);
+    if (!s) return NULL;
+    s->kind = k;
+    s->name = name->name;
+    s->key = name->key;
+    s->def = name;
+    return s;
+}
+
+/* A new global of kind K named NAME; NULL (after E0101) when taken. */
+Sym *new_global(Checker *ck, SymKind k, Node *name) {
+    Sym *s = sym_named(ck, k, name);
+    if (!s) return NULL;
+    Sym *old = global_lookup(ck, name->key);
+    s->from_lib = ck->in_library;
+    if (old && old->from_lib && !ck->in_library) {
+        /* the program's own definition replaces the library's */
+        for (int i = 0; i < ck->globals.n; i++)
+            if (ck->globals.syms[i] == old) ck->globals.syms[i] = s;
+        if (ck->globals.idx.cap) strmap_put(ck->a, &ck->globals.idx, s->key, s);
+        return s;
+    }
+    if (old) {
+        diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);
+        if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
+        return NULL;
+    }
+    scope_insert(ck->a, &ck->globals, s);
+    return s;
+}
+
+static int is_c_identifier(const char *s) {
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
+    return 1;
+}
+
+/* Parse parameters and declarations of a def-kernel / def-function. */
+static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
+    const char *what = syn_head(form);
+    if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || !syn_is_list(form->kids[2]) ||
+        syn_is_form(form->kids[2], "declare")) {
+        const char *found = form->nkids < 2 ? "nothing"
+                            : form->kids[1]->kind != N_SYMBOL ? syn_to_string(ck->a, form->kids[1], 30)
+                            : form->nkids < 3 ? "no parameter list"
+                                              : syn_to_string(ck->a, form->kids[2], 30);
+        diag_error_at(ck->d, form, "E0102", "expected (%s name (params...) body...), found `%s` where the %s belongs",
+                      what, found, form->nkids >= 2 && form->kids[1]->kind == N_SYMBOL ? "parameter list" : "name");
+        return NULL;
+    }
+    Node *name = form->kids[1];
+    FuncDef *fd = arena_alloc(ck->a, sizeof *fd);
+    if (!fd) return NULL;
+    fd->kind = kind;
+    fd->name = name->name;
+    fd->key = kind == FN_KERNEL ? name->name : name->key;
+    fd->form = form;
+    fd->from_lib = ck->in_library;
+    if (kind == FN_KERNEL) {
+        if (!is_c_identifier(name->name)) {
+            diag_error_at(ck->d, name, "E0103",
+                          "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
+                          name->name, mangle(ck->a, name->name));
+            fd->bad = 1;
+        } else if (is_reserved(ck, name->name)) {
+            /* a kernel keeps its name on the host: it cannot be renamed */
+            diag_error_at(ck->d, name, "E0103",
+                          has_reserved_prefix(ck, name->name)
+                              ? "kernel name `%s` starts with a prefix %s or crisp reserves; choose another name, e.g. `k_%s`"
+                              : "kernel name `%s` is a keyword or built-in of %s; choose another name, e.g. `%s_kernel`",
+                          name->name, ck->names->language, name->name);
+            fd->bad = 1;
+        }
+        FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
+        if (prev) {
+            diag_error_at(ck->d, name, "E0104", "kernel `%s` is already defined (kernels cannot be overloaded)", name->name);
+            diag_note(ck->d, prev->form->loc, "previous definition is here");
+            fd->bad = 1;
+        } else {
+            strmap_put(ck->a, &ck->kernels_idx, name->name, fd);
+        }
+    } else {
+        /* a second definition of a name is an overload (spec "Function
+           Overloading"); identical signatures are rejected once resolved */
+        FuncDef *old = func_lookup(ck, fd->key);
+        if (old) fd->overloaded = old->overloaded = 1;
+    }
+    Node *pl = form->kids[2];
+    fd->params = arena_alloc(ck->a, sizeof(ParamDecl) * (size_t)(pl->nkids + 1));
+    if (!fd->params) return NULL;
+    int out = 0, mode = 0;
+    for (int i = 0; i < pl->nkids; i++) {
+        Node *p = pl->kids[i];
+        if (syn_is_sym(p, "&out")) {
+            if (kind == FN_FUNCTION)
+                diag_error_at(ck->d, p, "E0106", "`&out` is for kernels and grid functions");
+            out = 1;
+            continue;
+        }
+        if (syn_is_sym(p, "&optional") || syn_is_sym(p, "&key")) {
+            /* spec style H: defaults are filled in at each call */
+            int m = p->key[1] == 'o' ? 1 : 2;
+            if (kind == FN_KERNEL) {
+                diag_error_at(ck->d, p, "E0107", "kernels do not take `%s` parameters", p->name);
+                fd->bad = 1;
+            } else if (m < mode || (m == mode)) {
+                diag_error_at(ck->d, p, "E0110", "`%s` after %s: the order is required, &optional, &key", p->name,
+                              mode == 1 ? "&optional" : "&key");
+                fd->bad = 1;
+            }
+            mode = m;
+            continue;
+        }
+        if (p->kind == N_SYMBOL && (p->key[0] == '&')) {
+            diag_error_at(ck->d, p, "E0107", "unknown lambda-list keyword `%s` (expected &optional, &key or &out)", p->name);
+            fd->bad = 1;
+            continue;
+        }
+        Node *deflt = NULL;
+        if (mode && p->kind == N_LIST && p->nkids == 2 && p->kids[0]->kind == N_SYMBOL) {
+            deflt = p->kids[1]; /* (name default) */
+            p = p->kids[0];
+        }
+        if (p->kind != N_SYMBOL) {
+            diag_error_at(ck->d, p, "E0108", "expected a parameter name, found `%s`", syn_to_string(ck->a, p, 40));
+            fd->bad = 1;
+            continue;
+        }
+        for (int j = 0; j < fd->nparams; j++)
+            if (!strcmp(fd->params[j].name->key, p->key)) {
+                diag_error_at(ck->d, p, "E0109", "parameter `%s` appears twice", p->name);
+                fd->bad = 1;
+            }
+        fd->params[fd->nparams].name = p;
+        fd->params[fd->nparams].is_out = out;
+        fd->params[fd->nparams].mode = mode;
+        fd->params[fd->nparams].deflt = deflt;
+        fd->nparams++;
+    }
+    int i = 3;
+    if (i < form->nkids - 1 && form->kids[i]->kind == N_STRING) i++; /* docstring */
+    int ndecl = 0;
+    while (i + ndecl < form->nkids && syn_is_form(form->kids[i + ndecl], "declare")) ndecl++;
+    fd->decls = (const Node **)(form->kids + i);
+    fd->ndecls = ndecl;
+    fd->body = form->kids + i + ndecl;
+    fd->nbody = form->nkids - i - ndecl;
+    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck->a, name->name);
+    PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
+    func_index(ck, fd);
+    return fd;
+}
+
+/* A template instance: collected like a hand-written definition; function
+ * instances join the overloads of their name. */
+FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
+    FuncDef *fd = collect_func(ck, form, kind);
+    if (!fd) return NULL;
+    if (kind != FN_KERNEL) {
+        fd->cname_base = cname_base;
+        strmap_put(ck->a, &ck->fnbases, cname_base, fd);
+        fd->overloaded = 1;
+        fd->is_instance = 1;
+    }
+    resolve_signature(ck, fd);
+    return fd->bad ? NULL : fd;
+}
+
+static void collect_const(Checker *ck, Node *form) {
+    const char *h = syn_head(form);
+    if (form->nkids != 3 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, form, "E0110", "expected (%s name value)", h);
+        return;
+    }
+    Sym *s = new_global(ck, SYM_CONST, form->kids[1]);
+    if (!s) return;
+    s->type_syn = form->kids[1]->ann;
+    s->init = form->kids[2];
+    s->immutable = 1;
+}
+
+static void collect_parameter(Checker *ck, Node *form) {
+    if (form->nkids < 2 || form->nkids > 3 || form->kids[1]->kind != N_SYMBOL) {
+        diag_error_at(ck->d, form, "E0111", "expected (def-parameter NAME[:type] [default])");
+        return;
+    }
+    Node *name = form->kids[1];
+    Sym *s = new_global(ck, SYM_PARAMETER, name);
+    if (!s) return;
+    s->key = name->name; /* parameters are case sensitive */
+    s->type_syn = name->ann;
+    s->init = form->nkids == 3 ? form->kids[2] : NULL;
+    s->immutable = 1;
+}
+
+static int all_symbols(const Node *list) {
+    for (int i = 0; i < list->nkids; i++)
+        if (list->kids[i]->kind != N_SYMBOL) return 0;
+    return 1;
+}
+
+static void collect(Checker *ck, Node *f) {
+    const char *h = syn_head(f);
+    if (!h) {
+        diag_error_at(ck->d, f, "E0130", "expected a top-level definition such as (def-kernel ...), found `%s`",
+                      syn_to_string(ck->a, f, 40));
+        return;
+    }
+    if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
+    else if (!strcmp(h, "def-function")) {
+        if (!hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
+    }
+    else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
+    else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
+    else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
+    else if (!strcmp(h, "def-derived-type")) derived_collect(ck, f);
+    else if (!strcmp(h, "def-setter")) {
+        if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
+            diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
+        else if (!all_symbols(f->kids[2]))
+            diag_error_at(ck->d, f->kids[2], "E0170", "def-setter parameters are names, as in (object [index...] new-value)");
+        else if (f->nkids > 2 && syn_is_list(f->kids[2]) && f->kids[2]->nkids > 17)
+            diag_error_at(ck->d, f->kids[2], "E0170", "a def-setter takes at most 15 indices");
+        else if (!setter_object_type(f))
+            diag_error_at(ck->d, f->kids[2]->kids[0], "E0171",
+                          "def-setter `%s` needs the type of its object `%s`: annotate it or (declare (type %s TYPE))",
+                          f->kids[1]->key, syn_to_string(ck->a, f->kids[2]->kids[0], 30), syn_to_string(ck->a, f->kids[2]->kids[0], 30));
+        else
+            arena_push(ck->a, (void ***)&ck->setters, &ck->nsetters, &ck->capsetters, f);
+    }
+    else if (!strcmp(h, "set-derived")) {
+        /* linked once every type is known (check_program) */
+    }
+    else if (!strcmp(h, "with-template-type")) template_collect(ck, f);
+    else if (!strncmp(h, "gen-", 4)) {
+        /* instantiated once every definition is known (check_program) */
+    }
+    else if (!strcmp(h, "def-kernel-exact")) {
+        FuncDef *fd = collect_func(ck, f, FN_KERNEL);
+        if (fd) fd->exact = 1;
+    }
+    else if (!strcmp(h, "def-const") || !strcmp(h, "def-constant")) collect_const(ck, f);
+    else if (!strcmp(h, "def-parameter")) collect_parameter(ck, f);
+    else if (!strcmp(h, "def-type")) {
+        if (f->nkids != 3 || f->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, f, "E0131", "expected (def-type name type-expr)");
+            return;
+        }
+        if (ty_lookup_base(f->kids[1]->key)) {
+            diag_error_at(ck->d, f->kids[1], "E0132", "`%s` is a built-in type and cannot be redefined", f->kids[1]->name);
+            return;
+        }
+        if (is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
+        Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
+        if (s) s->type_syn = f->kids[2];
+    } else if (!strcmp(h, "declaim")) {
+        /* static-analysis opt-ins: read by analysis/ */
+        PUSH(ck->a, ck->prog->declaims, ck->prog->ndeclaims, ck->prog->capdeclaims, f);
+    } else if (!strcmp(h, "declare")) {
+        /* (declare (type +PI+ float)) after a def-const: spec style */
+        for (int j = 1; j < f->nkids; j++) {
+            Node *e = f->kids[j];
+            if (syn_is_form(e, "type") && e->nkids >= 3) {
+                for (int k = 1; k < e->nkids - 1; k++) {
+                    Sym *s = e->kids[k]->kind == N_SYMBOL ? global_lookup(ck, e->kids[k]->key) : NULL;
+                    if (!s) s = parameter_lookup(ck, e->kids[k]);
+                    if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) {
+                        diag_error_at(ck->d, e->kids[k], "E0133", "top-level (declare (type ...)) names no def-const or def-parameter `%s`",
+                                      syn_to_string(ck->a, e->kids[k], 30));
+                        continue;
+                    }
+                    s->type_syn = e->kids[e->nkids - 1];
+                }
+            } else {
+                diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
+            }
+        }
+    } else if (!strcmp(h, "def-const-vec")) {
+        if (f->nkids < 3 || f->kids[1]->kind != N_SYMBOL) {
+            diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
+            return;
+        }
+        Sym *s = new_global(ck, SYM_CONSTVEC, f->kids[1]);
+        if (s) {
+            s->init = f;
+            s->immutable = 1;
+        }
+    } else if (!strcmp(h, "%host-bitonic-sort") || !strcmp(h, "%host-radix-sort")) {
+        /* written by gen-bitonic-sort-vector and gen-radix-sort-vector (lib/sort.crisp) */
+        int radix = !strcmp(h, "%host-radix-sort");
+        int ok = f->nkids == 7 && f->kids[5]->kind == N_INT && f->kids[5]->ival > 0 && f->kids[5]->ival <= 65536 &&
+                 f->kids[6]->kind == N_INT;
+        for (int i = 1; ok && i < 5; i++) ok = f->kids[i]->kind == N_STRING && f->kids[i]->slen > 0;
+        if (!ok) {
+            diag_error_at(ck->d, f, "E0130", "expected (%s \"name\" \"kernel\" \"kernel\" \"kernel\" N N)", h);
+            return;
+        }
+        HostSort *hs = arena_alloc(ck->a, sizeof *hs);
+        if (!hs) return;
+        hs->kind = radix ? HOST_SORT_RADIX : HOST_SORT_BITONIC;
+        hs->name = f->kids[1]->name;
+        for (int i = 0; i < 3; i++) hs->kernel[i] = f->kids[2 + i]->name;
+        if (radix) {
+            hs->passes = (int)f->kids[5]->ival;
+            hs->pairs = f->kids[6]->ival != 0;
+            hs->in_place = 1;
+        } else {
+            hs->wg = (int)f->kids[5]->ival;
+            hs->in_place = f->kids[6]->ival != 0;
+        }
+        hs->line = f->loc.line;
+        PUSH(ck->a, ck->prog->sorts, ck->prog->nsorts, ck->prog->capsorts, hs);
+    } else if (!strcmp(h, "def-orchestration")) {
+        orch_collect(ck, f, NULL);
+    } else {
+        diag_error_at(ck->d, f, "E0130",
+                      "expected a top-level definition (def-kernel, def-function, def-grid-function, def-type, def-const, def-parameter), found `(%s ...)`",
+                      f->kids[0]->name);
+    }
+}
+
+/* Spec "Type Aliases and Type Constructors": (def-type binT #'(long long =>
+ * long)) names a function signature.  Signatures are syntax to the checker
+ * (a function argument is specialised per call), so before a function is
+ * collected, an alias defined earlier is replaced by its signature where the
+ * function's parameter types are written: annotations and (declare (type
+ * P... ALIAS)). */
+static Node *alias_signature(Checker *ck, Node *t) {
+    for (int j = 0; t && t->kind == N_SYMBOL && j < ck->nsigs; j++)
+        if (!strcmp(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
+    return NULL;
+}
+
+static void signature_aliases(Checker *ck, Node *f) {
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && syn_is_form(f->kids[2], "type-signature-of") && f->kids[2]->nkids == 2) {
+        /* (def-type NAME (type-signature-of #'f)): the signature of a
+           function defined before (spec "First Order Functions") */
+        Node *fn = f->kids[2]->kids[1];
+        const char *name = syn_is_form(fn, "function") && fn->nkids == 2 && fn->kids[1]->kind == N_SYMBOL ? fn->kids[1]->key : NULL;
+        Node *sig = name ? ctq_signature_syntax(ck, name, f->kids[2]->loc) : NULL;
+        if (!sig) return; /* reported once, when the alias is resolved (typeexpr.c) */
+        sig->kind = N_LIST; /* #'(P... => R), as a signature alias is written */
+        Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
+        f->kids[2] = syn_list(ck->a, sig->loc, k, 2);
+    }
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
+        int cap = ck->capsigs;
+        arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);
+        ck->nsigs--;
+        ck->capsigs = cap;
+        arena_push(ck->a, (void ***)&ck->sig_types, &ck->nsigs, &ck->capsigs, f->kids[2]);
+        return;
+    }
+    if (!ck->nsigs || !(syn_is_form(f, "def-function") || syn_is_form(f, "def-grid-function")) || f->nkids < 3 ||
+        f->kids[2]->kind != N_LIST)
+        return;
+    for (int k = 0; k < f->kids[2]->nkids; k++) {
+        Node *p = f->kids[2]->kids[k], *sg = p->kind == N_SYMBOL ? alias_signature(ck, p->ann) : NULL;
+        if (sg) p->ann = sg;
+    }
+    for (int j = 3; j < f->nkids && (syn_is_form(f->kids[j], "declare") || f->kids[j]->kind == N_STRING); j++)
+        for (int m = 1; f->kids[j]->kind == N_LIST && m < f->kids[j]->nkids; m++) {
+            Node *e = f->kids[j]->kids[m];
+            Node *sg = syn_is_form(e, "type") && e->nkids >= 3 ? alias_signature(ck, e->kids[e->nkids - 1]) : NULL;
+            if (sg) e->kids[e->nkids - 1] = sg;
+        }
+}
+
+/* Pass 1 for one top-level form as read: its macros expanded (expand.h),
+ * then each resulting definition collected. */
+static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
+    Forms out = {0};
+    expander_toplevel(ck->x, form, &out);
+    for (int i = 0; i < out.n && !ck->c->diag.fatal; i++) {
+        signature_aliases(ck, out.v[i]);
+        collect(ck, out.v[i]);
+        forms_push(ck->a, all, out.v[i]);
+    }
+}
+
+/* Pass "collect": the library's definitions, then the program's, in
+ * order; ck->forms gets every definition (its macros expanded). */
+void pass_collect(Checker *ck) {
+    Crisp *c = ck->c;
+    if (ck->x) {
+        Forms lib = expander_library(ck->x);
+        ck->in_library = 1;
+        for (int i = 0; i < lib.n && !c->diag.fatal; i++) {
+            signature_aliases(ck, lib.v[i]);
+            collect(ck, lib.v[i]);
+            forms_push(ck->a, &ck->forms, lib.v[i]);
+        }
+        ck->in_library = 0;
+    }
+    for (int i = 0; i < ck->read.n && !c->diag.fatal; i++) {
+        if (ck->x) collect_toplevel(ck, ck->read.v[i], &ck->forms);
+        else {
+            signature_aliases(ck, ck->read.v[i]);
+            collect(ck, ck->read.v[i]);
+            forms_push(ck->a, &ck->forms, ck->read.v[i]);
+        }
+    }
+}
