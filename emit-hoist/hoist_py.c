@@ -471,6 +471,7 @@ static void emit_header_cuda(Printer *p, const Abi *abi, const HoistOptions *o, 
     pr_line(p, "crisp_runtime = _runtime()                # the CUDA runtime, named as in the PyOpenCL hoists");
     pr_line(p, "crisp_runtime.require_abi(ABI)");
     pr_line(p, "_ARRAY = crisp_runtime.DeviceArray");
+    pr_line(p, "cl = crisp_runtime                           # cl.Error: what a launch raises");
     pr_blank(p);
 }
 

@@ -591,6 +591,21 @@ static inline cl_int crisp_download(CrispContext *cx, CUstream queue, const Cris
     return err;
 }
 
+/* crisp_download once AFTER (an event recorded after the kernel; NULL: the
+ * stream's work) is done; then the copy (waits). */
+static inline cl_int crisp_download_after(CrispContext *cx, CUstream queue, const CrispMem *m, void *host, size_t count,
+                                          size_t elem_bytes, size_t stride, CUevent after, const char *what) {
+    if (after && !crisp_ok(cx, (cl_int)cuEventSynchronize(after), "cuEventSynchronize")) return cx->status;
+    return crisp_download(cx, queue, m, host, count, elem_bytes, stride, what);
+}
+
+/* crisp_mem_read once AFTER is done. */
+static inline cl_int crisp_mem_read_after(CrispContext *cx, CUstream queue, const CrispMem *m, void *host, size_t bytes,
+                                          CUevent after, const char *what) {
+    if (after && !crisp_ok(cx, (cl_int)cuEventSynchronize(after), "cuEventSynchronize")) return cx->status;
+    return crisp_mem_read(cx, queue, m, host, bytes, what);
+}
+
 /* ======================================================================
  * Element types and demo data
  * ====================================================================== */

@@ -77,6 +77,9 @@ class CrispError(RuntimeError):
         self.code = code
 
 
+Error = CrispError   # what a generated method's launch catches (as cl.Error)
+
+
 # ----------------------------------------------------------------------
 # The bindings: one small class per Python binding of the driver API, all
 # with the same methods (ints for device pointers, the binding's own
@@ -1037,6 +1040,11 @@ class Function:
     def set_scalar_arg_dtypes(self, dtypes):
         self.arg_dtypes = [None if d is None else np.dtype(d) for d in dtypes]
 
+    def __call__(self, queue, global_size, local_size, *args, wait_for=None):
+        """Launch with ARGS on QUEUE after WAIT_FOR (as a pyopencl.Kernel is
+        called); returns an Event recorded after the kernel."""
+        return self.module.runtime.launch(self, queue, global_size, local_size, args, wait_for or [])
+
 
 def create_kernel(module, name):
     """The Function NAME of MODULE, with a readable error."""
@@ -1167,7 +1175,9 @@ class Runtime:
                 data = f.read()
             if path.endswith(".ptx"):
                 data += b"\0"
-            return Module(data, path)
+            module = Module(data, path)
+            module.runtime = self
+            return module
         raise CrispError("none of %s exists (compile the Crisp source with --hoist=PyCUDA)"
                          % ", ".join(p for t, p in images))
 
@@ -1284,6 +1294,26 @@ class Runtime:
         mem = _Mem(nbytes)
         binding().zero(mem.ptr, mem.nbytes, queue.handle)
         return mem
+
+    def marker(self, queue, events):
+        """The event of a launch with a zero global size (nothing runs)."""
+        b = binding()
+        for e in events or ():
+            if e.stream is not queue:
+                b.stream_wait(queue.handle, e.handle)
+        return Event(queue)
+
+    @staticmethod
+    def launch_error(kernel, global_size, local_size, error):
+        """The exception to raise for ERROR from launching KERNEL."""
+        return CrispError("kernel %s (global %r, local %r): %s" % (kernel.function_name, global_size, local_size,
+                                                                   error), getattr(error, "code", None))
+
+    @staticmethod
+    def add_event(written, ev):
+        """Give EV to every DeviceArray of WRITTEN."""
+        for a in written:
+            a.add_event(ev)
 
     def launch(self, kernel, queue, global_size, local_size, args, events, written=None):
         """Launch KERNEL (a Function) with ARGS (all of them, in order) on
