@@ -164,7 +164,9 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         OrchArg ref;
         memset(&ref, 0, sizeof ref);
         if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
-        if (ref.param < 0) {
+        FuncDef *fd = ref.param >= 0 ? strmap_get(&ck->kernels_idx, o->steps[ref.step].kernel) : NULL;
+        if (fd && !fd->resolved) resolve_signature(ck, fd);
+        if (!fd || !fd->params[ref.param].ty || fd->params[ref.param].ty->kind != TY_VECTOR) {
             diag_error_at(ck->d, e->kids[1], "E1209", "orchestration `%s`: (length %s) takes a vector parameter of an earlier step", o->name,
                           e->kids[1]->name);
             return NULL;
