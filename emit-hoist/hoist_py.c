@@ -1660,6 +1660,11 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     pr_blank(p);
     for (int s = 0; s < o->nsteps; s++)
         pr_line(p, "    %s %s", orch_mode_name(o->steps[s].mode), orch_step_text(ao, s, a));
+    for (int l = 0; l < o->nloops; l++) {
+        const OrchLoop *ol = &o->loops[l];
+        pr_line(p, "  steps %d .. %d run in (%s (%s %s %s))", ol->first, ol->end - 1, ol->halving ? "do-times-by-half" : "do-times-by-doubling",
+                ol->var, orch_expr_text(a, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL), orch_expr_text(a, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL));
+    }
     pr_blank(p);
     for (int b = 0; b < ao->nbufs; b++)
         if (ao->bufs[b].like >= 0)
