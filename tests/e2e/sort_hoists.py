@@ -4,7 +4,9 @@ hoists, on PoCL: the Python hoist's methods against numpy (sizes 0, 1, 2^k,
 2^k+1, 10^6+7 with duplicates, negatives, floats with -0.0 and infinities,
 sorted and reversed; host and device arrays; in place and a copy), the C
 hoist's _run and _enqueue against qsort (tests/hoist/sort_caller.c, built
-with gcc and g++)."""
+with gcc and g++); the orchestrations gen-bitonic-sort-vector makes (the
+same passes in run-time loops) through both hoists against numpy and
+qsort, and their metadata (steps, buffers, loops)."""
 import importlib.util
 import os
 import shutil
