@@ -1739,7 +1739,9 @@ static const char *orch_step_line(Hc *h, const AbiOrch *ao, int s) {
     const char *t = arena_printf(h->a, "%s %s(", orch_mode_text(st->mode), st->kernel);
     for (int j = 0; j < st->nargs; j++) {
         const OrchArg *x = &st->args[j];
-        const char *w = x->step < 0 ? "_" : arena_printf(h->a, "%s::%s", ao->o->steps[x->step].kernel, ao->bufs[ao->slot[s][j]].arg->name);
+        const char *w = x->expr    ? orch_expr_text(h->a, ao, x->expr, ORCH_TEXT_CRISP, NULL, NULL)
+                        : x->step < 0 ? "_"
+                                      : arena_printf(h->a, "%s::%s", ao->o->steps[x->step].kernel, ao->bufs[ao->slot[s][j]].arg->name);
         t = arena_printf(h->a, "%s%s%s", t, j ? " " : "", w);
     }
     return arena_printf(h->a, "%s)", t);
@@ -1751,6 +1753,12 @@ static void emit_orch_decl(Hc *h, const AbiOrch *ao) {
     pr_line(p, "/* Orchestration %s (%s line %d, %s):", comment_text(h, ao->o->name), comment_text(h, h->abi->source ? h->abi->source : ""),
             ao->o->line, ao->o->origin);
     for (int s = 0; s < ao->o->nsteps; s++) pr_line(p, " *     %s", comment_text(h, orch_step_line(h, ao, s)));
+    for (int l = 0; l < ao->o->nloops; l++) {
+        const OrchLoop *ol = &ao->o->loops[l];
+        pr_line(p, " *   steps %d .. %d run in (%s (%s %s %s))", ol->first, ol->end - 1, ol->halving ? "do-times-by-half" : "do-times-by-doubling",
+                comment_text(h, ol->var), comment_text(h, orch_expr_text(h->a, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL)),
+                comment_text(h, orch_expr_text(h->a, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL)));
+    }
     pr_line(p, " * Every `_` is a parameter, named KERNEL_PARAM (host arrays with their element");
     pr_line(p, " * counts, scalars by value).  The arrays steps read are copied to the device once");
     pr_line(p, " * (the others start as zeros there); what a step passes to a later one stays there;");
@@ -1879,6 +1887,54 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     pr_line(p, "}");
 }
 
+typedef struct OrchLenCtx {
+    Hc *h;
+    const AbiOrch *ao;
+} OrchLenCtx;
+
+/* The length of an orchestration's buffer B, for a value the host computes. */
+static const char *c_orch_len(void *ctx, int b) {
+    OrchLenCtx *c = ctx;
+    return arena_printf(c->h->a, "(cl_ulong)%s", orch_count(c->h, c->ao, b));
+}
+
+static int orch_in_loop(const Orchestration *o, int s) {
+    for (int l = 0; l < o->nloops; l++)
+        if (o->loops[l].first <= s && s < o->loops[l].end) return 1;
+    return 0;
+}
+
+/* The run-time loops that begin at step S (outer first), as for loops
+ * (spec "More notes on def-orchestration"; types/check.h OrchLoop). */
+static void c_open_loops(Hc *h, const AbiOrch *ao, int s) {
+    Printer *p = &h->pr;
+    const Orchestration *o = ao->o;
+    OrchLenCtx lc = {h, ao};
+    for (int l = 0; l < o->nloops; l++) {
+        const OrchLoop *ol = &o->loops[l];
+        if (ol->first != s) continue;
+        const char *v = orch_loop_var(h->a, ao, l);
+        pr_blank(p);
+        pr_line(p, "/* (%s (%s %s %s)) */", ol->halving ? "do-times-by-half" : "do-times-by-doubling", comment_text(h, ol->var),
+                comment_text(h, orch_expr_text(h->a, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL)),
+                comment_text(h, orch_expr_text(h->a, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL)));
+        const char *start = orch_expr_text(h->a, ao, ol->start, ORCH_TEXT_C, c_orch_len, &lc);
+        const char *limit = orch_expr_text(h->a, ao, ol->limit, ORCH_TEXT_C, c_orch_len, &lc);
+        if (ol->halving) pr_line(p, "for (%s = %s; %s >= %s && %s > 0; %s /= 2) {", v, start, v, limit, v, v);
+        else pr_line(p, "for (%s = %s; %s > 0 && %s <= %s; %s *= 2) {", v, start, v, v, limit, v);
+        pr_indent(p);
+    }
+}
+
+/* The run-time loops that end after step S (inner first). */
+static void c_close_loops(Hc *h, const AbiOrch *ao, int s) {
+    for (int l = ao->o->nloops - 1; l >= 0; l--)
+        if (ao->o->loops[l].end == s + 1) {
+            pr_dedent(&h->pr);
+            pr_line(&h->pr, "}");
+        }
+}
+
 static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     Printer *p = &h->pr;
     const Orchestration *o = ao->o;
@@ -1918,6 +1974,16 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     pr_line(p, "CrispMem mem[%d];", nmem ? nmem : 1);
     pr_line(p, "int i;");
     pr_line(p, "cl_int err = CL_SUCCESS;");
+    if (o->nloops) {
+        const char *vars = "";
+        for (int l = 0; l < o->nloops; l++) {
+            const char *v = orch_loop_var(h->a, ao, l);
+            if (!strstr(arena_printf(h->a, " %s,", vars), arena_printf(h->a, " %s,", v)))
+                vars = arena_printf(h->a, "%s%s%s", vars, *vars ? ", " : "", v);
+        }
+        pr_line(p, "cl_ulong %s; /* the run-time loops' variables */", vars);
+        pr_line(p, "cl_event last = NULL, next = NULL; /* the latest step's event */");
+    }
     pr_blank(p);
     pr_line(p, "for (i = 0; i < %d; i++) ev[i] = NULL;", o->nsteps);
     pr_line(p, "for (i = 0; i < %d; i++) memset(&mem[i], 0, sizeof mem[i]);", nmem ? nmem : 1);
@@ -1953,11 +2019,18 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         const OrchStep *st = &o->steps[s];
         const HostKernel *hk = &h->hks[ao->kernel[s]];
         const AbiKernel *k = hk->k;
+        int looped = orch_in_loop(o, s);
+        c_open_loops(h, ao, s);
         pr_blank(p);
         pr_line(p, "/* step %d: %s */", s, comment_text(h, orch_step_line(h, ao, s)));
         for (int j = 0; j < st->nargs; j++) {
             const HostParam *hp = &hk->params[j];
             int b = ao->slot[s][j];
+            if (st->args[j].expr) { /* a value the host computes */
+                OrchLenCtx lc = {h, ao};
+                pr_line(p, "a%d.%s = %s;", s, field(h, hp->arg), orch_expr_text(h->a, ao, st->args[j].expr, ORCH_TEXT_C, c_orch_len, &lc));
+                continue;
+            }
             const AbiOrchBuf *ob = &ao->bufs[b];
             const char *f = field(h, hp->arg);
             if (hp->kind == HP_SCALAR) {
@@ -1981,6 +2054,7 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
             const AbiArg *len = length_of(k, x);
             const char *count = len ? arena_printf(h->a, "(size_t)a%d.%s", s, field(h, len)) : "1";
             const char *what = c_string(h, arena_printf(h->a, "orchestration %s: %s %s", o->name, k->name, x->name));
+            if (looped) pr_line(p, "crisp_mem_release(&mem[%d]); /* the previous pass's */", m);
             if (x->role == ROLE_DEBUG) {
                 pr_line(p, "if (!a%d.%s) a%d.%s = 2; /* the debug channel: not decoded by orchestrations */", s, field(h, len), s, field(h, len));
                 c_line(h, "err = crisp_mem_create(cx, &mem[%d], CL_MEM_READ_WRITE, %s * 4, NULL, 1, %s, %s);", m, count, svm, what);
@@ -1994,6 +2068,14 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         }
         if (st->mode == ORCH_INTERLEAVED) {
             emit_orch_interleaved(h, ao, s, mem_of_buf);
+            continue;
+        }
+        if (o->nloops) { /* every step sequential: each waits for the latest one */
+            c_line(h, "err = %s_enqueue(p, NULL, &a%d, &launch[%d], last ? 1 : 0, last ? &last : NULL, &next);", k->name, s, s);
+            pr_line(p, "if (err != CL_SUCCESS) goto done;");
+            pr_line(p, "if (ev[%d]) clReleaseEvent(ev[%d]); /* the previous pass's */", s, s);
+            pr_line(p, "ev[%d] = last = next;", s);
+            c_close_loops(h, ao, s);
             continue;
         }
         /* what it waits for: the step before (all of a launch-parallel group before it) */

@@ -1516,7 +1516,7 @@ static const char *orch_step_text(const AbiOrch *ao, int s, Arena *a) {
     const char *t = arena_printf(a, "%s(", st->kernel);
     for (int j = 0; j < st->nargs; j++) {
         const OrchArg *x = &st->args[j];
-        const char *w = x->step < 0 ? "_" : arena_printf(a, "%s::%s", ao->o->steps[x->step].kernel,
+        const char *w = x->expr ? orch_expr_text(a, ao, x->expr, ORCH_TEXT_CRISP, NULL, NULL) : x->step < 0 ? "_" : arena_printf(a, "%s::%s", ao->o->steps[x->step].kernel,
                                                           x->side ? x->side : ao->bufs[ao->slot[s][j]].arg->name);
         t = arena_printf(a, "%s%s%s", t, j ? " " : "", w);
     }
@@ -1612,6 +1612,40 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "    q.finish()");
 }
 
+/* The length of an orchestration's buffer B, for a value the host computes. */
+static const char *py_len(void *ctx, int b) {
+    return arena_printf((Arena *)ctx, "_orch_len(b%d)", b);
+}
+
+/* The run-time loops that begin at step S (outer first): a while loop each
+ * (spec "More notes on def-orchestration"; types/check.h OrchLoop). */
+static void py_open_loops(Printer *p, const AbiOrch *ao, int s, Arena *a) {
+    const Orchestration *o = ao->o;
+    for (int l = 0; l < o->nloops; l++) {
+        const OrchLoop *ol = &o->loops[l];
+        if (ol->first != s) continue;
+        const char *v = orch_loop_var(a, ao, l);
+        pr_line(p, "# (%s (%s %s %s))", ol->halving ? "do-times-by-half" : "do-times-by-doubling", ol->var,
+                orch_expr_text(a, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL), orch_expr_text(a, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL));
+        pr_line(p, "%s = %s", v, orch_expr_text(a, ao, ol->start, ORCH_TEXT_PY, py_len, a));
+        if (ol->halving) pr_line(p, "while %s >= %s and %s > 0:", v, orch_expr_text(a, ao, ol->limit, ORCH_TEXT_PY, py_len, a), v);
+        else pr_line(p, "while 0 < %s <= %s:", v, orch_expr_text(a, ao, ol->limit, ORCH_TEXT_PY, py_len, a));
+        pr_indent(p);
+    }
+}
+
+/* The run-time loops that end after step S (inner first). */
+static void py_close_loops(Printer *p, const AbiOrch *ao, int s, Arena *a) {
+    const Orchestration *o = ao->o;
+    for (int l = o->nloops - 1; l >= 0; l--) {
+        const OrchLoop *ol = &o->loops[l];
+        if (ol->end != s + 1) continue;
+        const char *v = orch_loop_var(a, ao, l);
+        pr_line(p, ol->halving ? "%s //= 2" : "%s *= 2", v);
+        pr_dedent(p);
+    }
+}
+
 static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, const PyKernel *pks, const char *file, Arena *a) {
     const Orchestration *o = ao->o;
     const char *params = "self";
@@ -1627,6 +1661,11 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     pr_blank(p);
     for (int s = 0; s < o->nsteps; s++)
         pr_line(p, "    %s %s", orch_mode_name(o->steps[s].mode), orch_step_text(ao, s, a));
+    for (int l = 0; l < o->nloops; l++) {
+        const OrchLoop *ol = &o->loops[l];
+        pr_line(p, "  steps %d .. %d run in (%s (%s %s %s))", ol->first, ol->end - 1, ol->halving ? "do-times-by-half" : "do-times-by-doubling",
+                ol->var, orch_expr_text(a, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL), orch_expr_text(a, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL));
+    }
     pr_blank(p);
     for (int b = 0; b < ao->nbufs; b++)
         if (ao->bufs[b].like >= 0)
@@ -1671,7 +1710,10 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         const PyKernel *pk = &pks[ao->kernel[s]];
         const HostKernel *hk = pk->hk;
         const char *call = "";
-        for (int j = 0; j < st->nargs; j++) call = arena_printf(a, "%s%sb%d", call, j ? ", " : "", ao->slot[s][j]);
+        py_open_loops(p, ao, s, a);
+        for (int j = 0; j < st->nargs; j++)
+            call = st->args[j].expr ? arena_printf(a, "%s%s%s", call, j ? ", " : "", orch_expr_text(a, ao, st->args[j].expr, ORCH_TEXT_PY, py_len, a))
+                                    : arena_printf(a, "%s%sb%d", call, j ? ", " : "", ao->slot[s][j]);
         pr_line(p, "# %s %s", orch_mode_name(st->mode), orch_step_text(ao, s, a));
         if (st->mode == ORCH_INTERLEAVED) {
             const char *vecs = "", *outs = "", *ins = "";
@@ -1731,6 +1773,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         }
         if (st->mode == ORCH_PARALLEL && !(s + 1 < o->nsteps && o->steps[s + 1].mode == ORCH_PARALLEL))
             pr_line(p, "ev = cl.enqueue_marker(q)   # every kernel of launch-parallel");
+        py_close_loops(p, ao, s, a);
     }
     pr_line(p, "q.finish()");
     pr_line(p, "return _orch_out(q, written, host)");

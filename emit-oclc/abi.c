@@ -253,6 +253,10 @@ static void build_orch(Arena *ar, const Abi *abi, AbiOrch *ao, const Orchestrati
             const OrchArg *a = &st->args[j];
             const AbiArg *arg = &k->args[k->param_arg[j]];
             int b = -1;
+            if (a->expr) { /* a value the host computes: no buffer */
+                ao->slot[s][j] = -1;
+                continue;
+            }
             if (a->step < 0) {
                 b = ao->nbufs++;
                 AbiOrchBuf *nb = &ao->bufs[b];
@@ -314,6 +318,32 @@ static void find_intermediates(AbiOrch *ao) {
                 if (!cb || c == b || !cb->fresh || cb->arg->role != ROLE_BUFFER || cb->arg->as != AS_GLOBAL) continue;
                 if (pass == 0 ? cb->arg->acc != ACC_WRITE_ONLY : c < b) ob->like = c;
             }
+    }
+}
+
+const char *orch_loop_var(Arena *a, const AbiOrch *ao, int l) {
+    return arena_printf(a, "v_%s", ao->o->loops[l].var);
+}
+
+const char *orch_expr_text(Arena *a, const AbiOrch *ao, const OrchExpr *x, OrchTextLang lang, OrchLenText len, void *ctx) {
+    switch (x->op) {
+    case 'n':
+        return arena_printf(a, lang == ORCH_TEXT_C ? "%lluu" : "%llu", (unsigned long long)x->num);
+    case 'v':
+        return lang == ORCH_TEXT_CRISP ? ao->o->loops[x->loop].var : orch_loop_var(a, ao, x->loop);
+    case 'l': {
+        int b = ao->slot[x->step][x->param];
+        if (lang == ORCH_TEXT_CRISP || !len || b < 0)
+            return arena_printf(a, "(length %s::%s)", ao->o->steps[x->step].kernel, b >= 0 ? ao->bufs[b].arg->name : "?");
+        return len(ctx, b);
+    }
+    default: {
+        const char *l = orch_expr_text(a, ao, x->l, lang, len, ctx), *r = orch_expr_text(a, ao, x->r, lang, len, ctx);
+        if (lang == ORCH_TEXT_CRISP) return arena_printf(a, "(%c %s %s)", x->op, l, r);
+        if (x->op == '-') /* stops at 0 */
+            return lang == ORCH_TEXT_PY ? arena_printf(a, "max(%s - %s, 0)", l, r) : arena_printf(a, "(%s > %s ? %s - %s : 0u)", l, r, l, r);
+        return arena_printf(a, "(%s %s%s %s)", l, x->op == '/' && lang == ORCH_TEXT_PY ? "/" : "", (char[]){x->op, 0}, r);
+    }
     }
 }
 

@@ -123,6 +123,15 @@ typedef struct AbiOrch {
     int **slot;             /* per step, per Crisp parameter: its index in bufs */
 } AbiOrch;
 
+/* How orch_expr_text writes a value the host computes (types/check.h
+ * OrchExpr): as Crisp (the metadata, comments), C or Python. */
+typedef enum { ORCH_TEXT_CRISP, ORCH_TEXT_C, ORCH_TEXT_PY } OrchTextLang;
+/* LEN(CTX, BUF) writes the length of the orchestration's buffer BUF (C, Python). */
+typedef const char *(*OrchLenText)(void *ctx, int buf);
+const char *orch_expr_text(Arena *a, const AbiOrch *ao, const OrchExpr *x, OrchTextLang lang, OrchLenText len, void *ctx);
+/* The loop variable of loop L in C and Python: v_VAR. */
+const char *orch_loop_var(Arena *a, const AbiOrch *ao, int l);
+
 typedef struct Abi {
     const char *source;
     int ocl_version;        /* 120, 200, 300: the OpenCL C the .cl is written in */

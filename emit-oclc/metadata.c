@@ -102,7 +102,7 @@ static void arg_json(StrBuf *b, Arena *ar, const AbiKernel *k, const AbiArg *a) 
  * comes from) and its buffers (the orchestration's arguments and the
  * result vectors passed between steps), for tools (docs/orchestration.md).
  * Launch sizes are each kernel's own ("kernels" above). */
-static void orchs_json(StrBuf *b, const Abi *abi) {
+static void orchs_json(StrBuf *b, const Abi *abi, Arena *ar) {
     static const char *modes[] = {"sequential", "parallel", "interleaved"};
     sb_puts(b, ",\n  \"orchestrations\": [");
     for (int i = 0; i < abi->norchs; i++) {
@@ -142,6 +142,7 @@ static void orchs_json(StrBuf *b, const Abi *abi) {
                 sb_puts(b, "{\"param\": ");
                 json_str(b, k->args[k->param_arg[j]].name);
                 sb_printf(b, ", \"buffer\": %d", ao->slot[s][j]);
+                if (st->args[j].expr) key_str(b, "value", orch_expr_text(ar, ao, st->args[j].expr, ORCH_TEXT_CRISP, NULL, NULL));
                 if (st->args[j].step >= 0) {
                     sb_puts(b, ", \"from\": ");
                     json_str(b, o->steps[st->args[j].step].kernel);
@@ -166,7 +167,22 @@ static void orchs_json(StrBuf *b, const Abi *abi) {
             }
             sb_putc(b, '}');
         }
-        sb_puts(b, "\n      ]\n    }");
+        sb_puts(b, "\n      ]");
+        if (o->nloops) { /* run-time loops: the steps [first_step, end_step) */
+            sb_puts(b, ",\n      \"loops\": [");
+            for (int l = 0; l < o->nloops; l++) {
+                const OrchLoop *ol = &o->loops[l];
+                sb_printf(b, "%s\n        {\"var\": ", l ? "," : "");
+                json_str(b, ol->var);
+                key_str(b, "kind", ol->halving ? "do-times-by-half" : "do-times-by-doubling");
+                key_str(b, "start", orch_expr_text(ar, ao, ol->start, ORCH_TEXT_CRISP, NULL, NULL));
+                key_str(b, "limit", orch_expr_text(ar, ao, ol->limit, ORCH_TEXT_CRISP, NULL, NULL));
+                sb_printf(b, ", \"while\": \"%s\", \"first_step\": %d, \"end_step\": %d, \"depth\": %d, \"line\": %d}",
+                          ol->halving ? "0 < var, var >= limit" : "0 < var <= limit", ol->first, ol->end, ol->depth, ol->line);
+            }
+            sb_puts(b, "\n      ]");
+        }
+        sb_puts(b, "\n    }");
     }
     sb_puts(b, "\n  ]");
 }
@@ -276,7 +292,7 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
         }
         sb_puts(b, "\n  ]");
     }
-    if (abi && abi->norchs) orchs_json(b, abi);
+    if (abi && abi->norchs) orchs_json(b, abi, scratch);
     if (p->debug_output) {
         /* what the host needs to decode debug records (docs/abi.md) */
         sb_puts(b, ",\n  \"debug_sites\": [");

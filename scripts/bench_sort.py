@@ -6,7 +6,9 @@ lib/sort.crisp).  Side by side on one OpenCL device, in one run:
            bits, its default 2 bits at a time) and, where `import cupy`
            works, cupy.sort (CUB's radix sort)
   bitonic  crisp's gen-bitonic-sort-vector! against
-           pyopencl.bitonic_sort.BitonicSort (power-of-two sizes only)
+           pyopencl.bitonic_sort.BitonicSort (power-of-two sizes only),
+           and its orchestration (the same passes in run-time loops, each
+           kernel at its own launch size) against its host function
 
 on the same uniformly random uint32 keys, already on the device.  Each
 time is the median wall-clock of BENCH_SORT_RUNS sorts (after a warm-up)
@@ -104,6 +106,11 @@ def crisp_bitonic(d):
     return d
 
 
+def crisp_bitonic_orchestration(d):
+    k.bitonic_sort_vector_in_place_uint_orchestration(d)
+    return d
+
+
 from pyopencl.algorithm import RadixSort  # noqa: E402
 from pyopencl.bitonic_sort import BitonicSort  # noqa: E402
 
@@ -142,3 +149,5 @@ else:
     t_cb = timed("crisp gen-bitonic-sort-vector!", crisp_bitonic, lambda o, d: o)
     t_pb = timed("pyopencl.bitonic_sort.BitonicSort", lambda d: pybs(d, queue=queue)[0], lambda o, d: o)
     print("  crisp / BitonicSort: %.2fx" % (t_pb / t_cb))
+    t_co = timed("crisp bitonic orchestration", crisp_bitonic_orchestration, lambda o, d: o)
+    print("  orchestration / host function: %.2fx" % (t_cb / t_co))

@@ -234,7 +234,32 @@ typedef struct HostSort {
  * fresh (`_`: the caller's) or a vector an earlier step used (K::v). */
 typedef enum OrchMode { ORCH_SEQUENTIAL, ORCH_PARALLEL, ORCH_INTERLEAVED } OrchMode;
 
+/* A value the host computes while it runs an orchestration (spec "More
+ * notes on def-orchestration": do-times-by-doubling, do-times-by-half):
+ * an integer, a loop variable, the length of a vector a step used, or
+ * + - * / of two of them (unsigned 64-bit, / rounds down, - stops at 0). */
+typedef struct OrchExpr {
+    char op;                /* 'n' number, 'v' loop variable, 'l' length, or + - * / */
+    long long num;          /* 'n' */
+    int loop;               /* 'v': the index in Orchestration.loops */
+    int step, param;        /* 'l': a parameter of an earlier step */
+    struct OrchExpr *l, *r; /* + - * / */
+} OrchExpr;
+
+/* A run-time loop of an orchestration around the steps [first, end):
+ * do-times-by-doubling (VAR = START, 2 START, .. while VAR <= LIMIT) or
+ * do-times-by-half (VAR = START, START / 2, .. while VAR >= LIMIT and VAR > 0). */
+typedef struct OrchLoop {
+    const char *var;        /* as written; a C and Python identifier */
+    int halving;
+    OrchExpr *start, *limit;
+    int first, end;         /* end -1 while the checker is inside it */
+    int depth;              /* 0: outermost */
+    int line;
+} OrchLoop;
+
 typedef struct OrchArg {
+    OrchExpr *expr;         /* a value the host computes (a loop variable ...): no buffer */
     int step;               /* -1: `_`, an argument of the orchestration; else an earlier step */
     int param;              /* that step's parameter index (step >= 0) */
     const char *side;       /* ... or the name of one of its side channels (a result vector) */
@@ -258,6 +283,8 @@ typedef struct Orchestration {
     const char *origin;     /* "def-orchestration" or "let-kernel" */
     OrchStep *steps;
     int nsteps, capsteps;
+    OrchLoop *loops;        /* run-time loops, in order of their first step (outer first) */
+    int nloops, caploops;
     int line;
 } Orchestration;
 

@@ -135,6 +135,67 @@ static int resolve_ref(Checker *ck, Orchestration *o, int upto, Node *a, OrchArg
     return 0;
 }
 
+/* A value the host computes (spec "More notes on def-orchestration"): an
+ * integer, a run-time loop's variable (of a loop the form is in), (length
+ * KERNEL::VAR) of a vector an earlier step used, or (+ - * / A B...);
+ * NULL after an error (E1209). */
+static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
+    OrchExpr *x = arena_alloc(ck->a, sizeof *x);
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    if (e->kind == N_INT && e->ival >= 0) {
+        x->op = 'n';
+        x->num = (long long)e->ival;
+        return x;
+    }
+    if (e->kind == N_SYMBOL && !strstr(e->name, "::")) {
+        for (int i = o->nloops - 1; i >= 0; i--)
+            if (o->loops[i].end < 0 && !strcmp(syn_lower(ck->a, o->loops[i].var), syn_lower(ck->a, e->name))) {
+                x->op = 'v';
+                x->loop = i;
+                return x;
+            }
+        diag_error_at(ck->d, e, "E1209", "orchestration `%s`: `%s` is no variable of a do-times-by-doubling or do-times-by-half around it",
+                      o->name, e->name);
+        return NULL;
+    }
+    const char *h = syn_head(e);
+    if (h && !strcmp(h, "length") && e->nkids == 2) {
+        OrchArg ref;
+        memset(&ref, 0, sizeof ref);
+        if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
+        FuncDef *fd = ref.param >= 0 ? strmap_get(&ck->kernels_idx, o->steps[ref.step].kernel) : NULL;
+        if (fd && !fd->resolved) resolve_signature(ck, fd);
+        if (!fd || !fd->params[ref.param].ty || fd->params[ref.param].ty->kind != TY_VECTOR) {
+            diag_error_at(ck->d, e->kids[1], "E1209", "orchestration `%s`: (length %s) takes a vector parameter of an earlier step", o->name,
+                          e->kids[1]->name);
+            return NULL;
+        }
+        x->op = 'l';
+        x->step = ref.step;
+        x->param = ref.param;
+        return x;
+    }
+    if (h && (!strcmp(h, "+") || !strcmp(h, "-") || !strcmp(h, "*") || !strcmp(h, "/")) && e->nkids >= 3) {
+        OrchExpr *acc = host_expr(ck, o, e->kids[1]);
+        for (int i = 2; acc && i < e->nkids; i++) {
+            OrchExpr *r = host_expr(ck, o, e->kids[i]);
+            OrchExpr *b = r ? arena_alloc(ck->a, sizeof *b) : NULL;
+            if (!b) return NULL;
+            memset(b, 0, sizeof *b);
+            b->op = h[0];
+            b->l = acc;
+            b->r = r;
+            acc = b;
+        }
+        return acc;
+    }
+    diag_error_at(ck->d, e, "E1209",
+                  "orchestration `%s`: a value the host computes is an integer, a loop variable, (length KERNEL::VAR) or (+ - * / A B), found `%s`",
+                  o->name, syn_to_string(ck->a, e, 40));
+    return NULL;
+}
+
 /* One launch specification: a step of `o`. */
 static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode, const char *orch) {
     Node *head = spec;
@@ -173,6 +234,17 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
         st.args[i].step = -1;
         if (nargs < 0 || syn_is_sym(args[i], "_")) continue;
         st.args[i].at = args[i];
+        if (!(args[i]->kind == N_SYMBOL && strstr(args[i]->name, "::"))) {
+            /* a value the host computes: an integer parameter's */
+            if (!fd->resolved) resolve_signature(ck, fd);
+            Type *t = fd->params[i].ty;
+            if (!t || !ty_is_int(t)) {
+                diag_error_at(ck->d, args[i], "E1202", "an argument in an orchestration is `_` or KERNEL::VAR, found `%s`", syn_to_string(ck->a, args[i], 40));
+                return;
+            }
+            if (!(st.args[i].expr = host_expr(ck, o, args[i]))) return;
+            continue;
+        }
         if (!resolve_ref(ck, o, o->nsteps, args[i], &st.args[i], orch)) return;
         if (mode == ORCH_PARALLEL) {
             diag_error_at(ck->d, args[i], "E1207", "launch-parallel: `%s` refers to another step; kernels launched in parallel are independent",
@@ -275,6 +347,65 @@ static void launch_interleaved(Checker *ck, Orchestration *o, Node *f, const cha
     }
 }
 
+static void body_form(Checker *ck, Orchestration *o, Node *f, int depth);
+
+/* (do-times-by-doubling (VAR START LIMIT) FORM...): VAR = START, 2 START ..
+ * while VAR <= LIMIT; (do-times-by-half (VAR START [LIMIT]) FORM...): VAR =
+ * START, START / 2 .. while VAR >= LIMIT (default 1).  Loops the host runs
+ * (spec "More notes on def-orchestration", "Don't Make Me Think
+ * gen-bitonic-sort-vector"): the number of passes depends on the lengths
+ * of the vectors at run time.  Their steps are launch-sequential. */
+static void run_time_loop(Checker *ck, Orchestration *o, Node *f, int depth) {
+    int halving = !strcmp(syn_head(f), "do-times-by-half");
+    Node *spec = f->nkids >= 3 ? f->kids[1] : NULL;
+    if (!spec || !syn_is_list(spec) || spec->nkids < 2 + !halving || spec->nkids > 3 || spec->kids[0]->kind != N_SYMBOL ||
+        strstr(spec->kids[0]->name, "::")) {
+        diag_error_at(ck->d, f, "E1209", halving ? "expected (do-times-by-half (VAR START [LIMIT]) LAUNCH...)"
+                                                 : "expected (do-times-by-doubling (VAR START LIMIT) LAUNCH...)");
+        return;
+    }
+    const char *var = spec->kids[0]->name;
+    for (const char *c = var; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9' && c != var) || *c == '_')) {
+            diag_error_at(ck->d, spec->kids[0], "E1209", "a loop variable of an orchestration is a C identifier, found `%s`", var);
+            return;
+        }
+    OrchExpr *start = host_expr(ck, o, spec->kids[1]);
+    OrchExpr *limit = spec->nkids == 3 ? host_expr(ck, o, spec->kids[2]) : NULL;
+    if (!start || (spec->nkids == 3 && !limit)) return;
+    if (!limit && (limit = arena_alloc(ck->a, sizeof *limit))) {
+        memset(limit, 0, sizeof *limit);
+        limit->op = 'n';
+        limit->num = 1;
+    }
+    if (!limit) return;
+    int d = 0;
+    for (int i = 0; i < o->nloops; i++) d += o->loops[i].end < 0;
+    OrchLoop l;
+    memset(&l, 0, sizeof l);
+    l.var = var;
+    l.halving = halving;
+    l.start = start;
+    l.limit = limit;
+    l.first = o->nsteps;
+    l.end = -1;
+    l.depth = d;
+    l.line = f->loc.line;
+    if (o->nloops == o->caploops) {
+        int cap = o->caploops ? 2 * o->caploops : 4;
+        OrchLoop *nl = arena_alloc(ck->a, sizeof(OrchLoop) * (size_t)cap);
+        if (!nl) return;
+        if (o->nloops) memcpy(nl, o->loops, sizeof(OrchLoop) * (size_t)o->nloops);
+        o->loops = nl;
+        o->caploops = cap;
+    }
+    int me = o->nloops++, errs = ck->d->errors;
+    o->loops[me] = l;
+    for (int j = 2; j < f->nkids; j++) body_form(ck, o, f->kids[j], depth + 1);
+    o->loops[me].end = o->nsteps;
+    if (o->loops[me].end == o->loops[me].first && ck->d->errors == errs) diag_error_at(ck->d, f, "E1209", "orchestration `%s`: the loop over `%s` launches nothing", o->name, var);
+}
+
 /* One form of an orchestration's body: a launch form, or (dotimes (I N)
  * FORM...) with N an integer literal: the forms N times, ${I} in strings and
  * an I between underscores in KERNEL::VAR names replaced by 0 .. N-1. */
@@ -298,9 +429,11 @@ static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
             const char *num = arena_printf(ck->a, "%lld", (long long)k);
             for (int j = 2; j < f->nkids; j++) body_form(ck, o, orch_subst_names(ck, f->kids[j], &var, &num, 1), depth + 1);
         }
+    } else if (h && (!strcmp(h, "do-times-by-doubling") || !strcmp(h, "do-times-by-half")) && depth < 8) {
+        run_time_loop(ck, o, f, depth);
     } else {
         diag_error_at(ck->d, f, "E1201",
-                      "only launch-sequential, launch-parallel, launch-interleaved and dotimes may appear in a def-orchestration, found `%s`",
+                      "only launch-sequential, launch-parallel, launch-interleaved, dotimes, do-times-by-doubling and do-times-by-half may appear in a def-orchestration, found `%s`",
                       syn_to_string(ck->a, f, 40));
     }
 }
@@ -328,6 +461,13 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
         if (form->kids[i]->kind == N_STRING && i == 2) continue; /* a docstring */
         body_form(ck, o, form->kids[i], 0);
     }
+    for (int s = 0; o->nloops && s < o->nsteps; s++)
+        if (o->steps[s].mode != ORCH_SEQUENTIAL) {
+            diag_error_at(ck->d, o->steps[s].at ? o->steps[s].at : form, "E1209",
+                          "orchestration `%s` has run-time loops: its steps are launch-sequential, not %s", o->name,
+                          o->steps[s].mode == ORCH_PARALLEL ? "launch-parallel" : "launch-interleaved");
+            break;
+        }
     if (ck->d->errors != errs) return;
     if (!o->nsteps) {
         diag_error_at(ck->d, form->kids[1], "E1200", "orchestration `%s` launches nothing: its launch forms name no kernel", o->name);

@@ -155,6 +155,34 @@ def py_dotimes_unrolled():
     assert_close(out["vector_scale::R#1"], A * 6.0, name="step 1 (an intermediate)")
 
 
+def mix_passes(V):
+    """numpy: the passes of mix-passes (orchestration.crisp)."""
+    V = V.astype(np.uint64)
+    f = lambda V, s, t: (V * 3 + s * 7 + t) & 0xFFFFF
+    V = f(V, 0, 0)
+    s = 1
+    while s <= V.size:
+        t = s // 2
+        while t >= 1:
+            V = f(V, s, t)
+            t //= 2
+        V = f(V, s - 1, (s + 1) * 2)
+        s *= 2
+    return V
+
+
+MIX = rng.integers(0, 1 << 20, N, dtype=np.uint64)
+
+
+@case
+def py_run_time_loops():
+    for n in (0, 1, 2, 5, 64, N):
+        V = MIX[:n].copy()
+        out = K.mix_passes(V)
+        assert_equal(V, mix_passes(MIX[:n]), name="n=%d" % n)
+        check("the vector, by name", sorted(out) == ["mix_pass::V"], str(sorted(out)))
+
+
 @case
 def py_demo_runs_every_orchestration():
     r = subprocess.run([sys.executable, os.path.join(D, "orchestration_hoist_PyOpenCL.py")], capture_output=True, text=True,
@@ -173,8 +201,15 @@ def metadata_describes_steps_and_buffers():
     check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
                                                             "saxpy-interleaved", "saxpy-sequential", "two-then-one",
                                                             "sum_all-then-sum_all_finish", "max_all-then-max_all_finish", "scale-thrice",
-                                                            "table-interleaved"]),
+                                                            "table-interleaved", "mix-passes"]),
           str(sorted(orchs)))
+    mp = orchs["mix-passes"]
+    check("run-time loops", [(l["var"], l["kind"], l["start"], l["limit"], l["first_step"], l["end_step"], l["depth"]) for l in mp["loops"]]
+          == [("s", "do-times-by-doubling", "1", "(length mix_pass::V)", 1, 3, 0), ("tt", "do-times-by-half", "(/ s 2)", "1", 1, 2, 1)],
+          mp["loops"])
+    check("host-computed values", [[a.get("value") for a in st["args"]] for st in mp["steps"]]
+          == [[None, "0", "0"], [None, "s", "tt"], [None, "(- s 1)", "(* (+ s 1) 2)"]], mp["steps"])
+    check("no buffer for them", [a["buffer"] for a in mp["steps"][2]["args"]] == [0, -1, -1], mp["steps"][2])
     r = orchs["sum_all-then-sum_all_finish"]
     check("let-kernel origin", r["origin"] == "let-kernel", r["origin"])
     check("partials passed on", r["steps"][1]["args"][0].get("from") == "sum_all" and r["steps"][1]["args"][0].get("from_param") == "partials"
@@ -269,6 +304,15 @@ int main(int argc, char **argv) {
         if (orchestration_max_all_then_max_all_finish_run(&p, ia, n, &big, 1, NULL, NULL) != CL_SUCCESS) goto failed;
         printf("MAX %d\n", big);
     }
+    {
+        cl_ulong *v = (cl_ulong *)malloc(n * sizeof(cl_ulong));
+        for (i = 0; i < n; i++) if (fscanf(in, "%llu", (unsigned long long *)&v[i]) != 1) return 3;
+        if (orchestration_mix_passes_run(&p, v, n) != CL_SUCCESS) goto failed;
+        printf("MIX");
+        for (i = 0; i < n; i++) printf(" %llu", (unsigned long long)v[i]);
+        printf("\n");
+        free(v);
+    }
     orchestration_release(&p);
     crisp_close(&cx);
     return 0;
@@ -293,7 +337,7 @@ def c_results():
         f.write("%d %d\n" % (N, m))
         for v in (A, B, XC[:m], YC[:m]):
             f.write(" ".join("%.9g" % t for t in v) + "\n")
-        for v in (IA, IB):
+        for v in (IA, IB, MIX):
             f.write(" ".join(str(t) for t in v) + "\n")
     r = subprocess.run([exe, os.path.join(D, "orchestration.cl"), data], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, CRISP_PLATFORM=os.environ["CRISP_PLATFORM"]))
@@ -302,7 +346,7 @@ def c_results():
     out = {}
     for line in r.stdout.splitlines():
         w = line.split()
-        out[w[0]] = np.array([float(t) for t in w[1:]])
+        out[w[0]] = np.array([int(t) for t in w[1:]], np.uint64) if w[0] == "MIX" else np.array([float(t) for t in w[1:]])
     return out, m
 
 
@@ -365,6 +409,13 @@ def c_interleaved_with_exclude():
 def c_parallel_then_sequential():
     out, _ = c()
     assert_close(out["P"].astype(np.float32), 2 * (A + B))
+
+
+
+@case
+def c_run_time_loops():
+    out, _ = c()
+    assert_equal(out["MIX"], mix_passes(MIX), name="mix-passes")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ hoists, on PoCL: the Python hoist's methods against numpy (sizes 0, 1, 2^k,
 2^k+1, 10^6+7 with duplicates, negatives, floats with -0.0 and infinities,
 sorted and reversed; host and device arrays; in place and a copy), the C
 hoist's _run and _enqueue against qsort (tests/hoist/sort_caller.c, built
-with gcc and g++)."""
+with gcc and g++); the orchestrations gen-bitonic-sort-vector makes (the
+same passes in run-time loops) through both hoists against numpy and
+qsort, and their metadata (steps, buffers, loops)."""
 import importlib.util
 import os
 import shutil
@@ -69,6 +71,30 @@ for name, dt in (("in_place_float", np.float32), ("in_place_double", np.float64)
                 r = f(a)
                 check("%s n=%d returns None" % (what, n), r is None)
                 assert_equal(a, want, name="%s %s n=%d" % (name, what, n))
+
+
+for name, dt in (("in_place_float", np.float32), ("int", np.int32), ("in_place_long", np.int64)):
+    @case("py_orchestration_" + name)
+    def _(name=name, dt=np.dtype(dt)):
+        """The orchestration gen-bitonic-sort-vector makes (run-time loops over
+        the merge passes): sorts its argument in place, returns it by name."""
+        k = kernels()
+        f = getattr(k, "bitonic_sort_vector_%s_orchestration" % name)
+        for n in SIZES:
+            for what, a in shapes(n, dt):
+                want = np.sort(a)
+                r = f(a)
+                assert_equal(a, want, name="orchestration %s %s n=%d" % (name, what, n))
+                assert_equal(r["bitonic_sort_vector_%s_chunks::data" % name], want, name="returned %s n=%d" % (what, n))
+
+
+@case
+def py_orchestration_device_array():
+    k = kernels()
+    a = rng.integers(-1000, 1000, 70_001).astype(np.int32)
+    d = cla.to_device(k.queue, a)
+    k.bitonic_sort_vector_int_orchestration(d)
+    assert_equal(d.get(), np.sort(a))
 
 
 @case
@@ -222,6 +248,25 @@ def metadata_lists_the_sorts():
     check("radix entry", r["kind"] == "radix" and r["passes"] == 8 and r["pairs"] is True and r["element"] == "long", r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
+    # the orchestrations gen-bitonic-sort-vector makes: one per bitonic host function
+    o = {x["name"]: x for x in m["orchestrations"]}
+    check("an orchestration per bitonic sort", sorted(o) == sorted(n + "_orchestration" for n in s if n.startswith("bitonic")), sorted(o))
+    b = o["bitonic_sort_vector_int_orchestration"]
+    check("its steps", [st["kernel"] for st in b["steps"]] == b_kernels(), b["steps"])
+    check("one buffer: the vector", len(b["buffers"]) == 1 and b["buffers"][0]["name"] == "bitonic_sort_vector_int_chunks_data"
+          and b["buffers"][0]["read"] and b["buffers"][0]["written"], b["buffers"])
+    check("host values", [a.get("value") for a in b["steps"][1]["args"]] == [None, "j", "k"]
+          and [a.get("value") for a in b["steps"][2]["args"]] == [None, "j", "64"], b["steps"])
+    check("the loops", b["loops"] == [
+        {"var": "j", "kind": "do-times-by-doubling", "start": "256",
+         "limit": "(- (* 2 (length bitonic_sort_vector_int_chunks::data)) 1)", "while": "0 < var <= limit",
+         "first_step": 1, "end_step": 3, "depth": 0, "line": b["loops"][0]["line"]},
+        {"var": "k", "kind": "do-times-by-half", "start": "(/ j 2)", "limit": "128", "while": "0 < var, var >= limit",
+         "first_step": 1, "end_step": 2, "depth": 1, "line": b["loops"][1]["line"]}], b["loops"])
+
+
+def b_kernels():
+    return ["bitonic_sort_vector_int_chunks", "bitonic_sort_vector_int_merge", "bitonic_sort_vector_int_merge_local"]
 
 
 for compiler in ("gcc", "g++"):

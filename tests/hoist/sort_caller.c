@@ -1,5 +1,6 @@
 /* sort_caller.c - the host functions gen-bitonic-sort-vector writes into
- * the C hoist (tests/e2e/lib/sort_vector.crisp), against qsort.
+ * the C hoist (tests/e2e/lib/sort_vector.crisp), and its orchestrations'
+ * functions, against qsort.
  *
  * Run by tests/e2e/sort_hoists.py: compiled with the hoist of
  * sort_vector.crisp, argv[1] the .cl.  Sorts host arrays (_run, in place
@@ -94,6 +95,26 @@ int main(int argc, char **argv) {
             expect(!memcmp(f, fw, n * sizeof *f), "float sorted", n);
             expect(bitonic_sort_vector_int_run(&prog, a, b, n) == CL_SUCCESS, "int run", n);
             expect(!memcmp(b, aw, n * sizeof *b), "int sorted into out", n);
+            /* the orchestrations gen-bitonic-sort-vector makes (the same
+               passes in run-time loops): they sort their argument in place */
+            {
+                float *of = (float *)malloc((n + 1) * sizeof *of);
+                cl_int *oi = (cl_int *)malloc((n + 1) * sizeof *oi);
+                for (i = 0; i < n; i++) {
+                    long v = shape == 0 ? (long)(next_random() % 2001) - 1000 : shape == 1 ? (long)i : (long)(n - i);
+                    of[i] = (float)v * 0.25f;
+                    oi[i] = (cl_int)v;
+                }
+                memcpy(fw, of, n * sizeof *of);
+                memcpy(aw, oi, n * sizeof *oi);
+                qsort(fw, n, sizeof *fw, cmp_float);
+                qsort(aw, n, sizeof *aw, cmp_int);
+                expect(sort_vector_bitonic_sort_vector_in_place_float_orchestration_run(&prog, of, n) == CL_SUCCESS, "float orchestration", n);
+                expect(!memcmp(of, fw, n * sizeof *of), "float orchestration sorted", n);
+                expect(sort_vector_bitonic_sort_vector_int_orchestration_run(&prog, oi, n) == CL_SUCCESS, "int orchestration", n);
+                expect(!memcmp(oi, aw, n * sizeof *oi), "int orchestration sorted", n);
+                free(of), free(oi);
+            }
             /* device memory: _enqueue, then read back */
             if (n) {
                 cl_int err;
