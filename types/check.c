@@ -1102,7 +1102,10 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *saved = cx->block;
     Node *hdr = new_block(cx, syn);
     cx->block = hdr;
+    const Sym *outer_test_var = cx->loop_test_var;
+    cx->loop_test_var = var;
     Node *test = cond_value(cx, spec->kids[2]);
+    cx->loop_test_var = outer_test_var;
     Node *step = expr(cx, spec->kids[3], vt);
     if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
     cx->block = saved;

@@ -300,9 +300,21 @@ static const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type 
             which = i;
         }
     }
+    if (count == 1 && cx->loop_test_var && args[which]->kind == N_C_VAR && args[which]->sym == cx->loop_test_var) {
+        /* a loop's own index (dotimes (i COUNT)): the user writes no test,
+           so the fix is the index's type, or an integer count */
+        const char *iv = cx->loop_test_var->name;
+        if (ct == CAT_FLOAT || cb == CAT_FLOAT)
+            return arena_printf(cx->ck->a, "; a loop counts in integers: round the count up, as in (dotimes (%s:%s (ceil COUNT)) ...)",
+                                iv, target == SC_DOUBLE ? "long" : "int");
+        return arena_printf(cx->ck->a, "; give the loop index the count's type, as in (dotimes (%s:%s COUNT) ...)", iv,
+                            ty_scalar_info((ct == CAT_SIGNED ? t : b)->sc)->name);
+    }
     const char *kind = from == CAT_UNSIGNED ? "unsigned" : "integer";
     int ulong_operand = (ct == CAT_UNSIGNED && t->sc == SC_ULONG) || (cb == CAT_UNSIGNED && b->sc == SC_ULONG);
-    const char *caveat = from == CAT_UNSIGNED && ulong_operand ? " (right while it is below 2^63, as indices and sizes are)" : "";
+    int float_mix = ct == CAT_FLOAT || cb == CAT_FLOAT;
+    if (float_mix) kind = "integer";
+    const char *caveat = !float_mix && ulong_operand ? " (right while it is below 2^63, as indices and sizes are)" : "";
     if (count == 1)
         return arena_printf(cx->ck->a, "; convert the %s operand: (to-%s %s)%s", kind, tn, syn_to_string(cx->ck->a, syn[which], 40), caveat);
     return arena_printf(cx->ck->a, "; convert the %s operands with (to-%s ...)%s", kind, tn, caveat);

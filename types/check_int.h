@@ -145,6 +145,8 @@ typedef struct Ctx {
     FuncDef *fd;
     Scope *scope;
     Node *block;             /* statements are appended here */
+    const Sym *loop_test_var; /* while checking a %loop's test: its index
+                                (E0312's hint on (dotimes (i (- n 1)) ...)) */
     const Node *grid_region; /* innermost grid-level form we are inside */
     const char *grid_what;
     int grid_steps;          /* inside a grid-level progn/let: its steps */
