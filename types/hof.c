@@ -59,6 +59,11 @@ int hof_collect(Checker *ck, Node *form) {
                           pl->kids[i]->name);
             return 1;
         }
+    for (int i = 0; i < n; i++)
+        if (ps[i]->kind != N_SYMBOL) { /* as check.c says for any function */
+            diag_error_at(ck->d, ps[i], "E0108", "expected a parameter name, found `%s`", syn_to_string(ck->a, ps[i], 40));
+            break; /* still a function of that name: its calls stay quiet */
+        }
     arena_push(ck->a, (void ***)&ck->hofs, &ck->nhofs, &ck->caphofs, form);
     return 1;
 }
@@ -82,7 +87,7 @@ int hof_lookup(Checker *ck, const char *key) {
 static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
     if (syn->kind == N_SYMBOL && !syn->ann) {
         for (int i = 0; i < n; i++)
-            if (!strcmp(names[i]->key, syn->key)) {
+            if (names[i]->key && syn->key && !strcmp(names[i]->key, syn->key)) {
                 Node *k[2] = {syn_symbol(ck->a, syn->loc, "function"), syn_copy(ck->a, by[i])};
                 k[1]->loc = syn->loc;
                 Node *f = syn_list(ck->a, syn->loc, k, 2);
@@ -96,7 +101,7 @@ static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
     if (syn_is_form(syn, "function") && syn->nkids == 2) {
         if (syn->kids[1]->kind != N_SYMBOL) return syn; /* a signature */
         for (int i = 0; i < n; i++)
-            if (!strcmp(names[i]->key, syn->kids[1]->key)) {
+            if (names[i]->key && syn->kids[1]->key && !strcmp(names[i]->key, syn->kids[1]->key)) {
                 Node *f = syn_copy(ck->a, syn);
                 f->kids[1] = syn_copy(ck->a, by[i]);
                 f->kids[1]->loc = syn->kids[1]->loc;
@@ -112,7 +117,7 @@ static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
         if (syn_is_sym(h, "funcall") && c->nkids >= 2 && c->kids[1]->kind == N_SYMBOL) call = 1;
         Node *f = call ? c->kids[1] : h;
         for (int i = 0; f->kind == N_SYMBOL && i < n; i++)
-            if (!strcmp(names[i]->key, f->key)) {
+            if (names[i]->key && f->key && !strcmp(names[i]->key, f->key)) {
                 Node *nh = syn_copy(ck->a, by[i]);
                 nh->loc = f->loc;
                 nh->origin = f->origin;
