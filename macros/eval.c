@@ -648,7 +648,7 @@ static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
     ev->staging = 0;
     Node *v = p->init ? eval(ev, p->init, env) : ev->nil;
     ev->staging = staging;
-    if (!v || !staging || !is_staged_code(v) || p->var->kind != N_SYMBOL) return v;
+    if (!v || !staging || !is_staged_code(v) || !p->var || p->var->kind != N_SYMBOL) return v; /* a destructuring pattern has no var */
     /* A macro's default that is run-time code, such as the spec's
        (local-scratch-vec (funcall (gen-make-reduction-local-scratch-vec
        (type-of someVar) message))): evaluated once where the macro is
