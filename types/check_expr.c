@@ -213,7 +213,11 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     if (target->kind != TY_NUM) return NULL;
     Category cat = ty_scalar_info(target->sc)->cat;
     if (lit->kind == N_C_INTLIT || (lit->kind == N_C_FLOATLIT && lit->op == LIT_FLEX_INT)) {
-        int64_t v = lit->kind == N_C_INTLIT ? lit->ival : (int64_t)lit->fval;
+        /* a whole float too large for a long saturates (then does not fit) */
+        int64_t v = lit->kind == N_C_INTLIT ? lit->ival
+                    : lit->fval >= 9.2e18   ? INT64_MAX
+                    : lit->fval <= -9.2e18  ? INT64_MIN
+                                            : (int64_t)lit->fval;
         int uns = lit->kind == N_C_INTLIT && lit->is_unsigned;
         if (cat == CAT_FLOAT) {
             Node *f = float_lit(cx, at, uns ? (double)(uint64_t)v : (double)v, target);
@@ -2612,6 +2616,14 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         if (sym_ndims(fn->params[i])) {
             /* a tensor-view: root pointer, offset, dims and strides arrays */
             Sym *vs = vals[i]->sym;
+            if (!vs || !vs->off_sym || !vs->dims_sym || !vs->strides_sym) {
+                /* (let ((m (progn (make-matrix ...)))) ...): a vector, not a view */
+                diag_error_at(D(cx), syn, "E0484",
+                              "`%s` takes a tensor-view, but argument %d is not a tensor-view variable: bind the view "
+                              "with (let ((m (make-tensor-view ...))) ...) and pass m",
+                              fn->name, i + 1);
+                return NULL;
+            }
             c->kids[c->nkids++] = vals[i];
             c->kids[c->nkids++] = var_ref(cx, syn, vs->off_sym);
             c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
