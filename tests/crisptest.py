@@ -50,7 +50,7 @@ __all__ = [
     "np", "cl", "cltypes", "REPO", "compile", "load_program", "crisp",
     "Program", "CompileError", "case", "check", "assert_close",
     "assert_equal", "assert_raises", "main", "dtype_of", "out_dir",
-    "device_ocl_version", "device_name",
+    "device_ocl_version", "device_name", "run_under_oclgrind",
 ]
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -866,3 +866,31 @@ else:
     if sys.argv and sys.argv[0].endswith(".py") and os.path.isfile(sys.argv[0]):
         sys.excepthook = _excepthook
         atexit.register(main)
+
+
+def run_under_oclgrind(child, d, timeout=600, known=None):
+    """Run tests/e2e/CHILD (a script that builds and runs programs found in
+    D on the platform CRISPTEST_PLATFORM names, printing `platform: ...`
+    and `done`) under `oclgrind --data-races --uninitialized`, and read
+    oclgrind's log (oclgrind exits 0 even when it reports).  A report block
+    for which known(block) is true is oclgrind's own false positive and is
+    dropped.  Raises AssertionError on a report or a failed run; returns
+    the child's standard output."""
+    log = os.path.join(d, "oclgrind.log")
+    if os.path.exists(log):
+        os.remove(log)
+    env = dict(os.environ, CRISPTEST_PLATFORM="Oclgrind",
+               PYTHONPATH=os.pathsep.join([os.path.join(REPO, "tests"), os.path.join(REPO, "tests", "e2e")]))
+    r = subprocess.run(["oclgrind", "--data-races", "--uninitialized", "--log", log, sys.executable,
+                        os.path.join(REPO, "tests", "e2e", child), d],
+                       capture_output=True, text=True, env=env, timeout=timeout)
+    report = open(log).read() if os.path.exists(log) else ""
+    blocks = [b.strip() for b in report.strip().split("\n\n") if b.strip()]
+    report = "\n\n".join(b for b in blocks if not (known and known(b)))
+    if report:
+        raise AssertionError("oclgrind reported problems; first lines of %s:\n%s"
+                             % (os.path.relpath(log, REPO), "\n".join(report.splitlines()[:20])))
+    if r.returncode != 0 or "done" not in r.stdout or "platform: Oclgrind" not in r.stdout:
+        raise AssertionError("the runs under oclgrind failed (status %d):\n%s"
+                             % (r.returncode, "\n".join((r.stdout + r.stderr).strip().splitlines()[-20:])))
+    return r.stdout

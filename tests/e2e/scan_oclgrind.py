@@ -15,8 +15,6 @@ other report fails the test."""
 import json
 import os
 import re
-import subprocess
-import sys
 
 from crisptest import *
 
@@ -33,15 +31,6 @@ progs = {base: json.load(open(os.path.join(D, base + ".metacrisp"))) for base in
 @case
 def scans_and_filter_clean_under_oclgrind():
     d = D
-    log = os.path.join(d, "oclgrind.log")
-    if os.path.exists(log):
-        os.remove(log)
-    env = dict(os.environ, CRISPTEST_PLATFORM="Oclgrind",
-               PYTHONPATH=os.pathsep.join([os.path.join(REPO, "tests"), os.path.join(REPO, "tests", "e2e")]))
-    r = subprocess.run(["oclgrind", "--data-races", "--uninitialized", "--log", log, sys.executable,
-                        os.path.join(REPO, "tests", "e2e", "_scan_oclgrind_child.py"), d],
-                       capture_output=True, text=True, env=env, timeout=600)
-    report = open(log).read() if os.path.exists(log) else ""
     sources = {base: open(os.path.join(d, base + ".cl")).read().splitlines() for base in progs}
     owner = {k["name"]: base for base, meta in progs.items() for k in meta["kernels"]}
 
@@ -56,11 +45,4 @@ def scans_and_filter_clean_under_oclgrind():
         src = sources[owner[kern.group(1)]]
         n = int(line.group(1))
         return n <= len(src) and "out_as_vectors[" in src[n - 1]
-    blocks = [b for b in report.strip().split("\n\n") if b.strip()]
-    report = "\n\n".join(b for b in blocks if not known(b.strip()))
-    if report.strip():
-        raise AssertionError("oclgrind reported problems; first lines of %s:\n%s"
-                             % (os.path.relpath(log, REPO), "\n".join(report.strip().splitlines()[:20])))
-    if r.returncode != 0 or "done" not in r.stdout or "platform: Oclgrind" not in r.stdout:
-        raise AssertionError("the runs under oclgrind failed (status %d):\n%s"
-                             % (r.returncode, "\n".join((r.stdout + r.stderr).strip().splitlines()[-20:])))
+    run_under_oclgrind("_scan_oclgrind_child.py", d, known=known)
