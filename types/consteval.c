@@ -689,8 +689,12 @@ static int binary(Ce *ce, const Node *n, CeVal *out) {
         int64_t k;
         if (a.k != CE_PTR || (op != OP_ADD && op != OP_SUB) || !int_of(ce, n, &b, &k)) return unsupported(ce, n, "this pointer arithmetic");
         int sz = elem_size(n->kids[0]->ty->elem);
+        int64_t bytes, off;
+        if (k == INT64_MIN || __builtin_mul_overflow(op == OP_ADD ? k : -k, (int64_t)sz, &bytes) ||
+            __builtin_add_overflow(a.off, bytes, &off))
+            return ce_error(ce, n, CE_E_EVAL, "a view at offset %lld is outside its vector", (long long)k);
         *out = a;
-        out->off += (op == OP_ADD ? k : -k) * sz;
+        out->off = off;
         out->len = -1;
         out->ty = n->ty;
         return 1;
@@ -824,7 +828,8 @@ static int plain_view(const CeVal *p, const Type *et) {
 static int window_ok(Ce *ce, const Node *at, const CeVal *p, int64_t n, const char *what) {
     const Type *et = p->ty->elem;
     int sz = elem_size(et);
-    if (n == 0 || (p->off >= 0 && p->off + n * sz <= p->obj->nbytes)) return 1;
+    /* (p->off + n * sz <= nbytes, without overflow for absurd offsets) */
+    if (n == 0 || (p->off >= 0 && p->off <= p->obj->nbytes && n > 0 && n <= (p->obj->nbytes - p->off) / sz)) return 1;
     if (plain_view(p, et))
         return ce_error(ce, at, CE_E_EVAL, "%s: a view of length %lld at offset %lld reaches past the end of its parent (%lld elements)",
                         what, (long long)n, (long long)(p->off / sz), (long long)p->obj->n);
