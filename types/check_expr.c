@@ -2629,7 +2629,17 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
             c->kids[c->nkids++] = var_ref(cx, syn, vs->strides_sym);
         } else if (fn->params[i]->soa_fields) {
-            soa_call_args(cx, syn, vals[i]->sym, c);
+            Sym *vs = vals[i]->sym;
+            if (!vs || !vs->soa_fields) {
+                /* (f (progn sv)): a value, not the soa variable whose fields are passed */
+                diag_error_at(D(cx), syn, "E0563",
+                              "`%s` takes a soa-vector, but argument %d is not a soa-vector variable bound to "
+                              "make-soa-vector, a soa view or a soa parameter (its field vectors are what is passed): "
+                              "bind it directly, (let ((sv (make-soa-vector ...))) ...)",
+                              fn->name, i + 1);
+                return NULL;
+            }
+            soa_call_args(cx, syn, vs, c);
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
