@@ -652,6 +652,16 @@ static const char *sort_enqueue_params(Hc *h) {
                         h->prog);
 }
 
+/* One pass of a sort's host loop: enqueue KERNEL with ARGS and LAUNCH after
+ * the previous pass's event, which it replaces; ON_ERROR ("return err",
+ * "goto done") when the enqueue fails. */
+static void sort_step(Printer *p, const char *kernel, const char *args, const char *launch, const char *on_error) {
+    pr_line(p, "err = %s_enqueue(p, queue, &%s, &%s, 1, &prev, &next);", kernel, args, launch);
+    pr_line(p, "clReleaseEvent(prev);");
+    pr_line(p, "prev = next;");
+    pr_line(p, "if (err != CL_SUCCESS) %s;", on_error);
+}
+
 /* K_side_sizes(&ARGS, &LAUNCH); where kernel K has side channels (its
  * __local scratch is sized from the launch). */
 static void sort_side_sizes(Hc *h, const AbiKernel *k, const char *args, const char *launch) {
@@ -727,10 +737,7 @@ static void emit_sort(Hc *h, const AbiSort *s) {
     pr_line(p, "crisp_launch_init(&launch, 1);");
     pr_line(p, "launch.global[0] = (size_t)pairs;");
     sort_side_sizes(h, s->k[1], "ma", "launch");
-    pr_line(p, "err = %s_enqueue(p, queue, &ma, &launch, 1, &prev, &next);", km);
-    pr_line(p, "clReleaseEvent(prev);");
-    pr_line(p, "prev = next;");
-    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    sort_step(p, km, "ma", "launch", "return err");
     pr_dedent(p);
     pr_line(p, "}");
     pr_line(p, "/* the steps k .. 1 stay within chunks of 2 x wg elements */");
@@ -740,10 +747,7 @@ static void emit_sort(Hc *h, const AbiSort *s) {
     pr_line(p, "launch.global[0] = groups * wg;");
     pr_line(p, "launch.local[0] = wg;");
     sort_side_sizes(h, s->k[2], "la", "launch");
-    pr_line(p, "err = %s_enqueue(p, queue, &la, &launch, 1, &prev, &next);", kl);
-    pr_line(p, "clReleaseEvent(prev);");
-    pr_line(p, "prev = next;");
-    pr_line(p, "if (err != CL_SUCCESS) return err;");
+    sort_step(p, kl, "la", "launch", "return err");
     pr_dedent(p);
     pr_line(p, "}");
     pr_line(p, "if (event) *event = prev;");
@@ -888,10 +892,7 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_line(p, "if (prev) clReleaseEvent(prev);");
     pr_line(p, "prev = next;");
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
-    pr_line(p, "err = %s_enqueue(p, queue, &sa, &scan_launch, 1, &prev, &next);", ks);
-    pr_line(p, "clReleaseEvent(prev);");
-    pr_line(p, "prev = next;");
-    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    sort_step(p, ks, "sa", "scan_launch", "goto done");
     pr_line(p, "xa.keys = a;");
     pr_line(p, "xa.keys_len = n;");
     pr_line(p, "xa.out = b;");
@@ -906,10 +907,7 @@ static void emit_radix(Hc *h, const AbiSort *s) {
         pr_line(p, "xa.vals_out_len = n;");
     }
     sort_side_sizes(h, s->k[2], "xa", "launch");
-    pr_line(p, "err = %s_enqueue(p, queue, &xa, &launch, 1, &prev, &next);", kx);
-    pr_line(p, "clReleaseEvent(prev);");
-    pr_line(p, "prev = next;");
-    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    sort_step(p, kx, "xa", "launch", "goto done");
     pr_line(p, "t = a, a = b, b = t; /* an even number of passes: the result ends in KEYS */");
     if (s->pairs) pr_line(p, "t = va, va = vb, vb = t;");
     pr_dedent(p);
