@@ -74,9 +74,18 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
 
 void *arena_alloc(Arena *a, size_t size) {
     size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
-    size_t hard = cap <= SIZE_MAX / 2 ? cap + cap / 4 : SIZE_MAX;
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
+    ArenaChunk *c = a->head;
+    if (c && size <= c->size - c->off && size <= cap - a->used && a->used <= cap) {
+        /* the common case: room in the current chunk, under the cap */
+        void *p = c->data + c->off;
+        c->off += size;
+        a->used += size;
+        if (!c->mapped) memset(p, 0, size);
+        return p;
+    }
+    size_t hard = cap <= SIZE_MAX / 2 ? cap + cap / 4 : SIZE_MAX;
     if (size > cap || a->used > cap - size) {
         a->exhausted = 1; /* past the cap: served up to 1.25 x it (arena.h) */
         if (size > hard || a->used > hard - size) {
@@ -84,7 +93,6 @@ void *arena_alloc(Arena *a, size_t size) {
             return NULL;
         }
     }
-    ArenaChunk *c = a->head;
     if (!c || c->size - c->off < size) {
         c = new_chunk(a, size);
         if (!c) {
@@ -100,6 +108,21 @@ void *arena_alloc(Arena *a, size_t size) {
     return p;
 }
 
+ArenaMark arena_mark(const Arena *a) {
+    ArenaMark m = {a->head, a->head ? a->head->off : 0};
+    return m;
+}
+
+int arena_since(const Arena *a, ArenaMark m, const void *p) {
+    const unsigned char *q = p;
+    for (const ArenaChunk *c = a->head; c; c = c->next) {
+        int in = q >= c->data && q < c->data + c->off;
+        if (c == m.chunk) return in && q >= c->data + m.off;
+        if (in) return 1;
+    }
+    return 0;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n) {
     char *p = arena_alloc(a, n + 1);
     if (!p) return NULL;
@@ -113,11 +136,14 @@ char *arena_strdup(Arena *a, const char *s) {
 }
 
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap) {
+    /* most texts are short: printed once, into `tmp`, then copied */
+    char tmp[256];
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
     va_end(ap2);
     if (n < 0) return arena_strdup(a, "");
+    if ((size_t)n < sizeof tmp) return arena_strndup(a, tmp, (size_t)n);
     char *p = arena_alloc(a, (size_t)n + 1);
     if (!p) return NULL;
     vsnprintf(p, (size_t)n + 1, fmt, ap);

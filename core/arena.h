@@ -37,6 +37,18 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+/* A point in the arena's history: arena_since(a, m, p) says whether `p`
+ * was handed out after arena_mark(a) returned m (p must come from `a`, or
+ * be memory `a` never handed out).  Cheap: it looks only at the chunks made
+ * since the mark.  The macro expander uses it to tell the nodes a macro
+ * call just made (its own to change) from older ones (macros/expand.c). */
+typedef struct ArenaMark {
+    const ArenaChunk *chunk;
+    size_t off;
+} ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+int arena_since(const Arena *a, ArenaMark m, const void *p);
+
 /* Append `item` to the growable pointer array (*arr, *n, *cap), doubling it
  * in the arena when full.  Out of memory: the item is dropped and
  * `exhausted` is set (callers check it once, at the end of a stage). */

@@ -7,6 +7,8 @@
 #ifndef CRISP_SYNTAX_H
 #define CRISP_SYNTAX_H
 
+#include <string.h>
+
 #include "arena.h"
 #include "node.h"
 #include "strbuf.h"
@@ -28,6 +30,12 @@ Node *syn_subst(Arena *a, Node *syn, Node *const *names, Node *const *by, int n)
 
 /* Lower-case copy of `s` (ASCII). */
 char *syn_lower(Arena *a, const char *s);
+
+/* a and b are the same string; the first bytes compared inline, where
+ * most tests of a name against a table fail (issue 14). */
+static inline int syn_streq(const char *a, const char *b) {
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
 
 /* Predicates. */
 int syn_is_list(const Node *n);           /* LIST (possibly empty) */

@@ -33,8 +33,12 @@ static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "H
                                         "MAX", "HUGE_", NULL};
 
 int oclc_reserved_prefix(const char *s) {
+    /* every prefix starts with `c`, `_` or an upper-case letter: most
+       names are out after one comparison (issue 14: this was called for
+       every name the checker makes) */
+    if (s[0] != 'c' && s[0] != '_' && (s[0] < 'A' || s[0] > 'Z')) return 0;
     for (int i = 0; reserved_prefix[i]; i++)
-        if (!strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
+        if (s[0] == reserved_prefix[i][0] && !strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
     return 0;
 }
 
@@ -46,8 +50,9 @@ int oclc_reserved(const char *s) {
     static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
     if (bsearch(s, reserved_c, sizeof reserved_c / sizeof reserved_c[0], sizeof reserved_c[0], cmp_word))
         return strcmp(s, "it") != 0;
-    for (int i = 0; macros[i]; i++)
-        if (!strcmp(macros[i], s)) return 1;
+    if (s[0] >= 'A' && s[0] <= 'Z') /* the macros are upper case */
+        for (int i = 0; macros[i]; i++)
+            if (!strcmp(macros[i], s)) return 1;
     return oclc_reserved_prefix(s);
 }
 

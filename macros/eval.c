@@ -109,15 +109,15 @@ typedef struct Closure {
 } Closure;
 
 /* Closures travel as SYMBOL nodes named "#<function ...>" (a spelling the
- * reader cannot produce) whose `text` points at the Closure and whose `op`
- * holds this tag. */
+ * reader cannot produce) whose `ival` holds the Closure's address and whose
+ * `op` holds this tag (a symbol has no `text`: core/node.h). */
 #define CLOSURE_TAG 0x434c4f53
 
 static const SrcLoc no_loc;
 
 static Closure *as_closure(const Node *v) {
-    if (v && v->kind == N_SYMBOL && v->op == CLOSURE_TAG && v->text)
-        return (Closure *)(uintptr_t)v->text;
+    if (v && v->kind == N_SYMBOL && v->op == CLOSURE_TAG && v->ival)
+        return (Closure *)(uintptr_t)v->ival;
     return NULL;
 }
 
@@ -1360,7 +1360,7 @@ static Node *mk_closure(Eval *ev, Closure *cl) {
     Node *n = syn_symbol(&ev->c->arena, no_loc, arena_printf(&ev->c->arena, "#<function %s>",
                                                               cl->name ? cl->name : "lambda"));
     if (ev->c->arena.exhausted) return oom_error(ev);
-    n->text = (const char *)(void *)cl;
+    n->ival = (int64_t)(uintptr_t)cl;
     n->op = CLOSURE_TAG;
     return n;
 }

@@ -10,7 +10,8 @@
  * (never inside quote, declare, parameter lists or type expressions, see
  * docs/core-forms.md).
  *
- * Every node a macro creates is a fresh copy carrying `origin` (macro name,
+ * Every node a macro creates is a fresh node (made by the call, or copied)
+ * carrying `origin` (macro name,
  * call site, enclosing expansion) and the call site's location, so later
  * diagnostics point at the user's call; nodes passed through from the
  * macro's arguments keep their own location and origin.
@@ -70,6 +71,8 @@ struct Expander {
     SrcLoc call_loc;          /* location given to fresh nodes        */
     const char *macro;        /* macro being expanded                 */
     long fresh;               /* fresh nodes in the current expansion */
+    ArenaMark mark;           /* the arena before the current call's
+                                 evaluation: later nodes are its own   */
 };
 
 static uint32_t ptr_hash(const void *p) {
@@ -150,18 +153,45 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
                    x->ev.max_output_nodes);
         return NULL;
     }
-    Node *m = syn_copy(&c->arena, n);
+    /* A node this call's evaluation made is this expansion's own: it is
+       marked in place, the first time it is met (issue 14: copying every
+       one was a tenth of the compilation's nodes).  Older nodes (the
+       macro's quoted constants, values kept from earlier calls) and a
+       second meeting of the same node are copied, as every fresh node
+       was before, so no two places of the expansion share a node. */
+    int own = !n->marked && arena_since(&c->arena, x->mark, n);
+    Node *m = own ? n : syn_copy(&c->arena, n);
     if (c->arena.exhausted) {
         diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`",
                    x->macro);
         return NULL;
     }
+    m->marked = 1;
     m->loc = x->call_loc;
     m->origin = x->exp;
     if (m->kind == N_SYMBOL && m->ann && !(m->ann = mark_fresh(x, m->ann, depth + 1))) return NULL;
-    if (m->kind == N_LIST || m->kind == N_VECLIT || m->kind == N_HWVEC)
-        for (int i = 0; i < m->nkids; i++)
-            if (!(m->kids[i] = mark_fresh(x, m->kids[i], depth + 1))) return NULL;
+    if (m->kind == N_LIST || m->kind == N_VECLIT || m->kind == N_HWVEC) {
+        /* an own node's kids array may still be older (shared with a list
+           the macro took apart): copied before its first change */
+        int own_kids = !own || !m->nkids || arena_since(&c->arena, x->mark, m->kids);
+        for (int i = 0; i < m->nkids; i++) {
+            Node *k = mark_fresh(x, m->kids[i], depth + 1);
+            if (!k) return NULL;
+            if (k == m->kids[i]) continue;
+            if (!own_kids) {
+                Node **nk = arena_alloc(&c->arena, sizeof(Node *) * (size_t)m->nkids);
+                if (!nk) {
+                    diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`",
+                               x->macro);
+                    return NULL;
+                }
+                memcpy(nk, m->kids, sizeof(Node *) * (size_t)m->nkids);
+                m->kids = nk;
+                own_kids = 1;
+            }
+            m->kids[i] = k;
+        }
+    }
     return m;
 }
 
@@ -184,11 +214,13 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     e->macro = m->name;
     e->call = call->loc;
     e->parent = call->origin;
-    Node *r = eval_macroexpand(&x->ev, m, call, e);
+    ArenaMark before = arena_mark(&c->arena);
+    Node *r = eval_macroexpand(&x->ev, m, call, e); /* may expand other calls */
     if (!r) return NULL;
     set_clear(&x->args);
     for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
     x->exp = e;
+    x->mark = before;
     x->call_loc = call->loc;
     x->macro = m->name;
     x->fresh = 0;

@@ -76,11 +76,14 @@ static unsigned long node_sum(const Node *n, unsigned long h) {
     h = h * 31 + (unsigned long)n->kind;
     h = h * 31 + (unsigned long)n->loc.line * 7 + (unsigned long)n->loc.col;
     h = h * 31 + (unsigned long)(size_t)n->loc.file + (unsigned long)(size_t)n->origin;
-    for (const char *s = n->name; s && *s; s++) h = h * 31 + (unsigned char)*s;
-    for (const char *s = n->key; s && *s; s++) h = h * 31 + (unsigned char)*s;
-    h = h * 31 + (unsigned long)n->ival + (unsigned long)n->nkids + (unsigned long)(size_t)n->ty +
-        (unsigned long)(size_t)n->sym + (unsigned long)n->op + (unsigned long)(size_t)n->text;
-    h = node_sum(n->ann, h);
+    if (n->kind <= N_HWVEC) { /* the syntax payload (core/node.h) */
+        for (const char *s = n->name; s && *s; s++) h = h * 31 + (unsigned char)*s;
+        for (const char *s = n->key; s && *s; s++) h = h * 31 + (unsigned char)*s;
+    } else {
+        h = h * 31 + (unsigned long)(size_t)n->ty + (unsigned long)(size_t)n->sym + (unsigned long)(size_t)n->text;
+    }
+    h = h * 31 + (unsigned long)n->ival + (unsigned long)n->nkids + (unsigned long)n->op;
+    if (n->kind <= N_HWVEC) h = node_sum(n->ann, h);
     for (int i = 0; i < n->nkids; i++) h = node_sum(n->kids[i], h);
     return h;
 }

@@ -121,7 +121,7 @@ void scope_add(Ctx *cx, Sym *s) {
 static Sym *scope_find(Scope *sc, const char *key) {
     if (sc->idx.cap) return strmap_get(&sc->idx, key);
     for (int i = sc->n - 1; i >= 0; i--)
-        if (!strcmp(sc->syms[i]->key, key)) return sc->syms[i];
+        if (syn_streq(sc->syms[i]->key, key)) return sc->syms[i];
     return NULL;
 }
 

@@ -432,7 +432,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 static int is_statement_head(const char *h) {
     static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", NULL};
     for (int i = 0; stm[i]; i++)
-        if (!strcmp(stm[i], h)) return 1;
+        if (syn_streq(stm[i], h)) return 1;
     return 0;
 }
 
@@ -3169,11 +3169,11 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     }
     if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
     for (int i = 0; builtins[i].name; i++)
-        if (!strcmp(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
+        if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
     for (int i = 0; id_builtins[i].name; i++)
-        if (!strcmp(id_builtins[i].name, h)) return b_gpu_id(cx, syn, &id_builtins[i]);
+        if (syn_streq(id_builtins[i].name, h)) return b_gpu_id(cx, syn, &id_builtins[i]);
     for (int i = 0; atomic_ops[i].name; i++)
-        if (!strcmp(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
+        if (syn_streq(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
     if (is_swizzle_name(h)) return b_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
     if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {

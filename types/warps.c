@@ -220,7 +220,7 @@ static const struct {
 
 int warp_form_name(const char *key) {
     for (int i = 0; forms[i].name; i++)
-        if (!strcmp(forms[i].name, key)) return 1;
+        if (syn_streq(forms[i].name, key)) return 1;
     return 0;
 }
 
