@@ -18,6 +18,8 @@
 struct ArenaChunk {
     ArenaChunk *next;
     size_t size, off;
+    size_t lim;        /* data[0..lim) is ready: all of a malloc'ed chunk; of
+                          a mapped one, what was populated so far */
     int mapped;        /* mmap'ed (zero-filled), else malloc'ed */
     _Alignas(16) unsigned char data[];
 };
@@ -25,6 +27,7 @@ struct ArenaChunk {
 #define ARENA_CHUNK (64 * 1024)
 #define ARENA_MAP_FROM ((size_t)2 << 20)   /* a huge page */
 #define ARENA_CHUNK_MAX ((size_t)32 << 20)
+#define ARENA_POPULATE ((size_t)1 << 20) /* a mapped chunk's pages are faulted in this many at a time */
 #define ARENA_DEFAULT_CAP ((size_t)4 << 30) /* 10 MB of Crisp needs about 1 GiB */
 
 void arena_init(Arena *a) {
@@ -41,6 +44,25 @@ void arena_free(Arena *a) {
     }
     a->head = NULL;
     a->used = 0;
+}
+
+/* Make data[0..end) of mapped chunk c ready: its pages populated a window
+ * at a time by one madvise, instead of one page fault per 4 KiB page
+ * (issue 14: the faults were a fifth of the time).  Where the kernel
+ * cannot (before Linux 5.14), the pages fault in as they are touched. */
+static void chunk_ready(ArenaChunk *c, size_t end) {
+#ifdef MADV_POPULATE_WRITE
+    size_t total = sizeof *c + c->size, page = 4096;
+    size_t from = (sizeof *c + c->lim) & ~(page - 1);
+    size_t to = (sizeof *c + end + ARENA_POPULATE - 1) & ~(ARENA_POPULATE - 1);
+    if (to > total) to = total;
+    if (madvise((unsigned char *)c + from, to - from, MADV_POPULATE_WRITE) == 0) {
+        c->lim = to - sizeof *c;
+        return;
+    }
+#endif
+    (void)end;
+    c->lim = c->size;
 }
 
 /* A new chunk of at least `size` bytes, or NULL. */
@@ -67,6 +89,7 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
     }
     c->size = want;
     c->off = 0;
+    c->lim = c->mapped ? 0 : want;
     c->next = a->head;
     a->head = c;
     return c;
@@ -77,7 +100,7 @@ void *arena_alloc(Arena *a, size_t size) {
     size = (size + 15) & ~(size_t)15;
     if (size == 0) size = 16;
     ArenaChunk *c = a->head;
-    if (c && size <= c->size - c->off && size <= cap - a->used && a->used <= cap) {
+    if (c && size <= c->lim - c->off && size <= cap - a->used && a->used <= cap) {
         /* the common case: room in the current chunk, under the cap */
         void *p = c->data + c->off;
         c->off += size;
@@ -101,6 +124,7 @@ void *arena_alloc(Arena *a, size_t size) {
             return NULL;
         }
     }
+    if (c->lim - c->off < size) chunk_ready(c, c->off + size);
     void *p = c->data + c->off;
     c->off += size;
     a->used += size;
@@ -160,7 +184,7 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
 
 void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item) {
     if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 8;
+        int nc = *cap ? *cap * 2 : 4; /* most arrays are short (issue 14) */
         void **p = arena_alloc(a, sizeof(void *) * (size_t)nc);
         if (!p) return;
         if (*n) memcpy(p, *arr, sizeof(void *) * (size_t)*n);

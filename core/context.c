@@ -6,7 +6,7 @@
 
 void forms_push(Arena *a, Forms *f, Node *n) {
     if (f->n == f->cap) {
-        int nc = f->cap ? f->cap * 2 : 16;
+        int nc = f->cap ? f->cap * 2 : 4; /* most lists are short (issue 14) */
         Node **v = arena_alloc(a, sizeof(Node *) * (size_t)nc);
         if (!v) return;
         if (f->n) memcpy(v, f->v, sizeof(Node *) * (size_t)f->n);
