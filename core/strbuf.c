@@ -38,6 +38,11 @@ void sb_putn(StrBuf *b, const char *s, size_t n) {
 }
 
 void sb_putc(StrBuf *b, char c) {
+    if (!b->oom && b->len + 2 <= b->cap) { /* room for it and the NUL */
+        b->data[b->len++] = c;
+        b->data[b->len] = 0;
+        return;
+    }
     sb_putn(b, &c, 1);
 }
 

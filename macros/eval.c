@@ -49,7 +49,7 @@ static const void *map_get(const EvalMap *m, const char *key) {
     for (uint32_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
         const EvalMapEnt *e = &m->ents[i];
         if (!e->key) return NULL;
-        if (!strcmp(e->key, key)) return e->val;
+        if (syn_streq(e->key, key)) return e->val;
     }
 }
 
@@ -383,7 +383,7 @@ static Binding *bind(Eval *ev, Binding *env, const char *key, Node *val) {
 
 static Binding *lookup(Binding *env, const char *key) {
     for (Binding *b = env; b; b = b->next)
-        if (b->key == key || !strcmp(b->key, key)) return b;
+        if (b->key == key || syn_streq(b->key, key)) return b;
     return NULL;
 }
 
