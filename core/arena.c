@@ -8,6 +8,7 @@
  * tried, cut the page faults 13 times but not the time.) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "arena.h"
+#include "strbuf.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -95,16 +96,18 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
     return c;
 }
 
-void *arena_alloc(Arena *a, size_t size) {
+/* `size` bytes aligned to mask + 1 (8 or 16), zeroed. */
+static inline void *alloc_in(Arena *a, size_t size, size_t mask) {
     size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
-    size = (size + 15) & ~(size_t)15;
-    if (size == 0) size = 16;
+    size = (size + mask) & ~mask;
+    if (size == 0) size = mask + 1;
     ArenaChunk *c = a->head;
-    if (c && size <= c->lim - c->off && size <= cap - a->used && a->used <= cap) {
+    size_t off = c ? (c->off + mask) & ~mask : 0;
+    if (c && off <= c->lim && size <= c->lim - off && size <= cap - a->used && a->used <= cap) {
         /* the common case: room in the current chunk, under the cap */
-        void *p = c->data + c->off;
-        c->off += size;
-        a->used += size;
+        void *p = c->data + off;
+        a->used += size + (off - c->off);
+        c->off = off + size;
         if (!c->mapped) memset(p, 0, size);
         return p;
     }
@@ -116,20 +119,29 @@ void *arena_alloc(Arena *a, size_t size) {
             return NULL;
         }
     }
-    if (!c || c->size - c->off < size) {
+    if (!c || off > c->size || c->size - off < size) {
         c = new_chunk(a, size);
         if (!c) {
             a->exhausted = 1;
             if (a->fail_jump) longjmp(*a->fail_jump, 1);
             return NULL;
         }
+        off = 0;
     }
-    if (c->lim - c->off < size) chunk_ready(c, c->off + size);
-    void *p = c->data + c->off;
-    c->off += size;
-    a->used += size;
+    if (off > c->lim || c->lim - off < size) chunk_ready(c, off + size);
+    void *p = c->data + off;
+    a->used += size + (off - c->off);
+    c->off = off + size;
     if (!c->mapped) memset(p, 0, size); /* mapped memory is zero, and never handed out twice */
     return p;
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+    return alloc_in(a, size, 15);
+}
+
+void *arena_alloc8(Arena *a, size_t size) {
+    return alloc_in(a, size, 7);
 }
 
 ArenaMark arena_mark(const Arena *a) {
@@ -162,7 +174,12 @@ char *arena_strdup(Arena *a, const char *s) {
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap) {
     /* most texts are short: printed once, into `tmp`, then copied */
     char tmp[256];
+    size_t len;
     va_list ap2;
+    va_copy(ap2, ap);
+    int done = sb_format(tmp, sizeof tmp, &len, fmt, ap2) == 1;
+    va_end(ap2);
+    if (done) return arena_strndup(a, tmp, len);
     va_copy(ap2, ap);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
     va_end(ap2);

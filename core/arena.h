@@ -32,6 +32,9 @@ void arena_free(Arena *a);
 /* Zeroed memory, 16-byte aligned.  Returns NULL only past 1.25 x the cap
  * (or when malloc fails); `exhausted` is set from the cap on. */
 void *arena_alloc(Arena *a, size_t size);
+/* The same, 8-byte aligned (and rounded up to 8 bytes, not 16): for
+ * nodes and pointer arrays, of which a compilation makes millions. */
+void *arena_alloc8(Arena *a, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...)

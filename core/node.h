@@ -85,16 +85,20 @@ struct Sym;
 
 typedef struct Node Node;
 struct Node {
-    /* 80 bytes, no padding: the compilation's memory is mostly nodes (4.7
+    /* 72 bytes, no padding: the compilation's memory is mostly nodes (4.7
        million of them for 10 MB of Crisp, issue 14), so the syntax payload
        and the checked payload share their storage: a node is one or the
        other by its kind (N_LIST .. N_HWVEC: syntax; N_C_*: checked), and
-       ival/fval by the same token (INT/C_INTLIT/C_BOOLLIT or
-       FLOAT/C_FLOATLIT).  Read only the members of the node's own kind. */
+       ival/fval/slen by the same token (INT/C_INTLIT/C_BOOLLIT,
+       FLOAT/C_FLOATLIT, STRING).  Read only the members of the node's own
+       kind. */
     unsigned char kind;       /* a NodeKind */
-    unsigned char is_unsigned; /* INT: literal too big for int64, read as uint64 */
-    unsigned char marked;     /* made by a macro call and given its location in
+    unsigned char is_unsigned : 1; /* INT: literal too big for int64, read as uint64 */
+    unsigned char marked : 1; /* made by a macro call and given its location in
                                  place (macros/expand.c mark_fresh) */
+    int16_t op;        /* checked: operator / builtin / cast / barrier id
+                          (small enumerations); SYMBOL: macros/eval.c's
+                          closure tag */
     int nkids;
     SrcLoc loc;
     const Expansion *origin;  /* NULL for text the user wrote directly */
@@ -102,10 +106,8 @@ struct Node {
     union {
         int64_t ival;  /* INT value; C_INTLIT value; BI_HELPER's helper  */
         double fval;   /* FLOAT value; C_FLOATLIT value                   */
+        int slen;      /* STRING: byte length (may contain NUL)          */
     };
-    int slen;          /* STRING: byte length (may contain NUL)          */
-    int op;            /* checked: operator / builtin / cast / barrier id;
-                          SYMBOL: macros/eval.c's closure tag            */
     union {
         struct {       /* syntax payload */
             const char *name; /* SYMBOL/KEYWORD: spelling as written (keyword

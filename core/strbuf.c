@@ -50,29 +50,42 @@ void sb_puts(StrBuf *b, const char *s) {
     sb_putn(b, s, strlen(s));
 }
 
-static void put_unsigned(StrBuf *b, unsigned long long v, int neg) {
+/* A fixed buffer being filled by sb_format; `full` once something did not
+ * fit (one byte is kept for the NUL). */
+typedef struct Out {
+    char *p;
+    size_t n, cap;
+    int full;
+} Out;
+
+static void out_putn(Out *o, const char *s, size_t n) {
+    if (o->full || n >= o->cap - o->n) {
+        o->full = 1;
+        return;
+    }
+    memcpy(o->p + o->n, s, n);
+    o->n += n;
+}
+
+static void out_unsigned(Out *o, unsigned long long v, int neg) {
     char d[24];
     int i = (int)sizeof d;
     do d[--i] = (char)('0' + v % 10); while ((v /= 10) != 0);
     if (neg) d[--i] = '-';
-    sb_putn(b, d + i, sizeof d - (size_t)i);
+    out_putn(o, d + i, sizeof d - (size_t)i);
 }
 
-static void put_signed(StrBuf *b, long long v) {
-    put_unsigned(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
+static void out_signed(Out *o, long long v) {
+    out_unsigned(o, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
 }
 
-/* The formats the emitters print with most, done here: text, %%, %s, %c,
- * %.*s and the decimal integers (%d %i %u with l, ll or z); 0 (and
- * nothing consumed of `ap`'s caller copy) on anything else, or on a NULL
- * string, which vsnprintf then prints its own way.  Issue 14: vsnprintf
- * was a seventh of crisp's time. */
-static int fast_printf(StrBuf *b, const char *f, va_list ap) {
-    while (*f) {
+int sb_format(char *buf, size_t cap, size_t *len, const char *f, va_list ap) {
+    Out o = {buf, 0, cap, cap == 0};
+    while (*f && !o.full) {
         const char *q = f;
         while (*q && *q != '%') q++;
-        if (q > f) sb_putn(b, f, (size_t)(q - f));
-        if (!*q) return 1;
+        if (q > f) out_putn(&o, f, (size_t)(q - f));
+        if (!*q) break;
         q++;
         int l = 0, z = 0;
         if (q[0] == '.' && q[1] == '*' && q[2] == 's') {
@@ -81,7 +94,7 @@ static int fast_printf(StrBuf *b, const char *f, va_list ap) {
             if (!s || prec < 0) return 0;
             size_t n = 0;
             while (n < (size_t)prec && s[n]) n++;
-            sb_putn(b, s, n);
+            out_putn(&o, s, n);
             f = q + 3;
             continue;
         }
@@ -90,66 +103,82 @@ static int fast_printf(StrBuf *b, const char *f, va_list ap) {
         switch (*q) {
         case '%':
             if (l || z) return 0;
-            sb_putc(b, '%');
+            out_putn(&o, "%", 1);
             break;
         case 's': {
             if (l || z) return 0;
             const char *s = va_arg(ap, const char *);
             if (!s) return 0;
-            sb_puts(b, s);
+            out_putn(&o, s, strlen(s));
             break;
         }
-        case 'c':
+        case 'c': {
             if (l || z) return 0;
-            sb_putc(b, (char)va_arg(ap, int));
+            char c = (char)va_arg(ap, int);
+            out_putn(&o, &c, 1);
             break;
+        }
         case 'd':
         case 'i':
-            if (z) put_signed(b, (long long)va_arg(ap, ptrdiff_t)); /* %zd: the signed size_t */
-            else if (l == 2) put_signed(b, va_arg(ap, long long));
-            else if (l == 1) put_signed(b, va_arg(ap, long));
-            else put_signed(b, va_arg(ap, int));
+            if (z) out_signed(&o, (long long)va_arg(ap, ptrdiff_t)); /* %zd: the signed size_t */
+            else if (l == 2) out_signed(&o, va_arg(ap, long long));
+            else if (l == 1) out_signed(&o, va_arg(ap, long));
+            else out_signed(&o, va_arg(ap, int));
             break;
         case 'u':
-            if (z) put_unsigned(b, va_arg(ap, size_t), 0);
-            else if (l == 2) put_unsigned(b, va_arg(ap, unsigned long long), 0);
-            else if (l == 1) put_unsigned(b, va_arg(ap, unsigned long), 0);
-            else put_unsigned(b, va_arg(ap, unsigned), 0);
+            if (z) out_unsigned(&o, va_arg(ap, size_t), 0);
+            else if (l == 2) out_unsigned(&o, va_arg(ap, unsigned long long), 0);
+            else if (l == 1) out_unsigned(&o, va_arg(ap, unsigned long), 0);
+            else out_unsigned(&o, va_arg(ap, unsigned), 0);
             break;
         default:
             return 0;
         }
         f = q + 1;
     }
+    if (o.full) return -1;
+    buf[o.n] = 0;
+    *len = o.n;
     return 1;
 }
 
-/* The common formats by fast_printf; any other, one vsnprintf into the
- * room already there, and a second, after growing the buffer, only when
- * the text did not fit (issue 14: measuring every text first, then
- * printing it, was a tenth of crisp's time). */
+/* The common formats by sb_format, straight into the buffer (grown and
+ * retried when they did not fit); any other, one vsnprintf into the room
+ * already there, and a second, after growing the buffer, only when the
+ * text did not fit (issue 14: vsnprintf, measuring every text first and
+ * then printing it, was a seventh of crisp's time). */
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
-    if (b->oom) return;
-    size_t start = b->len;
     va_list ap2;
+    for (;;) {
+        if (b->oom) return;
+        size_t room = b->cap > b->len ? b->cap - b->len : 0, n = 0;
+        int r = -1;
+        if (room > 1) {
+            va_copy(ap2, ap);
+            r = sb_format(b->data + b->len, room, &n, fmt, ap2);
+            va_end(ap2);
+        }
+        if (r == 1) {
+            b->len += n;
+            return;
+        }
+        if (room) b->data[b->len] = 0; /* as it was */
+        if (r == 0) break;
+        if (!sb_reserve(b, room > 64 ? 2 * room : 128)) return;
+    }
+    size_t room = b->cap - b->len;
     va_copy(ap2, ap);
-    int done = fast_printf(b, fmt, ap2);
-    va_end(ap2);
-    if (done || b->oom) return;
-    b->len = start; /* undone: printed by vsnprintf instead */
-    size_t room = b->cap > b->len ? b->cap - b->len : 0;
-    va_copy(ap2, ap);
-    int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
+    int n = vsnprintf(b->data + b->len, room, fmt, ap2);
     va_end(ap2);
     if (n < 0) {
-        if (room) b->data[b->len] = 0;
+        b->data[b->len] = 0;
         return;
     }
     if ((size_t)n < room) {
         b->len += (size_t)n;
         return;
     }
-    if (room) b->data[b->len] = 0; /* as it was, if growing fails */
+    b->data[b->len] = 0; /* as it was, if growing fails */
     if (!sb_reserve(b, (size_t)n)) return;
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;

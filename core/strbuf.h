@@ -20,6 +20,12 @@ void sb_puts(StrBuf *b, const char *s);
 void sb_putn(StrBuf *b, const char *s, size_t n);
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
+/* The formats crisp prints most (text, %%, %s, %c, %.*s and the decimal
+ * integers %d %i %u, with l, ll or z) into buf[0..cap), NUL-terminated,
+ * the length in *len: 1; 0 for a format with any other directive (or a
+ * NULL string), which vsnprintf then prints its own way; -1 when the text
+ * does not fit.  `ap` is consumed either way. */
+int sb_format(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap);
 /* Always NUL-terminated (empty string for an empty buffer). */
 const char *sb_cstr(StrBuf *b);
 

@@ -11,7 +11,7 @@
 static Node dummy_node;  /* returned when the arena is exhausted */
 
 Node *syn_new(Arena *a, NodeKind k, SrcLoc loc) {
-    Node *n = arena_alloc(a, sizeof *n);
+    Node *n = arena_alloc8(a, sizeof *n);
     if (!n) {
         memset(&dummy_node, 0, sizeof dummy_node);
         dummy_node.kind = N_LIST;
@@ -26,7 +26,7 @@ Node *syn_list(Arena *a, SrcLoc loc, Node **kids, int n) {
     Node *l = syn_new(a, N_LIST, loc);
     if (l == &dummy_node) return l;
     if (n > 0) {
-        l->kids = arena_alloc(a, sizeof(Node *) * (size_t)n);
+        l->kids = arena_alloc8(a, sizeof(Node *) * (size_t)n);
         if (!l->kids) return l;
         memcpy(l->kids, kids, sizeof(Node *) * (size_t)n);
     }
@@ -87,11 +87,11 @@ Node *syn_string(Arena *a, SrcLoc loc, const char *s, int len) {
 }
 
 Node *syn_copy(Arena *a, const Node *n) {
-    Node *c = arena_alloc(a, sizeof *c);
+    Node *c = arena_alloc8(a, sizeof *c);
     if (!c) return (Node *)n;
     *c = *n;
     if (n->nkids) {
-        c->kids = arena_alloc(a, sizeof(Node *) * (size_t)n->nkids);
+        c->kids = arena_alloc8(a, sizeof(Node *) * (size_t)n->nkids);
         if (!c->kids) return (Node *)n;
         memcpy(c->kids, n->kids, sizeof(Node *) * (size_t)n->nkids);
     }

@@ -111,7 +111,7 @@ typedef struct Closure {
 /* Closures travel as SYMBOL nodes named "#<function ...>" (a spelling the
  * reader cannot produce) whose `ival` holds the Closure's address and whose
  * `op` holds this tag (a symbol has no `text`: core/node.h). */
-#define CLOSURE_TAG 0x434c4f53
+#define CLOSURE_TAG 0x434c /* fits Node.op */
 
 static const SrcLoc no_loc;
 

@@ -222,6 +222,13 @@ static void *alloc(St *s, size_t n) {
     return p;
 }
 
+/* Nodes and kids arrays: 8-byte aligned (core/arena.h). */
+static void *alloc8(St *s, size_t n) {
+    void *p = arena_alloc8(&s->c->arena, n);
+    if (!p) oom(s);
+    return p;
+}
+
 static char *dup_n(St *s, const char *b, size_t n) {
     char *p = arena_strndup(&s->c->arena, b, n);
     if (!p) oom(s);
@@ -229,7 +236,7 @@ static char *dup_n(St *s, const char *b, size_t n) {
 }
 
 static Node *mk(St *s, NodeKind k, SrcLoc loc) {
-    Node *n = alloc(s, sizeof *n);
+    Node *n = alloc8(s, sizeof *n);
     if (!n) return NULL;
     n->kind = k;
     n->loc = loc;
@@ -321,7 +328,7 @@ static Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
     int n = s->nstk - base;
     Node *l = mk(s, k, loc);
     if (l && n > 0) {
-        l->kids = alloc(s, sizeof(Node *) * (size_t)n);
+        l->kids = alloc8(s, sizeof(Node *) * (size_t)n);
         if (l->kids) memcpy(l->kids, s->stk + base, sizeof(Node *) * (size_t)n);
         else l = NULL;
     }
