@@ -96,21 +96,11 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
     return c;
 }
 
-/* `size` bytes aligned to mask + 1 (8 or 16), zeroed. */
-static inline void *alloc_in(Arena *a, size_t size, size_t mask) {
+/* The slow path of alloc_in: the cap, a new chunk, pages to populate. */
+static void *alloc_slow(Arena *a, size_t size, size_t mask) {
     size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
-    size = (size + mask) & ~mask;
-    if (size == 0) size = mask + 1;
     ArenaChunk *c = a->head;
     size_t off = c ? (c->off + mask) & ~mask : 0;
-    if (c && off <= c->lim && size <= c->lim - off && size <= cap - a->used && a->used <= cap) {
-        /* the common case: room in the current chunk, under the cap */
-        void *p = c->data + off;
-        a->used += size + (off - c->off);
-        c->off = off + size;
-        if (!c->mapped) memset(p, 0, size);
-        return p;
-    }
     size_t hard = cap <= SIZE_MAX / 2 ? cap + cap / 4 : SIZE_MAX;
     if (size > cap || a->used > cap - size) {
         a->exhausted = 1; /* past the cap: served up to 1.25 x it (arena.h) */
@@ -134,6 +124,26 @@ static inline void *alloc_in(Arena *a, size_t size, size_t mask) {
     c->off = off + size;
     if (!c->mapped) memset(p, 0, size); /* mapped memory is zero, and never handed out twice */
     return p;
+}
+
+/* `size` bytes aligned to mask + 1 (8 or 16), zeroed. */
+static inline void *alloc_in(Arena *a, size_t size, size_t mask) {
+    size = (size + mask) & ~mask;
+    if (size == 0) size = mask + 1;
+    ArenaChunk *c = a->head;
+    if (c) {
+        /* the common case: room in the current chunk, under the cap */
+        size_t off = (c->off + mask) & ~mask;
+        size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
+        if (off <= c->lim && size <= c->lim - off && a->used <= cap && size <= cap - a->used) {
+            void *p = c->data + off;
+            a->used += size + (off - c->off);
+            c->off = off + size;
+            if (!c->mapped) memset(p, 0, size);
+            return p;
+        }
+    }
+    return alloc_slow(a, size, mask);
 }
 
 void *arena_alloc(Arena *a, size_t size) {

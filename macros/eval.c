@@ -818,7 +818,7 @@ static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
     const Node *c = map_get(&ev->consts, k);
     if (c) return (Node *)(uintptr_t)c;
     Node *out = NULL;
-    if (ev->host_var && ev->host_var(ev, ev->host_ud, x, &out) == 1 && out) return out;
+    if (ev->host_var && (ev->host_calls++, ev->host_var)(ev, ev->host_ud, x, &out) == 1 && out) return out;
     if (ev->quiet) return code_error(ev, EVAL_E_EVAL, x, "`%s` has no compile-time value", x->name);
     return code_error(ev, EVAL_E_EVAL, x,
                       "unbound compile-time variable `%s` (quote it, or use it inside a "
@@ -898,7 +898,7 @@ static Node *call_with_args(Eval *ev, const Prim *p, Node *f, Node *x, Binding *
     if (f) return apply(ev, f, a, n, x);
     if (ev->host_call) {
         Node *out = NULL;
-        int r = ev->host_call(ev, ev->host_ud, x, x->kids[0]->key, a, n, &out);
+        int r = (ev->host_calls++, ev->host_call)(ev, ev->host_ud, x, x->kids[0]->key, a, n, &out);
         if (r < 0) {
             ev->failed = 1;
             return NULL;
@@ -958,7 +958,7 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
     if (cl->prim) return call_prim(ev, cl->prim, form, args, n);
     if (cl->host) {
         Node *out = NULL;
-        int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, cl->name, args, n, &out) : 0;
+        int r = ev->host_call ? (ev->host_calls++, ev->host_call)(ev, ev->host_ud, form, cl->name, args, n, &out) : 0;
         if (r < 0) {
             ev->failed = 1;
             return NULL;
@@ -1280,7 +1280,7 @@ static Node *accessor_fields(Eval *ev, Node *spec, Binding *env) {
     if (!(is_sym(spec) && !spec->ann && !lookup(env, spec->key)) && !(v = eval(ev, spec, env)))
         return NULL;
     Node *out = NULL;
-    int r = ev->host_call && is_sym(v) && !v->ann ? ev->host_call(ev, ev->host_ud, spec, "%struct-fields", &v, 1, &out) : 0;
+    int r = ev->host_call && is_sym(v) && !v->ann ? (ev->host_calls++, ev->host_call)(ev, ev->host_ud, spec, "%struct-fields", &v, 1, &out) : 0;
     if (r < 0) {
         ev->failed = 1;
         return NULL;
@@ -2719,7 +2719,7 @@ static int is_host_query(const char *key) {
 /* Ask the host; an unknown name is an error naming the query. */
 static Node *host_query(Eval *ev, Node *form, const char *name, Node **a, int n) {
     Node *out = NULL;
-    int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, name, a, n, &out) : 0;
+    int r = ev->host_call ? (ev->host_calls++, ev->host_call)(ev, ev->host_ud, form, name, a, n, &out) : 0;
     if (r < 0) {
         ev->failed = 1;
         return NULL;
@@ -2796,7 +2796,7 @@ static Node *bound_in_signature(Eval *ev, Node *sig, Binding *env) {
  * macro was called, or nil - also without a checker (dotimes). */
 static Node *bi_int_var_type(Eval *ev, Node *form, Node **a, int n) {
     Node *out = NULL;
-    int r = ev->host_call ? ev->host_call(ev, ev->host_ud, form, "%integer-variable-type", a, n, &out) : 0;
+    int r = ev->host_call ? (ev->host_calls++, ev->host_call)(ev, ev->host_ud, form, "%integer-variable-type", a, n, &out) : 0;
     if (r < 0) {
         ev->failed = 1;
         return NULL;

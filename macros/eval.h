@@ -114,6 +114,10 @@ struct Eval {
     EvalHostCall host_call;
     EvalHostVar host_var;
     void *host_ud;
+    long host_calls;           /* calls of the hooks (and macro expansion
+                                  steps) so far: while a macro runs, did
+                                  the checker see its nodes?
+                                  (macros/expand.c mark_fresh) */
 
     /* State of the current top-level evaluation (set by eval_macroexpand /
        eval_form). */

@@ -73,6 +73,7 @@ struct Expander {
     long fresh;               /* fresh nodes in the current expansion */
     ArenaMark mark;           /* the arena before the current call's
                                  evaluation: later nodes are its own   */
+    int in_place;             /* ... and marked in place (mark_fresh)  */
 };
 
 static uint32_t ptr_hash(const void *p) {
@@ -159,7 +160,7 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
        macro's quoted constants, values kept from earlier calls) and a
        second meeting of the same node are copied, as every fresh node
        was before, so no two places of the expansion share a node. */
-    int own = !n->marked && arena_since(&c->arena, x->mark, n);
+    int own = x->in_place && !n->marked && arena_since(&c->arena, x->mark, n);
     Node *m = own ? n : syn_copy(&c->arena, n);
     if (c->arena.exhausted) {
         diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`",
@@ -214,6 +215,8 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     e->macro = m->name;
     e->call = call->loc;
     e->parent = call->origin;
+    x->ev.host_calls++; /* an expansion inside another macro's run */
+    long calls = x->ev.host_calls;
     ArenaMark before = arena_mark(&c->arena);
     Node *r = eval_macroexpand(&x->ev, m, call, e); /* may expand other calls */
     if (!r) return NULL;
@@ -221,6 +224,10 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
     x->exp = e;
     x->mark = before;
+    /* a macro that asked the checker about the code it built (type-of ...)
+       may have left its nodes in the checker's tables: its output is
+       copied, as all of it once was, so no table sees them change */
+    x->in_place = x->ev.host_calls == calls;
     x->call_loc = call->loc;
     x->macro = m->name;
     x->fresh = 0;

@@ -773,6 +773,39 @@ static void test_templates_not_shared(void **state) {
     t_free(t);
 }
 
+/* The nodes a call's evaluation makes are given the call's location in
+ * place, not copied (issue 14); a node the macro puts in two places is
+ * still two nodes in the expansion, and a quoted constant of the macro is
+ * copied, so the macro's own body keeps its location. */
+static void test_fresh_nodes_marked_once(void **state) {
+    (void)state;
+    T *t = t_new(1);
+    t_run(t, "(defmacro twice () (let ((x (list 'g 1))) `(progn ,x ,x '(h))))\n"
+             "(def-function f () (twice))");
+    assert_int_equal(t->c.diag.errors, 0);
+    const Node *pg = t->out.v[0]->kids[3];
+    assert_true(syn_is_form(pg, "progn"));
+    const Node *a = pg->kids[1], *b = pg->kids[2];
+    assert_true(syn_is_form(a, "g") && syn_is_form(b, "g"));
+    assert_ptr_not_equal(a, b);
+    assert_ptr_not_equal(a->kids[0], b->kids[0]);
+    for (int i = 1; i < 4; i++) {
+        const Node *k = pg->kids[i];
+        assert_int_equal(k->loc.line, 2);
+        assert_int_equal(k->loc.col, 20);
+        assert_ptr_equal(k->origin, pg->origin);
+    }
+    const Node *q = pg->kids[3]->kids[1]; /* (h), a constant of the macro */
+    assert_int_equal(q->loc.line, 2);
+    t_run(t, "(defmacro twice () (let ((x (list 'g 1))) `(progn ,x ,x '(h))))\n"
+             "(def-function f2 ()\n  (twice))");
+    const Node *q2 = t->out.v[0]->kids[3]->kids[3]->kids[1];
+    assert_ptr_not_equal(q, q2);
+    assert_int_equal(q2->loc.line, 3);
+    assert_int_equal(q->loc.line, 2); /* the first expansion is untouched */
+    t_free(t);
+}
+
 /* ---- compile-time directives, (line), (file) in program code ---- */
 
 /* Where c-t-output / c-t-assert / (line) / (file) are run: in evaluated
@@ -915,6 +948,7 @@ int main(void) {
         cmocka_unit_test(test_expand_toplevel),
         cmocka_unit_test(test_origin_and_loc),
         cmocka_unit_test(test_templates_not_shared),
+        cmocka_unit_test(test_fresh_nodes_marked_once),
         cmocka_unit_test(test_directive_positions),
         cmocka_unit_test(test_line_file_through_macros),
         cmocka_unit_test(test_directives_with_prelude),
