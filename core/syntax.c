@@ -120,30 +120,6 @@ Node *syn_subst(Arena *a, Node *syn, Node *const *names, Node *const *by, int n)
     return c;
 }
 
-int syn_is_list(const Node *n) {
-    return n && n->kind == N_LIST;
-}
-
-int syn_is_sym(const Node *n, const char *key) {
-    /* the first characters compared inline: most tests fail there */
-    return n && n->kind == N_SYMBOL && !n->ann && n->key[0] == key[0] && strcmp(n->key, key) == 0;
-}
-
-int syn_is_kw(const Node *n, const char *key) {
-    return n && n->kind == N_KEYWORD && n->key[0] == key[0] && strcmp(n->key, key) == 0;
-}
-
-const char *syn_head(const Node *n) {
-    if (!n || n->kind != N_LIST || n->nkids == 0) return NULL;
-    const Node *h = n->kids[0];
-    return h->kind == N_SYMBOL ? h->key : NULL;
-}
-
-int syn_is_form(const Node *n, const char *key) {
-    const char *h = syn_head(n);
-    return h && h[0] == key[0] && strcmp(h, key) == 0;
-}
-
 int syn_is_nil(const Node *n) {
     return n && ((n->kind == N_LIST && n->nkids == 0) || syn_is_sym(n, "nil"));
 }

@@ -38,13 +38,30 @@ static inline int syn_streq(const char *a, const char *b) {
 }
 
 /* Predicates. */
-int syn_is_list(const Node *n);           /* LIST (possibly empty) */
-int syn_is_sym(const Node *n, const char *key);   /* SYMBOL with this key */
-int syn_is_kw(const Node *n, const char *key);    /* KEYWORD with this key */
-/* List whose first element is the symbol `key`. */
-int syn_is_form(const Node *n, const char *key);
+/* (inline: the checker and the expander ask these millions of times) */
+/* LIST (possibly empty) */
+static inline int syn_is_list(const Node *n) {
+    return n && n->kind == N_LIST;
+}
+/* SYMBOL with this key */
+static inline int syn_is_sym(const Node *n, const char *key) {
+    return n && n->kind == N_SYMBOL && !n->ann && syn_streq(n->key, key);
+}
+/* KEYWORD with this key */
+static inline int syn_is_kw(const Node *n, const char *key) {
+    return n && n->kind == N_KEYWORD && syn_streq(n->key, key);
+}
 /* Head symbol key of a list, or NULL. */
-const char *syn_head(const Node *n);
+static inline const char *syn_head(const Node *n) {
+    if (!n || n->kind != N_LIST || n->nkids == 0) return NULL;
+    const Node *h = n->kids[0];
+    return h->kind == N_SYMBOL ? h->key : NULL;
+}
+/* List whose first element is the symbol `key`. */
+static inline int syn_is_form(const Node *n, const char *key) {
+    const char *h = syn_head(n);
+    return h && syn_streq(h, key);
+}
 /* The `nil` symbol or the empty list. */
 int syn_is_nil(const Node *n);
 
