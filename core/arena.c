@@ -45,6 +45,7 @@ void arena_free(Arena *a) {
     }
     a->head = NULL;
     a->used = 0;
+    memset(a->spare, 0, sizeof a->spare);
 }
 
 /* Make data[0..end) of mapped chunk c ready: its pages populated a window
@@ -152,6 +153,32 @@ void *arena_alloc(Arena *a, size_t size) {
 
 void *arena_alloc8(Arena *a, size_t size) {
     return alloc_in(a, size, 7);
+}
+
+/* k when size is 2^k (16 <= size <= 2^39), else -1. */
+static int block_class(size_t size) {
+    if (size < 16 || (size & (size - 1))) return -1;
+    int k = 0;
+    while ((size_t)1 << k < size) k++;
+    return k < 40 ? k : -1;
+}
+
+void *arena_alloc_block(Arena *a, size_t size) {
+    int k = block_class(size);
+    if (k >= 0 && a->spare[k]) {
+        void *p = a->spare[k];
+        memcpy(&a->spare[k], p, sizeof(void *));
+        memset(p, 0, size);
+        return p;
+    }
+    return arena_alloc(a, size);
+}
+
+void arena_give_back(Arena *a, void *p, size_t size) {
+    int k = block_class(size);
+    if (!p || k < 0) return;
+    memcpy(p, &a->spare[k], sizeof(void *));
+    a->spare[k] = p;
 }
 
 ArenaMark arena_mark(const Arena *a) {

@@ -25,6 +25,7 @@ typedef struct Arena {
     jmp_buf *fail_jump; /* set: an allocation that would return NULL longjmps
                            here instead (stages that do not check every
                            allocation: the emitters; src/compile.c) */
+    void *spare[40];  /* blocks of 2^k bytes given back (arena_give_back) */
 } Arena;
 
 void arena_init(Arena *a);
@@ -40,6 +41,14 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+/* Hash tables grow by doubling, and most are per function: the old
+ * table of one is given back when it grows (nothing may refer to it any
+ * more), and arena_alloc_block hands such blocks out again, zeroed, before
+ * taking new memory (issue 14: the old tables were a tenth of the memory).
+ * Only blocks of 2^k bytes are kept; other sizes are plain arena_alloc. */
+void *arena_alloc_block(Arena *a, size_t size);
+void arena_give_back(Arena *a, void *p, size_t size);
+
 /* A point in the arena's history: arena_since(a, m, p) says whether `p`
  * was handed out after arena_mark(a) returned m (p must come from `a`, or
  * be memory `a` never handed out).  Cheap: it looks only at the chunks made

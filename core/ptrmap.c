@@ -19,7 +19,7 @@ void *ptrmap_get(const PtrMap *m, const void *key) {
 int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val) {
     if ((m->n + 1) * 2 >= m->cap) {
         int ncap = m->cap ? m->cap * 2 : 8; /* many maps are per function, and small */
-        PtrMapEnt *ne = arena_alloc(a, sizeof *ne * (size_t)ncap);
+        PtrMapEnt *ne = arena_alloc_block(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {
             if (!m->ents[i].key) continue;
@@ -27,6 +27,7 @@ int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val) {
             while (ne[j].key) j = (j + 1) & (uint32_t)(ncap - 1);
             ne[j] = m->ents[i];
         }
+        arena_give_back(a, m->ents, sizeof *ne * (size_t)m->cap); /* nothing refers to it */
         m->ents = ne;
         m->cap = ncap;
     }

@@ -75,12 +75,13 @@ static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *v
 static int map_put(Arena *a, EvalMap *m, const char *key, const void *val) {
     if ((m->n + 1) * 4 >= m->cap * 3) {
         int ncap = m->cap ? m->cap * 2 : 64;
-        EvalMapEnt *ne = arena_alloc(a, sizeof *ne * (size_t)ncap);
+        EvalMapEnt *ne = arena_alloc_block(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {
             int added;
             if (m->ents[i].key) map_insert(ne, ncap, m->ents[i].key, m->ents[i].val, &added);
         }
+        arena_give_back(a, m->ents, sizeof *ne * (size_t)m->cap);
         m->ents = ne;
         m->cap = ncap;
     }

@@ -2,7 +2,7 @@
  * issue 14's compile-speed work: arena_alloc8's alignment and packing,
  * zeroed memory across chunk boundaries and mapped chunks, the cap,
  * arena_mark / arena_since (how the macro expander tells a call's own
- * nodes from older ones), and sb_format / sb_printf / arena_printf, whose
+ * nodes from older ones), blocks given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
  * common formats are done without vsnprintf: each compared with
  * vsnprintf's text. */
 #include <stdarg.h>
@@ -88,6 +88,26 @@ static void test_mark_since(void **state) {
     arena_free(&a);
 }
 
+/* Blocks given back are handed out again, zeroed; other sizes are not kept. */
+static void test_blocks_given_back(void **state) {
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    unsigned char *p = arena_alloc_block(&a, 256);
+    memset(p, 0x5a, 256);
+    arena_give_back(&a, p, 256);
+    size_t used = a.used;
+    unsigned char *q = arena_alloc_block(&a, 256);
+    assert_ptr_equal(p, q);
+    assert_int_equal(a.used, used);
+    for (int i = 0; i < 256; i++) assert_int_equal(q[i], 0);
+    assert_ptr_not_equal(arena_alloc_block(&a, 256), p); /* taken: a new one */
+    unsigned char *odd = arena_alloc_block(&a, 96);
+    arena_give_back(&a, odd, 96);                          /* not a power of two: dropped */
+    assert_ptr_not_equal(arena_alloc_block(&a, 96), odd);
+    arena_free(&a);
+}
+
 /* sb_printf and arena_printf print what vsnprintf prints. */
 static void check_format(const char *fmt, ...) {
     char want[512];
@@ -159,6 +179,7 @@ int main(void) {
         cmocka_unit_test(test_alloc_zeroed_across_chunks),
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_mark_since),
+        cmocka_unit_test(test_blocks_given_back),
         cmocka_unit_test(test_format_like_vsnprintf),
         cmocka_unit_test(test_printf_grows),
     };
