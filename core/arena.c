@@ -187,10 +187,11 @@ ArenaMark arena_mark(const Arena *a) {
 }
 
 int arena_since(const Arena *a, ArenaMark m, const void *p) {
-    const unsigned char *q = p;
+    uintptr_t q = (uintptr_t)p; /* p may be from elsewhere: compared as numbers */
     for (const ArenaChunk *c = a->head; c; c = c->next) {
-        int in = q >= c->data && q < c->data + c->off;
-        if (c == m.chunk) return in && q >= c->data + m.off;
+        uintptr_t d = (uintptr_t)c->data;
+        int in = q >= d && q < d + c->off;
+        if (c == m.chunk) return in && q >= d + m.off;
         if (in) return 1;
     }
     return 0;
