@@ -731,18 +731,35 @@ static void helper_out(Em *e, const Helper *h) {
         int wide = ty_sizeof(h->ty) == 8;
         const char *bits = wide ? "ulong" : "uint";
         const char *q = as_qual(h->as);
-        pr_line(p, "/* atomic update with %s on %s %s memory: bounded compare-and-swap loop */",
-                h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as));
+        /* + on a float in global memory: NVIDIA's hardware has a float atomic
+           add that OpenCL does not expose; inline PTX reaches it (the warp
+           forms' PTX lowering uses the same device test).  A compare-and-swap
+           chain on one address serialises the work-groups that finish
+           together: 0.58x cupy.sum on an H100 (docs/performance.md). */
+        int hw_add = !h->fn && h->op == OP_ADD && h->as == AS_GLOBAL && h->ty->kind == TY_NUM && ty_is_float(h->ty) &&
+                     (ty_sizeof(h->ty) == 4 || ty_sizeof(h->ty) == 8);
+        pr_line(p, "/* atomic update with %s on %s %s memory: %sbounded compare-and-swap loop */",
+                h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as),
+                hw_add ? "the hardware's atomic add on NVIDIA, else a " : "");
         pr_line(p, "%s %s(volatile %s%s *p%s)", t, hname, q, t, h->unary || (!h->fn && h->op == OP_SET) ? "" : arena_printf(e->a, ", %s arg", t));
         if (!h->fn && h->op == OP_SET) {
             /* never happens: xchg uses the builtin */
         }
         pr_line(p, "{");
-        /* the current value is read atomically too (atomic_or with 0), so
-           the loop has no plain read racing with other threads' updates */
+        if (hw_add) {
+            pr_line(p, "#if defined(cl_nv_pragma_unroll) && !defined(CRISP_ATOMIC_CAS)");
+            pr_line(p, "    %s old; /* NVIDIA: the hardware's float atomic add, through inline PTX */", t);
+            pr_line(p, "    __asm__ __volatile__(\"atom.global.add.f%d %%0, [%%1], %%2;\" : \"=%s\"(old) : \"l\"((ulong)p), \"%s\"(arg) : \"memory\");",
+                    wide ? 64 : 32, wide ? "d" : "f", wide ? "d" : "f");
+            pr_line(p, "    return old;");
+            pr_line(p, "#else");
+        }
+        /* the current value is read atomically (atomic_or with 0), so the
+           loop has no plain read racing with other threads' updates; a failed
+           compare-and-swap returns the value it found, the next guess */
         const char *ld = arena_printf(e->a, "as_%s(%s((volatile %s%s *)p, %s))", t, wide ? "atom_or" : "atomic_or", q, bits, wide ? "0UL" : "0u");
+        pr_line(p, "    %s old = %s;", t, ld);
         pr_line(p, "    for (uint tries = 0; tries < 65536u; tries++) {");
-        pr_line(p, "        %s old = %s;", t, ld);
         if (h->fn) {
             if (h->unary) pr_line(p, "        %s upd = %s(old);", t, h->fn->cname);
             else pr_line(p, "        %s upd = %s(old, arg);", t, h->fn->cname);
@@ -751,11 +768,14 @@ static void helper_out(Em *e, const Helper *h) {
         } else {
             pr_line(p, "        %s upd = old %s arg;", t, check_op_text(h->op));
         }
-        pr_line(p, "        if (%s((volatile %s%s *)p, as_%s(old), as_%s(upd)) == as_%s(old))", wide ? "atom_cmpxchg" : "atomic_cmpxchg", q, bits,
-                bits, bits, bits);
+        pr_line(p, "        %s seen = %s((volatile %s%s *)p, as_%s(old), as_%s(upd));", bits, wide ? "atom_cmpxchg" : "atomic_cmpxchg", q, bits,
+                bits, bits);
+        pr_line(p, "        if (seen == as_%s(old))", bits);
         pr_line(p, "            return old;");
+        pr_line(p, "        old = as_%s(seen);", t);
         pr_line(p, "    }");
-        pr_line(p, "    return %s; /* gave up after 65536 contended attempts */", ld);
+        pr_line(p, "    return old; /* gave up after 65536 contended attempts */");
+        if (hw_add) pr_line(p, "#endif");
         pr_line(p, "}");
         break;
     }

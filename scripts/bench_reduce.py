@@ -20,6 +20,11 @@ Environment:
   BENCH_RUNS       timed runs per measurement (default 15)
   BENCH_GROUPS     workgroups of 256 for crisp and hand-written (default:
                    8 per compute unit on a GPU, 512 in all on a CPU)
+  BENCH_REDUCE_TYPES, BENCH_REDUCE_OPS
+                   restrict the rows (default "int float", "add min max")
+  BENCH_CL_OPTIONS build options of the crisp and hand-written programs,
+                   e.g. -DCRISP_ATOMIC_CAS (float + through compare-and-swap
+                   on NVIDIA too, instead of the hardware's atomic add)
   CRISP            the compiler (default ./crisp)
 No clang is needed: the .cl files are built by the OpenCL driver only."""
 import os
@@ -40,6 +45,9 @@ N = int(os.environ.get("BENCH_REDUCE_N", str(1 << 24)))
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 CRISP = os.environ.get("CRISP", os.path.join(REPO, "crisp"))
 L = 256
+TYPE_ROWS = os.environ.get("BENCH_REDUCE_TYPES", "int float").split()
+OP_ROWS = os.environ.get("BENCH_REDUCE_OPS", "add min max").split()
+CL_OPTIONS = os.environ.get("BENCH_CL_OPTIONS", "").split()
 
 
 def pick_device():
@@ -65,6 +73,11 @@ HAND = r"""
    workgroup tree in local memory; one atomic per workgroup. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 float atomic_addf(volatile __global float *p, float v) {
+#if defined(cl_nv_pragma_unroll) && !defined(CRISP_ATOMIC_CAS)
+    float r; /* NVIDIA: the hardware's float atomic add (inline PTX) */
+    __asm__ __volatile__("atom.global.add.f32 %0, [%1], %2;" : "=f"(r) : "l"((ulong)p), "f"(v) : "memory");
+    return r;
+#endif
     uint old = atomic_or((volatile __global uint *)p, 0u), seen;
     while ((seen = atomic_cmpxchg((volatile __global uint *)p, old, as_uint(as_float(old) + v))) != old) old = seen;
     return as_float(old);
@@ -163,7 +176,7 @@ def crisp_program():
         source = f.read()
     with open(os.path.join(OUT, "bench_reduce.metacrisp")) as f:
         meta = json.load(f)
-    return cl.Program(ctx, source).build(), {k["name"]: k for k in meta["kernels"]}
+    return cl.Program(ctx, source).build(options=CL_OPTIONS), {k["name"]: k for k in meta["kernels"]}
 
 
 def crisp_launch(prog, k, a_buf, n, r_buf, idv, pools):
@@ -211,7 +224,7 @@ def main():
         cupy = None
     rng = np.random.default_rng(1)
     prog, metas = crisp_program()
-    hand = cl.Program(ctx, HAND).build()
+    hand = cl.Program(ctx, HAND).build(options=CL_OPTIONS)
     pools = {}
     status = 0
 
@@ -227,7 +240,9 @@ def main():
         head += " %9s %8s" % ("cupy", "c/cupy")
     print(head)
 
-    for ty in ("int", "float"):
+    if CL_OPTIONS:
+        print("   build options: %s" % " ".join(CL_OPTIONS))
+    for ty in TYPE_ROWS:
         if ty == "int":
             data = rng.integers(-1000, 1000, N, dtype=np.int32)
         else:
@@ -238,7 +253,7 @@ def main():
                  "min": data.min(), "max": data.max()}
         xd = cla.to_device(queue, data)
         cx = cupy.asarray(data) if cupy is not None else None
-        for op in ("add", "min", "max"):
+        for op in OP_ROWS:
             idv = ident(op, ty)
             r_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
             res = np.zeros(1, TYPES[ty])

@@ -33,6 +33,11 @@ def main():
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_KERNEL_RUNS", "20")))
     ap.add_argument("--ocl-version", default="1.2")
     ap.add_argument("--local", type=int, default=256, help="local size of both kernels")
+    ap.add_argument("--kernel", default="warp_sum4",
+                    help="sum kernels of bench/warp_sum.crisp, comma-separated (warp_sum4: one float4 per step; "
+                         "warp_sum4_x2, warp_sum4_x4: two or four independent loads per step)")
+    ap.add_argument("--threads-per-cu", default="2048",
+                    help="sum threads per compute unit, comma-separated (each kernel runs with each)")
     opt = ap.parse_args()
 
     os.environ["CRISPTEST_PLATFORM"] = opt.platform
@@ -83,30 +88,34 @@ def main():
     rng = np.random.default_rng(7)
     a = rng.random(n, dtype=np.float32)
     a4 = a.reshape(-1, 4)
-    threads = min(n // 4, dev.max_compute_units * 2048)
-    threads -= threads % opt.local
-    partial = np.zeros(threads // 32, np.float32)
-    t_sum = timed(prog, "warp_sum4", [a4, partial], global_size=threads, local_size=opt.local)
-    total = float(partial.astype(np.float64).sum())
     want = float(a.astype(np.float64).sum())
-    ok_sum = abs(total - want) <= 1e-4 * abs(want)
     b4 = np.zeros_like(a4)
     t_copy = timed(copy, "copy4", [a4, b4], global_size=n // 4, local_size=opt.local)
     ok_copy = np.array_equal(a4, b4)
+    bw_copy = 2 * n * 4 / t_copy[0] / 1e9
 
     print("== warps: reduce-to-warp vector sum vs float4 copy, %d floats (%.0f MiB)" % (n, n * 4 / 2 ** 20))
-    print("device: %s / %s; sum: %d threads, local size %d %s" % (dev.platform.name.strip(), dev.name.strip(),
-                                                                   threads, opt.local, path))
-    print("%-28s %10s %10s %14s" % ("", "best ms", "median ms", "best GB/s"))
-    bw_sum = n * 4 / t_sum[0] / 1e9
-    bw_copy = 2 * n * 4 / t_copy[0] / 1e9
-    print("%-28s %10.3f %10.3f %14.1f%s" % ("crisp reduce-to-warp sum", t_sum[0] * 1e3, t_sum[1] * 1e3, bw_sum,
-                                            "" if ok_sum else "   WRONG RESULT (%g, want %g)" % (total, want)))
-    print("%-28s %10.3f %10.3f %14.1f%s" % ("hand-written float4 copy", t_copy[0] * 1e3, t_copy[1] * 1e3, bw_copy,
+    print("device: %s / %s; local size %d %s" % (dev.platform.name.strip(), dev.name.strip(), opt.local, path))
+    print("%-40s %10s %10s %14s %7s" % ("", "best ms", "median ms", "best GB/s", "ratio"))
+    print("%-40s %10.3f %10.3f %14.1f%s" % ("hand-written float4 copy", t_copy[0] * 1e3, t_copy[1] * 1e3, bw_copy,
                                             "" if ok_copy else "   WRONG RESULT"))
-    print("bandwidth ratio sum/copy: %.2f (best), %.2f (median)"
-          % (bw_sum / bw_copy, (n * 4 / t_sum[1]) / (2 * n * 4 / t_copy[1])))
-    return 0 if ok_sum and ok_copy else 1
+    good = ok_copy
+    for kname in opt.kernel.split(","):
+        for tpcu in [int(x) for x in opt.threads_per_cu.split(",")]:
+            threads = min(n // 4, dev.max_compute_units * tpcu)
+            threads -= threads % opt.local
+            partial = np.zeros(threads // 32, np.float32)
+            t_sum = timed(prog, kname, [a4, partial], global_size=threads, local_size=opt.local)
+            total = float(partial.astype(np.float64).sum())
+            ok_sum = abs(total - want) <= 1e-4 * abs(want)
+            good = good and ok_sum
+            bw_sum = n * 4 / t_sum[0] / 1e9
+            print("%-40s %10.3f %10.3f %14.1f %7.3f%s" % (
+                "crisp %s, %d threads" % (kname, threads), t_sum[0] * 1e3, t_sum[1] * 1e3, bw_sum, bw_sum / bw_copy,
+                "" if ok_sum else "   WRONG RESULT (%g, want %g)" % (total, want)))
+            print("bandwidth ratio sum/copy: %.2f (best), %.2f (median)  [%s, %d threads]"
+                  % (bw_sum / bw_copy, (n * 4 / t_sum[1]) / (2 * n * 4 / t_copy[1]), kname, threads))
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

@@ -88,13 +88,15 @@ long crisp_round_div_long(long a, long b, long *rem)
 /* atomic update with max on float global memory: bounded compare-and-swap loop */
 float crisp_atomic_max_float_global(volatile __global float *p, float arg)
 {
+    float old = as_float(atomic_or((volatile __global uint *)p, 0u));
     for (uint tries = 0; tries < 65536u; tries++) {
-        float old = as_float(atomic_or((volatile __global uint *)p, 0u));
         float upd = max(old, arg);
-        if (atomic_cmpxchg((volatile __global uint *)p, as_uint(old), as_uint(upd)) == as_uint(old))
+        uint seen = atomic_cmpxchg((volatile __global uint *)p, as_uint(old), as_uint(upd));
+        if (seen == as_uint(old))
             return old;
+        old = as_float(seen);
     }
-    return as_float(atomic_or((volatile __global uint *)p, 0u)); /* gave up after 65536 contended attempts */
+    return old; /* gave up after 65536 contended attempts */
 }
 
 /* def-function mix  (support.crisp:2) */
