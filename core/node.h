@@ -96,6 +96,8 @@ struct Node {
     unsigned char is_unsigned : 1; /* INT: literal too big for int64, read as uint64 */
     unsigned char marked : 1; /* made by a macro call and given its location in
                                  place (macros/expand.c mark_fresh) */
+    unsigned char radix : 5;  /* INT, C_INTLIT: 16 or 2 when written #x / #b (a
+                                 bit pattern in bit operations), else 0 */
     int16_t op;        /* checked: operator / builtin / cast / barrier id
                           (small enumerations); SYMBOL: macros/eval.c's
                           closure tag */

@@ -112,6 +112,15 @@ static void int_out(Em *e, const Node *n) {
     }
     Scalar s = n->ty && n->ty->kind == TY_NUM ? n->ty->sc : SC_INT;
     int64_t v = n->ival;
+    if (n->radix && v < 0 && (s == SC_LONG || s == SC_INT || s == SC_SHORT || s == SC_CHAR)) {
+        /* a #x / #b literal read as a bit pattern in a bit operation
+           (docs/language.md): those bits, reinterpreted */
+        if (s == SC_LONG) sb_printf(e->out, "as_long(0x%llxUL)", (unsigned long long)(uint64_t)v);
+        else if (s == SC_INT) sb_printf(e->out, "as_int(0x%xu)", (unsigned)(uint32_t)v);
+        else if (s == SC_SHORT) sb_printf(e->out, "as_short((ushort)0x%x)", (unsigned)(uint16_t)v);
+        else sb_printf(e->out, "as_char((uchar)0x%x)", (unsigned)(uint8_t)v);
+        return;
+    }
     if (s == SC_ULONG) sb_printf(e->out, "%lluUL", (unsigned long long)(uint64_t)v);
     else if (s == SC_LONG) {
         if (v == INT64_MIN) sb_puts(e->out, "(-9223372036854775807L - 1)");

@@ -863,7 +863,9 @@ static RdStatus read_radix(St *s, Node **out) {
         err_int_range(s, loc, b, n);
         return RD_ERROR;
     }
-    return int_node(s, loc, v, 0, out);
+    RdStatus st = int_node(s, loc, v, 0, out);
+    if (st == RD_NODE) (*out)->radix = (unsigned char)(bits == 4 ? 16 : 2);
+    return st;
 }
 
 /* ---- #+ / #- ---- */

@@ -226,12 +226,35 @@ static Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
         }
         if (!int_fits(v, uns, target->sc)) {
             if (cx->consteval) return constvec_wrap(cx, v, target, at); /* C's conversion */
+            if (lit->kind == N_C_INTLIT && lit->radix) {
+                /* a #x / #b literal: say what its bits need (docs/language.md) */
+                int width = ty_scalar_info(target->sc)->size * 8;
+                char bin[72] = "#b";
+                int nb = 2;
+                for (int b = 63; b >= 0; b--)
+                    if (nb > 2 || ((uint64_t)v >> b & 1u) || b == 0) bin[nb++] = (char)('0' + (int)((uint64_t)v >> b & 1u));
+                bin[nb] = 0;
+                const char *as = lit->radix == 16 ? arena_printf(cx->ck->a, "#x%llX", (unsigned long long)(uint64_t)v)
+                                                  : arena_printf(cx->ck->a, "%s", bin);
+                int pattern = ty_scalar_info(target->sc)->cat == CAT_SIGNED && !uns && v >= 0 && width < 64 &&
+                              v < ((int64_t)1 << width);
+                if (pattern)
+                    diag_error_at(D(cx), at, "E0303",
+                                  "literal %s (%lld) does not fit in `%s`; only the bit operations (bit-and, bit-or, bit-xor, "
+                                  "logand, logior, logxor) read it as a %d-bit pattern",
+                                  as, (long long)v, ty_cname(target), width);
+                else
+                    diag_error_at(D(cx), at, "E0303", "literal %s (%llu) does not fit in `%s`, not even as a %d-bit pattern", as,
+                                  (unsigned long long)(uint64_t)v, ty_cname(target), width);
+                return NULL;
+            }
             diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_cname(target));
             return NULL;
         }
         Node *n = int_lit(cx, at, v, target);
         n->op = LIT_FLEX_INT;
         n->is_unsigned = uns;
+        n->radix = lit->kind == N_C_INTLIT ? lit->radix : 0;
         return n;
     }
     if (cat != CAT_FLOAT) {
@@ -442,14 +465,46 @@ int is_value_form(Ctx *cx, const Node *syn) {
     return !(h && is_statement_head(h) && strcmp(h, "if") != 0);
 }
 
+/* The bit operations, whose #x / #b literal operands are bit patterns. */
+static int is_bit_op(const char *what) {
+    static const char *const ops[] = {"bit-and", "bit-or", "bit-xor", "logand", "logior", "logxor", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(ops[i], what)) return 1;
+    return 0;
+}
+
+/* spec "lisp" forms bit-and ... logxor (decision in docs/language.md, "Hexadecimal and
+ * binary literals in bit operations"): in a bit operation on a signed integer
+ * type, a #x / #b literal that fits the type's width as an unsigned number
+ * is that bit pattern, as a GPU programmer reads `(logxor v #x80000000)`
+ * with v an int: flip the sign bit (C gets there by making the literal a
+ * uint).  LIT becomes the signed value with those bits (#x80000000 as an
+ * int: INT_MIN); one wider than the width is left alone, for E0303. */
+static void bit_pattern_literal(Node *lit, const Type *t) {
+    if (lit->kind != N_C_INTLIT || !lit->radix || !is_flex(lit)) return;
+    if (t->kind != TY_NUM && t->kind != TY_HWVEC) return;
+    const ScalarInfo *si = ty_scalar_info(t->sc);
+    if (si->cat != CAT_SIGNED) return;
+    int bits = si->size * 8;
+    if (bits == 64) {
+        lit->is_unsigned = 0; /* already the 64 bits, read as a long */
+        return;
+    }
+    if (!lit->is_unsigned && lit->ival >= ((int64_t)1 << (bits - 1)) && lit->ival < ((int64_t)1 << bits))
+        lit->ival -= (int64_t)1 << bits;
+}
+
 /* Check the operands of an arithmetic-like form and bring them to one
  * type.  Returns that type (NULL on error); args[] receive the checked
  * operands. */
 static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what) {
     Type *t = NULL;
     int any_float_lit = 0;
+    int bit_op = is_bit_op(what);
     for (int i = 0; i < n; i++) {
-        args[i] = expr(cx, syn[i], ty_is_arith(want) ? want : NULL);
+        /* a bit pattern literal takes its type from the other operands */
+        int pattern = bit_op && syn[i] && syn[i]->kind == N_INT && syn[i]->radix;
+        args[i] = expr(cx, syn[i], ty_is_arith(want) && !pattern ? want : NULL);
         if (!args[i]) return NULL;
         if (args[i]->ty->kind == TY_TUPLE) args[i]->ty = args[i]->ty->elems[0];
         if (!ty_is_arith(args[i]->ty)) {
@@ -512,6 +567,7 @@ static Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *wa
         }
     }
     for (int i = 0; i < n; i++) {
+        if (bit_op) bit_pattern_literal(args[i], t);
         args[i] = coerce(cx, args[i], t, syn[i], what);
         if (!args[i]) return NULL;
     }
@@ -3099,6 +3155,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     case N_INT: {
         Node *n = int_lit(cx, syn, syn->ival, NULL);
         n->is_unsigned = syn->is_unsigned;
+        n->radix = syn->radix;
         n->op = LIT_FLEX_INT;
         n->ty = syn->is_unsigned ? ty_num(SC_ULONG) : int_fits(syn->ival, 0, SC_INT) ? ty_num(SC_INT) : ty_num(SC_LONG);
         if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);

@@ -206,6 +206,13 @@ def histogram_int():
 
 
 @case
+def histogram_long():
+    a = rng.integers(-(1 << 63), (1 << 63) - 1, 20_011, dtype=np.int64)
+    a[:4] = [-(1 << 63), (1 << 63) - 1, 0, -1]
+    check_histograms("hist_long", a, 8)
+
+
+@case
 def histogram_float():
     a = rng.standard_normal(3000).astype(np.float32) * 1000
     a[:4] = [0.0, -0.0, np.inf, -np.inf]

@@ -175,6 +175,41 @@ def runs_histogram_pass_fixed():
         assert_equal(h, np.bincount((key >> off) & 0xFF, minlength=256).astype(np.uint32))
 
 
+@case
+def runs_histogram_pass_fixed_int():
+    """int elements: `(logxor base-val #x80000000)` with an int base-val
+    flips the sign bit (a #x literal in a bit operation is a bit pattern,
+    docs/language.md), so negative keys count below positive ones."""
+    prog = compile(D + "histogram_pass_fixed.crisp")
+    a = rng.integers(-(1 << 31), 1 << 31, 10007, dtype=np.int64).astype(np.int32)
+    a[:4] = [-(1 << 31), (1 << 31) - 1, 0, -1]
+    key = a.view(np.uint32) ^ np.uint32(0x80000000)
+    for off in (0, 8, 16, 24):
+        h = np.zeros(256, np.uint32)
+        prog.run("block_int", a, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((key >> np.uint32(off)) & 0xFF, minlength=256).astype(np.uint32))
+    # the top digit of the key orders the sign: every negative below every positive
+    h = np.zeros(256, np.uint32)
+    prog.run("block_int", a, h, np.uint32(24), global_size=256 * 8)
+    check("negatives in bins 0-127", int(h[:128].sum()) == int((a < 0).sum()))
+
+
+@case
+def runs_histogram_pass_fixed_long():
+    """long elements: the block as written flips bit 31 (#x80000000 fits a
+    long, so it is that long, as in C), not the sign bit 63: a radix sort of
+    longs needs #x8000000000000000 there (lib/histogram.crisp's radix-key
+    has it; docs/library.md).  The digits are those of the block's key."""
+    prog = compile(D + "histogram_pass_fixed.crisp")
+    a = rng.integers(-(1 << 63), (1 << 63) - 1, 10007, dtype=np.int64)
+    a[:4] = [-(1 << 63), (1 << 63) - 1, 0, -1]
+    key = a ^ np.int64(0x80000000)
+    for off in (0, 24, 32, 56):
+        h = np.zeros(256, np.uint32)
+        prog.run("block_long", a, h, np.uint32(off), global_size=256 * 8)
+        assert_equal(h, np.bincount((key >> np.int64(off)) & 0xFF, minlength=256).astype(np.uint32))
+
+
 # reduce_to_1_small_fixed: the total is in the workgroup that arrives last;
 # every workgroup stores its v: the others hold their own workgroup's total.
 # 20 workgroups take the block's warp branch (N < +warp-size+), 50 its
