@@ -211,6 +211,7 @@ DIAG(E0392, ERROR, "malformed `result`")
 DIAG(E0393, ERROR, "malformed `let-maybe`")
 DIAG(E0394, ERROR, "`let-maybe` without `:Err` outside a `maybe` function")
 DIAG(E0395, ERROR, "`maybe` used as a plain value")
+DIAG(E0396, ERROR, "malformed `global-mem` or `local` declaration of a let variable")
 
 /* E04xx vectors, views, tensors, places and forms */
 DIAG(E0401, ERROR, "vector operation on something not a vector")

@@ -459,6 +459,8 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 diag_warning_at(ck->d, e, "W1107",
                                 "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
                                 h ? h : e->key);
+            } else if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) {
+                diag_error_at(ck->d, e, "E0396", "(declare (%s ...)) belongs in the let that binds the variable (docs/language.md, \"Shared variables\")", h);
             } else if (h && (!strcmp(h, "grid-stride-target"))) {
                 diag_error_at(ck->d, e, "E0302", "`grid-stride-target` belongs directly inside loop-grid-stride");
             } else {
@@ -733,6 +735,189 @@ static void no_inference(Ctx *cx, const Node *form, const Node *name) {
                   "(declare (type TYPE %s))", name->name, name->name, name->name);
 }
 
+/* ---- (declare (global-mem X [:return-value]) (local Y)) in a let ----
+ * The spec's "Word Count With Exclusive Scan" and filter blocks declare
+ * let variables `global-mem` and `local`, which the spec lists in its index
+ * and defines nowhere.  Decision (docs/language.md, "Shared variables"):
+ * they are address-space annotations of the variable, as `__global` and
+ * `__local` variables are in OpenCL C 2.0 and `__device__`/`__shared__`
+ * ones in CUDA:
+ *   (global-mem X)  X is one value in global memory, shared by every
+ *       work-item of the launch: a one-element result vector named X, which
+ *       the host allocates zero-filled and reads back (with or without
+ *       :return-value, which says the kernel's caller wants it); its
+ *       initial value must be zero (the host sets it, before any work-item
+ *       runs).
+ *   (local Y)  Y is one value in local memory, shared by the work-items of
+ *       a workgroup: a one-element :local vector, its initial value stored
+ *       by work-item 0 before a barrier (so, like (uniform V), every
+ *       work-item of the workgroup must reach the let).
+ * In the let's body (and later initializers of a let*) X stands for
+ * (~ X-mem 0): reads, set!, atomics.  Without a type (X:T or (type T X))
+ * an integer literal initializer gives uint (shared counters and offsets
+ * count things: the word count adds uint counts to them), a float literal
+ * float.  Returns SYN when the let declares neither, NULL after an error,
+ * else the let rewritten without them. */
+static const char *shared_decl_kind(const Node *e) {
+    const char *h = syn_head(e);
+    if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) return h;
+    return NULL;
+}
+
+static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
+    Checker *ck = cx->ck;
+    Arena *a = ck->a;
+    int any = 0, first_body = 2;
+    for (int i = 2; i < syn->nkids && syn_is_form(syn->kids[i], "declare"); i++, first_body++)
+        for (int j = 1; j < syn->kids[i]->nkids; j++)
+            if (shared_decl_kind(syn->kids[i]->kids[j])) any = 1;
+    if (!any) return syn;
+    Node *bl = syn->kids[1];
+    Node **names = arena_alloc(a, sizeof(Node *) * (size_t)(bl->nkids + 1));
+    Node **by = arena_alloc(a, sizeof(Node *) * (size_t)(bl->nkids + 1));
+    Node **binds = arena_alloc(a, sizeof(Node *) * (size_t)(bl->nkids + 1));
+    Node **inits = arena_alloc(a, sizeof(Node *) * (size_t)(bl->nkids + 1)); /* local: the value to store */
+    const char **kinds = arena_alloc(a, sizeof(char *) * (size_t)(bl->nkids + 1));
+    if (!names || !by || !binds || !inits || !kinds) return NULL;
+    for (int i = 0; i < bl->nkids; i++) kinds[i] = NULL, binds[i] = bl->kids[i], inits[i] = NULL;
+    int nsub = 0, ok = 1;
+    /* the declarations that stay, and which binding each shared one names */
+    Node *kept_decls[64];
+    int nkept = 0;
+    for (int i = 2; i < first_body; i++) {
+        Node *d = syn->kids[i];
+        Node *kept[256];
+        int nk = 0;
+        for (int j = 0; j < d->nkids && nk < 256; j++) {
+            Node *e = d->kids[j];
+            const char *k = j ? shared_decl_kind(e) : NULL;
+            if (!k) {
+                kept[nk++] = e;
+                continue;
+            }
+            int is_global = !strcmp(k, "global-mem");
+            for (int m = 1; m < e->nkids; m++) {
+                Node *v = e->kids[m];
+                if (is_global && syn_is_kw(v, "return-value")) continue;
+                int found = -1;
+                for (int b = 0; b < bl->nkids && v->kind == N_SYMBOL; b++) {
+                    Node *bn = bl->kids[b]->kind == N_LIST && bl->kids[b]->nkids ? bl->kids[b]->kids[0] : bl->kids[b];
+                    if (bn->kind == N_SYMBOL && !strcmp(bn->key, v->key)) found = b;
+                }
+                if (found < 0) {
+                    diag_error_at(ck->d, v, "E0396", "(%s %s): `%s` is %s; (declare (%s VAR)) names a variable of the let it is in",
+                                  k, syn_to_string(a, v, 30), syn_to_string(a, v, 30),
+                                  v->kind == N_SYMBOL ? "not bound by this let" : "not a variable name", k);
+                    ok = 0;
+                    continue;
+                }
+                if (kinds[found]) {
+                    diag_error_at(ck->d, v, "E0396", "`%s` is declared %s already", v->name, kinds[found]);
+                    ok = 0;
+                    continue;
+                }
+                kinds[found] = k;
+            }
+        }
+        if (nk > 1 && nkept < 64) kept_decls[nkept++] = syn_list(a, d->loc, kept, nk);
+    }
+    if (!ok) return NULL;
+    for (int b = 0; b < bl->nkids; b++) {
+        if (!kinds[b]) continue;
+        Node *bind = bl->kids[b];
+        Node *name = bind->kind == N_LIST ? bind->kids[0] : bind;
+        Node *init = bind->kind == N_LIST && bind->nkids == 2 ? bind->kids[1] : NULL;
+        int is_global = !strcmp(kinds[b], "global-mem");
+        /* the type: annotated, (type T X) declared, or from a literal */
+        Node *ty = name->ann;
+        for (int i = 2; i < first_body && !ty; i++)
+            for (int j = 1; j < syn->kids[i]->nkids; j++) {
+                Node *e = syn->kids[i]->kids[j];
+                if (syn_is_form(e, "type") && e->nkids >= 3)
+                    for (int m = 1; m < e->nkids - 1; m++)
+                        if (e->kids[m]->kind == N_SYMBOL && !strcmp(e->kids[m]->key, name->key)) ty = e->kids[e->nkids - 1];
+            }
+        if (!ty && init && init->kind == N_INT) ty = syn_symbol(a, name->loc, "uint");
+        if (!ty && init && init->kind == N_FLOAT) ty = syn_symbol(a, name->loc, "float");
+        if (!ty) {
+            diag_error_at(ck->d, name, "E0396",
+                          "the %s variable `%s` needs a type: write %s:TYPE (the type of a shared variable is not inferred "
+                          "from %s)",
+                          kinds[b], name->name, name->name, init ? "an expression" : "nothing");
+            ok = 0;
+            continue;
+        }
+        if (is_global && init && !((init->kind == N_INT && init->ival == 0 && !init->is_unsigned) ||
+                                    (init->kind == N_FLOAT && init->fval == 0.0))) {
+            diag_error_at(ck->d, init, "E0396",
+                          "the global-mem variable `%s` starts at zero (the host allocates it zero-filled before any "
+                          "work-item runs), not at `%s`; set it in one work-item instead",
+                          name->name, syn_to_string(a, init, 30));
+            ok = 0;
+            continue;
+        }
+        Node *bare = syn_copy(a, name);
+        bare->ann = NULL;
+        const char *mem = arena_printf(a, "%s-%s", name->name, is_global ? "global" : "local");
+        Node *memsym = syn_symbol(a, name->loc, mem);
+        Node *make;
+        if (is_global) {
+            Node *vt[4] = {syn_symbol(a, name->loc, "vector-type"), ty, syn_keyword(a, name->loc, "global"),
+                           syn_keyword(a, name->loc, "read-write")};
+            const char *cmt = arena_printf(a, "(declare (global-mem %s)) at line %d", name->name, name->loc.line);
+            Node *mk[7] = {syn_symbol(a, name->loc, "make-result-vector"), syn_list(a, name->loc, vt, 4), syn_int(a, name->loc, 1),
+                           syn_keyword(a, name->loc, "name"), syn_string(a, name->loc, name->name, (int)strlen(name->name)),
+                           syn_keyword(a, name->loc, "comment"), syn_string(a, name->loc, cmt, (int)strlen(cmt))};
+            make = syn_list(a, name->loc, mk, 7);
+        } else {
+            Node *mk[4] = {syn_symbol(a, name->loc, "make-vector"), ty, syn_keyword(a, name->loc, "local"), syn_int(a, name->loc, 1)};
+            make = syn_list(a, name->loc, mk, 4);
+            inits[b] = init ? init : syn_int(a, name->loc, 0);
+            if (!init && ty->kind == N_SYMBOL && (!strcmp(ty->key, "float") || !strcmp(ty->key, "double") || !strcmp(ty->key, "half")))
+                inits[b] = syn_float(a, name->loc, 0.0);
+        }
+        Node *pair[2] = {memsym, make};
+        binds[b] = syn_list(a, bind->loc, pair, 2);
+        Node *ref[3] = {syn_symbol(a, name->loc, "~"), memsym, syn_int(a, name->loc, 0)};
+        names[nsub] = bare;
+        by[nsub++] = syn_list(a, name->loc, ref, 3);
+    }
+    if (!ok) return NULL;
+    /* let*: later initializers see the shared variables too */
+    if (sequential)
+        for (int b = 0; b < bl->nkids; b++)
+            if (!kinds[b] && binds[b]->kind == N_LIST) binds[b] = syn_subst(a, binds[b], names, by, nsub);
+    int nbody = syn->nkids - first_body;
+    Node **kids = arena_alloc(a, sizeof(Node *) * (size_t)(2 + nkept + 2 * bl->nkids + nbody + 1));
+    if (!kids) return NULL;
+    int n = 0;
+    kids[n++] = syn->kids[0];
+    kids[n++] = syn_list(a, bl->loc, binds, bl->nkids);
+    for (int i = 0; i < nkept; i++) kids[n++] = kept_decls[i];
+    /* local variables: work-item 0 stores the initial value, then a barrier */
+    int any_local = 0;
+    for (int b = 0; b < bl->nkids; b++) {
+        if (!inits[b]) continue;
+        SrcLoc l = binds[b]->loc;
+        Node *lid[1] = {syn_symbol(a, l, "get-local-linear-id")};
+        Node *eq[3] = {syn_symbol(a, l, "="), syn_list(a, l, lid, 1), syn_int(a, l, 0)};
+        Node *set[3] = {syn_symbol(a, l, "set!"), NULL, syn_subst(a, inits[b], names, by, nsub)};
+        for (int s = 0; s < nsub; s++)
+            if (by[s]->kids[1] == binds[b]->kids[0]) set[1] = by[s];
+        Node *wh[3] = {syn_symbol(a, l, "when"), syn_list(a, l, eq, 3), syn_list(a, l, set, 3)};
+        kids[n++] = syn_list(a, l, wh, 3);
+        any_local = 1;
+    }
+    if (any_local) {
+        Node *bar[1] = {syn_symbol(a, syn->loc, "local-barrier")};
+        kids[n++] = syn_list(a, syn->loc, bar, 1);
+    }
+    for (int i = first_body; i < syn->nkids; i++) kids[n++] = syn_subst(a, syn->kids[i], names, by, nsub);
+    Node *out = syn_list(a, syn->loc, kids, n);
+    out->origin = syn->origin;
+    return out;
+}
+
 static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     Checker *ck = cx->ck;
     if (syn->nkids < 2 || !syn_is_list(syn->kids[1])) {
@@ -746,6 +931,12 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                           syn_head(syn), syn_to_string(ck->a, bl, 40), syn_head(syn), syn_to_string(ck->a, bl, 40));
             return;
         }
+    Node *shared = shared_let(cx, syn, sequential);
+    if (!shared) return;
+    if (shared != syn) {
+        form_let(cx, shared, d, sequential);
+        return;
+    }
     Decls ds = {.in_let = 1};
     int nd = collect_decls(cx, syn->kids + 2, syn->nkids - 2, &ds);
     Node *saved_block = cx->block;
@@ -1027,6 +1218,17 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         return;
     }
     if (syn->nkids == 3 && (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))) {
+        Type *want = d->kind == D_VAR ? (d->want ? d->want : d->var ? d->var->ty : NULL) : cx->fn->ret;
+        if (want && want->kind == TY_BOOL) {
+            /* a bool wanted: the missing else is false, Lisp's nil, as the
+               spec's filter block reads (set! is-a-match (when TEST
+               PREDICATE-CALL)) (docs/language.md, "when for a value") */
+            Node *kids[4] = {syn->kids[0], syn->kids[1], syn->kids[2], syn_symbol(ck->a, syn->loc, "false")};
+            Node *full = syn_list(ck->a, syn->loc, kids, 4);
+            full->origin = syn->origin;
+            form_if(cx, full, d);
+            return;
+        }
         diag_error_at(ck->d, syn, "E0347", "`if` without an else branch has no value here");
         return;
     }

@@ -143,6 +143,10 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 diag_error_at(cx->ck->d, e, "E1101",
                               "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\"), not in the declarations of `%s`",
                               fd->name);
+            } else if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) {
+                diag_error_at(cx->ck->d, e, "E0396",
+                              "(declare (%s ...)) belongs in the let that binds the variable (docs/language.md, \"Shared variables\"), not in the declarations of `%s`",
+                              h, fd->name);
             } else if (h && !strcmp(h, "grid-level")) {
                 if (fd->kind == FN_FUNCTION)
                     diag_error_at(cx->ck->d, e, "E0501",
