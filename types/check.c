@@ -764,6 +764,15 @@ static const char *shared_decl_kind(const Node *e) {
     return NULL;
 }
 
+static int syn_mentions(const Node *n, const char *key) {
+    if (!n) return 0;
+    if (n->kind == N_SYMBOL) return !strcmp(n->key, key);
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
+    for (int i = 0; i < n->nkids; i++)
+        if (syn_mentions(n->kids[i], key)) return 1;
+    return 0;
+}
+
 static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
     Checker *ck = cx->ck;
     Arena *a = ck->a;
@@ -883,7 +892,21 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
         by[nsub++] = syn_list(a, name->loc, ref, 3);
     }
     if (!ok) return NULL;
-    /* let*: later initializers see the shared variables too */
+    /* let*: later initializers see the shared variables too; a local one
+       is stored after the bindings, so they cannot read it yet */
+    for (int b = 0; sequential && b < bl->nkids; b++) {
+        if (!inits[b]) continue;
+        Node *nm = bl->kids[b]->kind == N_LIST ? bl->kids[b]->kids[0] : bl->kids[b];
+        for (int c = b + 1; c < bl->nkids; c++)
+            if (!kinds[c] && bl->kids[c]->kind == N_LIST && bl->kids[c]->nkids == 2 && syn_mentions(bl->kids[c]->kids[1], nm->key)) {
+                diag_error_at(ck->d, bl->kids[c]->kids[1], "E0396",
+                              "this initializer reads the local variable `%s`, which work-item 0 sets after the let*'s "
+                              "bindings; bind it in a let inside",
+                              nm->name);
+                ok = 0;
+            }
+    }
+    if (!ok) return NULL;
     if (sequential)
         for (int b = 0; b < bl->nkids; b++)
             if (!kinds[b] && binds[b]->kind == N_LIST) binds[b] = syn_subst(a, binds[b], names, by, nsub);
