@@ -749,7 +749,9 @@ static void helper_out(Em *e, const Helper *h) {
                      (ty_sizeof(h->ty) == 4 || ty_sizeof(h->ty) == 8);
         pr_line(p, "/* atomic update with %s on %s %s memory: %sbounded compare-and-swap loop */",
                 h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as),
-                hw_add ? "the hardware's atomic add on NVIDIA, else a " : "");
+                hw_add ? e->p->ocl_version >= 200 ? "the hardware's atomic add on NVIDIA or with cl_ext_float_atomics, else a "
+                                                   : "the hardware's atomic add on NVIDIA, else a "
+                       : "");
         pr_line(p, "%s %s(volatile %s%s *p%s)", t, hname, q, t, h->unary || (!h->fn && h->op == OP_SET) ? "" : arena_printf(e->a, ", %s arg", t));
         if (!h->fn && h->op == OP_SET) {
             /* never happens: xchg uses the builtin */
@@ -761,6 +763,13 @@ static void helper_out(Em *e, const Helper *h) {
             pr_line(p, "    __asm__ __volatile__(\"atom.global.add.f%d %%0, [%%1], %%2;\" : \"=%s\"(old) : \"l\"((ulong)p), \"%s\"(arg) : \"memory\");",
                     wide ? 64 : 32, wide ? "d" : "f", wide ? "d" : "f");
             pr_line(p, "    return old;");
+            if (e->p->ocl_version >= 200) {
+                /* OpenCL C 2.0/3.0 with cl_ext_float_atomics (Intel, ...):
+                   the extension's atomic_fetch_add on atomic_float */
+                pr_line(p, "#elif defined(__opencl_c_ext_fp%d_global_atomic_add) && !defined(CRISP_ATOMIC_CAS)", wide ? 64 : 32);
+                pr_line(p, "    /* cl_ext_float_atomics: the device's float atomic add */");
+                pr_line(p, "    return atomic_fetch_add_explicit((volatile __global atomic_%s *)p, arg, memory_order_relaxed, memory_scope_device);", t);
+            }
             pr_line(p, "#else");
         }
         /* the current value is read atomically (atomic_or with 0), so the

@@ -118,6 +118,47 @@ for variant in ("atomic", "cas", "small"):
                     check_value(r[0], want, op, a)
 
 
+# float and double + in an OpenCL C 3.0 file: the helper takes
+# cl_ext_float_atomics' atomic_fetch_add where the device has it (Intel's
+# CPU runtime), else the compare-and-swap loop (PoCL); NVIDIA takes inline
+# PTX in either file (docs/performance.md, "Reductions")
+def defines_macro(name):
+    """does this device's OpenCL C 3.0 compiler define the macro NAME?"""
+    import crisptest
+    src = "#ifndef %s\n#error no\n#endif\n__kernel void probe(__global float *p) { p[0] = 1.0f; }\n" % name
+    ctx, _ = crisptest._context()
+    try:
+        cl.Program(ctx, src).build(options=["-cl-std=CL3.0"])
+        return True
+    except Exception:
+        return False
+
+
+for ty in ("float", "double"):
+    @case("atomic_add_%s_opencl_c_30" % ty)
+    def _(ty=ty):
+        if device_ocl_version() < (3, 0):
+            print("   (OpenCL %d.%d device: no OpenCL C 3.0 file to run)" % device_ocl_version())
+            return
+        builds = [""]
+        bits = 32 if ty == "float" else 64
+        if defines_macro("__opencl_c_ext_fp%d_global_atomic_add" % bits):
+            print("   (the device has cl_ext_float_atomics' %s add)" % ty)
+        elif defines_macro("cl_ext_float_atomics"):
+            # Intel's CPU runtime lists the extension but defines none of its
+            # feature macros: the extension's path is run by defining it
+            print("   (cl_ext_float_atomics without its feature macros: both paths run)")
+            builds.append("-D__opencl_c_ext_fp%d_global_atomic_add=1" % bits)
+        for options in builds:
+            prog30 = compile("tests/e2e/lib/reduce.crisp", flags=["--ocl-version=3.0"], build_options=options)
+            dt = DT[ty]
+            for n in (1, 1000, (1 << 20) + 3):
+                a = data("add", dt, n)
+                r = np.array([dt(0)], dt)
+                prog30.run("atomic_add_" + ty, a, r, dt(0), global_size=GLOBAL)
+                check_value(r[0], expected("add", a, dt(0)), "add", a)
+
+
 # one element per thread: 1563 workgroups, the last one finishes
 @case
 def small_one_thread_per_element():
