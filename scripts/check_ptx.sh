@@ -7,7 +7,10 @@
 # 1 when a step fails, 77 when a tool is missing (the caller skips).
 #   sh scripts/check_ptx.sh FILE.cl [-cl-std=CL1.2]
 # Environment: CLANG (default clang), PTXAS (default ptxas on PATH or
-# /usr/local/cuda/bin/ptxas), LIBCLC (the nvptx64--nvidiacl.bc), PTX_ARCH.
+# /usr/local/cuda/bin/ptxas), LIBCLC (the nvptx64--nvidiacl.bc), PTX_ARCH;
+# PTX_DEFINES (default -DCRISP_WARP_PTX=1; -Dcl_nv_pragma_unroll=1 makes the
+# .cl take every NVIDIA path, the float atomics' too) and PTX_EXPECT (a grep
+# pattern the PTX must contain, default shfl.sync or %laneid).
 set -eu
 cl=${1:?usage: check_ptx.sh FILE.cl [-cl-std=CLx.y]}
 std=${2:--cl-std=CL1.2}
@@ -31,11 +34,14 @@ STUB
 "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -Xclang -finclude-default-header \
     -c -emit-llvm -o "$tmp/stub.bc" "$tmp/stub.cl" 2>/dev/null ||
     "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -c -emit-llvm -o "$tmp/stub.bc" "$tmp/stub.cl"
-echo "check_ptx: $CLANG -target nvptx64--nvidiacl -DCRISP_WARP_PTX=1 $std $cl"
-"$CLANG" -x cl "$std" -target nvptx64--nvidiacl -march=sm_80 -DCRISP_WARP_PTX=1 -Xclang -finclude-default-header \
+defines=${PTX_DEFINES:--DCRISP_WARP_PTX=1}
+expect=${PTX_EXPECT:-'shfl.sync\|%laneid'}
+echo "check_ptx: $CLANG -target nvptx64--nvidiacl $defines $std $cl"
+# shellcheck disable=SC2086
+"$CLANG" -x cl "$std" -target nvptx64--nvidiacl -march=sm_80 $defines -Xclang -finclude-default-header \
     -Xclang -mlink-bitcode-file -Xclang "$LIBCLC" -Xclang -mlink-bitcode-file -Xclang "$tmp/stub.bc" \
     -O2 -S -o "$tmp/out.ptx" "$cl"
-grep -q 'shfl.sync\|%laneid' "$tmp/out.ptx" || { echo "check_ptx: no shfl.sync or %laneid in the PTX"; exit 1; }
+grep -q "$expect" "$tmp/out.ptx" || { echo "check_ptx: no $expect in the PTX"; exit 1; }
 echo "check_ptx: $PTXAS -arch=$ARCH ($(grep -c 'shfl.sync' "$tmp/out.ptx") shfl.sync)"
 "$PTXAS" -arch="$ARCH" -o "$tmp/out.cubin" "$tmp/out.ptx"
 echo "check_ptx: ok"

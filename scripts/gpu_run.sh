@@ -27,8 +27,10 @@ want tests && for t in reduce scan_workgroup scan_grid filter warps warps_reduce
 done
 want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce 240 "$PY" scripts/bench_reduce.py
 want scan && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan 240 "$PY" scripts/bench_scan.py
-want warps && step bench_warps 120 "$PY" scripts/bench_warps.py --platform NVIDIA
-want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform NVIDIA --ocl-version 3.0
+# BENCH_WARPS_ARGS: more bench_warps.py options, e.g. a sweep:
+#   --kernel warp_sum4,warp_sum4_x2,warp_sum4_x4 --threads-per-cu 1024,2048 --n 268435456
+want warps && step bench_warps 120 "$PY" scripts/bench_warps.py --platform NVIDIA ${BENCH_WARPS_ARGS:-}
+want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform NVIDIA --ocl-version 3.0 ${BENCH_WARPS_ARGS:-}
 want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
 want sort && step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA

@@ -2,7 +2,9 @@
 GPU: every kernel of tests/e2e/warps.crisp and examples/sum_vector_warp.crisp
 compiled as NVIDIA's OpenCL sees it (CRISP_WARP_PTX) by clang for
 nvptx64--nvidiacl, and its inline PTX (shfl.sync, %laneid, bar.warp.sync)
-assembled by ptxas for the H100 (scripts/check_ptx.sh).  Skipped, saying so,
+assembled by ptxas for the H100 (scripts/check_ptx.sh).  Also the float and
+double atomic add of reduce-vec-atomic (tests/e2e/lib/reduce.crisp), whose
+NVIDIA path is inline PTX atom.global.add.f32/.f64 (docs/performance.md).  Skipped, saying so,
 where clang's nvptx target, libclc or the CUDA toolkit's ptxas is missing;
 the H100 runs are in docs/performance.md."""
 import os
@@ -13,14 +15,14 @@ from crisptest import *
 PROGRAMS = ["tests/e2e/warps.crisp", "examples/sum_vector_warp.crisp", "tests/golden/warps/reduce.crisp"]
 
 
-def check_ptx(path, ver):
+def check_ptx(path, ver, env=None):
     d = out_dir("ptx-" + ver)
     status, out, err = crisp("--transpile-to=oclc", "--ocl-version=" + ver, "--output-dir=" + d, path)
     if status != 0:
         raise CompileError(err)
     cl_path = os.path.join(d, os.path.splitext(os.path.basename(path))[0] + ".cl")
     r = subprocess.run(["sh", os.path.join(REPO, "scripts", "check_ptx.sh"), cl_path, "-cl-std=CL" + ver],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, **(env or {})))
     return r.returncode, r.stdout + r.stderr, cl_path
 
 
@@ -37,3 +39,12 @@ else:
                 rc, out, cl_path = check_ptx(path, ver)
                 check("ptxas -arch=sm_90 accepts %s" % cl_path, rc == 0, out)
                 check("shfl.sync was used", "shfl.sync)" in out and "(0 shfl.sync)" not in out, out)
+
+    for ver in ("1.2", "3.0"):
+        for bits in ("32", "64"):
+            @case("ptx_float_atomic_add_f%s_%s" % (bits, ver))
+            def _(ver=ver, bits=bits):
+                rc, out, cl_path = check_ptx("tests/e2e/lib/reduce.crisp", ver,
+                                             {"PTX_DEFINES": "-Dcl_nv_pragma_unroll=1",
+                                              "PTX_EXPECT": "atom.global.add.f" + bits})
+                check("ptxas -arch=sm_90 accepts %s with atom.global.add.f%s" % (cl_path, bits), rc == 0, out)
