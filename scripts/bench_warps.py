@@ -10,6 +10,11 @@ issue asks to be at least 0.90 on an H100.
 
     python3 scripts/bench_warps.py [--platform NAME] [--n FLOATS] [--runs N]
                                    [--ocl-version 1.2|2.0|3.0] [--local N]
+                                   [--kernel K1,K2...] [--threads-per-cu T1,T2...]
+
+Each sum kernel (default warp_sum4, one float4 load per step, and
+warp_sum4_x4, four independent ones) runs with each launch size (default
+2048 threads per compute unit), each printed with its ratio.
 
 --platform (default $CRISP_PLATFORM, else "Portable Computing Language")
 picks the OpenCL platform by a substring of its name, e.g. NVIDIA.  Needs
@@ -30,11 +35,11 @@ REPO = os.path.dirname(HERE)
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--platform", default=os.environ.get("CRISP_PLATFORM") or "Portable Computing Language")
-    ap.add_argument("--n", type=int, default=0, help="floats to sum (default: 2^26 on a GPU, 2^22 otherwise)")
+    ap.add_argument("--n", type=int, default=0, help="floats to sum (default: 2^28 on a GPU, 2^22 otherwise)")
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_KERNEL_RUNS", "20")))
     ap.add_argument("--ocl-version", default="1.2")
     ap.add_argument("--local", type=int, default=256, help="local size of both kernels")
-    ap.add_argument("--kernel", default="warp_sum4",
+    ap.add_argument("--kernel", default="warp_sum4,warp_sum4_x4",
                     help="sum kernels of bench/warp_sum.crisp, comma-separated (warp_sum4: one float4 per step; "
                          "warp_sum4_x2, warp_sum4_x4: two or four independent loads per step)")
     ap.add_argument("--threads-per-cu", default="2048",
@@ -49,7 +54,7 @@ def main():
     ctx, _ = crisptest._context()
     dev = ctx.devices[0]
     gpu = bool(dev.type & cl.device_type.GPU)
-    n = opt.n or (1 << 26 if gpu else 1 << 22)
+    n = opt.n or (1 << 28 if gpu else 1 << 22)
     n -= n % (4 * opt.local)
     out = os.path.join(REPO, "tests", "out", "bench", "warps")
     os.makedirs(out, exist_ok=True)
