@@ -817,7 +817,7 @@ static void emit_radix_decls(Hc *h, const AbiSort *s) {
     pr_blank(p);
     pr_line(p, "/* gen-radix-sort-vector: sort %s keys in ascending order%s (a stable LSD radix", s->elem,
             s->pairs ? ", VALUES moving with them" : "");
-    pr_line(p, " * sort, %d passes of 8 bits, each the kernels %s,", s->passes, s->k[0]->name);
+    pr_line(p, " * sort, %d passes of %d bits, each the kernels %s,", s->passes, s->digit_bits, s->k[0]->name);
     pr_line(p, " * %s and %s).  %s_enqueue sorts the first N", s->k[1]->name, s->k[2]->name, s->name);
     pr_line(p, " * elements of KEYS (device memory) in place, with two more buffers it releases");
     pr_line(p, " * (OpenCL frees them when the kernels are done); EVENT (when not NULL) is the");
@@ -838,8 +838,9 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "CrispContext *cx = p->cx;");
-    pr_line(p, "/* a thread per chunk of about 1024 elements; its column of 256 digit counts */");
-    pr_line(p, "size_t chunks = (size_t)((n + 1023) / 1024);");
+    pr_line(p, "/* a workgroup of %d threads per tile of %d keys; the tiles' %d digit counts */", s->wg, s->wg * s->kpt,
+            1 << s->digit_bits);
+    pr_line(p, "size_t tiles = (size_t)((n + %d) / %d);", s->wg * s->kpt - 1, s->wg * s->kpt);
     pr_line(p, "CrispMem mem[4]; /* the second keys%s, the counts, the scan's scratch pool */", s->pairs ? " and values" : "");
     pr_line(p, "CrispLaunch launch, scan_launch;");
     pr_line(p, "%s_args ca;", kc);
@@ -854,7 +855,6 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_blank(p);
     pr_line(p, "if (event) *event = NULL;");
     pr_line(p, "if (n < 2) return CL_SUCCESS;");
-    pr_line(p, "if (chunks > 65536) chunks = 65536;");
     pr_line(p, "for (i = 0; i < 4; i++) memset(&mem[i], 0, sizeof mem[i]);");
     pr_line(p, "memset(&ca, 0, sizeof ca);");
     pr_line(p, "memset(&sa, 0, sizeof sa);");
@@ -863,13 +863,13 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     if (s->pairs)
         c_line(h, "if (err == CL_SUCCESS) err = crisp_mem_create(cx, &mem[1], CL_MEM_READ_WRITE, (size_t)n * %d, NULL, 0, 0, \"%s: values\");",
                stride_of(v), s->name);
-    c_line(h, "if (err == CL_SUCCESS) err = crisp_mem_create(cx, &mem[2], CL_MEM_READ_WRITE, 256 * chunks * sizeof(cl_uint), NULL, 0, 0, \"%s: counts\");",
-           s->name);
+    c_line(h, "if (err == CL_SUCCESS) err = crisp_mem_create(cx, &mem[2], CL_MEM_READ_WRITE, %d * tiles * sizeof(cl_uint), NULL, 0, 0, \"%s: counts\");",
+           1 << s->digit_bits, s->name);
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     pr_line(p, "b = mem[0].mem;");
     if (s->pairs) pr_line(p, "vb = mem[1].mem;");
     pr_line(p, "sa.counts = mem[2].mem;");
-    pr_line(p, "sa.counts_len = 256 * (cl_ulong)chunks;");
+    pr_line(p, "sa.counts_len = %d * (cl_ulong)tiles;", 1 << s->digit_bits);
     pr_line(p, "%s_launch_size(&sa, &scan_launch);", ks);
     pr_line(p, "if (scan_launch.global[0] > 65536) scan_launch.global[0] = 65536; /* the scan takes tiles by ticket */");
     pr_line(p, "crisp_launch_round_up(&scan_launch);");
@@ -879,8 +879,9 @@ static void emit_radix(Hc *h, const AbiSort *s) {
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     pr_line(p, "sa.scratch_pool = mem[3].mem;");
     pr_line(p, "crisp_launch_init(&launch, 1);");
-    pr_line(p, "launch.global[0] = chunks;");
-    pr_line(p, "for (shift = 0; shift < %d; shift += 8) {", 8 * s->passes);
+    pr_line(p, "launch.global[0] = tiles * %d;", s->wg);
+    pr_line(p, "launch.local[0] = %d;", s->wg);
+    pr_line(p, "for (shift = 0; shift < %d; shift += %d) {", s->digit_bits * s->passes, s->digit_bits);
     pr_indent(p);
     pr_line(p, "ca.keys = a;");
     pr_line(p, "ca.keys_len = n;");

@@ -1295,7 +1295,7 @@ static void emit_radix_method(Printer *p, const Abi *abi, const AbiSort *s, cons
             s->pairs ? "," : ":");
     if (s->pairs) pr_line(p, "moving VALUES (as long as KEYS) with their keys: a stable LSD radix sort");
     else pr_line(p, "a stable LSD radix sort");
-    pr_line(p, "of %d passes of 8 bits (gen-radix-sort-vector, lib/sort.crisp), each the kernels", s->passes);
+    pr_line(p, "of %d passes of %d bits (gen-radix-sort-vector, lib/sort.crisp), each the kernels", s->passes, s->digit_bits);
     pr_line(p, "%s, %s and %s.", kc->method, ks->method, kx->method);
     pr_line(p, "Device arrays are sorted on the device and the call returns the last event (None");
     pr_line(p, "for fewer than 2 elements); numpy arrays are copied in and back (the call waits).");
@@ -1317,20 +1317,21 @@ static void emit_radix_method(Printer *p, const Abi *abi, const AbiSort *s, cons
         pr_line(p, "va = crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(values, %s)) if vhost else values", vdt);
         pr_line(p, "vb = crisp_runtime.cl_array.empty(q, n, va.dtype)");
     }
-    pr_line(p, "# a thread per chunk of about 1024 elements; its column of 256 digit counts");
-    pr_line(p, "chunks = min(max(1, -(-n // 1024)), 65536)");
-    pr_line(p, "counts = crisp_runtime.cl_array.empty(q, 256 * chunks, np.uint32)");
+    pr_line(p, "# a workgroup of %d threads per tile of %d keys; the tiles' %d digit counts", s->wg, s->wg * s->kpt,
+            1 << s->digit_bits);
+    pr_line(p, "tiles = -(-n // %d)", s->wg * s->kpt);
+    pr_line(p, "counts = crisp_runtime.cl_array.empty(q, %d * tiles, np.uint32)", 1 << s->digit_bits);
     pr_line(p, "ev = None");
     pr_line(p, "wait = list(wait_for) if wait_for else None");
-    pr_line(p, "for shift in range(0, %d, 8):", 8 * s->passes);
+    pr_line(p, "for shift in range(0, %d, %d):", s->digit_bits * s->passes, s->digit_bits);
     pr_indent(p);
-    pr_line(p, "ev = self.%s(a, counts, shift, queue=q, wait_for=wait, global_size=chunks)", kc->method);
-    pr_line(p, "ev = self.%s(counts, queue=q, wait_for=[ev], global_size=min(256 * chunks, 65536))", ks->method);
+    pr_line(p, "ev = self.%s(a, counts, shift, queue=q, wait_for=wait, global_size=tiles * %d)", kc->method, s->wg);
+    pr_line(p, "ev = self.%s(counts, queue=q, wait_for=[ev], global_size=min(%d * tiles, 65536))", ks->method, 1 << s->digit_bits);
     if (s->pairs) {
-        pr_line(p, "ev = self.%s(a, b, counts, shift, va, vb, queue=q, wait_for=[ev], global_size=chunks)", kx->method);
+        pr_line(p, "ev = self.%s(a, b, counts, shift, va, vb, queue=q, wait_for=[ev], global_size=tiles * %d)", kx->method, s->wg);
         pr_line(p, "va, vb = vb, va");
     } else
-        pr_line(p, "ev = self.%s(a, b, counts, shift, queue=q, wait_for=[ev], global_size=chunks)", kx->method);
+        pr_line(p, "ev = self.%s(a, b, counts, shift, queue=q, wait_for=[ev], global_size=tiles * %d)", kx->method, s->wg);
     pr_line(p, "a, b = b, a");
     pr_line(p, "wait = [ev]");
     pr_dedent(p);

@@ -204,6 +204,8 @@ Abi *abi_build(Arena *a, const Program *p) {
         s->in_place = hs->in_place;
         s->passes = hs->passes;
         s->pairs = hs->pairs;
+        s->digit_bits = hs->digit_bits;
+        s->kpt = hs->kpt;
         int found = 0;
         for (int j = 0; j < 3; j++) {
             s->k[j] = NULL;

@@ -94,9 +94,11 @@ typedef struct AbiSort {
     int kind;               /* HOST_SORT_BITONIC, HOST_SORT_RADIX */
     const char *name;
     const AbiKernel *k[3];
-    int wg;                 /* bitonic: local size of k[0] and k[2] */
+    int wg;                 /* local size of k[0] and k[2] */
     int in_place;           /* sorts its argument (else returns a sorted copy) */
-    int passes;             /* radix: passes of 8 bits */
+    int passes;             /* radix: passes of digit_bits bits */
+    int digit_bits;         /* radix: bits a pass */
+    int kpt;                /* radix: keys per thread: a tile is wg x kpt keys */
     int pairs;              /* radix: values move with the keys */
     const char *elem;       /* the element's (key's) OpenCL C type */
 } AbiSort;

@@ -287,7 +287,9 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
                 json_str(b, s->k[j]->name);
             }
             sb_putc(b, ']');
-            if (s->kind == HOST_SORT_RADIX) sb_printf(b, ", \"passes\": %d, \"pairs\": %s}", s->passes, s->pairs ? "true" : "false");
+            if (s->kind == HOST_SORT_RADIX)
+                sb_printf(b, ", \"passes\": %d, \"pairs\": %s, \"digit_bits\": %d, \"local_size\": %d, \"keys_per_thread\": %d}",
+                          s->passes, s->pairs ? "true" : "false", s->digit_bits, s->wg, s->kpt);
             else sb_printf(b, ", \"local_size\": %d, \"in_place\": %s}", s->wg, s->in_place ? "true" : "false");
         }
         sb_puts(b, "\n  ]");

@@ -214,10 +214,12 @@ typedef struct DebugSite {
  *   gen-bitonic-sort-vector"): CHUNKS sorts 2 x WG elements per workgroup,
  *   MERGE (data j k) is one global merge step, MERGE-LOCAL (data j k) the
  *   steps k .. 1 in local memory;
- *   (%host-radix-sort NAME COUNT SCAN SCATTER PASSES PAIRS), written by
- *   gen-radix-sort-vector (spec "Radix Sort on the GPU"): per pass of 8
- *   bits, COUNT (keys counts shift), SCAN (counts), SCATTER (keys out
- *   counts shift [values values-out]); PAIRS: values move with the keys. */
+ *   (%host-radix-sort NAME COUNT SCAN SCATTER PASSES PAIRS BITS WG KPT),
+ *   written by gen-radix-sort-vector (spec "Radix Sort on the GPU"): per
+ *   pass of BITS bits, COUNT (keys counts shift), SCAN (counts), SCATTER
+ *   (keys out counts shift [values values-out]), COUNT and SCATTER on a
+ *   workgroup of WG threads per tile of WG x KPT keys; PAIRS: values move
+ *   with the keys. */
 enum { HOST_SORT_BITONIC, HOST_SORT_RADIX };
 typedef struct HostSort {
     int kind;                   /* HOST_SORT_... */
@@ -225,8 +227,10 @@ typedef struct HostSort {
     const char *kernel[3];      /* the three kernels, in the order above */
     int wg;                     /* bitonic: the local size of CHUNKS and MERGE-LOCAL */
     int in_place;               /* bitonic: 1 sorts its argument, 0 returns a sorted copy */
-    int passes;                 /* radix: 4 (32-bit keys) or 8 (64-bit) */
+    int passes;                 /* radix: key bits / digit bits (32 or 64 bits) */
     int pairs;                  /* radix: key-value pairs */
+    int digit_bits;             /* radix: bits a pass (1, 2, 4, 8) */
+    int kpt;                    /* radix: keys per thread (a tile is wg x kpt keys) */
     int line;
 } HostSort;
 /* Orchestrations (spec "Hoisting and def-orchestration", "Continuation

@@ -308,11 +308,12 @@ static void collect(Checker *ck, Node *f) {
     } else if (!strcmp(h, "%host-bitonic-sort") || !strcmp(h, "%host-radix-sort")) {
         /* written by gen-bitonic-sort-vector and gen-radix-sort-vector (lib/sort.crisp) */
         int radix = !strcmp(h, "%host-radix-sort");
-        int ok = f->nkids == 7 && f->kids[5]->kind == N_INT && f->kids[5]->ival > 0 && f->kids[5]->ival <= 65536 &&
-                 f->kids[6]->kind == N_INT;
+        int ok = f->nkids == (radix ? 10 : 7) && f->kids[5]->kind == N_INT && f->kids[5]->ival > 0 &&
+                 f->kids[5]->ival <= 65536 && f->kids[6]->kind == N_INT;
+        for (int i = 7; ok && i < f->nkids; i++) ok = f->kids[i]->kind == N_INT && f->kids[i]->ival > 0 && f->kids[i]->ival <= 1024;
         for (int i = 1; ok && i < 5; i++) ok = f->kids[i]->kind == N_STRING && f->kids[i]->slen > 0;
         if (!ok) {
-            diag_error_at(ck->d, f, "E0130", "expected (%s \"name\" \"kernel\" \"kernel\" \"kernel\" N N)", h);
+            diag_error_at(ck->d, f, "E0130", "expected (%s \"name\" \"kernel\" \"kernel\" \"kernel\" N N%s)", h, radix ? " N N N" : "");
             return;
         }
         HostSort *hs = arena_alloc(ck->a, sizeof *hs);
@@ -323,6 +324,9 @@ static void collect(Checker *ck, Node *f) {
         if (radix) {
             hs->passes = (int)f->kids[5]->ival;
             hs->pairs = f->kids[6]->ival != 0;
+            hs->digit_bits = (int)f->kids[7]->ival;
+            hs->wg = (int)f->kids[8]->ival;
+            hs->kpt = (int)f->kids[9]->ival;
             hs->in_place = 1;
         } else {
             hs->wg = (int)f->kids[5]->ival;

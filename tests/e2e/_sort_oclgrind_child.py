@@ -45,16 +45,17 @@ prog.run("soa_sort", bx, by, x2, y2)
 assert np.array_equal(by, np.sort(y)) and np.array_equal(x2, np.sort(x)), "soa_sort"
 print("ran soa_sort", flush=True)
 
-# radix: count, scan, scatter; 16-bit keys in 2 passes (oclgrind reports
-# every 4-at-a-time store of the scan falsely: few of them, under its
-# limit of 1000 reports)
-keys = rng.integers(0, 1 << 16, 500, dtype=np.uint32)
+# radix: count, scan, scatter; 16-bit keys in 4 passes of 4 bits, tiles of
+# 32 x 16 keys (oclgrind reports every 4-at-a-time store of the scan
+# falsely: few of them, under its limit of 1000 reports)
+keys = rng.integers(0, 1 << 16, 1100, dtype=np.uint32)
 src, dst = keys.copy(), np.zeros_like(keys)
-counts = np.zeros(256 * 3, np.uint32)
-for p in range(2):
-    prog.run("rx_count_uint", src, counts, 8 * p, global_size=3)
+tiles = -(-len(keys) // (32 * 16))
+counts = np.zeros(16 * tiles, np.uint32)
+for p in range(4):
+    prog.run("rx_count_uint", src, counts, 4 * p, global_size=32 * tiles, local_size=32)
     prog.run("rx_scan", counts, global_size=64, local_size=32)
-    prog.run("rx_scatter_uint", src, dst, counts, 8 * p, global_size=3)
+    prog.run("rx_scatter_uint", src, dst, counts, 4 * p, global_size=32 * tiles, local_size=32)
     src, dst = dst, src
 assert np.array_equal(src, np.sort(keys)), "radix"
 print("ran rx_count_uint rx_scan rx_scatter_uint", flush=True)

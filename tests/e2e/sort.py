@@ -212,29 +212,32 @@ for n in (5, 4096, 20_001):
 
 # ---- radix sort: the spec's loop of count, scan and scatter passes
 
-def radix_sort(keys, chunks, count, scatter, passes, values=None):
+def radix_sort(keys, wg, count, scatter, passes, values=None, bits=4, kpt=16):
+    """the host loop: PASSES passes of BITS bits, a workgroup of WG threads
+    per tile of WG x KPT keys (and one workgroup too many: it does nothing)"""
     n = len(keys)
     a, b = keys.copy(), np.zeros_like(keys)
     va, vb = (values.copy(), np.zeros_like(values)) if values is not None else (None, None)
-    counts = np.zeros(256 * chunks, np.uint32)
+    tiles = -(-n // (wg * kpt))
+    counts = np.zeros((1 << bits) * max(tiles, 1), np.uint32)
     for p in range(passes):
-        prog.run(count, a, counts, 8 * p, global_size=chunks)
+        prog.run(count, a, counts, bits * p, global_size=(tiles + 1) * wg, local_size=wg)
         prog.run("rx_scan", counts)
         if values is None:
-            prog.run(scatter, a, b, counts, 8 * p, global_size=chunks)
+            prog.run(scatter, a, b, counts, bits * p, global_size=(tiles + 1) * wg, local_size=wg)
         else:
-            prog.run(scatter, a, b, counts, 8 * p, va, vb, global_size=chunks)
+            prog.run(scatter, a, b, counts, bits * p, va, vb, global_size=(tiles + 1) * wg, local_size=wg)
             va, vb = vb, va
         a, b = b, a
     return a, va
 
 
-for n, chunks in ((0, 1), (1, 1), (2, 3), (1024, 16), (1025, 64), (100_003, 97)):
+for n, wg in ((0, 16), (1, 16), (2, 32), (1024, 64), (1025, 64), (4096, 256), (100_003, 97)):
     @case("radix_uint_%d" % n)
-    def _(n=n, chunks=chunks):
+    def _(n=n, wg=wg):
         k = rng.integers(0, 1 << 32, n, dtype=np.uint32)
         k[::4] = 12345
-        got, _ = radix_sort(k, chunks, "rx_count_uint", "rx_scatter_uint", 4)
+        got, _ = radix_sort(k, wg, "rx_count_uint", "rx_scatter_uint", 8)
         assert_equal(got, np.sort(k))
 
 
@@ -255,7 +258,7 @@ def radix_keys(a):
 def radix_int_negatives_sorted_reversed():
     for k in (rng.integers(-(1 << 31), 1 << 31, 5000, dtype=np.int32),
               np.arange(-2000, 2000, dtype=np.int32), np.arange(2000, -2000, -1, dtype=np.int32)):
-        got, _ = radix_sort(k, 32, "rx_count_int", "rx_scatter_int", 4)
+        got, _ = radix_sort(k, 32, "rx_count_int", "rx_scatter_int", 8)
         assert_equal(got, np.sort(k))
 
 
@@ -265,7 +268,7 @@ def radix_float_pairs_stable():
     k = np.round(rng.standard_normal(n) * 10).astype(np.float32)     # many equal keys
     k[:6] = [-0.0, 0.0, np.inf, -np.inf, -0.0, 0.0]
     v = np.arange(n, dtype=np.int32)
-    got, gv = radix_sort(k, 61, "rx_count_float", "rx_scatter_float_int", 4, values=v)
+    got, gv = radix_sort(k, 61, "rx_count_float", "rx_scatter_float_int", 8, values=v)
     order = np.argsort(radix_keys(k), kind="stable")
     assert_equal(gv, v[order])                       # stable: equal keys keep their order
     assert_equal(got, k[order])
@@ -277,7 +280,7 @@ def radix_long_pairs_stable():
     n = 50_000
     k = rng.integers(-50, 50, n, dtype=np.int64) * (1 << 40) + rng.integers(0, 3, n)
     v = rng.integers(0, 1 << 64, n, dtype=np.uint64)
-    got, gv = radix_sort(k, 128, "rx_count_long", "rx_scatter_long_ulong", 8, values=v)
+    got, gv = radix_sort(k, 64, "rx_count_long", "rx_scatter_long_ulong", 16, values=v)
     order = np.argsort(k, kind="stable")
     assert_equal(got, k[order])
     assert_equal(gv, v[order])
@@ -287,11 +290,11 @@ def radix_long_pairs_stable():
 def radix_double_and_ulong():
     d = rng.standard_normal(7777) * 1e300
     d[::9] = -d[::9]
-    got, _ = radix_sort(d, 50, "rx_count_double", "rx_scatter_double", 8)
+    got, _ = radix_sort(d, 50, "rx_count_double", "rx_scatter_double", 8, bits=8, kpt=3)
     assert_equal(got, np.sort(d))
     u = rng.integers(0, 1 << 64, 7777, dtype=np.uint64)
     u[::2] = np.sort(u[::2])                         # partly sorted
-    got, _ = radix_sort(u, 7, "rx_count_ulong", "rx_scatter_ulong", 8)
+    got, _ = radix_sort(u, 7, "rx_count_ulong", "rx_scatter_ulong", 16)
     assert_equal(got, np.sort(u))
 
 
@@ -300,7 +303,7 @@ def radix_short_keys_uchar_values():
     k = rng.integers(-(1 << 15), 1 << 15, 3001, dtype=np.int16)
     k[::2] = -7
     v = (np.arange(3001) % 251).astype(np.uint8)
-    got, gv = radix_sort(k, 5, "rx_count_short", "rx_scatter_short_uchar", 4, values=v)
+    got, gv = radix_sort(k, 5, "rx_count_short", "rx_scatter_short_uchar", 16, values=v, bits=2, kpt=5)
     order = np.argsort(k, kind="stable")
     assert_equal(got, k[order])
     assert_equal(gv, v[order])
@@ -309,7 +312,7 @@ def radix_short_keys_uchar_values():
 @case
 def radix_million_and_seven():
     k = rng.integers(0, 1 << 32, 10 ** 6 + 7, dtype=np.uint32)
-    got, _ = radix_sort(k, 1024, "rx_count_uint", "rx_scatter_uint", 4)
+    got, _ = radix_sort(k, 128, "rx_count_uint", "rx_scatter_uint", 8)
     assert_equal(got, np.sort(k))
 
 

@@ -245,7 +245,8 @@ def metadata_lists_the_sorts():
           and b["kernels"] == ["bitonic_sort_vector_int_chunks", "bitonic_sort_vector_int_merge",
                                "bitonic_sort_vector_int_merge_local"], b)
     r = s["radix_sort_vector_long_ulong"]
-    check("radix entry", r["kind"] == "radix" and r["passes"] == 8 and r["pairs"] is True and r["element"] == "long", r)
+    check("radix entry", r["kind"] == "radix" and r["passes"] == 16 and r["pairs"] is True and r["element"] == "long"
+          and r["digit_bits"] == 4 and r["local_size"] == 128 and r["keys_per_thread"] == 8, r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
     # the orchestrations gen-bitonic-sort-vector makes: one per bitonic host function
