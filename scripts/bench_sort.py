@@ -23,6 +23,13 @@ Options / environment:
   BENCH_SORT_N      keys (a power of two for the bitonic sorts; default 2^20
                     on a CPU, 2^26 on a GPU)
   BENCH_SORT_RUNS   timed runs (default 5)
+  BENCH_SORT_RADIX_VARIANTS
+                    more radix sorts to time next to the default one, each
+                    BITS:LOCAL:KEYS (gen-radix-sort-vector's :digit-bits,
+                    :local-size, :keys-per-thread), separated by spaces or
+                    commas, e.g. "4:256:8 8:32:32"; a variant that fails to
+                    build or run is reported and skipped
+  BENCH_SORT_ONLY   radix or bitonic: time only those
 No clang is needed: crisp writes the .cl and the OpenCL driver builds it.
 """
 import argparse
@@ -59,19 +66,28 @@ gpu = bool(dev.type & cl.device_type.GPU)
 N = int(os.environ.get("BENCH_SORT_N", str(1 << 26 if gpu else 1 << 20)))
 RUNS = int(os.environ.get("BENCH_SORT_RUNS", "5"))
 
-# crisp: the hoist of SRC, loaded on this context and queue
-os.makedirs(OUT, exist_ok=True)
-with open(os.path.join(OUT, "bench_sort.crisp"), "w") as f:
-    f.write(SRC)
+ONLY = os.environ.get("BENCH_SORT_ONLY", "")
+VARIANTS = os.environ.get("BENCH_SORT_RADIX_VARIANTS", "").replace(",", " ").split()
 crisp = os.environ.get("CRISP", os.path.join(REPO, "crisp"))
-r = subprocess.run([crisp, "--hoist=PyOpenCL", "--output-dir=" + OUT, os.path.join(OUT, "bench_sort.crisp")],
-                   capture_output=True, text=True)
-if r.returncode:
-    sys.exit("bench_sort: crisp failed:\n" + r.stderr + r.stdout)
-spec = importlib.util.spec_from_file_location("bench_sort_hoist", os.path.join(OUT, "bench_sort_hoist_PyOpenCL.py"))
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-k = mod.load(ctx, queue)
+
+
+def hoist(name, src):
+    """crisp's PyOpenCL hoist of SRC (in OUT/NAME), loaded on this context and queue"""
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "bench_sort.crisp"), "w") as f:
+        f.write(src)
+    r = subprocess.run([crisp, "--hoist=PyOpenCL", "--output-dir=" + d, os.path.join(d, "bench_sort.crisp")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("crisp failed:\n" + r.stderr + r.stdout)
+    spec = importlib.util.spec_from_file_location("bench_sort_hoist_" + name, os.path.join(d, "bench_sort_hoist_PyOpenCL.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.load(ctx, queue)
+
+
+k = hoist("default", SRC)
 
 keys = np.random.default_rng(3).integers(0, 1 << 32, N, dtype=np.uint32)
 want = np.sort(keys)
@@ -117,12 +133,25 @@ from pyopencl.bitonic_sort import BitonicSort  # noqa: E402
 pyrs = RadixSort(ctx, "uint *keys", key_expr="keys[i]", sort_arg_names=["keys"], key_dtype=np.uint32)
 pybs = BitonicSort(ctx)
 
-print("-- radix")
-t_cr = timed("crisp gen-radix-sort-vector", crisp_radix, lambda o, d: o)
-t_pr = timed("pyopencl.algorithm.RadixSort", lambda d: pyrs(d, key_bits=32, queue=queue)[0][0], lambda o, d: o)
-print("  crisp / RadixSort: %.2fx" % (t_pr / t_cr))
+t_variants = []
+if ONLY != "bitonic":
+    print("-- radix")
+    t_cr = timed("crisp gen-radix-sort-vector", crisp_radix, lambda o, d: o)
+    t_pr = timed("pyopencl.algorithm.RadixSort", lambda d: pyrs(d, key_bits=32, queue=queue)[0][0], lambda o, d: o)
+    print("  crisp / RadixSort: %.2fx" % (t_pr / t_cr))
+    for v in VARIANTS:
+        try:
+            bits, wg, kpt = (int(x) for x in v.split(":"))
+            kv = hoist("v%d_%d_%d" % (bits, wg, kpt), "(gen-radix-sort-vector uint :digit-bits %d :local-size %d :keys-per-thread %d)\n"
+                       % (bits, wg, kpt))
+            t_v = timed("crisp radix %d bits, %d x %d keys" % (bits, wg, kpt),
+                        lambda d: (kv.radix_sort_vector_uint(d), d)[1], lambda o, d: o)
+            print("  variant / RadixSort: %.2fx, / default crisp: %.2fx" % (t_pr / t_v, t_cr / t_v))
+            t_variants.append((v, t_v))
+        except Exception as e:  # a variant that does not build or run here
+            print("  variant %s: failed: %s" % (v, str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__))
 t_cu = None
-if "nvidia" in args.platform.lower():
+if "nvidia" in args.platform.lower() and ONLY != "bitonic":
     try:
         import cupy
         dk = cupy.asarray(keys)
@@ -139,13 +168,18 @@ if "nvidia" in args.platform.lower():
         t_cu = statistics.median(ts)
         print("  %-34s %9.2f ms  %8.1f Mkeys/s" % ("cupy.sort (CUB)", t_cu * 1e3, N / t_cu / 1e6))
         print("  crisp / cupy.sort: %.2f (keys/s)" % (t_cu / t_cr))
+        for v, t_v in t_variants:
+            print("  variant %s / cupy.sort: %.2f (keys/s)" % (v, t_cu / t_v))
     except ImportError as e:
         print("  cupy.sort: not measured (%s)" % e)
 
-print("-- bitonic")
-if N & (N - 1):
+if ONLY == "radix":
+    pass
+elif N & (N - 1):
+    print("-- bitonic")
     print("  not measured: BitonicSort needs a power-of-two size, BENCH_SORT_N=%d" % N)
 else:
+    print("-- bitonic")
     t_cb = timed("crisp gen-bitonic-sort-vector!", crisp_bitonic, lambda o, d: o)
     t_pb = timed("pyopencl.bitonic_sort.BitonicSort", lambda d: pybs(d, queue=queue)[0], lambda o, d: o)
     print("  crisp / BitonicSort: %.2fx" % (t_pb / t_cb))
