@@ -183,6 +183,39 @@ def py_radix_pairs_stable():
 
 
 @case
+def py_radix_orchestrations():
+    """The orchestrations gen-radix-sort-vector makes (the passes unrolled):
+    the caller gives the counts (16 per tile of 128 x 16 keys; 8 keys per
+    thread with 64-bit keys or values) and the second buffers; the result
+    ends in the keys (and values), which the call returns by name."""
+    k = kernels()
+    for n in (0, 1, 2, 15, 16, 17, 2048, 2049, 65537, 10 ** 6 + 7):
+        keys = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+        keys[::3] = 77
+        counts = np.zeros(16 * max(1, -(-n // 2048)), np.uint32)
+        want = np.sort(keys)
+        r = k.radix_sort_vector_uint_orchestration(keys, counts, np.zeros_like(keys))
+        assert_equal(keys, want, name="uint n=%d" % n)
+        if n:
+            assert_equal(r["radix_sort_vector_uint_count::keys"], want, name="returned n=%d" % n)
+        fk = np.round(rng.standard_normal(n) * 5).astype(np.float32)
+        fv = np.arange(n, dtype=np.int32)
+        order = np.argsort(radix_keys(fk), kind="stable")
+        wk, wv = fk[order], fv[order]
+        k.radix_sort_vector_float_int_orchestration(fk, counts, np.zeros_like(fk), fv, np.zeros_like(fv))
+        assert_equal(fk, wk, name="float keys n=%d" % n)
+        assert_equal(fv, wv, name="int values (stable) n=%d" % n)
+        lk = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64)
+        lv = rng.integers(0, 1 << 64, n, dtype=np.uint64)
+        lc = np.zeros(16 * max(1, -(-n // 1024)), np.uint32)
+        order = np.argsort(lk, kind="stable")
+        wk, wv = lk[order], lv[order]
+        k.radix_sort_vector_long_ulong_orchestration(lk, lc, np.zeros_like(lk), lv, np.zeros_like(lv))
+        assert_equal(lk, wk, name="long keys n=%d" % n)
+        assert_equal(lv, wv, name="ulong values n=%d" % n)
+
+
+@case
 def py_radix_device_arrays():
     k = kernels()
     a = rng.integers(0, 1 << 32, 100_003, dtype=np.uint32)
@@ -249,9 +282,19 @@ def metadata_lists_the_sorts():
           and r["digit_bits"] == 4 and r["local_size"] == 128 and r["keys_per_thread"] == 8, r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
-    # the orchestrations gen-bitonic-sort-vector makes: one per bitonic host function
+    # the orchestrations gen-bitonic-sort-vector and gen-radix-sort-vector
+    # make: one per host function
     o = {x["name"]: x for x in m["orchestrations"]}
-    check("an orchestration per bitonic sort", sorted(o) == sorted(n + "_orchestration" for n in s if n.startswith("bitonic")), sorted(o))
+    check("an orchestration per sort", sorted(o) == sorted(n + "_orchestration" for n in s), sorted(o))
+    x = o["radix_sort_vector_long_ulong_orchestration"]
+    check("radix: 16 passes of count, scan, scatter", [st["kernel"] for st in x["steps"]] == 16 * r["kernels"], x["steps"])
+    check("radix: the shifts", [st["args"][2].get("value") for st in x["steps"][::3]] == [str(4 * p) for p in range(16)], x["steps"])
+    check("radix: keys, counts, out, values, values-out", [bf["name"] for bf in x["buffers"]] == [
+        "radix_sort_vector_long_ulong_count_keys", "radix_sort_vector_long_ulong_count_counts",
+        "radix_sort_vector_long_ulong_scatter_out", "radix_sort_vector_long_ulong_scatter_vals",
+        "radix_sort_vector_long_ulong_scatter_vals_out"], x["buffers"])
+    check("radix: ping-pong", [st["args"][0]["buffer"] for st in x["steps"][::3]] == [0, 2] * 8
+          and [st["args"][5]["buffer"] for st in x["steps"][2::3]] == [4, 3] * 8, x["steps"])
     b = o["bitonic_sort_vector_int_orchestration"]
     check("its steps", [st["kernel"] for st in b["steps"]] == b_kernels(), b["steps"])
     check("one buffer: the vector", len(b["buffers"]) == 1 and b["buffers"][0]["name"] == "bitonic_sort_vector_int_chunks_data"

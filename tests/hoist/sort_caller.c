@@ -152,6 +152,34 @@ int main(int argc, char **argv) {
                 for (i = 0; i < n; i++)
                     if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
                 expect(i == n, "radix pairs sorted, stable", n);
+                /* the orchestrations gen-radix-sort-vector makes (the same
+                   passes, unrolled): the counts (16 per tile of 128 x 16
+                   keys) and a second buffer are the caller's; the result
+                   ends in the keys (and values) */
+                {
+                    size_t tiles = (n + 2047) / 2048, nc = 16 * (tiles ? tiles : 1);
+                    cl_uint *counts = (cl_uint *)calloc(nc, sizeof *counts);
+                    cl_int *o = (cl_int *)malloc((n + 1) * sizeof *o), *ov = (cl_int *)malloc((n + 1) * sizeof *ov);
+                    float *ok = (float *)malloc((n + 1) * sizeof *ok);
+                    for (i = 0; i < n; i++) {
+                        r[i] = (cl_int)(next_random() % 200001) - 100000;
+                        rk[i] = (float)(r[i] % 50);
+                        b[i] = (cl_int)i;
+                    }
+                    memcpy(aw, r, n * sizeof *r);
+                    qsort(aw, n, sizeof *aw, cmp_int);
+                    for (i = 0; i < n; i++) pw[i].key = rk[i], pw[i].value = (cl_int)i;
+                    qsort(pw, n, sizeof *pw, cmp_pair);
+                    expect(sort_vector_radix_sort_vector_int_orchestration_run(&prog, r, n, counts, nc, o, n) == CL_SUCCESS,
+                           "radix int orchestration", n);
+                    expect(!memcmp(r, aw, n * sizeof *r), "radix int orchestration sorted", n);
+                    expect(sort_vector_radix_sort_vector_float_int_orchestration_run(&prog, rk, n, counts, nc, ok, n, b, n, ov, n) ==
+                               CL_SUCCESS, "radix pairs orchestration", n);
+                    for (i = 0; i < n; i++)
+                        if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
+                    expect(i == n, "radix pairs orchestration sorted, stable", n);
+                    free(counts), free(o), free(ov), free(ok);
+                }
                 free(r), free(rk), free(pw);
             }
             if (failures) fprintf(stderr, "%s\n", crisp_error_message(&cx));
