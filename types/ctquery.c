@@ -468,6 +468,22 @@ static Node *struct_fields(Checker *ck, Node *x) {
     return syn_list(ck->a, x->loc, k, t->sd->nfields);
 }
 
+/* (%struct-field-types S): the types of the fields of struct S, in
+ * order, as type syntax (lib/sort.crisp writes one vector parameter per
+ * field of a struct for the soa sorts); NULL when S is no struct. */
+static Node *struct_field_types(Checker *ck, Node *x) {
+    if (x->kind != N_SYMBOL || x->ann || !names_type(ck, x)) return NULL;
+    Type *t = type_of_syntax(ck, x);
+    if (!t || t->kind != TY_STRUCT || !struct_resolve(ck, t->sd)) return NULL;
+    Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(t->sd->nfields + 1));
+    if (!k) return NULL;
+    for (int i = 0; i < t->sd->nfields; i++) {
+        k[i] = ctq_type_syntax(ck, t->sd->fields[i].ty, x->loc);
+        if (!k[i]) return NULL;
+    }
+    return syn_list(ck->a, x->loc, k, t->sd->nfields);
+}
+
 /* The signature syntax #(P... => R) of function `f`'s only (or first)
  * overload with a complete signature; NULL after reporting E0216. */
 static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node *at) {
@@ -637,6 +653,10 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
     } else if (!strcmp(name, "%struct-fields")) {
         NEED(1);
         *out = struct_fields(ck, a[0]);
+        return *out ? 1 : 0;
+    } else if (!strcmp(name, "%struct-field-types")) {
+        NEED(1);
+        *out = struct_field_types(ck, a[0]);
         return *out ? 1 : 0;
     } else if (is_run_time_function(ck, name)) {
         /* a run-time function called at compile time, as in a macro's

@@ -210,6 +210,50 @@ for n in (5, 4096, 20_001):
         assert_equal(b, want)
 
 
+# ---- soa premade kernels: one vector per field of struct particle
+# (mass float, id int, charge double), sorted by one field, every field moved
+
+def particles(n):
+    mass = rng.permutation(n).astype(np.float32) * 0.5      # distinct keys: one answer
+    ids = rng.permutation(n).astype(np.int32) - n // 2
+    charge = rng.standard_normal(n)
+    return mass, ids, charge
+
+
+@case
+def premade_soa_workgroup_out_of_place():
+    n = 64 * 7 + 13
+    mass, ids, charge = particles(n)
+    om, oi, oc = np.zeros_like(mass), np.zeros_like(ids), np.zeros_like(charge)
+    prog.run("premade_soa_wg", mass, ids, charge, om, oi, oc, global_size=groups(n, 64), local_size=64)
+    order = np.concatenate([s + np.argsort(ids[s:s + 64], kind="stable") for s in range(0, n, 64)])
+    assert_equal(oi, ids[order])
+    assert_equal(om, mass[order])
+    assert_equal(oc, charge[order])
+
+
+for n in (0, 1, 3, 256, 257, 20_001):
+    @case("premade_soa_whole_vector_%d" % n)
+    def _(n=n):
+        """the in-place workgroup sort by mass, then the spec's host loop of
+        soa merge passes: the whole soa data sorted by mass"""
+        mass, ids, charge = particles(n)
+        order = np.argsort(mass, kind="stable")
+        want = mass[order], ids[order], charge[order]
+        if n:
+            prog.run("premade_soa_wg_in_place", mass, ids, charge, global_size=groups(n, 32), local_size=32)
+        j = 64
+        while j // 2 < n:
+            k = j // 2
+            while k > 0:
+                prog.run("premade_soa_merge", mass, ids, charge, j, k, global_size=512)
+                k //= 2
+            j *= 2
+        assert_equal(mass, want[0])
+        assert_equal(ids, want[1])
+        assert_equal(charge, want[2])
+
+
 # ---- radix sort: the spec's loop of count, scan and scatter passes
 
 def radix_sort(keys, wg, count, scatter, passes, values=None, bits=4, kpt=16):
