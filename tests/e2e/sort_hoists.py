@@ -216,6 +216,34 @@ def py_radix_orchestrations():
 
 
 @case
+def py_soa_orchestrations():
+    """gen-bitonic-sort-soa-vector(!): soa data as one array per field of
+    struct particle (mass float, id int, charge double), sorted by a field
+    (distinct keys: one answer), every field moved."""
+    k = kernels()
+    for n in (0, 1, 2, 63, 64, 65, 1000, 65537):
+        mass = rng.permutation(n).astype(np.float32) * 0.25
+        ids = rng.permutation(n).astype(np.int32) - n // 3
+        charge = rng.standard_normal(n)
+        order = np.argsort(mass, kind="stable")
+        wm, wi, wc = mass[order], ids[order], charge[order]
+        k.bitonic_sort_soa_vector_in_place_particle_mass_orchestration(mass, ids, charge)
+        assert_equal(mass, wm, name="in place: mass n=%d" % n)
+        assert_equal(ids, wi, name="in place: id n=%d" % n)
+        assert_equal(charge, wc, name="in place: charge n=%d" % n)
+        order = np.argsort(ids, kind="stable")
+        before = (mass.copy(), ids.copy(), charge.copy())
+        om, oi, oc = np.zeros_like(mass), np.zeros_like(ids), np.zeros_like(charge)
+        r = k.bitonic_sort_soa_vector_particle_id_orchestration(mass, ids, charge, om, oi, oc)
+        assert_equal(oi, ids[order], name="copy: id n=%d" % n)
+        assert_equal(om, mass[order], name="copy: mass n=%d" % n)
+        assert_equal(oc, charge[order], name="copy: charge n=%d" % n)
+        check("copy: the input is left n=%d" % n, all(np.array_equal(x, y) for x, y in zip(before, (mass, ids, charge))))
+        if n:
+            assert_equal(r["bitonic_sort_soa_vector_particle_id_chunks::id"], ids[order], name="returned n=%d" % n)
+
+
+@case
 def py_radix_device_arrays():
     k = kernels()
     a = rng.integers(0, 1 << 32, 100_003, dtype=np.uint32)
@@ -285,7 +313,8 @@ def metadata_lists_the_sorts():
     # the orchestrations gen-bitonic-sort-vector and gen-radix-sort-vector
     # make: one per host function
     o = {x["name"]: x for x in m["orchestrations"]}
-    check("an orchestration per sort", sorted(o) == sorted(n + "_orchestration" for n in s), sorted(o))
+    soa = ["bitonic_sort_soa_vector_in_place_particle_mass_orchestration", "bitonic_sort_soa_vector_particle_id_orchestration"]
+    check("an orchestration per sort, and the soa sorts'", sorted(o) == sorted([n + "_orchestration" for n in s] + soa), sorted(o))
     x = o["radix_sort_vector_long_ulong_orchestration"]
     check("radix: 16 passes of count, scan, scatter", [st["kernel"] for st in x["steps"]] == 16 * r["kernels"], x["steps"])
     check("radix: the shifts", [st["args"][2].get("value") for st in x["steps"][::3]] == [str(4 * p) for p in range(16)], x["steps"])

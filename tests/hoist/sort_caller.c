@@ -182,6 +182,36 @@ int main(int argc, char **argv) {
                 }
                 free(r), free(rk), free(pw);
             }
+            /* soa data, one array per field of struct particle: the
+               orchestrations of gen-bitonic-sort-soa-vector(!), by mass
+               in place, by id into second arrays (distinct keys) */
+            {
+                float *m = (float *)malloc((n + 1) * sizeof *m), *om = (float *)malloc((n + 1) * sizeof *om);
+                cl_int *id = (cl_int *)malloc((n + 1) * sizeof *id), *oid = (cl_int *)malloc((n + 1) * sizeof *oid);
+                double *c = (double *)malloc((n + 1) * sizeof *c), *oc = (double *)malloc((n + 1) * sizeof *oc);
+                size_t ok = 1;
+                for (i = 0; i < n; i++) id[i] = (cl_int)i;
+                for (i = n; i > 1; i--) { /* a permutation: distinct keys */
+                    size_t j = (size_t)(next_random() % i);
+                    cl_int t = id[i - 1];
+                    id[i - 1] = id[j], id[j] = t;
+                }
+                for (i = 0; i < n; i++) {
+                    m[i] = (float)(n - 1 - (size_t)id[i]) * 0.5f; /* mass: the ids backwards */
+                    c[i] = (double)id[i] * 3.0 + 0.25;        /* charge follows id */
+                }
+                expect(sort_vector_bitonic_sort_soa_vector_in_place_particle_mass_orchestration_run(&prog, m, n, id, n, c, n) ==
+                           CL_SUCCESS, "soa in place orchestration", n);
+                for (i = 0; i < n; i++)
+                    ok &= m[i] == (float)i * 0.5f && c[i] == (double)id[i] * 3.0 + 0.25;
+                expect(ok, "soa sorted by mass, fields moved together", n);
+                expect(sort_vector_bitonic_sort_soa_vector_particle_id_orchestration_run(&prog, m, n, id, n, c, n, om, n, oid, n, oc, n) ==
+                           CL_SUCCESS, "soa copy orchestration", n);
+                for (i = 0; i < n; i++)
+                    ok &= oid[i] == (cl_int)i && oc[i] == (double)i * 3.0 + 0.25;
+                expect(ok, "soa sorted by id into the second arrays", n);
+                free(m), free(om), free(id), free(oid), free(c), free(oc);
+            }
             if (failures) fprintf(stderr, "%s\n", crisp_error_message(&cx));
             free(f), free(fw), free(a), free(b), free(aw), free(l), free(lw);
         }
