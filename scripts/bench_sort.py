@@ -30,6 +30,11 @@ Options / environment:
                     commas, e.g. "4:256:8 8:32:32"; a variant that fails to
                     build or run is reported and skipped
   BENCH_SORT_ONLY   radix or bitonic: time only those
+  BENCH_SORT_PROFILE=1
+                    also run the default radix sort once on a profiling
+                    queue and print the device time of its count, scan and
+                    scatter kernels (summed over the passes) next to the
+                    wall-clock time: what is kernels, what is the host
 No clang is needed: crisp writes the .cl and the OpenCL driver builds it.
 """
 import argparse
@@ -150,6 +155,37 @@ if ONLY != "bitonic":
             t_variants.append((v, t_v))
         except Exception as e:  # a variant that does not build or run here
             print("  variant %s: failed: %s" % (v, str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__))
+if ONLY != "bitonic" and os.environ.get("BENCH_SORT_PROFILE"):
+    pq = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    spec = importlib.util.spec_from_file_location("bench_sort_hoist_profile", os.path.join(OUT, "default", "bench_sort_hoist_PyOpenCL.py"))
+    pmod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pmod)
+    kp = pmod.load(ctx, pq)
+    events = {}
+    for part in ("count", "scan", "scatter"):
+        name = "radix_sort_vector_uint_" + part
+        orig = getattr(kp, name)
+
+        def rec(*a, _orig=orig, _part=part, **kw):
+            ev = _orig(*a, **kw)
+            events.setdefault(_part, []).append(ev)
+            return ev
+        setattr(kp, name, rec)
+    for i in range(2):
+        events.clear()
+        d = cla.to_device(pq, keys)
+        pq.finish()
+        t0 = time.perf_counter()
+        kp.radix_sort_vector_uint(d)
+        pq.finish()
+        wall = time.perf_counter() - t0
+    total = 0.0
+    parts = []
+    for part in ("count", "scan", "scatter"):
+        dt = sum((e.profile.end - e.profile.start) * 1e-9 for e in events.get(part, []))
+        total += dt
+        parts.append("%s %.3f ms (%d)" % (part, dt * 1e3, len(events.get(part, []))))
+    print("  profile: wall %.3f ms, kernels %.3f ms: %s" % (wall * 1e3, total * 1e3, ", ".join(parts)))
 t_cu = None
 if "nvidia" in args.platform.lower() and ONLY != "bitonic":
     try:
