@@ -162,6 +162,26 @@ for name, dt in (("uint", np.uint32), ("int", np.int32), ("double", np.float64),
 
 
 @case
+def py_radix_other_tiles():
+    """:digit-bits 8 on tiles of 32 x 32 keys (ushort), :digit-bits 2 on
+    64 x 4 (char keys with float values): stable, every size"""
+    k = kernels()
+    for n in SIZES + (10 ** 6 + 7,):
+        u = rng.integers(0, 1 << 16, n).astype(np.uint16)
+        u[::5] = 9
+        want = np.sort(u)
+        k.radix_sort_vector_ushort(u)
+        assert_equal(u, want, name="ushort n=%d" % n)
+        c = rng.integers(-128, 128, n).astype(np.int8)
+        v = np.arange(n, dtype=np.float32)
+        order = np.argsort(c, kind="stable")
+        wc, wv = c[order], v[order]
+        k.radix_sort_vector_char_float(c, v)
+        assert_equal(c, wc, name="char keys n=%d" % n)
+        assert_equal(v, wv, name="float values (stable) n=%d" % n)
+
+
+@case
 def py_radix_pairs_stable():
     k = kernels()
     for n in SIZES + (10 ** 6 + 7,):
@@ -300,7 +320,7 @@ def metadata_lists_the_sorts():
     check("crisp --metadata", status == 0, err)
     m = json.load(open(os.path.join(d, "sort_vector.metacrisp")))
     s = {x["name"]: x for x in m["sorts"]}
-    check("every host function", len(s) == 11, sorted(s))
+    check("every host function", len(s) == 13, sorted(s))
     b = s["bitonic_sort_vector_int"]
     check("bitonic entry", b["kind"] == "bitonic" and b["local_size"] == 64 and b["in_place"] is False
           and b["kernels"] == ["bitonic_sort_vector_int_chunks", "bitonic_sort_vector_int_merge",
