@@ -1279,9 +1279,9 @@ static void emit_sort_method(Printer *p, const Abi *abi, const AbiSort *s, const
 }
 
 /* The method NAME(keys[, values]) of a radix sort (gen-radix-sort-vector):
- * per pass of 8 bits, the count, scan and scatter kernels, ping-ponging
- * between KEYS and a second buffer (an even number of passes: the result
- * ends in KEYS). */
+ * per pass of digit_bits bits, the count, scan and scatter kernels (count
+ * and scatter on a workgroup per tile), ping-ponging between KEYS and a
+ * second buffer (an even number of passes: the result ends in KEYS). */
 static void emit_radix_method(Printer *p, const Abi *abi, const AbiSort *s, const PyKernel *pks, Arena *a) {
     const PyKernel *kc = &pks[s->k[0] - abi->kernels], *ks = &pks[s->k[1] - abi->kernels],
                    *kx = &pks[s->k[2] - abi->kernels];
