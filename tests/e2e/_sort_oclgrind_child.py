@@ -45,6 +45,25 @@ prog.run("soa_sort", bx, by, x2, y2)
 assert np.array_equal(by, np.sort(y)) and np.array_equal(x2, np.sort(x)), "soa_sort"
 print("ran soa_sort", flush=True)
 
+# soa premade kernels: the in-place workgroup sort by mass, then soa merge
+# passes, over the field vectors of struct particle
+n = 150
+mass = rng.permutation(n).astype(np.float32)
+ids = rng.permutation(n).astype(np.int32)
+charge = rng.standard_normal(n)
+order = np.argsort(mass)
+wm, wi, wc = mass[order], ids[order], charge[order]
+prog.run("premade_soa_wg_in_place", mass, ids, charge, global_size=160, local_size=32)
+j = 64
+while j // 2 < n:
+    k = j // 2
+    while k > 0:
+        prog.run("premade_soa_merge", mass, ids, charge, j, k, global_size=32)
+        k //= 2
+    j *= 2
+assert np.array_equal(mass, wm) and np.array_equal(ids, wi) and np.array_equal(charge, wc), "soa premade"
+print("ran premade_soa_wg_in_place premade_soa_merge", flush=True)
+
 # radix: count, scan, scatter; 16-bit keys in 4 passes of 4 bits, tiles of
 # 32 x 16 keys (oclgrind reports every 4-at-a-time store of the scan
 # falsely: few of them, under its limit of 1000 reports)

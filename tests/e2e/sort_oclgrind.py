@@ -1,5 +1,5 @@
 """The sort kernels (lib/sort.crisp: workgroup sorts, global and local
-merge passes, the soa sort, the radix count/scan/scatter passes) under
+merge passes, the soa sorts, the radix count/scan/scatter passes) under
 oclgrind --data-races --uninitialized: no data race, no uninitialized
 read, and the right results.  oclgrind exits 0 even when it reports, so
 its log is read: any report fails the test, but the one oclgrind 21.10
@@ -28,7 +28,7 @@ def sorts_clean_under_oclgrind():
         return (block.startswith("Uninitialized value written to global memory") and line is not None
                 and int(line.group(1)) <= len(src) and "out_as_vectors[" in src[int(line.group(1)) - 1])
     out = run_under_oclgrind("_sort_oclgrind_child.py", D, timeout=900, known=known)
-    for k in ("wg_int_100", "merge_pass", "soa_sort", "rx_scatter_uint"):
+    for k in ("wg_int_100", "merge_pass", "soa_sort", "premade_soa_merge", "rx_scatter_uint"):
         check("ran " + k, k in out)
 
 
