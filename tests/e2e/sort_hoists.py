@@ -205,14 +205,15 @@ def py_radix_pairs_stable():
 @case
 def py_radix_orchestrations():
     """The orchestrations gen-radix-sort-vector makes (the passes unrolled):
-    the caller gives the counts (16 per tile of 128 x 16 keys; 8 keys per
-    thread with 64-bit keys or values) and the second buffers; the result
+    the caller gives the counts (16 per tile of 128 x 32 keys; 16 keys per
+    thread when a key and its value take more than 8 bytes) and the second
+    buffers; the result
     ends in the keys (and values), which the call returns by name."""
     k = kernels()
-    for n in (0, 1, 2, 15, 16, 17, 2048, 2049, 65537, 10 ** 6 + 7):
+    for n in (0, 1, 2, 15, 16, 17, 2048, 4096, 4097, 65537, 10 ** 6 + 7):
         keys = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
         keys[::3] = 77
-        counts = np.zeros(16 * max(1, -(-n // 2048)), np.uint32)
+        counts = np.zeros(16 * max(1, -(-n // 4096)), np.uint32)
         want = np.sort(keys)
         r = k.radix_sort_vector_uint_orchestration(keys, counts, np.zeros_like(keys))
         assert_equal(keys, want, name="uint n=%d" % n)
@@ -227,7 +228,7 @@ def py_radix_orchestrations():
         assert_equal(fv, wv, name="int values (stable) n=%d" % n)
         lk = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64)
         lv = rng.integers(0, 1 << 64, n, dtype=np.uint64)
-        lc = np.zeros(16 * max(1, -(-n // 1024)), np.uint32)
+        lc = np.zeros(16 * max(1, -(-n // 2048)), np.uint32)
         order = np.argsort(lk, kind="stable")
         wk, wv = lk[order], lv[order]
         k.radix_sort_vector_long_ulong_orchestration(lk, lc, np.zeros_like(lk), lv, np.zeros_like(lv))
@@ -327,7 +328,7 @@ def metadata_lists_the_sorts():
                                "bitonic_sort_vector_int_merge_local"], b)
     r = s["radix_sort_vector_long_ulong"]
     check("radix entry", r["kind"] == "radix" and r["passes"] == 16 and r["pairs"] is True and r["element"] == "long"
-          and r["digit_bits"] == 4 and r["local_size"] == 128 and r["keys_per_thread"] == 8, r)
+          and r["digit_bits"] == 4 and r["local_size"] == 128 and r["keys_per_thread"] == 16, r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
     # the orchestrations gen-bitonic-sort-vector and gen-radix-sort-vector
