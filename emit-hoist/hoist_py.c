@@ -1267,7 +1267,7 @@ static void emit_sort_method(Printer *p, const Abi *abi, const AbiSort *s, const
     pr_dedent(p);
     pr_line(p, "if host:");
     pr_indent(p);
-    pr_line(p, "out = d.get(queue=q, async_=False) if d is not None else np.array(data, copy=True)");
+    pr_line(p, "out = d.get(queue=q) if d is not None else np.array(data, copy=True)");
     if (s->in_place) {
         pr_line(p, "data[...] = out");
         pr_line(p, "return None");
@@ -1336,10 +1336,10 @@ static void emit_radix_method(Printer *p, const Abi *abi, const AbiSort *s, cons
     pr_line(p, "wait = [ev]");
     pr_dedent(p);
     pr_line(p, "if host:");
-    pr_line(p, "    keys[...] = a.get(queue=q, async_=False)");
+    pr_line(p, "    keys[...] = a.get(queue=q)");
     if (s->pairs) {
         pr_line(p, "if vhost:");
-        pr_line(p, "    values[...] = va.get(queue=q, async_=False)");
+        pr_line(p, "    values[...] = va.get(queue=q)");
         pr_line(p, "return None if host and vhost else ev");
     } else
         pr_line(p, "return None if host else ev");

@@ -205,15 +205,15 @@ def py_radix_pairs_stable():
 @case
 def py_radix_orchestrations():
     """The orchestrations gen-radix-sort-vector makes (the passes unrolled):
-    the caller gives the counts (16 per tile of 128 x 32 keys; 16 keys per
+    the caller gives the counts (16 per tile of 128 x 24 keys; 16 keys per
     thread when a key and its value take more than 8 bytes) and the second
     buffers; the result
     ends in the keys (and values), which the call returns by name."""
     k = kernels()
-    for n in (0, 1, 2, 15, 16, 17, 2048, 4096, 4097, 65537, 10 ** 6 + 7):
+    for n in (0, 1, 2, 15, 16, 17, 2048, 3072, 3073, 65537, 10 ** 6 + 7):
         keys = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
         keys[::3] = 77
-        counts = np.zeros(16 * max(1, -(-n // 4096)), np.uint32)
+        counts = np.zeros(16 * max(1, -(-n // 3072)), np.uint32)
         want = np.sort(keys)
         r = k.radix_sort_vector_uint_orchestration(keys, counts, np.zeros_like(keys))
         assert_equal(keys, want, name="uint n=%d" % n)
