@@ -20,6 +20,9 @@ Options (environment in brackets):
   --n N            matrix size [BENCH_MATMUL_N] (512 on a CPU, 4096 on a GPU)
   --rm --rn --bk   rows and columns per work-item, K slice (CPU 4 4 16, GPU 8 8 32)
   --lx --ly        work-group size (16 16)
+  --pad P          matmul's :pad, the A tile's rows padded by P (default 0)
+  --pipeline       matmul's :pipeline: the next slice read into registers
+                   during the sums, double-buffered tiles
   --runs R         timed runs [BENCH_MATMUL_RUNS] (default 10)
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
@@ -44,6 +47,8 @@ def parse():
     p.add_argument("--n", type=int, default=int(os.environ.get("BENCH_MATMUL_N", "0")) or None)
     for name in ("rm", "rn", "bk", "lx", "ly"):
         p.add_argument("--" + name, type=int)
+    p.add_argument("--pad", type=int, default=0, help="matmul's :pad (rows of the A tile padded by N)")
+    p.add_argument("--pipeline", action="store_true", help="matmul's :pipeline (register prefetch, double-buffered tiles)")
     p.add_argument("--crisp-cl", help="time this OpenCL C instead of crisp's output (an edited copy of it, for experiments)")
     p.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_MATMUL_RUNS", "10")))
     return p.parse_args()
@@ -104,8 +109,9 @@ def main():
         return [statistics.median(t) for t in ts]
 
     print("== matmul: %d x %d x %d float32 on %s (%s); %d x %d work-items, %d x %d per work-item "
-          "(blocks of %d x %d), K slices of %d; median of %d runs"
-          % (n, n, n, dev.name.strip(), dev.platform.name.strip(), lx, ly, rm, rn, tm, tn, bk, args.runs))
+          "(blocks of %d x %d), K slices of %d, :pad %d%s; median of %d runs"
+          % (n, n, n, dev.name.strip(), dev.platform.name.strip(), lx, ly, rm, rn, tm, tn, bk, args.pad,
+             ", :pipeline" if args.pipeline else "", args.runs))
     rows = []
 
     # crisp
@@ -114,6 +120,7 @@ def main():
     r = subprocess.run([crisp, "--transpile-to=oclc", "--metadata", "--output-dir=" + OUT,
                         "-D+rows-per-thread+=%d" % rm, "-D+cols-per-thread+=%d" % rn, "-D+tile-k+=%d" % bk,
                         "-D+threads-x+=%d" % lx, "-D+threads-y+=%d" % ly,
+                        "-D+pad+=%d" % args.pad, "-D+pipeline+=%d" % int(args.pipeline),
                         os.path.join(REPO, "scripts", "bench_matmul.crisp")], capture_output=True, text=True)
     if r.returncode:
         sys.exit("bench_matmul: crisp failed:\n" + r.stderr)
