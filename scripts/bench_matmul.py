@@ -75,7 +75,14 @@ def crisp_kernel(ctx, cfg, bufs, n, crisp_cl=None):
     text = open(crisp_cl or os.path.join(out, "bench_matmul.cl")).read()
     meta = json.load(open(os.path.join(out, "bench_matmul.metacrisp")))
     kmeta = [k for k in meta["kernels"] if k["name"] == "matmul_bench"][0]
-    prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2")
+    nvidia = "nvidia" in ctx.devices[0].platform.name.lower()
+    # on NVIDIA, ptxas's register and spill counts (-cl-nv-verbose)
+    prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2" + (" -cl-nv-verbose" if nvidia else ""))
+    if nvidia:
+        log = prog.get_build_info(ctx.devices[0], cl.program_build_info.LOG)
+        for line in log.splitlines():
+            if "registers" in line or "spill" in line:
+                print("  ptxas: " + line.strip())
     k = cl.Kernel(prog, "matmul_bench")
     vecs = {"A": (bufs[0], n * n), "B": (bufs[1], n * n), "C": (bufs[2], n * n)}
     scal = {"m": n, "k": n, "n": n}

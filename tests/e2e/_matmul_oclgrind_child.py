@@ -22,6 +22,12 @@ for kernel, dt, (m, k, n), layouts, gs, ls in (
         ("matmul_small_blocks", np.float32, (10, 12, 27), 2, (16, 8), None),
         ("matmul_threads_float", np.float32, (11, 14, 37), 3, (16, 8), (8, 4)),
         ("matmul_fours", np.float32, (21, 13, 18), 5, (8, 4), (4, 2)),
+        # one workgroup for 3 x 3 blocks (the tiles reused), 5 slices (the
+        # last in tile 0): the double buffering's single barrier per slice
+        ("matmul_pipelined_float", np.float32, (37, 33, 70), 0, (8, 4), (8, 4)),
+        ("matmul_pipelined_double", np.float64, (20, 17, 40), 3, (16, 4), (8, 4)),
+        ("matmul_pipelined_odd", np.float32, (9, 20, 14), 5, (4, 2), (4, 2)),
+        ("matmul_padded", np.float32, (21, 13, 18), 0, (8, 4), (4, 2)),
         ("matmul_naive_float", np.float32, (7, 9, 6), 1, (8, 8), (8, 8))):
     a = rng.uniform(-1, 1, (m, k)).astype(dt)
     b = rng.uniform(-1, 1, (k, n)).astype(dt)
