@@ -26,7 +26,9 @@ for kernel, dt, (m, k, n), layouts, gs, ls in (
         # last in tile 0): the double buffering's single barrier per slice
         ("matmul_pipelined_float", np.float32, (37, 33, 70), 0, (8, 4), (8, 4)),
         ("matmul_pipelined_double", np.float64, (20, 17, 40), 3, (16, 4), (8, 4)),
-        ("matmul_pipelined_odd", np.float32, (9, 20, 14), 5, (4, 2), (4, 2)),
+        # (not matmul_pipelined_odd: its remainders by 12 and 6 become
+        # LLVM `freeze` instructions, which oclgrind's --uninitialized
+        # plugin stops at: "Unsupported instruction: freeze")
         ("matmul_padded", np.float32, (21, 13, 18), 0, (8, 4), (4, 2)),
         ("matmul_naive_float", np.float32, (7, 9, 6), 1, (8, 8), (8, 8))):
     a = rng.uniform(-1, 1, (m, k)).astype(dt)
