@@ -26,6 +26,8 @@ Options (environment in brackets):
   --sweep "RM,RN,BK,LX,LY[,PAD[,PIPELINE]] ..."
                    several configurations, one after the other, in one
                    run (cuBLAS timed once, first)
+  --build-options=O  more OpenCL build options, for both kernels (the = form:
+                   O starts with a dash)
   --runs R         timed runs [BENCH_MATMUL_RUNS] (default 10)
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
@@ -53,12 +55,14 @@ def parse():
     p.add_argument("--pad", type=int, default=0, help="matmul's :pad (rows of the A tile padded by N)")
     p.add_argument("--pipeline", action="store_true", help="matmul's :pipeline (register prefetch, double-buffered tiles)")
     p.add_argument("--sweep", help='several configurations in one run: "RM,RN,BK,LX,LY[,PAD[,PIPELINE]] ..."')
+    p.add_argument("--build-options", default="",
+                   help='more OpenCL build options for both kernels (e.g. "-cl-nv-maxrregcount=128" on NVIDIA)')
     p.add_argument("--crisp-cl", help="time this OpenCL C instead of crisp's output (an edited copy of it, for experiments)")
     p.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_MATMUL_RUNS", "10")))
     return p.parse_args()
 
 
-def crisp_kernel(ctx, cfg, bufs, n, crisp_cl=None):
+def crisp_kernel(ctx, cfg, bufs, n, crisp_cl=None, extra=""):
     """crisp's kernel for the configuration CFG (rm, rn, bk, lx, ly, pad,
     pipeline), its arguments set."""
     rm, rn, bk, lx, ly, pad, pipeline = cfg
@@ -77,7 +81,7 @@ def crisp_kernel(ctx, cfg, bufs, n, crisp_cl=None):
     kmeta = [k for k in meta["kernels"] if k["name"] == "matmul_bench"][0]
     nvidia = "nvidia" in ctx.devices[0].platform.name.lower()
     # on NVIDIA, ptxas's register and spill counts (-cl-nv-verbose)
-    prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2" + (" -cl-nv-verbose" if nvidia else ""))
+    prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2 " + extra + (" -cl-nv-verbose" if nvidia else ""))
     if nvidia:
         log = prog.get_build_info(ctx.devices[0], cl.program_build_info.LOG)
         for line in log.splitlines():
@@ -104,11 +108,11 @@ def crisp_kernel(ctx, cfg, bufs, n, crisp_cl=None):
     return k
 
 
-def ref_kernel(ctx, cfg, bufs, n):
+def ref_kernel(ctx, cfg, bufs, n, extra=""):
     """The hand-written kernel with CFG's block sizes."""
     rm, rn, bk, lx, ly = cfg[:5]
     ref = cl.Program(ctx, open(os.path.join(REPO, "scripts", "bench_matmul_ref.cl")).read()).build(
-        options="-cl-std=CL1.2 -DRM=%d -DRN=%d -DBK=%d -DLX=%d -DLY=%d" % (rm, rn, bk, lx, ly))
+        options="-cl-std=CL1.2 -DRM=%d -DRN=%d -DBK=%d -DLX=%d -DLY=%d %s" % (rm, rn, bk, lx, ly, extra))
     kr = cl.Kernel(ref, "matmul_ref")
     kr.set_args(bufs[0], bufs[1], bufs[2], np.int32(n), np.int32(n), np.int32(n))
     return kr
@@ -214,16 +218,17 @@ def main():
         tm, tn = ly * rm, lx * rn
         gsize = (lx * -(-n // tn), ly * -(-n // tm))
         print("== matmul: %d x %d x %d float32 on %s (%s); %d x %d work-items, %d x %d per work-item "
-              "(blocks of %d x %d), K slices of %d, :pad %d%s; median of %d runs"
+              "(blocks of %d x %d), K slices of %d, :pad %d%s; median of %d runs%s"
               % (n, n, n, dev.name.strip(), dev.platform.name.strip(), lx, ly, rm, rn, tm, tn, bk, pad,
-                 ", :pipeline" if pipeline else "", args.runs))
+                 ", :pipeline" if pipeline else "", args.runs,
+                 "; build options " + args.build_options if args.build_options else ""))
         try:
-            k = crisp_kernel(ctx, cfg, bufs, n, args.crisp_cl)
+            k = crisp_kernel(ctx, cfg, bufs, n, args.crisp_cl, args.build_options)
             run_crisp = lambda: cl.enqueue_nd_range_kernel(queue, k, gsize, (lx, ly))  # noqa: E731
             run_crisp().wait()
             crisp_ok = correct(result())
             if cfg[:5] not in refs:
-                refs[cfg[:5]] = ref_kernel(ctx, cfg, bufs, n)
+                refs[cfg[:5]] = ref_kernel(ctx, cfg, bufs, n, args.build_options)
             kr = refs[cfg[:5]]
             run_ref = lambda: cl.enqueue_nd_range_kernel(queue, kr, gsize, (lx, ly))  # noqa: E731
             run_ref().wait()
