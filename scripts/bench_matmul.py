@@ -18,11 +18,13 @@ Options (environment in brackets):
   --platform NAME  substring of the OpenCL platform [CRISP_PLATFORM]
                    (default PoCL, "Portable Computing Language"; "NVIDIA")
   --n N            matrix size [BENCH_MATMUL_N] (512 on a CPU, 4096 on a GPU)
-  --rm --rn --bk   rows and columns per work-item, K slice (CPU 4 4 16, GPU 8 8 32)
+  --rm --rn --bk   rows and columns per work-item, K slice (CPU 4 4 16, GPU 8 8 16)
   --lx --ly        work-group size (16 16)
-  --pad P          matmul's :pad, the A tile's rows padded by P (default 0)
-  --pipeline       matmul's :pipeline: the next slice read into registers
-                   during the sums, double-buffered tiles
+  --pad P          matmul's :pad, the A tile's rows padded by P (CPU 0, GPU 4)
+  --pipeline, --no-pipeline
+                   matmul's :pipeline: the next slice read into registers
+                   during the sums, double-buffered tiles (CPU off, GPU on)
+The GPU defaults are the fastest of the sweep on an H200 (docs/performance.md).
   --sweep "RM,RN,BK,LX,LY[,PAD[,PIPELINE]] ..."
                    several configurations, one after the other, in one
                    run (cuBLAS timed once, first)
@@ -52,8 +54,9 @@ def parse():
     p.add_argument("--n", type=int, default=int(os.environ.get("BENCH_MATMUL_N", "0")) or None)
     for name in ("rm", "rn", "bk", "lx", "ly"):
         p.add_argument("--" + name, type=int)
-    p.add_argument("--pad", type=int, default=0, help="matmul's :pad (rows of the A tile padded by N)")
-    p.add_argument("--pipeline", action="store_true", help="matmul's :pipeline (register prefetch, double-buffered tiles)")
+    p.add_argument("--pad", type=int, help="matmul's :pad (rows of the A tile padded by N)")
+    p.add_argument("--pipeline", action=argparse.BooleanOptionalAction,
+                   help="matmul's :pipeline (register prefetch, double-buffered tiles)")
     p.add_argument("--sweep", help='several configurations in one run: "RM,RN,BK,LX,LY[,PAD[,PIPELINE]] ..."')
     p.add_argument("--build-options", default="",
                    help='more OpenCL build options for both kernels (e.g. "-cl-nv-maxrregcount=128" on NVIDIA)')
@@ -143,8 +146,10 @@ def main():
     if args.sweep:
         cfgs = parse_configs(args.sweep)
     else:
-        cfgs = [(args.rm or (8 if gpu else 4), args.rn or (8 if gpu else 4), args.bk or (32 if gpu else 16),
-                 args.lx or 16, args.ly or 16, args.pad, int(args.pipeline))]
+        pad = args.pad if args.pad is not None else (4 if gpu else 0)
+        pipeline = args.pipeline if args.pipeline is not None else gpu
+        cfgs = [(args.rm or (8 if gpu else 4), args.rn or (8 if gpu else 4), args.bk or 16,
+                 args.lx or 16, args.ly or 16, pad, int(pipeline))]
     flops = 2.0 * n * n * n
     MF = cl.mem_flags
 
