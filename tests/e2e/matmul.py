@@ -109,6 +109,10 @@ def matmul_pipelined():
                 run(kernel, m, k, n, dt, layouts, global_size=(8 * -(-n // 32), 4 * -(-m // 16)), local_size=(8, 4))
             run(kernel, m, k, n, dt, global_size=(16, 8), local_size=(8, 4))
             run(kernel, m, k, n, dt, global_size=(12, 6), local_size=(4, 2))
+    # the benchmark's GPU configuration: 128 x 128 blocks, 16 x 16 work-items
+    for m, k, n, layouts in [(1, 1, 1, 0), (130, 47, 257, 0), (129, 64, 128, 7), (200, 33, 70, 3)]:
+        run("matmul_gpu_config", m, k, n, np.float32, layouts, global_size=(16 * -(-n // 128), 16 * -(-m // 128)),
+            local_size=(16, 16))
     for m, k, n in [(1, 1, 1), (17, 33, 5), (40, 70, 33), (61, 13, 29)]:
         for layouts in (0, 3, 5):
             run("matmul_pipelined_odd", m, k, n, np.float32, layouts, global_size=(4 * -(-n // 12), 2 * -(-m // 4)),
