@@ -22,6 +22,14 @@ for kernel, dt, (m, k, n), layouts, gs, ls in (
         ("matmul_small_blocks", np.float32, (10, 12, 27), 2, (16, 8), None),
         ("matmul_threads_float", np.float32, (11, 14, 37), 3, (16, 8), (8, 4)),
         ("matmul_fours", np.float32, (21, 13, 18), 5, (8, 4), (4, 2)),
+        # one workgroup for 3 x 3 blocks (the tiles reused), 5 slices (the
+        # last in tile 0): the double buffering's single barrier per slice
+        ("matmul_pipelined_float", np.float32, (37, 33, 70), 0, (8, 4), (8, 4)),
+        ("matmul_pipelined_double", np.float64, (20, 17, 40), 3, (16, 4), (8, 4)),
+        # (not matmul_pipelined_odd: its remainders by 12 and 6 become
+        # LLVM `freeze` instructions, which oclgrind's --uninitialized
+        # plugin stops at: "Unsupported instruction: freeze")
+        ("matmul_padded", np.float32, (21, 13, 18), 0, (8, 4), (4, 2)),
         ("matmul_naive_float", np.float32, (7, 9, 6), 1, (8, 8), (8, 8))):
     a = rng.uniform(-1, 1, (m, k)).astype(dt)
     b = rng.uniform(-1, 1, (k, n)).astype(dt)

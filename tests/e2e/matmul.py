@@ -100,6 +100,30 @@ def matmul_threads():
 
 
 @case
+def matmul_pipelined():
+    # :pipeline and :pad: every layout, edges, fewer workgroups than
+    # blocks (the tiles reused), and other launch shapes (the general path)
+    for kernel, dt in (("matmul_pipelined_float", np.float32), ("matmul_pipelined_double", np.float64)):
+        for m, k, n in [(1, 1, 1), (17, 33, 5), (40, 70, 33), (64, 64, 64), (100, 257, 31)]:
+            for layouts in (0, 1, 2, 3, 7):
+                run(kernel, m, k, n, dt, layouts, global_size=(8 * -(-n // 32), 4 * -(-m // 16)), local_size=(8, 4))
+            run(kernel, m, k, n, dt, global_size=(16, 8), local_size=(8, 4))
+            run(kernel, m, k, n, dt, global_size=(12, 6), local_size=(4, 2))
+    # the benchmark's GPU configuration: 128 x 128 blocks, 16 x 16 work-items
+    for m, k, n, layouts in [(1, 1, 1, 0), (130, 47, 257, 0), (129, 64, 128, 7), (200, 33, 70, 3)]:
+        run("matmul_gpu_config", m, k, n, np.float32, layouts, global_size=(16 * -(-n // 128), 16 * -(-m // 128)),
+            local_size=(16, 16))
+    for m, k, n in [(1, 1, 1), (17, 33, 5), (40, 70, 33), (61, 13, 29)]:
+        for layouts in (0, 3, 5):
+            run("matmul_pipelined_odd", m, k, n, np.float32, layouts, global_size=(4 * -(-n // 12), 2 * -(-m // 4)),
+                local_size=(4, 2))
+            run("matmul_pipelined_odd", m, k, n, np.float32, layouts, global_size=(8, 4), local_size=(4, 2))
+            run("matmul_padded", m, k, n, np.float32, layouts, global_size=(4 * -(-n // 16), 2 * -(-m // 16)),
+                local_size=(4, 2))
+            run("matmul_padded", m, k, n, np.float32, layouts, global_size=(16, 16), local_size=(8, 8))
+
+
+@case
 def matmul_naive():
     for m, k, n in SIZES[:-1]:
         run("matmul_naive_float", m, k, n, np.float32, global_size=(16, 16))

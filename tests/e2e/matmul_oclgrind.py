@@ -21,6 +21,7 @@ for base in BASES:
 def tiles_and_matmul_clean_under_oclgrind():
     out = run_under_oclgrind("_matmul_oclgrind_child.py", D)
     for kernel in ("matmul_float", "matmul_double", "matmul_small_blocks", "matmul_threads_float", "matmul_fours",
+                   "matmul_pipelined_float", "matmul_pipelined_double", "matmul_padded",
                    "matmul_naive_float",
                    "tile_copy", "edge_tile", "to_row", "to_col"):
         if "ran " + kernel not in out:
