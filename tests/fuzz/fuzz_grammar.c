@@ -16,11 +16,11 @@
  * The compilation itself is fuzz_common.h's, with --debug-output on for
  * half the inputs.
  *
- * FUZZ_LONG_ONLY: `make fuzz` runs this target, `make test` does not: it
- * finds checker crashes within seconds, listed with their inputs in
- * tests/fuzz/FINDINGS.md for the checker's owners, and `make test` must
- * pass meanwhile.  Remove this line when `make fuzz FUZZ_SECONDS=3600`
- * finds nothing. */
+ * `make test` runs this target too (30 s): an hour of it beside
+ * fuzz_frontend (`FUZZ_SECONDS=3600 sh tests/fuzz/run_fuzz.sh grammar
+ * frontend`, 2026-11-28, 158,899 and 188,007 runs on a loaded 2-core
+ * machine) found nothing, after the crashes of tests/fuzz/FINDINGS.md
+ * were fixed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
