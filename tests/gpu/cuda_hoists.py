@@ -278,7 +278,7 @@ def check_python(out, base):
 
 def numbers(text):
     """The numbers of a demo's output, without the lines naming the device."""
-    lines = [l for l in text.splitlines() if not l.startswith(("device:", "module:"))]
+    lines = [l for l in text.splitlines() if not l.startswith(("device:", "module:", "program:"))]
     return lines, [NUMBER.findall(l) for l in lines]
 
 
