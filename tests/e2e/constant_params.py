@@ -37,9 +37,10 @@ def parameter_and_table_through_one_function():
 @case
 def parameter_viewed():
     table = np.linspace(-2, 5, 16).astype(np.float32)
-    out = np.zeros(10, np.float32)
+    out = np.full(20, 7.0, np.float32)
     prog.run("window", table, 3, out)
-    assert_close(out, 2 * table[3:13])
+    assert_close(out[:13], 2 * table[3:], name="the view")
+    assert_close(out[13:], np.full(7, 7.0, np.float32), name="past its end: untouched")
 
 
 @case
