@@ -124,10 +124,13 @@ fuzz:
 # #include <crisp/crisp.h>), lib/pkgconfig/crisp.pc (written for this
 # PREFIX: `cc prog.c $(pkg-config --cflags --libs crisp)`), man1/crisp.1
 # and the licence; the hoists' runtime shim: include/crisp/crisp_runtime.h
-# and crisp_runtime.py in PYDIR.  DESTDIR is prepended for staged installs.
+# and crisp_runtime.py in PYDIR, and the CUDA hoists' crisp_runtime_cuda.h
+# and crisp_runtime_cuda.py beside them.  DESTDIR is prepended for staged
+# installs.
 INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(LIBDIR)/libcrisp.so $(INCLUDEDIR)/crisp/crisp.h \
             $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE \
-            $(INCLUDEDIR)/crisp/crisp_runtime.h $(PYDIR)/crisp_runtime.py
+            $(INCLUDEDIR)/crisp/crisp_runtime.h $(PYDIR)/crisp_runtime.py \
+            $(INCLUDEDIR)/crisp/crisp_runtime_cuda.h $(PYDIR)/crisp_runtime_cuda.py
 
 # The API's thread test under ThreadSanitizer (contexts in parallel threads).
 tsan:
@@ -142,8 +145,10 @@ install: all
 	install -m 755 $(B)/libcrisp.so $(DESTDIR)$(LIBDIR)/libcrisp.so
 	install -m 644 include/crisp.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp.h
 	install -m 644 runtime-shim/crisp_runtime.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp_runtime.h
+	install -m 644 runtime-shim/crisp_runtime_cuda.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp_runtime_cuda.h
 	install -d $(DESTDIR)$(PYDIR)
 	install -m 644 runtime-shim/crisp_runtime.py $(DESTDIR)$(PYDIR)/crisp_runtime.py
+	install -m 644 runtime-shim/crisp_runtime_cuda.py $(DESTDIR)$(PYDIR)/crisp_runtime_cuda.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: crisp' \
 	  'Description: the Crisp compiler as a library (Crisp, a Lisp for GPU kernels, to OpenCL C)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lcrisp -lm' 'Cflags: -I$${includedir}' \
