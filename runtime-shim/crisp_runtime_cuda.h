@@ -963,7 +963,8 @@ static inline cl_int crisp_enqueue(CrispContext *cx, CUstream stream, CrispKerne
     cl_uint d, i;
     int runs = 1;
     cl_int err = CL_SUCCESS;
-    for (i = 0; i < num_events && err == CL_SUCCESS; i++) err = (cl_int)cuStreamWaitEvent(stream, wait_list[i], 0);
+    for (i = 0; i < num_events && err == CL_SUCCESS; i++) /* NULL: nothing to wait for (a step already waited for) */
+        if (wait_list[i]) err = (cl_int)cuStreamWaitEvent(stream, wait_list[i], 0);
     if (!crisp_ok(cx, err, "cuStreamWaitEvent")) return err;
     for (d = 0; d < l->dims; d++) runs &= l->global[d] != 0;
     crisp_format_launch(sizes, sizeof sizes, l);
