@@ -67,20 +67,28 @@ $(B)/gen/library.c: $(LIB_CRISP) scripts/embed_lib.sh
 	sh scripts/embed_lib.sh $(LIB_CRISP) > $@
 
 # So is the runtime shim, which --emit-runtime=DIR writes next to outputs.
-$(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h scripts/embed.sh
+# The OpenCL and CUDA shims share parts, written once in runtime-shim/parts/:
+# scripts/shim_parts.sh rewrites them into each shim (standalone files) first.
+SHIM_PARTS = $(wildcard runtime-shim/parts/*.h runtime-shim/parts/*.py)
+
+$(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_h_text $< > $@
 
-$(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
+$(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_py_text $< > $@
 
-$(B)/gen/runtime_cuda_h.c: runtime-shim/crisp_runtime_cuda.h scripts/embed.sh
+$(B)/gen/runtime_cuda_h.c: runtime-shim/crisp_runtime_cuda.h $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_cuda_h_text $< > $@
 
-$(B)/gen/runtime_cuda_py.c: runtime-shim/crisp_runtime_cuda.py scripts/embed.sh
+$(B)/gen/runtime_cuda_py.c: runtime-shim/crisp_runtime_cuda.py $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_cuda_py_text $< > $@
 
 # The examples of `crisp --explain CODE` are the negative tests.

@@ -414,3 +414,59 @@ def fake_orchestration_interleaved():
     check("Z copied back chunk by chunk", not z.any(), str(z[:4]))
     xs = [m for m in fake.mem.values() if m.size == x.nbytes and (m.view(np.float32) == x).all()]
     check("X copied in, chunk by chunk", len(xs) == 1, str(len(xs)))
+
+
+# ----------------------------------------------------------------------
+# The shims' shared parts (runtime-shim/parts/, scripts/shim_parts.sh)
+
+@case
+def shims_share_their_parts():
+    import difflib
+    shims = [os.path.join(REPO, "runtime-shim", f) for f in
+             ("crisp_runtime.h", "crisp_runtime_cuda.h", "crisp_runtime.py", "crisp_runtime_cuda.py")]
+    r = subprocess.run(["sh", os.path.join(REPO, "scripts", "shim_parts.sh"), "--check"] + shims,
+                       capture_output=True, text=True)
+    check("the shims hold the parts as written in runtime-shim/parts/", r.returncode == 0, r.stderr)
+    parts = sorted(f for f in os.listdir(os.path.join(REPO, "runtime-shim", "parts")) if f.endswith((".h", ".py")))
+    check("parts", len(parts) >= 8, str(parts))
+
+    def outside(path):
+        out, skip, used = [], False, []
+        for line in open(path).read().split("\n"):
+            if "@shim-part end " in line:
+                skip = False
+            elif skip:
+                pass
+            elif "@shim-part " in line:
+                skip = True
+                used.append(line.split("@shim-part ")[1].split(":")[0])
+            else:
+                out.append(line)
+        return out, used
+    for a, b, ext in ((shims[0], shims[1], ".h"), (shims[2], shims[3], ".py")):
+        (ta, ua), (tb, ub) = outside(a), outside(b)
+        mine = sorted(p[:-len(ext)] for p in parts if p.endswith(ext))
+        check("every %s part in both shims" % ext, sorted(ua) == mine and sorted(ub) == mine, "%s %s %s" % (ua, ub, mine))
+        sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+        long_ = [(m.size, ta[m.a][:60]) for m in sm.get_matching_blocks() if m.size >= 30]
+        check("no 30 lines repeated outside the parts (%s)" % ext, not long_, str(long_))
+    # a part edited is rewritten into both shims
+    d = out_dir("hoist_cuda", "parts")
+    import shutil as sh_
+    for f in os.listdir(d):
+        sh_.rmtree(os.path.join(d, f)) if os.path.isdir(os.path.join(d, f)) else os.remove(os.path.join(d, f))
+    for f in shims[:2]:
+        sh_.copy(f, d)
+    os.makedirs(os.path.join(d, "scripts"), exist_ok=True)
+    os.makedirs(os.path.join(d, "runtime-shim", "parts"), exist_ok=True)
+    sh_.copy(os.path.join(REPO, "scripts", "shim_parts.sh"), os.path.join(d, "scripts"))
+    for p in parts:
+        sh_.copy(os.path.join(REPO, "runtime-shim", "parts", p), os.path.join(d, "runtime-shim", "parts"))
+    with open(os.path.join(d, "runtime-shim", "parts", "checks.h"), "a") as f:
+        f.write("/* one more line */\n")
+    copies = [os.path.join(d, "crisp_runtime.h"), os.path.join(d, "crisp_runtime_cuda.h")]
+    r = subprocess.run(["sh", os.path.join(d, "scripts", "shim_parts.sh"), "--check"] + copies, capture_output=True, text=True)
+    check("--check names a stale shim", r.returncode == 1 and "crisp_runtime_cuda.h" in r.stderr, r.stderr)
+    r = subprocess.run(["sh", os.path.join(d, "scripts", "shim_parts.sh")] + copies, capture_output=True, text=True)
+    check("rewritten", r.returncode == 0, r.stderr)
+    check("into both", all("/* one more line */\n/* @shim-part end checks */" in open(c).read() for c in copies))
