@@ -304,7 +304,25 @@ class _PyCuda:
         dev = self.drv.Device(index)
         ctx = self._c("cuDevicePrimaryCtxRetain", dev.retain_primary_context)
         ctx.push()
+        # PyCUDA aborts the interpreter when a context is still pushed at exit
+        # (seen on an H200): free what is left and pop it first, as
+        # pycuda.autoprimaryctx does
+        import atexit
+        atexit.register(self._finish, ctx)
         return ctx, dev.compute_capability()
+
+    def _finish(self, ctx):
+        live = getattr(self, "_live", {})
+        for a in list(live.values()):
+            try:
+                a.free()
+            except self.drv.Error:
+                pass
+        live.clear()
+        try:
+            ctx.pop()
+        except self.drv.Error:
+            pass
 
     def current(self, ctx):
         pass

@@ -470,3 +470,68 @@ def shims_share_their_parts():
     r = subprocess.run(["sh", os.path.join(d, "scripts", "shim_parts.sh")] + copies, capture_output=True, text=True)
     check("rewritten", r.returncode == 0, r.stderr)
     check("into both", all("/* one more line */\n/* @shim-part end checks */" in open(c).read() for c in copies))
+
+
+@case
+def pycuda_binding_pops_its_context_at_exit():
+    # PyCUDA aborts the interpreter when a context is still pushed at exit
+    # (an H200 run, 2026-11-28): the binding frees what is left and pops it
+    import crisp_runtime_cuda as rc
+    import atexit
+    log = []
+
+    class Err(Exception):
+        pass
+
+    class Ctx:
+        def push(self):
+            log.append("push")
+
+        def pop(self):
+            log.append("pop")
+
+    class Dev:
+        def __init__(self, i):
+            pass
+
+        def retain_primary_context(self):
+            return Ctx()
+
+        def compute_capability(self):
+            return (9, 0)
+
+    class Alloc:
+        def __init__(self, n):
+            self.n = n
+
+        def __int__(self):
+            return 4096
+
+        def free(self):
+            log.append("free")
+
+    class Drv:
+        Error = Err
+        Device = Dev
+
+        @staticmethod
+        def init():
+            pass
+
+        @staticmethod
+        def mem_alloc(n):
+            return Alloc(n)
+
+    registered = []
+    real = atexit.register
+    atexit.register = lambda f, *a: registered.append((f, a))
+    try:
+        b = rc._PyCuda(Drv)
+        ctx, cc = b.open(0)
+    finally:
+        atexit.register = real
+    check("pushed, and a handler at exit", log == ["push"] and len(registered) == 1, str((log, registered)))
+    b._live = {4096: Alloc(8)}
+    f, a = registered[0]
+    f(*a)
+    check("frees, then pops", log == ["push", "free", "pop"], str(log))

@@ -26,8 +26,8 @@ steps, because the GPU machine has no clang and no PoCL (docs/targets.md):
   message and the C++ hoist is still tested.  CRISP_CUDA_BINDING picks one
   binding (pycuda, cuda-python, cupy).
 
-  and, on the same machine, the OpenCL hoists on its OpenCL platform
-  (CRISP_PLATFORM=NVIDIA: both load BASE.ptx as the program binary):
+  and, on the same machine, the OpenCL hoists (C and PyOpenCL) on its
+  OpenCL platform (CRISP_PLATFORM=NVIDIA), against the same records:
       python3 tests/gpu/cuda_hoists.py run-opencl [DIR]
   CUDA_HOISTS_ONLY=vectors,const_vec (program names) runs some programs only,
   CUDA_HOISTS_HOIST=PyCUDA (or CUDA, OpenCL, PyOpenCL) one hoist only.
@@ -354,8 +354,8 @@ def compare_output(stdout, ref_path, what):
 
 
 def check_c_opencl(out, base):
-    """The OpenCL C hoist's demo on this machine's OpenCL (NVIDIA's: the PTX
-    as the program binary), compared with its output on PoCL."""
+    """The OpenCL C hoist's demo on this machine's OpenCL platform, compared
+    with its output on PoCL."""
     ref_path = os.path.join(out, "pocl_c.txt")
     if not os.path.exists(ref_path):
         return "skip", "no PoCL record of the C demo"
@@ -390,9 +390,8 @@ def selected(names):
 
 
 def run_opencl(d):
-    """The OpenCL hoists on this machine's OpenCL platform (CRISP_PLATFORM;
-    on NVIDIA's, both load BASE.ptx with clCreateProgramWithBinary) against
-    their PoCL records."""
+    """The OpenCL hoists on this machine's OpenCL platform (CRISP_PLATFORM)
+    against their PoCL records; each line says what the hoist loaded."""
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
     counts = {"pass": 0, "fail": 0, "skip": 0}
