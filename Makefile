@@ -67,20 +67,28 @@ $(B)/gen/library.c: $(LIB_CRISP) scripts/embed_lib.sh
 	sh scripts/embed_lib.sh $(LIB_CRISP) > $@
 
 # So is the runtime shim, which --emit-runtime=DIR writes next to outputs.
-$(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h scripts/embed.sh
+# The OpenCL and CUDA shims share parts, written once in runtime-shim/parts/:
+# scripts/shim_parts.sh rewrites them into each shim (standalone files) first.
+SHIM_PARTS = $(wildcard runtime-shim/parts/*.h runtime-shim/parts/*.py)
+
+$(B)/gen/runtime_h.c: runtime-shim/crisp_runtime.h $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_h_text $< > $@
 
-$(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py scripts/embed.sh
+$(B)/gen/runtime_py.c: runtime-shim/crisp_runtime.py $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_py_text $< > $@
 
-$(B)/gen/runtime_cuda_h.c: runtime-shim/crisp_runtime_cuda.h scripts/embed.sh
+$(B)/gen/runtime_cuda_h.c: runtime-shim/crisp_runtime_cuda.h $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_cuda_h_text $< > $@
 
-$(B)/gen/runtime_cuda_py.c: runtime-shim/crisp_runtime_cuda.py scripts/embed.sh
+$(B)/gen/runtime_cuda_py.c: runtime-shim/crisp_runtime_cuda.py $(SHIM_PARTS) scripts/embed.sh scripts/shim_parts.sh
 	@mkdir -p $(dir $@)
+	sh scripts/shim_parts.sh $<
 	sh scripts/embed.sh crisp_runtime_cuda_py_text $< > $@
 
 # The examples of `crisp --explain CODE` are the negative tests.
@@ -124,10 +132,13 @@ fuzz:
 # #include <crisp/crisp.h>), lib/pkgconfig/crisp.pc (written for this
 # PREFIX: `cc prog.c $(pkg-config --cflags --libs crisp)`), man1/crisp.1
 # and the licence; the hoists' runtime shim: include/crisp/crisp_runtime.h
-# and crisp_runtime.py in PYDIR.  DESTDIR is prepended for staged installs.
+# and crisp_runtime.py in PYDIR, and the CUDA hoists' crisp_runtime_cuda.h
+# and crisp_runtime_cuda.py beside them.  DESTDIR is prepended for staged
+# installs.
 INSTALLED = $(BINDIR)/crisp $(LIBDIR)/libcrisp.a $(LIBDIR)/libcrisp.so $(INCLUDEDIR)/crisp/crisp.h \
             $(LIBDIR)/pkgconfig/crisp.pc $(MANDIR)/man1/crisp.1 $(DOCDIR)/LICENSE \
-            $(INCLUDEDIR)/crisp/crisp_runtime.h $(PYDIR)/crisp_runtime.py
+            $(INCLUDEDIR)/crisp/crisp_runtime.h $(PYDIR)/crisp_runtime.py \
+            $(INCLUDEDIR)/crisp/crisp_runtime_cuda.h $(PYDIR)/crisp_runtime_cuda.py
 
 # The API's thread test under ThreadSanitizer (contexts in parallel threads).
 tsan:
@@ -142,8 +153,10 @@ install: all
 	install -m 755 $(B)/libcrisp.so $(DESTDIR)$(LIBDIR)/libcrisp.so
 	install -m 644 include/crisp.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp.h
 	install -m 644 runtime-shim/crisp_runtime.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp_runtime.h
+	install -m 644 runtime-shim/crisp_runtime_cuda.h $(DESTDIR)$(INCLUDEDIR)/crisp/crisp_runtime_cuda.h
 	install -d $(DESTDIR)$(PYDIR)
 	install -m 644 runtime-shim/crisp_runtime.py $(DESTDIR)$(PYDIR)/crisp_runtime.py
+	install -m 644 runtime-shim/crisp_runtime_cuda.py $(DESTDIR)$(PYDIR)/crisp_runtime_cuda.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: crisp' \
 	  'Description: the Crisp compiler as a library (Crisp, a Lisp for GPU kernels, to OpenCL C)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lcrisp -lm' 'Cflags: -I$${includedir}' \

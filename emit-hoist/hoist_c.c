@@ -1011,9 +1011,8 @@ static void emit_header(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_decls(h, &h->abi->sorts[i]);
         else emit_sort_decls(h, &h->abi->sorts[i]);
     }
-    /* orchestrations run their steps on several OpenCL queues: the CUDA
-       hoist has the kernels they launch, not them (docs/hoisting-cuda.md) */
-    int norchs = h->cuda ? 0 : h->abi->norchs;
+    /* orchestrations: in the CUDA hoist too, on streams (docs/hoisting-cuda.md) */
+    int norchs = h->abi->norchs;
     if (norchs) {
         pr_blank(p);
         pr_line(p, "/* ==========================================================================");
@@ -1683,7 +1682,7 @@ static void emit_source(Hc *h) {
         if (h->abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix(h, &h->abi->sorts[i]);
         else emit_sort(h, &h->abi->sorts[i]);
     }
-    for (int i = 0; i < h->abi->norchs && !h->cuda; i++) emit_orch_run(h, &h->abi->orchs[i]);
+    for (int i = 0; i < h->abi->norchs; i++) emit_orch_run(h, &h->abi->orchs[i]);
 }
 
 /* ---- orchestrations (spec "Hoisting and def-orchestration") ---- */
@@ -1789,6 +1788,8 @@ static int orch_chunked(const AbiOrch *ao, int b) {
 
 /* Step S, launch-interleaved: the vectors go in chunks through pinned host
  * memory, chunk i copied in, computed and copied out on queue i % 2. */
+static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const int *mem_of_buf, const int *vec, int nv);
+
 static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *mem_of_buf) {
     Printer *p = &h->pr;
     const OrchStep *st = &ao->o->steps[s];
@@ -1798,6 +1799,10 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     int nv = 0;
     for (int j = 0; j < st->nargs; j++)
         if (ao->bufs[ao->slot[s][j]].step == s && orch_chunked(ao, ao->slot[s][j])) vec[nv++] = ao->slot[s][j];
+    if (h->cuda) {
+        emit_orch_interleaved_cuda(h, ao, s, mem_of_buf, vec, nv);
+        return;
+    }
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "/* launch-interleaved: the vectors in chunks, staged in pinned host memory");
@@ -1880,6 +1885,100 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     pr_line(p, "    }");
     pr_line(p, "}");
     pr_line(p, "if (qs[1]) clReleaseCommandQueue(qs[1]);");
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
+    pr_line(p, "ev[%d] = NULL;", s);
+    pr_dedent(p);
+    pr_line(p, "}");
+}
+
+/* Step S, launch-interleaved, for CUDA: as emit_orch_interleaved, with
+ * pinned host memory from cuMemHostAlloc and the chunks on two streams (the
+ * context's, and one made for the step, after the steps before it). */
+static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const int *mem_of_buf, const int *vec, int nv) {
+    Printer *p = &h->pr;
+    const OrchStep *st = &ao->o->steps[s];
+    const HostKernel *hk = &h->hks[ao->kernel[s]];
+    const AbiKernel *k = hk->k;
+    int n1 = nv ? nv : 1;
+    pr_line(p, "{");
+    pr_indent(p);
+    pr_line(p, "/* launch-interleaved: the vectors in chunks, staged in pinned host memory");
+    pr_line(p, " * (cuMemHostAlloc); chunk c is copied in, computed and copied out on");
+    pr_line(p, " * stream c %% 2, so the copies of one chunk overlap the kernel of another */");
+    pr_line(p, "CUstream qs[2];");
+    pr_line(p, "unsigned char *staged[%d];", n1);
+    pr_line(p, "size_t n = (size_t)-1, chunk, start, size;");
+    pr_line(p, "int c;");
+    pr_line(p, "qs[0] = cx->queue;");
+    pr_line(p, "qs[1] = NULL;");
+    pr_line(p, "for (c = 0; c < %d; c++) staged[c] = NULL;", n1);
+    pr_line(p, "err = (cl_int)cuStreamSynchronize(cx->queue); /* the steps before it */");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "cuStreamSynchronize (launch-interleaved)"));
+    pr_line(p, "err = (cl_int)cuStreamCreate(&qs[1], CU_STREAM_NON_BLOCKING);");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "cuStreamCreate (launch-interleaved)"));
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        const char *f = orch_buf_name(h, ob);
+        pr_line(p, "if (%s_len < n) n = %s_len;", f, f);
+        pr_line(p, "if (%s != %d) { /* std140 padding: not chunked */", elem_size(h, ob->arg), stride_of(ob->arg));
+        c_line(h, "    err = crisp_errorf(cx, CL_INVALID_VALUE, \"launch-interleaved: %s has padded elements\");", comment_text(h, ob->ident));
+        pr_line(p, "    goto interleaved_done;");
+        pr_line(p, "}");
+        pr_line(p, "err = (cl_int)cuMemHostAlloc((void **)&staged[%d], %s_len * %d + 1, 0);", v, f, stride_of(ob->arg));
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "pinned memory for %s", ob->ident)));
+        if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
+    }
+    pr_line(p, "if (n == (size_t)-1) n = 0;");
+    pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
+    pr_line(p, "if (!chunk) chunk = 1;");
+    pr_line(p, "for (start = 0, c = 0; start < n; start += chunk, c++) {");
+    pr_indent(p);
+    pr_line(p, "CUstream q = qs[c %% 2];");
+    pr_line(p, "size = n - start < chunk ? n - start : chunk;");
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->read) continue;
+        int st_ = stride_of(ob->arg);
+        pr_line(p, "err = (cl_int)cuMemcpyHtoDAsync(mem[%d].mem + start * %d, staged[%d] + start * %d, size * %d, q);",
+                mem_of_buf[vec[v]], st_, v, st_, st_);
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "cuMemcpyHtoDAsync (launch-interleaved)"));
+    }
+    pr_line(p, "a%d.%s = (%s)start;", s, field(h, hk->params[st->offset_param].arg), scalar_ctype(h, hk->params[st->offset_param].arg));
+    pr_line(p, "a%d.%s = (%s)size;", s, field(h, hk->params[st->length_param].arg), scalar_ctype(h, hk->params[st->length_param].arg));
+    pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
+    pr_line(p, "launch[%d].global[0] = size; /* one chunk */", s);
+    pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
+    pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", k->name, s, s);
+    pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->written) continue;
+        int st_ = stride_of(ob->arg);
+        pr_line(p, "err = (cl_int)cuMemcpyDtoHAsync(staged[%d] + start * %d, mem[%d].mem + start * %d, size * %d, q);", v, st_,
+                mem_of_buf[vec[v]], st_, st_);
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "cuMemcpyDtoHAsync (launch-interleaved)"));
+    }
+    pr_dedent(p);
+    pr_line(p, "}");
+    pr_line(p, "err = (cl_int)cuStreamSynchronize(qs[0]);");
+    pr_line(p, "if (err == CL_SUCCESS) err = (cl_int)cuStreamSynchronize(qs[1]);");
+    c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "launch-interleaved: running it"));
+    for (int v = 0; v < nv; v++) {
+        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+        if (!ob->written) continue;
+        const char *f = orch_buf_name(h, ob);
+        pr_line(p, "if (n) memcpy(%s, staged[%d], n * %d); /* the chunks' part */", f, v, stride_of(ob->arg));
+    }
+    pr_dedent(p);
+    pr_line(p, "interleaved_done:");
+    pr_indent(p);
+    pr_line(p, "if (qs[1]) {");
+    pr_line(p, "    cuStreamSynchronize(qs[1]);");
+    pr_line(p, "    cuStreamDestroy(qs[1]);");
+    pr_line(p, "}");
+    pr_line(p, "cuStreamSynchronize(qs[0]);");
+    pr_line(p, "for (c = 0; c < %d; c++)", n1);
+    pr_line(p, "    if (staged[c]) cuMemFreeHost(staged[c]);");
     pr_line(p, "if (err != CL_SUCCESS) goto done;");
     pr_line(p, "ev[%d] = NULL;", s);
     pr_dedent(p);
@@ -2508,7 +2607,7 @@ static void emit_demo(Hc *h) {
     pr_blank(p);
     emit_struct_printers(h);
     for (int i = 0; i < abi->nkernels; i++) emit_demo_kernel(h, &h->hks[i]);
-    int norchs = h->cuda ? 0 : abi->norchs; /* not in the CUDA hoist */
+    int norchs = abi->norchs;
     for (int i = 0; i < norchs; i++) emit_demo_orch(h, &abi->orchs[i]);
 
     pr_line(p, "int main(int argc, char **argv)");

@@ -1467,7 +1467,7 @@ static void emit_demo(Printer *p, const Abi *abi, const HoistOptions *o, const P
             pr_line(p, "    print(\"    \" + line)");
         }
     }
-    for (int oi = 0; oi < abi->norchs && !o->cuda; oi++) {
+    for (int oi = 0; oi < abi->norchs; oi++) {
         const AbiOrch *ao = &abi->orchs[oi];
         pr_blank(p);
         pr_line(p, "# orchestration %s", ao->o->name);
@@ -1532,7 +1532,10 @@ static const char *orch_key(const AbiOrch *ao, int s, const char *name, Arena *a
     return again ? arena_printf(a, "%s::%s#%d", ao->o->steps[s].kernel, name, s) : arena_printf(a, "%s::%s", ao->o->steps[s].kernel, name);
 }
 
-static void emit_orch_helpers(Printer *p) {
+static void emit_orch_interleave_cuda(Printer *p);
+
+static void emit_orch_helpers(Printer *p, int cuda) {
+    const char *arrays = cuda ? "crisp_runtime.DeviceArray" : "crisp_runtime.cl_array";
     top_gap(p);
     pr_line(p, "def _orch_in(q, value, host, name, upload=True):");
     pr_line(p, "    \"\"\"An orchestration's argument on the device: a numpy array is copied once");
@@ -1541,8 +1544,8 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "    if isinstance(value, np.ndarray):");
     pr_line(p, "        host[name] = value");
     pr_line(p, "        if not upload:");
-    pr_line(p, "            return crisp_runtime.cl_array.zeros(q, value.shape, value.dtype)");
-    pr_line(p, "        return crisp_runtime.cl_array.to_device(q, np.ascontiguousarray(value))");
+    pr_line(p, "            return %s.zeros(q, value.shape, value.dtype)", arrays);
+    pr_line(p, "        return %s.to_device(q, np.ascontiguousarray(value))", arrays);
     pr_line(p, "    return value");
     top_gap(p);
     pr_line(p, "def _orch_len(value):");
@@ -1557,13 +1560,17 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "    out = {}");
     pr_line(p, "    for name, value in written.items():");
     pr_line(p, "        if type(value) is _ARRAY:");
-    pr_line(p, "            data = value.get(queue=q)");
+    pr_line(p, "            data = value.get(%s)", cuda ? "" : "queue=q");
     pr_line(p, "            if name in host:");
     pr_line(p, "                host[name][...] = data.reshape(host[name].shape)");
     pr_line(p, "                data = host[name]");
     pr_line(p, "            value = data");
     pr_line(p, "        out[name] = value");
     pr_line(p, "    return out");
+    if (cuda) {
+        emit_orch_interleave_cuda(p);
+        return;
+    }
     top_gap(p);
     pr_line(p, "def _orch_interleave(q, method, args, vectors, inputs, outputs, offset, length, chunk, queues):");
     pr_line(p, "    \"\"\"launch-interleaved: ARGS with the numpy arrays at indexes VECTORS split");
@@ -1613,6 +1620,46 @@ static void emit_orch_helpers(Printer *p) {
     pr_line(p, "    q.finish()");
 }
 
+/* _orch_interleave for the PyCUDA hoist: the chunks' copies and kernels on
+ * QUEUES streams, through the driver binding's asynchronous copies (from
+ * the numpy arrays themselves: the bindings allocate no pinned memory). */
+static void emit_orch_interleave_cuda(Printer *p) {
+    top_gap(p);
+    pr_line(p, "def _orch_interleave(q, method, args, vectors, inputs, outputs, offset, length, chunk, queues):");
+    pr_line(p, "    \"\"\"launch-interleaved: ARGS with the numpy arrays at indexes VECTORS split");
+    pr_line(p, "    into chunks of CHUNK elements (INPUTS: those the kernel reads, OUTPUTS: those");
+    pr_line(p, "    it writes).  Chunk c is copied in, computed (METHOD with ARGS[OFFSET] = its");
+    pr_line(p, "    first element and ARGS[LENGTH] = its size) and copied out on stream c %% QUEUES");
+    pr_line(p, "    (the first is Q, the others new streams), so the copies of one chunk can");
+    pr_line(p, "    overlap the kernels of others.\"\"\"");
+    pr_line(p, "    b = crisp_runtime.binding()");
+    pr_line(p, "    n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
+    pr_line(p, "    qs = [q] + [crisp_runtime.Stream(q.device) for _ in range(max(1, queues) - 1)]");
+    pr_line(p, "    staged, dev = {}, {}");
+    pr_line(p, "    for i in vectors:");
+    pr_line(p, "        staged[i] = np.ascontiguousarray(args[i].reshape(-1)[:n])");
+    pr_line(p, "        dev[i] = crisp_runtime.DeviceArray(q, staged[i].shape, staged[i].dtype)");
+    pr_line(p, "    call = list(args)");
+    pr_line(p, "    for i in vectors:");
+    pr_line(p, "        call[i] = dev[i]");
+    pr_line(p, "    for c, start in enumerate(range(0, n, chunk)):");
+    pr_line(p, "        cq = qs[c %% len(qs)]");
+    pr_line(p, "        size = min(chunk, n - start)");
+    pr_line(p, "        for i in inputs:");
+    pr_line(p, "            isz = staged[i].dtype.itemsize");
+    pr_line(p, "            b.htod(dev[i].base_data + start * isz, staged[i][start:start + size], cq.handle)");
+    pr_line(p, "        call[offset], call[length] = start, size");
+    pr_line(p, "        method(*call, queue=cq, global_size=(size,))");
+    pr_line(p, "        for i in outputs:");
+    pr_line(p, "            isz = staged[i].dtype.itemsize");
+    pr_line(p, "            b.dtoh(staged[i][start:start + size], dev[i].base_data + start * isz, cq.handle)");
+    pr_line(p, "    for cq in qs:");
+    pr_line(p, "        cq.finish()");
+    pr_line(p, "    for i in outputs:");
+    pr_line(p, "        args[i].reshape(-1)[:n] = staged[i]");
+    pr_line(p, "    q.finish()");
+}
+
 /* The length of an orchestration's buffer B, for a value the host computes. */
 static const char *py_len(void *ctx, int b) {
     return arena_printf((Arena *)ctx, "_orch_len(b%d)", b);
@@ -1654,6 +1701,8 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         if (ao->bufs[b].fresh) params = arena_printf(a, "%s, %s", params, ao->bufs[b].ident);
     int interleaved = 0;
     for (int s = 0; s < o->nsteps; s++) interleaved |= o->steps[s].mode == ORCH_INTERLEAVED;
+    /* an event after what Q holds: a marker (OpenCL), an event recorded on the stream (CUDA) */
+    const char *marker = pks[0].cuda ? "crisp_runtime.Event(q)" : "cl.enqueue_marker(q)";
     pr_blank(p);
     emit_def(p, orch_method(abi, ao, a),
              arena_printf(a, "%s, *, queue=None%s", params, interleaved ? ", chunk=None, queues=2" : ""), a);
@@ -1763,7 +1812,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
                 pr_line(p, "written[\"%s\"] = r%d_%d", orch_key(ao, s, x->name, a), s, nr);
                 nr++;
             }
-            pr_line(p, "ev = cl.enqueue_marker(q)");
+            pr_line(p, "ev = %s", marker);
         } else {
             pr_line(p, "ev = self.%s(%s%s%s)", pk->method, call, *call ? ", " : "", kw);
         }
@@ -1773,7 +1822,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
                 pr_line(p, "written[\"%s\"] = b%d", orch_key(ao, s, ob->arg->name, a), ao->slot[s][j]);
         }
         if (st->mode == ORCH_PARALLEL && !(s + 1 < o->nsteps && o->steps[s + 1].mode == ORCH_PARALLEL))
-            pr_line(p, "ev = cl.enqueue_marker(q)   # every kernel of launch-parallel");
+            pr_line(p, "ev = %s   # every kernel of launch-parallel", marker);
         py_close_loops(p, ao, s, a);
     }
     pr_line(p, "q.finish()");
@@ -1801,15 +1850,15 @@ static void emit_module(StrBuf *out, const Abi *abi, const HoistOptions *o, Aren
     emit_class_head(&pr, abi, o, pks, ndynamic, a);
     pr_indent(&pr);
     for (int i = 0; i < abi->nkernels; i++) emit_method(&pr, abi, &pks[i]);
-    /* the sorts' and orchestrations' methods are PyOpenCL's (events, markers):
-       the CUDA module has the kernels they launch (docs/hoisting-cuda.md) */
+    /* the sorts' methods are PyOpenCL's (events, markers): the CUDA module
+       has the kernels they launch (docs/hoisting-cuda.md) */
     for (int i = 0; i < abi->nsorts && !o->cuda; i++) {
         if (abi->sorts[i].kind == HOST_SORT_RADIX) emit_radix_method(&pr, abi, &abi->sorts[i], pks, a);
         else emit_sort_method(&pr, abi, &abi->sorts[i], pks, a);
     }
-    for (int i = 0; i < abi->norchs && !o->cuda; i++) emit_orch_method(&pr, abi, &abi->orchs[i], pks, abi->source, a);
+    for (int i = 0; i < abi->norchs; i++) emit_orch_method(&pr, abi, &abi->orchs[i], pks, abi->source, a);
     pr_dedent(&pr);
-    if (abi->norchs && !o->cuda) emit_orch_helpers(&pr);
+    if (abi->norchs) emit_orch_helpers(&pr, o->cuda);
     emit_demo(&pr, abi, o, pks, a);
 }
 

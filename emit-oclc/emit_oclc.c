@@ -24,6 +24,7 @@ typedef struct Em {
     const Program *p;
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
     const OclcReads *reads; /* the function's unread variables (reads.h) */
+    int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
 } Em;
 
 static const char *basename_of(const char *path);
@@ -51,6 +52,18 @@ static const char *as_qual(AddrSpace as) {
 const char *oclc_pointer_type(Arena *a, const Type *vec) {
     int is_const = vec->acc == ACC_READ_ONLY && vec->as != AS_CONSTANT;
     return arena_printf(a, "%s%s%s *", as_qual(vec->as), is_const ? "const " : "", oclc_elem_type(a, vec));
+}
+
+/* The qualifier of `as` in this program's code: :constant memory is
+ * CRISP_CONSTANT where a kernel takes a :constant vector (kconst_out). */
+static const char *em_qual(const Em *e, AddrSpace as) {
+    return as == AS_CONSTANT && e->kconst ? "CRISP_CONSTANT " : as_qual(as);
+}
+
+static const char *em_pointer_type(const Em *e, const Type *vec) {
+    const char *t = oclc_pointer_type(e->a, vec);
+    if (vec->as != AS_CONSTANT || !e->kconst) return t;
+    return arena_printf(e->a, "%s%s", em_qual(e, AS_CONSTANT), t + strlen(as_qual(AS_CONSTANT)));
 }
 
 /* ---- expressions ---- */
@@ -250,7 +263,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
             expr_out(e, n->kids[0], 0);
             sb_putc(e->out, ')');
         } else if (n->ty->kind == TY_VECTOR) {
-            sb_printf(e->out, "(%s)", oclc_pointer_type(e->a, n->ty));
+            sb_printf(e->out, "(%s)", em_pointer_type(e, n->ty));
             expr_out(e, n->kids[0], 14);
         } else {
             sb_printf(e->out, "(%s)", ty_cname(n->ty));
@@ -319,7 +332,7 @@ static void decl_out(Em *e, const Node *n) {
         /* a vector over side-channel or marshalled memory: pointer + length */
         if (oclc_reads_decl(e->reads, n, 0) != OCLC_DECL_DROP) {
             indent_out(e);
-            sb_printf(e->out, "%s%s = ", oclc_pointer_type(e->a, t), s->cname);
+            sb_printf(e->out, "%s%s = ", em_pointer_type(e, t), s->cname);
             expr_out(e, n->kids[0], 2);
             sb_puts(e->out, ";\n");
             unread_mark(e, n, 0, s->cname);
@@ -336,7 +349,7 @@ static void decl_out(Em *e, const Node *n) {
     if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_DROP) return;
     indent_out(e);
     if (t->kind == TY_VECTOR) {
-        sb_printf(e->out, "%s%s %s[%lld]", as_qual(t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
+        sb_printf(e->out, "%s%s %s[%lld]", em_qual(e, t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
         if (s->init) {
             sb_puts(e->out, " = {");
             args_out(e, s->init->kids, s->init->nkids);
@@ -718,7 +731,7 @@ static void helper_out(Em *e, const Helper *h) {
         sb_printf(e->out, "%s %s(", sd->cname, hname);
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
-            if (f->view) sb_printf(e->out, "%s%s%s, ulong %s_len", i ? ", " : "", oclc_pointer_type(e->a, f->ty), f->cname, f->cname);
+            if (f->view) sb_printf(e->out, "%s%s%s, ulong %s_len", i ? ", " : "", em_pointer_type(e, f->ty), f->cname, f->cname);
             else sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(f->ty), f->cname);
         }
         sb_puts(e->out, ")\n");
@@ -739,7 +752,7 @@ static void helper_out(Em *e, const Helper *h) {
     case H_ATOMIC_RMW: {
         int wide = ty_sizeof(h->ty) == 8;
         const char *bits = wide ? "ulong" : "uint";
-        const char *q = as_qual(h->as);
+        const char *q = em_qual(e, h->as);
         /* + on a float in global memory: NVIDIA's hardware has a float atomic
            add that OpenCL does not expose; inline PTX reaches it (the warp
            forms' PTX lowering uses the same device test).  A compare-and-swap
@@ -839,14 +852,14 @@ static void func_out(Em *e, const CFunc *f) {
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
         if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
-            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", oclc_pointer_type(e->a, s->ty), s->cname, s->off_sym->cname,
+            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, s->off_sym->cname,
                       s->dims_sym->cname, s->strides_sym->cname);
         else if (s->soa_fields) { /* a soa-vector: one pointer per field, then the length */
             for (int k = 0; k < s->ty->elem->sd->nfields; k++)
-                sb_printf(o, "%s%s, ", oclc_pointer_type(e->a, s->soa_fields[k]->ty), s->soa_fields[k]->cname);
+                sb_printf(o, "%s%s, ", em_pointer_type(e, s->soa_fields[k]->ty), s->soa_fields[k]->cname);
             sb_printf(o, "ulong %s", s->len_cname);
         } else if (s->ty->kind == TY_VECTOR)
-            sb_printf(o, "%s%s, ulong %s", oclc_pointer_type(e->a, s->ty), s->cname, s->len_cname);
+            sb_printf(o, "%s%s, ulong %s", em_pointer_type(e, s->ty), s->cname, s->len_cname);
         else if (s->ty->kind == TY_VOIDP)
             sb_printf(o, "__global void *%s", s->cname);
         else if (s->ty->kind == TY_ENUM && f->kind == FN_KERNEL)
@@ -959,6 +972,37 @@ static void nvptx_guards_out(Em *e, const Program *p, const Survey *sv) {
     pr_blank(&e->pr);
 }
 
+/* :constant kernel parameters for CUDA: clang's NVPTX code reads
+ * __constant memory with ld.const, from the module's constant bank, but
+ * the host passes a device pointer (cuMemAlloc: global memory), so such a
+ * kernel read other values there.  Where a kernel takes a :constant
+ * vector, every :constant pointer and def-const-vec of the program is
+ * CRISP_CONSTANT, which is __global const for NVPTX (one address space, so
+ * a parameter and a table still reach the same function) and __constant
+ * elsewhere.  Program-scope __global variables need OpenCL C 3.0's
+ * __opencl_c_program_scope_global_variables, which the PTX build
+ * (src/targets.c) enables; docs/targets.md. */
+static int takes_constant_vector(const Program *p) {
+    for (int i = 0; i < p->nfuncs; i++) {
+        const CFunc *f = p->funcs[i];
+        if (f->kind == FN_FUNCTION || f->consteval) continue;
+        for (int j = 0; j < f->nparams; j++)
+            if (f->params[j]->ty && f->params[j]->ty->kind == TY_VECTOR && f->params[j]->ty->as == AS_CONSTANT) return 1;
+    }
+    return 0;
+}
+
+static void kconst_out(Em *e) {
+    if (!e->kconst) return;
+    pr_line(&e->pr, "/* :constant memory: CUDA passes device (global) memory, not the constant bank */");
+    pr_line(&e->pr, "#ifdef __NVPTX__");
+    pr_line(&e->pr, "#define CRISP_CONSTANT __global const");
+    pr_line(&e->pr, "#else");
+    pr_line(&e->pr, "#define CRISP_CONSTANT __constant");
+    pr_line(&e->pr, "#endif");
+    pr_blank(&e->pr);
+}
+
 /* 64-bit atomics (cl_khr_int64_base/extended_atomics) for NVPTX: libclc
  * has none, so they are defined here on clang's __sync built-ins, as
  * overloads of the OpenCL names for long and ulong in __global and
@@ -1045,7 +1089,7 @@ static void structs_out(Em *e, const Program *p) {
             pr_line(&e->pr, "typedef struct {");
             for (int j = 0; j < sd->nfields; j++) {
                 const Field *f = &sd->fields[j];
-                if (f->view) pr_line(&e->pr, "    %s%s; ulong %s_len;", oclc_pointer_type(e->a, f->ty), f->cname, f->cname);
+                if (f->view) pr_line(&e->pr, "    %s%s; ulong %s_len;", em_pointer_type(e, f->ty), f->cname, f->cname);
                 else if (f->as_array) pr_line(&e->pr, "    %s %s[3];", ty_cname(ty_num(f->ty->sc)), f->cname);
                 else pr_line(&e->pr, "    %s %s;", ty_cname(f->ty), f->cname);
             }
@@ -1090,7 +1134,7 @@ static void constvecs_out(Em *e, const Program *p) {
         int64_t n = cv->ty->length;
         pr_line(&e->pr, "/* def-const-vec %s  (%s:%d) */", cv->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
                 def->loc.line);
-        pr_line(&e->pr, "__constant %s %s[%lld] = {", ty_cname(el), cv->cname, (long long)n);
+        pr_line(&e->pr, "%s%s %s[%lld] = {", em_qual(e, AS_CONSTANT), ty_cname(el), cv->cname, (long long)n);
         int per_line = cv->fvals ? 8 : 16;
         Node lit = {.kind = N_C_INTLIT, .ty = (Type *)el};
         for (int64_t j = 0; j < n; j++) {
@@ -1141,6 +1185,8 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     /* support code that does not depend on user functions, in a fixed order */
     nvptx_guards_out(&e, p, &sv);
     nvptx_atom64_out(&e, p, &sv);
+    e.kconst = takes_constant_vector(p);
+    kconst_out(&e);
     enums_out(&e, p);
     structs_out(&e, p);
     constvecs_out(&e, p);

@@ -235,6 +235,7 @@ static inline int crisp_ok(CrispContext *cx, cl_int err, const char *what) {
  * ====================================================================== */
 
 
+/* @shim-part text_match: runtime-shim/parts/text_match.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* Case-insensitive "HAY contains NEEDLE" (an empty needle matches). */
 static inline int crisp_contains(const char *hay, const char *needle) {
     size_t n = strlen(needle);
@@ -268,6 +269,7 @@ static inline long crisp_index_of(const char *s) {
     }
     return v;
 }
+/* @shim-part end text_match */
 
 #define CRISP_MAX_PLATFORMS 16
 #define CRISP_MAX_DEVICES 64
@@ -438,6 +440,7 @@ static inline void crisp_close(CrispContext *cx) {
  * Programs
  * ====================================================================== */
 
+/* @shim-part files: runtime-shim/parts/files.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* Read a whole file into a NUL-terminated malloc'ed string (NULL on
  * failure, with a message on CX). */
 static inline char *crisp_read_file(CrispContext *cx, const char *path) {
@@ -495,6 +498,7 @@ static inline int crisp_find_file(const char *name, const char *argv0, char *buf
     }
     return 0;
 }
+/* @shim-part end files */
 
 /* Build OpenCL C SOURCE on CX's device with CRISP_BUILD_OPTIONS (plus
  * OPTIONS, may be NULL; OPTIONS with a -cl-std= of its own replace it: the
@@ -774,6 +778,7 @@ static inline cl_int crisp_check_mem(CrispContext *cx, const char *kernel, const
     return CL_SUCCESS;
 }
 
+/* @shim-part checks: runtime-shim/parts/checks.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* A vector of HAVE elements where the kernel may touch NEED (WHAT: the
  * size expression): CRISP_INVALID_LENGTH with a message, else success. */
 static inline cl_int crisp_check_length(CrispContext *cx, const char *kernel, const char *name, unsigned long long have,
@@ -824,6 +829,7 @@ static inline cl_int crisp_upload(CrispContext *cx, CrispMem *m, cl_mem_flags fl
     free(staged);
     return err;
 }
+/* @shim-part end checks */
 
 /* The reverse: COUNT elements of device memory M (STRIDE apart) into HOST
  * (ELEM_BYTES each), on QUEUE, once AFTER (an event, or NULL) is complete,
@@ -847,6 +853,7 @@ static inline cl_int crisp_download(CrispContext *cx, cl_command_queue queue, co
     return crisp_download_after(cx, queue, m, host, count, elem_bytes, stride, NULL, what);
 }
 
+/* @shim-part elements_demo: runtime-shim/parts/elements_demo.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* ======================================================================
  * Element types and demo data
  * ====================================================================== */
@@ -1048,6 +1055,7 @@ static inline unsigned long long crisp_global_linear_size(const CrispLaunch *l) 
 static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
     return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
 }
+/* @shim-part end elements_demo */
 
 /* Write "global 32 x 32, local 8 x 8" (or "..., local: OpenCL's choice") into BUF. */
 static inline void crisp_format_launch(char *buf, size_t size, const CrispLaunch *l) {
@@ -1066,6 +1074,7 @@ static inline void crisp_format_launch(char *buf, size_t size, const CrispLaunch
         n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lu", i ? " x " : "", (unsigned long)l->local[i]);
 }
 
+/* @shim-part launch_sizes: runtime-shim/parts/launch_sizes.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* Print the launch sizes on a line of their own, after INDENT. */
 static inline void crisp_print_launch(FILE *out, const char *indent, const CrispLaunch *l) {
     char text[160];
@@ -1139,6 +1148,7 @@ static inline double crisp_ceil_dbl(double x) {
     double t = (double)(long long)x;
     return t < x ? t + 1 : t;
 }
+/* @shim-part end launch_sizes */
 
 /* clEnqueueNDRangeKernel with L on QUEUE; WHAT names the kernel in messages. */
 static inline cl_int crisp_enqueue(CrispContext *cx, cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l,
@@ -1159,6 +1169,7 @@ static inline cl_int crisp_enqueue(CrispContext *cx, cl_command_queue queue, cl_
                         (int)err, crisp_error_hint(err));
 }
 
+/* @shim-part text_debug: runtime-shim/parts/text_debug.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* ======================================================================
  * Text the library builds instead of printing (debug logs)
  * ====================================================================== */
@@ -1326,5 +1337,6 @@ static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t 
     crisp_text_free(&t);
     return n;
 }
+/* @shim-part end text_debug */
 
 #endif /* CRISP_RUNTIME_H */

@@ -368,6 +368,7 @@ def create_kernel(program, name):
 # ----------------------------------------------------------------------
 # Element types and layouts
 
+# @shim-part scalar_names: runtime-shim/parts/scalar_names.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
 _SCALARS = {
     "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
     "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
@@ -395,6 +396,7 @@ def _dtype_text(dt):
 
 def _round_up(n, m):
     return -(-int(n) // int(m)) * int(m)
+# @shim-part end scalar_names
 
 
 class Element:
@@ -521,6 +523,7 @@ class Element:
             return np.zeros(n, self.base)
         return np.zeros((n, self.lanes), self.base)
 
+# @shim-part element_layout: runtime-shim/parts/element_layout.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
     def compact(self, array, where="argument"):
         """Check ARRAY; return (n, mem): mem is C-contiguous and its bytes are
         the n elements in compact form (the array itself when possible)."""
@@ -593,6 +596,7 @@ def std140_stride(elem):
     """Bytes between std140 array elements: the size rounded up to 16."""
     e = elem if isinstance(elem, Element) else element(elem)
     return max(16, _round_up(e.size, 16))
+# @shim-part end element_layout
 
 
 def std140_dtype(elem):
@@ -602,6 +606,7 @@ def std140_dtype(elem):
     return element(e.name, std140_stride(e), e.base if e.kind == "struct" else None).device_dtype
 
 
+# @shim-part std140: runtime-shim/parts/std140.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
 def to_std140(array, elem):
     """ARRAY (compact, of element type ELEM, e.g. "float") as std140 bytes:
     a uint8 array of len(array) * std140_stride(ELEM) bytes."""
@@ -622,8 +627,16 @@ def from_std140(data, elem, count=None):
         raise ValueError("from_std140: %d %s elements need %d bytes, got %d"
                          % (n, e.name, n * e.stride, raw.size))
     return e.unpack(raw, n, e.new_array(n) if e.kind != "struct" else np.zeros(n, e.base))
+# @shim-part end std140
 
 
+def _vector_dtype_of(type_name):
+    """The numpy dtype of vector type TYPE_NAME (float4): pyopencl.cltypes'."""
+    import pyopencl.cltypes as cltypes
+    return getattr(cltypes, _bare(type_name))
+
+
+# @shim-part scalar: runtime-shim/parts/scalar.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
 def scalar(where, type_name, value, dtype=None):
     """VALUE as the numpy scalar a kernel argument of TYPE_NAME needs:
     range-checked integers, floats, tuples for vector types (float4), and
@@ -649,8 +662,7 @@ def scalar(where, type_name, value, dtype=None):
         if isinstance(value, np.ndarray) and value.ndim > 0:
             raise TypeError("%s is a %s scalar, got an array" % (where, type_name))
         return _number(where, type_name, base, value)
-    import pyopencl.cltypes as cltypes
-    dt = getattr(cltypes, _bare(type_name))
+    dt = _vector_dtype_of(type_name)
     arr = np.asarray(value)
     if arr.dtype.fields is not None:
         comps = [arr[()][f] for f in arr.dtype.names][:lanes] if arr.ndim == 0 else []
@@ -662,8 +674,10 @@ def scalar(where, type_name, value, dtype=None):
     vals = [_number(where, type_name, base, c) for c in comps]
     vals += [base.type(0)] * (len(dt.names) - len(vals))
     return np.array(tuple(vals), dtype=dt)[()]
+# @shim-part end scalar
 
 
+# @shim-part values: runtime-shim/parts/values.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
 def _number(where, type_name, base, v):
     if base.kind in "iu":
         if isinstance(v, (float, np.floating)) or not isinstance(
@@ -798,6 +812,7 @@ def too_short(kernel, name, have, need, what):
     where the kernel may touch NEED (WHAT: the size expression)."""
     raise ValueError("kernel %s: argument %s has %d element%s; it needs at least %d, what the kernel "
                      "may touch (%s)" % (kernel, name, have, "" if have == 1 else "s", need, what))
+# @shim-part end values
 
 
 # ----------------------------------------------------------------------
@@ -1241,6 +1256,7 @@ _ZEROS = np.zeros(65536, np.uint8)   # small zero-filled buffers are copied from
 _ZEROS.flags.writeable = False
 
 
+# @shim-part counts_debug: runtime-shim/parts/counts_debug.py, in both crisp_runtime.py and crisp_runtime_cuda.py (edit it there)
 def _count(kernel, name, count):
     """A size expression's value as an element count (floats rounded up)."""
     n = int(math.ceil(count)) if isinstance(count, float) else int(count)
@@ -1336,6 +1352,7 @@ def decode_debug(words, sites):
         lines.append("crisp: %d debug records were dropped: the debug buffer (%d words) was full"
                      % (int(words[1]), nwords))
     return lines
+# @shim-part end counts_debug
 
 
 # ----------------------------------------------------------------------

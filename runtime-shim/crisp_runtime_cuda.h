@@ -179,6 +179,7 @@ static inline int crisp_ok(CrispContext *cx, cl_int err, const char *what) {
  * ====================================================================== */
 
 
+/* @shim-part text_match: runtime-shim/parts/text_match.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* Case-insensitive "HAY contains NEEDLE" (an empty needle matches). */
 static inline int crisp_contains(const char *hay, const char *needle) {
     size_t n = strlen(needle);
@@ -212,6 +213,7 @@ static inline long crisp_index_of(const char *s) {
     }
     return v;
 }
+/* @shim-part end text_match */
 
 
 static inline void crisp_describe(CrispContext *cx) {
@@ -278,6 +280,9 @@ static inline void crisp_close(CrispContext *cx) {
  * Modules and kernels
  * ====================================================================== */
 
+/* @shim-part files: runtime-shim/parts/files.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
+/* Read a whole file into a NUL-terminated malloc'ed string (NULL on
+ * failure, with a message on CX). */
 static inline char *crisp_read_file(CrispContext *cx, const char *path) {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
@@ -333,6 +338,7 @@ static inline int crisp_find_file(const char *name, const char *argv0, char *buf
     }
     return 0;
 }
+/* @shim-part end files */
 
 /* Load the module for CX's device: of IMAGES ("sm_90", "x_sm_90.cubin",
  * "sm_80", "x_sm_80.fatbin", ..., NULL), looked for beside PTX_PATH, the one
@@ -525,6 +531,7 @@ static inline cl_int crisp_check_mem(CrispContext *cx, const char *kernel, const
     return CL_SUCCESS;
 }
 
+/* @shim-part checks: runtime-shim/parts/checks.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* A vector of HAVE elements where the kernel may touch NEED (WHAT: the
  * size expression): CRISP_INVALID_LENGTH with a message, else success. */
 static inline cl_int crisp_check_length(CrispContext *cx, const char *kernel, const char *name, unsigned long long have,
@@ -575,6 +582,7 @@ static inline cl_int crisp_upload(CrispContext *cx, CrispMem *m, cl_mem_flags fl
     free(staged);
     return err;
 }
+/* @shim-part end checks */
 
 /* The reverse: COUNT elements of device memory M (STRIDE apart) into HOST
  * (ELEM_BYTES each), on QUEUE, waiting. */
@@ -606,6 +614,7 @@ static inline cl_int crisp_mem_read_after(CrispContext *cx, CUstream queue, cons
     return crisp_mem_read(cx, queue, m, host, bytes, what);
 }
 
+/* @shim-part elements_demo: runtime-shim/parts/elements_demo.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* ======================================================================
  * Element types and demo data
  * ====================================================================== */
@@ -807,6 +816,7 @@ static inline unsigned long long crisp_global_linear_size(const CrispLaunch *l) 
 static inline unsigned long long crisp_local_linear_size(const CrispLaunch *l) {
     return crisp_local_size(l, 0) * crisp_local_size(l, 1) * crisp_local_size(l, 2);
 }
+/* @shim-part end elements_demo */
 
 /* Write "global 32 x 32, local 8 x 8" (or "..., local: OpenCL's choice") into BUF. */
 static inline void crisp_format_launch(char *buf, size_t size, const CrispLaunch *l) {
@@ -825,6 +835,7 @@ static inline void crisp_format_launch(char *buf, size_t size, const CrispLaunch
         n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lu", i ? " x " : "", (unsigned long)l->local[i]);
 }
 
+/* @shim-part launch_sizes: runtime-shim/parts/launch_sizes.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* Print the launch sizes on a line of their own, after INDENT. */
 static inline void crisp_print_launch(FILE *out, const char *indent, const CrispLaunch *l) {
     char text[160];
@@ -898,6 +909,7 @@ static inline double crisp_ceil_dbl(double x) {
     double t = (double)(long long)x;
     return t < x ? t + 1 : t;
 }
+/* @shim-part end launch_sizes */
 
 
 /* ======================================================================
@@ -963,7 +975,8 @@ static inline cl_int crisp_enqueue(CrispContext *cx, CUstream stream, CrispKerne
     cl_uint d, i;
     int runs = 1;
     cl_int err = CL_SUCCESS;
-    for (i = 0; i < num_events && err == CL_SUCCESS; i++) err = (cl_int)cuStreamWaitEvent(stream, wait_list[i], 0);
+    for (i = 0; i < num_events && err == CL_SUCCESS; i++) /* NULL: nothing to wait for (a step already waited for) */
+        if (wait_list[i]) err = (cl_int)cuStreamWaitEvent(stream, wait_list[i], 0);
     if (!crisp_ok(cx, err, "cuStreamWaitEvent")) return err;
     for (d = 0; d < l->dims; d++) runs &= l->global[d] != 0;
     crisp_format_launch(sizes, sizeof sizes, l);
@@ -1012,6 +1025,7 @@ static inline cl_int crisp_enqueue(CrispContext *cx, CUstream stream, CrispKerne
     return CL_SUCCESS;
 }
 
+/* @shim-part text_debug: runtime-shim/parts/text_debug.h, in both crisp_runtime.h and crisp_runtime_cuda.h (edit it there) */
 /* ======================================================================
  * Text the library builds instead of printing (debug logs)
  * ====================================================================== */
@@ -1179,5 +1193,6 @@ static inline size_t crisp_debug_decode(FILE *out, const cl_uint *words, size_t 
     crisp_text_free(&t);
     return n;
 }
+/* @shim-part end text_debug */
 
 #endif /* CRISP_RUNTIME_CUDA_H */

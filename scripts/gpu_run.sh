@@ -35,6 +35,17 @@ want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
 want sort && BENCH_SORT_PROFILE=1 step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA
 want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296}
+# the CUDA hoists and the OpenCL hoists over the PTX (docs/hoisting-cuda.md): DIR is built where
+# clang and PoCL are (python3 tests/gpu/cuda_hoists.py build DIR) and carried here
+CH=${CUDA_HOISTS_DIR:-tests/out/cuda_hoists}
+if want cuda_hoists; then
+    if [ -f "$CH/manifest.json" ]; then
+        step cuda_hoists 600 "$PY" tests/gpu/cuda_hoists.py run "$CH"
+        step cuda_hoists_opencl 600 "$PY" tests/gpu/cuda_hoists.py run-opencl "$CH"
+    else
+        echo "cuda_hoists: skipped, no $CH/manifest.json (build it with clang and PoCL: python3 tests/gpu/cuda_hoists.py build $CH)"
+    fi
+fi
 for extra in ${GPU_EXTRA:-}; do  # further scripts: GPU_EXTRA="scripts/bench_sort.py ..."
     want extra && step "$(basename "$extra" .py)" 240 "$PY" "$extra"
 done

@@ -278,8 +278,13 @@ static int build_ptx(Chain *ch, const char *out) {
     /* LLVM's own optimisation level for the PTX (ptxas optimises it again):
        see PTX_OPT; CRISP_PTX_OPT=-O2 ... changes it */
     const char *opt = getenv("CRISP_PTX_OPT");
-    const char *cc[] = {clang, "-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-target",
-                        "nvptx64--nvidiacl", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
+    /* OpenCL C 3.0 with program-scope __global variables, and without the
+       generic address space (clang's NVPTX target has none), is 1.2 plus
+       what CRISP_CONSTANT needs: a def-const-vec in __global memory where a
+       kernel takes a :constant vector (emit-oclc, docs/targets.md); the PTX
+       of every other program is the same as with CL1.2 */
+    const char *cc[] = {clang, "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-cl-ext=+__opencl_c_program_scope_global_variables",
+                        "-Xclang", "-finclude-default-header", "-target", "nvptx64--nvidiacl", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
                         in_dir(ch, ".cl"), "-o", out, NULL};
     return step(ch, "clang", cc);
 }

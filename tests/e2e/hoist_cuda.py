@@ -252,8 +252,8 @@ class FakeBinding:
         return 0
 
 
-def fake_module(name, cc=(9, 0)):
-    d, base = hoist(os.path.join(REPO, "examples", name + ".crisp"), "fake_" + name)
+def fake_module(name, cc=(9, 0), src=None):
+    d, base = hoist(src or os.path.join(REPO, "examples", name + ".crisp"), "fake_" + name)
     for m in list(sys.modules):
         if m.startswith("crisp_runtime_cuda") or m.endswith("_hoist_PyCUDA"):
             del sys.modules[m]
@@ -328,3 +328,210 @@ def fake_side_channels_results():
     k = mod.load()
     text = open(os.path.join(d, "side_channels_hoist_PyCUDA.py")).read()
     check("results documented", "crisp_runtime_cuda.DeviceArrays" in text or "Returns the kernel's Event" in text)
+
+
+# ----------------------------------------------------------------------
+# Orchestrations through the CUDA hoists (docs/orchestration.md)
+
+@case
+def cuda_cpp_orchestrations():
+    d, base = hoist(os.path.join(REPO, "tests", "e2e", "orchestration.crisp"), "orch_cpp")
+    with open(os.path.join(d, base + "_hoist_CUDA.h")) as f:
+        header = f.read()
+    with open(os.path.join(d, base + "_hoist_CUDA.cpp")) as f:
+        source = f.read()
+    with open(os.path.join(d, base + "_hoist_CUDA_demo.cpp")) as f:
+        demo = f.read()
+    for fn in ("orchestration_add_then_scale", "orchestration_saxpy_interleaved", "orchestration_two_then_one",
+               "orchestration_mix_passes", "orchestration_table_interleaved"):
+        check("declared: " + fn, "cl_int %s_run(" % fn in header, fn)
+        check("defined: " + fn, ("cl_int %s_run(" % fn) in source)
+    check("the steps on events", "cuEventDestroy(ev[i])" in source and "cuStreamWaitEvent" not in source)
+    check("interleaved: pinned memory, two streams", "cuMemHostAlloc((void **)&staged[0]" in source and
+          "cuStreamCreate(&qs[1], CU_STREAM_NON_BLOCKING)" in source and "cuMemcpyHtoDAsync(mem[" in source and
+          "cuMemFreeHost(staged[c])" in source)
+    check("no OpenCL call left", not [w for w in ("clEnqueue", "clCreate", "clFinish", "clRelease", "cl_mem ", "cl_event")
+                                      if w in source or w in header], source[:200])
+    check("the demo runs them", "orchs += orchestration_add_then_scale(&prog);" in demo and "orchestrations ran" in demo)
+    problems, _ = build(os.path.join(REPO, "tests", "e2e", "orchestration.crisp"))
+    check("g++ -Wall -Wextra -Werror builds it against cuda.h", not problems, "\n".join(problems))
+
+
+def fake_orchestration():
+    mod, fake, d = fake_module("orchestration", src=os.path.join(REPO, "tests", "e2e", "orchestration.crisp"))
+    fake.nparams = 0
+    return mod, fake, mod.load()
+
+
+def launched(fake):
+    return [l[0] for l in fake.launches if l[0] != "crisp_probe"]
+
+
+@case
+def fake_orchestration_sequential():
+    mod, fake, k = fake_orchestration()
+    n = 300
+    a = np.arange(n, dtype=np.float32)
+    b = np.ones(n, np.float32) * 2
+    r = np.full(n, 5.0, np.float32)
+    before = len(fake.mem)
+    out = k.add_then_scale(a, b, None, 3.0, r)
+    check("the kernels in order", launched(fake) == ["vector_add", "vector_scale"], str(launched(fake)))
+    check("what the steps write, by KERNEL::NAME", sorted(out) == ["vector_add::C", "vector_scale::R"], str(sorted(out)))
+    # the fake runs no kernel: R comes back as the device left it (zeros: only written, not uploaded)
+    check("R filled in place", out["vector_scale::R"] is r and not r.any(), str(r[:4]))
+    check("the intermediate on the device", out["vector_add::C"].shape == (n,), str(out["vector_add::C"].shape))
+    uploaded = [m for p, m in list(fake.mem.items())[before:] if m.size == a.nbytes and (m.view(np.float32) == a).all()]
+    check("A uploaded once", len(uploaded) == 1, str(len(uploaded)))
+    fake.launches.clear()
+    k.two_then_one(a, b, np.zeros(n, np.float32), b, a, np.zeros(n, np.float32), np.zeros(n, np.float32))
+    check("launch-parallel then sequential", launched(fake) == ["left_add", "right_add", "vector_add"], str(launched(fake)))
+
+
+@case
+def fake_orchestration_loops():
+    mod, fake, k = fake_orchestration()
+    v = np.arange(8, dtype=np.uint64)
+    k.mix_passes(v)
+    # s = 1, 2, 4, 8 (<= 8): tt = s/2 .. 1 (none for s = 1), then one more pass each
+    check("the passes the host loops make", launched(fake) == ["mix_pass"] * 11, str(launched(fake)))
+
+
+@case
+def fake_orchestration_interleaved():
+    mod, fake, k = fake_orchestration()
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    z = np.full(n, 9.0, np.float32)
+    out = k.saxpy_interleaved(0, 0, 2.0, x, y, z, chunk=300)
+    grids = [l for l in fake.launches if l[0] == "saxpy_chunked"]
+    check("one launch per chunk", len(grids) == 4, str(len(grids)))
+    threads = [g[1][0] * g[2][0] for g in grids]
+    check("chunk sizes", threads == [300, 300, 300, 100], str(threads))
+    check("Z by name", sorted(out) == ["saxpy_chunked::Z"], str(sorted(out)))
+    # the kernel does not run here: Z's chunks come back as the device holds them (never written: zeros)
+    check("Z copied back chunk by chunk", not z.any(), str(z[:4]))
+    xs = [m for m in fake.mem.values() if m.size == x.nbytes and (m.view(np.float32) == x).all()]
+    check("X copied in, chunk by chunk", len(xs) == 1, str(len(xs)))
+
+
+# ----------------------------------------------------------------------
+# The shims' shared parts (runtime-shim/parts/, scripts/shim_parts.sh)
+
+@case
+def shims_share_their_parts():
+    import difflib
+    shims = [os.path.join(REPO, "runtime-shim", f) for f in
+             ("crisp_runtime.h", "crisp_runtime_cuda.h", "crisp_runtime.py", "crisp_runtime_cuda.py")]
+    r = subprocess.run(["sh", os.path.join(REPO, "scripts", "shim_parts.sh"), "--check"] + shims,
+                       capture_output=True, text=True)
+    check("the shims hold the parts as written in runtime-shim/parts/", r.returncode == 0, r.stderr)
+    parts = sorted(f for f in os.listdir(os.path.join(REPO, "runtime-shim", "parts")) if f.endswith((".h", ".py")))
+    check("parts", len(parts) >= 8, str(parts))
+
+    def outside(path):
+        out, skip, used = [], False, []
+        for line in open(path).read().split("\n"):
+            if "@shim-part end " in line:
+                skip = False
+            elif skip:
+                pass
+            elif "@shim-part " in line:
+                skip = True
+                used.append(line.split("@shim-part ")[1].split(":")[0])
+            else:
+                out.append(line)
+        return out, used
+    for a, b, ext in ((shims[0], shims[1], ".h"), (shims[2], shims[3], ".py")):
+        (ta, ua), (tb, ub) = outside(a), outside(b)
+        mine = sorted(p[:-len(ext)] for p in parts if p.endswith(ext))
+        check("every %s part in both shims" % ext, sorted(ua) == mine and sorted(ub) == mine, "%s %s %s" % (ua, ub, mine))
+        sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+        long_ = [(m.size, ta[m.a][:60]) for m in sm.get_matching_blocks() if m.size >= 30]
+        check("no 30 lines repeated outside the parts (%s)" % ext, not long_, str(long_))
+    # a part edited is rewritten into both shims
+    d = out_dir("hoist_cuda", "parts")
+    import shutil as sh_
+    for f in os.listdir(d):
+        sh_.rmtree(os.path.join(d, f)) if os.path.isdir(os.path.join(d, f)) else os.remove(os.path.join(d, f))
+    for f in shims[:2]:
+        sh_.copy(f, d)
+    os.makedirs(os.path.join(d, "scripts"), exist_ok=True)
+    os.makedirs(os.path.join(d, "runtime-shim", "parts"), exist_ok=True)
+    sh_.copy(os.path.join(REPO, "scripts", "shim_parts.sh"), os.path.join(d, "scripts"))
+    for p in parts:
+        sh_.copy(os.path.join(REPO, "runtime-shim", "parts", p), os.path.join(d, "runtime-shim", "parts"))
+    with open(os.path.join(d, "runtime-shim", "parts", "checks.h"), "a") as f:
+        f.write("/* one more line */\n")
+    copies = [os.path.join(d, "crisp_runtime.h"), os.path.join(d, "crisp_runtime_cuda.h")]
+    r = subprocess.run(["sh", os.path.join(d, "scripts", "shim_parts.sh"), "--check"] + copies, capture_output=True, text=True)
+    check("--check names a stale shim", r.returncode == 1 and "crisp_runtime_cuda.h" in r.stderr, r.stderr)
+    r = subprocess.run(["sh", os.path.join(d, "scripts", "shim_parts.sh")] + copies, capture_output=True, text=True)
+    check("rewritten", r.returncode == 0, r.stderr)
+    check("into both", all("/* one more line */\n/* @shim-part end checks */" in open(c).read() for c in copies))
+
+
+@case
+def pycuda_binding_pops_its_context_at_exit():
+    # PyCUDA aborts the interpreter when a context is still pushed at exit
+    # (an H200 run, 2026-11-28): the binding frees what is left and pops it
+    import crisp_runtime_cuda as rc
+    import atexit
+    log = []
+
+    class Err(Exception):
+        pass
+
+    class Ctx:
+        def push(self):
+            log.append("push")
+
+        def pop(self):
+            log.append("pop")
+
+    class Dev:
+        def __init__(self, i):
+            pass
+
+        def retain_primary_context(self):
+            return Ctx()
+
+        def compute_capability(self):
+            return (9, 0)
+
+    class Alloc:
+        def __init__(self, n):
+            self.n = n
+
+        def __int__(self):
+            return 4096
+
+        def free(self):
+            log.append("free")
+
+    class Drv:
+        Error = Err
+        Device = Dev
+
+        @staticmethod
+        def init():
+            pass
+
+        @staticmethod
+        def mem_alloc(n):
+            return Alloc(n)
+
+    registered = []
+    real = atexit.register
+    atexit.register = lambda f, *a: registered.append((f, a))
+    try:
+        b = rc._PyCuda(Drv)
+        ctx, cc = b.open(0)
+    finally:
+        atexit.register = real
+    check("pushed, and a handler at exit", log == ["push"] and len(registered) == 1, str((log, registered)))
+    b._live = {4096: Alloc(8)}
+    f, a = registered[0]
+    f(*a)
+    check("frees, then pops", log == ["push", "free", "pop"], str(log))

@@ -63,6 +63,44 @@ def make_install_puts_the_shim_where_it_is_found():
 
 
 @case
+def make_install_puts_the_cuda_shims_there_too():
+    # the CUDA hoists' crisp_runtime_cuda.h and .py, beside the OpenCL ones
+    root = fresh("install-root-cuda")
+    status, out, err = run(["make", "-s", "-C", REPO, "install", "DESTDIR=" + root, "PREFIX=/usr/local", "PY=" + PY])
+    check("make install", status == 0, out + err)
+    incdir = os.path.join(root, "usr/local/include/crisp")
+    status, pydir, err = run([PY, os.path.join(REPO, "scripts", "python_dir.py"), "/usr/local"])
+    pydir = root + pydir.strip()
+    for f, src in ((os.path.join(incdir, "crisp_runtime_cuda.h"), "crisp_runtime_cuda.h"),
+                   (os.path.join(pydir, "crisp_runtime_cuda.py"), "crisp_runtime_cuda.py")):
+        check("installed: " + f, os.path.exists(f))
+        with open(f) as a, open(os.path.join(REPO, "runtime-shim", src)) as b:
+            check("the same file: " + src, a.read() == b.read())
+    d = fresh("install-hoist-cuda")
+    status, out, err = crisp("--hoist=CUDA", "--hoist=PyCUDA", "--output-dir=" + d, "examples/vector_add.crisp")
+    if status == 2 and "E1501" in err:      # no clang-14/libclc-14 for the PTX here
+        print("note: no PTX chain here, the CUDA hoists are not built: %s" % err.strip().splitlines()[0])
+        return
+    check("hoisted", status == 0, err)
+    os.remove(os.path.join(d, "crisp_runtime_cuda.h"))
+    os.remove(os.path.join(d, "crisp_runtime_cuda.py"))
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    if os.path.exists(os.path.join(cuda, "include", "cuda.h")):
+        exe = os.path.join(d, "demo")
+        status, out, err = run(["g++", "-Wall", "-Wextra", "-Werror", "-I", d, "-I", incdir, "-I", os.path.join(cuda, "include"),
+                                os.path.join(d, "vector_add_hoist_CUDA.cpp"), os.path.join(d, "vector_add_hoist_CUDA_demo.cpp"),
+                                "-L", os.path.join(cuda, "lib64", "stubs"), "-lcuda", "-o", exe])
+        check("the C++ hoist builds with -I PREFIX/include/crisp", status == 0, err)
+    else:
+        print("note: no CUDA toolkit (cuda.h) here: the C++ hoist is not compiled")
+    # the Python hoist imports the installed module (the driver binding is looked for when used)
+    status, out, err = run([PY, "-c", "import sys; sys.path.insert(0, %r); import vector_add_hoist_PyCUDA as h; "
+                            "print(h.crisp_runtime.__file__)" % d], env={"PYTHONPATH": pydir}, cwd="/")
+    check("the Python hoist imports the installed module",
+          status == 0 and out.strip() == os.path.join(pydir, "crisp_runtime_cuda.py"), out + err[-1500:])
+
+
+@case
 def pip_install_gives_the_same_module():
     d = fresh("pip")
     src = REPO  # the repository itself: pyproject.toml ships the API package and the shim

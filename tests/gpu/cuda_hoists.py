@@ -26,6 +26,12 @@ steps, because the GPU machine has no clang and no PoCL (docs/targets.md):
   message and the C++ hoist is still tested.  CRISP_CUDA_BINDING picks one
   binding (pycuda, cuda-python, cupy).
 
+  and, on the same machine, the OpenCL hoists (C and PyOpenCL) on its
+  OpenCL platform (CRISP_PLATFORM=NVIDIA), against the same records:
+      python3 tests/gpu/cuda_hoists.py run-opencl [DIR]
+  CUDA_HOISTS_ONLY=vectors,const_vec (program names) runs some programs only,
+  CUDA_HOISTS_HOIST=PyCUDA (or CUDA, OpenCL, PyOpenCL) one hoist only.
+
 With the device tool, DIR is an ignored path, so carry it:
   run(command="python3 tests/gpu/cuda_hoists.py run tests/out/cuda_hoists",
       carry=["tests/out/cuda_hoists"])
@@ -116,13 +122,21 @@ def upload_all(mod):
     rt.arg = arg_uploading
 
 
-def run_demo(module_path, meta_path, out_npz=None):
-    """Run the demo of one hoist module with its calls captured; returns the calls."""
+def run_demo(module_path, meta_path, out_npz=None, origin=None):
+    """Run the demo of one hoist module with its calls captured; returns the
+    calls.  ORIGIN (a list) gets what the OpenCL hoist built ("PTX", ...)."""
     names = kernel_names(meta_path)
     mod = load_module(module_path, os.path.splitext(os.path.basename(module_path))[0])
     calls = []
     upload_all(mod)
     capture(mod, names, calls)
+    loaded, load = [], mod.load
+
+    def load_kept(*a, **kw):
+        k = load(*a, **kw)
+        loaded.append(k)
+        return k
+    mod.load = load_kept
     import io
     import contextlib
     buf = io.StringIO()
@@ -130,6 +144,8 @@ def run_demo(module_path, meta_path, out_npz=None):
         status = mod.demo()
     if status:
         raise RuntimeError("demo returned %r" % status)
+    if origin is not None:
+        origin.append(getattr(loaded[0].runtime, "program_origin", None) if loaded else None)
     if out_npz:
         flat = {}
         for i, (name, arrays) in enumerate(calls):
@@ -208,7 +224,8 @@ def build(d):
     os.makedirs(d, exist_ok=True)
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-        for base, note in ex.map(lambda s: build_one(s, d), programs()):
+        for base, note in ex.map(lambda s: build_one(s, d),
+                                 [p for p in programs() if selected([os.path.splitext(os.path.basename(p))[0]])]):
             results[base] = note
             print("%-28s %s" % (base, note))
     with open(os.path.join(d, "manifest.json"), "w") as f:
@@ -230,7 +247,15 @@ def same(a, b):
     if a.shape != b.shape or a.dtype != b.dtype:
         return "shape/dtype %s %s vs %s %s" % (a.shape, a.dtype, b.shape, b.dtype)
     if a.dtype.fields is not None:
-        a, b = a.view(np.uint8), b.view(np.uint8)
+        # field by field: the padding between fields is whatever the device
+        # left there (PoCL copies private structs whole), not a result
+        for name in a.dtype.names:
+            why = same(np.ascontiguousarray(a[name]), np.ascontiguousarray(b[name]))
+            if why and why != "order":
+                return "field %s: %s" % (name, why)
+            if why:
+                return why
+        return ""
     if a.dtype.kind == "f":
         ok = np.isclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
         if ok.all():
@@ -251,14 +276,15 @@ def same(a, b):
                                                      fa[bad].tolist(), fb[bad].tolist())
 
 
-def check_python(out, base):
+def check_python(out, base, hoist="PyCUDA"):
     ref_npz = os.path.join(out, "pocl.npz")
     if not os.path.exists(ref_npz):
         return "skip", "no PoCL record"
     with open(ref_npz + ".json") as f:
         ref_calls = json.load(f)
     ref = np.load(ref_npz)
-    calls = run_demo(os.path.join(out, base + "_hoist_PyCUDA.py"), os.path.join(out, base + ".metacrisp"))
+    origin = []
+    calls = run_demo(os.path.join(out, base + "_hoist_%s.py" % hoist), os.path.join(out, base + ".metacrisp"), origin=origin)
     if len(calls) < len(ref_calls) and [c[0] for c in calls] == [c[0] for c in ref_calls[:len(calls)]]:
         ref_calls = ref_calls[:len(calls)]      # the PyOpenCL demo's orchestrations come last
     if [c[0] for c in calls] != [c[0] for c in ref_calls]:
@@ -273,12 +299,13 @@ def check_python(out, base):
                 notes.append("%s[%d] order" % (name, j))
             elif why:
                 return "fail", "%s, array %d: %s" % (name, j, why)
-    return "pass", "%d calls%s" % (len(calls), (" (" + ", ".join(notes) + ")") if notes else "")
+    return "pass", "%d calls%s%s" % (len(calls), (" (" + ", ".join(notes) + ")") if notes else "",
+                                     "; program: %s" % origin[0] if origin and origin[0] else "")
 
 
 def numbers(text):
     """The numbers of a demo's output, without the lines naming the device."""
-    lines = [l for l in text.splitlines() if not l.startswith(("device:", "module:"))]
+    lines = [l for l in text.splitlines() if not l.startswith(("device:", "module:", "program:"))]
     return lines, [NUMBER.findall(l) for l in lines]
 
 
@@ -299,9 +326,15 @@ def check_cpp(out, base):
         return "fail", "the demo did not finish in %d s: %s" % (TIMEOUT, (e.stdout or b"")[-300:])
     if r.returncode:
         return "fail", "the demo failed: " + (r.stdout + r.stderr)[-400:]
+    return compare_output(r.stdout, ref_path, "module:")
+
+
+def compare_output(stdout, ref_path, what):
+    """Compare a C demo's STDOUT with the PoCL one at REF_PATH, number by
+    number; the note ends with the demo's line starting with WHAT."""
     with open(ref_path) as f:
         ref_lines, ref_nums = numbers(f.read())
-    lines, nums = numbers(r.stdout)
+    lines, nums = numbers(stdout)
     if len(lines) != len(ref_lines):
         return "fail", "%d output lines vs %d" % (len(lines), len(ref_lines))
     order = []
@@ -315,9 +348,77 @@ def check_cpp(out, base):
             order.append(i + 1)
             continue
         return "fail", "line %d: %r vs %r" % (i + 1, lines[i][:160], ref_lines[i][:160])
-    module = [l for l in r.stdout.splitlines() if l.startswith("module:")]
+    module = [l for l in stdout.splitlines() if l.startswith(what)]
     return "pass", "%d lines%s; %s" % (len(lines), " (order: lines %s)" % order if order else "",
                                       module[0] if module else "")
+
+
+def check_c_opencl(out, base):
+    """The OpenCL C hoist's demo on this machine's OpenCL platform, compared
+    with its output on PoCL."""
+    ref_path = os.path.join(out, "pocl_c.txt")
+    if not os.path.exists(ref_path):
+        return "skip", "no PoCL record of the C demo"
+    exe = os.path.join(out, "opencl_demo_here")
+    inc = [f for f in ("/usr/local/cuda/include",) if os.path.isdir(f)]
+    lib = [f for f in ("/usr/local/cuda/lib64",) if os.path.isdir(f)]
+    cc = subprocess.run(["cc", "-std=c99", "-O1", "-I" + out] + ["-I" + f for f in inc] +
+                        ["-include", "upload_all.h", os.path.join(out, base + "_hoist_OpenCL.c"),
+                         os.path.join(out, base + "_hoist_OpenCL_demo.c")] + ["-L" + f for f in lib] +
+                        ["-lOpenCL", "-lm", "-o", exe], capture_output=True, text=True, timeout=300)
+    if cc.returncode:
+        return "fail", "cc: " + (cc.stdout + cc.stderr)[-400:]
+    try:
+        r = subprocess.run([exe, os.path.join(out, base + ".cl")], capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        return "fail", "the demo did not finish in %d s: %s" % (TIMEOUT, (e.stdout or b"")[-300:])
+    if r.returncode:
+        return "fail", "the demo failed: " + (r.stdout + r.stderr)[-400:]
+    return compare_output(r.stdout, ref_path, "program:")
+
+
+def hoists(which):
+    """CUDA_HOISTS_HOIST=CUDA (or PyCUDA, OpenCL, PyOpenCL): only that hoist."""
+    only = os.environ.get("CUDA_HOISTS_HOIST", "")
+    return [h for h in which if not only or h == only]
+
+
+def selected(names):
+    """CUDA_HOISTS_ONLY=a,b,c: only those programs."""
+    only = [x for x in os.environ.get("CUDA_HOISTS_ONLY", "").split(",") if x]
+    return [n for n in names if not only or n in only]
+
+
+def run_opencl(d):
+    """The OpenCL hoists on this machine's OpenCL platform (CRISP_PLATFORM)
+    against their PoCL records; each line says what the hoist loaded."""
+    with open(os.path.join(d, "manifest.json")) as f:
+        manifest = json.load(f)
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    progs = [b for b in selected(sorted(manifest)) if os.path.isdir(os.path.join(d, b))]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 4)) as ex:
+        cres = dict(zip(progs, ex.map(lambda b: check_c_opencl(os.path.join(d, b), b), progs if hoists(["OpenCL"]) else [])))
+    for base in progs:
+        out = os.path.join(d, base)
+        for hoist in hoists(["OpenCL", "PyOpenCL"]):
+            if hoist == "OpenCL":
+                verdict, note = cres[base]
+            else:
+                try:
+                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "check-opencl", out, base],
+                                       capture_output=True, text=True, timeout=TIMEOUT)
+                    last = (r.stdout.strip().splitlines() or [""])[-1]
+                    if r.returncode == 0 and "\t" in last:
+                        verdict, note = last.split("\t", 1)
+                    else:
+                        verdict, note = "fail", (r.stdout + r.stderr).strip()[-400:]
+                except subprocess.TimeoutExpired:
+                    verdict, note = "fail", "the demo did not finish in %d s" % TIMEOUT
+            counts[verdict] += 1
+            print("%-28s %-8s %-4s %s" % (base, hoist, verdict, note))
+            sys.stdout.flush()
+    print("cuda_hoists run-opencl: %d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
+    return 1 if counts["fail"] else 0
 
 
 def run(d):
@@ -332,18 +433,18 @@ def run(d):
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
     counts = {"pass": 0, "fail": 0, "skip": 0}
-    progs = [b for b in sorted(manifest) if os.path.isdir(os.path.join(d, b))]
+    progs = [b for b in selected(sorted(manifest)) if os.path.isdir(os.path.join(d, b))]
     # C++ first, in parallel (nvcc is the slow part)
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 4)) as ex:
-        cpp = dict(zip(progs, ex.map(lambda b: check_cpp(os.path.join(d, b), b), progs)))
+        cpp = dict(zip(progs, ex.map(lambda b: check_cpp(os.path.join(d, b), b), progs if hoists(["CUDA"]) else [])))
     print("cuda_hoists: the C++ demos ran")
     sys.stdout.flush()
-    for base in sorted(manifest):
+    for base in selected(sorted(manifest)):
         if base not in progs:
             print("%-28s %-6s %s" % (base, "-", manifest[base]))
             continue
         out = os.path.join(d, base)
-        for hoist in ("CUDA", "PyCUDA"):
+        for hoist in hoists(["CUDA", "PyCUDA"]):
             if hoist == "CUDA":
                 verdict, note = cpp[base]
             elif binding is None:
@@ -368,13 +469,13 @@ def run(d):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("build", "run", "record", "check"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("build", "run", "run-opencl", "record", "check", "check-opencl"):
         print(__doc__)
         return 2
-    if sys.argv[1] == "check":
+    if sys.argv[1] in ("check", "check-opencl"):
         sys.path.insert(0, os.path.join(REPO, "runtime-shim"))
         try:
-            verdict, note = check_python(sys.argv[2], sys.argv[3])
+            verdict, note = check_python(sys.argv[2], sys.argv[3], "PyCUDA" if sys.argv[1] == "check" else "PyOpenCL")
         except Exception as e:
             verdict, note = "fail", "%s: %s" % (type(e).__name__, str(e)[:300])
         print("%s\t%s" % (verdict, note))
@@ -386,7 +487,7 @@ def main():
     if sys.argv[1] == "build":
         build(d)
         return 0
-    return run(d)
+    return run_opencl(d) if sys.argv[1] == "run-opencl" else run(d)
 
 
 if __name__ == "__main__":
