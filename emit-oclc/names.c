@@ -1,9 +1,16 @@
-/* names.c - what a name in the emitted OpenCL C must not be (names.h).
+/* names.c - how the identifiers of the emitted OpenCL C are spelled
+ * (names.h), and what they must not be.
  *
- * Why it exists: every identifier the checker chooses ends up in OpenCL C
- * source, next to the language's keywords and built-ins, the macros of the
- * OpenCL C headers and crisp's own support code; this table is the one
- * place that knows them, so the checker stays target-neutral. */
+ * Why it exists: every definition and variable of the checked program
+ * ends up as an identifier in OpenCL C source, next to the language's
+ * keywords and built-ins, the macros of the OpenCL C headers and crisp's
+ * own support code.  The checker says which things need a name, in which
+ * name space, and which name derives from which (the TargetNames seam of
+ * types/check.h); this file is the one place that spells them - Lisp
+ * names mangled, BASE_K to make a name unique, reserved words avoided -
+ * so the checker stays target-neutral. */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,4 +63,112 @@ int oclc_reserved(const char *s) {
     return oclc_reserved_prefix(s);
 }
 
-const TargetNames oclc_names = {"OpenCL C", oclc_reserved, oclc_reserved_prefix};
+/* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
+ * `*` `_star`, `+` `_plus`, other punctuation `_`. */
+const char *oclc_spell(Arena *a, const char *s) {
+    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
+    char buf[512];
+    size_t o = 0;
+    for (const char *p = s; *p && o < sizeof buf - 8; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (isalnum(ch) || ch == '_') buf[o++] = (char)ch;
+        else if (ch == '-') buf[o++] = '_';
+        else {
+            const char *r = ch == '?' ? "_p" : ch == '!' ? "_x" : ch == '*' ? "_star" : ch == '+' ? "_plus" : ch == '%' ? "_" : "_";
+            if (ch == '+' && (p == s || !p[1])) continue; /* +PI+ -> PI */
+            for (; *r && o < sizeof buf - 1; r++) buf[o++] = *r;
+        }
+    }
+    buf[o] = 0;
+    /* collapse leading underscores and a leading digit */
+    char *q = buf;
+    while (*q == '_') q++; /* no leading underscores: __ names are reserved */
+    if (!*q) q = "v";
+    if (isdigit((unsigned char)*q)) return arena_printf(a, "v%s", q);
+    return arena_strdup(a, q);
+}
+
+/* BASE_PART: x_len, image_data_off, phylum_chordata, twice_int. */
+const char *oclc_join(Arena *a, const char *base, const char *part) {
+    return arena_printf(a, "%s_%s", base, part);
+}
+
+const char *oclc_member(Arena *a, const char *path, const char *field) {
+    return arena_printf(a, "%s.%s", path, field);
+}
+
+/* The live counts of one base's _K suffixes (index K; 0 unused). */
+typedef struct NameSuffixes {
+    int *count;
+    int cap;
+} NameSuffixes;
+
+/* BASE_K with K a positive number without leading zeros: its K, and the
+ * length of BASE; else 0. */
+static int name_suffix(const char *nm, size_t *baselen) {
+    const char *u = strrchr(nm, '_');
+    if (!u || u == nm || u[1] < '1' || u[1] > '9') return 0;
+    char *end;
+    long k = strtol(u + 1, &end, 10);
+    if (*end || k <= 0 || k >= 1000000000) return 0;
+    *baselen = (size_t)(u - nm);
+    return (int)k;
+}
+
+static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
+    intptr_t c = (intptr_t)strmap_get(&t->live, nm);
+    strmap_put(a, &t->live, nm, (void *)(c + delta));
+    size_t bl;
+    int k = name_suffix(nm, &bl);
+    if (!k) return;
+    const char *base = arena_strndup(a, nm, bl);
+    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    if (!sx) {
+        if (!(sx = arena_alloc(a, sizeof *sx))) return;
+        strmap_put(a, &t->suffixes, base, sx);
+    }
+    if (k >= sx->cap) {
+        int ncap = sx->cap ? sx->cap : 8;
+        while (ncap <= k) ncap *= 2;
+        int *nc = arena_alloc(a, sizeof *nc * (size_t)ncap);
+        if (!nc) return;
+        if (sx->cap) memcpy(nc, sx->count, sizeof *nc * (size_t)sx->cap);
+        sx->count = nc;
+        sx->cap = ncap;
+    }
+    sx->count[k] += delta;
+}
+
+void oclc_rollback(Arena *a, NameTable *t, int mark) {
+    while (t->n > mark) names_count(a, t, t->names[--t->n], -1);
+}
+
+void oclc_take(Arena *a, NameTable *t, const char *nm) {
+    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)nm);
+    names_count(a, t, nm, 1);
+}
+
+/* BASE, or BASE_K with K one more than the highest live suffix. */
+const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const char *base) {
+    /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
+       suffix: move it out of the reserved space first */
+    if (tn->reserved_prefix(base)) base = arena_printf(a, "u_%s", base);
+    int taken = tn->reserved(base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
+    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    for (int k = sx ? sx->cap - 1 : 0; k > 1 && maxk == 1; k--)
+        if (sx->count[k] > 0) maxk = k;
+    const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
+    oclc_take(a, t, cand);
+    return cand;
+}
+
+/* The variables of crisp's support code (emit-oclc/warps.c prints the
+ * functions that take them). */
+const char *oclc_support(const char *what) {
+    if (!strcmp(what, "warp-memory")) return "crisp_warp_mem";
+    if (!strcmp(what, "warp-memory-length")) return "crisp_warp_mem_len";
+    return NULL;
+}
+
+const TargetNames oclc_names = {"OpenCL C", oclc_reserved, oclc_reserved_prefix, oclc_spell, oclc_join,
+                                oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_support};

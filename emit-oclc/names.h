@@ -1,11 +1,12 @@
-/* names.h - the identifiers OpenCL C reserves, for the checker.
+/* names.h - the identifiers of OpenCL C, for the checker.
  *
- * The checker names every definition and variable of the checked program
- * but knows no target language: the driver hands it oclc_names (the
- * TargetNames seam of types/check.h), and a user name that OpenCL C or
- * crisp's support code (crisp_*) takes is renamed, or refused for a kernel,
- * whose name the host sees.  Another target (CUDA C) adds a table of its
- * own beside its emitter. */
+ * The checker knows which definitions and variables of the checked
+ * program need a name but no target language: the driver hands it
+ * oclc_names (the TargetNames seam of types/check.h), which spells them
+ * (image-data -> image_data, x -> x_2 when x is taken, the length of v
+ * v_len) and keeps them clear of what OpenCL C or crisp's support code
+ * (crisp_*) takes; a kernel, whose name the host sees, is refused instead.
+ * Another target (CUDA C) adds a table of its own beside its emitter. */
 #ifndef CRISP_EMIT_OCLC_NAMES_H
 #define CRISP_EMIT_OCLC_NAMES_H
 
@@ -17,5 +18,13 @@ extern const TargetNames oclc_names;
 
 int oclc_reserved(const char *name);
 int oclc_reserved_prefix(const char *name);
+/* The spelling hooks of oclc_names (a test's target can borrow them). */
+const char *oclc_spell(Arena *a, const char *crisp_name);
+const char *oclc_join(Arena *a, const char *base, const char *part);
+const char *oclc_member(Arena *a, const char *path, const char *field);
+const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const char *base);
+void oclc_take(Arena *a, NameTable *t, const char *name);
+void oclc_rollback(Arena *a, NameTable *t, int mark);
+const char *oclc_support(const char *what);
 
 #endif

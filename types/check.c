@@ -1059,9 +1059,9 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         /* the view was made for this binding: give it the
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
-                        src->len_cname = local_cname(cx, arena_printf(ck->a, "%s_len", s->cname));
+                        src->len_cname = local_cname(cx, name_join(ck, s->cname, "len"));
                         if (src->len_sym) src->len_sym->cname = src->len_cname;
-                        if (src->off_sym) src->off_sym->cname = local_cname(cx, arena_printf(ck->a, "%s_off", s->cname));
+                        if (src->off_sym) src->off_sym->cname = local_cname(cx, name_join(ck, s->cname, "off"));
                     }
                     sym_alias(s, src);
                     derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
@@ -1194,7 +1194,7 @@ static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     if (syn) form_to(cx, syn, d);
     cx->branch_depth--;
     cx->block = saved;
-    names_rollback(cx->ck->a, &cx->names, names_mark);
+    names_rollback(cx->ck, &cx->names, names_mark);
     return blk;
 }
 
@@ -1349,7 +1349,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->divergent = wdiv;
     cx->block = saved;
     scope_pop(cx);
-    names_rollback(ck->a, &cx->names, names_mark);
+    names_rollback(ck, &cx->names, names_mark);
     if (!test || !step) return;
     Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
     n->sym = var;
@@ -1820,9 +1820,9 @@ static void pass_const_vecs(Checker *ck) {
         if (s->kind != SYM_CONSTVEC) continue;
         constvec_eval(ck, s);
         if (!s->cvec) continue;
-        const char *base = mangle(ck->a, s->name);
+        const char *base = mangle(ck, s->name);
         int clash = is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
-        if (clash) base = arena_printf(ck->a, "cv_%s", base);
+        if (clash) base = name_join(ck, "cv", base);
         s->cname = s->cvec->cname = unique_name(ck, &ck->cnames, base);
         PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
@@ -1853,7 +1853,7 @@ const CheckPass check_passes[] = {
 };
 
 int checker_init(Checker *ck, Crisp *c, Expander *x, Forms read, const TargetNames *target) {
-    *ck = (Checker){.c = c, .a = &c->arena, .d = &c->diag, .x = x, .ev = x ? expander_eval(x) : NULL, .names = target,
+    *ck = (Checker){.c = c, .a = &c->arena, .d = &c->diag, .x = x, .ev = x ? expander_eval(x) : NULL, .names = target ? target : &crisp_names,
                     .read = read};
     Program *p = arena_alloc(&c->arena, sizeof *p);
     if (!p) return 0;

@@ -328,20 +328,58 @@ int helper_live(const Program *p, const Helper *h);
 
 struct Expander;
 
+/* The identifiers taken in one name space of the checked program (file
+ * scope, or a function whose braced blocks let names die): each name's
+ * live count, and per base whatever the target's uniquing keeps (for
+ * OpenCL C the live counts of its _K suffixes, so a unique name is found
+ * without a scan: issue 14). */
+typedef struct NameTable {
+    const char **names; /* live names, in order (rolled back by mark) */
+    int n, cap;
+    StrMap live;        /* name -> live count (intptr_t) */
+    StrMap suffixes;    /* the target's: base -> its record of suffixes */
+} NameTable;
+
 /* The identifiers of the target language: the emitter's (emit-oclc/names.h
- * for OpenCL C), handed to the checker by the driver.  The checker gives
- * every definition and variable an identifier unique in its scope (Lisp
- * names mangled: mangle in check_int.h) and keeps clear of what the target
- * reserves; it knows no target's keyword or built-in itself. */
+ * for OpenCL C), handed to the checker by the driver.  The checker knows
+ * which definitions and variables need an identifier, in which name space
+ * and scope, and which identifier derives from which (a vector's length
+ * from the vector, a struct field's variable from the struct's, an
+ * overload from its parameter types); how each is spelled - Lisp names
+ * mangled, the suffix that makes a name unique, what the target reserves -
+ * is the target's, through these hooks.  Without a TargetNames the
+ * checked program keeps Crisp's own names (crisp_names, types/cnames.c). */
 typedef struct TargetNames {
     const char *language;                     /* "OpenCL C", in messages */
     int (*reserved)(const char *name);        /* a keyword, built-in, macro or reserved prefix */
     int (*reserved_prefix)(const char *name); /* starts with a prefix the target or its support code takes */
+    /* A Crisp name (image-data, ~, %tmp) as an identifier. */
+    const char *(*spell)(Arena *a, const char *crisp_name);
+    /* The identifier of PART of BASE (the length of a vector, a field, an
+       enum key, an overload's parameter type). */
+    const char *(*join)(Arena *a, const char *base, const char *part);
+    /* FIELD of the struct variable PATH, as an expression. */
+    const char *(*member)(Arena *a, const char *path, const char *field);
+    /* BASE, or a variant of it, not live in T and not reserved by TN
+       (taken now). */
+    const char *(*unique)(Arena *a, const struct TargetNames *tn, NameTable *t, const char *base);
+    /* NAME taken as it is (a kernel keeps its own). */
+    void (*take)(Arena *a, NameTable *t, const char *name);
+    /* The names T took after MARK die (a braced block closed). */
+    void (*rollback)(Arena *a, NameTable *t, int mark);
+    /* The identifier of a variable of the target's support code: WHAT is
+       "warp-memory" (the __local words of the local-memory warp
+       lowering) or "warp-memory-length". */
+    const char *(*support)(const char *what);
 } TargetNames;
+
+/* Crisp's own names (no target): identifiers as written, made unique with
+ * NAME#K, nothing reserved. */
+extern const TargetNames crisp_names;
 
 /* Check the forms the reader produced, expanding macros with `x` where the
  * checker reaches them (the library's definitions first), naming things
- * clear of `names` (NULL: no name is reserved).  Returns NULL only when out
+ * as `names` spells them (NULL: crisp_names).  Returns NULL only when out
  * of memory; on source errors the returned program is incomplete and
  * c->diag has errors. */
 Program *check_program(Crisp *c, struct Expander *x, Forms forms, const TargetNames *names);

@@ -2124,7 +2124,7 @@ static Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
  * by view_decl. */
 Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *v = new_local(cx, at, name, ty);
-    Sym *l = v ? new_local(cx, at, arena_printf(cx->ck->a, "%s_len", v->cname), ty_num(SC_ULONG)) : NULL;
+    Sym *l = v ? new_local(cx, at, name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
     if (!l) return NULL;
     v->is_view = 1;
     v->len_sym = l;
@@ -2150,7 +2150,7 @@ Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
     Type *ul = ty_num(SC_ULONG);
     Sym *v = view_var(cx, syn, name, ty);
-    Sym *o = v ? new_local(cx, syn, arena_printf(cx->ck->a, "%s_off", v->cname), ul) : NULL;
+    Sym *o = v ? new_local(cx, syn, name_join(cx->ck, v->cname, "off"), ul) : NULL;
     if (!o) return NULL;
     v->off_sym = o;
     Node *od = mk(cx, N_C_DECL, syn, ul, 1);

@@ -4,7 +4,7 @@
  * collect.c    pass "collect": every top-level definition
  * signatures.c passes "constants", "signatures", "overloads"
  * instances.c  passes "kernels", "functions": bodies per concrete types
- * cnames.c     identifiers: mangled, unique, clear of the target's words
+ * cnames.c     identifiers: what is named where; spelled by the target
  * check_expr.c expressions: literals, operators, builtins, vectors
  * typeexpr.c   type expressions (vector-type, aliases, signatures)
  * constvec.c   def-const-vec: its body checked as a compile-time function
@@ -27,17 +27,6 @@ typedef struct Scope {
     int n, cap;
     StrMap idx;              /* key -> the latest Sym of that key */
 } Scope;
-
-/* C names taken in one name space (file scope, or a function whose
- * braced blocks let names die): each name's live count, and per base the
- * live counts of its _K suffixes, so a unique name is found without a scan
- * (issue 14: checking was quadratic in the program). */
-typedef struct NameTable {
-    const char **names;      /* live names, in order (rolled back by mark) */
-    int n, cap;
-    StrMap live;             /* name -> live count (intptr_t)               */
-    StrMap suffixes;         /* base -> NameSuffixes*                        */
-} NameTable;
 
 /* One parameter as declared (before instantiation). */
 typedef struct ParamDecl {
@@ -216,7 +205,6 @@ Program *prog_of(Ctx *cx);
 void grid_op(Ctx *cx, const Node *at, const char *what);
 void resolve_signature(Checker *ck, FuncDef *fd);
 CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
-const char *mangle(Arena *a, const char *crisp_name);
 const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base);
 Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
 void helper_add(Arena *a, Program *p, Helper *h);
@@ -248,16 +236,22 @@ void pass_overloads(Checker *ck);
 void pass_kernels(Checker *ck);
 void pass_functions(Checker *ck);
 /* ---- cnames.c ---- */
-/* NAME starts with a prefix the target reserves (check.h TargetNames). */
+/* Each asks the target's TargetNames (ck->names; crisp_names without one).
+ * NAME starts with a prefix the target reserves. */
 int has_reserved_prefix(const Checker *ck, const char *s);
 /* NAME is a word or prefix the target reserves. */
 int is_reserved(const Checker *ck, const char *s);
+/* A Crisp name (image-data) as the target's identifier (image_data). */
+const char *mangle(const Checker *ck, const char *crisp_name);
+/* The identifier of PART of BASE (v_len, phylum_chordata, twice_int). */
+const char *name_join(const Checker *ck, const char *base, const char *part);
 /* Names taken after `mark` die (a braced block closed). */
-void names_rollback(Arena *a, NameTable *t, int mark);
-/* A C name not used yet in T (taken now): BASE, or BASE_K. */
+void names_rollback(Checker *ck, NameTable *t, int mark);
+/* An identifier not used yet in T (taken now): BASE, or the target's
+ * variant of it (BASE_K). */
 const char *unique_name(Checker *ck, NameTable *t, const char *base);
 /* Record a name taken as it is (a kernel keeps its own). */
-void names_take(Arena *a, NameTable *t, const char *nm);
+void names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */
 const char *local_cname(Ctx *cx, const char *crisp_name);
 

@@ -1,119 +1,99 @@
-/* cnames.c - the identifiers of the checked program.
+/* cnames.c - which things of the checked program get an identifier, and
+ * in which name space.
  *
  * Why it exists: every variable, function, struct and def-const-vec of the
- * checked program needs an identifier the emitted code can use: Lisp names
- * mangled (image-data -> image_data), unique in their scope (BASE_K), and
- * clear of what the target reserves - which the checker does not know:
- * the emitter's TargetNames (types/check.h; emit-oclc/names.c) says. */
-#include <ctype.h>
+ * checked program needs an identifier the emitted code can use, unique in
+ * its scope (spec "Symbols and Identifiers": Crisp names are
+ * case-insensitive, a gensym's digits only make it unique among symbols).
+ * The checker decides which things are named, in which name space (file
+ * scope, a function, a braced block) and which name derives from which;
+ * the spelling - Lisp names mangled, the suffix that makes a name unique,
+ * what the target reserves - is the target's TargetNames (types/check.h;
+ * emit-oclc/names.c for OpenCL C).  Without a target the program keeps
+ * Crisp's own names: crisp_names below. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../macros/expand.h"
 #include "consteval.h"
 
-/* What the target reserves (check.h TargetNames; nothing without one). */
-int has_reserved_prefix(const Checker *ck, const char *s) {
-    return ck->names && ck->names->reserved_prefix(s);
+/* ---- crisp_names: no target, the names as Crisp writes them ---- */
+
+static int crisp_reserved(const char *s) {
+    (void)s;
+    return 0;
 }
 
-int is_reserved(const Checker *ck, const char *s) {
-    return ck->names && ck->names->reserved(s);
+static const char *crisp_spell(Arena *a, const char *s) {
+    return arena_strdup(a, s);
 }
 
-/* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
- * `*` `_star`, `+` `_plus`, other punctuation `_`. */
-const char *mangle(Arena *a, const char *s) {
-    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
-    char buf[512];
-    size_t o = 0;
-    for (const char *p = s; *p && o < sizeof buf - 8; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (isalnum(ch) || ch == '_') buf[o++] = (char)ch;
-        else if (ch == '-') buf[o++] = '_';
-        else {
-            const char *r = ch == '?' ? "_p" : ch == '!' ? "_x" : ch == '*' ? "_star" : ch == '+' ? "_plus" : ch == '%' ? "_" : "_";
-            if (ch == '+' && (p == s || !p[1])) continue; /* +PI+ -> PI */
-            for (; *r && o < sizeof buf - 1; r++) buf[o++] = *r;
-        }
+static const char *crisp_join(Arena *a, const char *base, const char *part) {
+    return arena_printf(a, "%s-%s", base, part);
+}
+
+static const char *crisp_member(Arena *a, const char *path, const char *field) {
+    return arena_printf(a, "(%s %s)", field, path);
+}
+
+static void crisp_take(Arena *a, NameTable *t, const char *nm) {
+    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)nm);
+    strmap_put(a, &t->live, nm, (void *)((intptr_t)strmap_get(&t->live, nm) + 1));
+}
+
+static void crisp_rollback(Arena *a, NameTable *t, int mark) {
+    while (t->n > mark) {
+        const char *nm = t->names[--t->n];
+        strmap_put(a, &t->live, nm, (void *)((intptr_t)strmap_get(&t->live, nm) - 1));
     }
-    buf[o] = 0;
-    /* collapse leading underscores and a leading digit */
-    char *q = buf;
-    while (*q == '_') q++; /* no leading underscores: __ names are reserved */
-    if (!*q) q = "v";
-    if (isdigit((unsigned char)*q)) return arena_printf(a, "v%s", q);
-    return arena_strdup(a, q);
 }
 
-/* The live counts of one base's _K suffixes (index K; 0 unused). */
-typedef struct NameSuffixes {
-    int *count;
-    int cap;
-} NameSuffixes;
-
-/* BASE_K with K a positive number without leading zeros: its K, and the
- * length of BASE; else 0. */
-static int name_suffix(const char *nm, size_t *baselen) {
-    const char *u = strrchr(nm, '_');
-    if (!u || u == nm || u[1] < '1' || u[1] > '9') return 0;
-    char *end;
-    long k = strtol(u + 1, &end, 10);
-    if (*end || k <= 0 || k >= 1000000000) return 0;
-    *baselen = (size_t)(u - nm);
-    return (int)k;
-}
-
-static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
-    intptr_t c = (intptr_t)strmap_get(&t->live, nm);
-    strmap_put(a, &t->live, nm, (void *)(c + delta));
-    size_t bl;
-    int k = name_suffix(nm, &bl);
-    if (!k) return;
-    const char *base = arena_strndup(a, nm, bl);
-    NameSuffixes *sx = strmap_get(&t->suffixes, base);
-    if (!sx) {
-        if (!(sx = arena_alloc(a, sizeof *sx))) return;
-        strmap_put(a, &t->suffixes, base, sx);
-    }
-    if (k >= sx->cap) {
-        int ncap = sx->cap ? sx->cap : 8;
-        while (ncap <= k) ncap *= 2;
-        int *nc = arena_alloc(a, sizeof *nc * (size_t)ncap);
-        if (!nc) return;
-        if (sx->cap) memcpy(nc, sx->count, sizeof *nc * (size_t)sx->cap);
-        sx->count = nc;
-        sx->cap = ncap;
-    }
-    sx->count[k] += delta;
-}
-
-/* Names taken after `mark` die (a braced block closed). */
-void names_rollback(Arena *a, NameTable *t, int mark) {
-    while (t->n > mark) names_count(a, t, t->names[--t->n], -1);
-}
-
-/* A C name not used yet in `t` (adds it): BASE, or BASE_K with K one more
- * than the highest live suffix. */
-const char *unique_name(Checker *ck, NameTable *t, const char *base) {
-    Arena *a = ck->a;
-    /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
-       suffix: move it out of the reserved space first */
-    if (has_reserved_prefix(ck, base)) base = arena_printf(a, "u_%s", base);
-    int taken = is_reserved(ck, base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
-    NameSuffixes *sx = strmap_get(&t->suffixes, base);
-    for (int k = sx ? sx->cap - 1 : 0; k > 1 && maxk == 1; k--)
-        if (sx->count[k] > 0) maxk = k;
-    const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
-    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)cand);
-    names_count(a, t, cand, 1);
+/* NAME, or NAME#K (no Crisp symbol has a `#`) with the first K free. */
+static const char *crisp_unique(Arena *a, const TargetNames *tn, NameTable *t, const char *base) {
+    (void)tn;
+    const char *cand = base;
+    for (int k = 2; (intptr_t)strmap_get(&t->live, cand) > 0; k++) cand = arena_printf(a, "%s#%d", base, k);
+    crisp_take(a, t, cand);
     return cand;
 }
 
-/* Record a name taken as it is (a kernel keeps its own). */
-void names_take(Arena *a, NameTable *t, const char *nm) {
-    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)nm);
-    names_count(a, t, nm, 1);
+static const char *crisp_support(const char *what) {
+    return what;
+}
+
+const TargetNames crisp_names = {"Crisp", crisp_reserved, crisp_reserved, crisp_spell, crisp_join,
+                                 crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_support};
+
+/* ---- the checker's side of the seam ---- */
+
+/* What the target reserves (check.h TargetNames). */
+int has_reserved_prefix(const Checker *ck, const char *s) {
+    return ck->names->reserved_prefix(s);
+}
+
+int is_reserved(const Checker *ck, const char *s) {
+    return ck->names->reserved(s);
+}
+
+const char *mangle(const Checker *ck, const char *crisp_name) {
+    return ck->names->spell(ck->a, crisp_name);
+}
+
+const char *name_join(const Checker *ck, const char *base, const char *part) {
+    return ck->names->join(ck->a, base, part);
+}
+
+void names_rollback(Checker *ck, NameTable *t, int mark) {
+    ck->names->rollback(ck->a, t, mark);
+}
+
+const char *unique_name(Checker *ck, NameTable *t, const char *base) {
+    return ck->names->unique(ck->a, ck->names, t, base);
+}
+
+void names_take(Checker *ck, NameTable *t, const char *nm) {
+    ck->names->take(ck->a, t, nm);
 }
 
 const char *local_cname(Ctx *cx, const char *crisp_name) {
@@ -125,17 +105,17 @@ const char *local_cname(Ctx *cx, const char *crisp_name) {
         crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
         if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
     }
-    const char *base = mangle(cx->ck->a, crisp_name);
+    const char *base = mangle(cx->ck, crisp_name);
     /* locals must not collide with file-scope names either: functions
        and kernels, including those not instantiated yet */
     int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
-    if (clash) base = arena_printf(cx->ck->a, "%s_v", base);
+    if (clash) base = name_join(cx->ck, base, "v");
     /* __local arrays live at kernel scope: their names are never free
        again, even after the block that made them (uniform slots) */
     const char *name = unique_name(cx->ck, &cx->names, base);
     for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
         if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
-            name = unique_name(cx->ck, &cx->names, arena_printf(cx->ck->a, "%s_%d", base, k++));
+            name = unique_name(cx->ck, &cx->names, name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
             i = -1;
         }
     return name;

@@ -80,7 +80,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
         if (!is_c_identifier(name->name)) {
             diag_error_at(ck->d, name, "E0103",
                           "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
-                          name->name, mangle(ck->a, name->name));
+                          name->name, mangle(ck, name->name));
             fd->bad = 1;
         } else if (is_reserved(ck, name->name)) {
             /* a kernel keeps its name on the host: it cannot be renamed */
@@ -165,7 +165,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->ndecls = ndecl;
     fd->body = form->kids + i + ndecl;
     fd->nbody = form->nkids - i - ndecl;
-    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck->a, name->name);
+    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck, name->name);
     PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
     func_index(ck, fd);
     return fd;

@@ -30,7 +30,7 @@ void enum_collect(Checker *ck, Node *form) {
     ed->values = arena_alloc(ck->a, sizeof(int64_t) * (size_t)n);
     if (!ed->keys || !ed->cnames || !ed->values) return;
     ed->name = name->name;
-    ed->cname = mangle(ck->a, name->name);
+    ed->cname = mangle(ck, name->name);
     ed->def = form;
     int64_t next = 0;
     Ctx tmp = {.ck = ck};
@@ -58,7 +58,7 @@ void enum_collect(Checker *ck, Node *form) {
                 return;
             }
         ed->keys[ed->nkeys] = k->key;
-        ed->cnames[ed->nkeys] = arena_printf(ck->a, "%s_%s", ed->cname, mangle(ck->a, k->name));
+        ed->cnames[ed->nkeys] = name_join(ck, ed->cname, mangle(ck, k->name));
         ed->values[ed->nkeys++] = next++;
     }
     t->kind = TY_ENUM;

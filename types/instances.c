@@ -189,9 +189,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
            callee sees, and transpose! changes, the caller's view) */
         Type *ul = ty_num(SC_ULONG);
         Type *arr = ty_vector(cx->ck->a, ul, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, t->ndims);
-        Sym *o = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_off", s->cname), ul);
-        Sym *ds = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_dims", s->cname), arr);
-        Sym *ss = new_local(cx, pd->name, arena_printf(cx->ck->a, "%s_strides", s->cname), arr);
+        Sym *o = new_local(cx, pd->name, name_join(cx->ck, s->cname, "off"), ul);
+        Sym *ds = new_local(cx, pd->name, name_join(cx->ck, s->cname, "dims"), arr);
+        Sym *ss = new_local(cx, pd->name, name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
         s->off_sym = o;
@@ -199,10 +199,10 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         s->strides_sym = ss;
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
-        s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
+        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
         if (!soa_param_fields(cx, s, pd->name)) return NULL;
     } else if (t->kind == TY_VECTOR) {
-        s->len_cname = local_cname(cx, arena_printf(cx->ck->a, "%s_len", s->cname));
+        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
             need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
     }
@@ -262,26 +262,26 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
-        names_take(ck->a, &ck->cnames, fn->cname);
+        names_take(ck, &ck->cnames, fn->cname);
     } else {
         /* an instance of a function whose vector parameters leave the
            address space open is named after the spaces it was made for */
         const char *base = fd->cname_base;
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
-                base = arena_printf(ck->a, "%s_%s", base, ty_as_name(ptys[i]->as));
+                base = name_join(ck, base, ty_as_name(ptys[i]->as));
         /* ... and after the element types its incomplete vector parameters
            (an incomplete template alias such as (vec-type nil)) were given */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
-                base = arena_printf(ck->a, "%s_%s", base, ty_cname(ptys[i]->elem));
+                base = name_join(ck, base, ty_cname(ptys[i]->elem));
         /* ... and after the rank an (identity-tensor-type) or
            (tensor-view-type) parameter got */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_IDENT && !fd->params[i].ty->ndims)
-                base = arena_printf(ck->a, "%s_id%d", base, ptys[i]->ndims);
+                base = name_join(ck, base, arena_printf(ck->a, "id%d", ptys[i]->ndims));
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
-                base = arena_printf(ck->a, "%s_rank%d", base, ptys[i]->ndims);
+                base = name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
         fn->cname = fn->consteval ? base : unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};

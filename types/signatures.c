@@ -288,8 +288,8 @@ const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
     for (int k = 0; k < fd->nparams; k++) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
-        base = arena_printf(ck->a, "%s_%s", base,
-                            t->kind == TY_VECTOR && t->tag ? mangle(ck->a, t->tag) /* a derived vector type: its name */
+        base = name_join(ck, base,
+                            t->kind == TY_VECTOR && t->tag ? mangle(ck, t->tag) /* a derived vector type: its name */
                             : t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck->a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec")
                                                   : ty_cname(t));
     }
@@ -376,7 +376,7 @@ void pass_overloads(Checker *ck) {
         FuncDef *a = ck->funcs[i];
         if (!a->overloaded || a->bad) continue;
         if (!a->is_instance) {
-            a->cname_base = overload_cname(ck, a, mangle(ck->a, a->name));
+            a->cname_base = overload_cname(ck, a, mangle(ck, a->name));
             strmap_put(ck->a, &ck->fnbases, a->cname_base, a);
         }
         for (FuncDef *b = func_lookup(ck, a->key); b && b != a; b = b->next_overload) {

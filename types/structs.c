@@ -237,7 +237,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             sd->state = -1;
             return 0;
         }
-        sd->cname = mangle(ck->a, sd->name);
+        sd->cname = mangle(ck, sd->name);
         sd->derived_from = o->sd;
         sd->fields = o->sd->fields;
         sd->nfields = o->sd->nfields;
@@ -248,7 +248,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         return 1;
     }
     sd->state = 1;
-    sd->cname = mangle(ck->a, sd->name);
+    sd->cname = mangle(ck, sd->name);
     int n = form->nkids - 2;
     sd->fields = arena_alloc(ck->a, sizeof(Field) * (size_t)n);
     if (!sd->fields) return 0;
@@ -294,7 +294,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             Field *f = &sd->fields[sd->nfields++];
             f->name = fname->name;
             f->key = fname->key;
-            f->cname = mangle(ck->a, fname->name);
+            f->cname = mangle(ck, fname->name);
             f->ty = vt;
             f->view = 1;
             f->align = 8;
@@ -322,7 +322,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         Field *f = &sd->fields[sd->nfields++];
         f->name = fname->name;
         f->key = fname->key;
-        f->cname = mangle(ck->a, fname->name);
+        f->cname = mangle(ck, fname->name);
         f->ty = t;
         f->align = ty_std140_align(t);
         f->size = ty_std140_size(t);
@@ -350,7 +350,7 @@ static const char *member_path(Ctx *cx, const Node *base) {
     if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
     if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
         const char *p = member_path(cx, base->kids[0]);
-        return p ? arena_printf(cx->ck->a, "%s.%s", p, base->text) : NULL;
+        return p ? cx->ck->names->member(cx->ck->a, p, base->text) : NULL;
     }
     return NULL;
 }
@@ -378,8 +378,8 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->kind = SYM_LOCAL;
     s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
     s->key = s->name;
-    s->cname = arena_printf(cx->ck->a, "%s.%s", path, f->cname);
-    s->len_cname = arena_printf(cx->ck->a, "%s.%s_len", path, f->cname);
+    s->cname = cx->ck->names->member(cx->ck->a, path, f->cname);
+    s->len_cname = cx->ck->names->member(cx->ck->a, path, name_join(cx->ck, f->cname, "len"));
     s->ty = f->ty;
     s->def = syn;
     return var_ref(cx, syn, s);

@@ -275,7 +275,7 @@ static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
         if (ty->kind == TY_VECTOR) return ty->elem ? arena_printf(ck->a, "%svec", ty_cname(ty->elem)) : "vec";
         return ty_cname(ty);
     }
-    return mangle(ck->a, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
+    return mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
 }
 
 /* Built-in type constraints (spec "type constraints"). */
@@ -642,7 +642,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         if (!in->ty) return NULL;
     } else {
         in->fd = collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
-                                  arena_printf(ck->a, "%s%s", mangle(ck->a, t->name), suffix));
+                                  arena_printf(ck->a, "%s%s", mangle(ck, t->name), suffix));
         if (!in->fd) return NULL;
     }
     arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);

@@ -157,11 +157,13 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
         return NULL;
     }
     Type *ty = ty_vector(cx->ck->a, ty_num(SC_UINT), AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, -1);
-    Sym *s = new_local(cx, at, "crisp_warp_mem", ty);
+    /* named by the target's support code, which takes it (emit-oclc/names.c) */
+    const TargetNames *tn = cx->ck->names;
+    Sym *s = new_local(cx, at, tn->support("warp-memory"), ty);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->cname = "crisp_warp_mem";
-    s->len_cname = "crisp_warp_mem_len";
+    s->cname = tn->support("warp-memory");
+    s->len_cname = tn->support("warp-memory-length");
     fn->warp_mem = s;
     return s;
 }

@@ -295,7 +295,9 @@ static int toy_reserved(const char *s) {
     return !strcmp(s, "width") || !strcmp(s, "kern") || toy_prefix(s);
 }
 
-static const TargetNames toy_names = {"Toy C", toy_reserved, toy_prefix};
+/* The toy target reserves its own words but spells like OpenCL C. */
+static const TargetNames toy_names = {"Toy C",    toy_reserved, toy_prefix,    oclc_spell, oclc_join,
+                                      oclc_member, oclc_unique,  oclc_take,     oclc_rollback, oclc_support};
 
 static const char *param_cname(const Program *p, const char *fn, int i) {
     for (int k = 0; k < p->nfuncs; k++)
@@ -329,7 +331,99 @@ static void test_names_follow_the_target(void **state) {
     t = check_ok(NAMES_SRC, NULL);
     assert_string_equal(param_cname(t->p, "toy-f", 0), "sin");
     assert_string_equal(param_cname(t->p, "toy-f", 1), "width");
+    assert_string_equal(func(t->p, FN_FUNCTION, "toy-f")->cname, "toy-f"); /* Crisp's own spelling */
     t_free(t);
+}
+
+#define SPELL_SRC                                                                              \
+    FVEC "(def-function twice (x:int) (declare (return-type int)) (* 2 x))\n"                   \
+         "(def-function twice (x:float) (declare (return-type float)) (* 2.0 x))\n"             \
+         "(def-kernel k (v:fvec)\n"                                                          \
+         "  (declare (global-size :derive-from v))\n"                                         \
+         "  (let ((image-data 1.0) (n (twice 2))) (let ((image-data 2.0)) (set! (~ v n) image-data))\n" \
+         "    (set! (~ v 0) (+ image-data (twice 1.0)))))\n"
+
+/* How many locals named NAME (as written) tree N declares. */
+static int count_locals(const Node *n, const char *name) {
+    if (!n) return 0;
+    int c = n->kind == N_C_DECL && n->sym && !strcmp(n->sym->name, name);
+    for (int i = 0; i < n->nkids; i++) c += count_locals(n->kids[i], name);
+    return c;
+}
+
+/* The identifier of the NTH local named NAME that tree N declares, or NULL. */
+static const char *local_named(const Node *n, const char *name, int nth) {
+    if (!n) return NULL;
+    if (n->kind == N_C_DECL && n->sym && !strcmp(n->sym->name, name) && nth-- == 0) return n->sym->cname;
+    for (int i = 0; i < n->nkids; i++) {
+        int before = count_locals(n->kids[i], name);
+        if (nth < before) return local_named(n->kids[i], name, nth);
+        nth -= before;
+    }
+    return NULL;
+}
+
+/* The spelling is the target's (issue 16): OpenCL C mangles Lisp names,
+ * makes a shadowing name unique with _K, names an overload after its
+ * parameter types and a vector's length after the vector; without a target
+ * the same program keeps Crisp's names, made unique with #K. */
+static void test_spelling_is_the_targets(void **state) {
+    (void)state;
+    T *t = check_ok(SPELL_SRC, &oclc_names);
+    CFunc *k = func(t->p, FN_KERNEL, "k");
+    assert_non_null(k);
+    assert_string_equal(local_named(k->body, "image-data", 0), "image_data");
+    assert_string_equal(local_named(k->body, "image-data", 1), "image_data_2");
+    assert_string_equal(k->params[0]->len_cname, "v_len");
+    int nint = 0, nfloat = 0;
+    for (int i = 0; i < t->p->nfuncs; i++) {
+        nint += !strcmp(t->p->funcs[i]->cname, "twice_int");
+        nfloat += !strcmp(t->p->funcs[i]->cname, "twice_float");
+    }
+    assert_int_equal(nint, 1);
+    assert_int_equal(nfloat, 1);
+    t_free(t);
+
+    t = check_ok(SPELL_SRC, NULL);
+    k = func(t->p, FN_KERNEL, "k");
+    assert_non_null(k);
+    assert_string_equal(local_named(k->body, "image-data", 0), "image-data");
+    assert_string_equal(local_named(k->body, "image-data", 1), "image-data#2");
+    assert_string_equal(k->params[0]->len_cname, "v-len");
+    nint = 0;
+    for (int i = 0; i < t->p->nfuncs; i++) nint += !strcmp(t->p->funcs[i]->cname, "twice-int");
+    assert_int_equal(nint, 1);
+    t_free(t);
+}
+
+/* OpenCL C's spelling hooks themselves (emit-oclc/names.c). */
+static void test_oclc_spelling(void **state) {
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    assert_string_equal(oclc_spell(&a, "image-data"), "image_data");
+    assert_string_equal(oclc_spell(&a, "even?"), "even_p");
+    assert_string_equal(oclc_spell(&a, "set-x!"), "set_x_x");
+    assert_string_equal(oclc_spell(&a, "+pi+"), "pi");
+    assert_string_equal(oclc_spell(&a, "~"), "elem");
+    assert_string_equal(oclc_spell(&a, "2d"), "v2d");
+    assert_string_equal(oclc_join(&a, "v", "len"), "v_len");
+    assert_string_equal(oclc_member(&a, "p", "x"), "p.x");
+    NameTable t = {0};
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "x"), "x");
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "x"), "x_2");
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "x"), "x_3");
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "sin"), "sin_2");     /* a built-in */
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "crisp_y"), "u_crisp_y"); /* a reserved prefix */
+    int mark = t.n;
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "y"), "y");
+    oclc_rollback(&a, &t, mark);
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "y"), "y"); /* free again */
+    oclc_take(&a, &t, "k");
+    assert_string_equal(oclc_unique(&a, &oclc_names, &t, "k"), "k_2");
+    assert_string_equal(oclc_support("warp-memory"), "crisp_warp_mem");
+    assert_string_equal(oclc_support("warp-memory-length"), "crisp_warp_mem_len");
+    arena_free(&a);
 }
 
 /* A kernel keeps its name (the host calls it by it): a reserved one is an
@@ -470,6 +564,8 @@ int main(void) {
         cmocka_unit_test(test_const_vecs_evaluated_and_named),
         cmocka_unit_test(test_names_follow_the_target),
         cmocka_unit_test(test_kernel_names_against_the_target),
+        cmocka_unit_test(test_spelling_is_the_targets),
+        cmocka_unit_test(test_oclc_spelling),
         cmocka_unit_test(test_oclc_reserved_words),
         cmocka_unit_test(test_passes_one_by_one),
     };
