@@ -5,7 +5,10 @@
  * signatures.c passes "constants", "signatures", "overloads"
  * instances.c  passes "kernels", "functions": bodies per concrete types
  * cnames.c     identifiers: what is named where; spelled by the target
- * check_expr.c expressions: literals, operators, builtins, vectors
+ * check_expr.c expressions: node builders, literals, coercion, operands;
+ *              the other form families in check_arith.c, check_vectors.c,
+ *              check_logic.c, check_gpu.c, check_views.c, check_calls.c,
+ *              check_forms.c (the builtin table, expr): expr_int.h
  * typeexpr.c   type expressions (vector-type, aliases, signatures)
  * constvec.c   def-const-vec: its body checked as a compile-time function
  * consteval.c  the constant evaluator: checked code run by the compiler */
@@ -156,7 +159,7 @@ typedef struct Ctx {
     int nuniform, capuniform;
 } Ctx;
 
-/* ---- check_expr.c: def-setter ---- */
+/* ---- check_forms.c: def-setter ---- */
 Node *setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
@@ -255,7 +258,8 @@ void names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */
 const char *local_cname(Ctx *cx, const char *crisp_name);
 
-/* ---- check_expr.c ---- */
+/* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
+ * check_vectors.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */
 void suggest_variable(Ctx *cx, const Node *name);
 /* A note when variable `v` hides another spelled differently. */
@@ -378,7 +382,8 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want);
 Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
 int builtin_function_value(const char *key);
 
-/* ---- check_expr.c: node builders and vector operands ---- */
+/* ---- check_expr.c: node builders; check_vectors.c, check_views.c: vector
+ * operands ---- */
 Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
 Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
 Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
@@ -440,7 +445,7 @@ const Node *warp_divergent_enter(Ctx *cx, const Node *construct);
 /* A call of CALLEE: check convergence, pass the warp memory on. */
 int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 
-/* ---- check_expr.c: calls ---- */
+/* ---- check_calls.c: calls ---- */
 Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* ---- typeexpr.c ---- */

@@ -1,0 +1,564 @@
+/* check_forms.c - the builtin table and the expression dispatcher.
+ *
+ * Why it exists: `expr` is where every expression of a body is checked:
+ * a literal, a variable, a macro call (expanded with the types in scope),
+ * a builtin form (a row of the `builtins` table below, whose handlers live
+ * in check_arith.c, check_vectors.c, check_logic.c, check_gpu.c,
+ * check_views.c and the family files), or a call of a user function
+ * (check_calls.c); split out of check_expr.c (issue 16).  Spec sections
+ * "Symbols and Identifiers", "Dereferencing and Swizzles" (accessors),
+ * "Hardware Vectors" (##(...)) and "Enumerations". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/suggest.h"
+#include "consteval.h"
+#include "../core/target.h"
+#include "../macros/eval.h"
+#include "expr_int.h"
+
+static Node *accessor(Ctx *cx, Node *syn);
+
+static Diag *D(Ctx *cx) {
+    return cx->ck->d;
+}
+
+/* ---- the builtin table ---- */
+
+typedef Node *(*BuiltinFn)(Ctx *, Node *, Type *);
+
+typedef struct Builtin {
+    const char *name;
+    BuiltinFn fn;
+} Builtin;
+
+static const Builtin builtins[] = {
+    {"+", b_arith}, {"-", b_arith}, {"*", b_arith}, {"/", b_slash},
+    {"<", b_compare}, {">", b_compare}, {"<=", b_compare}, {">=", b_compare}, {"=", b_compare},
+    {"==", b_compare}, {"/=", b_compare}, {"!=", b_compare},
+    {"bit-and", b_bitop}, {"bit-or", b_bitop}, {"bit-xor", b_bitop}, {"logxor", b_bitop},
+    {"logand", b_bitop}, {"logior", b_bitop}, {"lognot", b_lognot}, {"bit-not", b_lognot}, {"ash", b_ash},
+    {"min", b_minmax}, {"max", b_minmax}, {"clamp", b_minmax}, {"abs", b_minmax},
+    {"sqrt", b_math}, {"rsqrt", b_math}, {"pow", b_math}, {"expt", b_math}, {"exp", b_math}, {"log", b_math},
+    {"log2", b_math}, {"sin", b_math}, {"cos", b_math}, {"tan", b_math}, {"asin", b_math},
+    {"acos", b_math}, {"atan", b_math},
+    {"floor", b_rounding}, {"ceil", b_rounding}, {"round", b_rounding}, {"truncate", b_rounding},
+    {"~", b_elem}, {"~ref~", b_elem}, {"length~", b_length}, {"~length~", b_length},
+    {"set!", b_set}, {"inc!", b_incdec}, {"dec!", b_incdec},
+    {"and", b_andor}, {"or", b_andor}, {"not", b_not}, {"select-if", b_select},
+    {"local-barrier", b_barrier}, {"mem-fence", b_fence},
+    {"check-thread-bounds", b_bounds}, {"check-wg-bounds", b_bounds},
+    {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
+    {"%extent", b_extent}, {"%pow2-below", b_pow2_below}, {"device-has", b_device_has}, {"target-has", b_target_has},
+    {"%require-global-size", b_require_gsize},
+    {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
+    {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
+    {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
+    {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
+    {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
+    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
+    {"get-struct", soa_get_struct}, {"bytes", b_bytes},
+    {"convert-aos-to-soa", soa_convert}, {"convert-soa-to-aos", soa_convert},
+    {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
+    {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
+    {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
+    {"marshall-vector", marshall_form}, {"marshall-result-vector", marshall_form},
+    {"marshall-scratch-vector", marshall_form}, {"marshall-implicit-vector", marshall_form},
+    {"marshall-debug-logging-vector", marshall_form},
+    {NULL, NULL},
+};
+
+/* Is KEY a builtin function a variable may hold, (let ((op #'max)) ...)
+ * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
+ * "reduce-to-1-atomic")?  Forms that are not functions (set!, and, ~)
+ * are not. */
+int builtin_function_value(const char *key) {
+    for (int i = 0; builtins[i].name; i++)
+        if (!strcmp(builtins[i].name, key)) {
+            BuiltinFn f = builtins[i].fn;
+            return f == b_arith || f == b_slash || f == b_compare || f == b_bitop || f == b_lognot || f == b_ash ||
+                   f == b_minmax || f == b_math || f == b_rounding || f == b_not;
+        }
+    for (int i = 0; atomic_ops[i].name; i++)
+        if (!strcmp(atomic_ops[i].name, key)) return 1;
+    return 0;
+}
+
+/* (NAME~ X): a struct field, a vector's length or hardware-vector
+ * components, chosen by the type of X (spec: member access `XXXX~`,
+ * `length~`, swizzles). */
+static Node *accessor(Ctx *cx, Node *syn) {
+    const char *h = syn->kids[0]->key;
+    Node *base = expr(cx, syn->kids[1], NULL);
+    if (!base) return NULL;
+    if (h[0] != '~') {
+        /* a user overload of the accessor for this type wins (spec
+           "overloading member access function"); ~NAME~ never dispatches */
+        FuncDef *cands[16];
+        int nc = func_overloads(cx->ck, h, cands, 16);
+        for (int i = 0; i < nc; i++) {
+            resolve_signature(cx->ck, cands[i]);
+            if (!cands[i]->bad && cands[i]->nparams == 1 && fit(base, cands[i]->params[0].ty) >= 0)
+                return user_call(cx, syn, NULL, NULL, 0);
+        }
+    }
+    if (base->ty->kind == TY_IDENT) return tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
+    if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
+        (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
+        return tensor_form(cx, syn, NULL);
+    if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
+    if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+        return length_of(cx, syn, base->sym);
+    if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+        return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
+    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0562",
+                      "`%s` can be set in kernel code, (set! (parent~ v) w), but not read: a view's parent is the vector it was made from; use that vector",
+                      syn->kids[0]->name);
+        return NULL;
+    }
+    if (is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return swizzle_of(cx, syn, base, 0);
+    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
+        return NULL;
+    }
+    diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
+                  syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+    if (base->ty->kind == TY_VECTOR) { /* a misspelt vector accessor */
+        static const char *vec_accessors[] = {"length~", "offset~", "parent~", "dims~", "strides~", "num-dims~", NULL};
+        Suggest sg;
+        suggest_init(&sg, h);
+        for (int i = 0; vec_accessors[i]; i++) suggest_add(&sg, vec_accessors[i]);
+        if (suggest_best(&sg)) diag_note(D(cx), syn->kids[0]->loc, "did you mean `%s`?", suggest_best(&sg));
+    }
+    return NULL;
+}
+
+/* The type syntax of a def-setter's object parameter: its annotation, a
+ * (declare (type OBJ TYPE)) at the start of the body, or the first type of
+ * a declared signature (declare #(OBJ-TYPE VALUE-TYPE => nil)); NULL when
+ * untyped. */
+Node *setter_object_type(const Node *f) {
+    Node *obj = f->kids[2]->kids[0];
+    if (obj->kind != N_SYMBOL) return NULL;
+    if (obj->ann) return obj->ann;
+    for (int j = 3; j < f->nkids && syn_is_form(f->kids[j], "declare"); j++)
+        for (int m = 1; m < f->kids[j]->nkids; m++) {
+            Node *e = f->kids[j]->kids[m];
+            if (syn_is_form(e, "type"))
+                for (int q = 1; q < e->nkids - 1; q++)
+                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
+            Node *sig = e->kind == N_VECLIT ? e                                            /* #(...) */
+                        : syn_is_form(e, "function") && e->nkids == 2 && e->kids[1]->kind == N_LIST ? e->kids[1] /* #'(...) */
+                                                                                                     : NULL;
+            if (sig && sig->nkids > 0 && !syn_is_sym(sig->kids[0], "=>")) return sig->kids[0];
+        }
+    return NULL;
+}
+
+/* (set! (NAME~ OBJ IDX...) V) with a (def-setter NAME~ (o idx... v) ...)
+ * whose object type fits: the setter's body, inlined with the place itself
+ * for the object (so it changes the caller's value) and V bound once.
+ * NULL when no setter applies. */
+Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
+    Checker *ck = cx->ck;
+    const char *h = syn_head(place_syn);
+    if (!h || !ck->nsetters || cx->setter_depth > 0) return NULL;
+    for (int s = 0; s < ck->nsetters; s++) {
+        Node *f = ck->setters[s];
+        if (strcmp(f->kids[1]->key, h)) continue;
+        Node *pl = f->kids[2];
+        if (pl->nkids != place_syn->nkids) continue; /* object, indices, new value */
+        Node *tsyn = setter_object_type(f);
+        Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
+        if (!ot) continue;
+        Node *probe = expr(cx, place_syn->kids[1], NULL);
+        if (!probe) return NULL;
+        int k0 = fit(probe, ot); /* exact, or a vector parameter leaving properties open */
+        if (k0 < 0 || (k0 && ot->kind != TY_VECTOR)) continue;
+        /* (let ((NEW VALUE)) BODY...) with the object and indices substituted */
+        Node *names[17], *by[17];
+        int n = pl->nkids;
+        if (n > 17) return NULL;
+        for (int k = 0; k < n; k++) names[k] = pl->kids[k];
+        for (int k = 0; k + 1 < n; k++) by[k] = place_syn->kids[k + 1];
+        Node *nv = syn_symbol(ck->a, value->loc, arena_printf(ck->a, "%%%s", pl->kids[n - 1]->key));
+        nv->origin = value->origin;
+        by[n - 1] = nv;
+        int first = 3;
+        while (first < f->nkids && syn_is_form(f->kids[first], "declare")) first++;
+        Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(f->nkids - first + 2));
+        if (!kids) return NULL;
+        int k = 0;
+        kids[k++] = syn_symbol(ck->a, place_syn->loc, "let");
+        Node *nvb = nv;
+        Type *vt = pl->kids[n - 1]->ann ? type_expr(ck, pl->kids[n - 1]->ann) : NULL;
+        if (vt) {
+            nvb = syn_copy(ck->a, nv);
+            nvb->ann = pl->kids[n - 1]->ann;
+        }
+        Node *bind[2] = {nvb, value};
+        Node *b1 = syn_list(ck->a, value->loc, bind, 2);
+        kids[k++] = syn_list(ck->a, value->loc, &b1, 1);
+        for (int j = first; j < f->nkids; j++) kids[k++] = syn_subst(ck->a, f->kids[j], names, by, n);
+        Node *let = syn_list(ck->a, place_syn->loc, kids, k);
+        let->origin = place_syn->origin;
+        Dest dd = {D_DISCARD, NULL, NULL};
+        cx->setter_depth++;
+        form_to(cx, let, &dd);
+        cx->setter_depth--;
+        return ck_node(cx, N_C_BLOCK, place_syn, &ty_void);
+    }
+    return NULL;
+}
+
+int syn_mentions_it(const Node *n);
+
+/* A statement-like form in value position: its value goes to a temporary. */
+static Node *form_value(Ctx *cx, Node *syn, Type *want) {
+    const char *h = syn_head(syn);
+    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+        int known = static_truth(cx, syn, syn->kids[1]);
+        if (known >= 0) return expr(cx, syn->kids[known ? 2 : 3], want);
+    }
+    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+        /* both branches plain expressions: a ?: */
+        Node *c = cond_value(cx, syn->kids[1]);
+        if (!c) return NULL;
+        Node *saved = cx->block;
+        Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
+        const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
+        cx->block = b1;
+        cx->branch_depth++;
+        Node *v1 = expr(cx, syn->kids[2], want);
+        cx->block = b2;
+        Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
+        cx->branch_depth--;
+        cx->block = saved;
+        cx->divergent = wdiv;
+        if (!v1 || !v2) return NULL;
+        Type *t = NULL;
+        if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
+            t = branch_type(v1, v2, want);
+        } else if (ty_equal(v1->ty, v2->ty) && (v1->ty->kind == TY_BOOL || v1->ty->kind == TY_ENUM || v1->ty->kind == TY_STRUCT)) {
+            t = v1->ty;
+        }
+        if (!t && v1->ty->kind == TY_VECTOR && v2->ty->kind == TY_VECTOR) {
+            diag_error_at(D(cx), syn, "E0453",
+                          "an `if` cannot choose between two vectors as a value (a vector variable names one vector for its "
+                          "whole scope); choose inside the branches instead, e.g. (if c (~ a i) (~ b i))");
+            return NULL;
+        }
+        if (!t) {
+            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
+            return NULL;
+        }
+        if (b1->nkids == 0 && b2->nkids == 0) {
+            Node *s = mk(cx, N_C_SELECT, syn, t, 3);
+            if (!s) return NULL;
+            s->kids[0] = c;
+            s->kids[1] = coerce(cx, v1, t, syn->kids[2], "if");
+            s->kids[2] = coerce(cx, v2, t, syn->kids[3], "if");
+            s->nkids = 3;
+            return s->kids[1] && s->kids[2] ? s : NULL;
+        }
+        Sym *tmp = new_temp(cx, syn, "value", t);
+        if (!tmp) return NULL;
+        Node *d = ck_node(cx, N_C_DECL, syn, t);
+        d->sym = tmp;
+        emit_stmt(cx, d);
+        Dest dv = {D_VAR, tmp, t};
+        cx->block = b1;
+        deliver(cx, v1, &dv, syn->kids[2]);
+        cx->block = b2;
+        deliver(cx, v2, &dv, syn->kids[3]);
+        cx->block = saved;
+        Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
+        if (!ifn) return NULL;
+        ifn->kids[0] = c;
+        ifn->kids[1] = b1;
+        ifn->kids[2] = b2;
+        ifn->nkids = 3;
+        emit_stmt(cx, ifn);
+        return var_ref(cx, syn, tmp);
+    }
+    if (!strcmp(h, "return")) {
+        Dest d = {D_DISCARD, NULL, NULL};
+        form_to(cx, syn, &d);
+        return ck_node(cx, N_C_BLOCK, syn, &ty_void);
+    }
+    Sym *tmp = new_temp(cx, syn, "value", NULL);
+    if (!tmp) return NULL;
+    Node *d = ck_node(cx, N_C_DECL, syn, NULL);
+    d->sym = tmp;
+    emit_stmt(cx, d);
+    Dest dv = {D_VAR, tmp, want};
+    int errs = cx->ck->d->errors;
+    form_to(cx, syn, &dv);
+    if (!tmp->ty) {
+        if (cx->ck->d->errors == errs)
+            diag_error_at(D(cx), syn, "E0333", "`%s` has no value", syn_to_string(cx->ck->a, syn, 40));
+        return NULL;
+    }
+    d->ty = tmp->ty;
+    return var_ref(cx, syn, tmp);
+}
+
+int syn_mentions_it(const Node *n);
+int syn_mentions_it(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
+    if (syn_is_form(n, "quote")) return 0;
+    for (int i = 0; i < n->nkids; i++)
+        if (syn_mentions_it(n->kids[i])) return 1;
+    return 0;
+}
+
+/* ##(A B C D) or #(A B) where a hardware vector is expected */
+static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
+    int n = syn->nkids;
+    if (n != 2 && n != 3 && n != 4 && n != 8 && n != 16) {
+        diag_error_at(D(cx), syn, "E0470", "a hardware vector has 2, 3, 4, 8 or 16 components, found %d", n);
+        return NULL;
+    }
+    Type *et = want && want->kind == TY_HWVEC ? ty_num(want->sc) : NULL;
+    Node *args[16];
+    Type *t = unify(cx, syn, syn->kids, n, args, et, "##(...)");
+    if (!t) return NULL;
+    if (t->kind != TY_NUM) {
+        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", tname(cx, t));
+        return NULL;
+    }
+    Type *vt = ty_hwvec(t->sc, n);
+    if (want && want->kind == TY_HWVEC && want->width != n) {
+        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", tname(cx, want), want->width, n);
+        return NULL;
+    }
+    Node *x = mk(cx, N_C_HWVEC, syn, vt, n);
+    if (!x) return NULL;
+    for (int i = 0; i < n; i++) x->kids[i] = args[i];
+    x->nkids = n;
+    if (t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    return x;
+}
+
+static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
+    const char *k = syn->key;
+    if (syn->ann && syn->ann->kind == N_SYMBOL) {
+        /* phylum:chordata names an enumeration key explicitly */
+        Sym *e = global_lookup(cx->ck, k);
+        if (e && e->kind == SYM_TYPE && e->ty && e->ty->kind == TY_ENUM) {
+            Node *kw = syn_keyword(cx->ck->a, syn->ann->loc, syn->ann->name);
+            kw->origin = syn->origin;
+            return enum_value(cx, kw, e->ty);
+        }
+    }
+    if (!strcmp(k, "t") || !strcmp(k, "true")) return bool_lit(cx, syn, 1);
+    if (!strcmp(k, "false") || !strcmp(k, "nil")) return bool_lit(cx, syn, 0);
+    if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
+    Sym *s = scope_lookup(cx, k);
+    if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
+    if (!s) {
+        if (func_lookup(cx->ck, k))
+            diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
+        else if (!orch_capture_error(cx, syn))
+        {
+            diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+            suggest_variable(cx, syn);
+        }
+        return NULL;
+    }
+    if (s->kind == SYM_TYPE) {
+        diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
+        return NULL;
+    }
+    if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+    if (!s->ty && s->kind == SYM_LOCAL) return NULL; /* its binding failed and was reported */
+    if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
+        Node *v = global_const_value(cx->ck, s);
+        if (!v) return NULL;
+        Node *c = syn_copy(cx->ck->a, v);
+        c->loc = syn->loc;
+        c->origin = syn->origin;
+        /* an untyped constant behaves like the literal it names */
+        if (!s->type_syn && c->op && want && ty_is_arith(want)) return c;
+        if (s->type_syn) c->op = 0;
+        return c;
+    }
+    if (s->kind == SYM_CONSTVEC) return constvec_ref(cx, syn, s);
+    if (s->write_only && s->ty->kind != TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0410", "`%s` is write-only", s->name);
+        return NULL;
+    }
+    return var_ref(cx, syn, s);
+}
+
+/* ---- did you mean ---- */
+
+static void suggest_macro(void *ud, const char *name) {
+    suggest_add(ud, name);
+}
+
+/* A note naming the nearest known form or function to unknown `head`. */
+static void suggest_form(Ctx *cx, const Node *head) {
+    static const struct { const char *from, *to; } lisp[] = {
+        {"loop", "dotimes"}, {"defun", "def-function"}, {"defkernel", "def-kernel"}, {"setf", "set!"},
+        {"setq", "set!"}, {"incf", "inc!"}, {"decf", "dec!"}, {"while", "dotimes"}, {"for", "dotimes"},
+        {"aref", "~"}, {"elt", "~"}, {"nth", "~"}, {"length", "length~"}, {NULL, NULL}};
+    for (int i = 0; lisp[i].from; i++)
+        if (!strcmp(head->key, lisp[i].from)) {
+            diag_note(D(cx), head->loc, "Crisp has no `%s`: did you mean `%s`?", head->name, lisp[i].to);
+            return;
+        }
+    Suggest sg;
+    suggest_init(&sg, head->key);
+    for (int i = 0; builtins[i].name; i++) suggest_add(&sg, builtins[i].name);
+    for (int i = 0; id_builtins[i].name; i++) suggest_add(&sg, id_builtins[i].name);
+    for (int i = 0; atomic_ops[i].name; i++) suggest_add(&sg, atomic_ops[i].name);
+    static const char *const forms[] = {"let", "let*", "progn", "if", "return", "multiple-value-bind", "let-maybe",
+                                        "funcall", "quote", "function", NULL};
+    for (int i = 0; forms[i]; i++) suggest_add(&sg, forms[i]);
+    if (cx->ck->ev) eval_each_macro(cx->ck->ev, suggest_macro, &sg);
+    for (int i = 0; i < cx->ck->nfuncs; i++)
+        if (cx->ck->funcs[i]->kind != FN_KERNEL && !cx->ck->funcs[i]->from_lib) suggest_add(&sg, cx->ck->funcs[i]->key);
+    if (suggest_best(&sg)) diag_note(D(cx), head->loc, "did you mean `%s`?", suggest_best(&sg));
+}
+
+/* A note naming the nearest visible variable to unknown `name`. */
+void suggest_variable(Ctx *cx, const Node *name) {
+    Suggest sg;
+    suggest_init(&sg, name->key);
+    for (Scope *sc = cx->scope; sc; sc = sc->up)
+        for (int i = 0; i < sc->n; i++) suggest_add(&sg, sc->syms[i]->key);
+    for (int i = 0; i < cx->ck->globals.n; i++)
+        if (cx->ck->globals.syms[i]->kind != SYM_TYPE) suggest_add(&sg, cx->ck->globals.syms[i]->key);
+    if (suggest_best(&sg)) diag_note(D(cx), name->loc, "did you mean `%s`?", suggest_best(&sg));
+}
+
+Node *expr(Ctx *cx, Node *syn, Type *want) {
+    if (!syn || cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return NULL;
+    switch (syn->kind) {
+    case N_INT: {
+        Node *n = int_lit(cx, syn, syn->ival, NULL);
+        n->is_unsigned = syn->is_unsigned;
+        n->radix = syn->radix;
+        n->op = LIT_FLEX_INT;
+        n->ty = syn->is_unsigned ? ty_num(SC_ULONG) : int_fits(syn->ival, 0, SC_INT) ? ty_num(SC_INT) : ty_num(SC_LONG);
+        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        return n;
+    }
+    case N_FLOAT: {
+        Node *n = float_lit(cx, syn, syn->fval, ty_num(SC_FLOAT));
+        n->op = LIT_FLEX_FLOAT;
+        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        return n;
+    }
+    case N_SYMBOL: return symbol_value(cx, syn, want);
+    case N_KEYWORD: {
+        int errs = cx->ck->d->errors;
+        Node *ev = enum_value(cx, syn, want);
+        if (ev || cx->ck->d->errors > errs) return ev;
+        Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_keyword);
+        n->text = syn->name;
+        return n;
+    }
+    case N_STRING: {
+        Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_string);
+        n->text = syn->name;
+        return n;
+    }
+    case N_HWVEC: return hwvec_literal(cx, syn, want);
+    case N_VECLIT:
+        if (want && want->kind == TY_HWVEC) return hwvec_literal(cx, syn, want);
+        diag_error_at(D(cx), syn, "E0473", "a #(...) vector literal must be bound with let (or used where a hardware vector is expected)");
+        return NULL;
+    case N_LIST: break;
+    default:
+        diag_error_at(D(cx), syn, "E0490", "unexpected %s", node_kind_name(syn->kind));
+        return NULL;
+    }
+    if (syn->nkids == 0) return bool_lit(cx, syn, 0);
+    Node *head = syn->kids[0];
+    if (head->kind != N_SYMBOL) {
+        diag_error_at(D(cx), head, "E0491", "expected a function or form name, found `%s`", syn_to_string(cx->ck->a, head, 30));
+        return NULL;
+    }
+    const char *h = head->key;
+    if (is_statement_head(h)) return form_value(cx, syn, want);
+    if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
+        diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
+        return NULL;
+    }
+    if (!strcmp(h, "funcall")) return fnval_call(cx, syn, want);
+    Sym *fs = scope_lookup(cx, h);
+    if (fs && fs->kind == SYM_FNVAL) return fnval_call(cx, syn, want);
+    size_t hl = strlen(h);
+    Node *soa;
+    if (soa_access(cx, syn, 0, &soa)) return soa;
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
+        return user_call(cx, syn, want, NULL, 0);
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
+    if (!strncmp(h, "make-", 5)) {
+        Sym *st = global_lookup(cx->ck, h + 5);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
+        StructDef *sd;
+        Node **pre;
+        if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
+    }
+    if (cx->consteval) { /* forms only a def-const-vec body has (constvec.c) */
+        int handled;
+        Node *r = constvec_form(cx, syn, &handled);
+        if (handled) return r;
+    }
+    if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
+    for (int i = 0; builtins[i].name; i++)
+        if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
+    for (int i = 0; id_builtins[i].name; i++)
+        if (syn_streq(id_builtins[i].name, h)) return b_gpu_id(cx, syn, &id_builtins[i]);
+    for (int i = 0; atomic_ops[i].name; i++)
+        if (syn_streq(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
+    if (is_swizzle_name(h)) return b_swizzle(cx, syn);
+    if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
+    if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
+        /* derived vector types, as-original, as-derived: types/derived.c */
+        int handled = 0;
+        Node *r = derived_form(cx, syn, &handled);
+        if (handled) return r;
+    }
+    if (!strncmp(h, "as-", 3)) {
+        /* (as-NAME x): a value of a related derived struct type as NAME */
+        Sym *st = global_lookup(cx->ck, h + 3);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
+            if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
+            Node *v = expr(cx, syn->kids[1], NULL);
+            if (!v) return NULL;
+            if (ty_equal(v->ty, st->ty)) return v;
+            const StructDef *a = v->ty->kind == TY_STRUCT ? v->ty->sd : NULL, *b = st->ty->sd;
+            if (!a || !(a->derived_from == b || b->derived_from == a)) {
+                diag_error_at(D(cx), syn, "E0166", "`%s` casts between a derived type and its original, found `%s`", head->name,
+                              tname(cx, v->ty));
+                return NULL;
+            }
+            return retype_struct(cx, v, st->ty, syn);
+        }
+    }
+    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (strmap_get(&cx->ck->kernels_idx, head->name)) {
+        diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
+        return NULL;
+    }
+    static const struct { const char *name, *why; } later[] = {
+        {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
+        {NULL, NULL}};
+    for (int i = 0; later[i].name; i++)
+        if (!strcmp(later[i].name, h)) {
+            diag_error_at(D(cx), head, "E0495", "`%s` %s", head->name, later[i].why);
+            return NULL;
+        }
+    diag_error_at(D(cx), head, "E0494", "unknown function or macro `%s`", head->name);
+    suggest_form(cx, head);
+    return NULL;
+}

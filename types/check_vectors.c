@@ -1,0 +1,425 @@
+/* check_vectors.c - vector elements, lengths, swizzles, places and set!.
+ *
+ * Why it exists: element access and assignment are the forms every kernel
+ * uses, with their own rules (bounds of constant indices, write access,
+ * &out parameters, hardware-vector swizzles, setters of derived types);
+ * split out of check_expr.c by form family (issue 16).  Spec sections
+ * "Vectors and Vector-View" (element access ~, length~), "Dereferencing
+ * and Swizzles", "set!, inc!, dec!" and member access `XXXX~`. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/suggest.h"
+#include "consteval.h"
+#include "../core/target.h"
+#include "../macros/eval.h"
+#include "expr_int.h"
+
+static Diag *D(Ctx *cx) {
+    return cx->ck->d;
+}
+
+/* ---- vectors ---- */
+
+/* When `v` is a variable that hides another spelled differently, say so:
+ * the likely cause of a type error (issue 14). */
+void shadow_note(Ctx *cx, const Node *syn, const Node *v) {
+    const Sym *s = v && v->kind == N_C_VAR ? v->sym : NULL;
+    if (!s || !s->shadows || !s->def) return;
+    diag_note(D(cx), s->def->loc, "`%s` here is the variable `%s` bound at line %d; Crisp names are case-insensitive, so it hides the %s `%s`",
+              syn && syn->kind == N_SYMBOL ? syn->name : s->name, s->name, s->def->loc.line,
+              s->shadows->kind == SYM_PARAM ? "parameter" : "variable", s->shadows->name);
+}
+
+Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
+    Node *v = expr(cx, syn, NULL);
+    if (!v) return NULL;
+    if (v->ty && v->ty->kind == TY_IDENT) {
+        diag_error_at(D(cx), syn, "E0542",
+                      "`%s` needs a vector or tensor-view with data; `%s` is an identity tensor (no data, extents or strides: only `~`, `num-dims~`, `transpose` and `is-identity-tensor?` apply)",
+                      what, syn_to_string(cx->ck->a, syn, 30));
+        return NULL;
+    }
+    if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
+        diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
+        shadow_note(cx, syn, v);
+        return NULL;
+    }
+    if (v->sym->soa_fields) {
+        diag_error_at(D(cx), syn, "E0489", "`%s` is a soa-vector: `%s` works on its field vectors, (x~ %s) or (x~ %s i)",
+                      v->sym->name, what, v->sym->name, v->sym->name);
+        return NULL;
+    }
+    if (sym_ndims(v->sym) && (!v->sym->off_sym || !v->sym->dims_sym || !v->sym->strides_sym)) {
+        /* a tensor-view made by an expression ((let ((x m)) x)): only a
+           variable carries its offset, extents and strides */
+        diag_error_at(D(cx), syn, "E0484", "`%s` needs a tensor-view variable, found the expression `%s`: bind the tensor-view with let and use the variable",
+                      what, syn_to_string(cx->ck->a, syn, 40));
+        return NULL;
+    }
+    return v->sym;
+}
+
+/* An element index: any integer expression (a literal becomes ulong; a
+ * negative literal is E0402).  WHAT names it in errors ("vector index"). */
+Node *index_expr(Ctx *cx, Node *isyn, const char *what) {
+    if (isyn->kind == N_INT && !isyn->is_unsigned && isyn->ival < 0) {
+        diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)isyn->ival);
+        return NULL;
+    }
+    Node *i = expr(cx, isyn, ty_num(SC_ULONG));
+    if (!i) return NULL;
+    if (is_flex(i)) {
+        if (i->kind == N_C_INTLIT && i->ival < 0 && !i->is_unsigned) {
+            diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)i->ival);
+            return NULL;
+        }
+        i = coerce(cx, i, ty_num(SC_ULONG), isyn, "index");
+        if (!i) return NULL;
+    }
+    if (!ty_is_int(i->ty)) {
+        diag_error_at(D(cx), isyn, "E0403", "%s must be an integer, found `%s`", what, tname(cx, i->ty));
+        return NULL;
+    }
+    return i;
+}
+
+Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+    Node *i = index_expr(cx, isyn, "vector index");
+    if (!i) return NULL;
+    int64_t k;
+    if (vec->ty->length >= 0 && const_int(cx, i, &k) && (k < 0 || k >= vec->ty->length)) {
+        diag_error_at(D(cx), isyn, "E0404", "index %lld is out of bounds for `%s` of length %lld", (long long)k, vec->name,
+                      (long long)vec->ty->length);
+        return NULL;
+    }
+    if (vec->off_sym) /* a vector-view: element i of the view is root[offset + i] */
+        i = mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, var_ref(cx, syn, vec->off_sym),
+                ty_equal(i->ty, ty_num(SC_ULONG)) ? i : mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
+    Node *x = mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, var_ref(cx, syn, vec), i);
+    if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
+        x->text = "v";
+    return x;
+}
+
+int tensor_ref_error(Ctx *cx, Node *syn) {
+    if (strcmp(syn->kids[0]->key, "~ref~")) return 0;
+    diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
+    return 1;
+}
+
+/* (~ V I) on a vector, (~ T I J ...) on a tensor-view (spec "Element
+ * Access"; ~ref~ is not for tensors). */
+static Node *element(Ctx *cx, Node *syn, Sym *v) {
+    if (sym_ndims(v)) {
+        if (tensor_ref_error(cx, syn)) return NULL;
+        return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
+    }
+    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    return index_node(cx, syn, v, syn->kids[2]);
+}
+
+/* Does (~ T I...) on the derived tensor-view T call a user `~` overload
+ * (spec "Overloading Element Access")?  Not inside a `~` overload or a
+ * def-setter body, where `~` on the tensor is the built-in access. */
+static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
+    if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
+    FuncDef *cands[16];
+    int nc = func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
+    for (int i = 0; i < nc; i++) {
+        resolve_signature(cx->ck, cands[i]);
+        if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
+            cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
+            return 1;
+    }
+    return 0;
+}
+
+/* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
+Node *b_elem(Ctx *cx, Node *syn, Type *want) {
+    if (!nargs_ok(cx, syn, 2, -1)) return NULL;
+    int rank = identity_rank(cx, syn->kids[1]);
+    if (rank) return identity_index(cx, syn, rank);
+    Sym *v = vector_operand(cx, syn->kids[1], "~");
+    if (!v) return NULL;
+    if (v->ty->tag && derived_elem_overload(cx, syn, v)) return user_call(cx, syn, want, NULL, 0);
+    if ((v->write_only || v->ty->acc == ACC_WRITE_ONLY) && !ck_skip_checks(cx->ck)) {
+        diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
+                      v->name, v->write_only ? "an &out parameter" : ":write-only");
+        return NULL;
+    }
+    return element(cx, syn, v);
+}
+
+/* (length~ VEC) */
+Node *b_length(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *v = vector_operand(cx, syn->kids[1], "length~");
+    if (!v) return NULL;
+    return length_of(cx, syn, v);
+}
+
+/* (bytes V): the bytes V's elements occupy now (spec "Helpers" of vectors,
+ * tensors and soa-vectors): length times the element stride, summed over
+ * the fields of a soa-vector. */
+Node *b_bytes(Ctx *cx, Node *syn, Type *want) {
+    if (func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    Type *ul = ty_num(SC_ULONG);
+    Sym *soa = soa_sym(cx, syn->kids[1]);
+    int n = soa ? soa->ty->elem->sd->nfields : 1;
+    Node *sum = NULL;
+    for (int i = 0; i < n; i++) {
+        Sym *v = soa ? soa->soa_fields[i] : vector_operand(cx, syn->kids[1], "bytes");
+        if (!v) return NULL;
+        Node *b = mk2(cx, N_C_BINARY, syn, ul, OP_MUL, length_of(cx, syn, v),
+                      int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
+        sum = sum ? mk2(cx, N_C_BINARY, syn, ul, OP_ADD, sum, b) : b;
+    }
+    return sum;
+}
+
+static int swizzle_index(char c) {
+    return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : c == 'w' ? 3 : -1;
+}
+
+int is_swizzle_name(const char *k) {
+    size_t n = strlen(k);
+    if (n < 2 || n > 5 || k[n - 1] != '~') return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (swizzle_index(k[i]) < 0) return 0;
+    return 1;
+}
+
+Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
+    const char *k = syn->kids[0]->key;
+    int n = (int)strlen(k) - 1;
+    if (!base) return NULL;
+    if (base->ty->kind != TY_HWVEC) {
+        diag_error_at(D(cx), syn, "E0420", "`%s` selects components of a hardware vector (float4 ...), found `%s`",
+                      syn->kids[0]->name, tname(cx, base->ty));
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        int c = swizzle_index(k[i]);
+        if (c >= base->ty->width) {
+            diag_error_at(D(cx), syn, "E0421", "`%s`: `%s` has no component `%c`", syn->kids[0]->name, tname(cx, base->ty), k[i]);
+            return NULL;
+        }
+        if (for_write)
+            for (int j = 0; j < i; j++)
+                if (k[j] == k[i]) {
+                    diag_error_at(D(cx), syn, "E0422", "cannot assign through `%s`: component `%c` repeats", syn->kids[0]->name, k[i]);
+                    return NULL;
+                }
+    }
+    Type *t = n == 1 ? ty_num(base->ty->sc) : ty_hwvec(base->ty->sc, n);
+    Node *x = mk1(cx, N_C_SWIZZLE, syn, t, base);
+    if (x) x->text = arena_strndup(cx->ck->a, k, (size_t)n);
+    return x;
+}
+
+/* (x~ V) (xy~ V) (xyyy~ V) ...: components of a hardware vector */
+Node *b_swizzle(Ctx *cx, Node *syn) {
+    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    return swizzle_of(cx, syn, expr(cx, syn->kids[1], NULL), 0);
+}
+
+Node *place(Ctx *cx, Node *syn, int for_write) {
+    if (!(syn = ck_expand(cx, syn))) return NULL;
+    if (syn->kind == N_SYMBOL) {
+        Sym *s = scope_lookup(cx, syn->key);
+        if (!s) {
+            if (orch_capture_error(cx, syn)) return NULL;
+            diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
+            suggest_variable(cx, syn);
+            return NULL;
+        }
+        if (s->kind == SYM_CONSTVEC) {
+            constvec_write_error(cx, syn, s);
+            return NULL;
+        }
+        if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER || s->kind == SYM_TYPE) {
+            diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
+            return NULL;
+        }
+        if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+        if (s->ty && s->ty->kind == TY_IDENT) {
+            diag_error_at(D(cx), syn, "E0541", "cannot assign to `%s`: an identity tensor is immutable", s->name);
+            return NULL;
+        }
+        if (s->ty && s->ty->kind == TY_VECTOR) {
+            diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (~ %s i) ...)", s->name, s->name);
+            return NULL;
+        }
+        if (!s->ty) return NULL; /* its binding failed and was reported */
+        if (s->immutable) {
+            diag_error_at(D(cx), syn, "E0433", "`%s` is immutable (loop indices and thread ids cannot be assigned)", s->name);
+            return NULL;
+        }
+        s->assigned = 1; /* an l-value: set!, inc!, an atomic... */
+        return var_ref(cx, syn, s);
+    }
+    const char *h = syn_head(syn);
+    if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
+        if (!nargs_ok(cx, syn, 2, -1)) return NULL;
+        if (identity_rank(cx, syn->kids[1])) {
+            diag_error_at(D(cx), syn, "E0541", "cannot write to `%s`: an identity tensor is immutable (it holds no data)",
+                          syn_to_string(cx->ck->a, syn->kids[1], 30));
+            return NULL;
+        }
+        Sym *v = vector_operand(cx, syn->kids[1], "~");
+        if (!v) return NULL;
+        if (v->kind == SYM_CONSTVEC) {
+            constvec_write_error(cx, syn, v);
+            return NULL;
+        }
+        if (cx->consteval && v->ty->as == AS_CONSTANT) { /* a view of a const-vec */
+            constvec_write_error(cx, syn, v);
+            return NULL;
+        }
+        if (v->ty->acc == ACC_READ_ONLY || v->ty->as == AS_CONSTANT) {
+            diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is %s", v->name,
+                          v->ty->as == AS_CONSTANT ? ":constant memory" : "read-only");
+            return NULL;
+        }
+        if (!for_write && (v->write_only || v->ty->acc == ACC_WRITE_ONLY) && !ck_skip_checks(cx->ck)) {
+            diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); updating it in place reads it",
+                          v->name, v->write_only ? "an &out parameter" : ":write-only");
+            return NULL;
+        }
+        return element(cx, syn, v);
+    }
+    size_t hl = h ? strlen(h) : 0;
+    Node *soa;
+    if (soa_access(cx, syn, 1, &soa)) return soa;
+    const char *prop = h && h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
+    if (prop && (!strcmp(prop, "length~") || !strcmp(prop, "offset~") || !strcmp(prop, "parent~")) && syn->nkids == 2) {
+        /* the settable properties of a vector-view */
+        Node *v = expr(cx, syn->kids[1], NULL);
+        if (!v) return NULL;
+        if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
+            Sym *vs = v->sym;
+            if (!vs->off_sym) {
+                diag_error_at(D(cx), syn, "E0498", "`%s` of `%s` cannot be set: only a vector-view's properties can change", h,
+                              vs->name);
+                return NULL;
+            }
+            if (prop[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
+            if (prop[0] == 'l' && !vs->len_sym) {
+                diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
+                return NULL;
+            }
+            return var_ref(cx, syn, prop[0] == 'l' ? vs->len_sym : vs->off_sym);
+        }
+        if (v->ty->kind != TY_STRUCT) {
+            diag_error_at(D(cx), syn, "E0496", "`%s` selects a property, but `%s` is `%s`", syn->kids[0]->name,
+                          syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, v->ty));
+            return NULL;
+        }
+        return struct_member(cx, syn, v, for_write);
+    }
+    if (h && hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) {
+        /* a struct field or hardware-vector components, by the operand's type */
+        Node *base = place(cx, syn->kids[1], for_write);
+        if (!base) return NULL;
+        if (base->ty->kind == TY_STRUCT) return struct_member(cx, syn, base, for_write);
+        if (is_swizzle_name(h)) return swizzle_of(cx, syn, base, 1);
+        diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
+                      syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+        return NULL;
+    }
+    diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
+    if (h && (!strcmp(h, "aref") || !strcmp(h, "elt") || !strcmp(h, "nth") || !strcmp(h, "svref")))
+        diag_note(D(cx), syn->kids[0]->loc, "Crisp has no `%s`: did you mean `~`, as in (set! (~ v i) x)?", syn->kids[0]->name);
+    return NULL;
+}
+
+/* (set! PLACE VALUE [PLACE VALUE]...) */
+Node *b_set(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (syn->nkids < 3 || (syn->nkids - 1) % 2) {
+        diag_error_at(D(cx), syn, "E0320", "`set!` takes place/value pairs, found %d arguments", syn->nkids - 1);
+        return NULL;
+    }
+    Node *last = NULL;
+    int errs_before = cx->ck->d->errors;
+    for (int i = 1; i + 1 < syn->nkids; i += 2) {
+        Node *sp = setter_call(cx, syn->kids[i], syn->kids[i + 1]);
+        if (sp) {
+            last = sp;
+            continue;
+        }
+        if (cx->ck->d->errors > errs_before) return NULL;
+        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? scope_lookup(cx, syn->kids[i]->key) : NULL;
+        if (fs && fs->kind == SYM_FNVAL) {
+            Node *r = fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
+            if (!r) return NULL;
+            last = r;
+            continue;
+        }
+        if (syn_is_form(syn->kids[i], "dims~") || syn_is_form(syn->kids[i], "strides~")) {
+            Node *tn = tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
+            if (!tn) return NULL;
+            last = tn;
+            continue;
+        }
+        if (syn_is_form(syn->kids[i], "parent~") || syn_is_form(syn->kids[i], "~parent~")) {
+            Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
+            if (!pn) return NULL;
+            last = pn;
+            continue;
+        }
+        Node *p = place(cx, syn->kids[i], 1);
+        if (!p) return NULL;
+        Node *v = expr(cx, syn->kids[i + 1], p->ty);
+        if (!v) return NULL;
+        v = coerce(cx, v, p->ty, syn->kids[i + 1], "assigned value");
+        if (!v) return NULL;
+        Node *a;
+        if (p->kind == N_C_MEMBER && p->op) {
+            /* a 3-component field is stored as T[3]: one store per component */
+            v = simple(cx, v, syn);
+            static const char *xyz[3] = {"x", "y", "z"};
+            a = NULL;
+            for (int k = 0; k < 3 && v; k++) {
+                Node *comp = mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
+                if (comp) comp->text = xyz[k];
+                a = mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, struct_component(cx, p, k), comp);
+                if (k < 2) emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, a));
+            }
+            if (!a) return NULL;
+        } else {
+            a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
+        }
+        if (i + 2 < syn->nkids) {
+            Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, a);
+            emit_stmt(cx, st);
+        }
+        last = a;
+    }
+    return last;
+}
+
+/* (inc! PLACE [DELTA]) (dec! PLACE [DELTA]): the new value. */
+Node *b_incdec(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
+    Node *p = place(cx, syn->kids[1], 0);
+    if (!p) return NULL;
+    if (p->kind == N_C_MEMBER && p->op) {
+        diag_error_at(D(cx), syn, "E0497", "`%s` cannot update a 3-component struct field in place; use (set! ...)", syn->kids[0]->name);
+        return NULL;
+    }
+    if (!ty_is_arith(p->ty)) {
+        diag_error_at(D(cx), syn->kids[1], "E0311", "`%s` needs a number, found `%s`", syn->kids[0]->name, tname(cx, p->ty));
+        return NULL;
+    }
+    Node *d = syn->nkids == 3 ? expr(cx, syn->kids[2], p->ty) : int_lit(cx, syn, 1, p->ty);
+    if (d && syn->nkids == 2) d->op = LIT_FLEX_INT;
+    d = coerce(cx, d, p->ty, syn->nkids == 3 ? syn->kids[2] : syn, syn->kids[0]->name);
+    if (!d) return NULL;
+    return mk2(cx, N_C_ASSIGN, syn, p->ty, syn->kids[0]->key[0] == 'i' ? OP_ADD : OP_SUB, p, d);
+}

@@ -1,0 +1,115 @@
+/* expr_int.h - what the expression files of the checker share (not a
+ * public API): the flexible-literal marks and the handlers and helpers
+ * one family file defines and another uses (check_forms.c's builtin
+ * table lists every handler).  The files, split by form family:
+ *
+ * check_expr.c    node builders, literals, coercion, operands
+ * check_arith.c   arithmetic, comparisons, bits, math, division, conversions
+ * check_vectors.c elements, lengths, swizzles, places, set!
+ * check_logic.c   and, or, not, select-if
+ * check_gpu.c     ids, barriers, fences, bounds, atomics, core helpers
+ * check_views.c   vector-views, make-vector, %zero, or-else
+ * check_calls.c   calls of user functions
+ * check_forms.c   the builtin table, accessors, symbols, expr */
+#ifndef CRISP_EXPR_INT_H
+#define CRISP_EXPR_INT_H
+
+#include "check_int.h"
+
+/* node->op of a literal whose type its context decides (check_expr.c) */
+#define LIT_FLEX_INT 1
+#define LIT_FLEX_FLOAT 2
+
+/* defined in check.c and the expression files */
+Node *global_const_value(Checker *ck, Sym *s);
+Node *cond_value(Ctx *cx, Node *syn);
+int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
+
+/* The GPU id forms and the atomic operations, by name (check_gpu.c; check_forms.c
+ * dispatches on them and suggests their names). */
+typedef struct IdBuiltin {
+    const char *name;
+    int op;              /* BUILTIN_OPS, or BI_HELPER for a helper */
+    HelperKind helper;
+    int takes_dim;
+    Scalar ret;
+} IdBuiltin;
+typedef struct AtomicOp {
+    const char *name;
+    int bi;                  /* the builtin on 32- and 64-bit integers */
+    int nargs;               /* value arguments after the location */
+    int op;                  /* operator for the CAS fallback */
+} AtomicOp;
+
+/* ---- check_expr.c ---- */
+Node *call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n);
+Node *float_lit(Ctx *cx, const Node *at, double v, Type *ty);
+Node *bool_lit(Ctx *cx, const Node *at, int v);
+Node *length_of(Ctx *cx, const Node *at, Sym *s);
+int is_flex(const Node *n);
+int int_fits(int64_t v, int is_unsigned, Scalar s);
+Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at);
+const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b);
+Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at);
+int is_statement_head(const char *h);
+Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what);
+Node *simple(Ctx *cx, Node *e, const Node *at);
+
+/* ---- check_arith.c ---- */
+Node *b_arith(Ctx *cx, Node *syn, Type *want);
+Node *b_compare(Ctx *cx, Node *syn, Type *want);
+Node *b_bitop(Ctx *cx, Node *syn, Type *want);
+Node *b_lognot(Ctx *cx, Node *syn, Type *want);
+Node *b_ash(Ctx *cx, Node *syn, Type *want);
+Node *b_minmax(Ctx *cx, Node *syn, Type *want);
+Node *b_math(Ctx *cx, Node *syn, Type *want);
+Node *b_rounding(Ctx *cx, Node *syn, Type *want);
+Node *b_slash(Ctx *cx, Node *syn, Type *want);
+Node *conversion(Ctx *cx, Node *syn, const char *h);
+
+/* ---- check_vectors.c ---- */
+Node *b_elem(Ctx *cx, Node *syn, Type *want);
+Node *b_length(Ctx *cx, Node *syn, Type *want);
+Node *b_bytes(Ctx *cx, Node *syn, Type *want);
+int is_swizzle_name(const char *k);
+Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write);
+Node *b_swizzle(Ctx *cx, Node *syn);
+Node *b_set(Ctx *cx, Node *syn, Type *want);
+Node *b_incdec(Ctx *cx, Node *syn, Type *want);
+
+/* ---- check_logic.c ---- */
+Node *b_andor(Ctx *cx, Node *syn, Type *want);
+Node *b_not(Ctx *cx, Node *syn, Type *want);
+Type *branch_type(Node *a, Node *b, Type *want);
+Node *b_select(Ctx *cx, Node *syn, Type *want);
+
+/* ---- check_gpu.c ---- */
+extern const IdBuiltin id_builtins[];
+Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b);
+Node *b_barrier(Ctx *cx, Node *syn, Type *want);
+Node *b_fence(Ctx *cx, Node *syn, Type *want);
+Node *b_bounds(Ctx *cx, Node *syn, Type *want);
+extern const AtomicOp atomic_ops[];
+Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a);
+Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want);
+Node *b_extent(Ctx *cx, Node *syn, Type *want);
+Node *b_pow2_below(Ctx *cx, Node *syn, Type *want);
+Node *b_target_has(Ctx *cx, Node *syn, Type *want);
+Node *b_device_has(Ctx *cx, Node *syn, Type *want);
+Node *b_require_gsize(Ctx *cx, Node *syn, Type *want);
+
+/* ---- check_views.c ---- */
+Node *b_make_view(Ctx *cx, Node *syn, Type *want);
+Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value);
+Node *b_reinterpret(Ctx *cx, Node *syn, Type *want);
+Node *b_zero(Ctx *cx, Node *syn, Type *want);
+Node *b_or_else(Ctx *cx, Node *syn, Type *want);
+Node *b_make_vector(Ctx *cx, Node *syn, Type *want);
+
+/* ---- check_calls.c ---- */
+int fit(const Node *a, const Type *p);
+
+/* ---- check_forms.c ---- */
+Node *setter_call(Ctx *cx, Node *place_syn, Node *value);
+
+#endif
