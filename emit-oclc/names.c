@@ -93,6 +93,15 @@ const char *oclc_join(Arena *a, const char *base, const char *part) {
     return arena_printf(a, "%s_%s", base, part);
 }
 
+/* The type's C name (int, float4, a struct's); a vector is its element's
+ * with `vec` (floatvec) or `_soa`, or its derived type's name. */
+const char *oclc_type_part(Arena *a, const Type *t) {
+    if (t->kind != TY_VECTOR) return ty_cname(t);
+    if (t->tag) return oclc_spell(a, t->tag);
+    if (!t->elem) return "vec";
+    return arena_printf(a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem));
+}
+
 const char *oclc_member(Arena *a, const char *path, const char *field) {
     return arena_printf(a, "%s.%s", path, field);
 }
@@ -171,4 +180,4 @@ const char *oclc_support(const char *what) {
 }
 
 const TargetNames oclc_names = {"OpenCL C", oclc_reserved, oclc_reserved_prefix, oclc_spell, oclc_join,
-                                oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_support};
+                                oclc_type_part, oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_support};

@@ -21,6 +21,7 @@ int oclc_reserved_prefix(const char *name);
 /* The spelling hooks of oclc_names (a test's target can borrow them). */
 const char *oclc_spell(Arena *a, const char *crisp_name);
 const char *oclc_join(Arena *a, const char *base, const char *part);
+const char *oclc_type_part(Arena *a, const Type *t);
 const char *oclc_member(Arena *a, const char *path, const char *field);
 const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const char *base);
 void oclc_take(Arena *a, NameTable *t, const char *name);

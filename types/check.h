@@ -358,6 +358,9 @@ typedef struct TargetNames {
     /* The identifier of PART of BASE (the length of a vector, a field, an
        enum key, an overload's parameter type). */
     const char *(*join)(Arena *a, const char *base, const char *part);
+    /* A word naming type T, for the names of overloads and instances made
+       for it (twice_int, sum_floatvec, scale_v3_float_soa). */
+    const char *(*type_part)(Arena *a, const Type *t);
     /* FIELD of the struct variable PATH, as an expression. */
     const char *(*member)(Arena *a, const char *path, const char *field);
     /* BASE, or a variant of it, not live in T and not reserved by TN

@@ -248,6 +248,8 @@ int is_reserved(const Checker *ck, const char *s);
 const char *mangle(const Checker *ck, const char *crisp_name);
 /* The identifier of PART of BASE (v_len, phylum_chordata, twice_int). */
 const char *name_join(const Checker *ck, const char *base, const char *part);
+/* A word naming type T in the names of overloads and instances (floatvec). */
+const char *type_part(const Checker *ck, const Type *t);
 /* Names taken after `mark` die (a braced block closed). */
 void names_rollback(Checker *ck, NameTable *t, int mark);
 /* An identifier not used yet in T (taken now): BASE, or the target's

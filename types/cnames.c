@@ -33,6 +33,15 @@ static const char *crisp_join(Arena *a, const char *base, const char *part) {
     return arena_printf(a, "%s-%s", base, part);
 }
 
+/* Crisp's type name; a vector is its element's with -vector (float-vector)
+ * or -soa, or its derived type's name. */
+static const char *crisp_type_part(Arena *a, const Type *t) {
+    if (t->kind != TY_VECTOR) return ty_name(a, t);
+    if (t->tag) return t->tag;
+    if (!t->elem) return "vector";
+    return arena_printf(a, t->soa ? "%s-soa" : "%s-vector", ty_name(a, t->elem));
+}
+
 static const char *crisp_member(Arena *a, const char *path, const char *field) {
     return arena_printf(a, "(%s %s)", field, path);
 }
@@ -63,7 +72,7 @@ static const char *crisp_support(const char *what) {
 }
 
 const TargetNames crisp_names = {"Crisp", crisp_reserved, crisp_reserved, crisp_spell, crisp_join,
-                                 crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_support};
+                                 crisp_type_part, crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_support};
 
 /* ---- the checker's side of the seam ---- */
 
@@ -82,6 +91,10 @@ const char *mangle(const Checker *ck, const char *crisp_name) {
 
 const char *name_join(const Checker *ck, const char *base, const char *part) {
     return ck->names->join(ck->a, base, part);
+}
+
+const char *type_part(const Checker *ck, const Type *t) {
+    return ck->names->type_part(ck->a, t);
 }
 
 void names_rollback(Checker *ck, NameTable *t, int mark) {

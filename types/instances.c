@@ -274,7 +274,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
            (an incomplete template alias such as (vec-type nil)) were given */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
-                base = name_join(ck, base, ty_cname(ptys[i]->elem));
+                base = name_join(ck, base, type_part(ck, ptys[i]->elem));
         /* ... and after the rank an (identity-tensor-type) or
            (tensor-view-type) parameter got */
         for (int i = 0; i < fd->nparams; i++)

@@ -288,10 +288,7 @@ const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
     for (int k = 0; k < fd->nparams; k++) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
-        base = name_join(ck, base,
-                            t->kind == TY_VECTOR && t->tag ? mangle(ck, t->tag) /* a derived vector type: its name */
-                            : t->kind == TY_VECTOR ? (t->elem ? arena_printf(ck->a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem)) : "vec")
-                                                  : ty_cname(t));
+        base = name_join(ck, base, type_part(ck, t)); /* a derived vector type: its name */
     }
     return base;
 }

@@ -272,8 +272,10 @@ static const char *arg_text(Checker *ck, Type *ty, Node *val) {
 
 static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
     if (ty) {
-        if (ty->kind == TY_VECTOR) return ty->elem ? arena_printf(ck->a, "%svec", ty_cname(ty->elem)) : "vec";
-        return ty_cname(ty);
+        /* a vector argument is named after its element type alone */
+        Type plain = *ty;
+        if (ty->kind == TY_VECTOR) plain.tag = NULL, plain.soa = 0;
+        return type_part(ck, &plain);
     }
     return mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
 }

@@ -296,8 +296,10 @@ static int toy_reserved(const char *s) {
 }
 
 /* The toy target reserves its own words but spells like OpenCL C. */
-static const TargetNames toy_names = {"Toy C",    toy_reserved, toy_prefix,    oclc_spell, oclc_join,
-                                      oclc_member, oclc_unique,  oclc_take,     oclc_rollback, oclc_support};
+static const TargetNames toy_names = {
+    .language = "Toy C", .reserved = toy_reserved, .reserved_prefix = toy_prefix, .spell = oclc_spell,
+    .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
+    .take = oclc_take, .rollback = oclc_rollback, .support = oclc_support};
 
 static const char *param_cname(const Program *p, const char *fn, int i) {
     for (int k = 0; k < p->nfuncs; k++)
@@ -409,6 +411,10 @@ static void test_oclc_spelling(void **state) {
     assert_string_equal(oclc_spell(&a, "2d"), "v2d");
     assert_string_equal(oclc_join(&a, "v", "len"), "v_len");
     assert_string_equal(oclc_member(&a, "p", "x"), "p.x");
+    assert_string_equal(oclc_type_part(&a, ty_num(SC_UINT)), "uint");
+    Type *fv = ty_vector(&a, ty_num(SC_FLOAT), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1);
+    assert_string_equal(oclc_type_part(&a, fv), "floatvec");
+    assert_string_equal(crisp_names.type_part(&a, fv), "float-vector");
     NameTable t = {0};
     assert_string_equal(oclc_unique(&a, &oclc_names, &t, "x"), "x");
     assert_string_equal(oclc_unique(&a, &oclc_names, &t, "x"), "x_2");
