@@ -171,6 +171,17 @@ const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const cha
     return cand;
 }
 
+/* Letters, digits and underscores, `o_` before a leading digit: a C and a
+ * Python identifier (the hoists' orchestration functions). */
+const char *oclc_host_ident(Arena *a, const char *name) {
+    char *s = arena_strdup(a, name);
+    if (!s) return name;
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) *p = '_';
+    if (*s >= '0' && *s <= '9') return arena_printf(a, "o_%s", s);
+    return s;
+}
+
 /* The variables of crisp's support code (emit-oclc/warps.c prints the
  * functions that take them). */
 const char *oclc_support(const char *what) {
@@ -180,4 +191,4 @@ const char *oclc_support(const char *what) {
 }
 
 const TargetNames oclc_names = {"OpenCL C", oclc_reserved, oclc_reserved_prefix, oclc_spell, oclc_join,
-                                oclc_type_part, oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_support};
+                                oclc_type_part, oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_host_ident, oclc_support};

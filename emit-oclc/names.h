@@ -26,6 +26,7 @@ const char *oclc_member(Arena *a, const char *path, const char *field);
 const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const char *base);
 void oclc_take(Arena *a, NameTable *t, const char *name);
 void oclc_rollback(Arena *a, NameTable *t, int mark);
+const char *oclc_host_ident(Arena *a, const char *name);
 const char *oclc_support(const char *what);
 
 #endif

@@ -8,8 +8,11 @@ Every `#include "../DIR/file.h"` in a library source is an edge from its
 folder to DIR.  This script prints the graph and fails (exit 1) when an edge
 points up the layers or the folders form a cycle, or when a folder includes
 another's internal header (NAME_int.h: shared by one stage's files only;
-the stages meet through their public headers).  `make test` runs it; see
-docs/architecture.md for what goes where."""
+the stages meet through their public headers), or when the checker (types/)
+spells an identifier of a target: a string literal naming crisp's support
+code (crisp_*) or composing a C name (a "%s_..." or "..._%s" format), which
+belong to the target's TargetNames (emit-oclc/names.c, issue 16).
+`make test` runs it; see docs/architecture.md for what goes where."""
 import os
 import re
 import sys
@@ -49,6 +52,29 @@ def edges(root, internal=None):
     return out
 
 
+# In the checker's sources: a string literal that spells a target's name.
+TARGET_SPELLING = re.compile(r'"(crisp_[A-Za-z0-9_]*|%s_[^"]*|[^"]*_%s)"')
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def target_spellings(root):
+    out = []
+    path = os.path.join(root, "types")
+    for f in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+        if not f.endswith((".c", ".h")):
+            continue
+        raw = open(os.path.join(path, f), encoding="utf-8").read()
+        # a line marked `/* a Crisp name: ... */` composes a name the spec
+        # defines (NAME_T of a template instance), not a target's
+        spec_lines = {i + 1 for i, line in enumerate(raw.split("\n")) if "/* a Crisp name:" in line}
+        text = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), raw)
+        for m in TARGET_SPELLING.finditer(text):
+            if text.count(chr(10), 0, m.start()) + 1 in spec_lines:
+                continue
+            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}")
+    return out
+
+
 def find_cycle(graph):
     state = {}
 
@@ -77,6 +103,10 @@ def main():
     for what in internal:
         print(f"INTERNAL {what}")
         bad += 1
+    spellings = target_spellings(root)
+    for what in spellings:
+        print(f"SPELLS  {what} (a target's name: TargetNames, emit-oclc/names.c)")
+        bad += 1
     for (a, b), files in sorted(es.items()):
         graph.setdefault(a, set()).add(b)
         up = RANK[b] > RANK[a]
@@ -90,7 +120,8 @@ def main():
     if bad:
         print(f"layers: 0 passed, {bad} failed")
         return 1
-    print(f"layers: {len(es) + 1} passed, 0 failed")  # the edges, and no internal header used across
+    # the edges, no internal header used across, no target spelled in the checker
+    print(f"layers: {len(es) + 2} passed, 0 failed")
     return 0
 
 

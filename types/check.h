@@ -283,7 +283,7 @@ typedef struct OrchStep {
 
 typedef struct Orchestration {
     const char *name;       /* as written (or NAME_T for an instance of a template) */
-    const char *ident;      /* a C and Python identifier */
+    const char *ident;      /* a C and Python identifier (TargetNames.host_ident) */
     const char *origin;     /* "def-orchestration" or "let-kernel" */
     OrchStep *steps;
     int nsteps, capsteps;
@@ -370,6 +370,9 @@ typedef struct TargetNames {
     void (*take)(Arena *a, NameTable *t, const char *name);
     /* The names T took after MARK die (a braced block closed). */
     void (*rollback)(Arena *a, NameTable *t, int mark);
+    /* NAME (an orchestration's) as the identifier the host code calls it
+       by, in C and in Python: two orchestrations may not share one. */
+    const char *(*host_ident)(Arena *a, const char *name);
     /* The identifier of a variable of the target's support code: WHAT is
        "warp-memory" (the __local words of the local-memory warp
        lowering) or "warp-memory-length". */

@@ -67,12 +67,16 @@ static const char *crisp_unique(Arena *a, const TargetNames *tn, NameTable *t, c
     return cand;
 }
 
+static const char *crisp_host_ident(Arena *a, const char *name) {
+    return arena_strdup(a, name);
+}
+
 static const char *crisp_support(const char *what) {
     return what;
 }
 
 const TargetNames crisp_names = {"Crisp", crisp_reserved, crisp_reserved, crisp_spell, crisp_join,
-                                 crisp_type_part, crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_support};
+                                 crisp_type_part, crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_host_ident, crisp_support};
 
 /* ---- the checker's side of the seam ---- */
 

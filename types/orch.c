@@ -38,14 +38,6 @@ void orch_collect(Checker *ck, Node *form, const char *name) {
     arena_push(ck->a, (void ***)&ck->orch_forms, &ck->norch_forms, &ck->caporch_forms, of);
 }
 
-static const char *ident_of(Arena *a, const char *name) {
-    char *s = arena_strdup(a, name);
-    if (!s) return name;
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) *p = '_';
-    if (*s >= '0' && *s <= '9') return arena_printf(a, "o_%s", s);
-    return s;
-}
 
 /* The kernel a (gen-K ARGS... "name") names, instantiating it: a kernel
  * template's instance, or (gen-K nil "name") of a kernel that is not
@@ -444,7 +436,7 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = name ? name : form->kids[1]->name;
-    o->ident = ident_of(ck->a, o->name);
+    o->ident = ck->names->host_ident(ck->a, o->name); /* the hoists' function names */
     o->origin = "def-orchestration";
     o->line = form->loc.line;
     for (int i = 0; i < ck->prog->norchs; i++)
@@ -723,7 +715,7 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = arena_printf(ck->a, "%s-then-%s", cx->fd->name, fd->name);
-    o->ident = ident_of(ck->a, o->name);
+    o->ident = ck->names->host_ident(ck->a, o->name);
     o->origin = "let-kernel";
     o->line = call->loc.line;
     o->capsteps = 2;

@@ -588,8 +588,11 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
     if (!check_constraints(ck, t, args, vals, at)) return NULL;
     Node **repl = arg_syntax(ck, args, vals, t->nparams, at->loc);
     if (!repl) return NULL;
+    /* the instance's name is NAME_T (spec "gen-XXXX": v_a_${T}; its kernels
+       and orchestrations keep it on the host), T's words the target's */
     const char *suffix = "";
-    for (int i = 0; i < t->nparams; i++) suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i]));
+    for (int i = 0; i < t->nparams; i++)
+        suffix = arena_printf(ck->a, "%s_%s", suffix, arg_cname(ck, args[i], vals[i])); /* a Crisp name: NAME_T */
     TmplInst *in = arena_alloc(ck->a, sizeof *in);
     if (!in) return NULL;
     in->args = args;

@@ -8,7 +8,9 @@
  * before use, signatures and overloads, def-const-vecs evaluated and named,
  * kernels checked (instantiating what they call), functions nobody called
  * checked when their signature is complete; and the naming seam: the
- * checker reserves exactly what the target it is handed reserves.  Last,
+ * checker reserves exactly what the target it is handed reserves, and the
+ * target spells every identifier (mangling, uniquing, derived and overload
+ * names, the warp memory) - OpenCL C's, or Crisp's own without a target.  Last,
  * the passes run one by one (check_passes), each leaving what the next
  * needs. */
 #include <stdarg.h>
@@ -299,7 +301,7 @@ static int toy_reserved(const char *s) {
 static const TargetNames toy_names = {
     .language = "Toy C", .reserved = toy_reserved, .reserved_prefix = toy_prefix, .spell = oclc_spell,
     .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
-    .take = oclc_take, .rollback = oclc_rollback, .support = oclc_support};
+    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};
 
 static const char *param_cname(const Program *p, const char *fn, int i) {
     for (int k = 0; k < p->nfuncs; k++)
@@ -398,6 +400,33 @@ static void test_spelling_is_the_targets(void **state) {
     t_free(t);
 }
 
+/* The warp memory of the local-memory shuffle lowering is a variable of
+ * the target's support code: crisp_warp_mem in OpenCL C (emit-oclc/warps.c
+ * prints the functions that take it), "warp-memory" without a target. */
+#define WARP_SRC                                                              \
+    FVEC "(def-kernel k (v:fvec)\n"                                           \
+         "  (declare (global-size :derive-from v))\n"                          \
+         "  (in-each-thread (i) (let ((x (~ v i)))\n"                          \
+         "    (in-warp (lane) (set! (~ v i) (shuffle-xor x 1))))))\n"
+
+static void test_warp_memory_is_the_targets(void **state) {
+    (void)state;
+    T *t = check_ok(WARP_SRC, &oclc_names);
+    CFunc *k = func(t->p, FN_KERNEL, "k");
+    assert_non_null(k);
+    assert_non_null(k->warp_mem);
+    assert_string_equal(k->warp_mem->cname, "crisp_warp_mem");
+    assert_string_equal(k->warp_mem->len_cname, "crisp_warp_mem_len");
+    t_free(t);
+    t = check_ok(WARP_SRC, NULL);
+    k = func(t->p, FN_KERNEL, "k");
+    assert_non_null(k);
+    assert_non_null(k->warp_mem);
+    assert_string_equal(k->warp_mem->cname, "warp-memory");
+    assert_string_equal(k->warp_mem->len_cname, "warp-memory-length");
+    t_free(t);
+}
+
 /* OpenCL C's spelling hooks themselves (emit-oclc/names.c). */
 static void test_oclc_spelling(void **state) {
     (void)state;
@@ -427,6 +456,8 @@ static void test_oclc_spelling(void **state) {
     assert_string_equal(oclc_unique(&a, &oclc_names, &t, "y"), "y"); /* free again */
     oclc_take(&a, &t, "k");
     assert_string_equal(oclc_unique(&a, &oclc_names, &t, "k"), "k_2");
+    assert_string_equal(oclc_host_ident(&a, "scale-then-sum"), "scale_then_sum");
+    assert_string_equal(oclc_host_ident(&a, "2pass"), "o_2pass");
     assert_string_equal(oclc_support("warp-memory"), "crisp_warp_mem");
     assert_string_equal(oclc_support("warp-memory-length"), "crisp_warp_mem_len");
     arena_free(&a);
@@ -571,6 +602,7 @@ int main(void) {
         cmocka_unit_test(test_names_follow_the_target),
         cmocka_unit_test(test_kernel_names_against_the_target),
         cmocka_unit_test(test_spelling_is_the_targets),
+        cmocka_unit_test(test_warp_memory_is_the_targets),
         cmocka_unit_test(test_oclc_spelling),
         cmocka_unit_test(test_oclc_reserved_words),
         cmocka_unit_test(test_passes_one_by_one),
