@@ -190,5 +190,7 @@ const char *oclc_support(const char *what) {
     return NULL;
 }
 
-const TargetNames oclc_names = {"OpenCL C", oclc_reserved, oclc_reserved_prefix, oclc_spell, oclc_join,
-                                oclc_type_part, oclc_member, oclc_unique, oclc_take, oclc_rollback, oclc_host_ident, oclc_support};
+const TargetNames oclc_names = {
+    .language = "OpenCL C", .reserved = oclc_reserved, .reserved_prefix = oclc_reserved_prefix, .spell = oclc_spell,
+    .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
+    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};

@@ -134,7 +134,12 @@ typedef struct FnSide {
 typedef struct CFunc {
     FnKind kind;
     const char *name;       /* Crisp name as written */
-    const char *cname;
+    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
+    /* What the identifier says, for a target that spells it its own way:
+       which definition of the name (overloads: 1.. in definition order; 0
+       for a name defined once) and which of its instances (0.., in the
+       order they were made; the parameters' types say for what). */
+    int overload, instance;
     const Node *def;
     Sym **params;
     int nparams;

@@ -3,8 +3,9 @@
  *
  * Why it exists: every variable, function, struct and def-const-vec of the
  * checked program needs an identifier the emitted code can use, unique in
- * its scope (spec "Symbols and Identifiers": Crisp names are
- * case-insensitive, a gensym's digits only make it unique among symbols).
+ * its scope (spec "def-function": functions take Lisp-style names, case
+ * insensitive; "def-kernel": a kernel keeps its C-style name, which the
+ * host calls it by; a gensym's digits only make it unique among symbols).
  * The checker decides which things are named, in which name space (file
  * scope, a function, a braced block) and which name derives from which;
  * the spelling - Lisp names mangled, the suffix that makes a name unique,
@@ -75,8 +76,10 @@ static const char *crisp_support(const char *what) {
     return what;
 }
 
-const TargetNames crisp_names = {"Crisp", crisp_reserved, crisp_reserved, crisp_spell, crisp_join,
-                                 crisp_type_part, crisp_member, crisp_unique, crisp_take, crisp_rollback, crisp_host_ident, crisp_support};
+const TargetNames crisp_names = {
+    .language = "Crisp", .reserved = crisp_reserved, .reserved_prefix = crisp_reserved, .spell = crisp_spell,
+    .join = crisp_join, .type_part = crisp_type_part, .member = crisp_member, .unique = crisp_unique,
+    .take = crisp_take, .rollback = crisp_rollback, .host_ident = crisp_host_ident, .support = crisp_support};
 
 /* ---- the checker's side of the seam ---- */
 

@@ -259,6 +259,13 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     fn->ret = fd->ret;
     fn->body = syn_new(ck->a, N_C_BLOCK, fd->form->loc);
     fn->consteval = ck->ct != NULL; /* run by the compiler, never emitted */
+    fn->instance = fd->ninsts;
+    if (fd->overloaded && fd->kind != FN_KERNEL) {
+        FuncDef *defs[256];
+        int nd = func_overloads(ck, fd->key, defs, 256);
+        for (int i = 0; i < nd && !fn->overload; i++)
+            if (defs[i] == fd) fn->overload = i + 1;
+    }
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;

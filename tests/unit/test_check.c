@@ -381,11 +381,22 @@ static void test_spelling_is_the_targets(void **state) {
     assert_string_equal(k->params[0]->len_cname, "v_len");
     int nint = 0, nfloat = 0;
     for (int i = 0; i < t->p->nfuncs; i++) {
-        nint += !strcmp(t->p->funcs[i]->cname, "twice_int");
-        nfloat += !strcmp(t->p->funcs[i]->cname, "twice_float");
+        const CFunc *f = t->p->funcs[i];
+        /* the facts the names spell: which overload, which instance */
+        if (!strcmp(f->cname, "twice_int")) {
+            nint++;
+            assert_int_equal(f->overload, 1);
+            assert_int_equal(f->instance, 0);
+        }
+        if (!strcmp(f->cname, "twice_float")) {
+            nfloat++;
+            assert_int_equal(f->overload, 2);
+            assert_int_equal(f->instance, 0);
+        }
     }
     assert_int_equal(nint, 1);
     assert_int_equal(nfloat, 1);
+    assert_int_equal(k->overload, 0);
     t_free(t);
 
     t = check_ok(SPELL_SRC, NULL);
