@@ -8,8 +8,9 @@
  * the rounding modes, as_T), narrow arithmetic kept in its type, and the
  * statements (declarations, if/else-if chains, loops with a compound
  * step).  Then checked programs through each printer: the OpenCL C (its
- * parts in order, support code once), the kernel ABI, the metadata, the
- * host plan and both hoists, printed twice to the same bytes. */
+ * parts in order, support code once, the identifiers as emit-oclc/names.c
+ * spelled them), the kernel ABI, the metadata, the host plan and both
+ * hoists, printed twice to the same bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -350,6 +351,35 @@ static void test_program_as_opencl_c(void **state) {
     checked_free(t);
 }
 
+/* The identifiers the target spelled (emit-oclc/names.c through the
+ * checker's TargetNames seam) are the ones printed: a Lisp name mangled, a
+ * shadowing local made unique, an overload named after its parameter type,
+ * a vector's length after the vector, the warp memory of the support code. */
+static void test_identifiers_as_the_target_spells_them(void **state) {
+    (void)state;
+    Checked *t = check_src("(def-type fvec (vector-type float :global :read-write))\n"
+                           "(def-function twice (x:int) (declare (return-type int)) (* 2 x))\n"
+                           "(def-function twice (x:float) (declare (return-type float)) (* 2.0 x))\n"
+                           "(def-kernel spell_k (v:fvec)\n"
+                           "  (declare (global-size :derive-from v))\n"
+                           "  (in-each-thread (i)\n"
+                           "    (let ((image-data (~ v i)))\n"
+                           "      (let ((image-data (twice image-data)))\n"
+                           "        (in-warp (lane) (set! (~ v i) (shuffle-xor image-data 1)))))))\n");
+    char *cl = print_oclc(t->p);
+    const char *want[] = {
+        "float twice_float(float x)\n",
+        "void spell_k(__global float *v, ulong v_len, __local uint *crisp_warp_mem, ulong crisp_warp_mem_len)\n",
+        "    float image_data = v[i];\n",
+        "    float image_data_2 = twice_float(image_data);\n",
+        "crisp_shuffle_float(image_data_2, crisp_lane_xor(1UL), crisp_warp_mem, crisp_warp_mem_len)",
+        NULL};
+    for (int i = 0; want[i]; i++)
+        if (!strstr(cl, want[i])) fail_msg("missing:\n%s\n--- in\n%s", want[i], cl);
+    free(cl);
+    checked_free(t);
+}
+
 static int count(const char *hay, const char *needle) {
     int n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -465,6 +495,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_places_and_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_statements, setup, teardown),
         cmocka_unit_test(test_program_as_opencl_c),
+        cmocka_unit_test(test_identifiers_as_the_target_spells_them),
         cmocka_unit_test(test_program_parts_in_order),
         cmocka_unit_test(test_program_abi_metadata_and_host_plan),
     };
