@@ -240,7 +240,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_putc(e->out, '[');
         expr_out(e, n->kids[1], 0);
         sb_putc(e->out, ']');
-        if (n->text) sb_printf(e->out, ".%s", n->text);
+        if (n->op == INDEX_PADDED) sb_puts(e->out, ".v"); /* the field of crisp_std140_T */
         break;
     case N_C_SWIZZLE:
     case N_C_MEMBER:

@@ -458,6 +458,14 @@ typedef enum CastKind {
     CAST_REINTERPRET, /* set-derived: the bytes of one struct as another  */
 } CastKind;
 
+/* What a C_INDEX node reads (Node.op): the element itself, or one of a
+ * :std140 vector whose elements are padded to a wider stride (spec
+ * "Alignment"): the emitter reads the value out of the padded element. */
+typedef enum IndexKind {
+    INDEX_ELEM,       /* v[i]                                             */
+    INDEX_PADDED,     /* the value in the padded element v[i]             */
+} IndexKind;
+
 /* What a C_BARRIER node does (Node.op): a workgroup barrier or a memory
  * fence, on local memory, global memory or both. */
 typedef enum BarrierKind {

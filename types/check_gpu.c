@@ -199,7 +199,7 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
         diag_error_at(D(cx), loc, "E0511", "`%s` needs :global or :local memory; `%s` is %s memory", what, v->name, ty_as_name(*as));
         return NULL;
     }
-    if (p->text) {
+    if (p->kind == N_C_INDEX && p->op == INDEX_PADDED) {
         diag_error_at(D(cx), loc, "E0512", "`%s` on a :std140 vector with padded elements is not supported; use :compact", what);
         return NULL;
     }

@@ -99,7 +99,7 @@ Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
                 ty_equal(i->ty, ty_num(SC_ULONG)) ? i : mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
     Node *x = mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, var_ref(cx, syn, vec), i);
     if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
-        x->text = "v";
+        x->op = INDEX_PADDED;
     return x;
 }
 

@@ -842,7 +842,7 @@ static int window_ok(Ce *ce, const Node *at, const CeVal *p, int64_t n, const ch
  * vector (E0186 at the index) and then against the memory. */
 static NOINLINE int index_loc(Ce *ce, const Node *n, CeVal *p, int64_t *byte) {
     const Node *b = n->kids[0], *ix = n->kids[1];
-    if (n->text) return unsupported(ce, n, ":std140 vectors");
+    if (n->op == INDEX_PADDED) return unsupported(ce, n, ":std140 vectors");
     if (!eval(ce, b, p)) return 0;
     if (p->k != CE_PTR || !p->obj) return ce_error(ce, b, CE_E_EVAL, "`~` needs a vector here");
     const Sym *vs = b->kind == N_C_VAR ? b->sym : NULL;

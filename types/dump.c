@@ -58,8 +58,10 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
         break;
     }
     case N_C_SWIZZLE:
-    case N_C_INDEX:
         if (n->text) sb_printf(b, " %s", n->text);
+        break;
+    case N_C_INDEX:
+        if (n->op == INDEX_PADDED) sb_puts(b, " padded");
         break;
     default: break;
     }
