@@ -36,8 +36,8 @@ struct Sym {
     SymKind kind;
     const char *name;       /* as written */
     const char *key;        /* canonical */
-    const char *cname;      /* C identifier */
-    const char *len_cname;  /* vectors: C name of the length (NULL: constant) */
+    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
+    const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
     Type *ty;
     const Node *def;        /* defining syntax (for messages) */
     int immutable;          /* loop index, thread id, constant */

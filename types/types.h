@@ -71,7 +71,7 @@ typedef struct StructDef {
 typedef struct EnumDef {
     const char *name, *cname;
     const char **keys;      /* without ':' (lower case) */
-    const char **cnames;    /* C constant names: phylum_chordata */
+    const char **cnames;    /* the keys' identifiers, as the target spells them: phylum_chordata */
     int64_t *values;
     int nkeys;
     const void *def;
