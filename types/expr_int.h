@@ -20,8 +20,8 @@
 #define LIT_FLEX_INT 1
 #define LIT_FLEX_FLOAT 2
 
-/* defined in check.c and the expression files */
-Node *global_const_value(Checker *ck, Sym *s);
+/* a condition's value (check_logic.c) and the values of a multiple-value
+ * form (check_arith.c), which check.c's statements use too */
 Node *cond_value(Ctx *cx, Node *syn);
 int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 
