@@ -1567,13 +1567,11 @@ static void emit_run(Hc *h, const HostKernel *hk) {
     /* KERNEL_enqueue without its checks: the lengths were checked above and
        the memory objects are the ones just made from them (no
        clGetMemObjectInfo per call) */
-    pr_line(p, "/* the lengths are checked, the memory is ours: set the arguments and enqueue */");
-    pr_line(p, "err = %s_set_args(cx, p->kernel_%s, &args);", k->name, k->name);
-    pr_line(p, "if (err == CL_SUCCESS)");
-    c_line(h, "    err = crisp_enqueue(cx, cx->queue, p->kernel_%s, launch, \"%s\", 0, NULL, &ran);", k->name, k->name);
-    pr_line(p, "if (err != CL_SUCCESS) goto done;");
     /* The copies back wait for the kernel's event (one wait, on an
-       out-of-order queue too); with none that always runs, wait here. */
+       out-of-order queue too); with none that always runs, wait here.  On
+       an in-order OpenCL queue the copies follow the kernel anyway: no
+       event, as hand-written code does (an event and a wait list cost
+       NVIDIA's OpenCL microseconds a call, docs/performance.md) */
     int reads = 0;
     for (int i = 0; i < k->nargs; i++) {
         const AbiArg *a = &k->args[i];
@@ -1582,6 +1580,15 @@ static void emit_run(Hc *h, const HostKernel *hk) {
         for (int j = 0; j < hk->nparams; j++)
             if (hk->params[j].arg == a && hk->params[j].downloads) reads = 1;
     }
+    pr_line(p, "/* the lengths are checked, the memory is ours: set the arguments and enqueue */");
+    pr_line(p, "err = %s_set_args(cx, p->kernel_%s, &args);", k->name, k->name);
+    pr_line(p, "if (err == CL_SUCCESS)");
+    if (reads && !h->cuda)
+        c_line(h, "    err = crisp_enqueue(cx, cx->queue, p->kernel_%s, launch, \"%s\", 0, NULL, cx->queue_in_order ? NULL : &ran);",
+               k->name, k->name);
+    else
+        c_line(h, "    err = crisp_enqueue(cx, cx->queue, p->kernel_%s, launch, \"%s\", 0, NULL, &ran);", k->name, k->name);
+    pr_line(p, "if (err != CL_SUCCESS) goto done;");
     if (!reads) {
         pr_line(p, "err = clWaitForEvents(1, &ran); /* done (on an out-of-order queue too) */");
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "kernel %s: running it", k->name)));
@@ -1806,13 +1813,17 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     pr_line(p, "{");
     pr_indent(p);
     pr_line(p, "/* launch-interleaved: the vectors in chunks, staged in pinned host memory");
-    pr_line(p, " * (CL_MEM_ALLOC_HOST_PTR); chunk c is copied in, computed and copied out on");
-    pr_line(p, " * queue c %% 2, so the copies of one chunk overlap the kernel of another */");
+    pr_line(p, " * (CL_MEM_ALLOC_HOST_PTR); chunk c is staged on the host, copied in, computed");
+    pr_line(p, " * and copied out on queue c %% 2, flushed at once, so the host's staging of");
+    pr_line(p, " * one chunk and the copies of another overlap the kernel of a third; each");
+    pr_line(p, " * chunk's result leaves the pinned memory as soon as its copy is done */");
     pr_line(p, "cl_command_queue qs[2];");
     pr_line(p, "cl_mem pinned[%d];", nv ? nv : 1);
     pr_line(p, "unsigned char *staged[%d];", nv ? nv : 1);
+    pr_line(p, "cl_event out[CRISP_INTERLEAVE_CHUNKS]; /* per chunk: its last copy out */");
     pr_line(p, "size_t n = (size_t)-1, chunk, start, size;");
-    pr_line(p, "int c;");
+    pr_line(p, "int c, nchunks = 0;");
+    pr_line(p, "for (c = 0; c < CRISP_INTERLEAVE_CHUNKS; c++) out[c] = NULL;");
     pr_line(p, "qs[0] = cx->queue;");
     pr_line(p, "qs[1] = clCreateCommandQueue(cx->context, cx->device, 0, &err);");
     c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, "clCreateCommandQueue (launch-interleaved)"));
@@ -1831,7 +1842,6 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
         pr_line(p, "staged[%d] = (unsigned char *)clEnqueueMapBuffer(cx->queue, pinned[%d], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,", v, v);
         pr_line(p, "                                                %s_len * %d + 1, 0, NULL, NULL, &err);", f, stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "mapping pinned memory for %s", ob->ident)));
-        if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
     }
     pr_line(p, "if (n == (size_t)-1) n = 0;");
     pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
@@ -1840,10 +1850,13 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     pr_indent(p);
     pr_line(p, "cl_command_queue q = qs[c %% 2];");
     pr_line(p, "size = n - start < chunk ? n - start : chunk;");
+    pr_line(p, "nchunks = c + 1;");
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         if (!ob->read) continue;
         int st_ = stride_of(ob->arg);
+        pr_line(p, "memcpy(staged[%d] + start * %d, (const unsigned char *)%s + start * %d, size * %d);", v, st_, orch_buf_name(h, ob),
+                st_, st_);
         pr_line(p, "err = clEnqueueWriteBuffer(q, mem[%d].mem, CL_FALSE, start * %d, size * %d, staged[%d] + start * %d, 0, NULL, NULL);",
                 mem_of_buf[vec[v]], st_, st_, v, st_);
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "clEnqueueWriteBuffer (launch-interleaved)"));
@@ -1855,28 +1868,46 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
     pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", k->name, s, s);
     pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+    int nw = 0;
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         if (!ob->written) continue;
         int st_ = stride_of(ob->arg);
-        pr_line(p, "err = clEnqueueReadBuffer(q, mem[%d].mem, CL_FALSE, start * %d, size * %d, staged[%d] + start * %d, 0, NULL, NULL);",
+        pr_line(p, "if (out[c]) clReleaseEvent(out[c]);");
+        pr_line(p, "out[c] = NULL;");
+        pr_line(p, "err = clEnqueueReadBuffer(q, mem[%d].mem, CL_FALSE, start * %d, size * %d, staged[%d] + start * %d, 0, NULL, &out[c]);",
                 mem_of_buf[vec[v]], st_, st_, v, st_);
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "clEnqueueReadBuffer (launch-interleaved)"));
+        nw++;
     }
+    pr_line(p, "clFlush(q); /* start now, while the host stages the next chunk */");
     pr_dedent(p);
     pr_line(p, "}");
+    if (nw) {
+        pr_line(p, "/* each chunk's part, as soon as its copy out is done (a queue's copies finish in order) */");
+        pr_line(p, "for (start = 0, c = 0; c < nchunks; start += chunk, c++) {");
+        pr_indent(p);
+        pr_line(p, "size = n - start < chunk ? n - start : chunk;");
+        pr_line(p, "err = clWaitForEvents(1, &out[c]);");
+        c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "launch-interleaved: running it"));
+        for (int v = 0; v < nv; v++) {
+            const AbiOrchBuf *ob = &ao->bufs[vec[v]];
+            if (!ob->written) continue;
+            int st_ = stride_of(ob->arg);
+            pr_line(p, "memcpy((unsigned char *)%s + start * %d, staged[%d] + start * %d, size * %d);", orch_buf_name(h, ob), st_, v, st_,
+                    st_);
+        }
+        pr_dedent(p);
+        pr_line(p, "}");
+    }
     pr_line(p, "err = clFinish(qs[0]);");
     pr_line(p, "if (err == CL_SUCCESS) err = clFinish(qs[1]);");
     c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "launch-interleaved: running it"));
-    for (int v = 0; v < nv; v++) {
-        const AbiOrchBuf *ob = &ao->bufs[vec[v]];
-        if (!ob->written) continue;
-        const char *f = orch_buf_name(h, ob);
-        pr_line(p, "if (n) memcpy(%s, staged[%d], n * %d); /* the chunks' part */", f, v, stride_of(ob->arg));
-    }
     pr_dedent(p);
     pr_line(p, "interleaved_done:");
     pr_indent(p);
+    pr_line(p, "for (c = 0; c < CRISP_INTERLEAVE_CHUNKS; c++)");
+    pr_line(p, "    if (out[c]) clReleaseEvent(out[c]);");
     pr_line(p, "for (c = 0; c < %d; c++) {", nv ? nv : 1);
     pr_line(p, "    if (staged[c]) clEnqueueUnmapMemObject(cx->queue, pinned[c], staged[c], 0, NULL, NULL);");
     pr_line(p, "    if (pinned[c]) {");
@@ -2070,6 +2101,13 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     pr_line(p, "CrispLaunch launch[%d];", o->nsteps);
     pr_line(p, "cl_event ev[%d];", o->nsteps);
     pr_line(p, "CrispMem mem[%d];", nmem ? nmem : 1);
+    /* launch-parallel: a queue per kernel of the largest form, past the first */
+    int npq = 0;
+    for (int s = 0, run = 0; s < o->nsteps; s++) {
+        run = o->steps[s].mode == ORCH_PARALLEL ? run + 1 : 0;
+        if (run - 1 > npq) npq = run - 1;
+    }
+    if (npq) pr_line(p, "cl_command_queue pq[%d]; /* launch-parallel: the queues of its kernels past the first */", npq);
     pr_line(p, "int i;");
     pr_line(p, "cl_int err = CL_SUCCESS;");
     if (o->nloops) {
@@ -2084,6 +2122,7 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     }
     pr_blank(p);
     pr_line(p, "for (i = 0; i < %d; i++) ev[i] = NULL;", o->nsteps);
+    if (npq) pr_line(p, "for (i = 0; i < %d; i++) pq[i] = NULL;", npq);
     pr_line(p, "for (i = 0; i < %d; i++) memset(&mem[i], 0, sizeof mem[i]);", nmem ? nmem : 1);
     for (int s = 0; s < o->nsteps; s++) pr_line(p, "memset(&a%d, 0, sizeof a%d);", s, s);
     pr_line(p, "/* the orchestration's vectors on the device, once */");
@@ -2145,6 +2184,20 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
             if (hp->len) pr_line(p, "a%d.%s = (cl_ulong)%s;", s, field(h, hp->len), orch_count(h, ao, b));
         }
         pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
+        if (st->gsize) { /* :global-size EXPR: the step's own first dimension */
+            OrchLenCtx lc = {h, ao};
+            pr_line(p, "launch[%d].global[0] = (size_t)(%s); /* :global-size %s */", s,
+                    orch_expr_text(h->a, ao, st->gsize, ORCH_TEXT_C, c_orch_len, &lc),
+                    comment_text(h, orch_expr_text(h->a, ao, st->gsize, ORCH_TEXT_CRISP, NULL, NULL)));
+            pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
+        } else if (st->mode == ORCH_PARALLEL && host_size_free(hk)) { /* its share of the device */
+            int first = s, kn = 0;
+            while (first > 0 && o->steps[first - 1].mode == ORCH_PARALLEL) first--;
+            for (int t = first; t < o->nsteps && o->steps[t].mode == ORCH_PARALLEL; t++) kn += !h->hks[ao->kernel[t]].launch.single_task;
+            pr_line(p, "launch[%d].global[0] = crisp_thread_share(cx, %d); /* launch-parallel: its share of the device */", s,
+                    kn ? kn : 1);
+            pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
+        }
         if (hk->nsides > (hk->debug ? 1 : 0)) pr_line(p, "%s_side_sizes(&a%d, &launch[%d]);", k->name, s, s);
         for (int i = 0, m = side_base[s]; i < hk->nsides; i++) {
             const AbiArg *x = hk->sides[i];
@@ -2186,11 +2239,25 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
         } else if (s > 0) {
             wait = arena_printf(h->a, "1, &ev[%d]", s - 1);
         }
-        c_line(h, "err = %s_enqueue(p, NULL, &a%d, &launch[%d], %s, &ev[%d]);", k->name, s, s, wait, s);
+        const char *queue = "NULL";
+        if (st->mode == ORCH_PARALLEL && s > group_first) { /* its own queue: it does not wait for the others */
+            int j = s - group_first - 1;
+            pr_line(p, "if (!pq[%d]) {", j);
+            pr_line(p, "    pq[%d] = clCreateCommandQueue(cx->context, cx->device, 0, &err);", j);
+            c_line(h, "    if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, "clCreateCommandQueue (launch-parallel)"));
+            pr_line(p, "}");
+            queue = arena_printf(h->a, "pq[%d]", j);
+        }
+        c_line(h, "err = %s_enqueue(p, %s, &a%d, &launch[%d], %s, &ev[%d]);", k->name, queue, s, s, wait, s);
         pr_line(p, "if (err != CL_SUCCESS) goto done;");
+        if (queue[0] != 'N') pr_line(p, "clFlush(%s);", queue);
     }
     pr_blank(p);
     pr_line(p, "err = clFinish(cx->queue); /* every step done */");
+    if (npq) {
+        pr_line(p, "for (i = 0; i < %d && err == CL_SUCCESS; i++) /* and those of launch-parallel's other queues */", npq);
+        pr_line(p, "    if (pq[i]) err = clFinish(pq[i]);");
+    }
     c_line(h, "if (!crisp_ok(cx, err, %s)) goto done;", c_string(h, arena_printf(h->a, "orchestration %s: running it", o->name)));
     pr_line(p, "/* back to the host: what the steps may write */");
     for (int b = 0; b < ao->nbufs; b++) {
@@ -2238,6 +2305,10 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     pr_line(p, "for (i = 0; i < %d; i++)", o->nsteps);
     pr_line(p, "    if (ev[i]) clReleaseEvent(ev[i]);");
     pr_line(p, "for (i = 0; i < %d; i++) crisp_mem_release(&mem[i]);", nmem ? nmem : 1);
+    if (npq) {
+        pr_line(p, "for (i = 0; i < %d; i++)", npq);
+        pr_line(p, "    if (pq[i]) clReleaseCommandQueue(pq[i]);");
+    }
     pr_line(p, "return err;");
     pr_dedent(p);
     pr_line(p, "}");

@@ -513,7 +513,9 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     pr_line(p, "kernel runs.  Run this file for a demo.");
     pr_line(p, "\"\"\"");
     pr_blank(p);
+    pr_line(p, "import functools");
     pr_line(p, "import importlib.util");
+    pr_line(p, "import inspect");
     if (uses_math(abi)) pr_line(p, "import math");
     pr_line(p, "import os");
     pr_line(p, "import sys");
@@ -545,6 +547,24 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
     pr_line(p, "crisp_runtime.require_abi(ABI)");
     pr_line(p, "cl = crisp_runtime.cl");
     pr_line(p, "_ARRAY = crisp_runtime.cl_array.Array");
+    top_gap(p);
+    /* the fast path's launch: PyOpenCL's generated enqueue function of the
+       kernel, without the Kernel.__call__ trampoline (docs/performance.md
+       "Hoist overhead") */
+    pr_line(p, "def _enqueue_of(kernel):");
+    pr_indent(p);
+    pr_line(p, "\"\"\"KERNEL(queue, global_size, local_size, *args) without PyOpenCL's");
+    pr_line(p, "Kernel.__call__ trampoline: its generated enqueue function (made by");
+    pr_line(p, "set_scalar_arg_dtypes) bound to it, where this PyOpenCL has one.\"\"\"");
+    pr_line(p, "enqueue = getattr(kernel, \"_enqueue\", None)");
+    pr_line(p, "try:");
+    pr_line(p, "    params = list(inspect.signature(enqueue).parameters)[:4]");
+    pr_line(p, "except (TypeError, ValueError):");
+    pr_line(p, "    params = None");
+    pr_line(p, "if params != [\"self\", \"queue\", \"global_size\", \"local_size\"]:");
+    pr_line(p, "    return kernel                   # another PyOpenCL: its ordinary call");
+    pr_line(p, "return functools.partial(enqueue, kernel)");
+    pr_dedent(p);
     pr_blank(p);
 }
 
@@ -667,7 +687,13 @@ static void emit_structs(Printer *p, const Abi *abi, Arena *a) {
 }
 
 /* The element and scalar types every method uses, built once at import. */
-static void emit_types(Printer *p, const Abi *abi, Arena *a) {
+/* _D_FLOAT_S4 (device dtype) or _T_FLOAT_S4 (1-D contiguous strides) for
+ * the element constant _E_FLOAT_S4. */
+static const char *elem_alias(Arena *a, const char *econst, char letter) {
+    return arena_printf(a, "_%c%s", letter, econst + 2);
+}
+
+static void emit_types(Printer *p, const Abi *abi, int cuda, Arena *a) {
     const char **seen = arena_alloc(a, sizeof(char *) * 256);
     int nseen = 0;
     pr_blank(p);
@@ -690,6 +716,11 @@ static void emit_types(Printer *p, const Abi *abi, Arena *a) {
             if (dup || nseen == 256) continue;
             seen[nseen++] = name;
             pr_line(p, "%s = %s", name, def);
+            if (x->role != ROLE_SCALAR && !cuda) { /* what the fast paths compare (docs/hoisting-python.md) */
+                pr_line(p, "%s = %s.device_dtype       # device arrays of it", elem_alias(a, name, 'D'), name);
+                pr_line(p, "%s = (%s.itemsize,)         # their strides, one-dimensional and contiguous", elem_alias(a, name, 'T'),
+                        elem_alias(a, name, 'D'));
+            }
         }
     if (!nseen) pr_line(p, "# (none)");
 }
@@ -720,7 +751,7 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
     emit_debug_sites(p, abi, a);
     if (ndynamic) emit_cl_source(p, o, a);
     emit_structs(p, abi, a);
-    emit_types(p, abi, a);
+    emit_types(p, abi, o->cuda, a);
 }
 
 static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynamic) {
@@ -776,6 +807,8 @@ static const char *arg_dtypes(Arena *a, const AbiKernel *k) {
     return s;
 }
 
+static int fast_path_ok(const PyKernel *pk);
+
 static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, int ndynamic, Arena *a) {
     top_gap(p);
     pr_line(p, "class Kernels:");
@@ -802,7 +835,13 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
         const char *n = pk->k->name;
         pr_line(p, "self.%s = crisp_runtime.create_kernel(%s, \"%s\")", pk->attr, is_dynamic(o, n) ? "dynamic_program" : "program", n);
         py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
+        if (fast_path_ok(pk)) pr_line(p, "self._x_%s = _enqueue_of(self.%s)", pk->k->name, pk->attr);
     }
+    if (!o->cuda) {
+        pr_line(p, "# the fast paths' queue: the default one when it runs in order (False: none)");
+        pr_line(p, "self._fast_q = runtime.ordered if runtime.ordered is not None else False");
+    }
+    if (abi->norchs && !o->cuda) pr_line(p, "self._staging = {}                 # launch-interleaved: pinned and device buffers, queues");
     pr_dedent(p);
     pr_blank(p);
     pr_line(p, "@property");
@@ -810,6 +849,16 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
     pr_line(p, "    \"\"\"The crisp_runtime.LaunchSizes of the last call (None before any).\"\"\"");
     pr_line(p, "    return None if self._last_sizes is None else crisp_runtime.LaunchSizes(*self._last_sizes)");
     pr_blank(p);
+    if (abi->norchs && !o->cuda) {
+        pr_line(p, "def release_staging(self):");
+        pr_line(p, "    \"\"\"Free the pinned host memory, device buffers and extra queues that");
+        pr_line(p, "    launch-interleaved orchestrations keep for their next call of the same size.\"\"\"");
+        pr_line(p, "    pool, self._staging = self._staging, {}");
+        pr_line(p, "    for slot, kept in pool.items():");
+        pr_line(p, "        if slot != \"queues\":");
+        pr_line(p, "            _staging_free(self.queue, kept)");
+        pr_blank(p);
+    }
     pr_line(p, "def debug_log(self):");
     pr_indent(p);
     pr_line(p, "\"\"\"The debug records (r-t-output, r-t-assert) of the calls since the last");
@@ -1142,6 +1191,118 @@ static const char *arg_value(const PyKernel *pk, const AbiArg *x) {
     return pa->mem;
 }
 
+/* The fast path (docs/performance.md "Hoist overhead"): a kernel whose
+ * parameters are all global vectors and scalars, with no side channels and
+ * the declared launch sizes, called with contiguous pyopencl arrays of the
+ * default (in-order) queue and no keyword arguments, is checked in one
+ * condition and launched through its generated enqueue function: the
+ * per-call Python is a fraction of a microsecond above a hand-written
+ * kernel call.  Anything else (or a failed check) falls through to the
+ * general code, which says what is wrong. */
+static int fast_path_ok(const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
+    const HostLaunch *l = &hk->launch;
+    const AbiKernel *k = pk->k;
+    int nvec = 0;
+    if (pk->cuda || hk->nsides || hk->nresults || hk->debug || l->single_task || l->needs_global || l->nlocal ||
+        !l->nglobal)
+        return 0;
+    if (k->gsize && k->gsize->present && k->gsize->dims && k->gsize->dims != l->nglobal) return 0;
+    for (int d = 0; d < l->nglobal; d++)
+        if (!l->global[d] || needs_lz(l->global[d])) return 0;
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        if (hp->kind == HP_VECTOR) {
+            if (hp->arg->fixed_length > 0) return 0;
+            nvec++;
+        } else if (hp->kind != HP_SCALAR) {
+            return 0;
+        }
+        if (needs_lz(hp->need)) return 0;
+    }
+    return nvec > 0;
+}
+
+/* "if C1 and C2 ...:" wrapped with backslashes before 99 columns, the
+ * continuation lines indented 8 more. */
+static void py_if_all(Printer *p, Arena *a, const char **conds, int n) {
+    const char *line = "if ";
+    int col = 4 * p->indent;
+    for (int i = 0; i < n; i++) {
+        const char *piece = arena_printf(a, "%s%s", conds[i], i + 1 < n ? " and" : ":");
+        if (i && col + (int)strlen(line) + 1 + (int)strlen(piece) + 2 > 99) {
+            pr_line(p, "%s \\", astr(line));
+            line = arena_printf(a, "        %s", astr(piece));
+        } else {
+            line = arena_printf(a, "%s%s%s", astr(line), i ? " " : "", astr(piece));
+        }
+    }
+    pr_line(p, "%s", astr(line));
+}
+
+static void emit_fast_path(Printer *p, const PyKernel *pk) {
+    const HostKernel *hk = pk->hk;
+    const HostLaunch *l = &hk->launch;
+    const AbiKernel *k = pk->k;
+    Arena *a = pk->a;
+    int cap = 8 * hk->nparams + 8, n = 0, nvec = 0;
+    const char **conds = arena_alloc(a, sizeof(const char *) * (size_t)cap);
+    if (!conds) return;
+    const char *offsets = "";
+    conds[n++] = "queue is wait_for is global_size is local_size is None";
+    for (int pass = 0; pass < 4; pass++)
+        for (int i = 0; i < hk->nparams; i++) {
+            const HostParam *hp = &hk->params[i];
+            if (hp->kind != HP_VECTOR) continue;
+            const char *v = param_names(pk, hp)->ident;
+            if (pass == 0) conds[n++] = arena_printf(a, "type(%s) is _ARRAY", v);
+            if (pass == 1) conds[n++] = arena_printf(a, "%s.queue is q", v);
+            if (pass == 2) conds[n++] = arena_printf(a, "%s.dtype is %s", v, elem_alias(a, elem_const(a, hp->arg), 'D'));
+            if (pass == 3) {
+                conds[n++] = arena_printf(a, "%s.strides == %s", v, elem_alias(a, elem_const(a, hp->arg), 'T'));
+                offsets = arena_printf(a, "%s%s%s.offset", offsets, nvec++ ? " or " : "", v);
+            }
+        }
+    conds[n++] = arena_printf(a, "not (%s)", offsets);
+    pr_line(p, "# the fast path: one-dimensional contiguous pyopencl arrays of the default queue, no keywords");
+    pr_line(p, "q = self._fast_q");
+    py_if_all(p, a, conds, n);
+    pr_indent(p);
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        const PyArg *pa = param_names(pk, hp);
+        if (hp->kind == HP_VECTOR)
+            pr_line(p, "%s, %s = %s.base_data, %s.size", pa->mem, pa->len, pa->ident, pa->ident);
+        else
+            pr_line(p, "%s = %s(%s, \"%s\", \"%s\")", pa->ident, scalar_const(a, hp->arg), pa->ident, k->name,
+                    hp->arg->name);
+    }
+    const char *t = "(";
+    for (int d = 0; d < l->nglobal; d++) t = arena_printf(a, "%s%s%s", t, d ? ", " : "", py_size(pk, l->global[d]));
+    py_line(p, a, "gs = %s%s)", t, l->nglobal == 1 ? "," : "");
+    n = 0;
+    conds[n++] = "0 not in gs";
+    if (hk->checks)
+        for (int i = 0; i < hk->nparams && n < cap; i++) {
+            const HostParam *hp = &hk->params[i];
+            if (!hp->need || own_length(hp, i)) continue;
+            conds[n++] = arena_printf(a, "%s >= %s", param_names(pk, hp)->len, py_size(pk, hp->need));
+        }
+    py_if_all(p, a, conds, n);
+    pr_indent(p);
+    pr_line(p, "self._last_sizes = (gs, None)");
+    const char *args = "";
+    for (int i = 0; i < k->nargs; i++) args = arena_printf(a, "%s, %s", args, arg_value(pk, &k->args[i]));
+    pr_line(p, "try:");
+    pr_indent(p);
+    py_line(p, a, "return self._x_%s(q, gs, None%s)", k->name, args);
+    pr_dedent(p);
+    pr_line(p, "except cl.Error as e:");
+    pr_line(p, "    raise self.runtime.launch_error(self.%s, gs, None, e) from None", pk->attr);
+    pr_dedent(p);
+    pr_dedent(p);
+}
+
 static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     const HostKernel *hk = pk->hk;
     const AbiKernel *k = pk->k;
@@ -1156,6 +1317,7 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     emit_def(p, pk->method, arena_printf(a, "%s, *%s", params, kw), a);
     pr_indent(p);
     emit_docstring(p, abi, pk);
+    if (fast_path_ok(pk)) emit_fast_path(p, pk);
     pr_line(p, "rt = self.runtime");
     pr_line(p, "q = self.queue if queue is None else rt.queue_for(queue)");
     pr_line(p, "copies, events, written = [], list(wait_for) if wait_for else [], []");
@@ -1536,6 +1698,12 @@ static void emit_orch_interleave_cuda(Printer *p);
 
 static void emit_orch_helpers(Printer *p, int cuda) {
     const char *arrays = cuda ? "crisp_runtime.DeviceArray" : "crisp_runtime.cl_array";
+    if (!cuda) {
+        pr_blank(p);
+        pr_line(p, "# launch-interleaved copies each chunk's results out of the pinned memory on a");
+        pr_line(p, "# second thread, while this one stages the next chunks (False: after them all)");
+        pr_line(p, "INTERLEAVE_COPY_THREAD = True");
+    }
     top_gap(p);
     pr_line(p, "def _orch_in(q, value, host, name, upload=True):");
     pr_line(p, "    \"\"\"An orchestration's argument on the device: a numpy array is copied once");
@@ -1546,8 +1714,28 @@ static void emit_orch_helpers(Printer *p, int cuda) {
     pr_line(p, "        if not upload:");
     pr_line(p, "            return %s.zeros(q, value.shape, value.dtype)", arrays);
     pr_line(p, "        return %s.to_device(q, np.ascontiguousarray(value))", arrays);
+    if (!cuda) {
+        pr_line(p, "    if type(value) is _ARRAY:");
+        pr_line(p, "        host[\"\"] = True                # device memory given: results stay on the device");
+    }
     pr_line(p, "    return value");
     top_gap(p);
+    if (!cuda) {
+        pr_line(p, "def _parallel_queues(q, pool, k):");
+        pr_line(p, "    \"\"\"Q and K - 1 more queues on its device (kept in POOL for the next call):");
+        pr_line(p, "    one per kernel of a launch-parallel form, so that none waits for another.\"\"\"");
+        pr_line(p, "    qs = pool.setdefault(\"queues\", [])");
+        pr_line(p, "    while len(qs) < k - 1:");
+        pr_line(p, "        qs.append(cl.CommandQueue(q.context, q.device))");
+        pr_line(p, "    return [q] + qs[:k - 1]");
+        top_gap(p);
+        pr_line(p, "def _thread_share(q, k):");
+        pr_line(p, "    \"\"\"The work-items Q's device runs at once (compute units x its largest");
+        pr_line(p, "    workgroup) divided among K kernels (spec \"launch parallel\").\"\"\"");
+        pr_line(p, "    d = q.device");
+        pr_line(p, "    return max(1, d.max_compute_units * d.max_work_group_size // k)");
+        top_gap(p);
+    }
     pr_line(p, "def _orch_len(value):");
     pr_line(p, "    \"\"\"The element count of an orchestration's vector (to size an intermediate).\"\"\"");
     pr_line(p, "    if type(value) is _ARRAY or isinstance(value, np.ndarray):");
@@ -1555,11 +1743,13 @@ static void emit_orch_helpers(Printer *p, int cuda) {
     pr_line(p, "    raise TypeError(\"give the intermediate explicitly: its length cannot be taken from a %%s\" %% type(value).__name__)");
     top_gap(p);
     pr_line(p, "def _orch_out(q, written, host):");
-    pr_line(p, "    \"\"\"What the steps wrote, by KERNEL::NAME, as numpy arrays (a numpy argument");
-    pr_line(p, "    is filled in place and returned).\"\"\"");
+    pr_line(p, "    \"\"\"What the steps wrote, by KERNEL::NAME: a numpy argument filled in place;");
+    pr_line(p, "    the rest as numpy arrays, or as they are on the device (pyopencl arrays, no");
+    pr_line(p, "    copy) when the caller gave a vector as a pyopencl array.\"\"\"");
+    pr_line(p, "    device = host.pop(\"\", False)");
     pr_line(p, "    out = {}");
     pr_line(p, "    for name, value in written.items():");
-    pr_line(p, "        if type(value) is _ARRAY:");
+    pr_line(p, "        if type(value) is _ARRAY and (name in host or not device):");
     pr_line(p, "            data = value.get(%s)", cuda ? "" : "queue=q");
     pr_line(p, "            if name in host:");
     pr_line(p, "                host[name][...] = data.reshape(host[name].shape)");
@@ -1572,52 +1762,103 @@ static void emit_orch_helpers(Printer *p, int cuda) {
         return;
     }
     top_gap(p);
-    pr_line(p, "def _orch_interleave(q, method, args, vectors, inputs, outputs, offset, length, chunk, queues):");
+    pr_line(p, "def _orch_interleave(q, method, args, vectors, inputs, outputs, offset, length, chunk, queues, pool):");
     pr_line(p, "    \"\"\"launch-interleaved: ARGS with the numpy arrays at indexes VECTORS split");
     pr_line(p, "    into chunks of CHUNK elements (INPUTS: those the kernel reads, OUTPUTS: those");
     pr_line(p, "    it writes).  Each is staged in pinned host memory (CL_MEM_ALLOC_HOST_PTR,");
-    pr_line(p, "    mapped); chunk c is copied in, computed (METHOD with ARGS[OFFSET] = its first");
-    pr_line(p, "    element and ARGS[LENGTH] = its size) and copied out on queue c %% QUEUES, so");
-    pr_line(p, "    the copies of one chunk overlap the kernels of others.\"\"\"");
+    pr_line(p, "    mapped) with a device buffer beside it, both kept in POOL for the next call");
+    pr_line(p, "    of the same size (Kernels.release_staging() frees them).  Chunk c is copied");
+    pr_line(p, "    into the pinned memory on the host, then copied in, computed (METHOD with");
+    pr_line(p, "    ARGS[OFFSET] = its first element and ARGS[LENGTH] = its size) and copied out");
+    pr_line(p, "    on queue c %% QUEUES, flushed at once: the host's copy of the next chunk, the");
+    pr_line(p, "    transfers and the kernels of other chunks overlap.  Each chunk's result is");
+    pr_line(p, "    copied out of the pinned memory, by a second thread, as soon as its transfer is");
+    pr_line(p, "    done.\"\"\"");
+    pr_line(p, "    import queue as queue_");
+    pr_line(p, "    import threading");
     pr_line(p, "    ctx = q.context");
     pr_line(p, "    n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
-    pr_line(p, "    qs = [q] + [cl.CommandQueue(ctx, q.device) for _ in range(max(1, queues) - 1)]");
+    pr_line(p, "    qs = pool.setdefault(\"queues\", [])");
+    pr_line(p, "    while len(qs) < max(1, queues) - 1:");
+    pr_line(p, "        qs.append(cl.CommandQueue(ctx, q.device))");
+    pr_line(p, "    qs = [q] + qs[:max(1, queues) - 1]");
     pr_line(p, "    mf = cl.mem_flags");
-    pr_line(p, "    staged, dev = {}, {}");
-    pr_line(p, "    for i in vectors:");
-    pr_line(p, "        a = args[i].reshape(-1)[:n]");
-    pr_line(p, "        pinned = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, max(a.nbytes, 1))");
-    pr_line(p, "        view, _ev = cl.enqueue_map_buffer(q, pinned, cl.map_flags.READ | cl.map_flags.WRITE, 0,");
-    pr_line(p, "                                          a.shape, a.dtype, is_blocking=True)");
-    pr_line(p, "        if i in inputs:");
-    pr_line(p, "            view[...] = a");
-    pr_line(p, "        staged[i] = (pinned, view)");
-    pr_line(p, "        dev[i] = cl.Buffer(ctx, mf.READ_WRITE, max(a.nbytes, 1))");
+    pr_line(p, "    host, staged, dev = {}, {}, {}");
+    pr_line(p, "    for slot, i in enumerate(vectors):");
+    pr_line(p, "        host[i] = args[i].reshape(-1)[:n]");
+    pr_line(p, "        nbytes = max(host[i].nbytes, 1)");
+    pr_line(p, "        kept = pool.get(slot)");
+    pr_line(p, "        if kept is None or kept[0].size != nbytes:");
+    pr_line(p, "            if kept is not None:");
+    pr_line(p, "                _staging_free(q, kept)");
+    pr_line(p, "            pinned = cl.Buffer(ctx, mf.READ_WRITE | mf.ALLOC_HOST_PTR, nbytes)");
+    pr_line(p, "            raw, _ev = cl.enqueue_map_buffer(q, pinned, cl.map_flags.READ | cl.map_flags.WRITE, 0,");
+    pr_line(p, "                                             (nbytes,), np.uint8, is_blocking=True)");
+    pr_line(p, "            kept = pool[slot] = (pinned, raw, cl.Buffer(ctx, mf.READ_WRITE, nbytes))");
+    pr_line(p, "        staged[i] = kept[1][:host[i].nbytes].view(host[i].dtype)");
+    pr_line(p, "        dev[i] = kept[2]");
     pr_line(p, "    call = list(args)");
     pr_line(p, "    for i in vectors:");
     pr_line(p, "        call[i] = dev[i]             # a cl.Buffer: no events between the chunks' kernels");
-    pr_line(p, "    for c, start in enumerate(range(0, n, chunk)):");
-    pr_line(p, "        cq = qs[c %% len(qs)]");
-    pr_line(p, "        size = min(chunk, n - start)");
-    pr_line(p, "        for i in inputs:");
-    pr_line(p, "            isz = args[i].dtype.itemsize");
-    pr_line(p, "            cl.enqueue_copy(cq, dev[i], staged[i][1][start:start + size],");
-    pr_line(p, "                            dst_offset=start * isz, is_blocking=False)");
-    pr_line(p, "        call[offset], call[length] = start, size");
-    pr_line(p, "        method(*call, queue=cq, global_size=(size,))");
+    pr_line(p, "    pending = queue_.SimpleQueue()   # chunks whose results are on their way out");
+    pr_line(p, "    pending_here = []");
+    pr_line(p, "    failed = []");
+    pr_blank(p);
+    pr_line(p, "    def copy_out():                  # a thread: copies out while the host stages the next chunks");
+    pr_line(p, "        try:");
+    pr_line(p, "            while True:");
+    pr_line(p, "                item = pending.get()");
+    pr_line(p, "                if item is None:");
+    pr_line(p, "                    return");
+    pr_line(p, "                start, end, events = item");
+    pr_line(p, "                cl.wait_for_events(events)");
+    pr_line(p, "                for i in outputs:");
+    pr_line(p, "                    host[i][start:end] = staged[i][start:end]");
+    pr_line(p, "        except BaseException as e:   # re-raised by the caller's thread");
+    pr_line(p, "            failed.append(e)");
+    pr_line(p, "            while pending.get() is not None:");
+    pr_line(p, "                pass");
+    pr_blank(p);
+    pr_line(p, "    worker = threading.Thread(target=copy_out, daemon=True) if outputs and INTERLEAVE_COPY_THREAD else None");
+    pr_line(p, "    if worker:");
+    pr_line(p, "        worker.start()");
+    pr_line(p, "    try:");
+    pr_line(p, "        for c, start in enumerate(range(0, n, chunk)):");
+    pr_line(p, "            cq = qs[c %% len(qs)]");
+    pr_line(p, "            end = min(n, start + chunk)");
+    pr_line(p, "            for i in inputs:");
+    pr_line(p, "                staged[i][start:end] = host[i][start:end]");
+    pr_line(p, "                cl.enqueue_copy(cq, dev[i], staged[i][start:end], dst_offset=start * staged[i].itemsize,");
+    pr_line(p, "                                is_blocking=False)");
+    pr_line(p, "            call[offset], call[length] = start, end - start");
+    pr_line(p, "            method(*call, queue=cq, global_size=(end - start,))");
+    pr_line(p, "            events = [cl.enqueue_copy(cq, staged[i][start:end], dev[i], src_offset=start * staged[i].itemsize,");
+    pr_line(p, "                                      is_blocking=False) for i in outputs]");
+    pr_line(p, "            cq.flush()               # start now, while the host stages the next chunk");
+    pr_line(p, "            if worker:");
+    pr_line(p, "                pending.put((start, end, events))");
+    pr_line(p, "            elif events:");
+    pr_line(p, "                pending_here.append((start, end, events))");
+    pr_line(p, "    finally:");
+    pr_line(p, "        if worker:");
+    pr_line(p, "            pending.put(None)");
+    pr_line(p, "            worker.join()");
+    pr_line(p, "    if failed:");
+    pr_line(p, "        raise failed[0]");
+    pr_line(p, "    for start, end, events in pending_here:   # INTERLEAVE_COPY_THREAD off: copied out here");
+    pr_line(p, "        cl.wait_for_events(events)");
     pr_line(p, "        for i in outputs:");
-    pr_line(p, "            isz = args[i].dtype.itemsize");
-    pr_line(p, "            cl.enqueue_copy(cq, staged[i][1][start:start + size], dev[i],");
-    pr_line(p, "                            src_offset=start * isz, is_blocking=False)");
+    pr_line(p, "            host[i][start:end] = staged[i][start:end]");
     pr_line(p, "    for cq in qs:");
     pr_line(p, "        cq.finish()");
-    pr_line(p, "    for i in outputs:");
-    pr_line(p, "        args[i].reshape(-1)[:n] = staged[i][1]");
-    pr_line(p, "    for i in vectors:");
-    pr_line(p, "        staged[i][1].base.release(q)  # unmap");
-    pr_line(p, "        staged[i][0].release()");
-    pr_line(p, "        dev[i].release()");
+    top_gap(p);
+    pr_line(p, "def _staging_free(q, kept):");
+    pr_line(p, "    \"\"\"Unmap and release one (pinned, mapped view, device buffer) of a staging pool.\"\"\"");
+    pr_line(p, "    pinned, raw, mem = kept");
+    pr_line(p, "    raw.base.release(q)");
     pr_line(p, "    q.finish()");
+    pr_line(p, "    pinned.release()");
+    pr_line(p, "    mem.release()");
 }
 
 /* _orch_interleave for the PyCUDA hoist: the chunks' copies and kernels on
@@ -1725,7 +1966,8 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
     pr_line(p, "copied to the device once (one only written starts as zeros there) and comes");
     pr_line(p, "back when a step writes it.  What one step passes to another stays on the");
     pr_line(p, "device.  Waits, and returns a dict of every vector the steps write, by");
-    pr_line(p, "KERNEL::NAME, as numpy arrays (result vectors too).");
+    pr_line(p, "KERNEL::NAME, as numpy arrays (result vectors too), or left on the device");
+    pr_line(p, "(pyopencl arrays) when a vector was given as a pyopencl array.");
     if (interleaved) {
         pr_line(p, "launch-interleaved: chunk= elements per chunk (default: an eighth), queues=");
         pr_line(p, "the number of command queues the chunks rotate over.");
@@ -1755,6 +1997,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
         pr_line(p, "    b%d = %s.new_device(q, _orch_len(b%d))", b, elem_const(a, ob->arg), ob->like);
     }
     pr_line(p, "ev = None");
+    int group_kn = 1; /* the kernels of the current launch-parallel form that share the device */
     for (int s = 0; s < o->nsteps; s++) {
         const OrchStep *st = &o->steps[s];
         const PyKernel *pk = &pks[ao->kernel[s]];
@@ -1783,8 +2026,8 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             pr_line(p, "n = min(len(args[i].reshape(-1)) for i in vectors) if vectors else 0");
             pr_line(p, "inputs = [i for i in (%s%s) if i in vectors]", ins, ni == 1 ? "," : "");
             pr_line(p, "outputs = [i for i in (%s%s) if i in vectors]", outs, no == 1 ? "," : "");
-            pr_line(p, "_orch_interleave(q, self.%s, args, vectors, inputs, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues)",
-                    pk->method, st->offset_param, st->length_param);
+            py_line(p, a, "_orch_interleave(q, self.%s, args, vectors, inputs, outputs, %d, %d, chunk or max(1, -(-n // 8)), queues%s)",
+                    pk->method, st->offset_param, st->length_param, pk->cuda ? "" : ", self._staging");
             for (int j = 0; j < st->nargs; j++) {
                 const AbiOrchBuf *ob = &ao->bufs[ao->slot[s][j]];
                 if (hk->params[j].kind == HP_VECTOR && ob->written && ob->fresh && ob->step == s)
@@ -1793,9 +2036,29 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
             pr_line(p, "ev = None");
             continue;
         }
-        const char *wait = st->mode == ORCH_PARALLEL && s && o->steps[s - 1].mode == ORCH_PARALLEL ? "before" : "ev";
-        if (st->mode == ORCH_PARALLEL && !(s && o->steps[s - 1].mode == ORCH_PARALLEL)) pr_line(p, "before = ev");
-        const char *kw = arena_printf(a, "queue=q, wait_for=None if %s is None else [%s]", wait, wait);
+        /* launch-parallel: each kernel of the form on its own queue, after
+           what came before the form; a kernel any size suits gets its share
+           of the device's work-items (spec "launch parallel") */
+        int par = st->mode == ORCH_PARALLEL && !pk->cuda; /* PyCUDA: one stream, as before */
+        int prev_par = s && o->steps[s - 1].mode == ORCH_PARALLEL;
+        if (st->mode == ORCH_PARALLEL && pk->cuda && !prev_par) pr_line(p, "before = ev");
+        int gfirst = s;
+        while (par && gfirst > 0 && o->steps[gfirst - 1].mode == ORCH_PARALLEL) gfirst--;
+        if (par && gfirst == s) {
+            int gn = 0, kn = 0;
+            for (int t = s; t < o->nsteps && o->steps[t].mode == ORCH_PARALLEL; t++, gn++)
+                kn += !pks[ao->kernel[t]].hk->launch.single_task;
+            pr_line(p, "before, group = ev, []");
+            pr_line(p, "pq = _parallel_queues(q, self._staging, %d)   # a queue per kernel", gn);
+            group_kn = kn ? kn : 1;
+        }
+        const char *qx = par ? arena_printf(a, "pq[%d]", s - gfirst) : "q";
+        const char *wait = par || (st->mode == ORCH_PARALLEL && prev_par) ? "before" : "ev";
+        const char *kw = arena_printf(a, "queue=%s, wait_for=None if %s is None else [%s]", qx, wait, wait);
+        if (st->gsize) /* :global-size EXPR: the step's own first dimension */
+            kw = arena_printf(a, "%s, global_size=(%s,)", kw, orch_expr_text(a, ao, st->gsize, ORCH_TEXT_PY, py_len, a));
+        else if (par && host_size_free(hk))
+            kw = arena_printf(a, "%s, global_size=(_thread_share(q, %d),)", kw, group_kn);
         if (hk->nresults) {
             const char *lhs = "";
             int nr = 0;
@@ -1812,7 +2075,10 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
                 pr_line(p, "written[\"%s\"] = r%d_%d", orch_key(ao, s, x->name, a), s, nr);
                 nr++;
             }
-            pr_line(p, "ev = %s", marker);
+            if (par) pr_line(p, "group.append(cl.enqueue_marker(%s))", qx);
+            else pr_line(p, "ev = %s", marker);
+        } else if (par) {
+            py_line(p, a, "group.append(self.%s(%s%s%s))", pk->method, call, *call ? ", " : "", kw);
         } else {
             pr_line(p, "ev = self.%s(%s%s%s)", pk->method, call, *call ? ", " : "", kw);
         }
@@ -1822,7 +2088,7 @@ static void emit_orch_method(Printer *p, const Abi *abi, const AbiOrch *ao, cons
                 pr_line(p, "written[\"%s\"] = b%d", orch_key(ao, s, ob->arg->name, a), ao->slot[s][j]);
         }
         if (st->mode == ORCH_PARALLEL && !(s + 1 < o->nsteps && o->steps[s + 1].mode == ORCH_PARALLEL))
-            pr_line(p, "ev = %s   # every kernel of launch-parallel", marker);
+            pr_line(p, "ev = %s   # every kernel of launch-parallel", par ? "cl.enqueue_marker(q, wait_for=group)" : marker);
         py_close_loops(p, ao, s, a);
     }
     pr_line(p, "q.finish()");

@@ -147,3 +147,18 @@ HostKernel *host_plan(Arena *a, const Abi *abi) {
         if (!plan_kernel(a, &v[i], &abi->kernels[i])) return NULL;
     return v;
 }
+
+int host_size_free(const HostKernel *hk) {
+    const HostLaunch *l = &hk->launch;
+    const AbiKernel *k = hk->k;
+    int nvec = 0;
+    if (l->single_task || l->needs_global || l->nglobal > 1 || l->nlocal > 1) return 0;
+    if (k->gsize && k->gsize->present && k->gsize->dims > 1) return 0;
+    for (int i = 0; i < hk->nparams; i++) {
+        const HostParam *hp = &hk->params[i];
+        if (hp->kind != HP_VECTOR && hp->kind != HP_BYTES) continue;
+        if (!hp->need || hp->unchecked || sz_uses_launch(hp->need)) return 0;
+        nvec++;
+    }
+    return nvec > 0;
+}

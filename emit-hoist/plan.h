@@ -62,6 +62,14 @@ typedef struct HostKernel {
 /* The plan of every kernel of ABI, in order; NULL when out of memory. */
 HostKernel *host_plan(Arena *a, const Abi *abi);
 
+/* 1 when any one-dimensional global size is right for the kernel: it has a
+ * vector, and what it touches of every vector is known without the launch
+ * sizes (grid-stride loops cover their vectors whatever the number of
+ * work-items); launch-parallel gives such a kernel its share of the device
+ * (docs/orchestration.md).  0 for a kernel sized by its data (one work-item
+ * per element), single-task, several dimensions, or reach not known. */
+int host_size_free(const HostKernel *hk);
+
 /* The parameter a size-expression input names (a length or a scalar), or NULL. */
 const HostParam *host_input_param(const HostKernel *hk, const SizeExpr *in);
 

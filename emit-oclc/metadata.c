@@ -134,6 +134,7 @@ static void orchs_json(StrBuf *b, const Abi *abi, Arena *ar) {
             const AbiKernel *k = &abi->kernels[ao->kernel[s]];
             sb_printf(b, ", \"mode\": \"%s\", \"line\": %d, \"global_size\": ", modes[st->mode], st->line);
             size_json(b, k->gsize); /* the kernel's own: each step launches with its sizes */
+            if (st->gsize) key_str(b, "global_size_value", orch_expr_text(ar, ao, st->gsize, ORCH_TEXT_CRISP, NULL, NULL));
             sb_puts(b, ", \"local_size\": ");
             size_json(b, k->lsize);
             sb_puts(b, ", \"args\": [");

@@ -191,6 +191,8 @@ typedef struct CrispContext {
     char device_name[256];
     char device_version[128];   /* "OpenCL 3.0 ..." */
     int has_svm;                /* coarse-grained SVM buffers are available */
+    int queue_in_order;         /* queue runs its commands in order (crisp_open, crisp_use;
+                                   0: not known) - KERNEL_run needs no event then */
     char loaded[640];           /* what crisp_build_program_spirv_or_file built, and why */
     cl_int status;              /* of the last failure (CL_SUCCESS: none) */
     char message[CRISP_MESSAGE_SIZE]; /* its message: crisp_error_message */
@@ -402,6 +404,7 @@ static inline cl_int crisp_open(CrispContext *cx, cl_command_queue_properties pr
         cx->context = NULL;
         return err;
     }
+    cx->queue_in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     return CL_SUCCESS;
 }
 
@@ -420,6 +423,11 @@ static inline cl_int crisp_use(CrispContext *cx, cl_context context, cl_command_
     if (err == CL_SUCCESS) err = clGetDeviceInfo(cx->device, CL_DEVICE_PLATFORM, sizeof cx->platform, &cx->platform, NULL);
     if (!crisp_ok(cx, err, "clGetCommandQueueInfo(CL_QUEUE_DEVICE)")) return err;
     crisp_describe(cx);
+    {
+        cl_command_queue_properties props = 0;
+        if (clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) == CL_SUCCESS)
+            cx->queue_in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    }
     clRetainContext(context);
     clRetainCommandQueue(queue);
     cx->context = context;
@@ -1149,6 +1157,22 @@ static inline double crisp_ceil_dbl(double x) {
     return t < x ? t + 1 : t;
 }
 /* @shim-part end launch_sizes */
+
+/* The work-items CX's device runs at once (compute units x its largest
+ * workgroup) divided among K kernels: the global size launch-parallel gives
+ * each kernel that any size suits (spec "launch parallel").  65536 / K when
+ * the device does not say. */
+static inline size_t crisp_thread_share(CrispContext *cx, size_t k) {
+    cl_uint units = 0;
+    size_t wg = 0, share;
+    if (clGetDeviceInfo(cx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(cx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL) != CL_SUCCESS || !units || !wg) {
+        units = 1;
+        wg = 65536;
+    }
+    share = (size_t)units * wg / (k ? k : 1);
+    return share ? share : 1;
+}
 
 /* clEnqueueNDRangeKernel with L on QUEUE; WHAT names the kernel in messages. */
 static inline cl_int crisp_enqueue(CrispContext *cx, cl_command_queue queue, cl_kernel kernel, const CrispLaunch *l,

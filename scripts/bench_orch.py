@@ -13,7 +13,12 @@ array to host array (wall clock, best of --runs after a warm-up), and must
 give the same Y.  Prints both times, their bandwidths and the ratio
 interleaved / copy-then-compute (below 1: the overlap pays).
 
-    python3 scripts/bench_orch.py [--platform NAME] [--bytes N] [--chunks N] [--queues N] [--runs N]
+    python3 scripts/bench_orch.py [--platform NAME] [--bytes N] [--chunks N] [--queues N] [--runs N] [--sweep]
+
+--sweep: also time launch-interleaved at 8 chunks without and with its
+copy-out thread (INTERLEAVE_COPY_THREAD), and at 4, 8, 16 and 32 chunks on
+2 and 3 queues, one line each (the staging buffers are kept between the calls of
+one size, as the hoist does: Kernels.release_staging()).
 
 --bytes: X and Y together (default $BENCH_ORCH_BYTES, else 64 MiB on a CPU
 and 4 GiB on a GPU); --platform: a substring of the OpenCL platform's name
@@ -36,9 +41,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--platform", default=os.environ.get("CRISP_PLATFORM") or "Portable Computing Language")
     ap.add_argument("--bytes", type=int, default=int(os.environ.get("BENCH_ORCH_BYTES", "0")))
-    ap.add_argument("--chunks", type=int, default=int(os.environ.get("BENCH_ORCH_CHUNKS", "16")))
+    ap.add_argument("--chunks", type=int, default=int(os.environ.get("BENCH_ORCH_CHUNKS", "8")))
     ap.add_argument("--queues", type=int, default=2)
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_ORCH_RUNS", "3")))
+    ap.add_argument("--sweep", action="store_true")
     opt = ap.parse_args()
     os.environ["CRISP_PLATFORM"] = opt.platform
 
@@ -82,7 +88,27 @@ def main():
     same = np.array_equal(Ys, Yi)
     print("copy-then-compute  %9.2f ms  %7.2f GB/s" % (1e3 * t_seq, 8 * n / t_seq / 1e9))
     print("launch-interleaved %9.2f ms  %7.2f GB/s" % (1e3 * t_int, 8 * n / t_int / 1e9))
-    print("ratio interleaved/copy-then-compute: %.3f  (%s)" % (t_int / t_seq, "same results" if same else "RESULTS DIFFER"))
+    print("ratio interleaved/copy-then-compute: %.3f  (%s)" % (t_int / t_seq, "same results" if same else "RESULTS DIFFER"),
+          flush=True)
+    if opt.sweep:
+        for thread in (False, True):
+            mod.INTERLEAVE_COPY_THREAD = thread
+            c = -(-n // 8)
+            Yi[:] = 0
+            t = best(lambda: k.interleaved(0, 0, 0.25, X, Yi, chunk=c, queues=2))
+            ok = np.array_equal(Ys, Yi)
+            same = same and ok
+            print("  sweep: 8 chunks on 2 queues, copy-out thread %-5s %9.2f ms  %7.2f GB/s  ratio %.3f%s"
+                  % (thread, 1e3 * t, 8 * n / t / 1e9, t / t_seq, "" if ok else "  RESULTS DIFFER"), flush=True)
+        for queues in (2, 3):
+            for chunks in (4, 8, 16, 32):
+                c = -(-n // chunks)
+                Yi[:] = 0
+                t = best(lambda: k.interleaved(0, 0, 0.25, X, Yi, chunk=c, queues=queues))
+                ok = np.array_equal(Ys, Yi)
+                same = same and ok
+                print("  sweep: %2d chunks on %d queues %9.2f ms  %7.2f GB/s  ratio %.3f%s"
+                      % (chunks, queues, 1e3 * t, 8 * n / t / 1e9, t / t_seq, "" if ok else "  RESULTS DIFFER"), flush=True)
     return 0 if same else 1
 
 

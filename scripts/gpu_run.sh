@@ -34,7 +34,7 @@ want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform N
 want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
 want sort && BENCH_SORT_PROFILE=1 step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA
-want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296}
+want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296} --sweep
 # the CUDA hoists and the OpenCL hoists over the PTX (docs/hoisting-cuda.md): DIR is built where
 # clang and PoCL are (python3 tests/gpu/cuda_hoists.py build DIR) and carried here
 CH=${CUDA_HOISTS_DIR:-tests/out/cuda_hoists}

@@ -282,6 +282,8 @@ typedef struct OrchStep {
     int nargs;
     int offset_param, length_param; /* ORCH_INTERLEAVED: the kernel's offset and length parameters */
     char *exclude;          /* ORCH_INTERLEAVED: per parameter, 1 when not interleaved */
+    OrchExpr *gsize;        /* `:global-size EXPR`: the step's first global size dimension
+                               (the host computes it), or NULL: the kernel's own */
     int line, col;
     const Node *at;         /* the launch specification, or NULL */
 } OrchStep;

@@ -192,11 +192,27 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
 static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode, const char *orch) {
     Node *head = spec;
     Node **args = NULL;
+    Node *gsize = NULL; /* `:global-size EXPR` after the arguments */
     int nargs = -1; /* kernel only: every argument is `_` */
     if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !template_is_gen(spec)) {
         head = spec->kids[0];
         args = spec->kids + 1;
         nargs = spec->nkids - 1;
+        for (int i = 0; i < nargs; i++) {
+            if (args[i]->kind != N_KEYWORD) continue;
+            if (!syn_is_kw(args[i], "global-size") || i + 2 != nargs) {
+                diag_error_at(ck->d, args[i], "E1209",
+                              "orchestration `%s`: a launch specification takes `:global-size EXPR` after its arguments, found `%s`", orch,
+                              syn_to_string(ck->a, args[i], 40));
+                return;
+            }
+            if (mode == ORCH_INTERLEAVED) {
+                diag_error_at(ck->d, args[i], "E1206", "launch-interleaved: the chunks set the global size; `:global-size` is not taken");
+                return;
+            }
+            gsize = args[i + 1];
+            nargs = i;
+        }
     }
     FuncDef *fd = step_kernel(ck, head, orch);
     if (!fd) return;
@@ -253,6 +269,8 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
         o->capsteps = cap;
     }
     o->steps[o->nsteps++] = st;
+    /* after the step is there, so that (length KERNEL::VAR) may name its own vectors */
+    if (gsize && !(o->steps[o->nsteps - 1].gsize = host_expr(ck, o, gsize))) o->nsteps--;
 }
 
 /* The parameter of `st`'s kernel a KERNEL::VAR (or a bare VAR) names, for

@@ -78,7 +78,10 @@ def py_pipeline_on_device_memory():
     dC, dR = cla.empty(K.queue, N, np.float32), cla.empty(K.queue, N, np.float32)
     out = K.add_then_scale(dA, dB, dC, -1.0, dR)
     assert_close(dR.get(), -(A + B), name="R on the device")
-    assert_close(out["vector_scale::R"], -(A + B), name="returned copy")
+    check("R returned as given, not copied back", out["vector_scale::R"] is dR, type(out["vector_scale::R"]).__name__)
+    check("the intermediate stays on the device", isinstance(out["vector_add::C"], cla.Array),
+          type(out["vector_add::C"]).__name__)
+    assert_close(out["vector_add::C"].get(), A + B, name="the intermediate")
 
 
 @case
@@ -115,6 +118,26 @@ def py_interleaved_equals_sequential():
 
 
 @case
+def py_interleaved_staging_is_reused():
+    # the pinned and device buffers stay for the next call of the same size:
+    # new inputs must not see the last call's data, a new size new buffers
+    n = 100003
+    for m in (n, n, 4097, n):
+        X = rng.random(m, dtype=np.float32)
+        Y = rng.random(m, dtype=np.float32)
+        Z = np.full(m, -1.0, np.float32)
+        K.saxpy_interleaved(0, 0, 2.0, X, Y, Z, chunk=10000)
+        assert_close(Z, 2.0 * X + Y, name="%d elements" % m)
+    kept = [k for k in K._staging if k != "queues"]
+    check("staging kept", len(kept) == 3, repr(K._staging.keys()))    # X, Y, Z of the last call
+    K.release_staging()
+    check("staging released", K._staging == {}, repr(K._staging.keys()))
+    Z = np.zeros(n, np.float32)
+    K.saxpy_interleaved(0, 0, 2.0, X, Y, Z)
+    assert_close(Z, 2.0 * X + Y, name="after release_staging()")
+
+
+@case
 def py_interleaved_with_exclude():
     n = 50001
     Tab = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
@@ -122,6 +145,50 @@ def py_interleaved_with_exclude():
     Y = np.zeros(n, np.float32)
     K.table_interleaved(0, 0, Tab, X, Y, chunk=4096)
     assert_close(Y, Tab[np.arange(n) & 3] * X, name=":exclude (Tab): whole in every chunk")
+
+
+@case
+def py_parallel_kernels_share_the_device():
+    n = 300001                # more elements than the device's share of work-items: the loops stride
+    X = rng.random(n, dtype=np.float32)
+    Y = rng.random(n, dtype=np.float32)
+    S, C, R = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.float32)
+    K.share_the_device(X, 2.0, S, X, Y, C, R)
+    assert_close(S, 2.0 * X, name="stride_scale")
+    assert_close(C, X + Y, name="stride_add")
+    assert_close(R, 2.0 * X + (X + Y), name="then both")
+    d = K.queue.device
+    share = d.max_compute_units * d.max_work_group_size // 2
+    # watch stride_add's calls: the parallel step's size and queue, then the sequential one's
+    step = {o["name"]: o for o in META["orchestrations"]}["share-the-device"]["steps"]
+    check("two parallel steps", [x["mode"] for x in step] == ["parallel", "parallel", "sequential"], str(step))
+    seen = []
+    real = K.stride_add
+
+    def spy(*args, **kw):
+        ev = real(*args, **kw)
+        seen.append((kw.get("queue"), K.last_sizes.global_size))
+        return ev
+    K.stride_add = spy
+    try:
+        K.share_the_device(X, 2.0, S, X, Y, C, R)
+    finally:
+        del K.stride_add
+    check("the parallel stride_add got half the device's work-items", seen[0][1] == (share,), repr(seen))
+    check("on its own queue", seen[0][0] is not K.queue and seen[1][0] is K.queue, repr(seen))
+    check("the sequential one its own size", seen[1][1] == (n,), repr(seen))
+
+
+@case
+def py_step_global_size():
+    for n in (1000, 7, 1, 0):
+        V = rng.random(n, dtype=np.float32)
+        want = V.copy()
+        want[:n // 2] += n // 2
+        K.half_sized(V)
+        assert_close(V, want, name="half the work-items, n=%d" % n)
+    step = {o["name"]: o for o in META["orchestrations"]}["half-sized"]["steps"][0]
+    check("metadata: the step's size", step.get("global_size_value") == "(/ (length mark_size::V) 2)", str(step))
 
 
 @case
@@ -201,7 +268,7 @@ def metadata_describes_steps_and_buffers():
     check("every orchestration", sorted(orchs) == sorted(["add-then-scale", "just-vector_add", "add-twice_float", "add-twice_int",
                                                             "saxpy-interleaved", "saxpy-sequential", "two-then-one",
                                                             "sum_all-then-sum_all_finish", "max_all-then-max_all_finish", "scale-thrice",
-                                                            "table-interleaved", "mix-passes"]),
+                                                            "table-interleaved", "mix-passes", "half-sized", "share-the-device"]),
           str(sorted(orchs)))
     mp = orchs["mix-passes"]
     check("run-time loops", [(l["var"], l["kind"], l["start"], l["limit"], l["first_step"], l["end_step"], l["depth"]) for l in mp["loops"]]
@@ -305,6 +372,17 @@ int main(int argc, char **argv) {
         printf("MAX %d\n", big);
     }
     {
+        float *sy = (float *)calloc(m, sizeof(float)), *sc = (float *)calloc(m, sizeof(float));
+        float *s2 = (float *)calloc(m, sizeof(float));
+        if (orchestration_share_the_device_run(&p, x, m, 2.0f, sy, m, x, m, y, m, sc, m, s2, m) != CL_SUCCESS) goto failed;
+        print_floats("SHARE", s2, m);
+        free(sy); free(sc); free(s2);
+    }
+    {
+        if (orchestration_half_sized_run(&p, x, m) != CL_SUCCESS) goto failed;
+        print_floats("HALF", x, m);
+    }
+    {
         cl_ulong *v = (cl_ulong *)malloc(n * sizeof(cl_ulong));
         for (i = 0; i < n; i++) if (fscanf(in, "%llu", (unsigned long long *)&v[i]) != 1) return 3;
         if (orchestration_mix_passes_run(&p, v, n) != CL_SUCCESS) goto failed;
@@ -390,6 +468,20 @@ def c_grid_reduction_with_continuation():
     check("64 partials returned", out["PARTIALS"].shape == (64,), str(out["PARTIALS"].shape))
     assert_close(np.sum(out["PARTIALS"]), np.sum(XC[:m], dtype=np.float64), rtol=1e-4, name="partials")
     assert_equal(int(out["MAX"][0]), int(IA.max()), name="reduce-to-1-cont max")
+
+
+@case
+def c_parallel_kernels_share_the_device():
+    out, m = c()
+    assert_close(out["SHARE"].astype(np.float32), 2.0 * XC[:m] + (XC[:m] + YC[:m]), name="2 X + (X + Y)")
+
+
+@case
+def c_step_global_size():
+    out, m = c()
+    want = XC[:m].copy()
+    want[:m // 2] += m // 2
+    assert_close(out["HALF"].astype(np.float32), want, name="half the work-items")
 
 
 @case
