@@ -2102,8 +2102,8 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
     pr_line(p, "cl_event ev[%d];", o->nsteps);
     pr_line(p, "CrispMem mem[%d];", nmem ? nmem : 1);
     /* launch-parallel: a queue per kernel of the largest form, past the first */
-    int npq = 0;
-    for (int s = 0, run = 0; s < o->nsteps; s++) {
+    int npq = 0; /* (CUDA: the steps of launch-parallel share the stream, as before) */
+    for (int s = 0, run = 0; s < o->nsteps && !h->cuda; s++) {
         run = o->steps[s].mode == ORCH_PARALLEL ? run + 1 : 0;
         if (run - 1 > npq) npq = run - 1;
     }
@@ -2190,7 +2190,7 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
                     orch_expr_text(h->a, ao, st->gsize, ORCH_TEXT_C, c_orch_len, &lc),
                     comment_text(h, orch_expr_text(h->a, ao, st->gsize, ORCH_TEXT_CRISP, NULL, NULL)));
             pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
-        } else if (st->mode == ORCH_PARALLEL && host_size_free(hk)) { /* its share of the device */
+        } else if (st->mode == ORCH_PARALLEL && !h->cuda && host_size_free(hk)) { /* its share of the device */
             int first = s, kn = 0;
             while (first > 0 && o->steps[first - 1].mode == ORCH_PARALLEL) first--;
             for (int t = first; t < o->nsteps && o->steps[t].mode == ORCH_PARALLEL; t++) kn += !h->hks[ao->kernel[t]].launch.single_task;
@@ -2240,7 +2240,7 @@ static void emit_orch_run(Hc *h, const AbiOrch *ao) {
             wait = arena_printf(h->a, "1, &ev[%d]", s - 1);
         }
         const char *queue = "NULL";
-        if (st->mode == ORCH_PARALLEL && s > group_first) { /* its own queue: it does not wait for the others */
+        if (st->mode == ORCH_PARALLEL && !h->cuda && s > group_first) { /* its own queue: it does not wait for the others */
             int j = s - group_first - 1;
             pr_line(p, "if (!pq[%d]) {", j);
             pr_line(p, "    pq[%d] = clCreateCommandQueue(cx->context, cx->device, 0, &err);", j);
