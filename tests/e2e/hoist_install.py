@@ -8,6 +8,7 @@ installed module.  `pip install` of the repository (pyproject.toml) gives
 the same module, here into a virtual environment (no network: the system's
 setuptools builds it).
 """
+import fcntl
 import os
 import shutil
 import subprocess
@@ -108,7 +109,12 @@ def pip_install_gives_the_same_module():
     status, out, err = run([PY, "-m", "venv", "--system-site-packages", venv])
     check("a virtual environment", status == 0, err)
     vpy = os.path.join(venv, "bin", "python")
-    status, out, err = run([vpy, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", src])
+    # pip builds in the repository's own build/ folder: the PoCL and the Intel
+    # run of this file must not build there at the same time (a lock file)
+    os.makedirs(os.path.join(REPO, "build"), exist_ok=True)
+    with open(os.path.join(REPO, "build", "pip-install.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        status, out, err = run([vpy, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", src])
     check("pip install", status == 0, (out + err)[-2000:])
     status, out, err = run([vpy, "-c", "import crisp_runtime; print(crisp_runtime.__file__, crisp_runtime.ABI_VERSION)"],
                            cwd="/")
