@@ -20,6 +20,14 @@ Environment:
   BENCH_SCAN_WG     work-group size of the crisp and hand-written kernels (256)
   BENCH_SCAN_GROUPS work-groups launched (default: 8 per compute unit on a
                     GPU, 4 on a CPU; the single-pass forms work with any)
+  BENCH_SCAN_CRISP_FLAGS  extra crisp options, e.g. the tile engine's tuning
+                    -D+items-per-thread+=32 -D+look-back-batch+=16 -D+window+=64
+                    (def-parameters of scripts/bench_scan.crisp)
+  BENCH_SCAN_SWEEP  variants of the crisp kernels to time after the main
+                    table, in the same process on the same data: entries
+                    separated by ';', each "WG GROUPS [CRISP FLAGS...]" with
+                    GROUPS a count or xK (K per compute unit); each prints
+                    one line per kernel (GB/s, % of the copy, checked)
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
 import json
@@ -108,11 +116,13 @@ class CrispKernel:
         return cl.enqueue_nd_range_kernel(queue, self.k, (gsize,), (lsize,))
 
 
-def crisp_program(src, base):
+def crisp_program(src, base, flags=None):
     os.makedirs(OUT, exist_ok=True)
     crisp = os.environ.get("CRISP") or os.path.join(REPO, "crisp")
+    if flags is None:
+        flags = os.environ.get("BENCH_SCAN_CRISP_FLAGS", "").split()
     r = subprocess.run([crisp, "--transpile-to=oclc", "--metadata", "--output-dir=" + OUT,
-                        "--output-base=" + base, src], capture_output=True, text=True)
+                        "--output-base=" + base] + flags + [src], capture_output=True, text=True)
     if r.returncode:
         sys.exit("bench_scan: crisp failed on %s:\n%s" % (src, r.stderr))
     with open(os.path.join(OUT, base + ".cl")) as f:
@@ -152,6 +162,56 @@ class RefKernel:
         return int(w[0] & np.uint64(0xffffffff))
 
 
+def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps):
+    """BENCH_SCAN_SWEEP: the crisp kernels under other tunings and launch
+    sizes; returns the number of wrong results."""
+    spec = os.environ.get("BENCH_SCAN_SWEEP", "").strip()
+    if not spec:
+        return 0
+    bad = 0
+    print("sweep: variant | kernel | ms | GB/s | of copy")
+    for v, entry in enumerate(e for e in spec.split(";") if e.strip()):
+        words = entry.split()
+        wg = int(words[0])
+        g = words[1]
+        groups = int(g[1:]) * dev.max_compute_units if g.startswith("x") else int(g)
+        flags = words[2:]
+        label = "wg=%d groups=%d %s" % (wg, groups, " ".join(flags))
+        try:
+            prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"),
+                                       "bench_scan_sweep%d" % v, flags)
+        except BaseException as e:  # a variant that does not build is reported, not fatal
+            print("  %-50s build failed: %s" % (label, str(e).splitlines()[-1] if str(e) else e))
+            bad += 1
+            continue
+        for name, want in (("exclusive_scan_ints", excl), ("inclusive_scan_ints", incl),
+                           ("filter_even_ints", None)):
+            k = CrispKernel(prog, meta, name)
+            vecs = dict(In=(a_buf, n), Out=(o_buf, n))
+            if want is None:
+                vecs["Count"] = (c_buf, 1)
+            try:
+                t = timed(lambda: k.enqueue(groups * wg, wg, **vecs))
+            except cl.Error as e:   # e.g. too many registers for the work-group size
+                print("  %-50s %-20s launch failed: %s" % (label, name, e))
+                bad += 1
+                continue
+            if want is None:
+                cnt = np.zeros(1, np.uint64)
+                cl.enqueue_copy(queue, cnt, c_buf)
+                ok = int(cnt[0]) == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)
+                b = fbytes
+            else:
+                ok = np.array_equal(back(o_buf), want)
+                b = nbytes
+            bad += not ok
+            print("  %-50s %-20s %8.3f %8.1f %5.0f%% %s" % (label, name, t * 1e3, gbps(b, t),
+                                                         100 * gbps(b, t) / copy_gbps,
+                                                         "" if ok else "WRONG RESULT"))
+            sys.stdout.flush()
+    return bad
+
+
 def main():
     import pyopencl.algorithm as palg
     import pyopencl.array as cla
@@ -189,6 +249,9 @@ def main():
     t = timed(lambda: copy.copy4(queue, (n // 4,), None, a_buf, o_buf))
     copy_gbps = gbps(nbytes, t)
     rows.append(("copy", "int4 copy kernel", t, nbytes, True))
+    if os.environ.get("BENCH_SCAN_SWEEP_ONLY") == "1":   # the copy, then the sweep alone
+        print("copy: %.3f ms, %.1f GB/s" % (t * 1e3, copy_gbps))
+        return 1 if sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps) else 0
 
     # crisp
     prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"), "bench_scan")
@@ -270,6 +333,7 @@ def main():
         print("%-16s %-30s %10.3f %9.2f %8.0f%% %s" % (form, impl, t * 1e3, gbps(b, t),
                                                       100 * gbps(b, t) / copy_gbps, "" if ok else "WRONG RESULT"))
         bad += not ok
+    bad += sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps)
     print("ratios (crisp throughput / the other's):")
     for form in ("exclusive-scan", "inclusive-scan", "filter"):
         mine = [r for r in rows if r[0] == form and r[1] == "crisp"][0]
