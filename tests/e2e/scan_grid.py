@@ -22,6 +22,15 @@ KERNELS = [  # name, kind, dtype, op
     ("gincl_int_user", "inclusive", np.int32, "user_sat"),
     ("gexcl_long_user", "exclusive", np.int64, "user_right"),
     ("gexcl_uchar", "exclusive", np.uint8, "add"),
+    # tuning keys: the striped layout, elements per thread, look-back
+    ("gexcl_int_striped", "exclusive", np.int32, "add"),
+    ("gincl_float_min_striped", "inclusive", np.float32, "min"),
+    ("gincl_long_striped", "inclusive", np.int64, "add"),
+    ("gexcl_double_striped", "exclusive", np.float64, "add"),
+    ("gincl_int_user_striped", "inclusive", np.int32, "user_sat"),
+    ("gincl_int_tuned", "inclusive", np.int32, "add"),
+    ("gexcl_long_tuned", "exclusive", np.int64, "add"),
+    ("gexcl_ulong_max_tuned", "exclusive", np.uint64, "max"),
 ]
 
 
@@ -31,8 +40,9 @@ def run(name, kind, dt, op, n, wg=64, groups=None):
     tot = np.zeros(1, dt)
     gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
     prog.run(name, a, out, tot, global_size=gsize, local_size=wg)
-    ref.check_scan(out, a, op, kind, "%s n=%d wg=%d groups=%s" % (name, n, wg, groups))
-    ref.check_total(tot[0], a, op, "total of %s n=%d" % (name, n))
+    tiles = -(-n // (wg * 4))   # (at least 4 elements per thread): the tiles' carries add up in turn
+    ref.check_scan(out, a, op, kind, "%s n=%d wg=%d groups=%s" % (name, n, wg, groups), tiles)
+    ref.check_total(tot[0], a, op, "total of %s n=%d" % (name, n), tiles)
 
 
 for name, kind, dt, op in KERNELS:
@@ -115,6 +125,22 @@ def output_views_at_odd_offsets():
         assert_equal(out[:3], np.zeros(3, np.int32))
         ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "into a view at 3")
         ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "into a view at 4")
+
+
+@case
+def striped_views_and_in_place():
+    for n in (5000, 100003):
+        a = ref.data(rng, np.int32, n, "add")
+        out = np.zeros(n, np.int32)
+        off = np.zeros(n, np.int32)
+        prog.run("gincl_views_striped", a, out, off, global_size=1024, local_size=128)
+        assert_equal(out[:3], np.zeros(3, np.int32))
+        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "striped, into a view at 3")
+        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "striped, into a view at 4")
+    a = ref.data(rng, np.int32, 30001, "add")
+    v = a.copy()
+    prog.run("gexcl_in_place_striped", v, global_size=512, local_size=128)
+    ref.check_scan(v, a, "add", "exclusive", "striped, in place")
 
 
 @case
