@@ -17,6 +17,9 @@ PREDS = {
     "filter_small_double": (np.float64, lambda a: np.abs(a) < 0.25,
                             lambda n: rng.random(n) * 2 - 1),
 }
+# the same with the tile engine's tuning keys
+PREDS["filter_even_int_tuned"] = PREDS["filter_even_int"]
+PREDS["filter_small_double_tuned"] = PREDS["filter_small_double"]
 
 
 def run_grid(name, n, out_len=None, wg=64, groups=None):
