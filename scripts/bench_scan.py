@@ -25,9 +25,12 @@ Environment:
                     (def-parameters of scripts/bench_scan.crisp)
   BENCH_SCAN_SWEEP  variants of the crisp kernels to time after the main
                     table, in the same process on the same data: entries
-                    separated by ';', each "WG GROUPS [CRISP FLAGS...]" with
-                    GROUPS a count or xK (K per compute unit); each prints
-                    one line per kernel (GB/s, % of the copy, checked)
+                    separated by ';', each "WG GROUPS [FLAGS...]" with
+                    GROUPS a count or xK (K per compute unit) and FLAGS
+                    crisp options, or OpenCL build options when they start
+                    with -cl- (e.g. NVIDIA's -cl-nv-maxrregcount=64); each
+                    prints one line per kernel (GB/s, % of the copy, checked)
+  BENCH_SCAN_SWEEP_ONLY=1  the copy and the sweep only
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
 import json
@@ -116,7 +119,7 @@ class CrispKernel:
         return cl.enqueue_nd_range_kernel(queue, self.k, (gsize,), (lsize,))
 
 
-def crisp_program(src, base, flags=None):
+def crisp_program(src, base, flags=None, build_options=""):
     os.makedirs(OUT, exist_ok=True)
     crisp = os.environ.get("CRISP") or os.path.join(REPO, "crisp")
     if flags is None:
@@ -129,7 +132,7 @@ def crisp_program(src, base, flags=None):
         text = f.read()
     with open(os.path.join(OUT, base + ".metacrisp")) as f:
         meta = json.load(f)
-    return cl.Program(ctx, text).build(options="-cl-std=CL1.2"), meta
+    return cl.Program(ctx, text).build(options="-cl-std=CL1.2 " + build_options), meta
 
 
 def gbps(nbytes, secs):
@@ -175,11 +178,12 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
         wg = int(words[0])
         g = words[1]
         groups = int(g[1:]) * dev.max_compute_units if g.startswith("x") else int(g)
-        flags = words[2:]
-        label = "wg=%d groups=%d %s" % (wg, groups, " ".join(flags))
+        flags = [w for w in words[2:] if not w.startswith("-cl-")]
+        opts = " ".join(w for w in words[2:] if w.startswith("-cl-"))   # OpenCL build options
+        label = "wg=%d groups=%d %s" % (wg, groups, " ".join(words[2:]))
         try:
             prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"),
-                                       "bench_scan_sweep%d" % v, flags)
+                                       "bench_scan_sweep%d" % v, flags, opts)
         except BaseException as e:  # a variant that does not build is reported, not fatal
             print("  %-50s build failed: %s" % (label, str(e).splitlines()[-1] if str(e) else e))
             bad += 1
