@@ -242,6 +242,13 @@ def main():
     c_buf = cl.Buffer(ctx, MF.READ_WRITE, 8)
     rows = []   # (form, impl, seconds, bytes, ok)
 
+    def add_row(row):
+        # printed as soon as measured too: a run cut short keeps its figures
+        rows.append(row)
+        form, impl, t, b, ok = row
+        print("  (%s, %s: %.3f ms, %.1f GB/s%s)" % (form, impl, t * 1e3, gbps(b, t), "" if ok else ", WRONG RESULT"))
+        sys.stdout.flush()
+
     def back(buf, count=n):
         h = np.empty(count, np.int32)
         cl.enqueue_copy(queue, h, buf)
@@ -252,7 +259,7 @@ def main():
                            " { b[get_global_id(0)] = a[get_global_id(0)]; }").build()
     t = timed(lambda: copy.copy4(queue, (n // 4,), None, a_buf, o_buf))
     copy_gbps = gbps(nbytes, t)
-    rows.append(("copy", "int4 copy kernel", t, nbytes, True))
+    add_row(("copy", "int4 copy kernel", t, nbytes, True))
     if os.environ.get("BENCH_SCAN_SWEEP_ONLY") == "1":   # the copy, then the sweep alone
         print("copy: %.3f ms, %.1f GB/s" % (t * 1e3, copy_gbps))
         return 1 if sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps) else 0
@@ -263,46 +270,23 @@ def main():
                              ("inclusive_scan_ints", "inclusive-scan", incl)):
         k = CrispKernel(prog, meta, name)
         t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n)))
-        rows.append((form, "crisp", t, nbytes, np.array_equal(back(o_buf), want)))
+        add_row((form, "crisp", t, nbytes, np.array_equal(back(o_buf), want)))
         if form == "exclusive-scan":
             ref = cl.Program(ctx, open(os.path.join(REPO, "scripts", "bench_scan_ref.cl")).read()).build(
                 options="-cl-std=CL1.2")
             hk = RefKernel(ref, "exclusive_scan_ref", n, wg)
             t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
-            rows.append((form, "hand-written OpenCL C", t, nbytes, np.array_equal(back(o_buf), want)))
+            add_row((form, "hand-written OpenCL C", t, nbytes, np.array_equal(back(o_buf), want)))
     k = CrispKernel(prog, meta, "filter_even_ints")
     t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n), Count=(c_buf, 1)))
     cnt = np.zeros(1, np.uint64)
     cl.enqueue_copy(queue, cnt, c_buf)
-    rows.append(("filter", "crisp", t, fbytes,
+    add_row(("filter", "crisp", t, fbytes,
                  int(cnt[0]) == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
     hk = RefKernel(ref, "filter_even_ref", n, wg)
     t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
-    rows.append(("filter", "hand-written OpenCL C", t, fbytes,
+    add_row(("filter", "hand-written OpenCL C", t, fbytes,
                  hk.last_prefix() == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
-
-    # PyOpenCL's own algorithms
-    a_dev = cla.to_device(queue, a)
-    o_dev = cla.empty_like(a_dev)
-    ek = pscan.ExclusiveScanKernel(ctx, np.int32, "a+b", "0")
-    t = timed(lambda: ek(a_dev, o_dev, queue=queue))
-    rows.append(("exclusive-scan", "pyopencl ExclusiveScanKernel", t, nbytes,
-                 np.array_equal(o_dev.get(), excl)))
-    gk = pscan.GenericScanKernel(ctx, np.int32, arguments="__global const int *ary, __global int *out",
-                                 input_expr="ary[i]", scan_expr="a+b", neutral="0",
-                                 output_statement="out[i] = item;")
-    t = timed(lambda: gk(a_dev, o_dev, queue=queue))
-    rows.append(("inclusive-scan", "pyopencl GenericScanKernel", t, nbytes,
-                 np.array_equal(o_dev.get(), incl)))
-    res = {}
-
-    def copy_if():
-        res["r"] = palg.copy_if(a_dev, "ary[i] % 2 == 0", queue=queue)
-    t = timed(copy_if)
-    out, count, _ = res["r"]
-    c = int(count.get())
-    rows.append(("filter", "pyopencl copy_if", t, fbytes,
-                 c == evens.size and np.array_equal(out.get()[:c], evens)))
 
     # CuPy (NVIDIA's CUB) on the same GPU, where there is one
     if cupy is not None:
@@ -323,13 +307,36 @@ def main():
                     ts.append(cupy.cuda.get_elapsed_time(s, e) * 1e-3)
                 return statistics.median(ts)
             t = cupy_time(lambda: cupy.cumsum(x, dtype=cupy.int32))
-            rows.append(("inclusive-scan", "cupy.cumsum", t, nbytes,
+            add_row(("inclusive-scan", "cupy.cumsum", t, nbytes,
                          np.array_equal(cupy.asnumpy(cupy.cumsum(x, dtype=cupy.int32)), incl)))
             t = cupy_time(lambda: x[x % 2 == 0])
-            rows.append(("filter", "cupy x[x % 2 == 0]", t, fbytes,
+            add_row(("filter", "cupy x[x % 2 == 0]", t, fbytes,
                          np.array_equal(cupy.asnumpy(x[x % 2 == 0]), evens)))
         except Exception as e:  # pragma: no cover
             print("  (cupy: %s)" % e)
+
+    # PyOpenCL's own algorithms
+    a_dev = cla.to_device(queue, a)
+    o_dev = cla.empty_like(a_dev)
+    ek = pscan.ExclusiveScanKernel(ctx, np.int32, "a+b", "0")
+    t = timed(lambda: ek(a_dev, o_dev, queue=queue))
+    add_row(("exclusive-scan", "pyopencl ExclusiveScanKernel", t, nbytes,
+                 np.array_equal(o_dev.get(), excl)))
+    gk = pscan.GenericScanKernel(ctx, np.int32, arguments="__global const int *ary, __global int *out",
+                                 input_expr="ary[i]", scan_expr="a+b", neutral="0",
+                                 output_statement="out[i] = item;")
+    t = timed(lambda: gk(a_dev, o_dev, queue=queue))
+    add_row(("inclusive-scan", "pyopencl GenericScanKernel", t, nbytes,
+                 np.array_equal(o_dev.get(), incl)))
+    res = {}
+
+    def copy_if():
+        res["r"] = palg.copy_if(a_dev, "ary[i] % 2 == 0", queue=queue)
+    t = timed(copy_if)
+    out, count, _ = res["r"]
+    c = int(count.get())
+    add_row(("filter", "pyopencl copy_if", t, fbytes,
+                 c == evens.size and np.array_equal(out.get()[:c], evens)))
 
     print("%-16s %-30s %10s %9s %9s %s" % ("form", "implementation", "ms", "GB/s", "of copy", ""))
     bad = 0
