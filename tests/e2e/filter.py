@@ -20,6 +20,7 @@ PREDS = {
 # the same with the tile engine's tuning keys
 PREDS["filter_even_int_tuned"] = PREDS["filter_even_int"]
 PREDS["filter_small_double_tuned"] = PREDS["filter_small_double"]
+PREDS["filter_big_ulong_tuned"] = PREDS["filter_big_ulong"]
 
 
 def run_grid(name, n, out_len=None, wg=64, groups=None):

@@ -31,6 +31,8 @@ KERNELS = [  # name, kind, dtype, op
     ("gincl_int_tuned", "inclusive", np.int32, "add"),
     ("gexcl_long_tuned", "exclusive", np.int64, "add"),
     ("gexcl_ulong_max_tuned", "exclusive", np.uint64, "max"),
+    ("gincl_int_late_serial", "inclusive", np.int32, "add"),
+    ("gexcl_float_striped_late", "exclusive", np.float32, "add"),
 ]
 
 
