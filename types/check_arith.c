@@ -218,19 +218,24 @@ Node *b_ash(Ctx *cx, Node *syn, Type *want) {
         }
         return mk2(cx, N_C_BINARY, syn, a->ty, k >= 0 ? OP_SHL : OP_SHR, a, int_lit(cx, syn->kids[2], k >= 0 ? k : -k, ty_num(SC_INT)));
     }
-    Sym *negated = syn_is_form(syn->kids[2], "-") && syn->kids[2]->nkids == 2 && syn->kids[2]->kids[1]->kind == N_SYMBOL
-                   ? scope_lookup(cx, syn->kids[2]->kids[1]->key)
-                   : NULL;
-    if (negated && negated->ty && ty_is_int(negated->ty) && ty_category(negated->ty) == CAT_UNSIGNED) {
-        /* (ash A (- N)), Lisp's right shift by N, with an unsigned variable
-           N (the spec's histogram-pass shifts by its uint bit-offset so):
-           negating N would wrap to a huge left shift; shift right by N */
+    Node *n;
+    if (syn_is_form(syn->kids[2], "-") && syn->kids[2]->nkids == 2) {
+        /* (ash A (- N)), Lisp's right shift by N.  With an unsigned N (the
+           spec's histogram-pass shifts by its uint bit-offset so, and
+           (- (* 4 pass)) is as common) negating N would wrap to a huge left
+           shift: shift right by N.  A signed N is negated as `-` would. */
         Node *m = expr(cx, syn->kids[2]->kids[1], ty_num(SC_INT));
         if (!m) return NULL;
-        return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHR, a, m);
+        if (is_flex(m)) m = coerce(cx, m, ty_num(SC_INT), syn->kids[2]->kids[1], "ash");
+        if (!m) return NULL;
+        if (ty_is_int(m->ty) && ty_category(m->ty) == CAT_UNSIGNED) return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHR, a, m);
+        n = ty_is_int(m->ty) ? mk1(cx, N_C_UNARY, syn->kids[2], m->ty, m) : m;
+        if (!n) return NULL;
+        if (n != m) n->op = OP_NEG;
+    } else {
+        n = expr(cx, syn->kids[2], ty_num(SC_INT));
+        if (!n) return NULL;
     }
-    Node *n = expr(cx, syn->kids[2], ty_num(SC_INT));
-    if (!n) return NULL;
     if (!ty_is_int(n->ty)) {
         diag_error_at(D(cx), syn->kids[2], "E0315", "`ash` shift count must be an integer, found `%s`", tname(cx, n->ty));
         return NULL;

@@ -108,6 +108,21 @@ def int_operations():
 
 
 @case
+def ash_by_a_negated_count():
+    a = rng.integers(-100000, 100000, 300).astype(np.int32)
+    out = np.zeros(len(a) * 4, np.int32)
+    prog.run("ash_negated", a, out)
+    out = out.reshape(-1, 4)
+    i = np.arange(len(a))
+    p = i & 3
+    s = (i & 7) - 4
+    assert_equal(out[:, 0], a >> (4 * p))
+    assert_equal(out[:, 1], a >> p)
+    assert_equal(out[:, 2], np.where(-s >= 0, a << np.maximum(-s, 0), a >> np.maximum(s, 0)))
+    assert_equal(out[:, 3], a >> (p + 1))
+
+
+@case
 def float_operations():
     x = rng.uniform(-3, 3, 400).astype(np.float32)
     out = np.zeros(len(x) * 8, np.float32)
