@@ -185,11 +185,12 @@ static void warp_out(Em *e, const Node *n) {
     }
     int saved = e->in_arith;
     e->in_arith = 0;
-    sb_printf(e->out, "%s(", oclc_warp_name(e->a, WARP_READ, n->ty));
+    sb_printf(e->out, "%s(", oclc_warp_name(e->a, n->sym ? WARP_READ : WARP_READ_NATIVE, n->ty));
     expr_out(e, n->kids[0], 3);
     sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
     expr_out(e, n->kids[1], 3);
-    sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
+    if (n->sym) sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
+    else sb_puts(e->out, "))"); /* %native-warp-if: native shuffles need no memory */
     e->in_arith = saved;
 }
 
@@ -403,7 +404,34 @@ static void for_out(Em *e, const Node *n) {
     pr_line(&e->pr, "}");
 }
 
+/* An N_C_IF of %native-warp-if (types/check.c, docs/warps.md): the native
+ * branch exists only where a native lowering is compiled; elsewhere the
+ * preprocessor leaves the fallback block alone. */
+static void native_warp_if_out(Em *e, const Node *n) {
+    origin_comment(e, n);
+    sb_puts(e->out, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)\n");
+    indent_out(e);
+    sb_printf(e->out, "if (%s() && ", oclc_warp_name(e->a, WARP_NATIVE, NULL));
+    expr_out(e, n->kids[0], 6);
+    sb_puts(e->out, ") {\n");
+    pr_indent(&e->pr);
+    block_body(e, n->kids[1]);
+    pr_dedent(&e->pr);
+    pr_line(&e->pr, "} else");
+    sb_puts(e->out, "#endif\n");
+    pr_line(&e->pr, "{");
+    pr_indent(&e->pr);
+    if (n->kids[2]) block_body(e, n->kids[2]);
+    pr_dedent(&e->pr);
+    pr_line(&e->pr, "}");
+}
+
 static void if_out(Em *e, const Node *n, int chained) {
+    if (n->op == IF_NATIVE_WARP) {
+        if (chained) sb_puts(e->out, "\n");
+        native_warp_if_out(e, n);
+        return;
+    }
     if (!chained) {
         origin_comment(e, n);
         if (n->text) pr_line(&e->pr, "/* %s */", n->text);
@@ -416,7 +444,7 @@ static void if_out(Em *e, const Node *n, int chained) {
     block_body(e, n->kids[1]);
     pr_dedent(&e->pr);
     const Node *els = n->kids[2];
-    if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && !comment_origin(els->kids[0]) && !els->kids[0]->text) {
+    if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && els->kids[0]->op != IF_NATIVE_WARP && !comment_origin(els->kids[0]) && !els->kids[0]->text) {
         indent_out(e);
         sb_puts(e->out, "} else ");
         if_out(e, els->kids[0], 1);

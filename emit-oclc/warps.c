@@ -39,6 +39,8 @@ const char *oclc_warp_name(Arena *a, int op, const Type *ty) {
     case WARP_SHUFFLE_DOWN: return "crisp_lane_down";
     case WARP_SHUFFLE_XOR: return "crisp_lane_xor";
     case WARP_READ: return arena_printf(a, "crisp_shuffle_%s", ty_cname(ty));
+    case WARP_NATIVE: return "crisp_warp_native";
+    case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", ty_cname(ty));
     case WARP__COUNT: break;
     }
     return "crisp_warp_unknown";
@@ -217,6 +219,22 @@ static void op_out(Printer *pr, WarpOp op) {
     pr_blank(pr);
 }
 
+/* crisp_warp_native: %native-warp-if's test (docs/warps.md, "Native
+ * shuffles only"); only where a native lowering is compiled. */
+static void native_out(Printer *pr) {
+    pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
+    pr_line(pr, "/* Are this device's shuffles native (not through local memory)? */");
+    pr_line(pr, "bool crisp_warp_native(void)");
+    pr_line(pr, "{");
+    pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
+    pr_line(pr, "    if (!crisp_warp_on_subgroups()) return false;");
+    pr_line(pr, "#endif");
+    pr_line(pr, "    return true;");
+    pr_line(pr, "}");
+    pr_line(pr, "#endif");
+    pr_blank(pr);
+}
+
 /* crisp_warp_word: one 32-bit word as lane SRC holds it. */
 static void read_out(Printer *pr) {
     pr_line(pr, "/* The word W as lane SRC of this warp holds it.  Every thread of the");
@@ -245,6 +263,26 @@ static void read_out(Printer *pr) {
     pr_line(pr, "    return fits ? mem[me / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src] : w;");
     pr_line(pr, "#endif");
     pr_line(pr, "}");
+    pr_blank(pr);
+}
+
+/* crisp_warp_word_native: crisp_warp_word for %native-warp-if's native
+ * branch, without the local-memory path and its barriers. */
+static void read_native_out(Printer *pr) {
+    pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
+    pr_line(pr, "/* The word W as lane SRC of this warp holds it, on native shuffles only */");
+    pr_line(pr, "uint crisp_warp_word_native(uint w, uint src)");
+    pr_line(pr, "{");
+    pr_line(pr, "#ifdef CRISP_WARP_PTX");
+    pr_line(pr, "    uint r;");
+    pr_line(pr, "    __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, 31, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(src), \"r\"(crisp_warp_mask()));");
+    pr_line(pr, "    return r;");
+    pr_line(pr, "#endif");
+    pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
+    pr_line(pr, "    return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);");
+    pr_line(pr, "#endif");
+    pr_line(pr, "}");
+    pr_line(pr, "#endif");
     pr_blank(pr);
 }
 
@@ -289,28 +327,32 @@ static int words_of(const Type *t) {
 /* crisp_shuffle_T: a value of type T as lane SRC holds it, word by word
  * (plain values, not an array: Intel's CPU compiler crashes on a private
  * array kept across the local-memory lowering's barriers). */
-static void shuffle_out(Printer *pr, Arena *a, const Type *t) {
+static void shuffle_out(Printer *pr, Arena *a, const Type *t, int native) {
     const char *tn = ty_cname(t);
     int n = words_of(t);
-    pr_line(pr, "/* shuffle a %s: %d word%s through crisp_warp_word */", tn, n, n == 1 ? "" : "s");
-    pr_line(pr, "%s %s(%s x, uint src, __local uint *mem, ulong mem_len)", tn, oclc_warp_name(a, WARP_READ, t), tn);
+    const char *word = native ? "crisp_warp_word_native" : "crisp_warp_word";
+    const char *rest = native ? "" : ", mem, mem_len";
+    if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
+    pr_line(pr, "/* shuffle a %s: %d word%s through %s */", tn, n, n == 1 ? "" : "s", word);
+    if (native) pr_line(pr, "%s %s(%s x, uint src)", tn, oclc_warp_name(a, WARP_READ_NATIVE, t), tn);
+    else pr_line(pr, "%s %s(%s x, uint src, __local uint *mem, ulong mem_len)", tn, oclc_warp_name(a, WARP_READ, t), tn);
     pr_line(pr, "{");
     int k = 0;
     if (t->kind == TY_BOOL) {
-        pr_line(pr, "    return crisp_warp_word(x ? 1u : 0u, src, mem, mem_len) != 0u;");
+        pr_line(pr, "    return %s(x ? 1u : 0u, src%s) != 0u;", word, rest);
     } else if (t->kind == TY_ENUM) {
-        pr_line(pr, "    return (%s)(int)crisp_warp_word((uint)(int)x, src, mem, mem_len);", tn);
+        pr_line(pr, "    return (%s)(int)%s((uint)(int)x, src%s);", tn, word, rest);
     } else if (t->kind == TY_NUM && n == 1) {
         pack(pr, t->sc, "x", &k);
         k = 0;
-        pr_line(pr, "    w0 = crisp_warp_word(w0, src, mem, mem_len);");
+        pr_line(pr, "    w0 = %s(w0, src%s);", word, rest);
         pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
     } else {
         static const char hex[] = "0123456789abcdef";
         if (t->kind == TY_NUM) pack(pr, t->sc, "x", &k);
         else
             for (int i = 0; i < t->width; i++) pack(pr, t->sc, arena_printf(a, "x.s%c", hex[i]), &k);
-        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = crisp_warp_word(w%d, src, mem, mem_len);", i, i);
+        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = %s(w%d, src%s);", i, word, i, rest);
         k = 0;
         if (t->kind == TY_NUM) {
             pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
@@ -320,6 +362,7 @@ static void shuffle_out(Printer *pr, Arena *a, const Type *t) {
         }
     }
     pr_line(pr, "}");
+    if (native) pr_line(pr, "#endif");
     pr_blank(pr);
 }
 
@@ -350,10 +393,16 @@ void oclc_warp_helpers(Printer *out, const Program *p, Arena *a) {
     base_out(pr, p);
     for (int op = WARP_ID; op < WARP_READ; op++)
         if (has_op(p, (WarpOp)op)) op_out(pr, (WarpOp)op);
+    if (has_op(p, WARP_NATIVE)) native_out(pr);
     if (has_op(p, WARP_READ)) {
         read_out(pr);
         for (int i = 0; i < p->nhelpers; i++)
-            if (p->helpers[i]->kind == H_WARP && p->helpers[i]->op == WARP_READ) shuffle_out(pr, a, p->helpers[i]->ty);
+            if (p->helpers[i]->kind == H_WARP && p->helpers[i]->op == WARP_READ) shuffle_out(pr, a, p->helpers[i]->ty, 0);
+    }
+    if (has_op(p, WARP_READ_NATIVE)) {
+        read_native_out(pr);
+        for (int i = 0; i < p->nhelpers; i++)
+            if (p->helpers[i]->kind == H_WARP && p->helpers[i]->op == WARP_READ_NATIVE) shuffle_out(pr, a, p->helpers[i]->ty, 1);
     }
     keep_paths(out, sb_cstr(&text), p->ocl_version >= 200);
     sb_free(&text);

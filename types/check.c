@@ -1296,6 +1296,40 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
     emit_stmt(cx, n);
 }
 
+/* (%native-warp-if TEST NATIVE FALLBACK) - spec "Warps & Shuffles"; the
+ * library's primitive for "use the warp path where one exists"
+ * (docs/warps.md, "Native shuffles only").  NATIVE runs where the device
+ * has native shuffles (sub-groups holding whole warps, NVIDIA's PTX) and
+ * TEST holds, FALLBACK everywhere else.  The OpenCL emitter keeps NATIVE
+ * behind #if, so a device without native shuffles compiles FALLBACK alone;
+ * shuffles in NATIVE need no warp memory (the kernel's arguments do not
+ * change) and are not workgroup-collective (warps.c). */
+static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
+    Checker *ck = cx->ck;
+    if (syn->nkids != 4) {
+        diag_error_at(ck->d, syn, "E0587", "expected (%%native-warp-if TEST NATIVE FALLBACK), found %d arguments",
+                      syn->nkids - 1);
+        return;
+    }
+    Node *test = cond_value(cx, syn->kids[1]);
+    if (!test) return;
+    warp_native_use(cx);
+    int saved = cx->native_warp;
+    cx->native_warp = 1;
+    Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
+    cx->native_warp = saved;
+    Node *else_b = branch_block(cx, syn->kids[3], d, syn->kids[3]);
+    Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
+    n->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
+    if (!n->kids) return;
+    n->kids[0] = test;
+    n->kids[1] = then_b;
+    n->kids[2] = else_b;
+    n->nkids = 3;
+    n->op = IF_NATIVE_WARP;
+    emit_stmt(cx, n);
+}
+
 /* (%loop (VAR[:TYPE] INIT TEST STEP) BODY...) - docs/core-forms.md */
 static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Checker *ck = cx->ck;
@@ -1697,6 +1731,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         if (!strcmp(h, "progn")) return form_progn(cx, syn, d);
         if (!strcmp(h, "if")) return form_if(cx, syn, d);
         if (!strcmp(h, "%loop")) return form_loop(cx, syn, d);
+        if (!strcmp(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
         if (!strcmp(h, "return")) {
             /* a macro's expansion ending in (return X), used as a value:
                X is the value of the macro call (the spec's reduce-vec-small

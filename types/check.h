@@ -487,8 +487,14 @@ typedef enum WarpOp {
     WARP_SHUFFLE_DOWN,  /* shuffle-down: from lane + LANE-ARG */
     WARP_SHUFFLE_XOR,   /* shuffle-xor: from lane ^ LANE-ARG */
     WARP_READ,          /* helper only: a value as held by another lane */
+    WARP_NATIVE,        /* helper only: crisp_warp_native, for %native-warp-if */
+    WARP_READ_NATIVE,   /* helper only: WARP_READ without the local-memory path */
     WARP__COUNT
 } WarpOp;
+
+/* Node.op of an N_C_IF made by %native-warp-if (check.c): the OpenCL
+ * emitter keeps its then-branch for devices with native shuffles only. */
+#define IF_NATIVE_WARP 1
 
 /* Crisp's warp: 32 lanes on every device (docs/warps.md). */
 #define CRISP_WARP_SIZE 32

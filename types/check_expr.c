@@ -444,7 +444,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 /* ---- operands ---- */
 
 int is_statement_head(const char *h) {
-    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", NULL};
+    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", "%native-warp-if", NULL};
     for (int i = 0; stm[i]; i++)
         if (syn_streq(stm[i], h)) return 1;
     return 0;

@@ -154,6 +154,7 @@ typedef struct Ctx {
                                 compiler: C's conversions apply (constvec.c) */
 
     const Node *in_warp;     /* innermost in-warp form we are inside (warps.c) */
+    int native_warp;         /* inside %native-warp-if's native branch (warps.c) */
     const Node *divergent;   /* innermost construct whose threads may diverge */
     Sym **uniform;           /* variables known to be uniform across the workgroup */
     int nuniform, capuniform;
@@ -444,6 +445,7 @@ int warp_device_has_subgroups(Ctx *cx, const Node *syn);
 const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
 const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
 const Node *warp_divergent_enter(Ctx *cx, const Node *construct);
+void warp_native_use(Ctx *cx);
 /* A call of CALLEE: check convergence, pass the warp memory on. */
 int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 

@@ -274,7 +274,8 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
                       "so they belong inside (in-warp (lane-id) ...)", name);
         return NULL;
     }
-    if (!convergent(cx, syn, arena_printf(cx->ck->a, "`%s`", name))) return NULL;
+    /* in %native-warp-if's native branch only the warp's own lanes meet */
+    if (!cx->native_warp && !convergent(cx, syn, arena_printf(cx->ck->a, "`%s`", name))) return NULL;
     Node *v = expr(cx, syn->kids[1], want && ty_is_arith(want) ? want : NULL);
     if (!v) return NULL;
     if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
@@ -300,9 +301,13 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
         if (!l) return NULL;
     }
     uses_warp(cx);
-    cx->fn->warp_collective = 1;
-    Sym *mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
-    if (!mem || !warp_helper(cx, op, NULL) || !warp_helper(cx, WARP_READ, v->ty)) return NULL;
+    Sym *mem = NULL;
+    if (!cx->native_warp) {
+        cx->fn->warp_collective = 1;
+        mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
+        if (!mem) return NULL;
+    }
+    if (!warp_helper(cx, op, NULL) || !warp_helper(cx, mem ? WARP_READ : WARP_READ_NATIVE, v->ty)) return NULL;
     Node *n = warp_node(cx, syn, op, v->ty, 2);
     if (!n) return NULL;
     n->kids[0] = v;
@@ -310,6 +315,13 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     n->nkids = 2;
     n->sym = mem;
     return n;
+}
+
+/* %native-warp-if (check.c): the warp support code, and crisp_warp_native,
+ * which tells whether this device's shuffles are native. */
+void warp_native_use(Ctx *cx) {
+    uses_warp(cx);
+    warp_helper(cx, WARP_NATIVE, NULL);
 }
 
 Node *warp_form(Ctx *cx, Node *syn, Type *want) {
@@ -320,9 +332,9 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
     if (op == WARP__COUNT) return in_warp(cx, syn);
     if (op >= WARP_SHUFFLE) return shuffle(cx, syn, op, want);
     if (!nargs_ok(cx, syn, 0, 0)) return NULL;
-    if (op == WARP_SYNC && !convergent(cx, syn, "`sync-warp`")) return NULL;
+    if (op == WARP_SYNC && !cx->native_warp && !convergent(cx, syn, "`sync-warp`")) return NULL;
     uses_warp(cx);
-    if (op == WARP_SYNC) cx->fn->warp_collective = 1;
+    if (op == WARP_SYNC && !cx->native_warp) cx->fn->warp_collective = 1;
     if (op != WARP_LANE_ID && !warp_helper(cx, op, NULL)) return NULL;
     if (op == WARP_SYNC && !warp_helper(cx, WARP_LANES, NULL)) return NULL; /* the PTX member mask */
     return warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
