@@ -6,13 +6,15 @@ assembled by ptxas for the H100 (scripts/check_ptx.sh).  Also the float and
 double atomic add of reduce-vec-atomic (tests/e2e/lib/reduce.crisp), whose
 NVIDIA path is inline PTX atom.global.add.f32/.f64 (docs/performance.md).  Skipped, saying so,
 where clang's nvptx target, libclc or the CUDA toolkit's ptxas is missing;
-the H100 runs are in docs/performance.md."""
+the library's reductions' warp path (tests/e2e/lib/reduce_warps.crisp,
+%native-warp-if) too.  The H100 runs are in docs/performance.md."""
 import os
 import subprocess
 
 from crisptest import *
 
-PROGRAMS = ["tests/e2e/warps.crisp", "examples/sum_vector_warp.crisp", "tests/golden/warps/reduce.crisp"]
+PROGRAMS = ["tests/e2e/warps.crisp", "examples/sum_vector_warp.crisp", "tests/golden/warps/reduce.crisp",
+            "tests/e2e/lib/reduce_warps.crisp"]   # the library's reductions' warp path (%native-warp-if)
 
 
 def check_ptx(path, ver, env=None):
