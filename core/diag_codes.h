@@ -319,6 +319,7 @@ DIAG(E0582, ERROR, "malformed `in-warp`")
 DIAG(E0583, ERROR, "shuffle of a value that is not a number, bool or hardware vector")
 DIAG(E0584, ERROR, "shuffle lane that is not an integer")
 DIAG(E0586, ERROR, "shuffle in a def-kernel-exact kernel")
+DIAG(E0587, ERROR, "malformed `%native-warp-if`")
 
 /* E06xx call graph: recursion, instantiation */
 DIAG(E0601, ERROR, "recursion")

@@ -22,10 +22,12 @@ step() {  # step NAME SECONDS COMMAND...
 want() { [ -z "$STEPS" ] || case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 STEPS="$*"
 nvidia-smi -L >"$OUT/device.txt" 2>&1
-want tests && for t in reduce scan_workgroup scan_grid filter warps warps_reduce library vector_add sort tile matmul orchestration; do
+want tests && for t in reduce reduce_warps scan_workgroup scan_grid filter warps warps_reduce library vector_add sort tile matmul orchestration; do
     step "test_$t" 120 "$PY" tests/e2e/$t.py
 done
 want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce 240 "$PY" scripts/bench_reduce.py
+# the same with the workgroup tree forced instead of the warp path (docs/performance.md)
+want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce_tree 240 env BENCH_CL_OPTIONS=-DCRISP_WARP_LOCAL=1 "$PY" scripts/bench_reduce.py
 want scan && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan 240 "$PY" scripts/bench_scan.py
 # BENCH_WARPS_ARGS: more bench_warps.py options, e.g. a sweep:
 #   --kernel warp_sum4,warp_sum4_x2,warp_sum4_x4 --threads-per-cu 1024,2048 --n 268435456
