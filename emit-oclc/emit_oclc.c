@@ -177,7 +177,8 @@ static void binary_out(Em *e, const Node *n) {
 }
 
 /* A warp operation (emit-oclc/warps.c): crisp_lane_id(), or for a shuffle
- * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem, crisp_warp_mem_len). */
+ * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem, crisp_warp_mem_len); in
+ * %native-warp-if's native branch (no warp memory) crisp_shuffle_native_T(VALUE, ...). */
 static void warp_out(Em *e, const Node *n) {
     if (n->op < WARP_SHUFFLE) {
         sb_printf(e->out, "%s()", oclc_warp_name(e->a, n->op, NULL));
