@@ -385,12 +385,15 @@ static void warning(Diag *d, SrcLoc loc, const Expansion *origin, const char *co
         if (error_shown(d)) report(d, "error", loc, origin, code, " [-Werror]", fmt, ap);
         return;
     }
-    d->warnings++;
-    if (d->warnings > DIAG_MAX_WARNINGS) {
+    if (d->warnings >= DIAG_MAX_WARNINGS) {
         d->mute_notes = 1;
         return;
     }
     report(d, "warning", loc, origin, code, NULL, fmt, ap);
+    /* a repeat of a recent warning (same place, same text) is not shown and
+       does not count toward the cap: counted, the repeats of a large file's
+       library expansions muted the later kernels' warnings */
+    if (!d->out || !d->mute_notes) d->warnings++;
 }
 
 void diag_warning(Diag *d, SrcLoc loc, const Expansion *origin, const char *code,

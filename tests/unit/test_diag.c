@@ -112,6 +112,19 @@ static void test_color(void **state) {
                         "      |    \033[1;32m^\033[0m\n");
 }
 
+/* A repeated warning (same place, same text) is shown once and does not
+   count toward the cap of DIAG_MAX_WARNINGS: the next new one is shown. */
+static void test_repeats_not_capped(void **state) {
+    (void)state;
+    Diag d;
+    CAPTURE(d, for (int i = 0; i < DIAG_MAX_WARNINGS + 50; i++)
+                   diag_warning(&d, at(2, 3), NULL, "W0302", "unknown declaration `%s` ignored", "foo");
+            diag_warning(&d, at(2, 4), NULL, "W0302", "unknown declaration `%s` ignored", "bar"));
+    assert_int_equal(count(out_buf, "k.crisp:2:3: warning[W0302]: unknown declaration `foo` ignored\n"), 1);
+    assert_int_equal(count(out_buf, "k.crisp:2:4: warning[W0302]: unknown declaration `bar` ignored\n"), 1);
+    assert_int_equal(d.warnings, 2);
+}
+
 static void test_werror(void **state) {
     (void)state;
     Diag d;
@@ -201,6 +214,7 @@ int main(void) {
         cmocka_unit_test(test_unlimited_errors),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_repeats_not_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
