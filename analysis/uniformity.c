@@ -661,6 +661,11 @@ static void walk_decl(Fn *f, Node *s) {
     if (f->capture) {
         v->captured = 1;
         u = uni(L_UNIFORM);
+    } else if (sym->wg_uniform && !uni_ok(u)) {
+        /* the library's (declare (%workgroup-uniform V)): a value read from
+           __local memory after a barrier, the same in every work-item (the
+           grid scan's next ticket, when-is-last-workgroup's verdict) */
+        u = uni(L_UNIFORM);
     }
     const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
     rise(f, v, u, why ? why : s, 0);

@@ -67,8 +67,13 @@ EXPECTED = {
         (30, "W1103"): "Q[3i + k]: three results per work-item",
         (39, "W1103"): "Out[4i + k]",
         (49, "W1103"): "Out[8i + k]",
-        (66, "W1103"): "Out[8i + k]",
-        (84, "W1103"): "Out[2i + k]",
+        (64, "W1103"): "ash_negated's Out[4i + k]: four results per work-item",
+        (77, "W1103"): "Out[8i + k]",
+        (95, "W1103"): "Out[2i + k]",
+    },
+    "tests/e2e/bit_patterns.crisp": {
+        (11, "W1103"): "R[4i + k]: four results per work-item",
+        (21, "W1103"): "R[3i + k]: three results per work-item",
     },
     "tests/e2e/spec_blocks_scan.crisp": {
         (51, "W1102"): "the spec's scan block: (>= local-id stride) leaves work-items idle",
@@ -133,6 +138,10 @@ EXPECTED = {
         (41, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows",
         (51, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows",
         (61, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows",
+        (72, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows (:pipeline)",
+        (80, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows (the pipelined GPU configuration)",
+        (88, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows (:pipeline, odd blocks)",
+        (96, "W1102"): "matmul (lib/): the edge guards of a work-item's block rows (:pad)",
     },
     "tests/e2e/tile.crisp": {
         (29, "W1102"): "store-tile (lib/): only the work-items inside the destination write (edge guard)",
