@@ -1793,6 +1793,40 @@ static int orch_chunked(const AbiOrch *ao, int b) {
     return ob->fresh && st->mode == ORCH_INTERLEAVED && !st->exclude[ob->param] && ob->arg->role == ROLE_BUFFER && !is_local(ob->arg);
 }
 
+/* launch-interleaved, shared by the OpenCL and the CUDA step: N, the
+ * chunked count, is the shortest vector's; a vector with std140 padding
+ * cannot be copied in chunks (an error at run time). */
+static void interleave_limit(Hc *h, const AbiOrchBuf *ob) {
+    Printer *p = &h->pr;
+    const char *f = orch_buf_name(h, ob);
+    pr_line(p, "if (%s_len < n) n = %s_len;", f, f);
+    pr_line(p, "if (%s != %d) { /* std140 padding: not chunked */", elem_size(h, ob->arg), stride_of(ob->arg));
+    c_line(h, "    err = crisp_errorf(cx, CL_INVALID_VALUE, \"launch-interleaved: %s has padded elements\");", comment_text(h, ob->ident));
+    pr_line(p, "    goto interleaved_done;");
+    pr_line(p, "}");
+}
+
+/* ... the chunk size and the loop over the chunks (left open, indented) */
+static void interleave_chunks_open(Printer *p) {
+    pr_line(p, "if (n == (size_t)-1) n = 0;");
+    pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
+    pr_line(p, "if (!chunk) chunk = 1;");
+    pr_line(p, "for (start = 0, c = 0; start < n; start += chunk, c++) {");
+    pr_indent(p);
+}
+
+/* ... and step S's kernel over one chunk, on queue (stream) q. */
+static void interleave_launch(Hc *h, const OrchStep *st, const HostKernel *hk, int s) {
+    Printer *p = &h->pr;
+    pr_line(p, "a%d.%s = (%s)start;", s, field(h, hk->params[st->offset_param].arg), scalar_ctype(h, hk->params[st->offset_param].arg));
+    pr_line(p, "a%d.%s = (%s)size;", s, field(h, hk->params[st->length_param].arg), scalar_ctype(h, hk->params[st->length_param].arg));
+    pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", hk->k->name, s, s);
+    pr_line(p, "launch[%d].global[0] = size; /* one chunk */", s);
+    pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
+    pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", hk->k->name, s, s);
+    pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+}
+
 /* Step S, launch-interleaved: the vectors go in chunks through pinned host
  * memory, chunk i copied in, computed and copied out on queue i % 2. */
 static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const int *mem_of_buf, const int *vec, int nv);
@@ -1801,7 +1835,6 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     Printer *p = &h->pr;
     const OrchStep *st = &ao->o->steps[s];
     const HostKernel *hk = &h->hks[ao->kernel[s]];
-    const AbiKernel *k = hk->k;
     int *vec = arena_alloc(h->a, sizeof(int) * (size_t)(st->nargs + 1));
     int nv = 0;
     for (int j = 0; j < st->nargs; j++)
@@ -1831,11 +1864,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         const char *f = orch_buf_name(h, ob);
-        pr_line(p, "if (%s_len < n) n = %s_len;", f, f);
-        pr_line(p, "if (%s != %d) { /* std140 padding: not chunked */", elem_size(h, ob->arg), stride_of(ob->arg));
-        c_line(h, "    err = crisp_errorf(cx, CL_INVALID_VALUE, \"launch-interleaved: %s has padded elements\");", comment_text(h, ob->ident));
-        pr_line(p, "    goto interleaved_done;");
-        pr_line(p, "}");
+        interleave_limit(h, ob);
         pr_line(p, "pinned[%d] = clCreateBuffer(cx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, %s_len * %d + 1, NULL, &err);", v, f,
                 stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "pinned memory for %s", ob->ident)));
@@ -1843,11 +1872,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
         pr_line(p, "                                                %s_len * %d + 1, 0, NULL, NULL, &err);", f, stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "mapping pinned memory for %s", ob->ident)));
     }
-    pr_line(p, "if (n == (size_t)-1) n = 0;");
-    pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
-    pr_line(p, "if (!chunk) chunk = 1;");
-    pr_line(p, "for (start = 0, c = 0; start < n; start += chunk, c++) {");
-    pr_indent(p);
+    interleave_chunks_open(p);
     pr_line(p, "cl_command_queue q = qs[c %% 2];");
     pr_line(p, "size = n - start < chunk ? n - start : chunk;");
     pr_line(p, "nchunks = c + 1;");
@@ -1861,13 +1886,7 @@ static void emit_orch_interleaved(Hc *h, const AbiOrch *ao, int s, const int *me
                 mem_of_buf[vec[v]], st_, st_, v, st_);
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "clEnqueueWriteBuffer (launch-interleaved)"));
     }
-    pr_line(p, "a%d.%s = (%s)start;", s, field(h, hk->params[st->offset_param].arg), scalar_ctype(h, hk->params[st->offset_param].arg));
-    pr_line(p, "a%d.%s = (%s)size;", s, field(h, hk->params[st->length_param].arg), scalar_ctype(h, hk->params[st->length_param].arg));
-    pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
-    pr_line(p, "launch[%d].global[0] = size; /* one chunk */", s);
-    pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
-    pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", k->name, s, s);
-    pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+    interleave_launch(h, st, hk, s);
     int nw = 0;
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
@@ -1929,7 +1948,6 @@ static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const in
     Printer *p = &h->pr;
     const OrchStep *st = &ao->o->steps[s];
     const HostKernel *hk = &h->hks[ao->kernel[s]];
-    const AbiKernel *k = hk->k;
     int n1 = nv ? nv : 1;
     pr_line(p, "{");
     pr_indent(p);
@@ -1950,20 +1968,12 @@ static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const in
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         const char *f = orch_buf_name(h, ob);
-        pr_line(p, "if (%s_len < n) n = %s_len;", f, f);
-        pr_line(p, "if (%s != %d) { /* std140 padding: not chunked */", elem_size(h, ob->arg), stride_of(ob->arg));
-        c_line(h, "    err = crisp_errorf(cx, CL_INVALID_VALUE, \"launch-interleaved: %s has padded elements\");", comment_text(h, ob->ident));
-        pr_line(p, "    goto interleaved_done;");
-        pr_line(p, "}");
+        interleave_limit(h, ob);
         pr_line(p, "err = (cl_int)cuMemHostAlloc((void **)&staged[%d], %s_len * %d + 1, 0);", v, f, stride_of(ob->arg));
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, arena_printf(h->a, "pinned memory for %s", ob->ident)));
         if (ob->read) pr_line(p, "if (%s_len) memcpy(staged[%d], %s, %s_len * %d);", f, v, f, f, stride_of(ob->arg));
     }
-    pr_line(p, "if (n == (size_t)-1) n = 0;");
-    pr_line(p, "chunk = (n + CRISP_INTERLEAVE_CHUNKS - 1) / CRISP_INTERLEAVE_CHUNKS;");
-    pr_line(p, "if (!chunk) chunk = 1;");
-    pr_line(p, "for (start = 0, c = 0; start < n; start += chunk, c++) {");
-    pr_indent(p);
+    interleave_chunks_open(p);
     pr_line(p, "CUstream q = qs[c %% 2];");
     pr_line(p, "size = n - start < chunk ? n - start : chunk;");
     for (int v = 0; v < nv; v++) {
@@ -1974,13 +1984,7 @@ static void emit_orch_interleaved_cuda(Hc *h, const AbiOrch *ao, int s, const in
                 mem_of_buf[vec[v]], st_, v, st_, st_);
         c_line(h, "if (!crisp_ok(cx, err, %s)) goto interleaved_done;", c_string(h, "cuMemcpyHtoDAsync (launch-interleaved)"));
     }
-    pr_line(p, "a%d.%s = (%s)start;", s, field(h, hk->params[st->offset_param].arg), scalar_ctype(h, hk->params[st->offset_param].arg));
-    pr_line(p, "a%d.%s = (%s)size;", s, field(h, hk->params[st->length_param].arg), scalar_ctype(h, hk->params[st->length_param].arg));
-    pr_line(p, "%s_launch_size(&a%d, &launch[%d]);", k->name, s, s);
-    pr_line(p, "launch[%d].global[0] = size; /* one chunk */", s);
-    pr_line(p, "crisp_launch_round_up(&launch[%d]);", s);
-    pr_line(p, "err = %s_enqueue(p, q, &a%d, &launch[%d], 0, NULL, NULL);", k->name, s, s);
-    pr_line(p, "if (err != CL_SUCCESS) goto interleaved_done;");
+    interleave_launch(h, st, hk, s);
     for (int v = 0; v < nv; v++) {
         const AbiOrchBuf *ob = &ao->bufs[vec[v]];
         if (!ob->written) continue;
