@@ -2,7 +2,7 @@
 # check_ptx.sh - validate the NVIDIA lowering of Crisp's warp forms
 # (docs/warps.md) without a GPU: compile FILE.cl as NVIDIA's OpenCL would
 # see it (CRISP_WARP_PTX: inline PTX, shfl.sync, %laneid) with clang for
-# nvptx64-nvidia-nvcl (as crisp --ir-target=ptx) and libclc, then assemble the PTX with ptxas for the
+# nvptx64--nvidiacl and libclc, then assemble the PTX with ptxas for the
 # H100 (sm_90).  Prints what it ran; exit 0 when ptxas accepts the code,
 # 1 when a step fails, 77 when a tool is missing (the caller skips).
 #   sh scripts/check_ptx.sh FILE.cl [-cl-std=CL1.2]
@@ -36,9 +36,9 @@ STUB
     "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -c -emit-llvm -o "$tmp/stub.bc" "$tmp/stub.cl"
 defines=${PTX_DEFINES:--DCRISP_WARP_PTX=1}
 expect=${PTX_EXPECT:-'shfl.sync\|%laneid'}
-echo "check_ptx: $CLANG -target nvptx64-nvidia-nvcl $defines $std $cl"
+echo "check_ptx: $CLANG -target nvptx64--nvidiacl $defines $std $cl"
 # shellcheck disable=SC2086
-"$CLANG" -x cl "$std" -target nvptx64-nvidia-nvcl -Wno-linker-warnings -march=sm_80 $defines -Xclang -finclude-default-header \
+"$CLANG" -x cl "$std" -target nvptx64--nvidiacl -march=sm_80 $defines -Xclang -finclude-default-header \
     -Xclang -mlink-bitcode-file -Xclang "$LIBCLC" -Xclang -mlink-bitcode-file -Xclang "$tmp/stub.bc" \
     -O2 -S -o "$tmp/out.ptx" "$cl"
 grep -q "$expect" "$tmp/out.ptx" || { echo "check_ptx: no $expect in the PTX"; exit 1; }

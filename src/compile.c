@@ -484,14 +484,12 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     if (hoist && !status) {
         Abi *abi = abi_build(&c->arena, p);
         HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
-                           o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0, 0, 0};
+                           o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0, 0};
         /* the CUDA hoists load the cubins (or fat binaries) of --binary-gpu-target */
         const char **sms = arena_alloc(&c->arena, sizeof(char *) * (size_t)(o->ntargets + 1));
         for (int i = 0; sms && i < o->ntargets; i++)
             if (o->targets[i].kind == TARGET_CUBIN) sms[ho.ncuda_sms++] = o->targets[i].id;
         for (int i = 0; i < o->ntargets; i++) ho.spirv |= o->targets[i].kind == TARGET_SPV;
-        /* the OpenCL hoists load the PTX as a program binary on NVIDIA's OpenCL */
-        for (int i = 0; i < o->ntargets; i++) ho.ptx |= o->targets[i].kind == TARGET_PTX;
         ho.cuda_sms = sms;
         StrBuf src, flags;
         sb_init(&src);

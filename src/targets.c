@@ -282,16 +282,9 @@ static int build_ptx(Chain *ch, const char *out) {
        generic address space (clang's NVPTX target has none), is 1.2 plus
        what CRISP_CONSTANT needs: a def-const-vec in __global memory where a
        kernel takes a :constant vector (emit-oclc, docs/targets.md); the PTX
-       of every other program is the same as with CL1.2.
-       The triple is nvptx64-nvidia-nvcl, not libclc's nvptx64--nvidiacl:
-       only the nvcl PTX annotates pointer parameters with .ptr .global /
-       .ptr .shared, which NVIDIA's OpenCL needs to load it as a program
-       binary (a __local argument failed with CL_INVALID_ARG_VALUE with the
-       nvidiacl PTX, verified on an H200); libclc's nvidiacl bitcode still
-       provides the built-ins, and -Wno-linker-warnings mutes clang's
-       "Linking two modules of different target triples" (docs/targets.md) */
+       of every other program is the same as with CL1.2 */
     const char *cc[] = {clang, "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-cl-ext=+__opencl_c_program_scope_global_variables",
-                        "-Xclang", "-finclude-default-header", "-target", "nvptx64-nvidia-nvcl", "-Wno-linker-warnings", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
+                        "-Xclang", "-finclude-default-header", "-target", "nvptx64--nvidiacl", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
                         in_dir(ch, ".cl"), "-o", out, NULL};
     return step(ch, "clang", cc);
 }
