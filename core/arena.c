@@ -237,14 +237,18 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
     return p;
 }
 
+int arena_reserve(Arena *a, void **arr, int n, int more, int *cap, size_t elem) {
+    if (n + more <= *cap) return 1;
+    int nc = *cap ? *cap * 2 : 4; /* most arrays are short (issue 14) */
+    while (nc < n + more) nc *= 2;
+    void *p = arena_alloc(a, elem * (size_t)nc);
+    if (!p) return 0;
+    if (n) memcpy(p, *arr, elem * (size_t)n);
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
 void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item) {
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 4; /* most arrays are short (issue 14) */
-        void **p = arena_alloc(a, sizeof(void *) * (size_t)nc);
-        if (!p) return;
-        if (*n) memcpy(p, *arr, sizeof(void *) * (size_t)*n);
-        *arr = p;
-        *cap = nc;
-    }
-    (*arr)[(*n)++] = item;
+    if (arena_reserve(a, (void **)arr, *n, 1, cap, sizeof(void *))) (*arr)[(*n)++] = item;
 }

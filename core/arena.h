@@ -66,4 +66,10 @@ int arena_since(const Arena *a, ArenaMark m, const void *p);
  * `exhausted` is set (callers check it once, at the end of a stage). */
 void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item);
 
+/* Make room for `more` elements of `elem` bytes after the first `n` of the
+ * growable array (*arr, *cap), doubling it in the arena as needed: 1, or 0
+ * when out of memory (the array is unchanged).  arena_push is this for an
+ * array of pointers. */
+int arena_reserve(Arena *a, void **arr, int n, int more, int *cap, size_t elem);
+
 #endif

@@ -654,13 +654,8 @@ static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
        (local-scratch-vec (funcall (gen-make-reduction-local-scratch-vec
        (type-of someVar) message))): evaluated once where the macro is
        called, not at every use of the parameter (run_macro binds it). */
-    if (ev->nstaged + 2 > ev->staged_cap) {
-        int cap = ev->staged_cap ? 2 * ev->staged_cap : 8;
-        Node **k = arena_alloc(&ev->c->arena, sizeof *k * (size_t)cap);
-        if (!k) return oom_error(ev);
-        if (ev->nstaged) memcpy(k, ev->staged, sizeof *k * (size_t)ev->nstaged);
-        ev->staged = k, ev->staged_cap = cap;
-    }
+    if (!arena_reserve(&ev->c->arena, (void **)&ev->staged, ev->nstaged, 2, &ev->staged_cap, sizeof *ev->staged))
+        return oom_error(ev);
     int n = ++ev->c->gensym_counter;
     Node *var = syn_symbol(&ev->c->arena, p->init->loc, arena_printf(&ev->c->arena, "%s%%%d", p->var->name, n));
     ev->staged[ev->nstaged++] = var;

@@ -1234,6 +1234,20 @@ int static_truth(Ctx *cx, const Node *form, Node *test) {
     return -1;
 }
 
+/* Emit the statement `if (TEST) THEN else ELSE` (ELSE may be NULL); OP:
+ * 0, or IF_NATIVE_WARP for %native-warp-if. */
+static void emit_if(Ctx *cx, Node *syn, Node *test, Node *then_b, Node *else_b, int op) {
+    Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
+    n->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);
+    if (!n->kids) return;
+    n->kids[0] = test;
+    n->kids[1] = then_b;
+    n->kids[2] = else_b;
+    n->nkids = 3;
+    n->op = op;
+    emit_stmt(cx, n);
+}
+
 static void form_if(Ctx *cx, Node *syn, Dest *d) {
     Checker *ck = cx->ck;
     if (syn->nkids < 3 || syn->nkids > 4) {
@@ -1286,14 +1300,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
     scope_pop(cx);
     Node *else_b = syn->nkids == 4 ? branch_block(cx, syn->kids[3], d, syn->kids[3]) : NULL;
     cx->divergent = wdiv;
-    Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
-    n->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
-    if (!n->kids) return;
-    n->kids[0] = test;
-    n->kids[1] = then_b;
-    n->kids[2] = else_b;
-    n->nkids = 3;
-    emit_stmt(cx, n);
+    emit_if(cx, syn, test, then_b, else_b, 0);
 }
 
 /* (%native-warp-if TEST NATIVE FALLBACK) - spec "Warps & Shuffles"; the
@@ -1319,15 +1326,7 @@ static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
     cx->native_warp = saved;
     Node *else_b = branch_block(cx, syn->kids[3], d, syn->kids[3]);
-    Node *n = ck_node(cx, N_C_IF, syn, &ty_void);
-    n->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
-    if (!n->kids) return;
-    n->kids[0] = test;
-    n->kids[1] = then_b;
-    n->kids[2] = else_b;
-    n->nkids = 3;
-    n->op = IF_NATIVE_WARP;
-    emit_stmt(cx, n);
+    emit_if(cx, syn, test, then_b, else_b, IF_NATIVE_WARP);
 }
 
 /* (%loop (VAR[:TYPE] INIT TEST STEP) BODY...) - docs/core-forms.md */

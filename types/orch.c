@@ -260,14 +260,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
             return;
         }
     }
-    if (o->nsteps == o->capsteps) {
-        int cap = o->capsteps ? 2 * o->capsteps : 4;
-        OrchStep *ns = arena_alloc(ck->a, sizeof(OrchStep) * (size_t)cap);
-        if (!ns) return;
-        if (o->nsteps) memcpy(ns, o->steps, sizeof(OrchStep) * (size_t)o->nsteps);
-        o->steps = ns;
-        o->capsteps = cap;
-    }
+    if (!arena_reserve(ck->a, (void **)&o->steps, o->nsteps, 1, &o->capsteps, sizeof(OrchStep))) return;
     o->steps[o->nsteps++] = st;
     /* after the step is there, so that (length KERNEL::VAR) may name its own vectors */
     if (gsize && !(o->steps[o->nsteps - 1].gsize = host_expr(ck, o, gsize))) o->nsteps--;
@@ -401,14 +394,7 @@ static void run_time_loop(Checker *ck, Orchestration *o, Node *f, int depth) {
     l.end = -1;
     l.depth = d;
     l.line = f->loc.line;
-    if (o->nloops == o->caploops) {
-        int cap = o->caploops ? 2 * o->caploops : 4;
-        OrchLoop *nl = arena_alloc(ck->a, sizeof(OrchLoop) * (size_t)cap);
-        if (!nl) return;
-        if (o->nloops) memcpy(nl, o->loops, sizeof(OrchLoop) * (size_t)o->nloops);
-        o->loops = nl;
-        o->caploops = cap;
-    }
+    if (!arena_reserve(ck->a, (void **)&o->loops, o->nloops, 1, &o->caploops, sizeof(OrchLoop))) return;
     int me = o->nloops++, errs = ck->d->errors;
     o->loops[me] = l;
     for (int j = 2; j < f->nkids; j++) body_form(ck, o, f->kids[j], depth + 1);

@@ -404,21 +404,27 @@ def run_opencl(d):
             if hoist == "OpenCL":
                 verdict, note = cres[base]
             else:
-                try:
-                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "check-opencl", out, base],
-                                       capture_output=True, text=True, timeout=TIMEOUT)
-                    last = (r.stdout.strip().splitlines() or [""])[-1]
-                    if r.returncode == 0 and "\t" in last:
-                        verdict, note = last.split("\t", 1)
-                    else:
-                        verdict, note = "fail", (r.stdout + r.stderr).strip()[-400:]
-                except subprocess.TimeoutExpired:
-                    verdict, note = "fail", "the demo did not finish in %d s" % TIMEOUT
+                verdict, note = check_in_child("check-opencl", out, base)
             counts[verdict] += 1
             print("%-28s %-8s %-4s %s" % (base, hoist, verdict, note))
             sys.stdout.flush()
     print("cuda_hoists run-opencl: %d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
+
+
+
+def check_in_child(command, out, base):
+    """(verdict, note) of `cuda_hoists.py COMMAND OUT BASE` run in a child
+    process: a failing or hanging program must not stop the others."""
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), command, out, base],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "fail", "the demo did not finish in %d s" % TIMEOUT
+    last = (r.stdout.strip().splitlines() or [""])[-1]
+    if r.returncode == 0 and "\t" in last:
+        return tuple(last.split("\t", 1))
+    return "fail", (r.stdout + r.stderr).strip()[-400:]
 
 
 def run(d):
@@ -450,17 +456,7 @@ def run(d):
             elif binding is None:
                 verdict, note = "skip", "no Python binding of the CUDA driver API"
             else:
-                # in a child: a failing or hanging program must not stop the others
-                try:
-                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "check", out, base],
-                                       capture_output=True, text=True, timeout=TIMEOUT)
-                    last = (r.stdout.strip().splitlines() or [""])[-1]
-                    if r.returncode == 0 and "\t" in last:
-                        verdict, note = last.split("\t", 1)
-                    else:
-                        verdict, note = "fail", (r.stdout + r.stderr).strip()[-400:]
-                except subprocess.TimeoutExpired:
-                    verdict, note = "fail", "the demo did not finish in %d s" % TIMEOUT
+                verdict, note = check_in_child("check", out, base)
             counts[verdict] += 1
             print("%-28s %-6s %-4s %s" % (base, hoist, verdict, note))
             sys.stdout.flush()
