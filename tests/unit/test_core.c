@@ -135,6 +135,29 @@ static void check_format(const char *fmt, ...) {
     va_end(ap3);
 }
 
+/* arena_reserve keeps the elements, makes room for several at once and
+ * says when the arena is out of memory (leaving the array as it was). */
+static void test_reserve(void **state) {
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    struct pair { long x, y; } *v = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < 100; i++) {
+        assert_true(arena_reserve(&a, (void **)&v, n, 2, &cap, sizeof *v));
+        assert_true(n + 2 <= cap);
+        v[n].x = i, v[n].y = -i, n++;
+    }
+    for (int i = 0; i < 100; i++) assert_true(v[i].x == i && v[i].y == -i);
+    void *before = v;
+    int cap_before = cap;
+    a.cap = 1; /* far past 1.25 x the cap: every allocation refused */
+    assert_false(arena_reserve(&a, (void **)&v, n, cap + 1 - n, &cap, sizeof *v));
+    assert_ptr_equal(v, before);
+    assert_int_equal(cap, cap_before);
+    arena_free(&a);
+}
+
 static void test_format_like_vsnprintf(void **state) {
     (void)state;
     check_format("plain text");
@@ -180,6 +203,7 @@ int main(void) {
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_mark_since),
         cmocka_unit_test(test_blocks_given_back),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_format_like_vsnprintf),
         cmocka_unit_test(test_printf_grows),
     };
