@@ -3,6 +3,8 @@
  *
  *     spv     clang -target spir64 -emit-llvm, llvm-spirv   -> BASE.spv
  *     ptx     clang -target nvptx64--nvidiacl + libclc      -> BASE.ptx
+ *     nvcl    clang -target nvptx64-nvidia-nvcl + libclc    -> BASE_nvcl.ptx
+ *             (not an option: ptx with an OpenCL hoist, for NVIDIA's OpenCL)
  *     sm_XX   ptx, then ptxas -arch=sm_XX                   -> BASE_sm_XX.cubin
  *             --fat-binary: fatbinary (cubin + PTX)         -> BASE_sm_XX.fatbin
  *     pvc     Intel's ocloc -device pvc                     -> BASE_pvc.bin

@@ -395,6 +395,7 @@ def run_opencl(d):
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
     counts = {"pass": 0, "fail": 0, "skip": 0}
+    loaded = {"PTX": 0, "SPIR-V": 0, "OpenCL C": 0, "?": 0}
     progs = [b for b in selected(sorted(manifest)) if os.path.isdir(os.path.join(d, b))]
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 4)) as ex:
         cres = dict(zip(progs, ex.map(lambda b: check_c_opencl(os.path.join(d, b), b), progs if hoists(["OpenCL"]) else [])))
@@ -406,11 +407,28 @@ def run_opencl(d):
             else:
                 verdict, note = check_in_child("check-opencl", out, base)
             counts[verdict] += 1
+            if verdict == "pass":
+                loaded[program_origin(note)] += 1
             print("%-28s %-8s %-4s %s" % (base, hoist, verdict, note))
             sys.stdout.flush()
+    # which file the passing hoists built: BASE_nvcl.ptx (clCreateProgramWithBinary) or the .cl
+    print("cuda_hoists run-opencl: of the passed, %d loaded the PTX (BASE_nvcl.ptx), %d the SPIR-V, %d the .cl, %d unknown"
+          % (loaded["PTX"], loaded["SPIR-V"], loaded["OpenCL C"], loaded["?"]))
     print("cuda_hoists run-opencl: %d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 
+
+
+def program_origin(note):
+    """What a passing OpenCL hoist built, from its note: the C demo's line
+    `program: BASE_nvcl.ptx (PTX, ...)` / `program: BASE.cl (OpenCL C; not
+    the PTX: ...)`, the Python one's `program: PTX` (program_origin)."""
+    m = re.search(r"program: (\S+)(?: \((PTX|SPIR-V|OpenCL C))?", note)
+    if not m:
+        return "?"
+    if m.group(2):
+        return m.group(2)
+    return m.group(1) if m.group(1) in ("PTX", "SPIR-V") else "OpenCL C" if m.group(1) == "OpenCL" else "?"
 
 
 def check_in_child(command, out, base):
