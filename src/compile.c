@@ -434,7 +434,15 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         outs[n].path = arena_printf(&c->arena, "%s/%s.metacrisp", dir, base);
         capture[n] = o->capture_meta;
         sb_init(&outs[n].text);
-        emit_metadata(&outs[n].text, p, &c->arena);
+        MetaBinary *bins = arena_alloc(&c->arena, sizeof(MetaBinary) * (size_t)(ntargets + 1));
+        for (int i = 0; bins && i < ntargets; i++) {
+            const CrispTarget *t = i < o->ntargets ? &o->targets[i] : &nvcl_target;
+            const char *path = target_file(&c->arena, t, o->fat_binary, dir, base), *slash = path ? strrchr(path, '/') : NULL;
+            bins[i].file = slash ? slash + 1 : path ? path : "";
+            bins[i].target = t->id;
+            bins[i].loader = target_loader(t, o->fat_binary);
+        }
+        emit_metadata_binaries(&outs[n].text, p, &c->arena, bins, bins ? ntargets : 0);
         n++;
     }
     /* IR and binaries through the vendor tools (targets.c), or from the

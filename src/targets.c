@@ -59,6 +59,17 @@ const char *target_file(Arena *a, const CrispTarget *t, int fat, const char *dir
     return NULL;
 }
 
+const char *target_loader(const CrispTarget *t, int fat) {
+    switch (t->kind) {
+    case TARGET_SPV: return "clCreateProgramWithIL (OpenCL 2.1, cl_khr_il_program), Level Zero";
+    case TARGET_PTX: return "cuModuleLoadData (the CUDA driver API: the CUDA hoists); nvptx64--nvidiacl";
+    case TARGET_CUBIN: return fat ? "cuModuleLoadData (a CUDA fat binary: the cubin and the PTX)" : "cuModuleLoadData (the CUDA driver API)";
+    case TARGET_PVC: return "clCreateProgramWithBinary on Intel's GPU runtime, zeModuleCreate";
+    case TARGET_NVCL: return "clCreateProgramWithBinary on NVIDIA's OpenCL (the OpenCL hoists); nvptx64-nvidia-nvcl";
+    }
+    return "";
+}
+
 /* ---- finding the tools ---- */
 
 static int missing(Chain *ch, const char *tool, const char *package) {
@@ -391,7 +402,7 @@ static int build_pvc(Chain *ch, int fat, const char *out) {
 int target_build(Crisp *c, const CrispTarget *t, int fat, const char *base, const char *cl, size_t cl_len, StrBuf *out) {
     Chain ch = {c, &c->arena, t, NULL, NULL, base, cl, cl_len};
     ch.what = t->kind == TARGET_SPV || t->kind == TARGET_PTX ? arena_printf(ch.a, "--ir-target=%s", t->id)
-              : t->kind == TARGET_NVCL ? "--ir-target=ptx (BASE_nvcl.ptx, for the OpenCL hoists)"
+              : t->kind == TARGET_NVCL ? arena_printf(ch.a, "--ir-target=ptx (%s_nvcl.ptx, for the OpenCL hoists)", base)
                                        : arena_printf(ch.a, "--binary-gpu-target=%s", t->id);
     char *dir = tool_tmpdir(ch.a);
     if (!dir) {

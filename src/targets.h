@@ -18,6 +18,9 @@
 /* The file name of target `t` in `dir` for base name `base`. */
 const char *target_file(Arena *a, const CrispTarget *t, int fat, const char *dir, const char *base);
 
+/* What loads target `t`'s file (the metadata's "binaries"). */
+const char *target_loader(const CrispTarget *t, int fat);
+
 /* Build `t` from OpenCL C `cl` (the text of BASE.cl) into `out`.  A tool
  * that is missing or fails is reported through c->diag (the failing
  * OpenCL C line mapped back to its Crisp source line where the .cl's
