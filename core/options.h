@@ -22,12 +22,14 @@ typedef struct CrispDefine {
     const char *value;  /* text after '=' */
 } CrispDefine;
 
-/* --ir-target=ID / --binary-gpu-target=ID (docs/targets.md) */
-typedef enum CrispTargetKind { TARGET_SPV, TARGET_PTX, TARGET_CUBIN, TARGET_PVC } CrispTargetKind;
+/* --ir-target=ID / --binary-gpu-target=ID (docs/targets.md); TARGET_NVCL
+ * ("nvcl", BASE_nvcl.ptx) is never named by the user: compile.c adds it
+ * for --ir-target=ptx with an OpenCL hoist (the PTX NVIDIA's OpenCL loads) */
+typedef enum CrispTargetKind { TARGET_SPV, TARGET_PTX, TARGET_CUBIN, TARGET_PVC, TARGET_NVCL } CrispTargetKind;
 
 typedef struct CrispTarget {
     CrispTargetKind kind;
-    const char *id;           /* "spv", "ptx", "sm_90", "pvc" */
+    const char *id;           /* "spv", "ptx", "sm_90", "pvc", "nvcl" */
 } CrispTarget;
 
 typedef struct CrispOptions {

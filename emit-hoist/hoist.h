@@ -23,6 +23,7 @@ typedef struct HoistOptions {
     int fat_binary;             /* --fat-binary: BASE_sm_XX.fatbin, not .cubin */
     int cuda;                   /* set by emit_hoists: the CUDA flavour of an emitter */
     int spirv;                  /* --ir-target=spv: the OpenCL hoists load BASE.spv where they can */
+    int ptx;                    /* --ir-target=ptx: the OpenCL hoists load BASE_nvcl.ptx on NVIDIA's OpenCL */
 } HoistOptions;
 
 /* The hoist targets (--hoist=...). */

@@ -1150,6 +1150,13 @@ static void emit_program_defs(Hc *h) {
         pr_line(p, "p->program = crisp_load_module(cx, cl_path ? cl_path : %s, images, &err);",
                 c_string(h, arena_printf(h->a, "%s.ptx", h->o->base)));
         pr_line(p, "if (!p->program) return err;");
+    } else if (nfile && h->o->ptx) {
+        /* --ir-target=ptx: BASE_nvcl.ptx beside the .cl is the program binary on NVIDIA's OpenCL */
+        pr_line(p, "/* %s_nvcl.ptx (clCreateProgramWithBinary) on NVIDIA's OpenCL%s, else the .cl */", comment_text(h, h->o->base),
+                h->o->spirv ? ", the .spv where the device takes SPIR-V" : "");
+        pr_line(p, "p->program = crisp_build_program_built(cx, cl_path ? cl_path : %s, %d, 1, %s, &err);",
+                c_string(h, arena_printf(h->a, "%s.cl", h->o->base)), h->o->spirv ? 1 : 0, c_string(h, abi->cl_std));
+        pr_line(p, "if (!p->program) return err;");
     } else if (nfile && h->o->spirv) {
         /* --ir-target=spv: BASE.spv beside the .cl, where the device takes SPIR-V */
         pr_line(p, "char spv_path[4096];");
@@ -2734,7 +2741,7 @@ static void emit_demo(Hc *h) {
     pr_line(p, "    return 1;");
     pr_line(p, "}");
     if (h->cuda) pr_line(p, "printf(\"module: %%s\\n\", cx.loaded);");
-    else if (h->o->spirv && nfile) pr_line(p, "printf(\"program: %%s\\n\", cx.loaded);");
+    else if ((h->o->spirv || h->o->ptx) && nfile) pr_line(p, "printf(\"program: %%s\\n\", cx.loaded);");
     pr_blank(p);
     pr_line(p, "/* every kernel, in source order */");
     for (int i = 0; i < abi->nkernels; i++) pr_line(p, "ran += demo_%s(&prog);", abi->kernels[i].name);

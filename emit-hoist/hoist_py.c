@@ -739,6 +739,9 @@ static void emit_constants(Printer *p, const Abi *abi, const HoistOptions *o, Ar
         if (nstatic && o->spirv)
             pr_line(p, "SPV_FILE = os.path.join(HERE, %s)   # --ir-target=spv: loaded where the device takes SPIR-V",
                     quoted(a, arena_printf(a, "%s.spv", o->base)));
+        if (nstatic && o->ptx)
+            pr_line(p, "PTX_FILE = os.path.join(HERE, %s)   # --ir-target=ptx: the program binary on NVIDIA's OpenCL",
+                    quoted(a, arena_printf(a, "%s_nvcl.ptx", o->base)));
         pr_line(p, "BUILD_OPTIONS = \"%s\"   # the .cl's OpenCL C (--ocl-version)", abi->cl_std);
     }
     pr_line(p, "UNIFIED_MEMORY = %s%s", o->unified_memory ? "True" : "False",
@@ -777,7 +780,10 @@ static void emit_load(Printer *p, const HoistOptions *o, int nstatic, int ndynam
     pr_line(p, "(environment variables CRISP_PLATFORM / CRISP_DEVICE: substrings of the");
     pr_line(p, "names).\"\"\"");
     pr_line(p, "runtime = crisp_runtime.Runtime(context, queue, unified_memory=UNIFIED_MEMORY)");
-    if (nstatic && o->spirv)
+    if (nstatic && o->ptx)
+        pr_line(p, "program = runtime.build_built(CL_FILE, BUILD_OPTIONS, %sptx_path=PTX_FILE)  # PTX on NVIDIA, else the .cl",
+                o->spirv ? "spv_path=SPV_FILE, " : "");
+    else if (nstatic && o->spirv)
         pr_line(p, "program = runtime.build_spirv_or_file(SPV_FILE, CL_FILE, BUILD_OPTIONS)  # SPIR-V, else the .cl");
     else
         pr_line(p, "program = %s", nstatic ? "runtime.build_file(CL_FILE, BUILD_OPTIONS)" : "None      # every kernel is built from CL_SOURCE");

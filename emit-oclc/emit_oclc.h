@@ -13,6 +13,17 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch);
 /* BASE.metacrisp: every kernel's OpenCL arguments (docs in README). */
 void emit_metadata(StrBuf *out, const Program *p, Arena *scratch);
 
+/* An IR or binary file the driver writes with the .cl (docs/targets.md):
+ * its name, the target ("ptx", "nvcl", "sm_90" ...) and what loads it. */
+typedef struct MetaBinary {
+    const char *file, *target, *loader;
+} MetaBinary;
+
+/* emit_metadata with "binaries": BINS (none when NBINS is 0: the key is
+ * left out, so metadata without --ir-target/--binary-gpu-target is as
+ * before). */
+void emit_metadata_binaries(StrBuf *out, const Program *p, Arena *scratch, const MetaBinary *bins, int nbins);
+
 /* One checked expression, or one statement (at indent 0, every unread
  * variable kept), of program P as emit_oclc prints it inside a function:
  * the printers on their own (tests/unit/test_emit.c). */

@@ -189,6 +189,10 @@ static void orchs_json(StrBuf *b, const Abi *abi, Arena *ar) {
 }
 
 void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
+    emit_metadata_binaries(b, p, scratch, NULL, 0);
+}
+
+void emit_metadata_binaries(StrBuf *b, const Program *p, Arena *scratch, const MetaBinary *bins, int nbins) {
     Abi *abi = abi_build(scratch, p);
     sb_printf(b, "{\n  \"crisp_version\": \"%s\",\n  \"source\": ", CRISP_VERSION);
     json_str(b, p->source);
@@ -320,6 +324,18 @@ void emit_metadata(StrBuf *b, const Program *p, Arena *scratch) {
             sb_puts(b, "]}");
         }
         sb_puts(b, p->nsites ? "\n  ]" : "]");
+    }
+    if (nbins) {
+        /* the IR and binaries written beside the .cl (docs/targets.md) */
+        sb_puts(b, ",\n  \"binaries\": [");
+        for (int i = 0; i < nbins; i++) {
+            sb_printf(b, "%s\n    {\"file\": ", i ? "," : "");
+            json_str(b, bins[i].file);
+            key_str(b, "target", bins[i].target);
+            key_str(b, "loader", bins[i].loader);
+            sb_putc(b, '}');
+        }
+        sb_puts(b, "\n  ]");
     }
     sb_puts(b, "\n}\n");
 }

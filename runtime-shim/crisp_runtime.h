@@ -193,7 +193,7 @@ typedef struct CrispContext {
     int has_svm;                /* coarse-grained SVM buffers are available */
     int queue_in_order;         /* queue runs its commands in order (crisp_open, crisp_use;
                                    0: not known) - KERNEL_run needs no event then */
-    char loaded[640];           /* what crisp_build_program_spirv_or_file built, and why */
+    char loaded[640];           /* what crisp_build_program_built (or _spirv_or_file) built, and why */
     cl_int status;              /* of the last failure (CL_SUCCESS: none) */
     char message[CRISP_MESSAGE_SIZE]; /* its message: crisp_error_message */
 } CrispContext;
@@ -610,6 +610,89 @@ static inline cl_program crisp_build_program_spirv_or_file(CrispContext *cx, con
 #endif
     snprintf(cx->loaded, sizeof cx->loaded, "%.250s (OpenCL C; not the SPIR-V: %.300s)", cl_path, no);
     return crisp_build_program_file(cx, cl_path, options, err);
+}
+
+/* '' when CX's device takes PTX as its program binary (NVIDIA's OpenCL: a
+ * program binary there is PTX text, so the BASE_nvcl.ptx crisp writes for
+ * --ir-target=ptx with an OpenCL hoist loads with
+ * clCreateProgramWithBinary), else why not (static text or WHY, a buffer
+ * of SIZE bytes). */
+static inline const char *crisp_ptx_support(CrispContext *cx, char *why, size_t size) {
+    if (strstr(cx->platform_name, "NVIDIA")) return "";
+    snprintf(why, size, "%.200s is not NVIDIA's OpenCL, whose program binaries are PTX", cx->platform_name);
+    return why;
+}
+
+/* The PTX at PTX_PATH (crisp's BASE_nvcl.ptx) built with
+ * clCreateProgramWithBinary where CX's device takes PTX (NVIDIA); NULL with
+ * why not in WHY (SIZE bytes) otherwise or when that fails. */
+static inline cl_program crisp_build_program_ptx(CrispContext *cx, const char *ptx_path, char *why, size_t size) {
+    const char *no = crisp_ptx_support(cx, why, size);
+    FILE *f;
+    unsigned char *bin = NULL;
+    long n = -1;
+    cl_int status, binary_status = CL_SUCCESS;
+    cl_program program;
+    size_t len;
+    const unsigned char *bins[1];
+    if (*no) return NULL;
+    f = fopen(ptx_path, "rb");
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        (bin = (unsigned char *)malloc((size_t)n + 1)) == NULL || fread(bin, 1, (size_t)n, f) != (size_t)n) {
+        free(bin);
+        if (f) fclose(f);
+        snprintf(why, size, "cannot read %.200s", ptx_path);
+        return NULL;
+    }
+    fclose(f);
+    bin[n] = '\0'; /* PTX text, NUL-terminated as NVIDIA's own binaries are */
+    len = (size_t)n + 1;
+    bins[0] = bin;
+    program = clCreateProgramWithBinary(cx->context, 1, &cx->device, &len, bins, &binary_status, &status);
+    free(bin);
+    if (status == CL_SUCCESS) status = binary_status;
+    if (status == CL_SUCCESS) status = clBuildProgram(program, 1, &cx->device, "", NULL, NULL);
+    if (status == CL_SUCCESS) return program;
+    if (program) clReleaseProgram(program);
+    snprintf(why, size, "building %.200s failed: %s (%d)", ptx_path, crisp_error_name(status), (int)status);
+    return NULL;
+}
+
+/* What crisp built beside CL_PATH (BASE.cl), for CX's device: with SPIRV,
+ * BASE.spv through clCreateProgramWithIL where the device takes SPIR-V;
+ * with PTX, BASE_nvcl.ptx (the nvptx64-nvidia-nvcl PTX, not BASE.ptx, the
+ * CUDA driver API's) through clCreateProgramWithBinary on NVIDIA's OpenCL;
+ * else the OpenCL C at CL_PATH (crisp_build_program_file with OPTIONS).
+ * cx->loaded says which, and why not the others. */
+static inline cl_program crisp_build_program_built(CrispContext *cx, const char *cl_path, int spirv, int ptx,
+                                                   const char *options, cl_int *err) {
+    char path[4096], why_ptx[320] = "";
+    size_t n = strlen(cl_path);
+    cl_program program;
+    if (n > 3 && !strcmp(cl_path + n - 3, ".cl")) n -= 3;
+    if (ptx) {
+        snprintf(path, sizeof path, "%.*s_nvcl.ptx", (int)(n < 4000 ? n : 4000), cl_path);
+        program = crisp_build_program_ptx(cx, path, why_ptx, sizeof why_ptx);
+        if (program) {
+            snprintf(cx->loaded, sizeof cx->loaded, "%.500s (PTX, clCreateProgramWithBinary)", path);
+            if (err) *err = CL_SUCCESS;
+            return program;
+        }
+    }
+    if (spirv) {
+        snprintf(path, sizeof path, "%.*s.spv", (int)(n < 4000 ? n : 4000), cl_path);
+        program = crisp_build_program_spirv_or_file(cx, path, cl_path, options, err);
+    } else {
+        snprintf(cx->loaded, sizeof cx->loaded, "%.250s (OpenCL C)", cl_path);
+        program = crisp_build_program_file(cx, cl_path, options, err);
+    }
+    if (ptx && program) {
+        /* "BASE.cl (OpenCL C...)" becomes "BASE.cl (OpenCL C...; not the PTX: why)" */
+        size_t k = strlen(cx->loaded);
+        if (k && cx->loaded[k - 1] == ')') k--;
+        snprintf(cx->loaded + k, sizeof cx->loaded - k, "; not the PTX: %s)", why_ptx);
+    }
+    return program;
 }
 
 /* clCreateKernel NAME of PROGRAM (NULL with a message on failure). */

@@ -355,6 +355,15 @@ def spirv_support(device):
     return "%s takes no SPIR-V (no CL_DEVICE_IL_VERSION, no cl_khr_il_program)" % device.name.strip()
 
 
+def ptx_support(device):
+    """'' when DEVICE takes PTX as its program binary (NVIDIA's OpenCL, whose
+    program binaries are PTX text), else why not."""
+    name = device.platform.name.strip()
+    if "NVIDIA" in name:
+        return ""
+    return "%s is not NVIDIA's OpenCL, whose program binaries are PTX" % name
+
+
 def _il_options(options):
     """Build options for a SPIR-V program: -cl-std= is the source's business."""
     return " ".join(o for o in (options or "").split() if not o.startswith("-cl-std="))
@@ -933,6 +942,42 @@ class Runtime:
                 return prog
         warnings.warn("crisp_runtime: not loading the SPIR-V, %s: building %s instead"
                       % (why, os.path.basename(cl_path)), RuntimeWarning, stacklevel=2)
+        self.program_origin = "OpenCL C"
+        return self.build_file(cl_path, options)
+
+    def build_built(self, cl_path, options=BUILD_OPTIONS, spv_path=None, ptx_path=None):
+        """What crisp built beside the OpenCL C at CL_PATH, for this device:
+        the PTX at PTX_PATH (crisp's BASE_nvcl.ptx, --ir-target=ptx with
+        this hoist: the nvptx64-nvidia-nvcl PTX) as the program binary on
+        NVIDIA's OpenCL (clCreateProgramWithBinary: a program binary there is
+        PTX text); else the SPIR-V at SPV_PATH where the device takes SPIR-V
+        (build_spirv_or_file); else the .cl, with a RuntimeWarning saying why
+        not the PTX.  self.program_origin says which ("PTX", "SPIR-V",
+        "OpenCL C")."""
+        why = ""
+        if ptx_path:
+            why = ptx_support(self.device)
+            if not why and not os.path.isfile(ptx_path):
+                why = "%s does not exist" % ptx_path
+            if not why:
+                with open(ptx_path, "rb") as f:
+                    ptx = f.read() + b"\0"      # PTX text, NUL-terminated as NVIDIA's own binaries are
+                try:
+                    prog = cl.Program(self.context, [self.device], [ptx]).build()
+                except cl.Error as e:
+                    why = "building %s failed (%s)" % (os.path.basename(ptx_path), str(e).strip().splitlines()[0])
+                else:
+                    self.program_origin = "PTX"
+                    return prog
+        if spv_path:
+            prog = self.build_spirv_or_file(spv_path, cl_path, options)
+            if self.program_origin == "SPIR-V" or not why:
+                return prog
+        if why:
+            warnings.warn("crisp_runtime: not loading the PTX, %s: building %s instead"
+                          % (why, os.path.basename(cl_path)), RuntimeWarning, stacklevel=2)
+        if spv_path:
+            return prog
         self.program_origin = "OpenCL C"
         return self.build_file(cl_path, options)
 

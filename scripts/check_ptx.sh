@@ -10,7 +10,10 @@
 # /usr/local/cuda/bin/ptxas), LIBCLC (the nvptx64--nvidiacl.bc), PTX_ARCH;
 # PTX_DEFINES (default -DCRISP_WARP_PTX=1; -Dcl_nv_pragma_unroll=1 makes the
 # .cl take every NVIDIA path, the float atomics' too) and PTX_EXPECT (a grep
-# pattern the PTX must contain, default shfl.sync or %laneid).
+# pattern the PTX must contain, default shfl.sync or %laneid), PTX_TRIPLE
+# (default nvptx64--nvidiacl, crisp's BASE.ptx; nvptx64-nvidia-nvcl is the
+# triple of BASE_nvcl.ptx, the PTX the OpenCL hoists load on NVIDIA's
+# OpenCL: docs/targets.md).
 set -eu
 cl=${1:?usage: check_ptx.sh FILE.cl [-cl-std=CLx.y]}
 std=${2:--cl-std=CL1.2}
@@ -18,6 +21,7 @@ CLANG=${CLANG:-clang}
 PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 LIBCLC=${LIBCLC:-/usr/lib/clc/nvptx64--nvidiacl.bc}
 ARCH=${PTX_ARCH:-sm_90}
+TRIPLE=${PTX_TRIPLE:-nvptx64--nvidiacl}
 for t in "$CLANG" "$PTXAS" "$LIBCLC"; do
     if ! [ -e "$t" ] && ! command -v "$t" >/dev/null 2>&1; then
         echo "check_ptx: $t not found"
@@ -36,9 +40,9 @@ STUB
     "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -c -emit-llvm -o "$tmp/stub.bc" "$tmp/stub.cl"
 defines=${PTX_DEFINES:--DCRISP_WARP_PTX=1}
 expect=${PTX_EXPECT:-'shfl.sync\|%laneid'}
-echo "check_ptx: $CLANG -target nvptx64--nvidiacl $defines $std $cl"
+echo "check_ptx: $CLANG -target $TRIPLE $defines $std $cl"
 # shellcheck disable=SC2086
-"$CLANG" -x cl "$std" -target nvptx64--nvidiacl -march=sm_80 $defines -Xclang -finclude-default-header \
+"$CLANG" -x cl "$std" -target "$TRIPLE" -Wno-linker-warnings -march=sm_80 $defines -Xclang -finclude-default-header \
     -Xclang -mlink-bitcode-file -Xclang "$LIBCLC" -Xclang -mlink-bitcode-file -Xclang "$tmp/stub.bc" \
     -O2 -S -o "$tmp/out.ptx" "$cl"
 grep -q "$expect" "$tmp/out.ptx" || { echo "check_ptx: no $expect in the PTX"; exit 1; }

@@ -404,7 +404,14 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     const char *base = o->output_base ? o->output_base
                                       : stem_of(&c->arena, c->nfiles ? c->files[c->nfiles - 1]->name : "out");
     const char *cache_dir = o->tree_shake_dir ? o->tree_shake_dir : o->tree_shaking ? dir : NULL;
-    int nmax = 4 + HOIST_MAX_FILES + 2 * o->ntargets + (reout ? c->nfiles : 0);
+    /* --ir-target=ptx with an OpenCL hoist: BASE_nvcl.ptx too, the PTX
+       NVIDIA's OpenCL loads as the program binary (BASE.ptx is for the
+       CUDA driver API, which refuses the nvcl one: docs/targets.md) */
+    static const CrispTarget nvcl_target = {TARGET_NVCL, "nvcl"};
+    int nvcl = 0;
+    for (int i = 0; (o->hoist_opencl || o->hoist_pyopencl) && i < o->ntargets; i++) nvcl |= o->targets[i].kind == TARGET_PTX;
+    int ntargets = o->ntargets + nvcl;
+    int nmax = 4 + HOIST_MAX_FILES + 2 * ntargets + (reout ? c->nfiles : 0);
     Output *outs = arena_alloc(&c->arena, sizeof(Output) * (size_t)nmax);
     StrBuf **capture = arena_alloc(&c->arena, sizeof(StrBuf *) * (size_t)nmax);
     if (!outs || !capture) {
@@ -427,14 +434,22 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         outs[n].path = arena_printf(&c->arena, "%s/%s.metacrisp", dir, base);
         capture[n] = o->capture_meta;
         sb_init(&outs[n].text);
-        emit_metadata(&outs[n].text, p, &c->arena);
+        MetaBinary *bins = arena_alloc(&c->arena, sizeof(MetaBinary) * (size_t)(ntargets + 1));
+        for (int i = 0; bins && i < ntargets; i++) {
+            const CrispTarget *t = i < o->ntargets ? &o->targets[i] : &nvcl_target;
+            const char *path = target_file(&c->arena, t, o->fat_binary, dir, base), *slash = path ? strrchr(path, '/') : NULL;
+            bins[i].file = slash ? slash + 1 : path ? path : "";
+            bins[i].target = t->id;
+            bins[i].loader = target_loader(t, o->fat_binary);
+        }
+        emit_metadata_binaries(&outs[n].text, p, &c->arena, bins, bins ? ntargets : 0);
         n++;
     }
     /* IR and binaries through the vendor tools (targets.c), or from the
        cache when it holds them for exactly this OpenCL C (cache.h) */
     int status = 0;
-    for (int i = 0; i < o->ntargets && !status && !cl.oom; i++) {
-        const CrispTarget *t = &o->targets[i];
+    for (int i = 0; i < ntargets && !status && !cl.oom; i++) {
+        const CrispTarget *t = i < o->ntargets ? &o->targets[i] : &nvcl_target;
         Output *built = &outs[n];
         built->path = target_file(&c->arena, t, o->fat_binary, dir, base);
         capture[n] = i == 0 ? o->capture_bin : NULL;
@@ -484,12 +499,14 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     if (hoist && !status) {
         Abi *abi = abi_build(&c->arena, p);
         HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
-                           o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0, 0};
+                           o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0, 0, 0};
         /* the CUDA hoists load the cubins (or fat binaries) of --binary-gpu-target */
         const char **sms = arena_alloc(&c->arena, sizeof(char *) * (size_t)(o->ntargets + 1));
         for (int i = 0; sms && i < o->ntargets; i++)
             if (o->targets[i].kind == TARGET_CUBIN) sms[ho.ncuda_sms++] = o->targets[i].id;
         for (int i = 0; i < o->ntargets; i++) ho.spirv |= o->targets[i].kind == TARGET_SPV;
+        /* the OpenCL hoists load BASE_nvcl.ptx as the program binary on NVIDIA's OpenCL */
+        ho.ptx = nvcl;
         ho.cuda_sms = sms;
         StrBuf src, flags;
         sb_init(&src);

@@ -271,7 +271,7 @@ const OptSpec opt_table[] = {
     {"transpile-to", 0, OPT_ARG, OPT_CLI, set_transpile, -1, "oclc", "write DIR/BASE.cl (OpenCL C)"},
     {"ocl-version", 0, OPT_ARG, ALL, set_ocl_version, -1, "1.2|2.0|3.0",
      "the OpenCL C version the .cl is written for (default 1.2; 2.0 and 3.0 add the sub-group lowering of the warp forms)"},
-    {"ir-target", 0, OPT_ARG, OPT_CLI, set_ir_target, -1, "ID", "write DIR/BASE.spv (spv) or DIR/BASE.ptx (ptx); repeatable"},
+    {"ir-target", 0, OPT_ARG, OPT_CLI, set_ir_target, -1, "ID", "write DIR/BASE.spv (spv) or DIR/BASE.ptx (ptx; with --hoist=OpenCL/PyOpenCL also DIR/BASE_nvcl.ptx, for NVIDIA's OpenCL); repeatable"},
     {"binary-gpu-target", 0, OPT_ARG, OPT_CLI, set_gpu_target, -1, "ID",
      "write DIR/BASE_ID.cubin (sm_XX: any sm_ the installed ptxas knows) or DIR/BASE_pvc.bin (pvc, through ocloc); repeatable"},
     {"fat-binary", 0, OPT_NO_ARG, OPT_CLI, set_flag, FLAG(fat_binary), NULL,

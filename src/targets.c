@@ -54,8 +54,20 @@ const char *target_file(Arena *a, const CrispTarget *t, int fat, const char *dir
     case TARGET_PTX: return arena_printf(a, "%s/%s.ptx", dir, base);
     case TARGET_CUBIN: return arena_printf(a, "%s/%s_%s.%s", dir, base, t->id, fat ? "fatbin" : "cubin");
     case TARGET_PVC: return arena_printf(a, "%s/%s_pvc.bin", dir, base);
+    case TARGET_NVCL: return arena_printf(a, "%s/%s_nvcl.ptx", dir, base);
     }
     return NULL;
+}
+
+const char *target_loader(const CrispTarget *t, int fat) {
+    switch (t->kind) {
+    case TARGET_SPV: return "clCreateProgramWithIL (OpenCL 2.1, cl_khr_il_program), Level Zero";
+    case TARGET_PTX: return "cuModuleLoadData (the CUDA driver API: the CUDA hoists); nvptx64--nvidiacl";
+    case TARGET_CUBIN: return fat ? "cuModuleLoadData (a CUDA fat binary: the cubin and the PTX)" : "cuModuleLoadData (the CUDA driver API)";
+    case TARGET_PVC: return "clCreateProgramWithBinary on Intel's GPU runtime, zeModuleCreate";
+    case TARGET_NVCL: return "clCreateProgramWithBinary on NVIDIA's OpenCL (the OpenCL hoists); nvptx64-nvidia-nvcl";
+    }
+    return "";
 }
 
 /* ---- finding the tools ---- */
@@ -270,7 +282,14 @@ static int build_spv(Chain *ch, const char *out) {
     return step(ch, "llvm-spirv", sp);
 }
 
-static int build_ptx(Chain *ch, const char *out) {
+/* The PTX for TRIPLE: nvptx64--nvidiacl (libclc's own) for the CUDA driver
+ * API (BASE.ptx, the cubins); nvptx64-nvidia-nvcl for NVIDIA's OpenCL
+ * (BASE_nvcl.ptx), the only one whose kernel pointer parameters carry
+ * .ptr .global / .ptr .shared, without which NVIDIA's OpenCL passes its
+ * buffers as plain numbers and refuses __local arguments; the CUDA driver
+ * refuses that PTX for kernels with __local parameters
+ * (CUDA_ERROR_INVALID_IMAGE).  Both verified on an H200 (docs/targets.md). */
+static int build_ptx(Chain *ch, const char *out, const char *triple) {
     const char *clang, *libclc;
     if (find_ptx_tools(ch, &clang, &libclc)) return 2;
     const char *arch = getenv("CRISP_PTX_ARCH");
@@ -282,10 +301,15 @@ static int build_ptx(Chain *ch, const char *out) {
        generic address space (clang's NVPTX target has none), is 1.2 plus
        what CRISP_CONSTANT needs: a def-const-vec in __global memory where a
        kernel takes a :constant vector (emit-oclc, docs/targets.md); the PTX
-       of every other program is the same as with CL1.2 */
+       of every other program is the same as with CL1.2.
+       libclc-14 has no nvcl bitcode: its nvptx64--nvidiacl.bc (the same
+       NVPTX code under another triple string) serves both, and for the
+       nvcl triple -Wno-linker-warnings mutes clang's "Linking two modules
+       of different target triples" */
+    int nvcl = strcmp(triple, "nvptx64--nvidiacl") != 0;
     const char *cc[] = {clang, "-x", "cl", "-cl-std=CL3.0", "-Xclang", "-cl-ext=+__opencl_c_program_scope_global_variables",
-                        "-Xclang", "-finclude-default-header", "-target", "nvptx64--nvidiacl", march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
-                        in_dir(ch, ".cl"), "-o", out, NULL};
+                        "-Xclang", "-finclude-default-header", "-target", triple, march, opt && *opt ? opt : PTX_OPT, "-S", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", libclc,
+                        in_dir(ch, ".cl"), "-o", out, nvcl ? "-Wno-linker-warnings" : NULL, NULL};
     return step(ch, "clang", cc);
 }
 
@@ -339,7 +363,7 @@ static int build_cubin(Chain *ch, int fat, const char *out) {
         }
     }
     const char *ptx = in_dir(ch, ".ptx");
-    if (build_ptx(ch, ptx)) return 2;
+    if (build_ptx(ch, ptx, "nvptx64--nvidiacl")) return 2;
     const char *cubin = fat ? in_dir(ch, ".cubin") : out;
     const char *as[] = {ptxas, arena_printf(ch->a, "-arch=%s", ch->t->id), ptx, "-o", cubin, NULL};
     if (step(ch, "ptxas", as)) return 2;
@@ -378,7 +402,8 @@ static int build_pvc(Chain *ch, int fat, const char *out) {
 int target_build(Crisp *c, const CrispTarget *t, int fat, const char *base, const char *cl, size_t cl_len, StrBuf *out) {
     Chain ch = {c, &c->arena, t, NULL, NULL, base, cl, cl_len};
     ch.what = t->kind == TARGET_SPV || t->kind == TARGET_PTX ? arena_printf(ch.a, "--ir-target=%s", t->id)
-                                                               : arena_printf(ch.a, "--binary-gpu-target=%s", t->id);
+              : t->kind == TARGET_NVCL ? arena_printf(ch.a, "--ir-target=ptx (%s_nvcl.ptx, for the OpenCL hoists)", base)
+                                       : arena_printf(ch.a, "--binary-gpu-target=%s", t->id);
     char *dir = tool_tmpdir(ch.a);
     if (!dir) {
         diag_error(&c->diag, nowhere(), NULL, "E1505", "%s: cannot create a temporary directory (TMPDIR)", ch.what);
@@ -394,9 +419,10 @@ int target_build(Crisp *c, const CrispTarget *t, int fat, const char *base, cons
     if (!r) {
         switch (t->kind) {
         case TARGET_SPV: r = build_spv(&ch, result); break;
-        case TARGET_PTX: r = build_ptx(&ch, result); break;
+        case TARGET_PTX: r = build_ptx(&ch, result, "nvptx64--nvidiacl"); break;
         case TARGET_CUBIN: r = build_cubin(&ch, fat, result); break;
         case TARGET_PVC: r = build_pvc(&ch, fat, result); break;
+        case TARGET_NVCL: r = build_ptx(&ch, result, "nvptx64-nvidia-nvcl"); break;
         }
     }
     if (!r && tool_read_file(result, out) != 0) {

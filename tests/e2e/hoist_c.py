@@ -175,3 +175,57 @@ def spirv_loaded_where_the_device_takes_it():
         check("the .cl, and why", line[0].startswith("program: vector_add.cl (OpenCL C; not the SPIR-V: ")
               and "takes no SPIR-V" in line[0], line[0])
     check("ran", "C: 1024 x float: 2 4 6 8 10 12 14 16 ... (sum 17408)" in out, out[-600:])
+
+
+@case
+def ptx_loaded_on_nvidia_opencl():
+    # --ir-target=ptx: crisp writes vector_add_nvcl.ptx beside vector_add.ptx
+    # and vector_add_load builds it with clCreateProgramWithBinary on
+    # NVIDIA's OpenCL (a program binary there is PTX text: the GPU run,
+    # tests/gpu/cuda_hoists.py run-opencl), else the .cl, saying why (PoCL,
+    # Intel); with --ir-target=spv too, the SPIR-V comes next
+    for flags, name in ((["--ir-target=ptx"], "ptx"), (["--ir-target=ptx", "--ir-target=spv"], "ptx_spv")):
+        try:
+            d, c_file = hoist(program("vector_add"), name, *flags)
+        except Exception as e:  # noqa: BLE001 - no clang-14/libclc-14 here
+            if "E1501" in str(e):
+                print("note: no PTX chain here: %s" % str(e).strip().splitlines()[0])
+                return
+            raise
+        check("the PTX is there", os.path.exists(os.path.join(d, "vector_add.ptx")))
+        check("the nvcl PTX is there", os.path.exists(os.path.join(d, "vector_add_nvcl.ptx")))
+        with open(os.path.join(d, "vector_add.ptx")) as f:
+            cuda_ptx = f.read()
+        with open(os.path.join(d, "vector_add_nvcl.ptx")) as f:
+            nvcl_ptx = f.read()
+        # NVIDIA's OpenCL needs the annotated parameters; the CUDA driver
+        # refuses them for __local ones, so BASE.ptx has none
+        check("the nvcl PTX annotates pointers", ".param .u64 .ptr .global" in nvcl_ptx, nvcl_ptx[:800])
+        check("BASE.ptx does not", ".ptr .global" not in cuda_ptx, cuda_ptx[:800])
+        with open(c_file) as f:
+            text = f.read()
+        check("the load calls crisp_build_program_built",
+              "crisp_build_program_built(cx, cl_path ? cl_path : \"vector_add.cl\", %d, 1," % ("--ir-target=spv" in flags)
+              in text, text[text.find("_load("):][:600])
+        exe = os.path.join(d, "demo-gcc")
+        compile_c("gcc", c_file, exe)
+        out, err = run_demo(exe, d)
+        line = [l for l in out.splitlines() if l.startswith("program: ")]
+        check("says what it built", len(line) == 1, out[:400])
+        if "NVIDIA" in PLATFORM:
+            check("the PTX", line[0] == "program: vector_add_nvcl.ptx (PTX, clCreateProgramWithBinary)", line[0])
+        else:
+            check("the fallback, and why not the PTX", line[0].endswith(" is not NVIDIA's OpenCL, whose program binaries are PTX)")
+                  and "; not the PTX: " in line[0],
+                  line[0])
+            if "--ir-target=spv" in flags and "Intel" in PLATFORM:
+                check("the SPIR-V next", line[0].startswith("program: vector_add.spv (SPIR-V, clCreateProgramWithIL; not the PTX"),
+                      line[0])
+            else:
+                check("the .cl", line[0].startswith("program: vector_add.cl (OpenCL C"), line[0])
+        check("ran", "C: 1024 x float: 2 4 6 8 10 12 14 16 ... (sum 17408)" in out, out[-600:])
+    # a PTX that does not build: moved away, the .cl is built, saying why
+    os.rename(os.path.join(d, "vector_add_nvcl.ptx"), os.path.join(d, "vector_add_nvcl.ptx.away"))
+    out, err = run_demo(exe, d)
+    line = [l for l in out.splitlines() if l.startswith("program: ")]
+    check("still runs without the PTX", len(line) == 1 and "C: 1024 x float: 2 4 6 8" in out, out[-600:])

@@ -826,3 +826,48 @@ def spirv_loaded_where_the_device_takes_it():
     assert_close(c, a + b)
     mod = import_hoist("examples/vector_add.crisp", "--ir-target=spv", name="spirv")
     check("SPV_FILE beside the module", os.path.isfile(mod.SPV_FILE), mod.SPV_FILE)
+
+
+# --ir-target=ptx: crisp writes BASE_nvcl.ptx beside BASE.ptx and the hoist
+# loads it as the program binary on NVIDIA's OpenCL (the GPU run:
+# tests/gpu/cuda_hoists.py run-opencl), else the .cl with a warning saying
+# why (PoCL, Intel)
+
+@case
+def ptx_loaded_on_nvidia_opencl():
+    import warnings
+    for flags, name in ((("--ir-target=ptx",), "ptx"), (("--ir-target=ptx", "--ir-target=spv"), "ptx_spv")):
+        try:
+            mod = import_hoist("examples/vector_add.crisp", *flags, name=name)
+        except Exception as e:  # noqa: BLE001 - no clang-14/libclc-14 here
+            if "E1501" in str(e):
+                print("note: no PTX chain here: %s" % str(e).strip().splitlines()[0])
+                return
+            raise
+        check("PTX_FILE beside the module", os.path.isfile(mod.PTX_FILE), mod.PTX_FILE)
+        check("PTX_FILE is the nvcl PTX", os.path.basename(mod.PTX_FILE) == "vector_add_nvcl.ptx", mod.PTX_FILE)
+        check("BASE.ptx (the CUDA one) beside it", os.path.isfile(os.path.join(os.path.dirname(mod.PTX_FILE), "vector_add.ptx")))
+        check("SPV_FILE too, or not", hasattr(mod, "SPV_FILE") == ("--ir-target=spv" in flags))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            k = mod.load()
+        dev = k.queue.device
+        why = crisp_runtime.ptx_support(dev)
+        msgs = [str(x.message) for x in w]
+        if why:        # PoCL, Intel: not the PTX, saying why
+            check("not the PTX", k.runtime.program_origin != "PTX", k.runtime.program_origin)
+            if k.runtime.program_origin == "SPIR-V":   # Intel with --ir-target=spv: what it should load, no warning
+                check("no warning about the PTX", not [m for m in msgs if "PTX" in m], str(msgs))
+            else:
+                check("a warning says why", any("not loading the PTX" in m and why in m for m in msgs), str(msgs))
+            check("why: the platform", "is not NVIDIA's OpenCL" in why, why)
+            if "--ir-target=spv" not in flags:
+                check("the .cl", k.runtime.program_origin == "OpenCL C", k.runtime.program_origin)
+        else:          # NVIDIA's OpenCL: clCreateProgramWithBinary
+            check("built from BASE_nvcl.ptx", k.runtime.program_origin == "PTX", k.runtime.program_origin)
+            check("no warning", not [m for m in msgs if "PTX" in m], str(msgs))
+        a = rng.random(1000, dtype=np.float32)
+        b = rng.random(1000, dtype=np.float32)
+        c = np.zeros(1000, np.float32)
+        k.vector_add(a, b, c)
+        assert_close(c, a + b)

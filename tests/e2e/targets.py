@@ -151,6 +151,51 @@ def ptx_is_made():
     check("64-bit atomics defined, not left to libclc", "atom.global.add.u64" in text and ".extern" not in text)
 
 
+@case
+def nvcl_ptx_with_an_opencl_hoist():
+    # --ir-target=ptx alone: one file, BASE.ptx (nvptx64--nvidiacl, for the
+    # CUDA driver API); with an OpenCL hoist also BASE_nvcl.ptx
+    # (nvptx64-nvidia-nvcl), the program binary NVIDIA's OpenCL takes
+    # (docs/targets.md); --hoist=CUDA implies the PTX, so with --hoist=OpenCL
+    # it writes both too
+    src = os.path.join(REPO, "examples", "sum_vector_to_one.crisp")
+    d = fresh("nvcl-none")
+    crisp_ok("--ir-target=ptx", "--metadata", "--output-dir", d, src)
+    assert_equal(sorted(os.listdir(d)), ["sum_vector_to_one.metacrisp", "sum_vector_to_one.ptx"])
+    meta = json.load(open(os.path.join(d, "sum_vector_to_one.metacrisp")))
+    assert_equal([(b["file"], b["target"]) for b in meta["binaries"]], [("sum_vector_to_one.ptx", "ptx")])
+    for name, flags in (("nvcl-c", ["--ir-target=ptx", "--hoist=OpenCL"]), ("nvcl-py", ["--ir-target=ptx", "--hoist=PyOpenCL"]),
+                        ("nvcl-cuda", ["--hoist=CUDA", "--hoist=OpenCL"])):
+        d = fresh(name)
+        err = crisp_ok(*(flags + ["--metadata", "--output-dir", d, src]))
+        check("%s: nothing on stderr (clang's triple warning muted)" % name, err == "", err)
+        names = os.listdir(d)
+        check("%s: both PTX files" % name, "sum_vector_to_one.ptx" in names and "sum_vector_to_one_nvcl.ptx" in names, names)
+        meta = json.load(open(os.path.join(d, "sum_vector_to_one.metacrisp")))
+        assert_equal([(b["file"], b["target"]) for b in meta["binaries"]],
+                     [("sum_vector_to_one.ptx", "ptx"), ("sum_vector_to_one_nvcl.ptx", "nvcl")])
+        cuda = open(os.path.join(d, "sum_vector_to_one.ptx")).read()
+        nvcl = open(os.path.join(d, "sum_vector_to_one_nvcl.ptx")).read()
+        # the kernels' pointer parameters: annotated for NVIDIA's OpenCL
+        # only; the CUDA driver refuses .ptr .shared ones (an H200, docs/targets.md)
+        check("%s: nvcl annotates __global" % name, ".param .u64 .ptr .global .align 8 sum_vector_to_one_param_0" in nvcl,
+              nvcl[nvcl.find(".entry"):][:600])
+        check("%s: and __local" % name, ".ptr .shared" in nvcl, nvcl[nvcl.find(".entry"):][:600])
+        check("%s: BASE.ptx plain" % name, ".ptr ." not in cuda and ".param .u64 sum_vector_to_one_param_0" in cuda,
+              cuda[cuda.find(".entry"):][:600])
+        check("%s: same kernels" % name, cuda.count(".entry") == nvcl.count(".entry") > 0)
+        if PTXAS and name == "nvcl-c":
+            for f in ("sum_vector_to_one.ptx", "sum_vector_to_one_nvcl.ptx"):
+                status, out = tool(PTXAS, "-arch=sm_90", os.path.join(d, f), "-o", os.path.join(d, f + ".cubin"))
+                check("ptxas %s" % f, status == 0, out)
+    # no clang: nothing at all is written, the hoist included
+    d = fresh("nvcl-missing")
+    status, out, err = run(["--ir-target=ptx", "--hoist=OpenCL", "--output-dir", d, src], env=env_with_path(fresh("no-tools-nvcl")))
+    check("no clang: E1501 naming the package", status == 2 and "error[E1501]: --ir-target=ptx needs `clang-14`" in err
+          and "install the Debian package clang-14" in err, err)
+    assert_equal(os.listdir(d), [])
+
+
 @(case if PTXAS else (lambda f: f))
 def ptx_assembles_for_sm_90():
     d = fresh("ptx")

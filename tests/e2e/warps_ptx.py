@@ -42,6 +42,13 @@ else:
                 check("ptxas -arch=sm_90 accepts %s" % cl_path, rc == 0, out)
                 check("shfl.sync was used", "shfl.sync)" in out and "(0 shfl.sync)" not in out, out)
 
+    # the nvcl triple, crisp's BASE_nvcl.ptx for NVIDIA's OpenCL (docs/targets.md)
+    @case("ptx_nvcl_warps.crisp_1.2")
+    def _():
+        rc, out, cl_path = check_ptx("tests/e2e/warps.crisp", "1.2", {"PTX_TRIPLE": "nvptx64-nvidia-nvcl"})
+        check("ptxas -arch=sm_90 accepts %s (nvcl)" % cl_path, rc == 0 and "-target nvptx64-nvidia-nvcl" in out, out)
+        check("no triple warning", "different target triples" not in out, out)
+
     for ver in ("1.2", "3.0"):
         for bits in ("32", "64"):
             @case("ptx_float_atomic_add_f%s_%s" % (bits, ver))

@@ -30,7 +30,9 @@ steps, because the GPU machine has no clang and no PoCL (docs/targets.md):
   OpenCL platform (CRISP_PLATFORM=NVIDIA), against the same records:
       python3 tests/gpu/cuda_hoists.py run-opencl [DIR]
   CUDA_HOISTS_ONLY=vectors,const_vec (program names) runs some programs only,
-  CUDA_HOISTS_HOIST=PyCUDA (or CUDA, OpenCL, PyOpenCL) one hoist only.
+  CUDA_HOISTS_HOIST=PyCUDA (or CUDA, OpenCL, PyOpenCL) one hoist only;
+  CUDA_HOISTS_JOBS=N runs N programs' demos at once (default: 8, fewer
+  with fewer CPUs; each in its own process, printed in order).
 
 With the device tool, DIR is an ignored path, so carry it:
   run(command="python3 tests/gpu/cuda_hoists.py run tests/out/cuda_hoists",
@@ -377,6 +379,11 @@ def check_c_opencl(out, base):
     return compare_output(r.stdout, ref_path, "program:")
 
 
+def jobs():
+    """How many demos run at once (CUDA_HOISTS_JOBS)."""
+    return max(1, int(os.environ.get("CUDA_HOISTS_JOBS", "0")) or min(8, os.cpu_count() or 4))
+
+
 def hoists(which):
     """CUDA_HOISTS_HOIST=CUDA (or PyCUDA, OpenCL, PyOpenCL): only that hoist."""
     only = os.environ.get("CUDA_HOISTS_HOIST", "")
@@ -394,23 +401,51 @@ def run_opencl(d):
     against their PoCL records; each line says what the hoist loaded."""
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
-    counts = {"pass": 0, "fail": 0, "skip": 0}
     progs = [b for b in selected(sorted(manifest)) if os.path.isdir(os.path.join(d, b))]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 4)) as ex:
-        cres = dict(zip(progs, ex.map(lambda b: check_c_opencl(os.path.join(d, b), b), progs if hoists(["OpenCL"]) else [])))
-    for base in progs:
-        out = os.path.join(d, base)
-        for hoist in hoists(["OpenCL", "PyOpenCL"]):
-            if hoist == "OpenCL":
-                verdict, note = cres[base]
-            else:
-                verdict, note = check_in_child("check-opencl", out, base)
-            counts[verdict] += 1
-            print("%-28s %-8s %-4s %s" % (base, hoist, verdict, note))
-            sys.stdout.flush()
+    tasks = [(b, h, (lambda b=b: check_c_opencl(os.path.join(d, b), b)) if h == "OpenCL" else
+              (lambda b=b: check_in_child("check-opencl", os.path.join(d, b), b)))
+             for b in progs for h in hoists(["OpenCL", "PyOpenCL"])]
+    counts, loaded = run_tasks(tasks, 8)
+    # which file the passing hoists built: BASE_nvcl.ptx (clCreateProgramWithBinary) or the .cl
+    print("cuda_hoists run-opencl: of the passed, %d loaded the PTX (BASE_nvcl.ptx), %d the SPIR-V, %d the .cl, %d unknown"
+          % (loaded["PTX"], loaded["SPIR-V"], loaded["OpenCL C"], loaded["?"]))
     print("cuda_hoists run-opencl: %d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 
+
+def run_tasks(tasks, width):
+    """Run TASKS ((program, hoist, function returning (verdict, note))) on
+    jobs() threads, printing each line as it finishes (a run cut short
+    still shows what it did); returns the counts of the verdicts and of
+    what the passing OpenCL hoists loaded."""
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    loaded = {"PTX": 0, "SPIR-V": 0, "OpenCL C": 0, "?": 0}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs()) as ex:
+        futures = {ex.submit(f): (base, hoist) for base, hoist, f in tasks}
+        for fut in concurrent.futures.as_completed(futures):
+            base, hoist = futures[fut]
+            try:
+                verdict, note = fut.result()
+            except Exception as e:  # noqa: BLE001 - one program's failure must not stop the others
+                verdict, note = "fail", "%s: %s" % (type(e).__name__, str(e)[:300])
+            counts[verdict] += 1
+            if verdict == "pass":
+                loaded[program_origin(note)] += 1
+            print("%-28s %-*s %-4s %s" % (base, width, hoist, verdict, note))
+            sys.stdout.flush()
+    return counts, loaded
+
+
+def program_origin(note):
+    """What a passing OpenCL hoist built, from its note: the C demo's line
+    `program: BASE_nvcl.ptx (PTX, ...)` / `program: BASE.cl (OpenCL C; not
+    the PTX: ...)`, the Python one's `program: PTX` (program_origin)."""
+    m = re.search(r"program: (\S+)(?: \((PTX|SPIR-V|OpenCL C))?", note)
+    if not m:
+        return "?"
+    if m.group(2):
+        return m.group(2)
+    return m.group(1) if m.group(1) in ("PTX", "SPIR-V") else "OpenCL C" if m.group(1) == "OpenCL" else "?"
 
 
 def check_in_child(command, out, base):
@@ -438,28 +473,20 @@ def run(d):
         print("cuda_hoists: SKIPPING the PyCUDA hoist: %s" % e)
     with open(os.path.join(d, "manifest.json")) as f:
         manifest = json.load(f)
-    counts = {"pass": 0, "fail": 0, "skip": 0}
     progs = [b for b in selected(sorted(manifest)) if os.path.isdir(os.path.join(d, b))]
-    # C++ first, in parallel (nvcc is the slow part)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 4)) as ex:
-        cpp = dict(zip(progs, ex.map(lambda b: check_cpp(os.path.join(d, b), b), progs if hoists(["CUDA"]) else [])))
-    print("cuda_hoists: the C++ demos ran")
-    sys.stdout.flush()
     for base in selected(sorted(manifest)):
         if base not in progs:
             print("%-28s %-6s %s" % (base, "-", manifest[base]))
-            continue
-        out = os.path.join(d, base)
-        for hoist in hoists(["CUDA", "PyCUDA"]):
-            if hoist == "CUDA":
-                verdict, note = cpp[base]
+    tasks = []
+    for b in progs:
+        for h in hoists(["CUDA", "PyCUDA"]):
+            if h == "CUDA":
+                tasks.append((b, h, lambda b=b: check_cpp(os.path.join(d, b), b)))
             elif binding is None:
-                verdict, note = "skip", "no Python binding of the CUDA driver API"
+                tasks.append((b, h, lambda: ("skip", "no Python binding of the CUDA driver API")))
             else:
-                verdict, note = check_in_child("check", out, base)
-            counts[verdict] += 1
-            print("%-28s %-6s %-4s %s" % (base, hoist, verdict, note))
-            sys.stdout.flush()
+                tasks.append((b, h, lambda b=b: check_in_child("check", os.path.join(d, b), b)))
+    counts, _ = run_tasks(tasks, 6)
     print("cuda_hoists: %d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] else 0
 

@@ -449,6 +449,18 @@ static void test_program_abi_metadata_and_host_plan(void **state) {
     assert_non_null(strstr(sb_cstr(&m1), "\"scale_by\""));
     assert_non_null(strstr(sb_cstr(&m1), "{\"index\": 1, \"name\": \"v\", \"role\": \"length\", \"type\": \"ulong\", \"param\": \"v\"}"));
     assert_non_null(strstr(sb_cstr(&m1), "\"global_size\": {\"dims\": 1, \"derive_from\": [\"v\"]}"));
+    assert_null(strstr(sb_cstr(&m1), "\"binaries\""));
+    /* the IR and binary files (docs/targets.md): the same text, then "binaries" before the end */
+    MetaBinary bins[2] = {{"prog.ptx", "ptx", "cuModuleLoadData"}, {"prog_nvcl.ptx", "nvcl", "clCreateProgramWithBinary \"x\""}};
+    sb_free(&m2);
+    sb_init(&m2);
+    emit_metadata_binaries(&m2, t->p, &t->c.arena, bins, 2);
+    assert_memory_equal(sb_cstr(&m1), sb_cstr(&m2), m1.len - 3); /* all but "\n}\n" */
+    assert_string_equal(sb_cstr(&m2) + m1.len - 3,
+                        ",\n  \"binaries\": [\n"
+                        "    {\"file\": \"prog.ptx\", \"target\": \"ptx\", \"loader\": \"cuModuleLoadData\"},\n"
+                        "    {\"file\": \"prog_nvcl.ptx\", \"target\": \"nvcl\", \"loader\": \"clCreateProgramWithBinary \\\"x\\\"\"}\n"
+                        "  ]\n}\n");
     sb_free(&m1);
     sb_free(&m2);
 
