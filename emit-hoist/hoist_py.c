@@ -491,6 +491,11 @@ static void emit_header(Printer *p, const Abi *abi, const HoistOptions *o, Arena
         pr_line(p, "Needs, beside it, what crisp wrote with it: crisp_runtime.py (an");
     pr_line(p, "installed crisp_runtime works too); and PyOpenCL and numpy (Debian:");
     pr_line(p, "python3-pyopencl python3-numpy; or pip).");
+    if (nstatic && (o->spirv || o->ptx))
+        pr_line(p, "It loads %s\ninstead of the .cl where the device takes it.",
+                o->spirv && o->ptx ? arena_printf(a, "%s.spv (SPIR-V) or %s_nvcl.ptx (NVIDIA)", base, base)
+                : o->spirv ? arena_printf(a, "%s.spv (SPIR-V)", base)
+                : arena_printf(a, "%s_nvcl.ptx (NVIDIA's OpenCL)", base));
     pr_blank(p);
     pr_line(p, "    import %s_hoist_PyOpenCL as hoist", base);
     pr_line(p, "    k = hoist.load()                # or hoist.load(context, queue)");
