@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctext.h"
 #include "names.h"
 
 /* C keywords, OpenCL C types and built-ins a user name must not take
@@ -96,10 +97,10 @@ const char *oclc_join(Arena *a, const char *base, const char *part) {
 /* The type's C name (int, float4, a struct's); a vector is its element's
  * with `vec` (floatvec) or `_soa`, or its derived type's name. */
 const char *oclc_type_part(Arena *a, const Type *t) {
-    if (t->kind != TY_VECTOR) return ty_cname(t);
+    if (t->kind != TY_VECTOR) return oclc_type_name(t);
     if (t->tag) return oclc_spell(a, t->tag);
     if (!t->elem) return "vec";
-    return arena_printf(a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem));
+    return arena_printf(a, t->soa ? "%s_soa" : "%svec", oclc_type_name(t->elem));
 }
 
 const char *oclc_member(Arena *a, const char *path, const char *field) {

@@ -11,7 +11,15 @@ another's internal header (NAME_int.h: shared by one stage's files only;
 the stages meet through their public headers), or when the checker (types/)
 spells an identifier of a target: a string literal naming crisp's support
 code (crisp_*) or composing a C name (a "%s_..." or "..._%s" format), which
-belong to the target's TargetNames (emit-oclc/names.c, issue 16).
+belong to the target's TargetNames (emit-oclc/names.c, issue 16), or spells
+C text (issue 16): a string literal made only of operator characters
++-*/%<>=!&|^~ that is no Crisp name (Crisp has + - * / < > <= >= = == /=
+!= ~ => ->; C's % && || ! & | ^ << >> += ... are emit-oclc/ctext.c's), or a
+string literal that is exactly a C or host type spelling Crisp has not
+(__global __local __constant __private __kernel, size_t ptrdiff_t intptr_t
+uintptr_t, unsigned/signed X, cl_X, np.X, numpy.X, "struct %s", "%s *",
+"(%s)"), which the emitters spell (emit-oclc/ctext.h oclc_type_name), or
+names the C spellers the checker once had (ty_cname, check_op_text).
 `make test` runs it; see docs/architecture.md for what goes where."""
 import os
 import re
@@ -55,6 +63,14 @@ def edges(root, internal=None):
 # In the checker's sources: a string literal that spells a target's name.
 TARGET_SPELLING = re.compile(r'"(crisp_[A-Za-z0-9_]*|%s_[^"]*|[^"]*_%s)"')
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# C text in the checker's sources: an operator token Crisp does not have, or
+# a C/host type spelling (the emitters' ctext.h); see the docstring.
+OPERATOR = re.compile(r'"([-+*/%<>=!&|^~]+)"')
+C_SPELLER = re.compile(r"\b(?:ty_cname|check_op_text)\b")
+CRISP_OPERATORS = {"+", "-", "*", "/", "<", ">", "<=", ">=", "=", "==", "/=", "!=", "~", "=>", "->"}
+C_TYPE = re.compile(r'"(__(?:global|local|constant|private|kernel)(?: %s)?|size_t|ptrdiff_t|u?intptr_t'
+                    r'|(?:un)?signed [a-z%]+|cl_[A-Za-z0-9_%]+|np\.[A-Za-z0-9_%]+|numpy\.[A-Za-z0-9_%]+'
+                    r'|struct %s|%s ?\*+|\(%s\))"')
 
 
 def target_spellings(root):
@@ -71,7 +87,16 @@ def target_spellings(root):
         for m in TARGET_SPELLING.finditer(text):
             if text.count(chr(10), 0, m.start()) + 1 in spec_lines:
                 continue
-            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}")
+            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (a target's name: TargetNames, emit-oclc/names.c)")
+        for m in OPERATOR.finditer(text):
+            if m.group(1) not in CRISP_OPERATORS:
+                out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (C operator text: emit-oclc/ctext.c)")
+        for m in C_SPELLER.finditer(text):
+            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (spells C: emit-oclc/ctext.h)")
+        for m in C_TYPE.finditer(text):
+            if TARGET_SPELLING.fullmatch(m.group(0)):
+                continue  # reported above
+            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (C type text: emit-oclc/ctext.c)")
     return out
 
 
@@ -105,7 +130,7 @@ def main():
         bad += 1
     spellings = target_spellings(root)
     for what in spellings:
-        print(f"SPELLS  {what} (a target's name: TargetNames, emit-oclc/names.c)")
+        print(f"SPELLS  {what}")
         bad += 1
     for (a, b), files in sorted(es.items()):
         graph.setdefault(a, set()).add(b)

@@ -24,7 +24,7 @@
 #include "../macros/eval.h"
 #include "expr_int.h"
 
-const char *check_op_text(int op) {
+const char *check_op_name(int op) {
     static const char *t[] = {
 #define X(id, s) s,
         CHECK_OPS(X)
@@ -233,13 +233,13 @@ Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
                     diag_error_at(D(cx), at, "E0303",
                                   "literal %s (%lld) does not fit in `%s`; only the bit operations (bit-and, bit-or, bit-xor, "
                                   "logand, logior, logxor) read it as a %d-bit pattern",
-                                  as, (long long)v, ty_cname(target), width);
+                                  as, (long long)v, ty_num_name(target), width);
                 else
                     diag_error_at(D(cx), at, "E0303", "literal %s (%llu) does not fit in `%s`, not even as a %d-bit pattern", as,
-                                  (unsigned long long)(uint64_t)v, ty_cname(target), width);
+                                  (unsigned long long)(uint64_t)v, ty_num_name(target), width);
                 return NULL;
             }
-            diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_cname(target));
+            diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_num_name(target));
             return NULL;
         }
         Node *n = int_lit(cx, at, v, target);
@@ -266,7 +266,7 @@ Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     if (target->sc != SC_DOUBLE && isfinite(av) &&
         (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
          (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
-        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_cname(target),
+        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_num_name(target),
                       target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
         return NULL;
     }
@@ -279,7 +279,7 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
     if (!ty_is_arith(have) || !ty_is_arith(want)) return "";
     if (ty_category(want) != CAT_FLOAT && ty_category(have) == CAT_FLOAT)
         return "; convert explicitly with truncate, floor, ceil or round";
-    return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
+    return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_num_name(want));
 }
 
 /* The hint of E0312 (two operands that do not join), the same whatever the

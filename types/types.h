@@ -146,8 +146,10 @@ int ty_widens(const Type *from, const Type *to);
  * need an explicit conversion. A scalar joins a hw vector of its category. */
 Type *ty_join(const Type *a, const Type *b);
 
-/* OpenCL C spelling of a value type ("float4", "ulong", "bool"). */
-const char *ty_cname(const Type *t);
+/* Crisp's name of a number or hardware vector type ("ulong", "float4"), NULL
+ * for another kind.  A target spells types its own way (emit-oclc/names.h
+ * oclc_type_name); the checker names them only in Crisp. */
+const char *ty_num_name(const Type *t);
 /* Crisp spelling for messages ("float4", "(vector-type float :global ...)"). */
 const char *ty_name(Arena *a, const Type *t);
 

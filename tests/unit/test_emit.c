@@ -24,6 +24,7 @@
 #include "../../core/syntax.h"
 #include "../../emit-hoist/hoist.h"
 #include "../../emit-hoist/plan.h"
+#include "../../emit-oclc/ctext.h"
 #include "../../emit-oclc/emit_oclc.h"
 #include "../../emit-oclc/names.h"
 #include "../../emit-oclc/sizeprint.h"
@@ -380,6 +381,42 @@ static void test_identifiers_as_the_target_spells_them(void **state) {
     checked_free(t);
 }
 
+/* The checker names types and operators in Crisp only (ty_name,
+ * check_op_name); the C text is emit-oclc/ctext.c's: every operator has
+ * one, and a struct's type is the identifier the target gave it. */
+static void test_c_text_of_types_and_operators(void **state) {
+    (void)state;
+    for (int op = 0; op < OP__COUNT; op++) {
+        assert_string_not_equal(oclc_op_text(op), "?");
+        assert_non_null(check_op_name(op));
+    }
+    assert_string_equal(oclc_op_text(OP_MOD), "%");
+    assert_string_equal(check_op_name(OP_MOD), "rem");
+    assert_string_equal(oclc_op_text(OP_NE), "!=");
+    assert_string_equal(check_op_name(OP_NE), "/=");
+    assert_string_equal(oclc_op_text(OP_AND), "&&");
+    assert_string_equal(oclc_op_text(OP_SHL), "<<");
+    assert_string_equal(oclc_op_text(OP_SET), "=");
+    assert_string_equal(check_op_name(OP_SET), "set!");
+    assert_string_equal(oclc_op_text(OP__COUNT), "?");
+    assert_string_equal(oclc_type_name(ty_num(SC_ULONG)), "ulong");
+    assert_string_equal(oclc_type_name(ty_hwvec(SC_FLOAT, 4)), "float4");
+    assert_string_equal(oclc_type_name(&ty_bool), "bool");
+    assert_string_equal(oclc_type_name(&ty_void), "void");
+    assert_string_equal(ty_name(&A, &ty_void), "nil"); /* Crisp's name differs */
+    Checked *t = check_src("(def-struct image-px (r float) (g float))\n"
+                           "(def-kernel px_k (v:(vector-type image-px :global :read-write))\n"
+                           "  (set! (r~ (~ v 0)) 1.0))\n");
+    StructDef *sd = NULL;
+    for (int i = 0; i < t->p->nstructs && !sd; i++)
+        if (!strcmp(t->p->structs[i]->name, "image-px")) sd = t->p->structs[i];
+    assert_non_null(sd);
+    Type st = {.kind = TY_STRUCT, .sd = sd};
+    assert_string_equal(oclc_type_name(&st), "image_px");
+    assert_string_equal(ty_name(&A, &st), "image-px");
+    checked_free(t);
+}
+
 static int count(const char *hay, const char *needle) {
     int n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -508,6 +545,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_statements, setup, teardown),
         cmocka_unit_test(test_program_as_opencl_c),
         cmocka_unit_test(test_identifiers_as_the_target_spells_them),
+        cmocka_unit_test_setup_teardown(test_c_text_of_types_and_operators, setup, teardown),
         cmocka_unit_test(test_program_parts_in_order),
         cmocka_unit_test(test_program_abi_metadata_and_host_plan),
     };
