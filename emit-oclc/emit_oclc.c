@@ -121,8 +121,13 @@ static void float_out(Em *e, double v, int is_double) {
 
 static void int_out(Em *e, const Node *n) {
     if (n->ty && n->ty->kind == TY_ENUM && n->text) {
-        sb_puts(e->out, n->text); /* phylum_chordata */
-        return;
+        /* a key (its Crisp key in n->text): its identifier, phylum_chordata */
+        const EnumDef *ed = n->ty->ed;
+        for (int j = 0; j < ed->nkeys; j++)
+            if (!strcmp(ed->keys[j], n->text)) {
+                sb_puts(e->out, ed->cnames[j]);
+                return;
+            }
     }
     Scalar s = n->ty && n->ty->kind == TY_NUM ? n->ty->sc : SC_INT;
     int64_t v = n->ival;

@@ -195,3 +195,16 @@ const TargetNames oclc_names = {
     .language = "OpenCL C", .reserved = oclc_reserved, .reserved_prefix = oclc_reserved_prefix, .spell = oclc_spell,
     .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
     .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};
+
+/* ---- the naming pass (names.h) ---- */
+
+void oclc_name_program(Program *p, Arena *a) {
+    for (int i = 0; i < p->nenums; i++) {
+        EnumDef *ed = p->enums[i];
+        if (ed->cname) continue; /* named already */
+        ed->cname = oclc_spell(a, ed->name);
+        ed->cnames = arena_alloc(a, sizeof(char *) * (size_t)(ed->nkeys ? ed->nkeys : 1));
+        if (!ed->cnames) return;
+        for (int j = 0; j < ed->nkeys; j++) ed->cnames[j] = oclc_join(a, ed->cname, oclc_spell(a, ed->key_names[j]));
+    }
+}

@@ -69,9 +69,14 @@ typedef struct StructDef {
 
 /* A def-enumeration: keyword keys with int values. */
 typedef struct EnumDef {
-    const char *name, *cname;
+    const char *name;       /* Crisp name as written */
     const char **keys;      /* without ':' (lower case) */
-    const char **cnames;    /* the keys' identifiers, as the target spells them: phylum_chordata */
+    const char **key_names; /* as written (:Chordata), for the target to spell */
+    /* The target's identifiers of the type and its keys (phylum,
+       phylum_chordata): NULL after checking, filled by the target's naming
+       pass (emit-oclc/names.h oclc_name_program), which spells them. */
+    const char *cname;
+    const char **cnames;
     int64_t *values;
     int nkeys;
     const void *def;

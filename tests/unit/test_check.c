@@ -439,6 +439,35 @@ static void test_warp_memory_is_the_targets(void **state) {
 }
 
 /* OpenCL C's spelling hooks themselves (emit-oclc/names.c). */
+/* The checker leaves an enumeration unnamed: the checked program holds its
+ * Crisp names (the keys as written) and a key's value records its key; the
+ * target's naming pass spells the identifiers, once. */
+static void test_enumeration_named_by_the_target(void **state) {
+    (void)state;
+    T *t = check_ok("(def-enumeration life-phylum :Chordata (:sea-worm 5))\n"
+                    "(def-kernel ek (v:(vector-type int :global :write-only))\n"
+                    "  (let ((p life-phylum:chordata)) (set! (~ v 0) (if (= p :sea-worm) 1 0))))\n",
+                    &oclc_names);
+    assert_int_equal(t->p->nenums, 1);
+    EnumDef *ed = t->p->enums[0];
+    assert_null(ed->cname);
+    assert_null(ed->cnames);
+    assert_string_equal(ed->key_names[0], "Chordata");
+    assert_string_equal(ed->keys[1], "sea-worm");
+    const Node *lit = find_kind(func(t->p, FN_KERNEL, "ek")->body, N_C_INTLIT);
+    assert_non_null(lit);
+    assert_int_equal(lit->ty->kind, TY_ENUM);
+    assert_string_equal(lit->text, "chordata"); /* the key, not an identifier */
+    oclc_name_program(t->p, &t->c.arena);
+    assert_string_equal(ed->cname, "life_phylum");
+    assert_string_equal(ed->cnames[0], "life_phylum_Chordata");
+    assert_string_equal(ed->cnames[1], "life_phylum_sea_worm");
+    const char **before = ed->cnames;
+    oclc_name_program(t->p, &t->c.arena); /* naming twice changes nothing */
+    assert_ptr_equal(ed->cnames, before);
+    t_free(t);
+}
+
 static void test_oclc_spelling(void **state) {
     (void)state;
     Arena a;
@@ -615,6 +644,7 @@ int main(void) {
         cmocka_unit_test(test_spelling_is_the_targets),
         cmocka_unit_test(test_warp_memory_is_the_targets),
         cmocka_unit_test(test_oclc_spelling),
+        cmocka_unit_test(test_enumeration_named_by_the_target),
         cmocka_unit_test(test_oclc_reserved_words),
         cmocka_unit_test(test_passes_one_by_one),
     };

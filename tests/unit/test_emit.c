@@ -304,6 +304,7 @@ static Checked *check_src(const char *src) {
     t->p = check_program(&t->c, expander_new(&t->c), read, &oclc_names);
     assert_non_null(t->p);
     assert_int_equal(t->c.diag.errors, 0);
+    oclc_name_program(t->p, &t->c.arena); /* as the driver does */
     t->p->source = "prog.crisp";
     return t;
 }
