@@ -97,6 +97,9 @@ const char *oclc_join(Arena *a, const char *base, const char *part) {
 /* The type's C name (int, float4, a struct's); a vector is its element's
  * with `vec` (floatvec) or `_soa`, or its derived type's name. */
 const char *oclc_type_part(Arena *a, const Type *t) {
+    /* while checking, an enumeration has no identifier yet (the naming
+       pass gives it later): its spelled Crisp name is the one it will get */
+    if (t->kind == TY_ENUM && !t->ed->cname) return oclc_spell(a, t->ed->name);
     if (t->kind != TY_VECTOR) return oclc_type_name(t);
     if (t->tag) return oclc_spell(a, t->tag);
     if (!t->elem) return "vec";

@@ -380,6 +380,24 @@ static void test_identifiers_as_the_target_spells_them(void **state) {
         if (!strstr(cl, want[i])) fail_msg("missing:\n%s\n--- in\n%s", want[i], cl);
     free(cl);
     checked_free(t);
+    /* overloads named after an enumeration or a struct parameter: their
+       type parts while checking are the names the naming pass gives */
+    t = check_src("(def-enumeration life-phylum :arthropoda :chordata)\n"
+                  "(def-struct pt (x float) (y float))\n"
+                  "(def-function legs (p:life-phylum) (declare (return-type int)) (if (= p :chordata) 4 6))\n"
+                  "(def-function legs (p:int) (declare (return-type int)) p)\n"
+                  "(def-function legs (p:pt) (declare (return-type int)) (truncate (x~ p)))\n"
+                  "(def-kernel legs_k (v:(vector-type int :global :read-write))\n"
+                  "  (declare (global-size :derive-from v))\n"
+                  "  (in-each-thread (i)\n"
+                  "    (set! (~ v i) (+ (legs life-phylum:chordata) (legs 3) (legs (make-pt :x 1.0 :y 2.0))))))\n");
+    cl = print_oclc(t->p);
+    const char *want2[] = {"int legs_life_phylum(life_phylum p)\n", "int legs_pt(pt p)\n",
+                           "legs_life_phylum(life_phylum_chordata) + legs_int(3) + legs_pt(", NULL};
+    for (int i = 0; want2[i]; i++)
+        if (!strstr(cl, want2[i])) fail_msg("missing:\n%s\n--- in\n%s", want2[i], cl);
+    free(cl);
+    checked_free(t);
 }
 
 /* The checker names types and operators in Crisp only (ty_name,
