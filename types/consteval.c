@@ -521,10 +521,12 @@ static int var_int(Ce *ce, const Node *at, const Sym *s, int64_t *out) {
 #define OP_ABS_CALL (-1) /* overflow(): the operation is (abs a) */
 
 /* A OP B as a message shows it: + - * / infix, as the source reads in
- * arithmetic; the others as the Crisp form, (bit-and a b), (rem a b). */
+ * arithmetic; a shift as the ash that makes it; the others as the
+ * operation's Crisp name, (bit-and a b), (rem a b). */
 static const char *op_shown(Ce *ce, const char *a, int op, const char *b) {
     if (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV)
         return arena_printf(ce->ck->a, "%s %s %s", a, check_op_name(op), b);
+    if (op == OP_SHL || op == OP_SHR) return arena_printf(ce->ck->a, "(ash %s %s%s)", a, op == OP_SHR ? "-" : "", b);
     return arena_printf(ce->ck->a, "(%s %s %s)", check_op_name(op), a, b);
 }
 
