@@ -94,16 +94,22 @@ const char *oclc_join(Arena *a, const char *base, const char *part) {
     return arena_printf(a, "%s_%s", base, part);
 }
 
+/* T's C name; while checking, an enumeration or a struct has no identifier
+ * yet (the naming pass gives it later): its spelled Crisp name, the one it
+ * will get. */
+static const char *type_word(Arena *a, const Type *t) {
+    if (t->kind == TY_ENUM && !t->ed->cname) return oclc_spell(a, t->ed->name);
+    if (t->kind == TY_STRUCT && !t->sd->cname) return oclc_spell(a, t->sd->name);
+    return oclc_type_name(t);
+}
+
 /* The type's C name (int, float4, a struct's); a vector is its element's
  * with `vec` (floatvec) or `_soa`, or its derived type's name. */
 const char *oclc_type_part(Arena *a, const Type *t) {
-    /* while checking, an enumeration has no identifier yet (the naming
-       pass gives it later): its spelled Crisp name is the one it will get */
-    if (t->kind == TY_ENUM && !t->ed->cname) return oclc_spell(a, t->ed->name);
-    if (t->kind != TY_VECTOR) return oclc_type_name(t);
+    if (t->kind != TY_VECTOR) return type_word(a, t);
     if (t->tag) return oclc_spell(a, t->tag);
     if (!t->elem) return "vec";
-    return arena_printf(a, t->soa ? "%s_soa" : "%svec", oclc_type_name(t->elem));
+    return arena_printf(a, t->soa ? "%s_soa" : "%svec", type_word(a, t->elem));
 }
 
 const char *oclc_member(Arena *a, const char *path, const char *field) {
@@ -202,6 +208,8 @@ const TargetNames oclc_names = {
 /* ---- the naming pass (names.h) ---- */
 
 void oclc_name_program(Program *p, Arena *a) {
+    for (int i = 0; i < p->nstructs; i++)
+        if (!p->structs[i]->cname) p->structs[i]->cname = oclc_spell(a, p->structs[i]->name);
     for (int i = 0; i < p->nenums; i++) {
         EnumDef *ed = p->enums[i];
         if (ed->cname) continue; /* named already */

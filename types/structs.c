@@ -237,7 +237,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             sd->state = -1;
             return 0;
         }
-        sd->cname = mangle(ck, sd->name);
         sd->derived_from = o->sd;
         sd->fields = o->sd->fields;
         sd->nfields = o->sd->nfields;
@@ -248,7 +247,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         return 1;
     }
     sd->state = 1;
-    sd->cname = mangle(ck, sd->name);
     int n = form->nkids - 2;
     sd->fields = arena_alloc(ck->a, sizeof(Field) * (size_t)n);
     if (!sd->fields) return 0;

@@ -51,7 +51,11 @@ typedef struct Field {
 } Field;
 
 typedef struct StructDef {
-    const char *name, *cname;
+    const char *name;  /* Crisp name as written */
+    /* The target's identifier of the type: NULL after checking, given by
+       the target's naming pass (emit-oclc/names.h oclc_name_program); an
+       incomplete template's placeholder (never printed) keeps NAME_T. */
+    const char *cname;
     const void *def;   /* the defining syntax node */
     Field *fields;
     int nfields;

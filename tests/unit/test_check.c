@@ -439,18 +439,30 @@ static void test_warp_memory_is_the_targets(void **state) {
 }
 
 /* OpenCL C's spelling hooks themselves (emit-oclc/names.c). */
-/* The checker leaves an enumeration unnamed: the checked program holds its
- * Crisp names (the keys as written) and a key's value records its key; the
- * target's naming pass spells the identifiers, once. */
-static void test_enumeration_named_by_the_target(void **state) {
+/* The checker leaves structs and enumerations unnamed: the checked program
+ * holds their Crisp names (an enumeration's keys as written) and a key's
+ * value records its key; the target's naming pass spells the identifiers,
+ * once. */
+static void test_structs_and_enumerations_named_by_the_target(void **state) {
     (void)state;
-    T *t = check_ok("(def-enumeration life-phylum :Chordata (:sea-worm 5))\n"
+    T *t = check_ok("(def-struct image-px (r float) (g float))\n"
+                    "(def-derived-type px2 image-px)\n"
+                    "(def-function red (p:image-px) (declare (return-type float)) (r~ p))\n"
+                    "(def-enumeration life-phylum :Chordata (:sea-worm 5))\n"
                     "(def-kernel ek (v:(vector-type int :global :write-only))\n"
                     "  (let ((p life-phylum:chordata)) (set! (~ v 0) (if (= p :sea-worm) 1 0))))\n",
                     &oclc_names);
     assert_int_equal(t->p->nenums, 1);
     EnumDef *ed = t->p->enums[0];
     assert_null(ed->cname);
+    StructDef *px = NULL, *px2 = NULL; /* the library may define structs too */
+    for (int i = 0; i < t->p->nstructs; i++) {
+        assert_null(t->p->structs[i]->cname);
+        if (!strcmp(t->p->structs[i]->name, "image-px")) px = t->p->structs[i];
+        if (!strcmp(t->p->structs[i]->name, "px2")) px2 = t->p->structs[i];
+    }
+    assert_non_null(px);
+    assert_non_null(px2);
     assert_null(ed->cnames);
     assert_string_equal(ed->key_names[0], "Chordata");
     assert_string_equal(ed->keys[1], "sea-worm");
@@ -462,6 +474,8 @@ static void test_enumeration_named_by_the_target(void **state) {
     assert_string_equal(ed->cname, "life_phylum");
     assert_string_equal(ed->cnames[0], "life_phylum_Chordata");
     assert_string_equal(ed->cnames[1], "life_phylum_sea_worm");
+    assert_string_equal(px->cname, "image_px");
+    assert_string_equal(px2->cname, "px2");
     const char **before = ed->cnames;
     oclc_name_program(t->p, &t->c.arena); /* naming twice changes nothing */
     assert_ptr_equal(ed->cnames, before);
@@ -644,7 +658,7 @@ int main(void) {
         cmocka_unit_test(test_spelling_is_the_targets),
         cmocka_unit_test(test_warp_memory_is_the_targets),
         cmocka_unit_test(test_oclc_spelling),
-        cmocka_unit_test(test_enumeration_named_by_the_target),
+        cmocka_unit_test(test_structs_and_enumerations_named_by_the_target),
         cmocka_unit_test(test_oclc_reserved_words),
         cmocka_unit_test(test_passes_one_by_one),
     };
