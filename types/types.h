@@ -156,7 +156,7 @@ int ty_widens(const Type *from, const Type *to);
 Type *ty_join(const Type *a, const Type *b);
 
 /* Crisp's name of a number or hardware vector type ("ulong", "float4"), NULL
- * for another kind.  A target spells types its own way (emit-oclc/names.h
+ * for another kind.  A target spells types its own way (emit-oclc/ctext.h
  * oclc_type_name); the checker names them only in Crisp. */
 const char *ty_num_name(const Type *t);
 /* Crisp spelling for messages ("float4", "(vector-type float :global ...)"). */
