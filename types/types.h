@@ -53,8 +53,9 @@ typedef struct Field {
 typedef struct StructDef {
     const char *name;  /* Crisp name as written */
     /* The target's identifier of the type: NULL after checking, given by
-       the target's naming pass (emit-oclc/names.h oclc_name_program); an
-       incomplete template's placeholder (never printed) keeps NAME_T. */
+       the target's naming pass (emit-oclc/names.h oclc_name_program) to
+       the structs of Program.structs; an incomplete template's placeholder
+       (never printed) has none. */
     const char *cname;
     const void *def;   /* the defining syntax node */
     Field *fields;
