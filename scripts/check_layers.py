@@ -19,7 +19,11 @@ string literal that is exactly a C or host type spelling Crisp has not
 (__global __local __constant __private __kernel, size_t ptrdiff_t intptr_t
 uintptr_t, unsigned/signed X, cl_X, np.X, numpy.X, "struct %s", "%s *",
 "(%s)"), which the emitters spell (emit-oclc/ctext.h oclc_type_name), or
-names the C spellers the checker once had (ty_cname, check_op_text).
+names the C spellers the checker once had (ty_cname, check_op_text), or
+calls a TargetNames hook (`->names->`) or holds a TargetNames outside
+types/cnames.c, the one file that lists what the checker still asks the
+target (docs/architecture.md, "Names"); check.c, check.h and check_int.h
+only hand the table in (check_program, Checker.names).
 The public surface: every name an internal header listed in PREFIXED
 declares carries its module prefix (types/expr_int.h: cx_), and once built,
 `nm` of build/libcrisp.so and build/libcrisp.a shows only the API of
@@ -72,6 +76,9 @@ COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 # C text in the checker's sources: an operator token Crisp does not have, or
 # a C/host type spelling (the emitters' ctext.h); see the docstring.
 OPERATOR = re.compile(r'"([-+*/%<>=!&|^~]+)"')
+HOOK_CALL = re.compile(r"->names->\w+")
+HOOK_TABLE = re.compile(r"\bTargetNames\b")
+HOOK_FILES = {"cnames.c", "check.c", "check.h", "check_int.h"}
 C_SPELLER = re.compile(r"\b(?:ty_cname|check_op_text)\b")
 CRISP_OPERATORS = {"+", "-", "*", "/", "<", ">", "<=", ">=", "=", "==", "/=", "!=", "~", "=>", "->"}
 C_TYPE = re.compile(r'"(__(?:global|local|constant|private|kernel)(?: %s)?|size_t|ptrdiff_t|u?intptr_t'
@@ -97,6 +104,10 @@ def target_spellings(root):
         for m in OPERATOR.finditer(text):
             if m.group(1) not in CRISP_OPERATORS:
                 out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (C operator text: emit-oclc/ctext.c)")
+        hooks = [] if f == "cnames.c" else list(HOOK_CALL.finditer(text))
+        hooks += [] if f in HOOK_FILES else list(HOOK_TABLE.finditer(text))
+        for m in hooks:
+            out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (a TargetNames hook: ask through cnames.c)")
         for m in C_SPELLER.finditer(text):
             out.append(f"types/{f}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)} (spells C: emit-oclc/ctext.h)")
         for m in C_TYPE.finditer(text):

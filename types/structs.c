@@ -348,7 +348,7 @@ static const char *member_path(Ctx *cx, const Node *base) {
     if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
     if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
         const char *p = member_path(cx, base->kids[0]);
-        return p ? cx->ck->names->member(cx->ck->a, p, base->text) : NULL;
+        return p ? names_member(cx->ck, p, base->text) : NULL;
     }
     return NULL;
 }
@@ -376,8 +376,8 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->kind = SYM_LOCAL;
     s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
     s->key = s->name;
-    s->cname = cx->ck->names->member(cx->ck->a, path, f->cname);
-    s->len_cname = cx->ck->names->member(cx->ck->a, path, name_join(cx->ck, f->cname, "len"));
+    s->cname = names_member(cx->ck, path, f->cname);
+    s->len_cname = names_member(cx->ck, path, name_join(cx->ck, f->cname, "len"));
     s->ty = f->ty;
     s->def = syn;
     return var_ref(cx, syn, s);

@@ -158,12 +158,11 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
     }
     Type *ty = ty_vector(cx->ck->a, ty_num(SC_UINT), AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, -1);
     /* named by the target's support code, which takes it (emit-oclc/names.c) */
-    const TargetNames *tn = cx->ck->names;
-    Sym *s = new_local(cx, at, tn->support("warp-memory"), ty);
+    Sym *s = new_local(cx, at, names_support(cx->ck, "warp-memory"), ty);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->cname = tn->support("warp-memory");
-    s->len_cname = tn->support("warp-memory-length");
+    s->cname = names_support(cx->ck, "warp-memory");
+    s->len_cname = names_support(cx->ck, "warp-memory-length");
     fn->warp_mem = s;
     return s;
 }
