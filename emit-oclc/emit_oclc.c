@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/printer.h"
+#include "names.h"
 #include "reads.h"
 #include "warps.h"
 
@@ -117,6 +118,16 @@ static void float_out(Em *e, double v, int is_double) {
     sb_puts(e->out, buf);
     if (!strpbrk(buf, ".eEn")) sb_puts(e->out, ".0");
     if (!is_double) sb_putc(e->out, 'f');
+}
+
+/* The identifier of the field a member node selects (its Crisp name in
+ * n->text): the one the naming pass gave the field of its struct. */
+static const char *member_ident(Em *e, const Node *n) {
+    const Type *st = n->kids[0]->ty;
+    if (st && st->kind == TY_STRUCT)
+        for (int i = 0; i < st->sd->nfields; i++)
+            if (!strcmp(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
+    return oclc_spell(e->a, n->text);
 }
 
 static void int_out(Em *e, const Node *n) {
@@ -251,9 +262,12 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         if (n->op == INDEX_PADDED) sb_puts(e->out, ".v"); /* the field of crisp_std140_T */
         break;
     case N_C_SWIZZLE:
-    case N_C_MEMBER:
         expr_out(e, n->kids[0], 16);
         sb_printf(e->out, ".%s", n->text);
+        break;
+    case N_C_MEMBER:
+        expr_out(e, n->kids[0], 16);
+        sb_printf(e->out, ".%s", member_ident(e, n));
         break;
     case N_C_CAST:
         if (n->op == CAST_SAME) {

@@ -208,8 +208,13 @@ const TargetNames oclc_names = {
 /* ---- the naming pass (names.h) ---- */
 
 void oclc_name_program(Program *p, Arena *a) {
-    for (int i = 0; i < p->nstructs; i++)
-        if (!p->structs[i]->cname) p->structs[i]->cname = oclc_spell(a, p->structs[i]->name);
+    for (int i = 0; i < p->nstructs; i++) {
+        StructDef *sd = p->structs[i];
+        if (!sd->cname) sd->cname = oclc_spell(a, sd->name);
+        /* a derived type shares its original's fields */
+        for (int j = 0; j < sd->nfields; j++)
+            if (!sd->fields[j].cname) sd->fields[j].cname = oclc_spell(a, sd->fields[j].name);
+    }
     for (int i = 0; i < p->nenums; i++) {
         EnumDef *ed = p->enums[i];
         if (ed->cname) continue; /* named already */

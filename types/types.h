@@ -42,7 +42,12 @@ typedef struct Type Type;
 
 /* A def-struct field and the struct's std140 layout. */
 typedef struct Field {
-    const char *name, *key, *cname;
+    const char *name, *key; /* Crisp name as written, canonical */
+    /* The target's identifier of the field: NULL after checking, given by
+       the target's naming pass (emit-oclc/names.h oclc_name_program); a
+       variable derived from a field while checking (a soa-vector's field
+       vector) is named from the spelled Crisp name, the same word. */
+    const char *cname;
     Type *ty;
     int offset, size, align;
     int as_array;      /* 3-vectors: stored as T[3] so std140's 12-byte size holds */

@@ -445,9 +445,9 @@ static void test_warp_memory_is_the_targets(void **state) {
  * once. */
 static void test_structs_and_enumerations_named_by_the_target(void **state) {
     (void)state;
-    T *t = check_ok("(def-struct image-px (r float) (g float))\n"
+    T *t = check_ok("(def-struct image-px (Red-Level float) (g float))\n"
                     "(def-derived-type px2 image-px)\n"
-                    "(def-function red (p:image-px) (declare (return-type float)) (r~ p))\n"
+                    "(def-function red (p:image-px) (declare (return-type float)) (red-level~ p))\n"
                     "(def-enumeration life-phylum :Chordata (:sea-worm 5))\n"
                     "(def-kernel ek (v:(vector-type int :global :write-only))\n"
                     "  (let ((p life-phylum:chordata)) (set! (~ v 0) (if (= p :sea-worm) 1 0))))\n",
@@ -463,6 +463,10 @@ static void test_structs_and_enumerations_named_by_the_target(void **state) {
     }
     assert_non_null(px);
     assert_non_null(px2);
+    assert_null(px->fields[0].cname);
+    const Node *m = find_kind(func(t->p, FN_FUNCTION, "red")->body, N_C_MEMBER);
+    assert_non_null(m);
+    assert_string_equal(m->text, "Red-Level"); /* the field, not an identifier */
     assert_null(ed->cnames);
     assert_string_equal(ed->key_names[0], "Chordata");
     assert_string_equal(ed->keys[1], "sea-worm");
@@ -475,6 +479,8 @@ static void test_structs_and_enumerations_named_by_the_target(void **state) {
     assert_string_equal(ed->cnames[0], "life_phylum_Chordata");
     assert_string_equal(ed->cnames[1], "life_phylum_sea_worm");
     assert_string_equal(px->cname, "image_px");
+    assert_string_equal(px->fields[0].cname, "Red_Level");
+    assert_string_equal(px2->fields[1].cname, "g"); /* the original's fields */
     assert_string_equal(px2->cname, "px2");
     const char **before = ed->cnames;
     oclc_name_program(t->p, &t->c.arena); /* naming twice changes nothing */
