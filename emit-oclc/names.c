@@ -203,7 +203,7 @@ const char *oclc_support(const char *what) {
 const TargetNames oclc_names = {
     .language = "OpenCL C", .reserved = oclc_reserved, .reserved_prefix = oclc_reserved_prefix, .spell = oclc_spell,
     .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
-    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};
+    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident};
 
 /* ---- the naming pass (names.h) ---- */
 
@@ -222,5 +222,14 @@ void oclc_name_program(Program *p, Arena *a) {
         ed->cnames = arena_alloc(a, sizeof(char *) * (size_t)(ed->nkeys ? ed->nkeys : 1));
         if (!ed->cnames) return;
         for (int j = 0; j < ed->nkeys; j++) ed->cnames[j] = oclc_join(a, ed->cname, oclc_spell(a, ed->key_names[j]));
+    }
+    /* the __local words of the local-memory warp lowering: a variable of
+       crisp's support code, whose prefix no user name takes */
+    for (int i = 0; i < p->nfuncs; i++) {
+        Sym *m = p->funcs[i]->warp_mem;
+        if (m && !m->cname) {
+            m->cname = oclc_support("warp-memory");
+            m->len_cname = oclc_support("warp-memory-length");
+        }
     }
 }

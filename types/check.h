@@ -380,10 +380,6 @@ typedef struct TargetNames {
     /* NAME (an orchestration's) as the identifier the host code calls it
        by, in C and in Python: two orchestrations may not share one. */
     const char *(*host_ident)(Arena *a, const char *name);
-    /* The identifier of a variable of the target's support code: WHAT is
-       "warp-memory" (the __local words of the local-memory warp
-       lowering) or "warp-memory-length". */
-    const char *(*support)(const char *what);
 } TargetNames;
 
 /* Crisp's own names (no target): identifiers as written, made unique with

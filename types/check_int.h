@@ -264,9 +264,6 @@ const char *local_cname(Ctx *cx, const char *crisp_name);
 const char *names_member(const Checker *ck, const char *path, const char *field);
 /* An orchestration's NAME as the host code's identifier (scale_then_sum). */
 const char *names_host_ident(const Checker *ck, const char *name);
-/* The identifier of a variable of the target's support code ("warp-memory",
- * "warp-memory-length"). */
-const char *names_support(const Checker *ck, const char *what);
 /* The target language's name, for messages ("OpenCL C"). */
 const char *names_language(const Checker *ck);
 

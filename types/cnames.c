@@ -76,14 +76,10 @@ static const char *crisp_host_ident(Arena *a, const char *name) {
     return arena_strdup(a, name);
 }
 
-static const char *crisp_support(const char *what) {
-    return what;
-}
-
 const TargetNames crisp_names = {
     .language = "Crisp", .reserved = crisp_reserved, .reserved_prefix = crisp_reserved, .spell = crisp_spell,
     .join = crisp_join, .type_part = crisp_type_part, .member = crisp_member, .unique = crisp_unique,
-    .take = crisp_take, .rollback = crisp_rollback, .host_ident = crisp_host_ident, .support = crisp_support};
+    .take = crisp_take, .rollback = crisp_rollback, .host_ident = crisp_host_ident};
 
 /* ---- the checker's side of the seam ---- */
 
@@ -126,10 +122,6 @@ const char *names_member(const Checker *ck, const char *path, const char *field)
 
 const char *names_host_ident(const Checker *ck, const char *name) {
     return ck->names->host_ident(ck->a, name);
-}
-
-const char *names_support(const Checker *ck, const char *what) {
-    return ck->names->support(what);
 }
 
 const char *names_language(const Checker *ck) {

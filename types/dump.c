@@ -31,7 +31,7 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
     case N_C_LENGTH:
     case N_C_DECL:
     case N_C_FOR:
-        if (n->sym) sb_printf(b, " %s", n->sym->cname);
+        if (n->sym) sb_printf(b, " %s", n->sym->cname ? n->sym->cname : n->sym->name); /* unnamed: the target names it */
         break;
     case N_C_UNARY:
     case N_C_BINARY:
