@@ -42,6 +42,7 @@
 
 #include "../core/context.h"
 #include "../core/printer.h"
+#include "../emit-oclc/ctext.h"
 #include "../emit-oclc/sizeprint.h"
 #include "hoist.h"
 #include "plan.h"
@@ -350,8 +351,8 @@ static const char *field_decl(Hc *h, const Field *f) {
     const char *name = host_name(h, f->cname);
     if (is_struct(t)) return arena_printf(h->a, "%s %s", host_name(h, t->sd->cname), name);
     if (t->kind == TY_HWVEC && f->as_array)
-        return arena_printf(h->a, "cl_%s %s[%d]", ty_cname(ty_num(t->sc)), name, t->width);
-    if (t->kind == TY_NUM || t->kind == TY_HWVEC) return arena_printf(h->a, "cl_%s %s", ty_cname(t), name);
+        return arena_printf(h->a, "cl_%s %s[%d]", oclc_type_name(ty_num(t->sc)), name, t->width);
+    if (t->kind == TY_NUM || t->kind == TY_HWVEC) return arena_printf(h->a, "cl_%s %s", oclc_type_name(t), name);
     return arena_printf(h->a, "unsigned char %s[%d]", name, f->size);
 }
 
@@ -381,7 +382,7 @@ static void emit_structs(Hc *h) {
             const Field *f = &sd->fields[j];
             if (f->offset > at) pr_line(p, "unsigned char pad%d[%d];", npad++, f->offset - at);
             pr_line(p, "%-*s /* offset %d%s */", width, arena_printf(h->a, "%s;", field_decl(h, f)), f->offset,
-                    f->as_array ? arena_printf(h->a, ", %s", ty_cname(f->ty)) : "");
+                    f->as_array ? arena_printf(h->a, ", %s", oclc_type_name(f->ty)) : "");
             at = f->offset + f->size;
         }
         if (sd->size > at) pr_line(p, "unsigned char pad%d[%d];", npad, sd->size - at);
@@ -1104,7 +1105,7 @@ static void emit_debug_sites(Hc *h) {
         for (int j = 0; j < s->nparts; j++) {
             const DebugPart *dp = &s->parts[j];
             if (dp->text) pr_line(p, "{%s, NULL, NULL},", c_string(h, dp->text));
-            else pr_line(p, "{NULL, \"%s\", %s},", dp->ty ? ty_cname(dp->ty) : "int", c_string(h, dp->expr ? dp->expr : ""));
+            else pr_line(p, "{NULL, \"%s\", %s},", dp->ty ? oclc_type_name(dp->ty) : "int", c_string(h, dp->expr ? dp->expr : ""));
         }
         pr_dedent(p);
         pr_line(p, "};");
@@ -2368,7 +2369,7 @@ static void emit_struct_printers(Hc *h) {
             if (is_struct(f->ty))
                 pr_line(p, "demo_print_%s(out, &v->%s);", host_name(h, f->ty->sd->cname), fname);
             else if (f->ty->kind == TY_NUM || f->ty->kind == TY_HWVEC)
-                pr_line(p, "crisp_print_value(out, %sv->%s, \"%s\");", f->as_array ? "" : "&", fname, ty_cname(f->ty));
+                pr_line(p, "crisp_print_value(out, %sv->%s, \"%s\");", f->as_array ? "" : "&", fname, oclc_type_name(f->ty));
             else
                 pr_line(p, "fputs(\"...\", out);");
         }
@@ -2443,7 +2444,7 @@ static void emit_demo_kernel(Hc *h, const HostKernel *hk) {
             pr_line(p, "/* %s: a %s, all zeros */", comment_text(h, a->name), a->type);
         else if (scalar_lanes(a) > 1)
             for (int j = 0; j < scalar_lanes(a); j++)
-                pr_line(p, "args.%s.s[%d] = (cl_%s)%s;", field(h, a), j, a->elem_ty ? ty_cname(ty_num(a->elem_ty->sc)) : "int", v);
+                pr_line(p, "args.%s.s[%d] = (cl_%s)%s;", field(h, a), j, a->elem_ty ? oclc_type_name(ty_num(a->elem_ty->sc)) : "int", v);
         else
             pr_line(p, "args.%s = (%s)%s;", field(h, a), scalar_ctype(h, a), v);
     }

@@ -31,6 +31,7 @@
 
 #include "../core/context.h"
 #include "../core/printer.h"
+#include "../emit-oclc/ctext.h"
 #include "../emit-oclc/sizeprint.h"
 #include "hoist.h"
 #include "plan.h"
@@ -263,8 +264,8 @@ static const StructDef *struct_of(const Type *t) {
 /* numpy format of a struct field: np.float32, (np.float32, 3), POINT_DTYPE. */
 static const char *field_format(Arena *a, const Type *t) {
     if (struct_of(t)) return struct_dtype_name(a, t->sd);
-    if (t->kind == TY_HWVEC) return arena_printf(a, "(np.%s, %d)", np_scalar(ty_cname(ty_num(t->sc))), t->width);
-    const char *np = np_scalar(ty_cname(t));
+    if (t->kind == TY_HWVEC) return arena_printf(a, "(np.%s, %d)", np_scalar(oclc_type_name(ty_num(t->sc))), t->width);
+    const char *np = np_scalar(oclc_type_name(t));
     return arena_printf(a, "np.%s", np ? np : "uint8");
 }
 
@@ -274,7 +275,7 @@ static const char *elem_np(const AbiArg *x, int *lanes) {
     *lanes = 1;
     if (t && t->kind == TY_HWVEC) {
         *lanes = t->width;
-        return np_scalar(ty_cname(ty_num(t->sc)));
+        return np_scalar(oclc_type_name(ty_num(t->sc)));
     }
     const char *s = np_scalar(astr(x->element));
     return s ? s : "uint8";
@@ -593,7 +594,7 @@ static void emit_debug_sites(Printer *p, const Abi *abi, Arena *a) {
             if (dp->text)
                 pr_line(p, "    {\"text\": %s},", quoted(a, dp->text));
             else
-                pr_line(p, "    {\"type\": \"%s\", \"expr\": %s},", dp->ty ? ty_cname(dp->ty) : "int", quoted(a, dp->expr));
+                pr_line(p, "    {\"type\": \"%s\", \"expr\": %s},", dp->ty ? oclc_type_name(dp->ty) : "int", quoted(a, dp->expr));
         }
         pr_line(p, "]},");
     }

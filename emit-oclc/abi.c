@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../analysis/extent.h"
+#include "ctext.h"
 #include "emit_oclc.h"
 
 
@@ -38,7 +39,7 @@ static void add_pointer(Arena *ar, AbiKernel *k, AbiRole role, const char *name,
     a->cname = s->cname;
     a->type = pointer_type(ar, t);
     a->elem_ty = t->elem;
-    a->element = t->elem ? ty_cname(t->elem) : "void";
+    a->element = t->elem ? oclc_type_name(t->elem) : "void";
     a->as = t->as;
     a->acc = is_out ? ACC_WRITE_ONLY : t->acc;
     a->align = t->align;
@@ -110,7 +111,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc 
             a->role = ROLE_SCALAR;
             a->name = s->name;
             a->cname = s->cname;
-            a->type = s->ty->kind == TY_ENUM ? "int" : ty_cname(s->ty);
+            a->type = s->ty->kind == TY_ENUM ? "int" : oclc_type_name(s->ty);
             a->elem_ty = s->ty;
         }
     }
@@ -145,7 +146,7 @@ static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc 
             AbiScratchPart *sp = &k->scratch[k->nscratch++];
             sp->name = sc->name;
             sp->comment = sc->comment;
-            sp->element = ty_cname(sc->ty->elem);
+            sp->element = oclc_type_name(sc->ty->elem);
             sp->stride = ty_vector_stride(sc->ty->elem, sc->ty->align);
             sp->count = side_size(sc);
         }

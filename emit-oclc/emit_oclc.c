@@ -6,6 +6,7 @@
  * functions (relative ids, floor division, CAS loops) are printed once, only
  * when used, and are named crisp_*.  Expressions get the parentheses C needs
  * plus those clang's -Wparentheses asks for. */
+#include "ctext.h"
 #include "emit_oclc.h"
 
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "../core/printer.h"
+#include "names.h"
 #include "reads.h"
 #include "warps.h"
 
@@ -36,8 +38,8 @@ static int padded(const Type *vec) {
 }
 
 const char *oclc_elem_type(Arena *a, const Type *vec) {
-    if (padded(vec)) return arena_printf(a, "crisp_std140_%s", ty_cname(vec->elem));
-    return ty_cname(vec->elem);
+    if (padded(vec)) return arena_printf(a, "crisp_std140_%s", oclc_type_name(vec->elem));
+    return oclc_type_name(vec->elem);
 }
 
 static const char *as_qual(AddrSpace as) {
@@ -118,10 +120,25 @@ static void float_out(Em *e, double v, int is_double) {
     if (!is_double) sb_putc(e->out, 'f');
 }
 
+/* The identifier of the field a member node selects (its Crisp name in
+ * n->text): the one the naming pass gave the field of its struct. */
+static const char *member_ident(Em *e, const Node *n) {
+    const Type *st = n->kids[0]->ty;
+    if (st && st->kind == TY_STRUCT)
+        for (int i = 0; i < st->sd->nfields; i++)
+            if (!strcmp(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
+    return oclc_spell(e->a, n->text);
+}
+
 static void int_out(Em *e, const Node *n) {
     if (n->ty && n->ty->kind == TY_ENUM && n->text) {
-        sb_puts(e->out, n->text); /* phylum_chordata */
-        return;
+        /* a key (its Crisp key in n->text): its identifier, phylum_chordata */
+        const EnumDef *ed = n->ty->ed;
+        for (int j = 0; j < ed->nkeys; j++)
+            if (!strcmp(ed->keys[j], n->text)) {
+                sb_puts(e->out, ed->cnames[j]);
+                return;
+            }
     }
     Scalar s = n->ty && n->ty->kind == TY_NUM ? n->ty->sc : SC_INT;
     int64_t v = n->ival;
@@ -140,7 +157,7 @@ static void int_out(Em *e, const Node *n) {
         else sb_printf(e->out, "%lldL", (long long)v);
     } else if (s == SC_UINT) sb_printf(e->out, "%lluu", (unsigned long long)(uint32_t)v);
     else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
-    else if (narrow_int(n->ty) && !e->in_arith) sb_printf(e->out, "(%s)%lld", ty_cname(n->ty), (long long)v);
+    else if (narrow_int(n->ty) && !e->in_arith) sb_printf(e->out, "(%s)%lld", oclc_type_name(n->ty), (long long)v);
     else sb_printf(e->out, "%lld", (long long)v);
 }
 
@@ -170,7 +187,7 @@ static void binary_out(Em *e, const Node *n) {
         if (k->kind == N_C_BINARY && k->op != n->op && is_logic_or_bit(n->op) &&
             (logic ? (k->op == OP_AND || k->op == OP_OR) : 1))
             need = 17;
-        if (side) sb_printf(e->out, " %s ", check_op_text(n->op));
+        if (side) sb_printf(e->out, " %s ", oclc_op_text(n->op));
         expr_out(e, k, need);
     }
     e->in_arith = saved;
@@ -204,7 +221,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     /* arithmetic on char/short happens in int in C; keep Crisp's type */
     int wrap_narrow = n->kind == N_C_BINARY && narrow_int(n->ty) && n->op <= OP_MOD;
     int paren = p < min_prec && !wrap_narrow;
-    if (wrap_narrow) sb_printf(e->out, "(%s)(", ty_cname(n->ty));
+    if (wrap_narrow) sb_printf(e->out, "(%s)(", oclc_type_name(n->ty));
     if (paren) sb_putc(e->out, '(');
     switch (n->kind) {
     case N_C_INTLIT: int_out(e, n); break;
@@ -219,7 +236,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         else sb_printf(e->out, "%lldUL", (long long)n->sym->ty->length);
         break;
     case N_C_UNARY: {
-        sb_puts(e->out, check_op_text(n->op));
+        sb_puts(e->out, oclc_op_text(n->op));
         /* avoid "- -x", "--4" (a negative literal) and "&*" surprises */
         const Node *k = n->kids[0];
         int neg_lit = (k->kind == N_C_INTLIT && k->ival < 0 && !k->is_unsigned) || (k->kind == N_C_FLOATLIT && k->fval < 0);
@@ -245,9 +262,12 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         if (n->op == INDEX_PADDED) sb_puts(e->out, ".v"); /* the field of crisp_std140_T */
         break;
     case N_C_SWIZZLE:
-    case N_C_MEMBER:
         expr_out(e, n->kids[0], 16);
         sb_printf(e->out, ".%s", n->text);
+        break;
+    case N_C_MEMBER:
+        expr_out(e, n->kids[0], 16);
+        sb_printf(e->out, ".%s", member_ident(e, n));
         break;
     case N_C_CAST:
         if (n->op == CAST_SAME) {
@@ -255,20 +275,20 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
             break;
         }
         if (n->op == CAST_REINTERPRET) {
-            sb_printf(e->out, "*(%s *)&", ty_cname(n->ty)); /* set-derived: reinterpret the bytes */
+            sb_printf(e->out, "*(%s *)&", oclc_type_name(n->ty)); /* set-derived: reinterpret the bytes */
             expr_out(e, n->kids[0], 16);
             break;
         }
         if (n->op != CAST_VALUE) {
             static const char *const mode[] = {"", "", "_rtz", "_rtn", "_rtp", "_rte", ""};
-            sb_printf(e->out, "%s_%s%s(", n->op == CAST_BITS ? "as" : "convert", ty_cname(n->ty), n->op <= CAST_RTE ? mode[n->op] : "");
+            sb_printf(e->out, "%s_%s%s(", n->op == CAST_BITS ? "as" : "convert", oclc_type_name(n->ty), n->op <= CAST_RTE ? mode[n->op] : "");
             expr_out(e, n->kids[0], 0);
             sb_putc(e->out, ')');
         } else if (n->ty->kind == TY_VECTOR) {
             sb_printf(e->out, "(%s)", em_pointer_type(e, n->ty));
             expr_out(e, n->kids[0], 14);
         } else {
-            sb_printf(e->out, "(%s)", ty_cname(n->ty));
+            sb_printf(e->out, "(%s)", oclc_type_name(n->ty));
             expr_out(e, n->kids[0], 14);
         }
         break;
@@ -280,13 +300,13 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         expr_out(e, n->kids[2], 3);
         break;
     case N_C_HWVEC:
-        sb_printf(e->out, "(%s)(", ty_cname(n->ty));
+        sb_printf(e->out, "(%s)(", oclc_type_name(n->ty));
         args_out(e, n->kids, n->nkids);
         sb_putc(e->out, ')');
         break;
     case N_C_ASSIGN:
         expr_out(e, n->kids[0], 14);
-        sb_printf(e->out, " %s%s ", n->op == OP_SET ? "" : check_op_text(n->op), "=");
+        sb_printf(e->out, " %s%s ", n->op == OP_SET ? "" : oclc_op_text(n->op), "=");
         expr_out(e, n->kids[1], 2);
         break;
     case N_C_BARRIER: sb_puts(e->out, barrier_spelling(n->op)); break;
@@ -358,7 +378,7 @@ static void decl_out(Em *e, const Node *n) {
             sb_putc(e->out, '}');
         }
     } else {
-        sb_printf(e->out, "%s %s", ty_cname(t), s->cname);
+        sb_printf(e->out, "%s %s", oclc_type_name(t), s->cname);
         if (n->nkids && n->kids[0]) {
             sb_puts(e->out, " = ");
             expr_out(e, n->kids[0], 2);
@@ -384,14 +404,14 @@ static void for_out(Em *e, const Node *n) {
     const Node *step = n->kids[2];
     origin_comment(e, n);
     indent_out(e);
-    sb_printf(e->out, "for (%s %s = ", ty_cname(v->ty), v->cname);
+    sb_printf(e->out, "for (%s %s = ", oclc_type_name(v->ty), v->cname);
     expr_out(e, n->kids[0], 2);
     sb_puts(e->out, "; ");
     expr_out(e, n->kids[1], 0);
     sb_puts(e->out, "; ");
     if (step->kind == N_C_BINARY && is_var(step->kids[0], v) &&
         (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV)) {
-        sb_printf(e->out, "%s %s= ", v->cname, check_op_text(step->op));
+        sb_printf(e->out, "%s %s= ", v->cname, oclc_op_text(step->op));
         expr_out(e, step->kids[1], 2);
     } else {
         sb_printf(e->out, "%s = ", v->cname);
@@ -501,7 +521,7 @@ static void stmt_out(Em *e, const Node *n) {
 /* The OpenCL C name of support function `h` (the checker only says what
  * it does). */
 static const char *oclc_helper_name(Arena *a, const Helper *h) {
-    const char *t = h->ty ? ty_cname(h->ty) : "";
+    const char *t = h->ty ? oclc_type_name(h->ty) : "";
     switch (h->kind) {
     case H_GLOBAL_ID: return "crisp_global_id";
     case H_GLOBAL_LINEAR_ID: return "crisp_global_linear_id";
@@ -518,7 +538,7 @@ static const char *oclc_helper_name(Arena *a, const Helper *h) {
     case H_WARP: return oclc_warp_name(a, h->op, h->ty);
     case H_DEBUG_LOG: {
         const char *nm = "crisp_log";
-        for (int j = 0; j < h->ntys; j++) nm = arena_printf(a, "%s_%s", nm, ty_cname(h->tys[j]));
+        for (int j = 0; j < h->ntys; j++) nm = arena_printf(a, "%s_%s", nm, oclc_type_name(h->tys[j]));
         return nm;
     }
     case H_ATOMIC_RMW: {
@@ -590,7 +610,7 @@ static const char *barrier_spelling(int op) {
 
 static void helper_out(Em *e, const Helper *h) {
     Printer *p = &e->pr;
-    const char *t = h->ty ? ty_cname(h->ty) : "";
+    const char *t = h->ty ? oclc_type_name(h->ty) : "";
     const char *hname = oclc_helper_name(e->a, h);
     switch (h->kind) {
     case H_WARP: return; /* emit-oclc/warps.c */
@@ -709,7 +729,7 @@ static void helper_out(Em *e, const Helper *h) {
         int words = 3 + 2 * h->ntys;
         sb_puts(e->out, "/* --debug-output: append one record (docs/abi.md); never writes past the end */\n");
         sb_printf(e->out, "void %s(__global uint *log, ulong log_len, uint site", hname);
-        for (int i = 0; i < h->ntys; i++) sb_printf(e->out, ", %s v%d", ty_cname(h->tys[i]), i);
+        for (int i = 0; i < h->ntys; i++) sb_printf(e->out, ", %s v%d", oclc_type_name(h->tys[i]), i);
         sb_puts(e->out, ")\n");
         pr_line(p, "{");
         pr_line(p, "    uint at = atomic_add(&log[0], %du);", words);
@@ -761,7 +781,7 @@ static void helper_out(Em *e, const Helper *h) {
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
             if (f->view) sb_printf(e->out, "%s%s%s, ulong %s_len", i ? ", " : "", em_pointer_type(e, f->ty), f->cname, f->cname);
-            else sb_printf(e->out, "%s%s %s", i ? ", " : "", ty_cname(f->ty), f->cname);
+            else sb_printf(e->out, "%s%s %s", i ? ", " : "", oclc_type_name(f->ty), f->cname);
         }
         sb_puts(e->out, ")\n");
         pr_line(p, "{");
@@ -790,7 +810,7 @@ static void helper_out(Em *e, const Helper *h) {
         int hw_add = !h->fn && h->op == OP_ADD && h->as == AS_GLOBAL && h->ty->kind == TY_NUM && ty_is_float(h->ty) &&
                      (ty_sizeof(h->ty) == 4 || ty_sizeof(h->ty) == 8);
         pr_line(p, "/* atomic update with %s on %s %s memory: %sbounded compare-and-swap loop */",
-                h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : check_op_text(h->op), t, ty_as_name(h->as),
+                h->fn ? h->fn->name : h->op == -1 ? "min" : h->op == -2 ? "max" : oclc_op_text(h->op), t, ty_as_name(h->as),
                 hw_add ? e->p->ocl_version >= 200 ? "the hardware's atomic add on NVIDIA or with cl_ext_float_atomics, else a "
                                                    : "the hardware's atomic add on NVIDIA, else a "
                        : "");
@@ -826,7 +846,7 @@ static void helper_out(Em *e, const Helper *h) {
         } else if (h->op == -1 || h->op == -2) {
             pr_line(p, "        %s upd = %s(old, arg);", t, h->op == -1 ? "min" : "max");
         } else {
-            pr_line(p, "        %s upd = old %s arg;", t, check_op_text(h->op));
+            pr_line(p, "        %s upd = old %s arg;", t, oclc_op_text(h->op));
         }
         pr_line(p, "        %s seen = %s((volatile %s%s *)p, as_%s(old), as_%s(upd));", bits, wide ? "atom_cmpxchg" : "atomic_cmpxchg", q, bits,
                 bits, bits);
@@ -857,7 +877,7 @@ static void func_out(Em *e, const CFunc *f) {
     StrBuf *o = e->out;
     if (f->kind == FN_KERNEL) sb_puts(o, f->uses_warp ? "__kernel CRISP_WARP_KERNEL void " : "__kernel void ");
     else if (f->ret->kind == TY_VOID) sb_puts(o, "void ");
-    else sb_printf(o, "%s ", ty_cname(f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret));
+    else sb_printf(o, "%s ", oclc_type_name(f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret));
     sb_printf(o, "%s(", f->cname);
     /* explicit parameters, then what the compiler adds: side channels,
        the scratch pool and the debug channel (docs/abi.md) */
@@ -894,13 +914,13 @@ static void func_out(Em *e, const CFunc *f) {
         else if (s->ty->kind == TY_ENUM && f->kind == FN_KERNEL)
             sb_printf(o, "int %s", s->cname); /* an enumeration crosses the host boundary as int */
         else
-            sb_printf(o, "%s %s", ty_cname(s->ty), s->cname);
+            sb_printf(o, "%s %s", oclc_type_name(s->ty), s->cname);
     }
     if (f->ret->kind == TY_TUPLE)
         for (int i = 1; i < f->ret->nelems; i++) {
             if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
             first = 0;
-            sb_printf(o, "%s *%s", ty_cname(f->ret->elems[i]), f->retptrs[i - 1]->cname);
+            sb_printf(o, "%s *%s", oclc_type_name(f->ret->elems[i]), f->retptrs[i - 1]->cname);
         }
     if (first) sb_puts(o, "void");
     sb_puts(o, ")\n{\n");
@@ -1119,8 +1139,8 @@ static void structs_out(Em *e, const Program *p) {
             for (int j = 0; j < sd->nfields; j++) {
                 const Field *f = &sd->fields[j];
                 if (f->view) pr_line(&e->pr, "    %s%s; ulong %s_len;", em_pointer_type(e, f->ty), f->cname, f->cname);
-                else if (f->as_array) pr_line(&e->pr, "    %s %s[3];", ty_cname(ty_num(f->ty->sc)), f->cname);
-                else pr_line(&e->pr, "    %s %s;", ty_cname(f->ty), f->cname);
+                else if (f->as_array) pr_line(&e->pr, "    %s %s[3];", oclc_type_name(ty_num(f->ty->sc)), f->cname);
+                else pr_line(&e->pr, "    %s %s;", oclc_type_name(f->ty), f->cname);
             }
             pr_line(&e->pr, "} %s;", sd->cname);
             pr_blank(&e->pr);
@@ -1133,8 +1153,8 @@ static void structs_out(Em *e, const Program *p) {
         for (int j = 0; j < sd->nfields; j++) {
             const Field *f = &sd->fields[j];
             if (f->offset > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, f->offset - off);
-            if (f->as_array) pr_line(&e->pr, "    %s %s[3]; /* %s, offset %d */", ty_cname(ty_num(f->ty->sc)), f->cname, ty_cname(f->ty), f->offset);
-            else pr_line(&e->pr, "    %s %s; /* offset %d */", ty_cname(f->ty), f->cname, f->offset);
+            if (f->as_array) pr_line(&e->pr, "    %s %s[3]; /* %s, offset %d */", oclc_type_name(ty_num(f->ty->sc)), f->cname, oclc_type_name(f->ty), f->offset);
+            else pr_line(&e->pr, "    %s %s; /* offset %d */", oclc_type_name(f->ty), f->cname, f->offset);
             off = f->offset + f->size;
         }
         if (sd->size > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, sd->size - off);
@@ -1163,7 +1183,7 @@ static void constvecs_out(Em *e, const Program *p) {
         int64_t n = cv->ty->length;
         pr_line(&e->pr, "/* def-const-vec %s  (%s:%d) */", cv->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
                 def->loc.line);
-        pr_line(&e->pr, "%s%s %s[%lld] = {", em_qual(e, AS_CONSTANT), ty_cname(el), cv->cname, (long long)n);
+        pr_line(&e->pr, "%s%s %s[%lld] = {", em_qual(e, AS_CONSTANT), oclc_type_name(el), cv->cname, (long long)n);
         int per_line = cv->fvals ? 8 : 16;
         Node lit = {.kind = N_C_INTLIT, .ty = (Type *)el};
         for (int64_t j = 0; j < n; j++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "ctext.h"
 #include "emit_oclc.h"
 #include "sizeprint.h"
 
@@ -255,7 +256,7 @@ void emit_metadata_binaries(StrBuf *b, const Program *p, Arena *scratch, const M
             sb_printf(b, "%s{\"name\": ", j ? ", " : "");
             json_str(b, f->name);
             key_str(b, "cname", f->cname);
-            key_str(b, "type", ty_cname(f->ty));
+            key_str(b, "type", oclc_type_name(f->ty));
             sb_printf(b, ", \"offset\": %d, \"size\": %d}", f->offset, f->size);
         }
         sb_puts(b, "]}");
@@ -316,7 +317,7 @@ void emit_metadata_binaries(StrBuf *b, const Program *p, Arena *scratch, const M
                     json_str(b, dp->text);
                     sb_putc(b, '}');
                 } else {
-                    sb_printf(b, "{\"type\": \"%s\", \"expr\": ", dp->ty ? ty_cname(dp->ty) : "int");
+                    sb_printf(b, "{\"type\": \"%s\", \"expr\": ", dp->ty ? oclc_type_name(dp->ty) : "int");
                     json_str(b, dp->expr ? dp->expr : "");
                     sb_putc(b, '}');
                 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctext.h"
 #include "names.h"
 
 /* C keywords, OpenCL C types and built-ins a user name must not take
@@ -93,13 +94,22 @@ const char *oclc_join(Arena *a, const char *base, const char *part) {
     return arena_printf(a, "%s_%s", base, part);
 }
 
+/* T's C name; while checking, an enumeration or a struct has no identifier
+ * yet (the naming pass gives it later): its spelled Crisp name, the one it
+ * will get. */
+static const char *type_word(Arena *a, const Type *t) {
+    if (t->kind == TY_ENUM && !t->ed->cname) return oclc_spell(a, t->ed->name);
+    if (t->kind == TY_STRUCT && !t->sd->cname) return oclc_spell(a, t->sd->name);
+    return oclc_type_name(t);
+}
+
 /* The type's C name (int, float4, a struct's); a vector is its element's
  * with `vec` (floatvec) or `_soa`, or its derived type's name. */
 const char *oclc_type_part(Arena *a, const Type *t) {
-    if (t->kind != TY_VECTOR) return ty_cname(t);
+    if (t->kind != TY_VECTOR) return type_word(a, t);
     if (t->tag) return oclc_spell(a, t->tag);
     if (!t->elem) return "vec";
-    return arena_printf(a, t->soa ? "%s_soa" : "%svec", ty_cname(t->elem));
+    return arena_printf(a, t->soa ? "%s_soa" : "%svec", type_word(a, t->elem));
 }
 
 const char *oclc_member(Arena *a, const char *path, const char *field) {
@@ -193,4 +203,33 @@ const char *oclc_support(const char *what) {
 const TargetNames oclc_names = {
     .language = "OpenCL C", .reserved = oclc_reserved, .reserved_prefix = oclc_reserved_prefix, .spell = oclc_spell,
     .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
-    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};
+    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident};
+
+/* ---- the naming pass (names.h) ---- */
+
+void oclc_name_program(Program *p, Arena *a) {
+    for (int i = 0; i < p->nstructs; i++) {
+        StructDef *sd = p->structs[i];
+        if (!sd->cname) sd->cname = oclc_spell(a, sd->name);
+        /* a derived type shares its original's fields */
+        for (int j = 0; j < sd->nfields; j++)
+            if (!sd->fields[j].cname) sd->fields[j].cname = oclc_spell(a, sd->fields[j].name);
+    }
+    for (int i = 0; i < p->nenums; i++) {
+        EnumDef *ed = p->enums[i];
+        if (ed->cname) continue; /* named already */
+        ed->cname = oclc_spell(a, ed->name);
+        ed->cnames = arena_alloc(a, sizeof(char *) * (size_t)(ed->nkeys ? ed->nkeys : 1));
+        if (!ed->cnames) return;
+        for (int j = 0; j < ed->nkeys; j++) ed->cnames[j] = oclc_join(a, ed->cname, oclc_spell(a, ed->key_names[j]));
+    }
+    /* the __local words of the local-memory warp lowering: a variable of
+       crisp's support code, whose prefix no user name takes */
+    for (int i = 0; i < p->nfuncs; i++) {
+        Sym *m = p->funcs[i]->warp_mem;
+        if (m && !m->cname) {
+            m->cname = oclc_support("warp-memory");
+            m->len_cname = oclc_support("warp-memory-length");
+        }
+    }
+}

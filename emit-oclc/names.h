@@ -18,6 +18,15 @@ extern const TargetNames oclc_names;
 
 int oclc_reserved(const char *name);
 int oclc_reserved_prefix(const char *name);
+/* The naming pass: after checking, before any printer (the kernel file,
+ * the metadata, the ABI and hoists), give the things the checker leaves
+ * unnamed their OpenCL C identifiers: each struct and its fields
+ * (image_px, red_level), each enumeration and its keys (phylum,
+ * phylum_chordata), spelled from the Crisp names, and the variables of
+ * crisp's support code (a function's warp memory, crisp_warp_mem).  The driver
+ * calls it once per program (src/compile.c); naming twice changes nothing. */
+void oclc_name_program(Program *p, Arena *a);
+
 /* The spelling hooks of oclc_names (a test's target can borrow them). */
 const char *oclc_spell(Arena *a, const char *crisp_name);
 const char *oclc_join(Arena *a, const char *base, const char *part);

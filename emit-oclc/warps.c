@@ -22,6 +22,7 @@
  * in 32-bit words); the forms differ only in which lane they read
  * (crisp_lane_idx/up/down/xor), and a lane that does not exist means the
  * caller's own value. */
+#include "ctext.h"
 #include "warps.h"
 
 #include <string.h>
@@ -38,9 +39,9 @@ const char *oclc_warp_name(Arena *a, int op, const Type *ty) {
     case WARP_SHUFFLE_UP: return "crisp_lane_up";
     case WARP_SHUFFLE_DOWN: return "crisp_lane_down";
     case WARP_SHUFFLE_XOR: return "crisp_lane_xor";
-    case WARP_READ: return arena_printf(a, "crisp_shuffle_%s", ty_cname(ty));
+    case WARP_READ: return arena_printf(a, "crisp_shuffle_%s", oclc_type_name(ty));
     case WARP_NATIVE: return "crisp_warp_native";
-    case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", ty_cname(ty));
+    case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", oclc_type_name(ty));
     case WARP__COUNT: break;
     }
     return "crisp_warp_unknown";
@@ -303,7 +304,7 @@ static void pack(Printer *pr, Scalar s, const char *c, int *w) {
 }
 
 static const char *unpack(Arena *a, Scalar s, int *w) {
-    const char *t = ty_cname(ty_num(s));
+    const char *t = oclc_type_name(ty_num(s));
     const char *r;
     switch (s) {
     case SC_FLOAT: r = arena_printf(a, "as_float(w%d)", *w); break;
@@ -328,7 +329,7 @@ static int words_of(const Type *t) {
  * (plain values, not an array: Intel's CPU compiler crashes on a private
  * array kept across the local-memory lowering's barriers). */
 static void shuffle_out(Printer *pr, Arena *a, const Type *t, int native) {
-    const char *tn = ty_cname(t);
+    const char *tn = oclc_type_name(t);
     int n = words_of(t);
     const char *word = native ? "crisp_warp_word_native" : "crisp_warp_word";
     const char *rest = native ? "" : ", mem, mem_len";

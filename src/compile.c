@@ -702,6 +702,7 @@ static int pipeline_after_read(Crisp *c, Forms read) {
         sb_free(&b);
     }
     if (c->diag.errors || !checked) return 1;
+    oclc_name_program(checked, &c->arena); /* what the target alone names */
     Analysis *an = analysis_run(c, checked); /* uniformity, + variants, opt-in checks */
     if (c->opt->dump == DUMP_ANALYSIS && an) {
         StrBuf b;

@@ -308,7 +308,7 @@ static const char *type_spelling(const Type *t) {
     if (!t) return NULL;
     switch (t->kind) {
     case TY_NUM:
-    case TY_HWVEC: return ty_cname((Type *)t);
+    case TY_HWVEC: return ty_num_name(t);
     case TY_BOOL: return "bool";
     case TY_STRUCT: return t->sd && !t->sd->pattern ? t->sd->name : NULL;
     default: return NULL;

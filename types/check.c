@@ -1198,7 +1198,7 @@ static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     return blk;
 }
 
-Node *cond_value(Ctx *cx, Node *syn);
+Node *cx_cond_value(Ctx *cx, Node *syn);
 
 /* (if TEST THEN [ELSE]) - THEN sees `it`, the value of TEST. */
 /* The truth of an `if` test written as a constant: 0 for nil, false, ()
@@ -1277,7 +1277,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         else if (syn->nkids == 4) form_to(cx, syn->kids[3], d);
         return;
     }
-    Node *test = cond_value(cx, syn->kids[1]);
+    Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
     Sym *it = NULL;
     if (mentions_it(syn->kids[2])) {
@@ -1318,7 +1318,7 @@ static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
                       syn->nkids - 1);
         return;
     }
-    Node *test = cond_value(cx, syn->kids[1]);
+    Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
     warp_native_use(cx);
     int saved = cx->native_warp;
@@ -1362,7 +1362,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->block = hdr;
     const Sym *outer_test_var = cx->loop_test_var;
     cx->loop_test_var = var;
-    Node *test = cond_value(cx, spec->kids[2]);
+    Node *test = cx_cond_value(cx, spec->kids[2]);
     cx->loop_test_var = outer_test_var;
     Node *step = expr(cx, spec->kids[3], vt);
     if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
@@ -1447,7 +1447,7 @@ static void form_return(Ctx *cx, Node *syn) {
     emit_stmt(cx, r);
 }
 
-int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
+int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 
 /* (multiple-value-bind (V...) FORM BODY...) - Common Lisp's binding form. */
 static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
@@ -1471,7 +1471,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
     Node *saved = cx->block;
     Node *blk = new_block(cx, syn);
     cx->block = blk;
-    if (!mv_values(cx, syn->kids[2], vars->nkids, vals, 1)) {
+    if (!cx_mv_values(cx, syn->kids[2], vars->nkids, vals, 1)) {
         cx->block = saved;
         return;
     }
@@ -1639,7 +1639,7 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
             cx->block = guard;
         }
         Node *vals[2];
-        if (!mv_values(cx, b->kids[1], 2, vals, 1)) goto done;
+        if (!cx_mv_values(cx, b->kids[1], 2, vals, 1)) goto done;
         Node *call = vals[0];
         Type *ct = NULL;
         for (Node *c = call; c; c = NULL) ct = c->ty;
@@ -1762,7 +1762,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         /* the last form of a multi-value function: pass its values on */
         int n = cx->fn->ret->nelems;
         Node *vals[16];
-        if (!mv_values(cx, syn, n, vals, 0)) return;
+        if (!cx_mv_values(cx, syn, n, vals, 0)) return;
         Node *fake = syn_new(cx->ck->a, N_LIST, syn->loc);
         (void)fake;
         for (int i = 1; i < n; i++) {

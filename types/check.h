@@ -380,10 +380,6 @@ typedef struct TargetNames {
     /* NAME (an orchestration's) as the identifier the host code calls it
        by, in C and in Python: two orchestrations may not share one. */
     const char *(*host_ident)(Arena *a, const char *name);
-    /* The identifier of a variable of the target's support code: WHAT is
-       "warp-memory" (the __local words of the local-memory warp
-       lowering) or "warp-memory-length". */
-    const char *(*support)(const char *what);
 } TargetNames;
 
 /* Crisp's own names (no target): identifiers as written, made unique with
@@ -400,15 +396,19 @@ Program *check_program(Crisp *c, struct Expander *x, Forms forms, const TargetNa
 /* --dump=check: the typed program as an indented tree. */
 void check_dump(StrBuf *b, const Program *p);
 
-/* Operator ids used in C_UNARY / C_BINARY / C_ASSIGN nodes. */
-#define CHECK_OPS(X)                                                      \
-    X(OP_ADD, "+") X(OP_SUB, "-") X(OP_MUL, "*") X(OP_DIV, "/")            \
-    X(OP_MOD, "%") X(OP_LT, "<") X(OP_GT, ">") X(OP_LE, "<=")               \
-    X(OP_GE, ">=") X(OP_EQ, "==") X(OP_NE, "!=") X(OP_AND, "&&")            \
-    X(OP_OR, "||") X(OP_NOT, "!") X(OP_NEG, "-") X(OP_BAND, "&")            \
-    X(OP_BOR, "|") X(OP_BXOR, "^") X(OP_BNOT, "~") X(OP_SHL, "<<")          \
-    X(OP_SHR, ">>") X(OP_SET, "=") X(OP_ADDR, "&")       \
-    X(OP_DEREF, "*")
+/* Operator ids used in C_UNARY / C_BINARY / C_ASSIGN nodes, with the name
+ * the checker's messages and --dump=check give each: the Crisp form where
+ * there is one (+, <, =, and, bit-and, set!), else what the operation is
+ * (rem: the remainder of truncate; shift-left; address-of).  Each emitter
+ * spells the operator itself (emit-oclc/ctext.h: + % && << =). */
+#define CHECK_OPS(X)                                                              \
+    X(OP_ADD, "+") X(OP_SUB, "-") X(OP_MUL, "*") X(OP_DIV, "/")                    \
+    X(OP_MOD, "rem") X(OP_LT, "<") X(OP_GT, ">") X(OP_LE, "<=")                     \
+    X(OP_GE, ">=") X(OP_EQ, "=") X(OP_NE, "/=") X(OP_AND, "and")                    \
+    X(OP_OR, "or") X(OP_NOT, "not") X(OP_NEG, "-") X(OP_BAND, "bit-and")            \
+    X(OP_BOR, "bit-or") X(OP_BXOR, "bit-xor") X(OP_BNOT, "bit-not")                 \
+    X(OP_SHL, "shift-left") X(OP_SHR, "shift-right") X(OP_SET, "set!")              \
+    X(OP_ADDR, "address-of") X(OP_DEREF, "contents-of")
 
 typedef enum CheckOp {
 #define X(id, s) id,
@@ -417,7 +417,8 @@ typedef enum CheckOp {
     OP__COUNT
 } CheckOp;
 
-const char *check_op_text(int op);
+/* The Crisp name of operator OP (CHECK_OPS). */
+const char *check_op_name(int op);
 
 /* What a C_CALL node calls (Node.op), in target-neutral terms: a user
  * function (BI_CALL, Node.text its identifier), support code the program

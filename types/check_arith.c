@@ -30,7 +30,7 @@ static Diag *D(Ctx *cx) {
  * context-free constant: fold it so it keeps adapting to its context. */
 static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
     for (int i = 0; i < n; i++)
-        if (!is_flex(args[i])) return res;
+        if (!cx_is_flex(args[i])) return res;
     if (!res) return res;
     if (ty_is_int(res->ty)) {
         /* literal-only arithmetic is exact in 64 bits: beyond is an error
@@ -43,7 +43,7 @@ static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
         /* a context-free constant grows to long when int is too small; its
            final context checks that it fits */
         Type *t = res->ty;
-        if (t->sc != SC_ULONG && !int_fits(v, 0, t->sc)) t = ty_num(SC_LONG);
+        if (t->sc != SC_ULONG && !cx_int_fits(v, 0, t->sc)) t = ty_num(SC_LONG);
         Node *l = int_lit(cx, syn, v, t);
         l->op = LIT_FLEX_INT;
         l->is_unsigned = t->sc == SC_ULONG && v < 0;
@@ -53,7 +53,7 @@ static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
 }
 
 /* (+ A B...)  (- A B...)  (* A B...)  (/ A B...)   spec "Arithmetic" */
-Node *b_arith(Ctx *cx, Node *syn, Type *want) {
+Node *cx_arith(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     int op = !strcmp(h, "+") ? OP_ADD : !strcmp(h, "-") ? OP_SUB : !strcmp(h, "*") ? OP_MUL : OP_DIV;
     int n = syn->nkids - 1;
@@ -67,7 +67,7 @@ Node *b_arith(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0320", "`%s` takes at most 64 arguments", h);
         return NULL;
     }
-    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, n, args, want, h);
     if (!t) return NULL;
     if (n == 1) {
         if (op == OP_ADD || op == OP_MUL) return args[0];
@@ -80,7 +80,7 @@ Node *b_arith(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), syn, "E0313", "`(/ x)` is a reciprocal and needs a floating-point number, found `%s`", tname(cx, t));
             return NULL;
         }
-        return mk2(cx, N_C_BINARY, syn, t, OP_DIV, float_lit(cx, syn, 1.0, ty_num(t->sc)), args[0]);
+        return mk2(cx, N_C_BINARY, syn, t, OP_DIV, cx_float_lit(cx, syn, 1.0, ty_num(t->sc)), args[0]);
     }
     if ((op == OP_DIV) && ty_is_intlike(t))
         for (int i = 1; i < n; i++) {
@@ -96,7 +96,7 @@ Node *b_arith(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (< A B...) (> ...) (<= ...) (>= ...) (= ...) (/= A B) (!= A B) */
-Node *b_compare(Ctx *cx, Node *syn, Type *want) {
+Node *cx_compare(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     const char *h = syn->kids[0]->key;
     if (!nargs_ok(cx, syn, 2, 16)) return NULL;
@@ -126,9 +126,9 @@ Node *b_compare(Ctx *cx, Node *syn, Type *want) {
         }
         if (a0) {
             /* not an enumeration: the usual numeric comparison, reusing a0 */
-            Node *b0 = expr(cx, syn->kids[2], is_flex(a0) ? NULL : a0->ty);
+            Node *b0 = expr(cx, syn->kids[2], cx_is_flex(a0) ? NULL : a0->ty);
             if (!b0) return NULL;
-            Type *t2 = branch_type(a0, b0, NULL);
+            Type *t2 = cx_branch_type(a0, b0, NULL);
             if (!t2 || !ty_is_arith(t2) || t2->kind == TY_HWVEC) {
                 if (!ty_is_arith(a0->ty) || !ty_is_arith(b0->ty))
                     diag_error_at(D(cx), syn, "E0311", "`%s` needs numbers, found `%s` and `%s`", h, tname(cx, a0->ty), tname(cx, b0->ty));
@@ -137,7 +137,7 @@ Node *b_compare(Ctx *cx, Node *syn, Type *want) {
                 else
                     diag_error_at(D(cx), syn->kids[2], "E0312",
                                   "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                                  h, tname(cx, a0->ty), tname(cx, b0->ty), mix_hint(cx, (Node *[]){a0, b0}, (Node *[]){syn->kids[1], syn->kids[2]}, 2, a0->ty, b0->ty));
+                                  h, tname(cx, a0->ty), tname(cx, b0->ty), cx_mix_hint(cx, (Node *[]){a0, b0}, (Node *[]){syn->kids[1], syn->kids[2]}, 2, a0->ty, b0->ty));
                 return NULL;
             }
             a0 = coerce(cx, a0, t2, syn->kids[1], h);
@@ -145,7 +145,7 @@ Node *b_compare(Ctx *cx, Node *syn, Type *want) {
             return a0 && b0 ? mk2(cx, N_C_BINARY, syn, &ty_bool, op, a0, b0) : NULL;
         }
     }
-    Type *t = unify(cx, syn, syn->kids + 1, n, args, NULL, h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, n, args, NULL, h);
     if (!t) return NULL;
     if (t->kind == TY_HWVEC) {
         diag_error_at(D(cx), syn, "E0314", "`%s` compares numbers; compare the components of `%s` one by one", h, tname(cx, t));
@@ -158,7 +158,7 @@ Node *b_compare(Ctx *cx, Node *syn, Type *want) {
     Node *res = NULL;
     for (int i = 0; i + 1 < n; i++) {
         Node *a = args[i], *b = args[i + 1];
-        if (n > 2 && i + 1 < n - 1) args[i + 1] = b = simple(cx, b, syn);
+        if (n > 2 && i + 1 < n - 1) args[i + 1] = b = cx_simple(cx, b, syn);
         Node *c = mk2(cx, N_C_BINARY, syn, &ty_bool, op, a, b);
         res = res ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, res, c) : c;
     }
@@ -166,13 +166,13 @@ Node *b_compare(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (bit-and A B...) (bit-or ...) (bit-xor ...) (logxor ...) (logand ...) (logior ...) */
-Node *b_bitop(Ctx *cx, Node *syn, Type *want) {
+Node *cx_bitop(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     if (!nargs_ok(cx, syn, 2, 64)) return NULL;
     int op = strstr(h, "and") ? OP_BAND : (strstr(h, "xor")) ? OP_BXOR : OP_BOR;
     Node *args[64];
     int n = syn->nkids - 1;
-    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, n, args, want, h);
     if (!t) return NULL;
     if (!ty_is_intlike(t)) {
         diag_error_at(D(cx), syn, "E0363", "`%s` needs integers, found `%s`", h, tname(cx, t));
@@ -184,10 +184,10 @@ Node *b_bitop(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (lognot A) (bit-not A) */
-Node *b_lognot(Ctx *cx, Node *syn, Type *want) {
+Node *cx_lognot(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Node *a[1];
-    Type *t = unify(cx, syn, syn->kids + 1, 1, a, want, syn->kids[0]->key);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, 1, a, want, syn->kids[0]->key);
     if (!t) return NULL;
     if (!ty_is_intlike(t)) {
         diag_error_at(D(cx), syn, "E0363", "`lognot` needs an integer, found `%s`", tname(cx, t));
@@ -199,11 +199,11 @@ Node *b_lognot(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (ash A N): shift A left by N bits (right when N is negative). */
-Node *b_ash(Ctx *cx, Node *syn, Type *want) {
+Node *cx_ash(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 2, 2)) return NULL;
     Node *a = expr(cx, syn->kids[1], ty_is_int(want) ? want : NULL);
     if (!a) return NULL;
-    if (is_flex(a)) a = coerce(cx, a, ty_is_int(want) ? want : ty_num(SC_INT), syn->kids[1], "ash");
+    if (cx_is_flex(a)) a = coerce(cx, a, ty_is_int(want) ? want : ty_num(SC_INT), syn->kids[1], "ash");
     if (!a) return NULL;
     if (!ty_is_intlike(a->ty)) {
         diag_error_at(D(cx), syn->kids[1], "E0363", "`ash` needs an integer, found `%s`", tname(cx, a->ty));
@@ -226,7 +226,7 @@ Node *b_ash(Ctx *cx, Node *syn, Type *want) {
            shift: shift right by N.  A signed N is negated as `-` would. */
         Node *m = expr(cx, syn->kids[2]->kids[1], ty_num(SC_INT));
         if (!m) return NULL;
-        if (is_flex(m)) m = coerce(cx, m, ty_num(SC_INT), syn->kids[2]->kids[1], "ash");
+        if (cx_is_flex(m)) m = coerce(cx, m, ty_num(SC_INT), syn->kids[2]->kids[1], "ash");
         if (!m) return NULL;
         if (ty_is_int(m->ty) && ty_category(m->ty) == CAT_UNSIGNED) return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHR, a, m);
         n = ty_is_int(m->ty) ? mk1(cx, N_C_UNARY, syn->kids[2], m->ty, m) : m;
@@ -241,8 +241,8 @@ Node *b_ash(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     if (ty_category(n->ty) == CAT_UNSIGNED) return mk2(cx, N_C_BINARY, syn, a->ty, OP_SHL, a, n);
-    a = simple(cx, a, syn);
-    n = simple(cx, n, syn);
+    a = cx_simple(cx, a, syn);
+    n = cx_simple(cx, n, syn);
     Node *ge = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_GE, n, int_lit(cx, syn, 0, n->ty));
     Node *neg = mk1(cx, N_C_UNARY, syn, n->ty, n);
     if (neg) neg->op = OP_NEG;
@@ -256,17 +256,17 @@ Node *b_ash(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (min A B...) (max A B...) (clamp X LO HI) (abs X) */
-Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
+Node *cx_minmax(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     int is_clamp = !strcmp(h, "clamp"), is_abs = !strcmp(h, "abs");
     if (!nargs_ok(cx, syn, is_abs ? 1 : is_clamp ? 3 : 2, is_abs ? 1 : is_clamp ? 3 : 64)) return NULL;
     Node *args[64];
     int n = syn->nkids - 1;
-    Type *t = unify(cx, syn, syn->kids + 1, n, args, want, h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, n, args, want, h);
     if (!t) return NULL;
     if (is_abs) {
-        if (ty_is_floatlike(t)) return call_n(cx, syn, t, BI_FABS, args, 1);
-        Node *c = call_n(cx, syn, t, BI_ABS, args, 1);
+        if (ty_is_floatlike(t)) return cx_call_n(cx, syn, t, BI_FABS, args, 1);
+        Node *c = cx_call_n(cx, syn, t, BI_ABS, args, 1);
         if (ty_category(t) == CAT_UNSIGNED) return args[0];
         /* OpenCL's abs returns the unsigned type; Crisp keeps the type */
         Node *cast = mk1(cx, N_C_CAST, syn, t, c);
@@ -279,23 +279,23 @@ Node *b_minmax(Ctx *cx, Node *syn, Type *want) {
             args[i] = mk1(cx, N_C_CAST, syn->kids[i + 1], t, args[i]);
             if (!args[i]) return NULL;
         }
-    if (is_clamp) return call_n(cx, syn, t, BI_CLAMP, args, 3);
+    if (is_clamp) return cx_call_n(cx, syn, t, BI_CLAMP, args, 3);
     Node *acc = args[0];
     for (int i = 1; i < n; i++) {
         Node *pair[2] = {acc, args[i]};
-        acc = call_n(cx, syn, t, !strcmp(h, "min") ? BI_MIN : BI_MAX, pair, 2);
+        acc = cx_call_n(cx, syn, t, !strcmp(h, "min") ? BI_MIN : BI_MAX, pair, 2);
     }
     return acc;
 }
 
 /* (sqrt X) (rsqrt X) (exp X) (log X) (log2 X) (sin X) (cos X) (tan X)
  * (asin X) (acos X) (atan X) (pow X Y) - floating point only. */
-Node *b_math(Ctx *cx, Node *syn, Type *want) {
+Node *cx_math(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     int two = !strcmp(h, "pow") || !strcmp(h, "expt") || !strcmp(h, "atan2");
     if (!nargs_ok(cx, syn, two ? 2 : 1, two ? 2 : 1)) return NULL;
     Node *args[2];
-    Type *t = unify(cx, syn, syn->kids + 1, two ? 2 : 1, args, ty_is_floatlike(want) ? want : ty_num(SC_FLOAT), h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, two ? 2 : 1, args, ty_is_floatlike(want) ? want : ty_num(SC_FLOAT), h);
     if (!t) return NULL;
     if (!ty_is_floatlike(t)) {
         diag_error_at(D(cx), syn, "E0317", "`%s` needs a floating-point argument, found `%s`; convert with (to-float x)", h,
@@ -309,7 +309,7 @@ Node *b_math(Ctx *cx, Node *syn, Type *want) {
     int op = BI_SQRT;
     for (int i = 0; fns[i].name; i++)
         if (!strcmp(fns[i].name, h)) op = fns[i].op;
-    return call_n(cx, syn, t, op, args, two ? 2 : 1);
+    return cx_call_n(cx, syn, t, op, args, two ? 2 : 1);
 }
 
 /* ---- integer division with two results (spec "Integer Division") ---- */
@@ -319,7 +319,7 @@ Node *b_math(Ctx *cx, Node *syn, Type *want) {
 static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     const char *h = syn->kids[0]->key;
     Node *args[2];
-    Type *t = unify(cx, syn, syn->kids + 1, 2, args, NULL, h);
+    Type *t = cx_unify(cx, syn, syn->kids + 1, 2, args, NULL, h);
     if (!t) return 0;
     if (!ty_is_int(t)) {
         diag_error_at(D(cx), syn, "E0318", "`%s` with two arguments divides integers, found `%s`", h, tname(cx, t));
@@ -330,7 +330,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
         diag_error_at(D(cx), syn->kids[2], "E0319", "division by zero: `%s`", syn_to_string(cx->ck->a, syn, 60));
         return 0;
     }
-    Node *a = simple(cx, args[0], syn), *b = simple(cx, args[1], syn);
+    Node *a = cx_simple(cx, args[0], syn), *b = cx_simple(cx, args[1], syn);
     int trunc = !strcmp(h, "/") || !strcmp(h, "truncate") ||
                 (ty_category(t) == CAT_UNSIGNED && (!strcmp(h, "floor")));
     if (trunc) {
@@ -352,7 +352,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     Node *cargs[3] = {a, b, addr};
     *q = helper_call(cx, syn, t, hp, cargs, 3);
     if (r) {
-        if (!in_order) *q = simple(cx, *q, syn); /* the call must run before rem is read */
+        if (!in_order) *q = cx_simple(cx, *q, syn); /* the call must run before rem is read */
         *r = var_ref(cx, syn, rem);
     }
     return 1;
@@ -360,7 +360,7 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
 
 /* (floor X) (ceil X) (round X) (truncate X) on a float: to int (float) or
  * long (double); round is half-to-even like the integer division. */
-Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
+Node *cx_rounding(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     if (!nargs_ok(cx, syn, 1, 2)) return NULL;
     if (syn->nkids == 3) {
@@ -370,7 +370,7 @@ Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
     }
     Node *a = expr(cx, syn->kids[1], NULL);
     if (!a) return NULL;
-    if (is_flex(a)) a = coerce(cx, a, ty_num(SC_FLOAT), syn->kids[1], h);
+    if (cx_is_flex(a)) a = coerce(cx, a, ty_num(SC_FLOAT), syn->kids[1], h);
     if (!a) return NULL;
     if (ty_is_intlike(a->ty)) return a; /* already an integer */
     if (!ty_is_floatlike(a->ty)) {
@@ -384,17 +384,17 @@ Node *b_rounding(Ctx *cx, Node *syn, Type *want) {
     return c;
 }
 
-Node *b_slash(Ctx *cx, Node *syn, Type *want) {
+Node *cx_slash(Ctx *cx, Node *syn, Type *want) {
     /* integer division of two operands has two values; in a one-value
        context the quotient is used */
-    return b_arith(cx, syn, want);
+    return cx_arith(cx, syn, want);
 }
 
 /* The values of a multiple-value form (user function call or division). */
 
 /* in_order: the caller uses out[0] before reading any other value, so the
  * first value may stay an expression (the call that also fills the rest). */
-int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
+int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
     const char *h = syn_head(syn);
     if (h && syn->nkids == 3 &&
         (!strcmp(h, "/") || !strcmp(h, "floor") || !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate"))) {
@@ -419,7 +419,7 @@ int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
             return 0;
         }
         if (rt->kind == TY_TUPLE) call->ty = rt->elems[0];
-        out[0] = n > 1 && !in_order ? simple(cx, call, syn) : call;
+        out[0] = n > 1 && !in_order ? cx_simple(cx, call, syn) : call;
         for (int i = 1; i < n; i++) out[i] = extra[i - 1];
         return 1;
     }
@@ -435,7 +435,7 @@ int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
 /* ---- conversions ---- */
 
 /* (to-TYPE X): value conversion.  (as-TYPE X): bit reinterpretation. */
-Node *conversion(Ctx *cx, Node *syn, const char *h) {
+Node *cx_conversion(Ctx *cx, Node *syn, const char *h) {
     int is_to = h[0] == 't';
     Type *t = ty_lookup_base(h + 3);
     if (!t || !ty_is_arith(t)) {
@@ -450,7 +450,7 @@ Node *conversion(Ctx *cx, Node *syn, const char *h) {
     Node *a = expr(cx, syn->kids[1], NULL);
     if (!a) return NULL;
     if (a->ty->kind == TY_TUPLE) a->ty = a->ty->elems[0];
-    if (is_flex(a)) {
+    if (cx_is_flex(a)) {
         if (!is_to) a = coerce(cx, a, ty_is_float(a->ty) ? ty_num(SC_FLOAT) : ty_num(SC_INT), syn->kids[1], h);
         else if (a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT && ty_category(t) != CAT_FLOAT) {
             diag_error_at(D(cx), syn, "E0351", "`%s` of a float is not defined: choose truncate, floor, ceil or round", syn->kids[0]->name);

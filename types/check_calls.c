@@ -63,7 +63,7 @@ static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const c
 
 /* How well argument `a` fits parameter type `p`: 0 exact, 1 an adapted
  * literal, 2 an implicit widening; -1 it does not fit. */
-int fit(const Node *a, const Type *p) {
+int cx_fit(const Node *a, const Type *p) {
     if (p->kind == TY_IDENT || a->ty->kind == TY_IDENT)
         return p->kind == a->ty->kind && (!p->ndims || p->ndims == a->ty->ndims) ? (p->ndims ? 0 : 1) : -1;
     if (p->kind == TY_VECTOR) {
@@ -79,10 +79,10 @@ int fit(const Node *a, const Type *p) {
         return derived + (p->as && p->elem && p->ndims >= 0 ? 0 : 1);
     }
     if (ty_equal(a->ty, p)) return 0; /* a literal's own default type too */
-    if (is_flex(a) && ty_is_arith(p)) {
+    if (cx_is_flex(a) && ty_is_arith(p)) {
         /* a literal adapts: best within its own kind (int, float) */
-        int float_lit = a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT;
-        if (float_lit && ty_category(p) != CAT_FLOAT) return -1;
+        int cx_float_lit = a->kind == N_C_FLOATLIT && a->op == LIT_FLEX_FLOAT;
+        if (cx_float_lit && ty_category(p) != CAT_FLOAT) return -1;
         return ty_category(p) == ty_category(a->ty) ? 1 : 2;
     }
     if (struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
@@ -119,7 +119,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
         if (f->bad || (f->nparams != n && !optional_fit(syn, f, n))) continue;
         int score = 0;
         for (int i = 0; i < n && score >= 0; i++) {
-            int k = fit(args[i], f->params[i].ty);
+            int k = cx_fit(args[i], f->params[i].ty);
             score = k < 0 ? -1 : score + k;
         }
         if (score < 0) continue;
@@ -423,7 +423,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
             c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], var_ref(cx, syn, vs->off_sym)) : vals[i];
-            c->kids[c->nkids++] = length_of(cx, syn, vs);
+            c->kids[c->nkids++] = cx_length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];
         }

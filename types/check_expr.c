@@ -24,7 +24,7 @@
 #include "../macros/eval.h"
 #include "expr_int.h"
 
-const char *check_op_text(int op) {
+const char *check_op_name(int op) {
     static const char *t[] = {
 #define X(id, s) s,
         CHECK_OPS(X)
@@ -69,7 +69,7 @@ Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *
 }
 
 /* A call of builtin `op` (BUILTIN_OPS, check.h): the emitters spell it. */
-Node *call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
+Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
     Node *x = mk(cx, N_C_CALL, at, ty, n);
     if (!x) return NULL;
     x->op = op;
@@ -79,7 +79,7 @@ Node *call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
 }
 
 Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
-    Node *x = h ? call_n(cx, at, ty, BI_HELPER, args, n) : NULL;
+    Node *x = h ? cx_call_n(cx, at, ty, BI_HELPER, args, n) : NULL;
     if (x) x->ival = h->index;
     return x;
 }
@@ -114,14 +114,14 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
     return x;
 }
 
-Node *float_lit(Ctx *cx, const Node *at, double v, Type *ty) {
+Node *cx_float_lit(Ctx *cx, const Node *at, double v, Type *ty) {
     Node *x = ck_node(cx, N_C_FLOATLIT, at, ty);
     x->fval = v;
     if (ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
     return x;
 }
 
-Node *bool_lit(Ctx *cx, const Node *at, int v) {
+Node *cx_bool_lit(Ctx *cx, const Node *at, int v) {
     Node *x = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);
     x->ival = v;
     return x;
@@ -131,10 +131,10 @@ Node *bool_lit(Ctx *cx, const Node *at, int v) {
  * declared without an initial value starts at it), or NULL for others. */
 Node *zero_value(Ctx *cx, const Node *at, Type *ty) {
     if (!ty) return NULL;
-    if (ty->kind == TY_BOOL) return bool_lit(cx, at, 0);
+    if (ty->kind == TY_BOOL) return cx_bool_lit(cx, at, 0);
     if (ty->kind != TY_NUM && ty->kind != TY_HWVEC) return NULL;
     Type *sc = ty_num(ty->sc);
-    Node *z = ty_category(sc) == CAT_FLOAT ? float_lit(cx, at, 0.0, sc) : int_lit(cx, at, 0, sc);
+    Node *z = ty_category(sc) == CAT_FLOAT ? cx_float_lit(cx, at, 0.0, sc) : int_lit(cx, at, 0, sc);
     return z; /* a hardware vector: the scalar, broadcast (as coerce does) */
 }
 
@@ -144,14 +144,14 @@ Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
     return x;
 }
 
-Node *length_of(Ctx *cx, const Node *at, Sym *s) {
+Node *cx_length_of(Ctx *cx, const Node *at, Sym *s) {
     if (sym_ndims(s)) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
     x->sym = s;
     return x;
 }
 
-int is_flex(const Node *n) {
+int cx_is_flex(const Node *n) {
     return n && (n->kind == N_C_INTLIT || n->kind == N_C_FLOATLIT) && n->op != 0;
 }
 
@@ -174,7 +174,7 @@ Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
 }
 
 /* Does integer `v` fit scalar `s`? */
-int int_fits(int64_t v, int is_unsigned, Scalar s) {
+int cx_int_fits(int64_t v, int is_unsigned, Scalar s) {
     if (is_unsigned) return s == SC_ULONG || ty_scalar_info(s)->cat == CAT_FLOAT;
     switch (s) {
     case SC_CHAR: return v >= -128 && v <= 127;
@@ -199,7 +199,7 @@ static const char *float_text(Ctx *cx, double v) {
 }
 
 /* Retype a flexible literal to `want` (scalar or hw-vector element). */
-Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
+Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     Type *target = want->kind == TY_HWVEC ? ty_num(want->sc) : want;
     if (target->kind != TY_NUM) return NULL;
     Category cat = ty_scalar_info(target->sc)->cat;
@@ -211,11 +211,11 @@ Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
                                             : (int64_t)lit->fval;
         int uns = lit->kind == N_C_INTLIT && lit->is_unsigned;
         if (cat == CAT_FLOAT) {
-            Node *f = float_lit(cx, at, uns ? (double)(uint64_t)v : (double)v, target);
+            Node *f = cx_float_lit(cx, at, uns ? (double)(uint64_t)v : (double)v, target);
             f->op = LIT_FLEX_INT;
             return f;
         }
-        if (!int_fits(v, uns, target->sc)) {
+        if (!cx_int_fits(v, uns, target->sc)) {
             if (cx->consteval) return constvec_wrap(cx, v, target, at); /* C's conversion */
             if (lit->kind == N_C_INTLIT && lit->radix) {
                 /* a #x / #b literal: say what its bits need (docs/language.md) */
@@ -233,13 +233,13 @@ Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
                     diag_error_at(D(cx), at, "E0303",
                                   "literal %s (%lld) does not fit in `%s`; only the bit operations (bit-and, bit-or, bit-xor, "
                                   "logand, logior, logxor) read it as a %d-bit pattern",
-                                  as, (long long)v, ty_cname(target), width);
+                                  as, (long long)v, ty_num_name(target), width);
                 else
                     diag_error_at(D(cx), at, "E0303", "literal %s (%llu) does not fit in `%s`, not even as a %d-bit pattern", as,
-                                  (unsigned long long)(uint64_t)v, ty_cname(target), width);
+                                  (unsigned long long)(uint64_t)v, ty_num_name(target), width);
                 return NULL;
             }
-            diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_cname(target));
+            diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_num_name(target));
             return NULL;
         }
         Node *n = int_lit(cx, at, v, target);
@@ -266,11 +266,11 @@ Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
     if (target->sc != SC_DOUBLE && isfinite(av) &&
         (av > (target->sc == SC_FLOAT ? 3.4028234663852886e38 : 65504.0) ||
          (av != 0 && av < (target->sc == SC_FLOAT ? 1.401298464324817e-45 : 5.960464477539063e-8)))) {
-        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_cname(target),
+        diag_error_at(D(cx), at, "E0346", "float literal `%s` is out of the range of `%s`%s", float_text(cx, lit->fval), ty_num_name(target),
                       target->sc == SC_FLOAT ? "; use a double (annotate the variable :double)" : "");
         return NULL;
     }
-    Node *f = float_lit(cx, at, lit->fval, target);
+    Node *f = cx_float_lit(cx, at, lit->fval, target);
     f->op = LIT_FLEX_FLOAT;
     return f;
 }
@@ -279,7 +279,7 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
     if (!ty_is_arith(have) || !ty_is_arith(want)) return "";
     if (ty_category(want) != CAT_FLOAT && ty_category(have) == CAT_FLOAT)
         return "; convert explicitly with truncate, floor, ceil or round";
-    return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_cname(want));
+    return arena_printf(cx->ck->a, "; convert explicitly with (to-%s ...)", ty_num_name(want));
 }
 
 /* The hint of E0312 (two operands that do not join), the same whatever the
@@ -290,7 +290,7 @@ static const char *conversion_hint(Ctx *cx, const Type *have, const Type *want) 
  * operands seen so far (flexible literals skipped), `t` the type they
  * joined to, `b` the one that does not join.  Empty when no conversion is
  * right (hardware vectors of different widths and the like). */
-const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b) {
+const char *cx_mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b) {
     if (t->kind != TY_NUM || b->kind != TY_NUM) return "";
     Category ct = ty_category(t), cb = ty_category(b);
     Scalar target;
@@ -312,7 +312,7 @@ const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, con
     const char *tn = ty_scalar_info(target)->name;
     int count = 0, which = -1;
     for (int i = 0; i < n; i++) {
-        if (!args[i] || is_flex(args[i]) || adopts_type(args[i]) || args[i]->ty->kind != TY_NUM) continue;
+        if (!args[i] || cx_is_flex(args[i]) || adopts_type(args[i]) || args[i]->ty->kind != TY_NUM) continue;
         if (ty_category(args[i]->ty) == from) {
             count++;
             which = i;
@@ -341,7 +341,7 @@ const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, con
 /* A struct value seen as a related (derived) struct type: free when both
  * are the same C type (def-derived-type is a typedef), a reinterpretation
  * of a private variable otherwise (set-derived). */
-Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
+Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
     int same_c = want->sd->orig_syn ? want->sd->derived_from == val->ty->sd
                  : val->ty->sd->orig_syn ? val->ty->sd->derived_from == want->sd : 0;
     Node *c = mk1(cx, N_C_CAST, at, want, val);
@@ -361,17 +361,17 @@ Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
 
 /* VAL, of a derived struct type or its original, as WANT (as-original). */
 Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
-    return retype_struct(cx, val, want, at);
+    return cx_retype_struct(cx, val, want, at);
 }
 
 Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (!val || !want) return val;
     Type *have = val->ty;
     if (!have) return NULL;
-    if (ty_equal(have, want) && !(is_flex(val) && want->kind == TY_HWVEC)) return val;
+    if (ty_equal(have, want) && !(cx_is_flex(val) && want->kind == TY_HWVEC)) return val;
     if (adopts_type(val) && want->kind == TY_NUM) {
         /* an identity tensor's element: 1 and 0 of the context's type */
-        Node *one = adapt_literal(cx, val->kids[1], want, at), *zero = adapt_literal(cx, val->kids[2], want, at);
+        Node *one = cx_adapt_literal(cx, val->kids[1], want, at), *zero = cx_adapt_literal(cx, val->kids[2], want, at);
         if (!one || !zero) return NULL;
         val->kids[1] = one;
         val->kids[2] = zero;
@@ -379,8 +379,8 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
         return val;
     }
     if (have->kind == TY_IDENT && want->kind == TY_IDENT && (!want->ndims || want->ndims == have->ndims)) return val;
-    if (is_flex(val) && ty_is_arith(want)) {
-        Node *l = adapt_literal(cx, val, want, at);
+    if (cx_is_flex(val) && ty_is_arith(want)) {
+        Node *l = cx_adapt_literal(cx, val, want, at);
         return l;
     }
     if (have->kind == TY_TUPLE && have->nelems > 0) {
@@ -400,7 +400,7 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
         return val; /* scalar broadcast */
     }
     if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
-    if (struct_subst_ok(have, want)) return retype_struct(cx, val, want, at);
+    if (struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
     Node *ct;
     if (cx->consteval && constvec_convert(cx, val, want, at, &ct)) return ct; /* C's conversions */
     diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, tname(cx, want), tname(cx, have),
@@ -443,7 +443,7 @@ int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 
 /* ---- operands ---- */
 
-int is_statement_head(const char *h) {
+int cx_is_statement_head(const char *h) {
     static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", "%native-warp-if", NULL};
     for (int i = 0; stm[i]; i++)
         if (syn_streq(stm[i], h)) return 1;
@@ -453,7 +453,7 @@ int is_statement_head(const char *h) {
 int is_value_form(Ctx *cx, const Node *syn) {
     (void)cx;
     const char *h = syn_head(syn);
-    return !(h && is_statement_head(h) && strcmp(h, "if") != 0);
+    return !(h && cx_is_statement_head(h) && strcmp(h, "if") != 0);
 }
 
 /* The bit operations, whose #x / #b literal operands are bit patterns. */
@@ -472,7 +472,7 @@ static int is_bit_op(const char *what) {
  * uint).  LIT becomes the signed value with those bits (#x80000000 as an
  * int: INT_MIN); one wider than the width is left alone, for E0303. */
 static void bit_pattern_literal(Node *lit, const Type *t) {
-    if (lit->kind != N_C_INTLIT || !lit->radix || !is_flex(lit)) return;
+    if (lit->kind != N_C_INTLIT || !lit->radix || !cx_is_flex(lit)) return;
     if (t->kind != TY_NUM && t->kind != TY_HWVEC) return;
     const ScalarInfo *si = ty_scalar_info(t->sc);
     if (si->cat != CAT_SIGNED) return;
@@ -488,7 +488,7 @@ static void bit_pattern_literal(Node *lit, const Type *t) {
 /* Check the operands of an arithmetic-like form and bring them to one
  * type.  Returns that type (NULL on error); args[] receive the checked
  * operands. */
-Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what) {
+Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what) {
     Type *t = NULL;
     int any_float_lit = 0;
     int bit_op = is_bit_op(what);
@@ -502,7 +502,7 @@ Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, con
             diag_error_at(D(cx), syn[i], "E0311", "`%s` needs numbers, found `%s`", what, tname(cx, args[i]->ty));
             return NULL;
         }
-        if (is_flex(args[i]) || adopts_type(args[i])) {
+        if (cx_is_flex(args[i]) || adopts_type(args[i])) {
             if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT) any_float_lit = 1;
             continue;
         }
@@ -515,7 +515,7 @@ Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, con
         if (!j) {
             diag_error_at(D(cx), syn[i], "E0312",
                           "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                          what, tname(cx, t), tname(cx, args[i]->ty), mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
+                          what, tname(cx, t), tname(cx, args[i]->ty), cx_mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
             (void)form;
             return NULL;
         }
@@ -530,7 +530,7 @@ Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, con
         int lit = -1, count = 0, which = -1;
         for (int i = 0; i < n; i++) {
             if (args[i]->kind == N_C_FLOATLIT && args[i]->op == LIT_FLEX_FLOAT && lit < 0) lit = i;
-            if (!is_flex(args[i]) && !adopts_type(args[i]) && ty_is_int(args[i]->ty)) {
+            if (!cx_is_flex(args[i]) && !adopts_type(args[i]) && ty_is_int(args[i]->ty)) {
                 count++;
                 which = i;
             }
@@ -553,7 +553,7 @@ Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, con
             for (int i = 0; i < n; i++) {
                 int64_t v = args[i]->kind == N_C_INTLIT ? args[i]->ival : 0;
                 if (args[i]->kind == N_C_INTLIT && args[i]->is_unsigned) t = ty_num(SC_ULONG);
-                else if (!int_fits(v, 0, SC_INT) && t->sc == SC_INT) t = ty_num(SC_LONG);
+                else if (!cx_int_fits(v, 0, SC_INT) && t->sc == SC_INT) t = ty_num(SC_LONG);
             }
         }
     }
@@ -567,7 +567,7 @@ Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, con
 
 /* Bind `e` to a temporary unless it is a plain variable or literal, so it
  * can be used twice without evaluating it twice. */
-Node *simple(Ctx *cx, Node *e, const Node *at) {
+Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!e || e->kind == N_C_VAR || e->kind == N_C_INTLIT || e->kind == N_C_FLOATLIT || e->kind == N_C_BOOLLIT ||
         e->kind == N_C_LENGTH)
         return e;

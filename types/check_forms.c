@@ -34,31 +34,31 @@ typedef struct Builtin {
 } Builtin;
 
 static const Builtin builtins[] = {
-    {"+", b_arith}, {"-", b_arith}, {"*", b_arith}, {"/", b_slash},
-    {"<", b_compare}, {">", b_compare}, {"<=", b_compare}, {">=", b_compare}, {"=", b_compare},
-    {"==", b_compare}, {"/=", b_compare}, {"!=", b_compare},
-    {"bit-and", b_bitop}, {"bit-or", b_bitop}, {"bit-xor", b_bitop}, {"logxor", b_bitop},
-    {"logand", b_bitop}, {"logior", b_bitop}, {"lognot", b_lognot}, {"bit-not", b_lognot}, {"ash", b_ash},
-    {"min", b_minmax}, {"max", b_minmax}, {"clamp", b_minmax}, {"abs", b_minmax},
-    {"sqrt", b_math}, {"rsqrt", b_math}, {"pow", b_math}, {"expt", b_math}, {"exp", b_math}, {"log", b_math},
-    {"log2", b_math}, {"sin", b_math}, {"cos", b_math}, {"tan", b_math}, {"asin", b_math},
-    {"acos", b_math}, {"atan", b_math},
-    {"floor", b_rounding}, {"ceil", b_rounding}, {"round", b_rounding}, {"truncate", b_rounding},
-    {"~", b_elem}, {"~ref~", b_elem}, {"length~", b_length}, {"~length~", b_length},
-    {"set!", b_set}, {"inc!", b_incdec}, {"dec!", b_incdec},
-    {"and", b_andor}, {"or", b_andor}, {"not", b_not}, {"select-if", b_select},
-    {"local-barrier", b_barrier}, {"mem-fence", b_fence},
-    {"check-thread-bounds", b_bounds}, {"check-wg-bounds", b_bounds},
-    {"atomic-binop!", b_atomic_fn}, {"atomic-op!", b_atomic_fn},
-    {"%extent", b_extent}, {"%pow2-below", b_pow2_below}, {"device-has", b_device_has}, {"target-has", b_target_has},
-    {"%require-global-size", b_require_gsize},
-    {"make-vector", b_make_vector}, {"%zero", b_zero}, {"or-else", b_or_else},
-    {"make-vector-view", b_make_view}, {"reinterpret-view", b_reinterpret},
+    {"+", cx_arith}, {"-", cx_arith}, {"*", cx_arith}, {"/", cx_slash},
+    {"<", cx_compare}, {">", cx_compare}, {"<=", cx_compare}, {">=", cx_compare}, {"=", cx_compare},
+    {"==", cx_compare}, {"/=", cx_compare}, {"!=", cx_compare},
+    {"bit-and", cx_bitop}, {"bit-or", cx_bitop}, {"bit-xor", cx_bitop}, {"logxor", cx_bitop},
+    {"logand", cx_bitop}, {"logior", cx_bitop}, {"lognot", cx_lognot}, {"bit-not", cx_lognot}, {"ash", cx_ash},
+    {"min", cx_minmax}, {"max", cx_minmax}, {"clamp", cx_minmax}, {"abs", cx_minmax},
+    {"sqrt", cx_math}, {"rsqrt", cx_math}, {"pow", cx_math}, {"expt", cx_math}, {"exp", cx_math}, {"log", cx_math},
+    {"log2", cx_math}, {"sin", cx_math}, {"cos", cx_math}, {"tan", cx_math}, {"asin", cx_math},
+    {"acos", cx_math}, {"atan", cx_math},
+    {"floor", cx_rounding}, {"ceil", cx_rounding}, {"round", cx_rounding}, {"truncate", cx_rounding},
+    {"~", cx_elem}, {"~ref~", cx_elem}, {"length~", cx_length}, {"~length~", cx_length},
+    {"set!", cx_set}, {"inc!", cx_incdec}, {"dec!", cx_incdec},
+    {"and", cx_andor}, {"or", cx_andor}, {"not", cx_not}, {"select-if", cx_select},
+    {"local-barrier", cx_barrier}, {"mem-fence", cx_fence},
+    {"check-thread-bounds", cx_bounds}, {"check-wg-bounds", cx_bounds},
+    {"atomic-binop!", cx_atomic_fn}, {"atomic-op!", cx_atomic_fn},
+    {"%extent", cx_extent}, {"%pow2-below", cx_pow2_below}, {"device-has", cx_device_has}, {"target-has", cx_target_has},
+    {"%require-global-size", cx_require_gsize},
+    {"make-vector", cx_make_vector}, {"%zero", cx_zero}, {"or-else", cx_or_else},
+    {"make-vector-view", cx_make_view}, {"reinterpret-view", cx_reinterpret},
     {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
     {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
     {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
     {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
-    {"get-struct", soa_get_struct}, {"bytes", b_bytes},
+    {"get-struct", soa_get_struct}, {"bytes", cx_bytes},
     {"convert-aos-to-soa", soa_convert}, {"convert-soa-to-aos", soa_convert},
     {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
     {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
@@ -77,11 +77,11 @@ int builtin_function_value(const char *key) {
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, key)) {
             BuiltinFn f = builtins[i].fn;
-            return f == b_arith || f == b_slash || f == b_compare || f == b_bitop || f == b_lognot || f == b_ash ||
-                   f == b_minmax || f == b_math || f == b_rounding || f == b_not;
+            return f == cx_arith || f == cx_slash || f == cx_compare || f == cx_bitop || f == cx_lognot || f == cx_ash ||
+                   f == cx_minmax || f == cx_math || f == cx_rounding || f == cx_not;
         }
-    for (int i = 0; atomic_ops[i].name; i++)
-        if (!strcmp(atomic_ops[i].name, key)) return 1;
+    for (int i = 0; cx_atomic_ops[i].name; i++)
+        if (!strcmp(cx_atomic_ops[i].name, key)) return 1;
     return 0;
 }
 
@@ -99,7 +99,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
         int nc = func_overloads(cx->ck, h, cands, 16);
         for (int i = 0; i < nc; i++) {
             resolve_signature(cx->ck, cands[i]);
-            if (!cands[i]->bad && cands[i]->nparams == 1 && fit(base, cands[i]->params[0].ty) >= 0)
+            if (!cands[i]->bad && cands[i]->nparams == 1 && cx_fit(base, cands[i]->params[0].ty) >= 0)
                 return user_call(cx, syn, NULL, NULL, 0);
         }
     }
@@ -109,7 +109,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
         return tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
-        return length_of(cx, syn, base->sym);
+        return cx_length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
@@ -119,7 +119,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
                       syn->kids[0]->name);
         return NULL;
     }
-    if (is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return swizzle_of(cx, syn, base, 0);
+    if (cx_is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return cx_swizzle_of(cx, syn, base, 0);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
         diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
         return NULL;
@@ -162,7 +162,7 @@ Node *setter_object_type(const Node *f) {
  * whose object type fits: the setter's body, inlined with the place itself
  * for the object (so it changes the caller's value) and V bound once.
  * NULL when no setter applies. */
-Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
+Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
     Checker *ck = cx->ck;
     const char *h = syn_head(place_syn);
     if (!h || !ck->nsetters || cx->setter_depth > 0) return NULL;
@@ -176,7 +176,7 @@ Node *setter_call(Ctx *cx, Node *place_syn, Node *value) {
         if (!ot) continue;
         Node *probe = expr(cx, place_syn->kids[1], NULL);
         if (!probe) return NULL;
-        int k0 = fit(probe, ot); /* exact, or a vector parameter leaving properties open */
+        int k0 = cx_fit(probe, ot); /* exact, or a vector parameter leaving properties open */
         if (k0 < 0 || (k0 && ot->kind != TY_VECTOR)) continue;
         /* (let ((NEW VALUE)) BODY...) with the object and indices substituted */
         Node *names[17], *by[17];
@@ -225,7 +225,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     }
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
-        Node *c = cond_value(cx, syn->kids[1]);
+        Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
         Node *saved = cx->block;
         Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
@@ -241,7 +241,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         if (!v1 || !v2) return NULL;
         Type *t = NULL;
         if (ty_is_arith(v1->ty) && ty_is_arith(v2->ty)) {
-            t = branch_type(v1, v2, want);
+            t = cx_branch_type(v1, v2, want);
         } else if (ty_equal(v1->ty, v2->ty) && (v1->ty->kind == TY_BOOL || v1->ty->kind == TY_ENUM || v1->ty->kind == TY_STRUCT)) {
             t = v1->ty;
         }
@@ -326,7 +326,7 @@ static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
     }
     Type *et = want && want->kind == TY_HWVEC ? ty_num(want->sc) : NULL;
     Node *args[16];
-    Type *t = unify(cx, syn, syn->kids, n, args, et, "##(...)");
+    Type *t = cx_unify(cx, syn, syn->kids, n, args, et, "##(...)");
     if (!t) return NULL;
     if (t->kind != TY_NUM) {
         diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", tname(cx, t));
@@ -356,8 +356,8 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
             return enum_value(cx, kw, e->ty);
         }
     }
-    if (!strcmp(k, "t") || !strcmp(k, "true")) return bool_lit(cx, syn, 1);
-    if (!strcmp(k, "false") || !strcmp(k, "nil")) return bool_lit(cx, syn, 0);
+    if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
+    if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
     if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
     Sym *s = scope_lookup(cx, k);
     if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
@@ -416,8 +416,8 @@ static void suggest_form(Ctx *cx, const Node *head) {
     Suggest sg;
     suggest_init(&sg, head->key);
     for (int i = 0; builtins[i].name; i++) suggest_add(&sg, builtins[i].name);
-    for (int i = 0; id_builtins[i].name; i++) suggest_add(&sg, id_builtins[i].name);
-    for (int i = 0; atomic_ops[i].name; i++) suggest_add(&sg, atomic_ops[i].name);
+    for (int i = 0; cx_id_builtins[i].name; i++) suggest_add(&sg, cx_id_builtins[i].name);
+    for (int i = 0; cx_atomic_ops[i].name; i++) suggest_add(&sg, cx_atomic_ops[i].name);
     static const char *const forms[] = {"let", "let*", "progn", "if", "return", "multiple-value-bind", "let-maybe",
                                         "funcall", "quote", "function", NULL};
     for (int i = 0; forms[i]; i++) suggest_add(&sg, forms[i]);
@@ -446,14 +446,14 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         n->is_unsigned = syn->is_unsigned;
         n->radix = syn->radix;
         n->op = LIT_FLEX_INT;
-        n->ty = syn->is_unsigned ? ty_num(SC_ULONG) : int_fits(syn->ival, 0, SC_INT) ? ty_num(SC_INT) : ty_num(SC_LONG);
-        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        n->ty = syn->is_unsigned ? ty_num(SC_ULONG) : cx_int_fits(syn->ival, 0, SC_INT) ? ty_num(SC_INT) : ty_num(SC_LONG);
+        if (want && ty_is_arith(want)) return cx_adapt_literal(cx, n, want, syn);
         return n;
     }
     case N_FLOAT: {
-        Node *n = float_lit(cx, syn, syn->fval, ty_num(SC_FLOAT));
+        Node *n = cx_float_lit(cx, syn, syn->fval, ty_num(SC_FLOAT));
         n->op = LIT_FLEX_FLOAT;
-        if (want && ty_is_arith(want)) return adapt_literal(cx, n, want, syn);
+        if (want && ty_is_arith(want)) return cx_adapt_literal(cx, n, want, syn);
         return n;
     }
     case N_SYMBOL: return symbol_value(cx, syn, want);
@@ -480,14 +480,14 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0490", "unexpected %s", node_kind_name(syn->kind));
         return NULL;
     }
-    if (syn->nkids == 0) return bool_lit(cx, syn, 0);
+    if (syn->nkids == 0) return cx_bool_lit(cx, syn, 0);
     Node *head = syn->kids[0];
     if (head->kind != N_SYMBOL) {
         diag_error_at(D(cx), head, "E0491", "expected a function or form name, found `%s`", syn_to_string(cx->ck->a, head, 30));
         return NULL;
     }
     const char *h = head->key;
-    if (is_statement_head(h)) return form_value(cx, syn, want);
+    if (cx_is_statement_head(h)) return form_value(cx, syn, want);
     if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
@@ -516,12 +516,12 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
     for (int i = 0; builtins[i].name; i++)
         if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
-    for (int i = 0; id_builtins[i].name; i++)
-        if (syn_streq(id_builtins[i].name, h)) return b_gpu_id(cx, syn, &id_builtins[i]);
-    for (int i = 0; atomic_ops[i].name; i++)
-        if (syn_streq(atomic_ops[i].name, h)) return b_atomic(cx, syn, &atomic_ops[i]);
-    if (is_swizzle_name(h)) return b_swizzle(cx, syn);
-    if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return conversion(cx, syn, h);
+    for (int i = 0; cx_id_builtins[i].name; i++)
+        if (syn_streq(cx_id_builtins[i].name, h)) return cx_gpu_id(cx, syn, &cx_id_builtins[i]);
+    for (int i = 0; cx_atomic_ops[i].name; i++)
+        if (syn_streq(cx_atomic_ops[i].name, h)) return cx_atomic(cx, syn, &cx_atomic_ops[i]);
+    if (cx_is_swizzle_name(h)) return cx_swizzle(cx, syn);
+    if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return cx_conversion(cx, syn, h);
     if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
         /* derived vector types, as-original, as-derived: types/derived.c */
         int handled = 0;
@@ -542,7 +542,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
                               tname(cx, v->ty));
                 return NULL;
             }
-            return retype_struct(cx, v, st->ty, syn);
+            return cx_retype_struct(cx, v, st->ty, syn);
         }
     }
     if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);

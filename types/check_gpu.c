@@ -41,7 +41,7 @@ static Node *dim_arg(Ctx *cx, Node *syn, int idx) {
     return v;
 }
 
-const IdBuiltin id_builtins[] = {
+const IdBuiltin cx_id_builtins[] = {
     {"get-global-id", BI_HELPER, H_GLOBAL_ID, 1, SC_ULONG},
     {"get-global-id-abs", BI_GLOBAL_ID_ABS, 0, 1, SC_ULONG},
     {"get-local-id", BI_LOCAL_ID, 0, 1, SC_ULONG},
@@ -68,7 +68,7 @@ const IdBuiltin id_builtins[] = {
 /* (get-global-id [DIM]) and the other ids and sizes of spec "Builtin GPU
  * Functions & Constants".  Ids are relative to the global offset except
  * get-global-id-abs. */
-Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
+Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
     if (!nargs_ok(cx, syn, 0, b->takes_dim)) return NULL;
     Node *args[1];
     int n = 0;
@@ -82,7 +82,7 @@ Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
         if (b->helper == H_GLOBAL_LINEAR_ID) need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
         c = helper_call(cx, syn, ty_num(b->ret), need_helper(cx, b->helper, NULL, AS_NONE), args, n);
     } else {
-        c = call_n(cx, syn, ty_num(b->ret), b->op, args, n);
+        c = cx_call_n(cx, syn, ty_num(b->ret), b->op, args, n);
     }
     if (c && b->op != BI_HELPER && b->ret == SC_ULONG) {
         /* size_t may be 32 bits on some devices: make the type explicit */
@@ -93,7 +93,7 @@ Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
 }
 
 /* (local-barrier) - barrier(CLK_LOCAL_MEM_FENCE) */
-Node *b_barrier(Ctx *cx, Node *syn, Type *want) {
+Node *cx_barrier(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 0, 0)) return NULL;
     if (cx->no_barrier && !ck_skip_checks(cx->ck)) {
@@ -107,7 +107,7 @@ Node *b_barrier(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (mem-fence [:local] [:global]) or (mem-fence :local T :global NIL) */
-Node *b_fence(Ctx *cx, Node *syn, Type *want) {
+Node *cx_fence(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int loc = 0, glob = 0;
     for (int i = 1; i < syn->nkids; i++) {
@@ -132,7 +132,7 @@ Node *b_fence(Ctx *cx, Node *syn, Type *want) {
 
 /* (check-thread-bounds X [Y [Z]]) / (check-wg-bounds ...): are the ids
  * below the sizes the kernel declared with global-size / local-size? */
-Node *b_bounds(Ctx *cx, Node *syn, Type *want) {
+Node *cx_bounds(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int global = syn->kids[0]->key[6] == 't';
     const char *what = syn->kids[0]->name;
@@ -160,7 +160,7 @@ Node *b_bounds(Ctx *cx, Node *syn, Type *want) {
         if (sd->nset) bound = int_lit(cx, syn, sd->set_to[i], ul);
         else {
             Sym *p = sd->derive_sym[i];
-            bound = p->ty->kind == TY_VECTOR ? length_of(cx, syn, p) : var_ref(cx, syn, p);
+            bound = p->ty->kind == TY_VECTOR ? cx_length_of(cx, syn, p) : var_ref(cx, syn, p);
             if (!ty_equal(bound->ty, ul)) bound = mk1(cx, N_C_CAST, syn, ul, bound);
         }
         Node *lt = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_LT, x, bound);
@@ -171,7 +171,7 @@ Node *b_bounds(Ctx *cx, Node *syn, Type *want) {
 
 /* ---- atomics (spec "Atomics") ---- */
 
-const AtomicOp atomic_ops[] = {
+const AtomicOp cx_atomic_ops[] = {
     {"atomic-add!", BI_ATOMIC_ADD, 1, OP_ADD},
     {"atomic-sub!", BI_ATOMIC_SUB, 1, OP_SUB},
     {"atomic-inc!", BI_ATOMIC_INC, 0, OP_ADD},
@@ -240,7 +240,7 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
 /* (atomic-add! LOC V) (atomic-sub! LOC V) (atomic-inc! LOC) (atomic-dec! LOC)
  * (atomic-min! LOC V) (atomic-max! LOC V) (atomic-xchg! LOC V): the value
  * LOC held before. */
-Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
+Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     if (!nargs_ok(cx, syn, 1 + a->nargs, 1 + a->nargs)) return NULL;
     AddrSpace as;
     Node *addr = atomic_place(cx, syn, a->name, &as);
@@ -260,18 +260,18 @@ Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     if (ty_is_int(t) && (size == 4 || size == 8)) {
         if (size == 8) prog_of(cx)->uses_int64_atomics = 1;
         Node *args[2] = {addr, v};
-        return call_n(cx, syn, t, a->bi, args, v ? 2 : 1);
+        return cx_call_n(cx, syn, t, a->bi, args, v ? 2 : 1);
     }
     if (t->sc == SC_FLOAT && a->op == OP_SET) {
         Node *args[2] = {addr, v};
-        return call_n(cx, syn, t, BI_ATOMIC_XCHG, args, 2);
+        return cx_call_n(cx, syn, t, BI_ATOMIC_XCHG, args, 2);
     }
     if (size != 4 && size != 8) {
         diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit location, found `%s`", a->name, tname(cx, t));
         return NULL;
     }
     /* floats (and xchg of doubles): bounded compare-and-swap loop */
-    if (!v) v = float_lit(cx, syn, 1.0, t);
+    if (!v) v = cx_float_lit(cx, syn, 1.0, t);
     return atomic_helper_call(cx, syn, addr, as, t, a->op, NULL, 0, v);
 }
 
@@ -293,7 +293,7 @@ static int builtin_binop(const char *k, int *op) {
  * compare-and-swap loop applying F; returns the previous value.  F may be
  * (gen-NAME TYPES...), an instance of a templated function (spec
  * "gen-XXXX"). */
-Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
+Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int unary = !strcmp(syn->kids[0]->key, "atomic-op!");
     const char *what = syn->kids[0]->name;
@@ -371,7 +371,7 @@ Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         int c = op == OP_ADD ? BI_ATOMIC_ADD : op == OP_SUB ? BI_ATOMIC_SUB : op == -1 ? BI_ATOMIC_MIN
                 : op == -2 ? BI_ATOMIC_MAX : op == OP_BAND ? BI_ATOMIC_AND : op == OP_BOR ? BI_ATOMIC_OR : BI_ATOMIC_XOR;
         Node *args[2] = {addr, arg};
-        return call_n(cx, syn, t, c, args, 2);
+        return cx_call_n(cx, syn, t, c, args, 2);
     } else if (op <= -1 || op == OP_BAND || op == OP_BOR || op == OP_BXOR) {
         if (ty_is_float(t) && (op == OP_BAND || op == OP_BOR || op == OP_BXOR)) {
             diag_error_at(D(cx), f, "E0518", "`%s` is not defined for `%s`", f->kids[1]->name, tname(cx, t));
@@ -384,13 +384,13 @@ Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want) {
 /* ---- core helpers used by the prelude (docs/core-forms.md) ---- */
 
 /* (%extent E): E when it is an integer, (length~ E) when it is a vector */
-Node *b_extent(Ctx *cx, Node *syn, Type *want) {
+Node *cx_extent(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
     if (!v) return NULL;
-    if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) return length_of(cx, syn, v->sym);
-    if (is_flex(v)) v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "extent");
+    if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) return cx_length_of(cx, syn, v->sym);
+    if (cx_is_flex(v)) v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "extent");
     if (v && !ty_is_int(v->ty)) {
         diag_error_at(D(cx), syn->kids[1], "E0460", "expected a vector or an integer count, found `%s`", tname(cx, v->ty));
         return NULL;
@@ -399,7 +399,7 @@ Node *b_extent(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (%pow2-below E): the largest power of two below E (0 when E <= 1) */
-Node *b_pow2_below(Ctx *cx, Node *syn, Type *want) {
+Node *cx_pow2_below(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
@@ -427,13 +427,13 @@ static int has_property(Ctx *cx, Node *syn, const char *form) {
 
 /* (target-has :PROP [MIGHT]) - spec "target-has / device-has": t or nil at
  * compile time; MIGHT answers for a feature OpenCL C 1.2 makes optional. */
-Node *b_target_has(Ctx *cx, Node *syn, Type *want) {
+Node *cx_target_has(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 2)) return NULL;
     int has = has_property(cx, syn, "target-has");
     if (has == -2) return NULL;
-    if (has >= 0) return bool_lit(cx, syn, has);
-    if (syn->nkids == 3) return bool_lit(cx, syn, eval_truthy(syn->kids[2]));
+    if (has >= 0) return cx_bool_lit(cx, syn, has);
+    if (syn->nkids == 3) return cx_bool_lit(cx, syn, eval_truthy(syn->kids[2]));
     diag_error_at(D(cx), syn, "E0021", "target-has :%s is not decided for target oclc (OpenCL C 1.2 makes it optional); "
                   "pass a default: (target-has :%s nil)", syn->kids[1]->key, syn->kids[1]->key);
     return NULL;
@@ -443,14 +443,14 @@ Node *b_target_has(Ctx *cx, Node *syn, Type *want) {
  * OpenCL C 1.2 decides; for an optional feature (:fp64, :fp16) a query the
  * driver answers when it builds the source: the extension's macro
  * (cl_khr_fp64) is defined exactly when the device has it. */
-Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
+Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     int has = has_property(cx, syn, "device-has");
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
     if (!strcmp(k->key, "subgroups")) has = warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
-    if (has >= 0) return bool_lit(cx, syn, has);
+    if (has >= 0) return cx_bool_lit(cx, syn, has);
     Program *p = prog_of(cx);
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
@@ -466,7 +466,7 @@ Node *b_device_has(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (%require-global-size N "NAME") */
-Node *b_require_gsize(Ctx *cx, Node *syn, Type *want) {
+Node *cx_require_gsize(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int64_t n = 1;
     const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";

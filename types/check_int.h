@@ -260,6 +260,12 @@ const char *unique_name(Checker *ck, NameTable *t, const char *base);
 void names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */
 const char *local_cname(Ctx *cx, const char *crisp_name);
+/* FIELD of the struct variable whose identifier is PATH, as an expression (p.x). */
+const char *names_member(const Checker *ck, const char *path, const char *field);
+/* An orchestration's NAME as the host code's identifier (scale_then_sum). */
+const char *names_host_ident(const Checker *ck, const char *name);
+/* The target language's name, for messages ("OpenCL C"). */
+const char *names_language(const Checker *ck);
 
 /* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
  * check_vectors.c ---- */

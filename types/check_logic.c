@@ -20,11 +20,11 @@ static Diag *D(Ctx *cx) {
 
 /* ---- logic ---- */
 
-Node *cond_value(Ctx *cx, Node *syn) {
+Node *cx_cond_value(Ctx *cx, Node *syn) {
     Node *v = expr(cx, syn, NULL);
     if (!v) return NULL;
     if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
-    if (is_flex(v)) v = coerce(cx, v, v->kind == N_C_FLOATLIT ? ty_num(SC_FLOAT) : ty_num(SC_INT), syn, "condition");
+    if (cx_is_flex(v)) v = coerce(cx, v, v->kind == N_C_FLOATLIT ? ty_num(SC_FLOAT) : ty_num(SC_INT), syn, "condition");
     if (!v) return NULL;
     if (v->ty->kind != TY_BOOL && v->ty->kind != TY_NUM) {
         diag_error_at(D(cx), syn, "E0360", "a condition must be a bool or a number (0 is false), found `%s`", tname(cx, v->ty));
@@ -44,11 +44,11 @@ static Node *scratch(Ctx *cx, Node *syn, Node **blk, Node *(*fn)(Ctx *, Node *))
 }
 
 /* (and A...) (or A...): bool; short-circuit like C. */
-Node *b_andor(Ctx *cx, Node *syn, Type *want) {
+Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int is_and = syn->kids[0]->key[0] == 'a';
     int n = syn->nkids - 1;
-    if (n == 0) return bool_lit(cx, syn, is_and);
+    if (n == 0) return cx_bool_lit(cx, syn, is_and);
     Node *vals[64] = {0}, *blks[64] = {0};
     if (n > 64) {
         diag_error_at(D(cx), syn, "E0320", "`%s` takes at most 64 arguments", syn->kids[0]->name);
@@ -59,7 +59,7 @@ Node *b_andor(Ctx *cx, Node *syn, Type *want) {
     for (int i = 0; i < n; i++) {
         cx->branch_depth += i > 0; /* later operands may not run */
         if (i > 0) warp_branch_enter(cx, syn, syn->kids[i]); /* types/warps.c */
-        vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cond_value);
+        vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cx_cond_value);
         cx->branch_depth -= i > 0;
         if (!vals[i]) {
             cx->divergent = wdiv;
@@ -109,10 +109,10 @@ Node *b_andor(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (not A) */
-Node *b_not(Ctx *cx, Node *syn, Type *want) {
+Node *cx_not(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    Node *v = cond_value(cx, syn->kids[1]);
+    Node *v = cx_cond_value(cx, syn->kids[1]);
     if (!v) return NULL;
     if (v->kind == N_C_BINARY && v->op >= OP_LT && v->op <= OP_NE && ty_is_int(v->kids[0]->ty)) {
         /* (not (< a b)) reads better as a >= b (exact for integers) */
@@ -126,18 +126,18 @@ Node *b_not(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* The common type of two branch values (NULL when they cannot meet). */
-Type *branch_type(Node *a, Node *b, Type *want) {
-    if (!is_flex(a) && !is_flex(b)) return ty_join(a->ty, b->ty);
-    if (!is_flex(a)) return a->ty;
-    if (!is_flex(b)) return b->ty;
+Type *cx_branch_type(Node *a, Node *b, Type *want) {
+    if (!cx_is_flex(a) && !cx_is_flex(b)) return ty_join(a->ty, b->ty);
+    if (!cx_is_flex(a)) return a->ty;
+    if (!cx_is_flex(b)) return b->ty;
     if (ty_is_arith(want)) return want;
     return a->kind == N_C_FLOATLIT || b->kind == N_C_FLOATLIT ? ty_num(SC_FLOAT) : ty_num(SC_INT);
 }
 
 /* (select-if C A B): evaluates both A and B, then picks one. */
-Node *b_select(Ctx *cx, Node *syn, Type *want) {
+Node *cx_select(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 3, 3)) return NULL;
-    Node *c = cond_value(cx, syn->kids[1]);
+    Node *c = cx_cond_value(cx, syn->kids[1]);
     if (!c) return NULL;
     Node *args[2];
     Type *t;
@@ -148,7 +148,7 @@ Node *b_select(Ctx *cx, Node *syn, Type *want) {
         (void)two;
         args[0] = a0;
         args[1] = b0;
-        t = branch_type(a0, b0, want);
+        t = cx_branch_type(a0, b0, want);
         if (!t) {
             diag_error_at(D(cx), syn, "E0312", "`select-if` branches have types `%s` and `%s`", tname(cx, a0->ty), tname(cx, b0->ty));
             return NULL;
@@ -165,8 +165,8 @@ Node *b_select(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     if (node_has_effects(args[0]) || node_has_effects(args[1])) {
-        args[0] = simple(cx, args[0], syn);
-        args[1] = simple(cx, args[1], syn);
+        args[0] = cx_simple(cx, args[0], syn);
+        args[1] = cx_simple(cx, args[1], syn);
     }
     Node *s = mk(cx, N_C_SELECT, syn, t, 3);
     if (!s) return NULL;

@@ -70,7 +70,7 @@ Node *index_expr(Ctx *cx, Node *isyn, const char *what) {
     }
     Node *i = expr(cx, isyn, ty_num(SC_ULONG));
     if (!i) return NULL;
-    if (is_flex(i)) {
+    if (cx_is_flex(i)) {
         if (i->kind == N_C_INTLIT && i->ival < 0 && !i->is_unsigned) {
             diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)i->ival);
             return NULL;
@@ -137,7 +137,7 @@ static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
 }
 
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
-Node *b_elem(Ctx *cx, Node *syn, Type *want) {
+Node *cx_elem(Ctx *cx, Node *syn, Type *want) {
     if (!nargs_ok(cx, syn, 2, -1)) return NULL;
     int rank = identity_rank(cx, syn->kids[1]);
     if (rank) return identity_index(cx, syn, rank);
@@ -153,18 +153,18 @@ Node *b_elem(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (length~ VEC) */
-Node *b_length(Ctx *cx, Node *syn, Type *want) {
+Node *cx_length(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *v = vector_operand(cx, syn->kids[1], "length~");
     if (!v) return NULL;
-    return length_of(cx, syn, v);
+    return cx_length_of(cx, syn, v);
 }
 
 /* (bytes V): the bytes V's elements occupy now (spec "Helpers" of vectors,
  * tensors and soa-vectors): length times the element stride, summed over
  * the fields of a soa-vector. */
-Node *b_bytes(Ctx *cx, Node *syn, Type *want) {
+Node *cx_bytes(Ctx *cx, Node *syn, Type *want) {
     if (func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Type *ul = ty_num(SC_ULONG);
@@ -174,7 +174,7 @@ Node *b_bytes(Ctx *cx, Node *syn, Type *want) {
     for (int i = 0; i < n; i++) {
         Sym *v = soa ? soa->soa_fields[i] : vector_operand(cx, syn->kids[1], "bytes");
         if (!v) return NULL;
-        Node *b = mk2(cx, N_C_BINARY, syn, ul, OP_MUL, length_of(cx, syn, v),
+        Node *b = mk2(cx, N_C_BINARY, syn, ul, OP_MUL, cx_length_of(cx, syn, v),
                       int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
         sum = sum ? mk2(cx, N_C_BINARY, syn, ul, OP_ADD, sum, b) : b;
     }
@@ -185,7 +185,7 @@ static int swizzle_index(char c) {
     return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : c == 'w' ? 3 : -1;
 }
 
-int is_swizzle_name(const char *k) {
+int cx_is_swizzle_name(const char *k) {
     size_t n = strlen(k);
     if (n < 2 || n > 5 || k[n - 1] != '~') return 0;
     for (size_t i = 0; i + 1 < n; i++)
@@ -193,7 +193,7 @@ int is_swizzle_name(const char *k) {
     return 1;
 }
 
-Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
+Node *cx_swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
     const char *k = syn->kids[0]->key;
     int n = (int)strlen(k) - 1;
     if (!base) return NULL;
@@ -222,9 +222,9 @@ Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
 }
 
 /* (x~ V) (xy~ V) (xyyy~ V) ...: components of a hardware vector */
-Node *b_swizzle(Ctx *cx, Node *syn) {
+Node *cx_swizzle(Ctx *cx, Node *syn) {
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    return swizzle_of(cx, syn, expr(cx, syn->kids[1], NULL), 0);
+    return cx_swizzle_of(cx, syn, expr(cx, syn->kids[1], NULL), 0);
 }
 
 Node *place(Ctx *cx, Node *syn, int for_write) {
@@ -307,7 +307,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                               vs->name);
                 return NULL;
             }
-            if (prop[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by b_set */
+            if (prop[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by cx_set */
             if (prop[0] == 'l' && !vs->len_sym) {
                 diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
                 return NULL;
@@ -326,7 +326,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
         Node *base = place(cx, syn->kids[1], for_write);
         if (!base) return NULL;
         if (base->ty->kind == TY_STRUCT) return struct_member(cx, syn, base, for_write);
-        if (is_swizzle_name(h)) return swizzle_of(cx, syn, base, 1);
+        if (cx_is_swizzle_name(h)) return cx_swizzle_of(cx, syn, base, 1);
         diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                       syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
         return NULL;
@@ -338,7 +338,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
 }
 
 /* (set! PLACE VALUE [PLACE VALUE]...) */
-Node *b_set(Ctx *cx, Node *syn, Type *want) {
+Node *cx_set(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (syn->nkids < 3 || (syn->nkids - 1) % 2) {
         diag_error_at(D(cx), syn, "E0320", "`set!` takes place/value pairs, found %d arguments", syn->nkids - 1);
@@ -347,7 +347,7 @@ Node *b_set(Ctx *cx, Node *syn, Type *want) {
     Node *last = NULL;
     int errs_before = cx->ck->d->errors;
     for (int i = 1; i + 1 < syn->nkids; i += 2) {
-        Node *sp = setter_call(cx, syn->kids[i], syn->kids[i + 1]);
+        Node *sp = cx_setter_call(cx, syn->kids[i], syn->kids[i + 1]);
         if (sp) {
             last = sp;
             continue;
@@ -367,7 +367,7 @@ Node *b_set(Ctx *cx, Node *syn, Type *want) {
             continue;
         }
         if (syn_is_form(syn->kids[i], "parent~") || syn_is_form(syn->kids[i], "~parent~")) {
-            Node *pn = view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
+            Node *pn = cx_view_set_parent(cx, syn->kids[i], syn->kids[i + 1]);
             if (!pn) return NULL;
             last = pn;
             continue;
@@ -381,7 +381,7 @@ Node *b_set(Ctx *cx, Node *syn, Type *want) {
         Node *a;
         if (p->kind == N_C_MEMBER && p->op) {
             /* a 3-component field is stored as T[3]: one store per component */
-            v = simple(cx, v, syn);
+            v = cx_simple(cx, v, syn);
             static const char *xyz[3] = {"x", "y", "z"};
             a = NULL;
             for (int k = 0; k < 3 && v; k++) {
@@ -404,7 +404,7 @@ Node *b_set(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (inc! PLACE [DELTA]) (dec! PLACE [DELTA]): the new value. */
-Node *b_incdec(Ctx *cx, Node *syn, Type *want) {
+Node *cx_incdec(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 1, 2)) return NULL;
     Node *p = place(cx, syn->kids[1], 0);

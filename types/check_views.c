@@ -73,7 +73,7 @@ Node *ulong_arg(Ctx *cx, Node *syn, const char *what) {
 /* (make-vector-view PARENT LENGTH [OFFSET]): a view of PARENT's elements
  * [OFFSET, OFFSET + LENGTH).  A view of a view is a view of its root, with
  * the offsets added. */
-Node *b_make_view(Ctx *cx, Node *syn, Type *want) {
+Node *cx_make_view(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 2, 3)) return NULL;
     Sym *p = vector_operand(cx, syn->kids[1], "make-vector-view");
@@ -90,7 +90,7 @@ Node *b_make_view(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (set! (parent~ VIEW) VECTOR): the view now looks into VECTOR. */
-Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
+Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
     Node *v = expr(cx, place_syn->kids[1], NULL);
     if (!v) return NULL;
     if (v->ty->kind != TY_VECTOR || v->kind != N_C_VAR || !v->sym->off_sym) {
@@ -116,7 +116,7 @@ Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
 
 /* (reinterpret-view SOURCE TYPE &key length offset): the same bytes seen
  * as TYPE elements; the length defaults to what fits. */
-Node *b_reinterpret(Ctx *cx, Node *syn, Type *want) {
+Node *cx_reinterpret(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (syn->nkids < 3) {
         nargs_ok(cx, syn, 2, 6);
@@ -156,7 +156,7 @@ Node *b_reinterpret(Ctx *cx, Node *syn, Type *want) {
     if (src->off_sym) base = mk2(cx, N_C_BINARY, syn, src->ty, OP_ADD, base, var_ref(cx, syn, src->off_sym));
     if (!len) {
         /* what fits: length * source stride / new stride */
-        Node *bytes = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_MUL, length_of(cx, syn, src), int_lit(cx, syn, sst, ty_num(SC_ULONG)));
+        Node *bytes = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_MUL, cx_length_of(cx, syn, src), int_lit(cx, syn, sst, ty_num(SC_ULONG)));
         len = mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_DIV, bytes, int_lit(cx, syn, nst, ty_num(SC_ULONG)));
     }
     Type *t = ty_vector(cx->ck->a, et, src->ty->as, src->ty->acc, src->ty->align, -1);
@@ -167,9 +167,9 @@ Node *b_reinterpret(Ctx *cx, Node *syn, Type *want) {
 }
 
 /* (%zero): a zero of the type the context wants (maybe error values) */
-Node *b_zero(Ctx *cx, Node *syn, Type *want) {
+Node *cx_zero(Ctx *cx, Node *syn, Type *want) {
     if (want && want->kind == TY_ENUM) return int_lit(cx, syn, want->ed->values[0], want);
-    if (want && want->kind == TY_BOOL) return bool_lit(cx, syn, 0);
+    if (want && want->kind == TY_BOOL) return cx_bool_lit(cx, syn, 0);
     Node *z = int_lit(cx, syn, 0, want && ty_is_arith(want) ? want : ty_num(SC_INT));
     z->op = LIT_FLEX_INT;
     return z;
@@ -177,11 +177,11 @@ Node *b_zero(Ctx *cx, Node *syn, Type *want) {
 
 /* (or-else MAYBE-EXPR FALLBACK): the maybe's value, or FALLBACK when it
  * failed (spec "Guard: or-else"). */
-Node *b_or_else(Ctx *cx, Node *syn, Type *want) {
+Node *cx_or_else(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!nargs_ok(cx, syn, 2, 2)) return NULL;
     Node *vals[2];
-    if (!mv_values(cx, syn->kids[1], 2, vals, 0)) return NULL;
+    if (!cx_mv_values(cx, syn->kids[1], 2, vals, 0)) return NULL;
     Node *fb = expr(cx, syn->kids[2], vals[1]->ty);
     if (fb) fb = coerce(cx, fb, vals[1]->ty, syn->kids[2], "or-else fallback");
     if (!fb) return NULL;
@@ -194,7 +194,7 @@ Node *b_or_else(Ctx *cx, Node *syn, Type *want) {
     return s;
 }
 
-Node *b_make_vector(Ctx *cx, Node *syn, Type *want) {
+Node *cx_make_vector(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     diag_error_at(D(cx), syn, "E0445", "bind make-vector with let: (let ((v (make-vector ...))) ...)");
     return NULL;

@@ -11,7 +11,11 @@
  * the spelling - Lisp names mangled, the suffix that makes a name unique,
  * what the target reserves - is the target's TargetNames (types/check.h;
  * emit-oclc/names.c for OpenCL C).  Without a target the program keeps
- * Crisp's own names: crisp_names below. */
+ * Crisp's own names: crisp_names below.  This file is the only one of the
+ * checker that calls the hooks (scripts/check_layers.py checks it), so its
+ * functions below list everything the checker still asks the target;
+ * structs and enumerations are named by the target's own naming pass after
+ * checking (emit-oclc/names.h oclc_name_program). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +76,10 @@ static const char *crisp_host_ident(Arena *a, const char *name) {
     return arena_strdup(a, name);
 }
 
-static const char *crisp_support(const char *what) {
-    return what;
-}
-
 const TargetNames crisp_names = {
     .language = "Crisp", .reserved = crisp_reserved, .reserved_prefix = crisp_reserved, .spell = crisp_spell,
     .join = crisp_join, .type_part = crisp_type_part, .member = crisp_member, .unique = crisp_unique,
-    .take = crisp_take, .rollback = crisp_rollback, .host_ident = crisp_host_ident, .support = crisp_support};
+    .take = crisp_take, .rollback = crisp_rollback, .host_ident = crisp_host_ident};
 
 /* ---- the checker's side of the seam ---- */
 
@@ -114,6 +114,18 @@ const char *unique_name(Checker *ck, NameTable *t, const char *base) {
 
 void names_take(Checker *ck, NameTable *t, const char *nm) {
     ck->names->take(ck->a, t, nm);
+}
+
+const char *names_member(const Checker *ck, const char *path, const char *field) {
+    return ck->names->member(ck->a, path, field);
+}
+
+const char *names_host_ident(const Checker *ck, const char *name) {
+    return ck->names->host_ident(ck->a, name);
+}
+
+const char *names_language(const Checker *ck) {
+    return ck->names->language;
 }
 
 const char *local_cname(Ctx *cx, const char *crisp_name) {

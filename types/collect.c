@@ -88,7 +88,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
                           has_reserved_prefix(ck, name->name)
                               ? "kernel name `%s` starts with a prefix %s or crisp reserves; choose another name, e.g. `k_%s`"
                               : "kernel name `%s` is a keyword or built-in of %s; choose another name, e.g. `%s_kernel`",
-                          name->name, ck->names->language, name->name);
+                          name->name, names_language(ck), name->name);
             fd->bad = 1;
         }
         FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);

@@ -277,7 +277,7 @@ static int convert(Ce *ce, const Node *at, const Type *to, CeVal v, CeVal *out) 
     if (v.k != CE_INT && v.k != CE_FLOAT && v.k != CE_BOOL)
         return ce_error(ce, at, CE_E_EVAL, "a number is needed for `%s`, found %s", ce_tname(ce, to),
                         v.k == CE_PTR ? "a vector" : "no value");
-    if (s->sc == SC_HALF || s->sc == SC_BFLOAT16) return unsupported(ce, at, ty_cname(s));
+    if (s->sc == SC_HALF || s->sc == SC_BFLOAT16) return unsupported(ce, at, ty_num_name(s));
     if (is_float_type(s)) {
         *out = float_val(s, as_double(&v));
         out->ty = to;
@@ -520,6 +520,16 @@ static int var_int(Ce *ce, const Node *at, const Sym *s, int64_t *out) {
 
 #define OP_ABS_CALL (-1) /* overflow(): the operation is (abs a) */
 
+/* A OP B as a message shows it: + - * / infix, as the source reads in
+ * arithmetic; a shift as the ash that makes it; the others as the
+ * operation's Crisp name, (bit-and a b), (rem a b). */
+static const char *op_shown(Ce *ce, const char *a, int op, const char *b) {
+    if (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV)
+        return arena_printf(ce->ck->a, "%s %s %s", a, check_op_name(op), b);
+    if (op == OP_SHL || op == OP_SHR) return arena_printf(ce->ck->a, "(ash %s %s%s)", a, op == OP_SHR ? "-" : "", b);
+    return arena_printf(ce->ck->a, "(%s %s %s)", check_op_name(op), a, b);
+}
+
 static int overflow(Ce *ce, const Node *at, const CeVal *a, int op, const CeVal *b, const Type *t) {
     /* exact (literal-only) arithmetic is done in long, or ulong for an
        unsigned literal */
@@ -531,10 +541,10 @@ static int overflow(Ce *ce, const Node *at, const CeVal *a, int op, const CeVal 
         const char *sa = show(ce, a);
         return ce_error(ce, at, CE_E_OVERFLOW, sa[0] == '-' ? "integer overflow: `%s(%s)` does not fit in %s"
                                                              : "integer overflow: `%s%s` does not fit in %s",
-                        check_op_text(op), sa, in);
+                        check_op_name(op), sa, in);
     }
-    return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s %s %s` does not fit in %s", show(ce, a), check_op_text(op),
-                    show(ce, b), in);
+    return ce_error(ce, at, CE_E_OVERFLOW, "integer overflow: `%s` does not fit in %s", op_shown(ce, show(ce, a), op, show(ce, b)),
+                    in);
 }
 
 /* A OP B for the integer operators, in type T (or exactly, in 64 bits). */
@@ -564,7 +574,7 @@ static int int_arith(Ce *ce, const Node *at, int op, CeVal a, CeVal b, const Typ
     }
     if ((a.ty != t && !convert(ce, at, t, a, &a)) || (b.ty != t && !convert(ce, at, t, b, &b))) return 0;
     if ((op == OP_DIV || op == OP_MOD) && b.u == 0)
-        return ce_error(ce, at, CE_E_DIVZERO, "division by zero: `%s %s 0`", show(ce, &a), check_op_text(op));
+        return ce_error(ce, at, CE_E_DIVZERO, "division by zero: `%s`", op_shown(ce, show(ce, &a), op, "0"));
     uint64_t r = 0;
     if (sgn) {
         int64_t x = (int64_t)a.u, y = (int64_t)b.u, v = 0;
@@ -582,7 +592,7 @@ static int int_arith(Ce *ce, const Node *at, int op, CeVal a, CeVal b, const Typ
         case OP_BAND: v = x & y; break;
         case OP_BOR: v = x | y; break;
         case OP_BXOR: v = x ^ y; break;
-        default: return unsupported(ce, at, check_op_text(op));
+        default: return unsupported(ce, at, check_op_name(op));
         }
         if (ov || v < smin(w) || v > smax(w)) return overflow(ce, at, &a, op, &b, t);
         r = (uint64_t)v;
@@ -598,7 +608,7 @@ static int int_arith(Ce *ce, const Node *at, int op, CeVal a, CeVal b, const Typ
         case OP_BAND: r = x & y; break;
         case OP_BOR: r = x | y; break;
         case OP_BXOR: r = x ^ y; break;
-        default: return unsupported(ce, at, check_op_text(op));
+        default: return unsupported(ce, at, check_op_name(op));
         }
         /* unsigned arithmetic wraps (C defines it); literal-only arithmetic
            is exact */
@@ -617,7 +627,7 @@ static int float_arith(Ce *ce, const Node *at, int op, CeVal a, CeVal b, const T
     case OP_SUB: r = x - y; break;
     case OP_MUL: r = x * y; break;
     case OP_DIV: r = x / y; break;
-    default: return unsupported(ce, at, check_op_text(op));
+    default: return unsupported(ce, at, check_op_name(op));
     }
     *out = float_val(scalar_of(t), r);
     out->ty = t;
@@ -744,7 +754,7 @@ static NOINLINE int unary(Ce *ce, const Node *n, CeVal *out) {
         if (!convert(ce, n, n->ty, a, &a)) return 0;
         *out = int_val(n->ty, fit_bits(scalar_of(n->ty), width_of(ce, n->ty), ~a.u));
         return 1;
-    default: return unsupported(ce, n, check_op_text(n->op));
+    default: return unsupported(ce, n, check_op_name(n->op));
     }
 }
 

@@ -66,7 +66,7 @@ static const char *value_word(Ctx *cx, const Type *t) {
 }
 
 /* ------------------------------------------------------------------ */
-/* conversions (the checker's hooks: unify, adapt_literal, coerce)     */
+/* conversions (the checker's hooks: cx_unify, cx_adapt_literal, coerce) */
 
 /* C's usual arithmetic conversions for A op B (scalars): the floating type
  * if there is one, else integer promotion and the wider type, unsigned

@@ -31,11 +31,11 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
     case N_C_LENGTH:
     case N_C_DECL:
     case N_C_FOR:
-        if (n->sym) sb_printf(b, " %s", n->sym->cname);
+        if (n->sym) sb_printf(b, " %s", n->sym->cname ? n->sym->cname : n->sym->name); /* unnamed: the target names it */
         break;
     case N_C_UNARY:
     case N_C_BINARY:
-    case N_C_ASSIGN: sb_printf(b, " %s", check_op_text(n->op)); break;
+    case N_C_ASSIGN: sb_printf(b, " %s", check_op_name(n->op)); break;
     case N_C_CALL:
         if (n->op == BI_CALL) sb_printf(b, " %s", n->text ? n->text : "?");
         else if (n->op == BI_HELPER) sb_printf(b, " helper#%lld", (long long)n->ival);

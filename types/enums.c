@@ -26,11 +26,10 @@ void enum_collect(Checker *ck, Node *form) {
     int n = form->nkids - 2;
     if (!ed || !t) return;
     ed->keys = arena_alloc(ck->a, sizeof(char *) * (size_t)n);
-    ed->cnames = arena_alloc(ck->a, sizeof(char *) * (size_t)n);
+    ed->key_names = arena_alloc(ck->a, sizeof(char *) * (size_t)n);
     ed->values = arena_alloc(ck->a, sizeof(int64_t) * (size_t)n);
-    if (!ed->keys || !ed->cnames || !ed->values) return;
+    if (!ed->keys || !ed->key_names || !ed->values) return;
     ed->name = name->name;
-    ed->cname = mangle(ck, name->name);
     ed->def = form;
     int64_t next = 0;
     Ctx tmp = {.ck = ck};
@@ -58,7 +57,7 @@ void enum_collect(Checker *ck, Node *form) {
                 return;
             }
         ed->keys[ed->nkeys] = k->key;
-        ed->cnames[ed->nkeys] = name_join(ck, ed->cname, mangle(ck, k->name));
+        ed->key_names[ed->nkeys] = k->name;
         ed->values[ed->nkeys++] = next++;
     }
     t->kind = TY_ENUM;
@@ -72,7 +71,7 @@ void enum_collect(Checker *ck, Node *form) {
 
 static Node *enum_literal(Ctx *cx, const Node *at, EnumDef *ed, int i) {
     Node *n = int_lit(cx, at, ed->values[i], ed->type);
-    n->text = ed->cnames[i];
+    n->text = ed->keys[i]; /* the key: the target spells its identifier */
     return n;
 }
 

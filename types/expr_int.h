@@ -10,7 +10,13 @@
  * check_gpu.c     ids, barriers, fences, bounds, atomics, core helpers
  * check_views.c   vector-views, make-vector, %zero, or-else
  * check_calls.c   calls of user functions
- * check_forms.c   the builtin table, accessors, symbols, expr */
+ * check_forms.c   the builtin table, accessors, symbols, expr
+ *
+ * Every function and table declared here is named cx_* (a handler of form
+ * F is cx_F: cx_arith, cx_set): they are global across these files, so
+ * the prefix keeps them apart from the rest of the library, and the
+ * library hides them (-fvisibility=hidden); scripts/check_layers.py checks
+ * both (the prefix here, HIDDEN in the objects). */
 #ifndef CRISP_EXPR_INT_H
 #define CRISP_EXPR_INT_H
 
@@ -22,8 +28,8 @@
 
 /* a condition's value (check_logic.c) and the values of a multiple-value
  * form (check_arith.c), which check.c's statements use too */
-Node *cond_value(Ctx *cx, Node *syn);
-int mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
+Node *cx_cond_value(Ctx *cx, Node *syn);
+int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
 
 /* The GPU id forms and the atomic operations, by name (check_gpu.c; check_forms.c
  * dispatches on them and suggests their names). */
@@ -42,74 +48,74 @@ typedef struct AtomicOp {
 } AtomicOp;
 
 /* ---- check_expr.c ---- */
-Node *call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n);
-Node *float_lit(Ctx *cx, const Node *at, double v, Type *ty);
-Node *bool_lit(Ctx *cx, const Node *at, int v);
-Node *length_of(Ctx *cx, const Node *at, Sym *s);
-int is_flex(const Node *n);
-int int_fits(int64_t v, int is_unsigned, Scalar s);
-Node *adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at);
-const char *mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b);
-Node *retype_struct(Ctx *cx, Node *val, Type *want, const Node *at);
-int is_statement_head(const char *h);
-Type *unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what);
-Node *simple(Ctx *cx, Node *e, const Node *at);
+Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n);
+Node *cx_float_lit(Ctx *cx, const Node *at, double v, Type *ty);
+Node *cx_bool_lit(Ctx *cx, const Node *at, int v);
+Node *cx_length_of(Ctx *cx, const Node *at, Sym *s);
+int cx_is_flex(const Node *n);
+int cx_int_fits(int64_t v, int is_unsigned, Scalar s);
+Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at);
+const char *cx_mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b);
+Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at);
+int cx_is_statement_head(const char *h);
+Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what);
+Node *cx_simple(Ctx *cx, Node *e, const Node *at);
 
 /* ---- check_arith.c ---- */
-Node *b_arith(Ctx *cx, Node *syn, Type *want);
-Node *b_compare(Ctx *cx, Node *syn, Type *want);
-Node *b_bitop(Ctx *cx, Node *syn, Type *want);
-Node *b_lognot(Ctx *cx, Node *syn, Type *want);
-Node *b_ash(Ctx *cx, Node *syn, Type *want);
-Node *b_minmax(Ctx *cx, Node *syn, Type *want);
-Node *b_math(Ctx *cx, Node *syn, Type *want);
-Node *b_rounding(Ctx *cx, Node *syn, Type *want);
-Node *b_slash(Ctx *cx, Node *syn, Type *want);
-Node *conversion(Ctx *cx, Node *syn, const char *h);
+Node *cx_arith(Ctx *cx, Node *syn, Type *want);
+Node *cx_compare(Ctx *cx, Node *syn, Type *want);
+Node *cx_bitop(Ctx *cx, Node *syn, Type *want);
+Node *cx_lognot(Ctx *cx, Node *syn, Type *want);
+Node *cx_ash(Ctx *cx, Node *syn, Type *want);
+Node *cx_minmax(Ctx *cx, Node *syn, Type *want);
+Node *cx_math(Ctx *cx, Node *syn, Type *want);
+Node *cx_rounding(Ctx *cx, Node *syn, Type *want);
+Node *cx_slash(Ctx *cx, Node *syn, Type *want);
+Node *cx_conversion(Ctx *cx, Node *syn, const char *h);
 
 /* ---- check_vectors.c ---- */
-Node *b_elem(Ctx *cx, Node *syn, Type *want);
-Node *b_length(Ctx *cx, Node *syn, Type *want);
-Node *b_bytes(Ctx *cx, Node *syn, Type *want);
-int is_swizzle_name(const char *k);
-Node *swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write);
-Node *b_swizzle(Ctx *cx, Node *syn);
-Node *b_set(Ctx *cx, Node *syn, Type *want);
-Node *b_incdec(Ctx *cx, Node *syn, Type *want);
+Node *cx_elem(Ctx *cx, Node *syn, Type *want);
+Node *cx_length(Ctx *cx, Node *syn, Type *want);
+Node *cx_bytes(Ctx *cx, Node *syn, Type *want);
+int cx_is_swizzle_name(const char *k);
+Node *cx_swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write);
+Node *cx_swizzle(Ctx *cx, Node *syn);
+Node *cx_set(Ctx *cx, Node *syn, Type *want);
+Node *cx_incdec(Ctx *cx, Node *syn, Type *want);
 
 /* ---- check_logic.c ---- */
-Node *b_andor(Ctx *cx, Node *syn, Type *want);
-Node *b_not(Ctx *cx, Node *syn, Type *want);
-Type *branch_type(Node *a, Node *b, Type *want);
-Node *b_select(Ctx *cx, Node *syn, Type *want);
+Node *cx_andor(Ctx *cx, Node *syn, Type *want);
+Node *cx_not(Ctx *cx, Node *syn, Type *want);
+Type *cx_branch_type(Node *a, Node *b, Type *want);
+Node *cx_select(Ctx *cx, Node *syn, Type *want);
 
 /* ---- check_gpu.c ---- */
-extern const IdBuiltin id_builtins[];
-Node *b_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b);
-Node *b_barrier(Ctx *cx, Node *syn, Type *want);
-Node *b_fence(Ctx *cx, Node *syn, Type *want);
-Node *b_bounds(Ctx *cx, Node *syn, Type *want);
-extern const AtomicOp atomic_ops[];
-Node *b_atomic(Ctx *cx, Node *syn, const AtomicOp *a);
-Node *b_atomic_fn(Ctx *cx, Node *syn, Type *want);
-Node *b_extent(Ctx *cx, Node *syn, Type *want);
-Node *b_pow2_below(Ctx *cx, Node *syn, Type *want);
-Node *b_target_has(Ctx *cx, Node *syn, Type *want);
-Node *b_device_has(Ctx *cx, Node *syn, Type *want);
-Node *b_require_gsize(Ctx *cx, Node *syn, Type *want);
+extern const IdBuiltin cx_id_builtins[];
+Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b);
+Node *cx_barrier(Ctx *cx, Node *syn, Type *want);
+Node *cx_fence(Ctx *cx, Node *syn, Type *want);
+Node *cx_bounds(Ctx *cx, Node *syn, Type *want);
+extern const AtomicOp cx_atomic_ops[];
+Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a);
+Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want);
+Node *cx_extent(Ctx *cx, Node *syn, Type *want);
+Node *cx_pow2_below(Ctx *cx, Node *syn, Type *want);
+Node *cx_target_has(Ctx *cx, Node *syn, Type *want);
+Node *cx_device_has(Ctx *cx, Node *syn, Type *want);
+Node *cx_require_gsize(Ctx *cx, Node *syn, Type *want);
 
 /* ---- check_views.c ---- */
-Node *b_make_view(Ctx *cx, Node *syn, Type *want);
-Node *view_set_parent(Ctx *cx, Node *place_syn, Node *value);
-Node *b_reinterpret(Ctx *cx, Node *syn, Type *want);
-Node *b_zero(Ctx *cx, Node *syn, Type *want);
-Node *b_or_else(Ctx *cx, Node *syn, Type *want);
-Node *b_make_vector(Ctx *cx, Node *syn, Type *want);
+Node *cx_make_view(Ctx *cx, Node *syn, Type *want);
+Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value);
+Node *cx_reinterpret(Ctx *cx, Node *syn, Type *want);
+Node *cx_zero(Ctx *cx, Node *syn, Type *want);
+Node *cx_or_else(Ctx *cx, Node *syn, Type *want);
+Node *cx_make_vector(Ctx *cx, Node *syn, Type *want);
 
 /* ---- check_calls.c ---- */
-int fit(const Node *a, const Type *p);
+int cx_fit(const Node *a, const Type *p);
 
 /* ---- check_forms.c ---- */
-Node *setter_call(Ctx *cx, Node *place_syn, Node *value);
+Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value);
 
 #endif

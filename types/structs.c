@@ -237,7 +237,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             sd->state = -1;
             return 0;
         }
-        sd->cname = mangle(ck, sd->name);
         sd->derived_from = o->sd;
         sd->fields = o->sd->fields;
         sd->nfields = o->sd->nfields;
@@ -248,7 +247,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         return 1;
     }
     sd->state = 1;
-    sd->cname = mangle(ck, sd->name);
     int n = form->nkids - 2;
     sd->fields = arena_alloc(ck->a, sizeof(Field) * (size_t)n);
     if (!sd->fields) return 0;
@@ -294,7 +292,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             Field *f = &sd->fields[sd->nfields++];
             f->name = fname->name;
             f->key = fname->key;
-            f->cname = mangle(ck, fname->name);
             f->ty = vt;
             f->view = 1;
             f->align = 8;
@@ -322,7 +319,6 @@ int struct_resolve(Checker *ck, StructDef *sd) {
         Field *f = &sd->fields[sd->nfields++];
         f->name = fname->name;
         f->key = fname->key;
-        f->cname = mangle(ck, fname->name);
         f->ty = t;
         f->align = ty_std140_align(t);
         f->size = ty_std140_size(t);
@@ -350,7 +346,7 @@ static const char *member_path(Ctx *cx, const Node *base) {
     if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
     if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
         const char *p = member_path(cx, base->kids[0]);
-        return p ? cx->ck->names->member(cx->ck->a, p, base->text) : NULL;
+        return p ? names_member(cx->ck, p, mangle(cx->ck, base->text)) : NULL;
     }
     return NULL;
 }
@@ -378,8 +374,9 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->kind = SYM_LOCAL;
     s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
     s->key = s->name;
-    s->cname = cx->ck->names->member(cx->ck->a, path, f->cname);
-    s->len_cname = cx->ck->names->member(cx->ck->a, path, name_join(cx->ck, f->cname, "len"));
+    const char *field = mangle(cx->ck, f->name);
+    s->cname = names_member(cx->ck, path, field);
+    s->len_cname = names_member(cx->ck, path, name_join(cx->ck, field, "len"));
     s->ty = f->ty;
     s->def = syn;
     return var_ref(cx, syn, s);
@@ -409,7 +406,7 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
     if (!m->kids) return NULL;
     m->kids[0] = base;
     m->nkids = 1;
-    m->text = f->cname;
+    m->text = f->name; /* the field; the target spells its identifier */
     m->op = f->as_array; /* read with vload3, written with vstore3 */
     return m;
 }

@@ -403,7 +403,7 @@ typedef struct Pattern {
     TmplInst *in; /* the given arguments; nil ones have neither type nor value */
 } Pattern;
 
-static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const char *suffix) {
+static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in) {
     Pattern *pt = arena_alloc(ck->a, sizeof *pt);
     StructDef *sd = arena_alloc(ck->a, sizeof *sd);
     Type *ty = arena_alloc(ck->a, sizeof *ty);
@@ -414,7 +414,8 @@ static TmplInst *pattern_instance(Checker *ck, Template *t, TmplInst *in, const 
     for (int i = 0; i < t->nparams; i++)
         text = arena_printf(ck->a, "%s %s", text, in->args[i] ? ty_name(ck->a, in->args[i]) : syn_to_string(ck->a, in->vals[i], 30));
     sd->name = arena_printf(ck->a, "(%s-type%s)", t->name, text);
-    sd->cname = arena_printf(ck->a, "%s%s", t->name, suffix);
+    /* no identifier: a placeholder is never printed (a parameter of its
+       type is instantiated per call with the argument's struct) */
     sd->def = t->form;
     sd->state = 2;
     sd->size = 16;
@@ -615,7 +616,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         return NULL;
     }
     const char *h = t->kind;
-    if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in, suffix);
+    if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in);
     if (!strcmp(h, "def-orchestration")) {
         /* spec "template def-orchestration": (gen-NAME T) makes NAME_T;
            "v_a_${T}" and v_a_T::C name the instance's kernels */

@@ -205,16 +205,10 @@ Type *ty_join(const Type *a, const Type *b) {
     return NULL;
 }
 
-const char *ty_cname(const Type *t) {
-    switch (t->kind) {
-    case TY_VOID: return "void";
-    case TY_BOOL: return "bool";
-    case TY_STRUCT: return t->sd->cname;
-    case TY_ENUM: return t->ed->cname;
-    case TY_NUM: return scalars[t->sc].name;
-    case TY_HWVEC: return hw_names[t->sc][width_slot(t->width)];
-    default: return "void";
-    }
+const char *ty_num_name(const Type *t) {
+    if (t->kind == TY_NUM) return scalars[t->sc].name;
+    if (t->kind == TY_HWVEC) return hw_names[t->sc][width_slot(t->width)];
+    return NULL;
 }
 
 const char *ty_as_name(AddrSpace as) {
@@ -238,7 +232,7 @@ const char *ty_name(Arena *a, const Type *t) {
     case TY_VOID: return "nil";
     case TY_BOOL: return "bool";
     case TY_NUM:
-    case TY_HWVEC: return ty_cname(t);
+    case TY_HWVEC: return ty_num_name(t);
     case TY_KEYWORD: return "keyword";
     case TY_VOIDP: return "voidp";
     case TY_STRUCT: return t->sd->name;

@@ -42,7 +42,12 @@ typedef struct Type Type;
 
 /* A def-struct field and the struct's std140 layout. */
 typedef struct Field {
-    const char *name, *key, *cname;
+    const char *name, *key; /* Crisp name as written, canonical */
+    /* The target's identifier of the field: NULL after checking, given by
+       the target's naming pass (emit-oclc/names.h oclc_name_program); a
+       variable derived from a field while checking (a soa-vector's field
+       vector) is named from the spelled Crisp name, the same word. */
+    const char *cname;
     Type *ty;
     int offset, size, align;
     int as_array;      /* 3-vectors: stored as T[3] so std140's 12-byte size holds */
@@ -51,7 +56,12 @@ typedef struct Field {
 } Field;
 
 typedef struct StructDef {
-    const char *name, *cname;
+    const char *name;  /* Crisp name as written */
+    /* The target's identifier of the type: NULL after checking, given by
+       the target's naming pass (emit-oclc/names.h oclc_name_program) to
+       the structs of Program.structs; an incomplete template's placeholder
+       (never printed) has none. */
+    const char *cname;
     const void *def;   /* the defining syntax node */
     Field *fields;
     int nfields;
@@ -69,9 +79,14 @@ typedef struct StructDef {
 
 /* A def-enumeration: keyword keys with int values. */
 typedef struct EnumDef {
-    const char *name, *cname;
+    const char *name;       /* Crisp name as written */
     const char **keys;      /* without ':' (lower case) */
-    const char **cnames;    /* the keys' identifiers, as the target spells them: phylum_chordata */
+    const char **key_names; /* as written (:Chordata), for the target to spell */
+    /* The target's identifiers of the type and its keys (phylum,
+       phylum_chordata): NULL after checking, filled by the target's naming
+       pass (emit-oclc/names.h oclc_name_program), which spells them. */
+    const char *cname;
+    const char **cnames;
     int64_t *values;
     int nkeys;
     const void *def;
@@ -146,8 +161,10 @@ int ty_widens(const Type *from, const Type *to);
  * need an explicit conversion. A scalar joins a hw vector of its category. */
 Type *ty_join(const Type *a, const Type *b);
 
-/* OpenCL C spelling of a value type ("float4", "ulong", "bool"). */
-const char *ty_cname(const Type *t);
+/* Crisp's name of a number or hardware vector type ("ulong", "float4"), NULL
+ * for another kind.  A target spells types its own way (emit-oclc/ctext.h
+ * oclc_type_name); the checker names them only in Crisp. */
+const char *ty_num_name(const Type *t);
 /* Crisp spelling for messages ("float4", "(vector-type float :global ...)"). */
 const char *ty_name(Arena *a, const Type *t);
 

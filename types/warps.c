@@ -157,13 +157,14 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
         return NULL;
     }
     Type *ty = ty_vector(cx->ck->a, ty_num(SC_UINT), AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, -1);
-    /* named by the target's support code, which takes it (emit-oclc/names.c) */
-    const TargetNames *tn = cx->ck->names;
-    Sym *s = new_local(cx, at, tn->support("warp-memory"), ty);
+    /* a variable of the target's support code: no identifier here, the
+       target's naming pass gives it one (emit-oclc/names.c: crisp_warp_mem) */
+    Sym *s = arena_alloc(cx->ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->cname = tn->support("warp-memory");
-    s->len_cname = tn->support("warp-memory-length");
+    s->name = s->key = "warp-memory";
+    s->ty = ty;
+    s->def = at;
     fn->warp_mem = s;
     return s;
 }

@@ -301,7 +301,7 @@ static int toy_reserved(const char *s) {
 static const TargetNames toy_names = {
     .language = "Toy C", .reserved = toy_reserved, .reserved_prefix = toy_prefix, .spell = oclc_spell,
     .join = oclc_join, .type_part = oclc_type_part, .member = oclc_member, .unique = oclc_unique,
-    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident, .support = oclc_support};
+    .take = oclc_take, .rollback = oclc_rollback, .host_ident = oclc_host_ident};
 
 static const char *param_cname(const Program *p, const char *fn, int i) {
     for (int k = 0; k < p->nfuncs; k++)
@@ -412,8 +412,9 @@ static void test_spelling_is_the_targets(void **state) {
 }
 
 /* The warp memory of the local-memory shuffle lowering is a variable of
- * the target's support code: crisp_warp_mem in OpenCL C (emit-oclc/warps.c
- * prints the functions that take it), "warp-memory" without a target. */
+ * the target's support code: the checker leaves it unnamed (whatever the
+ * target), the target's naming pass names it, crisp_warp_mem in OpenCL C
+ * (emit-oclc/warps.c prints the functions that take it). */
 #define WARP_SRC                                                              \
     FVEC "(def-kernel k (v:fvec)\n"                                           \
          "  (declare (global-size :derive-from v))\n"                          \
@@ -426,6 +427,9 @@ static void test_warp_memory_is_the_targets(void **state) {
     CFunc *k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
     assert_non_null(k->warp_mem);
+    assert_null(k->warp_mem->cname);
+    assert_string_equal(k->warp_mem->name, "warp-memory");
+    oclc_name_program(t->p, &t->c.arena);
     assert_string_equal(k->warp_mem->cname, "crisp_warp_mem");
     assert_string_equal(k->warp_mem->len_cname, "crisp_warp_mem_len");
     t_free(t);
@@ -433,12 +437,61 @@ static void test_warp_memory_is_the_targets(void **state) {
     k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
     assert_non_null(k->warp_mem);
-    assert_string_equal(k->warp_mem->cname, "warp-memory");
-    assert_string_equal(k->warp_mem->len_cname, "warp-memory-length");
+    assert_null(k->warp_mem->cname);
+    assert_null(k->warp_mem->len_cname);
     t_free(t);
 }
 
 /* OpenCL C's spelling hooks themselves (emit-oclc/names.c). */
+/* The checker leaves structs and enumerations unnamed: the checked program
+ * holds their Crisp names (an enumeration's keys as written) and a key's
+ * value records its key; the target's naming pass spells the identifiers,
+ * once. */
+static void test_structs_and_enumerations_named_by_the_target(void **state) {
+    (void)state;
+    T *t = check_ok("(def-struct image-px (Red-Level float) (g float))\n"
+                    "(def-derived-type px2 image-px)\n"
+                    "(def-function red (p:image-px) (declare (return-type float)) (red-level~ p))\n"
+                    "(def-enumeration life-phylum :Chordata (:sea-worm 5))\n"
+                    "(def-kernel ek (v:(vector-type int :global :write-only))\n"
+                    "  (let ((p life-phylum:chordata)) (set! (~ v 0) (if (= p :sea-worm) 1 0))))\n",
+                    &oclc_names);
+    assert_int_equal(t->p->nenums, 1);
+    EnumDef *ed = t->p->enums[0];
+    assert_null(ed->cname);
+    StructDef *px = NULL, *px2 = NULL; /* the library may define structs too */
+    for (int i = 0; i < t->p->nstructs; i++) {
+        assert_null(t->p->structs[i]->cname);
+        if (!strcmp(t->p->structs[i]->name, "image-px")) px = t->p->structs[i];
+        if (!strcmp(t->p->structs[i]->name, "px2")) px2 = t->p->structs[i];
+    }
+    assert_non_null(px);
+    assert_non_null(px2);
+    assert_null(px->fields[0].cname);
+    const Node *m = find_kind(func(t->p, FN_FUNCTION, "red")->body, N_C_MEMBER);
+    assert_non_null(m);
+    assert_string_equal(m->text, "Red-Level"); /* the field, not an identifier */
+    assert_null(ed->cnames);
+    assert_string_equal(ed->key_names[0], "Chordata");
+    assert_string_equal(ed->keys[1], "sea-worm");
+    const Node *lit = find_kind(func(t->p, FN_KERNEL, "ek")->body, N_C_INTLIT);
+    assert_non_null(lit);
+    assert_int_equal(lit->ty->kind, TY_ENUM);
+    assert_string_equal(lit->text, "chordata"); /* the key, not an identifier */
+    oclc_name_program(t->p, &t->c.arena);
+    assert_string_equal(ed->cname, "life_phylum");
+    assert_string_equal(ed->cnames[0], "life_phylum_Chordata");
+    assert_string_equal(ed->cnames[1], "life_phylum_sea_worm");
+    assert_string_equal(px->cname, "image_px");
+    assert_string_equal(px->fields[0].cname, "Red_Level");
+    assert_string_equal(px2->fields[1].cname, "g"); /* the original's fields */
+    assert_string_equal(px2->cname, "px2");
+    const char **before = ed->cnames;
+    oclc_name_program(t->p, &t->c.arena); /* naming twice changes nothing */
+    assert_ptr_equal(ed->cnames, before);
+    t_free(t);
+}
+
 static void test_oclc_spelling(void **state) {
     (void)state;
     Arena a;
@@ -615,6 +668,7 @@ int main(void) {
         cmocka_unit_test(test_spelling_is_the_targets),
         cmocka_unit_test(test_warp_memory_is_the_targets),
         cmocka_unit_test(test_oclc_spelling),
+        cmocka_unit_test(test_structs_and_enumerations_named_by_the_target),
         cmocka_unit_test(test_oclc_reserved_words),
         cmocka_unit_test(test_passes_one_by_one),
     };

@@ -24,6 +24,7 @@
 #include "../../core/syntax.h"
 #include "../../emit-hoist/hoist.h"
 #include "../../emit-hoist/plan.h"
+#include "../../emit-oclc/ctext.h"
 #include "../../emit-oclc/emit_oclc.h"
 #include "../../emit-oclc/names.h"
 #include "../../emit-oclc/sizeprint.h"
@@ -303,6 +304,7 @@ static Checked *check_src(const char *src) {
     t->p = check_program(&t->c, expander_new(&t->c), read, &oclc_names);
     assert_non_null(t->p);
     assert_int_equal(t->c.diag.errors, 0);
+    oclc_name_program(t->p, &t->c.arena); /* as the driver does */
     t->p->source = "prog.crisp";
     return t;
 }
@@ -377,6 +379,60 @@ static void test_identifiers_as_the_target_spells_them(void **state) {
     for (int i = 0; want[i]; i++)
         if (!strstr(cl, want[i])) fail_msg("missing:\n%s\n--- in\n%s", want[i], cl);
     free(cl);
+    checked_free(t);
+    /* overloads named after an enumeration or a struct parameter: their
+       type parts while checking are the names the naming pass gives */
+    t = check_src("(def-enumeration life-phylum :arthropoda :chordata)\n"
+                  "(def-struct pt (x float) (y float))\n"
+                  "(def-function legs (p:life-phylum) (declare (return-type int)) (if (= p :chordata) 4 6))\n"
+                  "(def-function legs (p:int) (declare (return-type int)) p)\n"
+                  "(def-function legs (p:pt) (declare (return-type int)) (truncate (x~ p)))\n"
+                  "(def-kernel legs_k (v:(vector-type int :global :read-write))\n"
+                  "  (declare (global-size :derive-from v))\n"
+                  "  (in-each-thread (i)\n"
+                  "    (set! (~ v i) (+ (legs life-phylum:chordata) (legs 3) (legs (make-pt :x 1.0 :y 2.0))))))\n");
+    cl = print_oclc(t->p);
+    const char *want2[] = {"int legs_life_phylum(life_phylum p)\n", "int legs_pt(pt p)\n",
+                           "legs_life_phylum(life_phylum_chordata) + legs_int(3) + legs_pt(", NULL};
+    for (int i = 0; want2[i]; i++)
+        if (!strstr(cl, want2[i])) fail_msg("missing:\n%s\n--- in\n%s", want2[i], cl);
+    free(cl);
+    checked_free(t);
+}
+
+/* The checker names types and operators in Crisp only (ty_name,
+ * check_op_name); the C text is emit-oclc/ctext.c's: every operator has
+ * one, and a struct's type is the identifier the target gave it. */
+static void test_c_text_of_types_and_operators(void **state) {
+    (void)state;
+    for (int op = 0; op < OP__COUNT; op++) {
+        assert_string_not_equal(oclc_op_text(op), "?");
+        assert_non_null(check_op_name(op));
+    }
+    assert_string_equal(oclc_op_text(OP_MOD), "%");
+    assert_string_equal(check_op_name(OP_MOD), "rem");
+    assert_string_equal(oclc_op_text(OP_NE), "!=");
+    assert_string_equal(check_op_name(OP_NE), "/=");
+    assert_string_equal(oclc_op_text(OP_AND), "&&");
+    assert_string_equal(oclc_op_text(OP_SHL), "<<");
+    assert_string_equal(oclc_op_text(OP_SET), "=");
+    assert_string_equal(check_op_name(OP_SET), "set!");
+    assert_string_equal(oclc_op_text(OP__COUNT), "?");
+    assert_string_equal(oclc_type_name(ty_num(SC_ULONG)), "ulong");
+    assert_string_equal(oclc_type_name(ty_hwvec(SC_FLOAT, 4)), "float4");
+    assert_string_equal(oclc_type_name(&ty_bool), "bool");
+    assert_string_equal(oclc_type_name(&ty_void), "void");
+    assert_string_equal(ty_name(&A, &ty_void), "nil"); /* Crisp's name differs */
+    Checked *t = check_src("(def-struct image-px (r float) (g float))\n"
+                           "(def-kernel px_k (v:(vector-type image-px :global :read-write))\n"
+                           "  (set! (r~ (~ v 0)) 1.0))\n");
+    StructDef *sd = NULL;
+    for (int i = 0; i < t->p->nstructs && !sd; i++)
+        if (!strcmp(t->p->structs[i]->name, "image-px")) sd = t->p->structs[i];
+    assert_non_null(sd);
+    Type st = {.kind = TY_STRUCT, .sd = sd};
+    assert_string_equal(oclc_type_name(&st), "image_px");
+    assert_string_equal(ty_name(&A, &st), "image-px");
     checked_free(t);
 }
 
@@ -508,6 +564,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_statements, setup, teardown),
         cmocka_unit_test(test_program_as_opencl_c),
         cmocka_unit_test(test_identifiers_as_the_target_spells_them),
+        cmocka_unit_test_setup_teardown(test_c_text_of_types_and_operators, setup, teardown),
         cmocka_unit_test(test_program_parts_in_order),
         cmocka_unit_test(test_program_abi_metadata_and_host_plan),
     };
