@@ -158,17 +158,24 @@ def two_hoists_in_one_program():
     check("the API is exported", " T vector_add_run" in out and " T vector_add_enqueue" in out, out)
 
 
+def demo_program_line(d, c_file):
+    # builds and runs the C demo; returns its output and its "program: " lines
+    # (what the load built: the SPIR-V, the PTX or the .cl, and why)
+    exe = os.path.join(d, "demo-gcc")
+    compile_c("gcc", c_file, exe)
+    out, err = run_demo(exe, d)
+    line = [l for l in out.splitlines() if l.startswith("program: ")]
+    check("says what it built", len(line) == 1, out[:400])
+    return out, line
+
+
 @case
 def spirv_loaded_where_the_device_takes_it():
     # --ir-target=spv: vector_add_load builds vector_add.spv with clCreateProgramWithIL
     # where the device takes SPIR-V (Intel's CPU runtime), else the .cl, saying why (PoCL)
     d, c_file = hoist(program("vector_add"), "spirv", "--ir-target=spv")
     check("the SPIR-V is there", os.path.exists(os.path.join(d, "vector_add.spv")))
-    exe = os.path.join(d, "demo-gcc")
-    compile_c("gcc", c_file, exe)
-    out, err = run_demo(exe, d)
-    line = [l for l in out.splitlines() if l.startswith("program: ")]
-    check("says what it built", len(line) == 1, out[:400])
+    out, line = demo_program_line(d, c_file)
     if "Intel" in PLATFORM:
         check("the SPIR-V", line[0] == "program: vector_add.spv (SPIR-V, clCreateProgramWithIL)", line[0])
     else:
@@ -207,11 +214,7 @@ def ptx_loaded_on_nvidia_opencl():
         check("the load calls crisp_build_program_built",
               "crisp_build_program_built(cx, cl_path ? cl_path : \"vector_add.cl\", %d, 1," % ("--ir-target=spv" in flags)
               in text, text[text.find("_load("):][:600])
-        exe = os.path.join(d, "demo-gcc")
-        compile_c("gcc", c_file, exe)
-        out, err = run_demo(exe, d)
-        line = [l for l in out.splitlines() if l.startswith("program: ")]
-        check("says what it built", len(line) == 1, out[:400])
+        out, line = demo_program_line(d, c_file)
         if "NVIDIA" in PLATFORM:
             check("the PTX", line[0] == "program: vector_add_nvcl.ptx (PTX, clCreateProgramWithBinary)", line[0])
         else:
@@ -226,6 +229,6 @@ def ptx_loaded_on_nvidia_opencl():
         check("ran", "C: 1024 x float: 2 4 6 8 10 12 14 16 ... (sum 17408)" in out, out[-600:])
     # a PTX that does not build: moved away, the .cl is built, saying why
     os.rename(os.path.join(d, "vector_add_nvcl.ptx"), os.path.join(d, "vector_add_nvcl.ptx.away"))
-    out, err = run_demo(exe, d)
+    out, err = run_demo(os.path.join(d, "demo-gcc"), d)
     line = [l for l in out.splitlines() if l.startswith("program: ")]
     check("still runs without the PTX", len(line) == 1 and "C: 1024 x float: 2 4 6 8" in out, out[-600:])
