@@ -58,7 +58,7 @@ static void test_cap(void **state) {
     (void)state;
     Arena a;
     arena_init(&a);
-    a.cap = 1 << 20;
+    arena_set_cap(&a, 1 << 20);
     assert_non_null(arena_alloc8(&a, 1000));
     assert_false(a.exhausted);
     assert_non_null(arena_alloc(&a, (1 << 20) + 16)); /* past the cap: served, exhausted */
@@ -151,7 +151,7 @@ static void test_reserve(void **state) {
     for (int i = 0; i < 100; i++) assert_true(v[i].x == i && v[i].y == -i);
     void *before = v;
     int cap_before = cap;
-    a.cap = 1; /* far past 1.25 x the cap: every allocation refused */
+    arena_set_cap(&a, 1); /* far past 1.25 x the cap: every allocation refused */
     assert_false(arena_reserve(&a, (void **)&v, n, cap + 1 - n, &cap, sizeof *v));
     assert_ptr_equal(v, before);
     assert_int_equal(cap, cap_before);

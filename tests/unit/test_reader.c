@@ -816,7 +816,7 @@ static void test_out_of_memory(void **state) {
     for (int i = 0; i < 20000; i++) sb_puts(&b, "(a b c) ");
     const char *src = sb_cstr(&b);
     Run *t = run_new();
-    t->c.arena.cap = 64 * 1024;
+    arena_set_cap(&t->c.arena, 64 * 1024);
     run_text(t, src, strlen(src));
     assert_int_equal(t->nerr, 1);
     assert_true(t->c.diag.fatal);
