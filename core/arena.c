@@ -35,17 +35,22 @@ void arena_init(Arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+static void free_chunk(ArenaChunk *c) {
+    if (c->mapped) munmap(c, sizeof *c + c->size);
+    else free(c);
+}
+
 void arena_free(Arena *a) {
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *n = c->next;
-        if (c->mapped) munmap(c, sizeof *c + c->size);
-        else free(c);
+        free_chunk(c);
         c = n;
     }
     a->head = NULL;
     a->cur = a->end = NULL;
     a->used = 0;
+    a->scopes = 0;
     memset(a->spare, 0, sizeof a->spare);
 }
 
@@ -162,7 +167,7 @@ static int block_class(size_t size) {
 
 void *arena_alloc_block(Arena *a, size_t size) {
     int k = block_class(size);
-    if (k >= 0 && a->spare[k]) {
+    if (k >= 0 && a->spare[k] && !a->scopes) {
         void *p = a->spare[k];
         memcpy(&a->spare[k], p, sizeof(void *));
         memset(p, 0, size);
@@ -173,7 +178,7 @@ void *arena_alloc_block(Arena *a, size_t size) {
 
 void arena_give_back(Arena *a, void *p, size_t size) {
     int k = block_class(size);
-    if (!p || k < 0) return;
+    if (!p || k < 0 || a->scopes) return; /* inside a scope: taken back at its end */
     memcpy(p, &a->spare[k], sizeof(void *));
     a->spare[k] = p;
 }
@@ -181,6 +186,33 @@ void arena_give_back(Arena *a, void *p, size_t size) {
 ArenaMark arena_mark(const Arena *a) {
     ArenaMark m = {a->head, head_off(a)};
     return m;
+}
+
+ArenaMark arena_scope_begin(Arena *a) {
+    a->scopes++;
+    return arena_mark(a);
+}
+
+void arena_scope_end(Arena *a, ArenaMark m) {
+    if (a->scopes > 0) a->scopes--;
+    while (a->head && a->head != m.chunk) { /* chunks made inside the scope */
+        ArenaChunk *c = a->head;
+        a->used -= head_off(a);
+        a->head = c->next;
+        free_chunk(c);
+        if (a->head) a->cur = a->head->data + a->head->off;
+    }
+    if (!a->head) {
+        a->cur = a->end = NULL;
+        return;
+    }
+    size_t now = head_off(a);
+    if (now > m.off) {
+        memset(a->head->data + m.off, 0, now - m.off); /* arena memory is handed out zeroed */
+        a->used -= now - m.off;
+    }
+    a->head->off = m.off;
+    set_window(a, a->head, a->cap ? a->cap : ARENA_DEFAULT_CAP);
 }
 
 int arena_since(const Arena *a, ArenaMark m, const void *p) {

@@ -30,6 +30,7 @@ typedef struct Arena {
                            here instead (stages that do not check every
                            allocation: the emitters; src/compile.c) */
     void *spare[40];  /* blocks of 2^k bytes given back (arena_give_back) */
+    int scopes;       /* arena_scope_begin calls not ended yet */
 } Arena;
 
 void arena_init(Arena *a);
@@ -68,6 +69,17 @@ typedef struct ArenaMark {
 } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 int arena_since(const Arena *a, ArenaMark m, const void *p);
+
+/* A stretch of work whose allocations all die at its end (the emitter's
+ * per-function tables and texts, issue 14): arena_scope_end(a, m) takes
+ * back everything handed out since m = arena_scope_begin(a), zeroed again
+ * for its next use, so that memory serves the next stretch instead of
+ * adding to the compilation's peak.  Nothing allocated inside may be
+ * referred to after the end.  Inside a scope, blocks are neither given
+ * back nor taken from the spare lists (arena_alloc_block).  Scopes nest
+ * like parentheses. */
+ArenaMark arena_scope_begin(Arena *a);
+void arena_scope_end(Arena *a, ArenaMark m);
 
 /* Append `item` to the growable pointer array (*arr, *n, *cap), doubling it
  * in the arena when full.  Out of memory: the item is dropped and

@@ -870,7 +870,18 @@ static const char *basename_of(const char *path) {
     return s ? s + 1 : path;
 }
 
+static void func_out_1(Em *e, const CFunc *f);
+
+/* One function: what it allocates (the unread-variable tables, texts) is
+ * dead once it is printed, so that memory serves the next function
+ * (issue 14: it was the emitter's whole share of the peak). */
 static void func_out(Em *e, const CFunc *f) {
+    ArenaMark m = arena_scope_begin(e->a);
+    func_out_1(e, f);
+    arena_scope_end(e->a, m);
+}
+
+static void func_out_1(Em *e, const CFunc *f) {
     const char *kind = f->kind == FN_KERNEL ? "def-kernel" : f->kind == FN_GRID ? "def-grid-function" : "def-function";
     const SrcLoc *l = &f->def->loc;
     pr_line(&e->pr, "/* %s %s  (%s:%d) */", kind, f->name, l->file ? basename_of(l->file->name) : "?", l->line);

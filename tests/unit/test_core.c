@@ -2,7 +2,8 @@
  * issue 14's compile-speed work: arena_alloc8's alignment and packing,
  * zeroed memory across chunk boundaries and mapped chunks, the cap,
  * arena_mark / arena_since (how the macro expander tells a call's own
- * nodes from older ones), blocks given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
+ * nodes from older ones), scopes whose memory is taken back at their end
+ * (arena_scope_end), blocks given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
  * common formats are done without vsnprintf: each compared with
  * vsnprintf's text. */
 #include <stdarg.h>
@@ -108,6 +109,41 @@ static void test_blocks_given_back(void **state) {
     arena_free(&a);
 }
 
+/* arena_scope_end takes back what the scope allocated, also past chunk
+ * boundaries, and hands it out again zeroed; blocks given back inside a
+ * scope are dropped; what came before the scope stays. */
+static void test_scope(void **state) {
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    long *keep = arena_alloc(&a, sizeof *keep);
+    *keep = 42;
+    size_t used = a.used;
+    for (int round = 0; round < 3; round++) {
+        ArenaMark m = arena_scope_begin(&a);
+        unsigned char *first = arena_alloc8(&a, 64);
+        assert_true(arena_since(&a, m, first));
+        for (int i = 0; i < 64; i++) assert_int_equal(first[i], 0);
+        memset(first, 0xAB, 64);
+        /* past a chunk boundary, and a mapped chunk, on the third round */
+        size_t big = round == 2 ? (size_t)5 << 20 : 100000;
+        unsigned char *b = arena_alloc(&a, big);
+        assert_non_null(b);
+        memset(b, 0xCD, 4096);
+        void *blk = arena_alloc_block(&a, 256);
+        arena_give_back(&a, blk, 256); /* inside a scope: not kept */
+        assert_null(a.spare[8]);
+        arena_scope_end(&a, m);
+        assert_int_equal(a.used, used);
+        assert_int_equal(*keep, 42);
+        unsigned char *again = arena_alloc8(&a, 64);
+        assert_false(arena_since(&a, m, keep));
+        for (int i = 0; i < 64; i++) assert_int_equal(again[i], 0);
+        used = a.used;
+    }
+    arena_free(&a);
+}
+
 /* sb_printf and arena_printf print what vsnprintf prints. */
 static void check_format(const char *fmt, ...) {
     char want[512];
@@ -204,6 +240,7 @@ int main(void) {
         cmocka_unit_test(test_mark_since),
         cmocka_unit_test(test_blocks_given_back),
         cmocka_unit_test(test_reserve),
+        cmocka_unit_test(test_scope),
         cmocka_unit_test(test_format_like_vsnprintf),
         cmocka_unit_test(test_printf_grows),
     };
