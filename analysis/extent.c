@@ -326,7 +326,7 @@ static const char *where(Ex *x, const Node *n) {
     SrcLoc l = n->loc;
     for (const Expansion *e = n->origin; e; e = e->parent) l = e->call; /* the user's own form */
     (void)x;
-    return arena_printf(x->a, "%s:%d", l.file ? l.file->name : "?", l.line);
+    return arena_printf(x->a, "%s:%d", srcloc_file(l) ? srcloc_file(l)->name : "?", l.line);
 }
 
 static void unchecked(Ex *x, int base, const Node *at, const char *why) {

@@ -115,7 +115,7 @@ static void declaims(Analysis *an) {
                 /* every function and kernel of this file */
                 for (int i = 0; i < p->nfuncs; i++) {
                     FnSum *s = sum_at(an, i);
-                    if (s && s->fn->def && s->fn->def->loc.file == dm->loc.file) s->checks |= bit;
+                    if (s && s->fn->def && s->fn->def->loc.fid == dm->loc.fid) s->checks |= bit;
                 }
                 continue;
             }

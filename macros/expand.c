@@ -272,7 +272,7 @@ static Node *site_literal(Expander *x, Node *n, int is_line) {
     if (is_line) {
         r = syn_int(&x->c->arena, n->loc, l.line);
     } else {
-        const char *f = l.file && l.file->name ? l.file->name : "";
+        const char *f = srcloc_file(l) && srcloc_file(l)->name ? srcloc_file(l)->name : "";
         r = syn_string(&x->c->arena, n->loc, f, (int)strlen(f));
     }
     if (x->c->arena.exhausted) return NULL;

@@ -607,7 +607,7 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
 
 static int file_index(const Crisp *c, const Node *n) {
     for (int i = 0; i < c->nfiles; i++)
-        if (n->loc.file == c->files[i]) return i;
+        if (srcloc_file(n->loc) == c->files[i]) return i;
     return -1;
 }
 

@@ -342,7 +342,7 @@ static void test_locations(void **state) {
     Run *t = rd("(a\n\t(bb  \"s\"\n   #(1)))\n:k");
     assert_int_equal(t->nerr, 0);
     Node *l = t->forms.v[0];
-    assert_ptr_equal(l->loc.file, &t->f);
+    assert_ptr_equal(srcloc_file(l->loc), &t->f);
     assert_int_equal(l->loc.line, 1);
     assert_int_equal(l->loc.col, 1);
     assert_int_equal(l->kids[0]->loc.col, 2);
