@@ -2887,7 +2887,8 @@ static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
         ev->depth--;
         return limit_error(ev, EVAL_E_RECURSION, "recursion depth", ev->max_recursion);
     }
-    NodeVec out = {0};
+    Node *small[8]; /* most templates' lists are short: no buffer in the arena */
+    NodeVec out = {small, 0, 8};
     int changed = 0;
     for (int i = 0; i < x->nkids && !ev->failed; i++) {
         Node *k = x->kids[i], *v;
