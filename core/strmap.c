@@ -43,3 +43,9 @@ int strmap_put(Arena *a, StrMap *m, const char *key, void *val) {
     m->ents[j].val = val;
     return 1;
 }
+
+void strmap_release(Arena *a, StrMap *m) {
+    if (m->cap) arena_give_back(a, m->ents, sizeof(StrMapEnt) * (size_t)m->cap);
+    m->ents = NULL;
+    m->n = m->cap = 0;
+}
