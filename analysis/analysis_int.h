@@ -106,6 +106,8 @@ struct Analysis {
     Diag *d;
     Program *p;
     PtrMap sums;           /* CFunc* and its cname -> FnSum* */
+    Arena tmp;             /* the walk of one function: its variables, control
+                              stack, loops (taken back after each function) */
     int optin;             /* run the opt-in checks (no --no-static-analysis) */
     int dump;              /* --dump=analysis */
 };
@@ -113,6 +115,7 @@ struct Analysis {
 /* The state of the walk of one function. */
 typedef struct Fn {
     Analysis *an;
+    Arena *tmp;            /* &an->tmp: what dies with the walk */
     CFunc *fn;
     FnSum *sum;
     PtrMap vars;           /* Sym* -> VarInfo* */

@@ -342,7 +342,9 @@ Analysis *analysis_run(Crisp *c, Program *p) {
         for (int i = 0; i < p->nfuncs; i++) sum_at(an, i)->checks = 0;
     }
     /* callees come before their callers in p->funcs */
+    arena_set_cap(&an->tmp, c->arena.cap);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
+    arena_free(&an->tmp);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
     return an;
 }
