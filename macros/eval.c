@@ -1353,9 +1353,14 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
 }
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
-    Node *n = syn_symbol(&ev->c->arena, no_loc, arena_printf(&ev->c->arena, "#<function %s>",
-                                                              cl->name ? cl->name : "lambda"));
-    if (ev->c->arena.exhausted) return oom_error(ev);
+    /* its name printed once (a lambda's is always the same text) */
+    const char *name = !cl->name || !strcmp(cl->name, "lambda")
+                           ? "#<function lambda>"
+                           : arena_printf(&ev->c->arena, "#<function %s>", cl->name);
+    Node *n = syn_new(&ev->c->arena, N_SYMBOL, no_loc);
+    if (ev->c->arena.exhausted || !name) return oom_error(ev);
+    n->name = name;
+    n->key = syn_key(&ev->c->arena, name);
     n->ival = (int64_t)(uintptr_t)cl;
     n->op = CLOSURE_TAG;
     return n;
