@@ -80,6 +80,8 @@ int arena_since(const Arena *a, ArenaMark m, const void *p);
  * like parentheses. */
 ArenaMark arena_scope_begin(Arena *a);
 void arena_scope_end(Arena *a, ArenaMark m);
+/* End the innermost scope keeping what it allocated. */
+void arena_scope_keep(Arena *a);
 
 /* Append `item` to the growable pointer array (*arr, *n, *cap), doubling it
  * in the arena when full.  Out of memory: the item is dropped and

@@ -159,7 +159,7 @@ int eval_truthy(const Node *v) {
 static Node *mk_int(Eval *ev, int64_t v) {
     if (v >= -32 && v < 128) {
         Node **slot = &ev->small_ints[v + 32];
-        if (!*slot && !ev->c->arena.exhausted) *slot = syn_int(&ev->c->arena, no_loc, v);
+        if (!*slot && !ev->c->arena.exhausted) *slot = syn_int(&ev->c->arena, no_loc, v), ev->writes++;
         if (*slot) return *slot;
     }
     return syn_int(&ev->c->arena, no_loc, v);
@@ -3053,6 +3053,7 @@ const Macro *eval_find_macro(const Eval *ev, const char *key) {
 }
 
 void eval_define_constant(Eval *ev, const char *key, Node *value) {
+    ev->writes++;
     map_put(&ev->c->arena, &ev->consts, key, value);
 }
 
@@ -3097,6 +3098,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
         m->body++;
         m->nbody--;
     }
+    ev->writes++;
     if (!map_put(&ev->c->arena, &ev->macros, m->key, m)) return !oom_error(ev);
     return 1;
 }
@@ -3123,6 +3125,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
         cl->nbody--;
     }
     Node *f = mk_closure(ev, cl);
+    ev->writes++;
     if (!f || !map_put(&ev->c->arena, &ev->funcs, name->key, f)) return !oom_error(ev);
     return 1;
 }
