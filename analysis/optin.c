@@ -327,6 +327,7 @@ Analysis *analysis_run(Crisp *c, Program *p) {
     an->p = p;
     an->optin = !c->opt->no_static_analysis;
     an->dump = c->opt->dump == DUMP_ANALYSIS;
+    ptrmap_reserve(an->a, &an->sums, 2 * p->nfuncs); /* a function and its C name each */
     for (int i = 0; i < p->nfuncs; i++) {
         FnSum *s = arena_alloc(an->a, sizeof *s);
         if (!s) return NULL;

@@ -770,6 +770,10 @@ static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
     forms_push(&c->arena, out, n);
 }
 
+void expander_expect(Expander *x, int n) {
+    ptrmap_reserve(&x->c->arena, &x->seqs, x->seqs.n + n);
+}
+
 void expander_toplevel(Expander *x, Node *form, Forms *out) {
     int from = out->n;
     if (!x->seq) x->seq = 1;
