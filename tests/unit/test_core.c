@@ -3,7 +3,8 @@
  * zeroed memory across chunk boundaries and mapped chunks, the cap,
  * arena_mark / arena_since (how the macro expander tells a call's own
  * nodes from older ones), scopes whose memory is taken back at their end
- * (arena_scope_end), blocks given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
+ * (arena_scope_end), 8-byte source locations (core/srcfile.c), blocks
+ * given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
  * common formats are done without vsnprintf: each compared with
  * vsnprintf's text. */
 #include <stdarg.h>
@@ -144,6 +145,36 @@ static void test_scope(void **state) {
     arena_free(&a);
 }
 
+/* A source location is 8 bytes: its file is a number in the process-wide
+ * table (core/srcfile.c), the same for the same file; a column past
+ * SRCLOC_MAX_COL is given as SRCLOC_MAX_COL; a kept file keeps its number. */
+static void test_srcloc(void **state) {
+    (void)state;
+    assert_int_equal(sizeof(SrcLoc), 8);
+    assert_int_equal(sizeof(Node), 64);
+    static SrcFile f1 = {"one.crisp", "(a)", 3}, f2 = {"two.crisp", "(b)", 3};
+    SrcLoc a = srcloc(&f1, 12, 7), b = srcloc(&f2, 1, 1);
+    assert_ptr_equal(srcloc_file(a), &f1);
+    assert_ptr_equal(srcloc_file(b), &f2);
+    assert_int_equal(a.line, 12);
+    assert_int_equal(a.col, 7);
+    assert_int_equal(srcloc(&f1, 3, 4).fid, a.fid);
+    assert_int_not_equal(a.fid, b.fid);
+    assert_int_equal(srcloc(&f1, 1, SRCLOC_MAX_COL + 100).col, SRCLOC_MAX_COL);
+    SrcLoc none = {0, 0, 0};
+    assert_null(srcloc_file(none));
+    assert_null(srcloc_file(srcloc(NULL, 1, 1)));
+    /* far more files than the table holds: a kept one stays known */
+    srcfile_keep(&f1);
+    static SrcFile many[SRCFILE_MAX + 10];
+    for (int i = 0; i < SRCFILE_MAX + 10; i++) {
+        many[i].name = "m.crisp";
+        assert_int_not_equal(srcfile_id(&many[i]), 0);
+    }
+    assert_ptr_equal(srcloc_file(a), &f1);
+    assert_ptr_equal(srcloc_file(srcloc(&many[SRCFILE_MAX + 9], 1, 1)), &many[SRCFILE_MAX + 9]);
+}
+
 /* sb_printf and arena_printf print what vsnprintf prints. */
 static void check_format(const char *fmt, ...) {
     char want[512];
@@ -241,6 +272,7 @@ int main(void) {
         cmocka_unit_test(test_blocks_given_back),
         cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_scope),
+        cmocka_unit_test(test_srcloc),
         cmocka_unit_test(test_format_like_vsnprintf),
         cmocka_unit_test(test_printf_grows),
     };
