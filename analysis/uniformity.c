@@ -25,6 +25,8 @@
  * Functions are analysed callees first (Program order), each leaving a
  * summary (FnSum) for its callers: its result's level, whether it reaches
  * a barrier, the parameters its `+` forms and barriers need uniform. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis_int.h"
@@ -835,8 +837,13 @@ static void drop_capture(Fn *f, Node *s) {
     s->nkids = 0;
     if (comment) {
         const char *colon = comment->text ? strchr(comment->text, ':') : NULL;
-        comment->text = arena_printf(f->an->a, "%.*s: the value is uniform already, every work-item computes it",
-                                     colon ? (int)(colon - comment->text) : 1, colon ? comment->text : "*");
+        int len = colon ? (int)(colon - comment->text) : 1;
+        const char *tail = ": the value is uniform already, every work-item computes it";
+        char *t = malloc((size_t)len + strlen(tail) + 1);
+        if (t) {
+            sprintf(t, "%.*s%s", len, colon ? comment->text : "*", tail);
+            analysis_set_text(f->an, comment, t);
+        }
         s->kids[s->nkids++] = comment;
     }
     s->kids[s->nkids++] = decl;

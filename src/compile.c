@@ -714,6 +714,7 @@ static int pipeline_after_read(Crisp *c, Forms read) {
         fputs(sb_cstr(&b), c->opt->dump_out ? c->opt->dump_out : stdout);
         sb_free(&b);
     }
+    analysis_release(c, an); /* its memory serves the emitters */
     if (c->diag.errors) return 1;
     const char *names = source_names(c);
     if (names) checked->source = names;
