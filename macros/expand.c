@@ -400,8 +400,10 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
         arena_scope_end(&c->arena, before);
         Node *out = root == INT_MIN || h.oom ? NULL : unhold(x, &h, root);
         hold_free(&h);
-        if (h.oom && root != INT_MIN)
-            diag_fatal(&c->diag, call->loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", m->name);
+        if (h.oom || (root != INT_MIN && (!out || c->arena.exhausted))) { /* as mark_fresh says it */
+            diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", x->macro);
+            return NULL;
+        }
         if (!out) return NULL;
         x->ev.output_nodes += x->fresh;
         if (x->ev.output_nodes > x->ev.total_output_nodes) {
