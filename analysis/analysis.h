@@ -29,4 +29,10 @@ Analysis *analysis_run(Crisp *c, Program *p);
  * branch and loop, the summary callers see, and the opt-in checks. */
 void analysis_dump(StrBuf *b, const Analysis *an);
 
+/* The analysis is over (after analysis_dump): what it allocated goes back
+ * to the arena, all but the texts it rewrote in `p` (issue 14: the
+ * summaries were kept to the end of the compilation, unused).  AN may be
+ * NULL (analysis_run ran out of memory); nothing of AN may be used after. */
+void analysis_release(Crisp *c, Analysis *an);
+
 #endif

@@ -106,13 +106,23 @@ struct Analysis {
     Diag *d;
     Program *p;
     PtrMap sums;           /* CFunc* and its cname -> FnSum* */
+    ArenaMark scope;       /* the arena before the analysis (analysis_release) */
+    Node **fix_node;       /* comments rewritten by dropped captures, and */
+    char **fix_text;       /* ... their new texts, on the heap until the release */
+    int nfix, capfix;
+    Arena tmp;             /* the walk of one function: its variables, control
+                              stack, loops (taken back after each function) */
     int optin;             /* run the opt-in checks (no --no-static-analysis) */
     int dump;              /* --dump=analysis */
 };
 
 /* The state of the walk of one function. */
+/* Give comment `n` the text `heap` (malloc'ed), kept past analysis_release. */
+void analysis_set_text(Analysis *an, Node *n, char *heap);
+
 typedef struct Fn {
     Analysis *an;
+    Arena *tmp;            /* &an->tmp: what dies with the walk */
     CFunc *fn;
     FnSum *sum;
     PtrMap vars;           /* Sym* -> VarInfo* */

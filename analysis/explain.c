@@ -12,13 +12,13 @@
 #include "analysis_int.h"
 
 const Node *ex_site(const Node *n, const Node *fallback) {
-    return n && !n->origin && n->loc.file && n->loc.line > 0 ? n : fallback;
+    return n && !n->origin && srcloc_file(n->loc) && n->loc.line > 0 ? n : fallback;
 }
 
 /* The source text of the form starting at `loc`, on one line (at most 60
  * characters), or NULL. */
 static const char *source_form(Arena *a, SrcLoc loc) {
-    const SrcFile *sf = loc.file;
+    const SrcFile *sf = srcloc_file(loc);
     if (!sf || !sf->text || loc.line <= 0 || loc.col <= 0) return NULL;
     const char *p = sf->text, *end = sf->text + sf->len;
     for (int l = 1; l < loc.line && p < end; p++)

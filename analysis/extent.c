@@ -22,6 +22,7 @@
 #include "../core/ptrmap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_GUARDS 4
@@ -326,7 +327,7 @@ static const char *where(Ex *x, const Node *n) {
     SrcLoc l = n->loc;
     for (const Expansion *e = n->origin; e; e = e->parent) l = e->call; /* the user's own form */
     (void)x;
-    return arena_printf(x->a, "%s:%d", l.file ? l.file->name : "?", l.line);
+    return arena_printf(x->a, "%s:%d", srcloc_file(l) ? srcloc_file(l)->name : "?", l.line);
 }
 
 static void unchecked(Ex *x, int base, const Node *at, const char *why) {
@@ -1189,7 +1190,7 @@ static void walk(Ex *x, const Node *n) {
     }
 }
 
-static Extent *extent_run(Arena *a, const Program *p, const CFunc *f, Diag *d) {
+static Extent *extent_walk(Arena *a, const Program *p, const CFunc *f, Diag *d) {
     Ex x;
     memset(&x, 0, sizeof x);
     x.diag = d;
@@ -1237,6 +1238,76 @@ static Extent *extent_run(Arena *a, const Program *p, const CFunc *f, Diag *d) {
         if (f->params[i]->ty->length >= 0 && e->need->op == SZ_INT && e->need->ival <= f->params[i]->ty->length) e->need = NULL;
     }
     return x.out;
+}
+
+/* ---- the results, kept; the walk's memory, taken back ----
+ *
+ * The walk of a kernel (bindings, frames, values, the needs of every
+ * access) is most of what --metadata allocates (issue 14), and only the
+ * extents it ends with are used: they are held on the heap while the
+ * arena takes the walk's memory back (arena_scope_end), then copied into
+ * it again.  A size expression's parameter names are the Syms' (older). */
+
+static SizeExpr *sz_to_heap(const SizeExpr *e, int *oom) {
+    if (!e || *oom) return NULL;
+    SizeExpr *h = malloc(sizeof *h);
+    if (!h) return *oom = 1, NULL;
+    *h = *e;
+    h->kids = NULL;
+    if (e->nkids) {
+        h->kids = calloc((size_t)e->nkids, sizeof *h->kids);
+        if (!h->kids) return *oom = 1, h;
+        for (int i = 0; i < e->nkids; i++) h->kids[i] = sz_to_heap(e->kids[i], oom);
+    }
+    return h;
+}
+
+static void sz_heap_free(SizeExpr *h) {
+    if (!h) return;
+    for (int i = 0; h->kids && i < h->nkids; i++) sz_heap_free(h->kids[i]);
+    free(h->kids);
+    free(h);
+}
+
+static SizeExpr *sz_from_heap(Arena *a, const SizeExpr *h) {
+    if (!h) return NULL;
+    SizeExpr *e = arena_alloc(a, sizeof *e);
+    if (!e) return NULL;
+    *e = *h;
+    e->kids = NULL;
+    if (h->nkids) { /* as sz_node allocates them */
+        e->kids = arena_alloc(a, sizeof(SizeExpr *) * (size_t)h->nkids);
+        if (!e->kids) return NULL;
+        for (int i = 0; i < h->nkids; i++)
+            if (!(e->kids[i] = sz_from_heap(a, h->kids[i]))) return NULL;
+    }
+    return e;
+}
+
+static Extent *extent_run(Arena *a, const Program *p, const CFunc *f, Diag *d) {
+    int n = f->nparams ? f->nparams : 1;
+    Extent *out = arena_alloc(a, sizeof(Extent) * (size_t)n);
+    if (!out) return NULL;
+    ArenaMark m = arena_scope_begin(a);
+    Extent *w = extent_walk(a, p, f, d);
+    int oom = !w;
+    for (int i = 0; w && i < n; i++) {
+        out[i] = w[i];
+        out[i].need = sz_to_heap(w[i].need, &oom);
+        out[i].unchecked = w[i].unchecked && !oom ? strdup(w[i].unchecked) : NULL;
+        if (w[i].unchecked && !out[i].unchecked) oom = 1;
+    }
+    arena_scope_end(a, m);
+    for (int i = 0; w && i < n; i++) {
+        SizeExpr *h = out[i].need;
+        char *u = (char *)out[i].unchecked;
+        out[i].need = oom ? NULL : sz_from_heap(a, h);
+        out[i].unchecked = oom || !u ? NULL : arena_strdup(a, u);
+        sz_heap_free(h);
+        free(u);
+        if (!oom && ((h && !out[i].need) || (u && !out[i].unchecked))) oom = 1;
+    }
+    return oom ? NULL : out;
 }
 
 Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {

@@ -188,7 +188,7 @@ typedef struct MemWalk {
 
 static int first_time(MemWalk *m, const Node *n) {
     for (int i = 0; i < m->nseen; i++)
-        if (m->seen[i].line == n->loc.line && m->seen[i].col == n->loc.col && m->seen[i].file == n->loc.file) return 0;
+        if (m->seen[i].line == n->loc.line && m->seen[i].col == n->loc.col && m->seen[i].fid == n->loc.fid) return 0;
     if (m->nseen < 256) m->seen[m->nseen++] = n->loc;
     return 1;
 }

@@ -8,6 +8,7 @@
  * `(declare (check-x))` at the top of a def-kernel / def-function - and
  * both must agree on names and shapes.  The checks themselves live in
  * uniformity.c and memory.c. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -115,7 +116,7 @@ static void declaims(Analysis *an) {
                 /* every function and kernel of this file */
                 for (int i = 0; i < p->nfuncs; i++) {
                     FnSum *s = sum_at(an, i);
-                    if (s && s->fn->def && s->fn->def->loc.file == dm->loc.file) s->checks |= bit;
+                    if (s && s->fn->def && s->fn->def->loc.fid == dm->loc.fid) s->checks |= bit;
                 }
                 continue;
             }
@@ -317,16 +318,62 @@ int opt_estimate_registers(Fn *f) {
 
 /* ---- the driver ---- */
 
+void analysis_set_text(Analysis *an, Node *n, char *heap) {
+    if (an->nfix == an->capfix) {
+        int nc = an->capfix ? an->capfix * 2 : 8;
+        Node **vn = realloc(an->fix_node, sizeof *vn * (size_t)nc);
+        if (vn) an->fix_node = vn;
+        char **vt = realloc(an->fix_text, sizeof *vt * (size_t)nc);
+        if (vt) an->fix_text = vt;
+        if (!vn || !vt) { /* out of memory: the comment keeps its old text */
+            free(heap);
+            return;
+        }
+        an->capfix = nc;
+    }
+    an->fix_node[an->nfix] = n;
+    an->fix_text[an->nfix++] = heap;
+    n->text = heap;
+}
+
+void analysis_release(Crisp *c, Analysis *an) {
+    if (!an) return;
+    ArenaMark m = an->scope;
+    Node **fn = an->fix_node;
+    char **ft = an->fix_text;
+    int n = an->nfix;
+    arena_scope_end(&c->arena, m); /* `an` is gone from here on */
+    for (int i = 0; i < n; i++) {
+        fn[i]->text = arena_strdup(&c->arena, ft[i]);
+        free(ft[i]);
+    }
+    free(fn);
+    free(ft);
+}
+
+static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope);
+
 Analysis *analysis_run(Crisp *c, Program *p) {
+    /* everything the analysis allocates is dead after it but the texts of
+       dropped captures (analysis_set_text) */
+    ArenaMark scope = arena_scope_begin(&c->arena);
+    Analysis *an = analysis_run_1(c, p, scope);
+    if (!an) arena_scope_keep(&c->arena);
+    return an;
+}
+
+static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     Analysis *an = arena_alloc(&c->arena, sizeof *an);
     if (!an) return NULL;
     memset(an, 0, sizeof *an);
+    an->scope = scope;
     an->c = c;
     an->a = &c->arena;
     an->d = &c->diag;
     an->p = p;
     an->optin = !c->opt->no_static_analysis;
     an->dump = c->opt->dump == DUMP_ANALYSIS;
+    ptrmap_reserve(an->a, &an->sums, 2 * p->nfuncs); /* a function and its C name each */
     for (int i = 0; i < p->nfuncs; i++) {
         FnSum *s = arena_alloc(an->a, sizeof *s);
         if (!s) return NULL;
@@ -342,7 +389,9 @@ Analysis *analysis_run(Crisp *c, Program *p) {
         for (int i = 0; i < p->nfuncs; i++) sum_at(an, i)->checks = 0;
     }
     /* callees come before their callers in p->funcs */
+    arena_set_cap(&an->tmp, c->arena.cap);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
+    arena_free(&an->tmp);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
     return an;
 }

@@ -25,6 +25,8 @@
  * Functions are analysed callees first (Program order), each leaving a
  * summary (FnSum) for its callers: its result's level, whether it reaches
  * a barrier, the parameters its `+` forms and barriers need uniform. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis_int.h"
@@ -91,13 +93,13 @@ static VarInfo *new_var(Fn *f, const Sym *s) {
         v->depth = f->depth;
         return v;
     }
-    v = arena_alloc(f->an->a, sizeof *v);
+    v = arena_alloc(f->tmp, sizeof *v);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
     v->sym = s;
     v->depth = f->depth;
-    if (!ptrmap_put(f->an->a, &f->vars, s, v)) return NULL;
-    arena_push(f->an->a, (void ***)&f->vlist, &f->nv, &f->capv, v);
+    if (!ptrmap_put(f->tmp, &f->vars, s, v)) return NULL;
+    arena_push(f->tmp, (void ***)&f->vlist, &f->nv, &f->capv, v);
     return v;
 }
 
@@ -246,7 +248,7 @@ static Uni ctl_from(Fn *f, int from, int with_exit) {
 static int push(Fn *f, Ctl c) {
     if (f->depth == f->capdepth) {
         int nc = f->capdepth ? f->capdepth * 2 : 4;
-        Ctl *s = arena_alloc(f->an->a, sizeof(Ctl) * (size_t)nc);
+        Ctl *s = arena_alloc(f->tmp, sizeof(Ctl) * (size_t)nc);
         if (!s) return 0;
         if (f->depth) memcpy(s, f->stack, sizeof(Ctl) * (size_t)f->depth);
         f->stack = s;
@@ -713,8 +715,8 @@ static void walk_for(Fn *f, Node *s) {
     Uni ui = ev(f, s->kids[0]);
     LoopInfo *li = ptrmap_get(&f->vars, s);
     if (!li) {
-        li = arena_alloc(f->an->a, sizeof *li);
-        if (!li || !ptrmap_put(f->an->a, &f->vars, s, li)) return;
+        li = arena_alloc(f->tmp, sizeof *li);
+        if (!li || !ptrmap_put(f->tmp, &f->vars, s, li)) return;
         li->brk = uni(L_CONST);
         li->exit_back = uni(L_CONST);
     }
@@ -815,7 +817,7 @@ static void walk_mark(Fn *f, Node *s) {
     f->capture_star = saved_star;
     if (!f->report) return;
     int drop = needless_capture(f, s, decl);
-    if (drop) arena_push(f->an->a, (void ***)&f->drop, &f->ndrop, &f->capdrop, s);
+    if (drop) arena_push(f->tmp, (void ***)&f->drop, &f->ndrop, &f->capdrop, s);
     if (f->an->dump && decl)
         sb_printf(&f->sum->dump, "  capture %d:%d: %s\n", s->loc.line, s->loc.col,
                   drop ? "dropped: the value is uniform already"
@@ -835,8 +837,13 @@ static void drop_capture(Fn *f, Node *s) {
     s->nkids = 0;
     if (comment) {
         const char *colon = comment->text ? strchr(comment->text, ':') : NULL;
-        comment->text = arena_printf(f->an->a, "%.*s: the value is uniform already, every work-item computes it",
-                                     colon ? (int)(colon - comment->text) : 1, colon ? comment->text : "*");
+        int len = colon ? (int)(colon - comment->text) : 1;
+        const char *tail = ": the value is uniform already, every work-item computes it";
+        char *t = malloc((size_t)len + strlen(tail) + 1);
+        if (t) {
+            sprintf(t, "%.*s%s", len, colon ? comment->text : "*", tail);
+            analysis_set_text(f->an, comment, t);
+        }
         s->kids[s->nkids++] = comment;
     }
     s->kids[s->nkids++] = decl;
@@ -901,8 +908,10 @@ void uni_function(Analysis *an, FnSum *sum) {
     Fn f;
     memset(&f, 0, sizeof f);
     f.an = an;
+    f.tmp = &an->tmp;
     f.fn = sum->fn;
     f.sum = sum;
+    ArenaMark tmp_mark = arena_scope_begin(f.tmp); /* the walk's own memory */
     for (int pass = 0; pass < 256; pass++) {
         long before = f.changes;
         f.exit = uni(L_CONST);
@@ -930,4 +939,5 @@ void uni_function(Analysis *an, FnSum *sum) {
         }
         if (f.ndrop) sb_printf(&sum->dump, "  %d capture%s dropped (uniform already)\n", f.ndrop, f.ndrop == 1 ? "" : "s");
     }
+    arena_scope_end(f.tmp, tmp_mark);
 }

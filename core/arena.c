@@ -35,17 +35,28 @@ void arena_init(Arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+static void free_chunk(ArenaChunk *c) {
+    if (c->mapped) munmap(c, sizeof *c + c->size);
+    else free(c);
+}
+
 void arena_free(Arena *a) {
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *n = c->next;
-        if (c->mapped) munmap(c, sizeof *c + c->size);
-        else free(c);
+        free_chunk(c);
         c = n;
     }
     a->head = NULL;
+    a->cur = a->end = NULL;
     a->used = 0;
+    a->scopes = 0;
     memset(a->spare, 0, sizeof a->spare);
+}
+
+/* The bytes of head's data handed out so far. */
+static size_t head_off(const Arena *a) {
+    return a->head ? (size_t)(a->cur - a->head->data) : 0;
 }
 
 /* Make data[0..end) of mapped chunk c ready: its pages populated a window
@@ -67,6 +78,13 @@ static void chunk_ready(ArenaChunk *c, size_t end) {
     c->lim = c->size;
 }
 
+void arena_set_cap(Arena *a, size_t cap) {
+    a->cap = cap;
+    size_t lim = cap ? cap : ARENA_DEFAULT_CAP;
+    size_t under = a->used < lim ? lim - a->used : 0;
+    if (a->end && (size_t)(a->end - a->cur) > under) a->end = a->cur + under;
+}
+
 /* A new chunk of at least `size` bytes, or NULL. */
 static ArenaChunk *new_chunk(Arena *a, size_t size) {
     size_t want = a->used / 2;
@@ -85,22 +103,34 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
         }
     }
     if (!c) {
-        c = malloc(sizeof *c + want);
+        c = calloc(1, sizeof *c + want); /* zero once, not per allocation */
         if (!c) return NULL;
         c->mapped = 0;
     }
     c->size = want;
     c->off = 0;
     c->lim = c->mapped ? 0 : want;
+    if (a->head) a->head->off = head_off(a);
     c->next = a->head;
     a->head = c;
+    a->cur = a->end = c->data; /* the caller sets the window */
     return c;
 }
 
-/* The slow path of alloc_in: the cap, a new chunk, pages to populate. */
-static void *alloc_slow(Arena *a, size_t size, size_t mask) {
+/* Set the fast path's window after serving from chunk c at `off`. */
+static void set_window(Arena *a, ArenaChunk *c, size_t cap) {
+    a->cur = c->data + c->off;
+    size_t room = c->lim > c->off ? c->lim - c->off : 0;
+    size_t under = a->used < cap ? cap - a->used : 0;
+    a->end = a->cur + (room < under ? room : under);
+}
+
+/* The slow path of arena_alloc: the cap, a new chunk, pages to populate.
+ * `size` is already rounded to mask + 1. */
+void *arena_alloc_slow(Arena *a, size_t size, size_t mask) {
     size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
     ArenaChunk *c = a->head;
+    if (c) c->off = head_off(a);
     size_t off = c ? (c->off + mask) & ~mask : 0;
     size_t hard = cap <= SIZE_MAX / 2 ? cap + cap / 4 : SIZE_MAX;
     if (size > cap || a->used > cap - size) {
@@ -123,36 +153,8 @@ static void *alloc_slow(Arena *a, size_t size, size_t mask) {
     void *p = c->data + off;
     a->used += size + (off - c->off);
     c->off = off + size;
-    if (!c->mapped) memset(p, 0, size); /* mapped memory is zero, and never handed out twice */
+    set_window(a, c, cap);
     return p;
-}
-
-/* `size` bytes aligned to mask + 1 (8 or 16), zeroed. */
-static inline void *alloc_in(Arena *a, size_t size, size_t mask) {
-    size = (size + mask) & ~mask;
-    if (size == 0) size = mask + 1;
-    ArenaChunk *c = a->head;
-    if (c) {
-        /* the common case: room in the current chunk, under the cap */
-        size_t off = (c->off + mask) & ~mask;
-        size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
-        if (off <= c->lim && size <= c->lim - off && a->used <= cap && size <= cap - a->used) {
-            void *p = c->data + off;
-            a->used += size + (off - c->off);
-            c->off = off + size;
-            if (!c->mapped) memset(p, 0, size);
-            return p;
-        }
-    }
-    return alloc_slow(a, size, mask);
-}
-
-void *arena_alloc(Arena *a, size_t size) {
-    return alloc_in(a, size, 15);
-}
-
-void *arena_alloc8(Arena *a, size_t size) {
-    return alloc_in(a, size, 7);
 }
 
 /* k when size is 2^k (16 <= size <= 2^39), else -1. */
@@ -165,7 +167,7 @@ static int block_class(size_t size) {
 
 void *arena_alloc_block(Arena *a, size_t size) {
     int k = block_class(size);
-    if (k >= 0 && a->spare[k]) {
+    if (k >= 0 && a->spare[k] && !a->scopes) {
         void *p = a->spare[k];
         memcpy(&a->spare[k], p, sizeof(void *));
         memset(p, 0, size);
@@ -176,21 +178,67 @@ void *arena_alloc_block(Arena *a, size_t size) {
 
 void arena_give_back(Arena *a, void *p, size_t size) {
     int k = block_class(size);
-    if (!p || k < 0) return;
+    if (!p || k < 0 || a->scopes) return; /* inside a scope: taken back at its end */
     memcpy(p, &a->spare[k], sizeof(void *));
     a->spare[k] = p;
 }
 
 ArenaMark arena_mark(const Arena *a) {
-    ArenaMark m = {a->head, a->head ? a->head->off : 0};
+    ArenaMark m = {a->head, head_off(a)};
     return m;
+}
+
+ArenaMark arena_scope_begin(Arena *a) {
+    a->scopes++;
+    return arena_mark(a);
+}
+
+void arena_scope_keep(Arena *a) {
+    if (a->scopes > 0) a->scopes--;
+}
+
+void arena_scope_end(Arena *a, ArenaMark m) {
+    if (a->scopes > 0) a->scopes--;
+    if (!a->head) return;
+    size_t cap = a->cap ? a->cap : ARENA_DEFAULT_CAP;
+    if (a->head != m.chunk) {
+        /* chunks made inside the scope: the newest stays, empty, for the
+           next scope (making and clearing one per scope was a quarter of
+           the instructions), the others are freed */
+        ArenaChunk *keep = a->head, *c = keep->next;
+        size_t off = head_off(a);
+        memset(keep->data, 0, off); /* arena memory is handed out zeroed */
+        a->used -= off;
+        keep->off = 0;
+        while (c && c != m.chunk) {
+            ArenaChunk *n = c->next;
+            a->used -= c->off;
+            free_chunk(c);
+            c = n;
+        }
+        keep->next = c;
+        if (c && c->off > m.off) { /* the scope's start, in the chunk it began in */
+            memset(c->data + m.off, 0, c->off - m.off);
+            a->used -= c->off - m.off;
+            c->off = m.off;
+        }
+        set_window(a, keep, cap);
+        return;
+    }
+    size_t now = head_off(a);
+    if (now > m.off) {
+        memset(a->head->data + m.off, 0, now - m.off); /* arena memory is handed out zeroed */
+        a->used -= now - m.off;
+    }
+    a->head->off = m.off;
+    set_window(a, a->head, cap);
 }
 
 int arena_since(const Arena *a, ArenaMark m, const void *p) {
     uintptr_t q = (uintptr_t)p; /* p may be from elsewhere: compared as numbers */
     for (const ArenaChunk *c = a->head; c; c = c->next) {
         uintptr_t d = (uintptr_t)c->data;
-        int in = q >= d && q < d + c->off;
+        int in = q >= d && q < d + (c == a->head ? head_off(a) : c->off);
         if (c == m.chunk) return in && q >= d + m.off;
         if (in) return 1;
     }

@@ -18,24 +18,33 @@
 typedef struct ArenaChunk ArenaChunk;
 
 typedef struct Arena {
+    unsigned char *cur, *end; /* the fast path: [cur, end) of the current
+                                 chunk is ready (zero), and under the cap;
+                                 cur is 8-byte aligned */
     ArenaChunk *head;
     size_t used;      /* bytes handed out so far */
-    size_t cap;       /* limit on `used` (0 = default 4 GiB); NULL past 1.25 x cap */
+    size_t cap;       /* limit on `used` (0 = default 4 GiB); NULL past 1.25 x cap;
+                         set it with arena_set_cap once allocations were made */
     int exhausted;    /* set once `used` passed the cap, or malloc failed */
     jmp_buf *fail_jump; /* set: an allocation that would return NULL longjmps
                            here instead (stages that do not check every
                            allocation: the emitters; src/compile.c) */
     void *spare[40];  /* blocks of 2^k bytes given back (arena_give_back) */
+    int scopes;       /* arena_scope_begin calls not ended yet */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
+/* Change the cap (the fast path's window is cut to it). */
+void arena_set_cap(Arena *a, size_t cap);
 /* Zeroed memory, 16-byte aligned.  Returns NULL only past 1.25 x the cap
  * (or when malloc fails); `exhausted` is set from the cap on. */
-void *arena_alloc(Arena *a, size_t size);
+static inline void *arena_alloc(Arena *a, size_t size);
 /* The same, 8-byte aligned (and rounded up to 8 bytes, not 16): for
  * nodes and pointer arrays, of which a compilation makes millions. */
-void *arena_alloc8(Arena *a, size_t size);
+static inline void *arena_alloc8(Arena *a, size_t size);
+/* Their slow path (a new chunk, pages to populate, the cap). */
+void *arena_alloc_slow(Arena *a, size_t size, size_t mask);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...)
@@ -61,6 +70,19 @@ typedef struct ArenaMark {
 ArenaMark arena_mark(const Arena *a);
 int arena_since(const Arena *a, ArenaMark m, const void *p);
 
+/* A stretch of work whose allocations all die at its end (the emitter's
+ * per-function tables and texts, issue 14): arena_scope_end(a, m) takes
+ * back everything handed out since m = arena_scope_begin(a), zeroed again
+ * for its next use, so that memory serves the next stretch instead of
+ * adding to the compilation's peak.  Nothing allocated inside may be
+ * referred to after the end.  Inside a scope, blocks are neither given
+ * back nor taken from the spare lists (arena_alloc_block).  Scopes nest
+ * like parentheses. */
+ArenaMark arena_scope_begin(Arena *a);
+void arena_scope_end(Arena *a, ArenaMark m);
+/* End the innermost scope keeping what it allocated. */
+void arena_scope_keep(Arena *a);
+
 /* Append `item` to the growable pointer array (*arr, *n, *cap), doubling it
  * in the arena when full.  Out of memory: the item is dropped and
  * `exhausted` is set (callers check it once, at the end of a stage). */
@@ -71,5 +93,29 @@ void arena_push(Arena *a, void ***arr, int *n, int *cap, void *item);
  * when out of memory (the array is unchanged).  arena_push is this for an
  * array of pointers. */
 int arena_reserve(Arena *a, void **arr, int n, int more, int *cap, size_t elem);
+
+/* The bump itself, inline (issue 14: a compilation allocates about 30
+ * times per line of Crisp, and the out-of-line version with its cap
+ * checks was a twentieth of the instructions): `end` already accounts
+ * for the cap, so the fast path is one comparison. */
+static inline void *arena_alloc_in_(Arena *a, size_t size, size_t mask) {
+    size = (size + mask) & ~mask;
+    if (size == 0) size = mask + 1;
+    unsigned char *p = (unsigned char *)(((size_t)a->cur + mask) & ~mask);
+    if (p <= a->end && (size_t)(a->end - p) >= size) {
+        a->used += size + (size_t)(p - a->cur);
+        a->cur = p + size;
+        return p;
+    }
+    return arena_alloc_slow(a, size, mask);
+}
+
+static inline void *arena_alloc(Arena *a, size_t size) {
+    return arena_alloc_in_(a, size, 15);
+}
+
+static inline void *arena_alloc8(Arena *a, size_t size) {
+    return arena_alloc_in_(a, size, 7);
+}
 
 #endif

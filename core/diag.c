@@ -87,10 +87,10 @@ static const char *sev_color(const char *sev) {
 static void print_loc(Diag *d, SrcLoc loc) {
     FILE *f = d->out;
     if (d->color) fputs(C_BOLD, f);
-    if (loc.file && loc.line > 0)
-        fprintf(f, "%s:%d:%d: ", loc.file->name, loc.line, loc.col);
-    else if (loc.file)
-        fprintf(f, "%s: ", loc.file->name);
+    if (srcloc_file(loc) && loc.line > 0)
+        fprintf(f, "%s:%d:%d: ", srcloc_file(loc)->name, loc.line, loc.col);
+    else if (srcloc_file(loc))
+        fprintf(f, "%s: ", srcloc_file(loc)->name);
     else
         fprintf(f, "crisp: ");
     if (d->color) fputs(C_RESET, f);
@@ -109,8 +109,8 @@ static void print_severity(Diag *d, const char *sev, const char *code) {
 
 /* The source line of `loc` (its start and length), or NULL. */
 static const char *source_line(SrcLoc loc, int *len) {
-    if (!loc.file || !loc.file->text || loc.line <= 0) return NULL;
-    const char *p = loc.file->text, *end = p + loc.file->len;
+    if (!srcloc_file(loc) || !srcloc_file(loc)->text || loc.line <= 0) return NULL;
+    const char *p = srcloc_file(loc)->text, *end = p + srcloc_file(loc)->len;
     for (int l = 1; l < loc.line && p < end; p++)
         if (*p == '\n') l++;
     if (p >= end && loc.line > 1) return NULL;
@@ -185,8 +185,8 @@ static void json_str(StrBuf *b, const char *s) {
 
 static void json_place(StrBuf *b, SrcLoc loc) {
     sb_puts(b, "\"file\": ");
-    json_str(b, loc.file ? loc.file->name : NULL);
-    if (loc.file && loc.line > 0)
+    json_str(b, srcloc_file(loc) ? srcloc_file(loc)->name : NULL);
+    if (srcloc_file(loc) && loc.line > 0)
         sb_printf(b, ", \"line\": %d, \"column\": %d", loc.line, loc.col);
     else
         sb_puts(b, ", \"line\": null, \"column\": null");
@@ -258,7 +258,7 @@ static int repeated(Diag *d, SrcLoc loc, const char *sev, const char *code, cons
     const char *parts[3] = {sev, code ? code : "", msg};
     for (int i = 0; i < 3; i++)
         for (const char *p = parts[i]; *p; p++) h = h * 33 + (unsigned char)*p;
-    h = h * 33 + (unsigned long)(uintptr_t)loc.file;
+    h = h * 33 + (unsigned long)(uintptr_t)srcloc_file(loc);
     h = h * 33 + (unsigned long)loc.line;
     h = h * 33 + (unsigned long)loc.col;
     int n = d->nrecent < 16 ? d->nrecent : 16;

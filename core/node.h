@@ -12,6 +12,7 @@
 #ifndef CRISP_NODE_H
 #define CRISP_NODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct SrcFile {
@@ -20,10 +21,45 @@ typedef struct SrcFile {
     int len;
 } SrcFile;
 
+/* A place in a source file: 8 bytes, so that a node is 64 (issue 14:
+ * the compilation's memory is mostly nodes).  The file is a number in a
+ * process-wide table of the files read (srcfile_id, core/srcfile.c): build
+ * a location with srcloc() and ask its file with srcloc_file().  A column
+ * past SRCLOC_MAX_COL (a line longer than a megabyte) is given as
+ * SRCLOC_MAX_COL. */
 typedef struct SrcLoc {
-    const SrcFile *file;
-    int line, col;     /* 1-based; 0 when unknown */
+    int line;          /* 1-based; 0 when unknown */
+    unsigned col : 20; /* 1-based; 0 when unknown */
+    unsigned fid : 12; /* srcfile_id of the file; 0: none */
 } SrcLoc;
+
+#define SRCLOC_MAX_COL 0xFFFFF
+#define SRCFILE_MAX 0xFFF
+
+/* The number of `f` in the table (registering it the first time), or 0
+ * for NULL.  Thread-safe.  A file stays known while it is in use: the
+ * table holds SRCFILE_MAX - 1 files, and when it is full the oldest file
+ * not kept by srcfile_keep gives its number up (a compilation reads a
+ * few files; the built-in texts, shared by every compilation, are kept). */
+unsigned srcfile_id(const SrcFile *f);
+void srcfile_keep(const SrcFile *f);
+const SrcFile *srcfile_of(unsigned fid);
+
+static inline SrcLoc srcloc_in(unsigned fid, int line, int col) {
+    SrcLoc l;
+    l.line = line;
+    l.col = col < 0 ? 0u : col > SRCLOC_MAX_COL ? (unsigned)SRCLOC_MAX_COL : (unsigned)col;
+    l.fid = fid;
+    return l;
+}
+
+static inline SrcLoc srcloc(const SrcFile *f, int line, int col) {
+    return srcloc_in(srcfile_id(f), line, col);
+}
+
+static inline const SrcFile *srcloc_file(SrcLoc l) {
+    return l.fid ? srcfile_of(l.fid) : NULL;
+}
 
 /* One macro expansion step: the macro's name and where it was called.  The
  * chain through `parent` leads back to the user's own source. */
@@ -85,7 +121,7 @@ struct Sym;
 
 typedef struct Node Node;
 struct Node {
-    /* 72 bytes, no padding: the compilation's memory is mostly nodes (4.7
+    /* 64 bytes, no padding: the compilation's memory is mostly nodes (4.7
        million of them for 10 MB of Crisp, issue 14), so the syntax payload
        and the checked payload share their storage: a node is one or the
        other by its kind (N_LIST .. N_HWVEC: syntax; N_C_*: checked), and

@@ -24,4 +24,8 @@ void *ptrmap_get(const PtrMap *m, const void *key);
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val);
 
+/* Make room for `n` entries in all (a table whose size is known: no
+ * chain of doubled tables left behind).  Returns 0 when out of memory. */
+int ptrmap_reserve(Arena *a, PtrMap *m, int n);
+
 #endif

@@ -24,4 +24,12 @@ void *strmap_get(const StrMap *m, const char *key);
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val);
 
+/* The map is dead (a function's table after it was checked): its array
+ * goes back to the arena for the next table of its size; `m` is empty. */
+void strmap_release(Arena *a, StrMap *m);
+
+/* Make room for `n` entries in all (a table whose size is known: no
+ * chain of doubled tables left behind).  Returns 0 when out of memory. */
+int strmap_reserve(Arena *a, StrMap *m, int n);
+
 #endif

@@ -41,11 +41,17 @@ char *syn_lower(Arena *a, const char *s) {
     return p;
 }
 
+const char *syn_key(Arena *a, const char *s) {
+    for (const char *q = s; *q; q++)
+        if (*q >= 'A' && *q <= 'Z') return syn_lower(a, s);
+    return s;
+}
+
 Node *syn_symbol(Arena *a, SrcLoc loc, const char *name) {
     Node *n = syn_new(a, N_SYMBOL, loc);
     if (n == &dummy_node) return n;
     n->name = arena_strdup(a, name);
-    n->key = syn_lower(a, name);
+    n->key = n->name ? syn_key(a, n->name) : syn_lower(a, name);
     return n;
 }
 

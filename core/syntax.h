@@ -30,6 +30,9 @@ Node *syn_subst(Arena *a, Node *syn, Node *const *names, Node *const *by, int n)
 
 /* Lower-case copy of `s` (ASCII). */
 char *syn_lower(Arena *a, const char *s);
+/* The canonical (lower-case) spelling of `s`: `s` itself when it has no
+ * upper-case letter (no copy), else a lower-case copy. */
+const char *syn_key(Arena *a, const char *s);
 
 /* a and b are the same string; the first bytes compared inline, where
  * most tests of a name against a table fail (issue 14). */

@@ -4,6 +4,7 @@
  * debug channel. */
 #include "abi.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../analysis/extent.h"
@@ -78,9 +79,25 @@ const char *abi_input_name(void *kernel, const SizeExpr *in) {
 
 static void abi_build_orchs(Arena *a, Abi *abi, const Program *p);
 
+static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f, AbiArg *args);
+
+/* The arguments are made in a buffer for the most a kernel can have, then
+ * kept at their number (issue 14: the room for the most was a tenth of
+ * what --metadata allocated). */
 static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f) {
     int cap = 2 * f->nparams + 2 * f->nsides + 8;
-    k->args = arena_alloc(ar, sizeof(AbiArg) * (size_t)cap);
+    AbiArg *buf = malloc(sizeof(AbiArg) * (size_t)cap);
+    build_kernel_1(ar, k, p, f, buf ? buf : arena_alloc(ar, sizeof(AbiArg) * (size_t)cap));
+    if (!buf) return;
+    AbiArg *kept = arena_alloc(ar, sizeof(AbiArg) * (size_t)(k->nargs ? k->nargs : 1));
+    if (kept) memcpy(kept, buf, sizeof(AbiArg) * (size_t)k->nargs);
+    else k->nargs = 0;
+    k->args = kept;
+    free(buf);
+}
+
+static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f, AbiArg *args) {
+    k->args = args;
     k->name = f->name;
     k->line = f->def->loc.line;
     k->exact = f->exact;

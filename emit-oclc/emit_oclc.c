@@ -336,7 +336,7 @@ static const Expansion *comment_origin(const Node *n) {
 static void origin_comment(Em *e, const Node *n) {
     const Expansion *x = comment_origin(n);
     if (!x) return;
-    const char *file = x->call.file ? x->call.file->name : "?";
+    const char *file = srcloc_file(x->call) ? srcloc_file(x->call)->name : "?";
     const char *slash = strrchr(file, '/');
     pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);
 }
@@ -870,10 +870,21 @@ static const char *basename_of(const char *path) {
     return s ? s + 1 : path;
 }
 
+static void func_out_1(Em *e, const CFunc *f);
+
+/* One function: what it allocates (the unread-variable tables, texts) is
+ * dead once it is printed, so that memory serves the next function
+ * (issue 14: it was the emitter's whole share of the peak). */
 static void func_out(Em *e, const CFunc *f) {
+    ArenaMark m = arena_scope_begin(e->a);
+    func_out_1(e, f);
+    arena_scope_end(e->a, m);
+}
+
+static void func_out_1(Em *e, const CFunc *f) {
     const char *kind = f->kind == FN_KERNEL ? "def-kernel" : f->kind == FN_GRID ? "def-grid-function" : "def-function";
     const SrcLoc *l = &f->def->loc;
-    pr_line(&e->pr, "/* %s %s  (%s:%d) */", kind, f->name, l->file ? basename_of(l->file->name) : "?", l->line);
+    pr_line(&e->pr, "/* %s %s  (%s:%d) */", kind, f->name, srcloc_file(*l) ? basename_of(srcloc_file(*l)->name) : "?", l->line);
     StrBuf *o = e->out;
     if (f->kind == FN_KERNEL) sb_puts(o, f->uses_warp ? "__kernel CRISP_WARP_KERNEL void " : "__kernel void ");
     else if (f->ret->kind == TY_VOID) sb_puts(o, "void ");
@@ -1116,7 +1127,7 @@ static void enums_out(Em *e, const Program *p) {
     for (int i = 0; i < p->nenums; i++) {
         const EnumDef *ed = p->enums[i];
         const Node *def = ed->def;
-        pr_line(&e->pr, "/* def-enumeration %s  (%s:%d) */", ed->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+        pr_line(&e->pr, "/* def-enumeration %s  (%s:%d) */", ed->name, srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?",
                 def->loc.line);
         pr_line(&e->pr, "typedef enum {");
         for (int j = 0; j < ed->nkeys; j++)
@@ -1134,7 +1145,7 @@ static void structs_out(Em *e, const Program *p) {
         if (sd->has_views) {
             /* a struct holding vector-views: device-only, C's own layout */
             pr_line(&e->pr, "/* def-struct %s  (%s:%d): holds vector-views (pointer and length), device only */", sd->name,
-                    def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line);
+                    srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?", def->loc.line);
             pr_line(&e->pr, "typedef struct {");
             for (int j = 0; j < sd->nfields; j++) {
                 const Field *f = &sd->fields[j];
@@ -1147,7 +1158,7 @@ static void structs_out(Em *e, const Program *p) {
             continue;
         }
         pr_line(&e->pr, "/* def-struct %s  (%s:%d): std140 layout, %d bytes */", sd->name,
-                def->loc.file ? basename_of(def->loc.file->name) : "?", def->loc.line, sd->size);
+                srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?", def->loc.line, sd->size);
         pr_line(&e->pr, "typedef struct __attribute__((aligned(16))) {");
         int off = 0, npad = 0;
         for (int j = 0; j < sd->nfields; j++) {
@@ -1166,7 +1177,7 @@ static void structs_out(Em *e, const Program *p) {
         const StructDef *sd = p->structs[i];
         if (sd->state != 2 || !sd->orig_syn) continue;
         const Node *def = sd->def;
-        pr_line(&e->pr, "/* def-derived-type %s  (%s:%d) */", sd->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+        pr_line(&e->pr, "/* def-derived-type %s  (%s:%d) */", sd->name, srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?",
                 def->loc.line);
         pr_line(&e->pr, "typedef %s %s;", sd->derived_from->cname, sd->cname);
         pr_blank(&e->pr);
@@ -1181,7 +1192,7 @@ static void constvecs_out(Em *e, const Program *p) {
         const Node *def = cv->def;
         const Type *el = cv->ty->elem;
         int64_t n = cv->ty->length;
-        pr_line(&e->pr, "/* def-const-vec %s  (%s:%d) */", cv->name, def->loc.file ? basename_of(def->loc.file->name) : "?",
+        pr_line(&e->pr, "/* def-const-vec %s  (%s:%d) */", cv->name, srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?",
                 def->loc.line);
         pr_line(&e->pr, "%s%s %s[%lld] = {", em_qual(e, AS_CONSTANT), oclc_type_name(el), cv->cname, (long long)n);
         int per_line = cv->fvals ? 8 : 16;

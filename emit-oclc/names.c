@@ -163,7 +163,22 @@ void oclc_rollback(Arena *a, NameTable *t, int mark) {
 }
 
 void oclc_take(Arena *a, NameTable *t, const char *nm) {
-    arena_push(a, (void ***)&t->names, &t->n, &t->cap, (void *)nm);
+    if (t->n == t->cap) {
+        /* grown through the arena's blocks: the array it outgrows (nothing
+           else refers to it) serves the next table, as a function's whole
+           table does once it is checked (issue 14) */
+        int nc = t->cap ? t->cap * 2 : 4;
+        const char **v = arena_alloc_block(a, sizeof *v * (size_t)nc);
+        if (!v) {
+            a->exhausted = 1; /* as arena_push: the name is dropped */
+            return;
+        }
+        if (t->n) memcpy(v, t->names, sizeof *v * (size_t)t->n);
+        arena_give_back(a, (void *)t->names, sizeof *v * (size_t)t->cap);
+        t->names = v;
+        t->cap = nc;
+    }
+    t->names[t->n++] = nm;
     names_count(a, t, nm, 1);
 }
 

@@ -159,7 +159,7 @@ int eval_truthy(const Node *v) {
 static Node *mk_int(Eval *ev, int64_t v) {
     if (v >= -32 && v < 128) {
         Node **slot = &ev->small_ints[v + 32];
-        if (!*slot && !ev->c->arena.exhausted) *slot = syn_int(&ev->c->arena, no_loc, v);
+        if (!*slot && !ev->c->arena.exhausted) *slot = syn_int(&ev->c->arena, no_loc, v), ev->writes++;
         if (*slot) return *slot;
     }
     return syn_int(&ev->c->arena, no_loc, v);
@@ -261,7 +261,7 @@ static Node *verror(Eval *ev, const char *code, const Node *at, const char *fmt,
     char *msg = arena_vprintf(&ev->c->arena, fmt, ap);
     if (!msg) msg = "compile-time evaluation failed";
     if (quiet_suppress(ev, at, msg)) return NULL;
-    if (at && at->loc.file)
+    if (at && srcloc_file(at->loc))
         diag_error(&ev->c->diag, at->loc, origin_for(ev, at), code, "%s", msg);
     else if (ev->call)
         diag_error(&ev->c->diag, ev->call->loc, ev->call->origin, code, "%s", msg);
@@ -616,7 +616,7 @@ static Node *bind_error(Eval *ev, const BindCtx *bc, const Node *at, const char 
     if (!msg || !what) return oom_error(ev);
     /* An argument node from the user's text points at itself; anything else
        at the call. */
-    if (at && at->loc.file)
+    if (at && srcloc_file(at->loc))
         return error_at(ev, EVAL_E_ARGS, at->loc, at->origin, "%s: %s", what, msg);
     return error_at(ev, EVAL_E_ARGS, bc->at->loc, bc->origin, "%s: %s", what, msg);
 }
@@ -1353,9 +1353,14 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
 }
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
-    Node *n = syn_symbol(&ev->c->arena, no_loc, arena_printf(&ev->c->arena, "#<function %s>",
-                                                              cl->name ? cl->name : "lambda"));
-    if (ev->c->arena.exhausted) return oom_error(ev);
+    /* its name printed once (a lambda's is always the same text) */
+    const char *name = !cl->name || !strcmp(cl->name, "lambda")
+                           ? "#<function lambda>"
+                           : arena_printf(&ev->c->arena, "#<function %s>", cl->name);
+    Node *n = syn_new(&ev->c->arena, N_SYMBOL, no_loc);
+    if (ev->c->arena.exhausted || !name) return oom_error(ev);
+    n->name = name;
+    n->key = syn_key(&ev->c->arena, name);
     n->ival = (int64_t)(uintptr_t)cl;
     n->op = CLOSURE_TAG;
     return n;
@@ -2426,7 +2431,7 @@ static Node *bi_error(Eval *ev, Node *form, Node **a, int n) {
 static Node *bi_macro_error(Eval *ev, Node *form, Node **a, int n) {
     const char *msg = error_message(ev, form, a + 1, n - 1);
     if (!msg) return NULL;
-    if (a[0]->loc.file) return error_at(ev, EVAL_E_USER, a[0]->loc, a[0]->origin, "%s", msg);
+    if (srcloc_file(a[0]->loc)) return error_at(ev, EVAL_E_USER, a[0]->loc, a[0]->origin, "%s", msg);
     return bi_error(ev, form, a + 1, n - 1);
 }
 
@@ -2468,7 +2473,7 @@ static Node *eval_quiet(Eval *ev, Node *x, Binding *env, const char **why, const
 /* Where a directive reports: the form when it has a location, else the
  * current call. */
 static SrcLoc directive_loc(Eval *ev, const Node *form, const Expansion **origin) {
-    if (form->loc.file || !ev->call) {
+    if (srcloc_file(form->loc) || !ev->call) {
         *origin = origin_for(ev, form);
         return form->loc;
     }
@@ -2545,7 +2550,7 @@ static Node *sf_ct_assert(Eval *ev, Node *form, Binding *env) {
         code_error(ev, EVAL_E_ASSERT, form, "c-t-assert: `%s` is not known at compile time",
                    show(ev, test));
         if (why)
-            diag_note(&ev->c->diag, why_at && why_at->loc.file ? why_at->loc : test->loc, "%s", why);
+            diag_note(&ev->c->diag, why_at && srcloc_file(why_at->loc) ? why_at->loc : test->loc, "%s", why);
     } else {
         code_error(ev, EVAL_E_ASSERT, form, "c-t-assert failed: `%s`%s%s", show(ev, test),
                    form->nkids > 2 ? ": " : "", msg);
@@ -2569,7 +2574,7 @@ SrcLoc eval_user_site(const Node *n) {
  * macro, elsewhere the form itself. */
 static SrcLoc site_of(Eval *ev, const Node *form) {
     if (ev->macro && ev->call) return eval_user_site(ev->call);
-    if (form->loc.file || !ev->call) return eval_user_site(form);
+    if (srcloc_file(form->loc) || !ev->call) return eval_user_site(form);
     return eval_user_site(ev->call);
 }
 
@@ -2583,7 +2588,7 @@ static Node *bi_line(Eval *ev, Node *form, Node **a, int n) {
 static Node *bi_file(Eval *ev, Node *form, Node **a, int n) {
     (void)a, (void)n;
     SrcLoc l = site_of(ev, form);
-    const char *f = l.file && l.file->name ? l.file->name : "";
+    const char *f = srcloc_file(l) && srcloc_file(l)->name ? srcloc_file(l)->name : "";
     return mk_string(ev, f, (int)strlen(f));
 }
 
@@ -2887,7 +2892,8 @@ static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
         ev->depth--;
         return limit_error(ev, EVAL_E_RECURSION, "recursion depth", ev->max_recursion);
     }
-    NodeVec out = {0};
+    Node *small[8]; /* most templates' lists are short: no buffer in the arena */
+    NodeVec out = {small, 0, 8};
     int changed = 0;
     for (int i = 0; i < x->nkids && !ev->failed; i++) {
         Node *k = x->kids[i], *v;
@@ -3047,6 +3053,7 @@ const Macro *eval_find_macro(const Eval *ev, const char *key) {
 }
 
 void eval_define_constant(Eval *ev, const char *key, Node *value) {
+    ev->writes++;
     map_put(&ev->c->arena, &ev->consts, key, value);
 }
 
@@ -3091,6 +3098,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
         m->body++;
         m->nbody--;
     }
+    ev->writes++;
     if (!map_put(&ev->c->arena, &ev->macros, m->key, m)) return !oom_error(ev);
     return 1;
 }
@@ -3117,6 +3125,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
         cl->nbody--;
     }
     Node *f = mk_closure(ev, cl);
+    ev->writes++;
     if (!f || !map_put(&ev->c->arena, &ev->funcs, name->key, f)) return !oom_error(ev);
     return 1;
 }

@@ -118,6 +118,10 @@ struct Eval {
                                   steps) so far: while a macro runs, did
                                   the checker see its nodes?
                                   (macros/expand.c mark_fresh) */
+    long writes;               /* changes to the evaluator's lasting state
+                                  (a definition, a cached constant): while
+                                  a macro runs, did any of its memory come
+                                  to outlive it? (macros/expand.c) */
 
     /* State of the current top-level evaluation (set by eval_macroexpand /
        eval_form). */

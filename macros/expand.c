@@ -27,6 +27,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../reader/reader.h"
@@ -196,6 +197,167 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
     return m;
 }
 
+/* ---- an expansion held outside the arena ----
+ *
+ * A macro's run makes more temporaries (environments, argument lists,
+ * closures, intermediate lists) than code: issue 14 found them a tenth of
+ * the compilation's memory.  When nothing but the expansion can refer to
+ * what the run allocated (the checker saw none of it, the evaluator kept
+ * none of it: see macro_step), the expansion is held in malloc'ed memory,
+ * the arena takes the run's memory back (arena_scope_end), and the
+ * expansion is rebuilt in its place: the same nodes mark_fresh makes,
+ * every one fresh except those of the arguments. */
+typedef struct Held {
+    Node n;             /* the node, as mark_fresh gives it */
+    int ann;            /* a reference (hold_ref) to its annotation, or INT_MIN */
+    int kids;           /* its kids' references: kidrefs[kids .. kids + nkids) */
+    long name, key;     /* its strings made by the run: offsets in chars; -1:
+                           the pointer stands (older memory); key -2: the name */
+} Held;
+
+typedef struct Hold {
+    Held *v;
+    int n, cap;
+    int *kidrefs;
+    int nkid, capkid;
+    const Node **args;  /* argument nodes passed through */
+    int nargs, capargs;
+    char *chars;
+    long nchars, capchars;
+    ArenaMark before;   /* what the run allocated is after this */
+    int oom;
+} Hold;
+
+static int hold_grow(Hold *h, void **v, long n, long *cap, size_t elem) {
+    if (n < *cap) return 1;
+    long nc = *cap ? *cap * 2 : 64;
+    while (nc <= n) nc *= 2;
+    void *p = realloc(*v, elem * (size_t)nc);
+    if (!p) return h->oom = 1, 0;
+    *v = p;
+    *cap = nc;
+    return 1;
+}
+
+/* A string of the expansion: kept as it is when older than the run. */
+static long hold_chars(Expander *x, Hold *h, const char *s, long len) {
+    if (!s || !arena_since(&x->c->arena, h->before, s)) return -1;
+    if (len < 0) len = (long)strlen(s);
+    long at = h->nchars;
+    if (!hold_grow(h, (void **)&h->chars, h->nchars + len + 1, &h->capchars, 1)) return h->oom = 1, -1;
+    memcpy(h->chars + at, s, (size_t)len);
+    h->chars[at + len] = 0;
+    h->nchars += len + 1;
+    return at;
+}
+
+/* The reference of node n in the held expansion: >= 0 a held node, < 0
+ * an argument node (-1 - its index); INT_MIN after an error, reported as
+ * mark_fresh reports it. */
+static int hold_ref(Expander *x, Hold *h, Node *n, int depth) {
+    Crisp *c = x->c;
+    if (set_has(&x->args, n)) {
+        long na = h->nargs, cap = h->capargs;
+        if (!hold_grow(h, (void **)&h->args, na + 1, &cap, sizeof *h->args)) return h->oom = 1, INT_MIN;
+        h->capargs = (int)cap;
+        h->args[h->nargs++] = n;
+        return -1 - (int)na;
+    }
+    if (eval_is_function(n)) {
+        diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` returned a function object, which is not code", x->macro);
+        return INT_MIN;
+    }
+    if (depth > x->ev.max_nesting) {
+        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` produced a form nested more than %ld levels deep", x->macro,
+                   x->ev.max_nesting);
+        return INT_MIN;
+    }
+    if (++x->fresh > x->ev.max_output_nodes) {
+        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` exceeded the expansion size limit (%ld nodes)", x->macro,
+                   x->ev.max_output_nodes);
+        return INT_MIN;
+    }
+    long cap = h->cap;
+    if (!hold_grow(h, (void **)&h->v, h->n + 1, &cap, sizeof *h->v)) return h->oom = 1, INT_MIN;
+    h->cap = (int)cap;
+    int me = h->n++;
+    Held *e = &h->v[me];
+    e->n = *n;
+    e->n.marked = 1;
+    e->n.loc = x->call_loc;
+    e->n.origin = x->exp;
+    e->ann = INT_MIN;
+    e->kids = 0;
+    e->name = e->key = -1;
+    int is_name = n->kind == N_SYMBOL || n->kind == N_KEYWORD;
+    if (is_name || n->kind == N_STRING) {
+        long name = hold_chars(x, h, n->name, n->kind == N_STRING ? n->slen : -1);
+        long key = is_name && n->key == n->name ? -2 : is_name ? hold_chars(x, h, n->key, -1) : -1;
+        e = &h->v[me];
+        e->name = name;
+        e->key = key;
+    }
+    if (n->kind == N_SYMBOL && n->ann) {
+        int a = hold_ref(x, h, n->ann, depth + 1);
+        if (a == INT_MIN) return INT_MIN;
+        h->v[me].ann = a;
+    }
+    if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
+        long nk = h->nkid, capk = h->capkid;
+        if (!hold_grow(h, (void **)&h->kidrefs, nk + n->nkids, &capk, sizeof(int))) return h->oom = 1, INT_MIN;
+        h->capkid = (int)capk;
+        h->nkid += n->nkids;
+        h->v[me].kids = (int)nk;
+        for (int i = 0; i < n->nkids; i++) {
+            int k = hold_ref(x, h, n->kids[i], depth + 1);
+            if (k == INT_MIN) return INT_MIN;
+            h->kidrefs[nk + i] = k;
+        }
+    }
+    return me;
+}
+
+/* Node `ref` of the held expansion, made again in the arena. */
+static Node *unhold(Expander *x, Hold *h, int ref) {
+    Arena *a = &x->c->arena;
+    if (ref < 0) return (Node *)h->args[-1 - ref];
+    const Held *e = &h->v[ref];
+    Node *m = arena_alloc8(a, sizeof *m);
+    if (!m) return NULL;
+    *m = e->n;
+    if (e->name >= 0) {
+        long len = m->kind == N_STRING ? m->slen : (long)strlen(h->chars + e->name);
+        char *p = arena_alloc(a, (size_t)len + 1);
+        if (!p) return NULL;
+        memcpy(p, h->chars + e->name, (size_t)len + 1);
+        m->name = p;
+    }
+    if (e->key == -2) m->key = m->name;
+    else if (e->key >= 0) m->key = arena_strdup(a, h->chars + e->key);
+    if (e->ann != INT_MIN && !(m->ann = unhold(x, h, e->ann))) return NULL;
+    if (m->kind == N_LIST || m->kind == N_VECLIT || m->kind == N_HWVEC) {
+        m->kids = NULL;
+        if (m->nkids) {
+            Node **k = arena_alloc8(a, sizeof(Node *) * (size_t)m->nkids);
+            if (!k) return NULL;
+            for (int i = 0; i < m->nkids; i++)
+                if (!(k[i] = unhold(x, h, h->kidrefs[e->kids + i]))) return NULL;
+            m->kids = k;
+        }
+    }
+    return m;
+}
+
+static void hold_free(Hold *h) {
+    free(h->v);
+    free(h->kidrefs);
+    free(h->args);
+    free(h->chars);
+}
+
 /* One expansion step of macro `m` on `call`: run it and mark the result. */
 static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     Crisp *c = x->c;
@@ -216,9 +378,43 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     e->call = call->loc;
     e->parent = call->origin;
     x->ev.host_calls++; /* an expansion inside another macro's run */
-    long calls = x->ev.host_calls;
-    ArenaMark before = arena_mark(&c->arena);
+    long calls = x->ev.host_calls, writes = x->ev.writes;
+    int errors = c->diag.errors, warnings = c->diag.warnings;
+    /* the argument set is made before the run, outside its memory: a run
+       that expanded other calls (which remake it) is caught below */
+    set_clear(&x->args);
+    for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
+    ArenaMark before = arena_scope_begin(&c->arena);
     Node *r = eval_macroexpand(&x->ev, m, call, e); /* may expand other calls */
+    if (r && x->ev.host_calls == calls && x->ev.writes == writes && c->diag.errors == errors &&
+        c->diag.warnings == warnings && !c->arena.exhausted && !x->ev.failed) {
+        /* nothing outside the expansion refers to the run's memory: hold
+           the expansion, take the memory back, rebuild it there */
+        Hold h = {0};
+        h.before = before;
+        x->exp = e;
+        x->call_loc = call->loc;
+        x->macro = m->name;
+        x->fresh = 0;
+        int root = hold_ref(x, &h, r, 0);
+        arena_scope_end(&c->arena, before);
+        Node *out = root == INT_MIN || h.oom ? NULL : unhold(x, &h, root);
+        hold_free(&h);
+        if (h.oom || (root != INT_MIN && (!out || c->arena.exhausted))) { /* as mark_fresh says it */
+            diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", x->macro);
+            return NULL;
+        }
+        if (!out) return NULL;
+        x->ev.output_nodes += x->fresh;
+        if (x->ev.output_nodes > x->ev.total_output_nodes) {
+            diag_fatal(&c->diag, call->loc, call->origin, EVAL_E_SIZE,
+                       "macro expansion exceeded the total size limit of the compilation (%ld nodes)",
+                       x->ev.total_output_nodes);
+            return NULL;
+        }
+        return out;
+    }
+    arena_scope_keep(&c->arena);
     if (!r) return NULL;
     set_clear(&x->args);
     for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
@@ -272,7 +468,7 @@ static Node *site_literal(Expander *x, Node *n, int is_line) {
     if (is_line) {
         r = syn_int(&x->c->arena, n->loc, l.line);
     } else {
-        const char *f = l.file && l.file->name ? l.file->name : "";
+        const char *f = srcloc_file(l) && srcloc_file(l)->name ? srcloc_file(l)->name : "";
         r = syn_string(&x->c->arena, n->loc, f, (int)strlen(f));
     }
     if (x->c->arena.exhausted) return NULL;
@@ -574,6 +770,10 @@ static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
     note_constant(x, n);
     if (x->seq) ptrmap_put(&c->arena, &x->seqs, n, (void *)(intptr_t)x->seq);
     forms_push(&c->arena, out, n);
+}
+
+void expander_expect(Expander *x, int n) {
+    ptrmap_reserve(&x->c->arena, &x->seqs, x->seqs.n + n);
 }
 
 void expander_toplevel(Expander *x, Node *form, Forms *out) {

@@ -39,6 +39,9 @@ struct Eval *expander_eval(Expander *x);
  * run, and `(progn ...)` of definitions is spliced; the resulting
  * definitions are appended to `out` with their bodies as written. */
 void expander_toplevel(Expander *x, Node *form, Forms *out);
+/* A hint: about `n` top-level forms will come (their table is made at its
+ * size at once, issue 14). */
+void expander_expect(Expander *x, int n);
 
 /* The form at an evaluated position, `form`, with every macro call in head
  * position expanded until it is a core form or a function call:

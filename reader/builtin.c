@@ -37,6 +37,7 @@ static void parse_builtin(Builtin *b) {
     diag_init(&c.diag, NULL);
     Reader r;
     reader_init(&r, &c);
+    srcfile_keep(&b->file); /* its forms are shared by every compilation */
     reader_read_file(&r, &b->file, &b->forms);
     builtin_arena = c.arena;
     b->ok = !c.diag.errors && !c.arena.exhausted;
@@ -75,7 +76,7 @@ static unsigned long node_sum(const Node *n, unsigned long h) {
     if (!n) return h * 31 + 7;
     h = h * 31 + (unsigned long)n->kind;
     h = h * 31 + (unsigned long)n->loc.line * 7 + (unsigned long)n->loc.col;
-    h = h * 31 + (unsigned long)(size_t)n->loc.file + (unsigned long)(size_t)n->origin;
+    h = h * 31 + (unsigned long)(size_t)srcloc_file(n->loc) + (unsigned long)(size_t)n->origin;
     if (n->kind <= N_HWVEC) { /* the syntax payload (core/node.h) */
         for (const char *s = n->name; s && *s; s++) h = h * 31 + (unsigned char)*s;
         for (const char *s = n->key; s && *s; s++) h = h * 31 + (unsigned char)*s;

@@ -99,6 +99,7 @@ typedef struct St {
     Reader *r;
     Crisp *c;
     const SrcFile *f;
+    unsigned fid;       /* srcfile_id(f): what locations hold */
     const char *p, *end, *bol;  /* cursor, end of text, start of line */
     int line;
     int depth;           /* open levels (lists, prefixes, #+/#-) */
@@ -153,8 +154,7 @@ static int peek(const St *s, int k) {
 }
 
 static SrcLoc here(const St *s) {
-    SrcLoc l = {s->f, s->line, (int)(s->p - s->bol) + 1};
-    return l;
+    return srcloc_in(s->fid, s->line, (int)(s->p - s->bol) + 1);
 }
 
 static void adv(St *s) {
@@ -776,8 +776,7 @@ static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, Node **o
         return RD_ERROR;
     }
     if (sep + 1 < n) {
-        SrcLoc tl = loc;
-        tl.col += (int)sep + 1;
+        SrcLoc tl = srcloc_in(loc.fid, loc.line, (int)loc.col + (int)sep + 1);
         sym->ann = mk_name(s, N_SYMBOL, tl, b + sep + 1, n - sep - 1);
         return sym->ann ? RD_NODE : RD_ERROR;
     }
@@ -1140,6 +1139,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
     s.r = r;
     s.c = c;
     s.f = f;
+    s.fid = srcfile_id(f);
     s.p = s.bol = f->text ? f->text : "";
     s.end = s.p + (f->text && f->len > 0 ? f->len : 0);
     s.line = 1;

@@ -420,14 +420,17 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     }
     memset(outs, 0, sizeof(Output) * (size_t)nmax);
     int n = 0;
-    StrBuf cl;
-    sb_init(&cl);
-    emit_oclc(&cl, p, &c->arena);
+    StrBuf cl_own, *cl = &cl_own; /* the OpenCL C */
+    sb_init(cl);
+    emit_oclc(cl, p, &c->arena);
     if (o->transpile_oclc || hoist) {
+        /* the .cl output takes the text itself, not a copy (issue 14:
+           a copy of 16 MB for 10 MB of Crisp) */
         outs[n].path = arena_printf(&c->arena, "%s/%s.cl", dir, base);
         capture[n] = o->capture_cl;
-        sb_init(&outs[n].text);
-        sb_putn(&outs[n].text, sb_cstr(&cl), cl.len);
+        outs[n].text = cl_own;
+        cl = &outs[n].text;
+        sb_init(&cl_own);
         n++;
     }
     if (o->metadata) {
@@ -448,24 +451,24 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     /* IR and binaries through the vendor tools (targets.c), or from the
        cache when it holds them for exactly this OpenCL C (cache.h) */
     int status = 0;
-    for (int i = 0; i < ntargets && !status && !cl.oom; i++) {
+    for (int i = 0; i < ntargets && !status && !cl->oom; i++) {
         const CrispTarget *t = i < o->ntargets ? &o->targets[i] : &nvcl_target;
         Output *built = &outs[n];
         built->path = target_file(&c->arena, t, o->fat_binary, dir, base);
         capture[n] = i == 0 ? o->capture_bin : NULL;
         sb_init(&built->text);
         n++;
-        char *entry = cache_dir ? cache_entry_path(cache_dir, t, o->fat_binary, sb_cstr(&cl), cl.len) : NULL;
-        if (entry && cache_entry_load(entry, t, o->fat_binary, sb_cstr(&cl), cl.len, &built->text)) {
+        char *entry = cache_dir ? cache_entry_path(cache_dir, t, o->fat_binary, sb_cstr(cl), cl->len) : NULL;
+        if (entry && cache_entry_load(entry, t, o->fat_binary, sb_cstr(cl), cl->len, &built->text)) {
             free(entry);
             continue;
         }
-        status = target_build(c, t, o->fat_binary, base, sb_cstr(&cl), cl.len, &built->text);
+        status = target_build(c, t, o->fat_binary, base, sb_cstr(cl), cl->len, &built->text);
         if (!status && record && entry) {
             outs[n].path = arena_strdup(&c->arena, entry);
             capture[n] = NULL;
             sb_init(&outs[n].text);
-            cache_entry_text(&outs[n].text, t, o->fat_binary, sb_cstr(&cl), cl.len, &built->text);
+            cache_entry_text(&outs[n].text, t, o->fat_binary, sb_cstr(cl), cl->len, &built->text);
             n++;
         }
         free(entry);
@@ -498,7 +501,7 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
     }
     if (hoist && !status) {
         Abi *abi = abi_build(&c->arena, p);
-        HoistOptions ho = {base, sb_cstr(&cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
+        HoistOptions ho = {base, sb_cstr(cl), o->hoist_unified_memory, o->hoist_dynamic, o->nhoist_dynamic,
                            o->debug_output, NULL, NULL, NULL, 0, o->fat_binary, 0, 0, 0};
         /* the CUDA hoists load the cubins (or fat binaries) of --binary-gpu-target */
         const char **sms = arena_alloc(&c->arena, sizeof(char *) * (size_t)(o->ntargets + 1));
@@ -576,8 +579,8 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
         order_reoutput(c, read, checked, i, &outs[n].text);
         n++;
     }
-    int oom = cl.oom;
-    sb_free(&cl);
+    int oom = cl->oom;
+    sb_free(&cl_own);
     for (int i = 0; i < n; i++) oom |= outs[i].text.oom;
     int ok = !status && !oom;
     if (ok && (o->capture_cl || o->capture_meta || o->capture_bin)) {
@@ -604,7 +607,7 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
 
 static int file_index(const Crisp *c, const Node *n) {
     for (int i = 0; i < c->nfiles; i++)
-        if (n->loc.file == c->files[i]) return i;
+        if (srcloc_file(n->loc) == c->files[i]) return i;
     return -1;
 }
 
@@ -711,6 +714,7 @@ static int pipeline_after_read(Crisp *c, Forms read) {
         fputs(sb_cstr(&b), c->opt->dump_out ? c->opt->dump_out : stdout);
         sb_free(&b);
     }
+    analysis_release(c, an); /* its memory serves the emitters */
     if (c->diag.errors) return 1;
     const char *names = source_names(c);
     if (names) checked->source = names;

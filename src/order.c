@@ -381,7 +381,7 @@ static void form_edits(Crisp *c, const SrcFile *f, const Node *n, const Inferred
         for (int i = 0; i < n->kids[1]->nkids; i++) {
             const Node *b = n->kids[1]->kids[i];
             const Node *name = b->kind == N_LIST && b->nkids ? b->kids[0] : b;
-            if (name->kind != N_SYMBOL || name->ann || name->origin || name->loc.file != f) continue;
+            if (name->kind != N_SYMBOL || name->ann || name->origin || srcloc_file(name->loc) != f) continue;
             if (declared_in(n, name->key)) continue;
             const char *t = type_spelling(inferred_type(inf, name));
             if (!t) continue;
@@ -393,7 +393,7 @@ static void form_edits(Crisp *c, const SrcFile *f, const Node *n, const Inferred
     if (syn_is_form(n, "declare"))
         for (int i = 1; i < n->nkids; i++) {
             const Node *d = n->kids[i];
-            if (d->kind == N_LIST && d->nkids && d->kids[0]->kind == N_SYMBOL && d->loc.file == f &&
+            if (d->kind == N_LIST && d->nkids && d->kids[0]->kind == N_SYMBOL && srcloc_file(d->loc) == f &&
                 (!strncmp(d->kids[0]->key, "check-", 6) || !strcmp(d->kids[0]->key, "max-registers") ||
                  !strcmp(d->kids[0]->key, "warn-max-registers"))) {
                 size_t at = offset_of(f, d->loc.line, d->loc.col);
@@ -436,7 +436,7 @@ void order_reoutput(Crisp *c, Forms read, const Program *p, int file, StrBuf *ou
     if (!tops || !start || !end) return;
     int nt = 0;
     for (int i = 0; i < read.n; i++)
-        if (read.v[i]->loc.file == f) tops[nt++] = i;
+        if (srcloc_file(read.v[i]->loc) == f) tops[nt++] = i;
     if (!nt) {
         sb_putn(out, t, n);
         return;

@@ -189,14 +189,14 @@ static SrcLoc crisp_line_of(Chain *ch, int line) {
                 const char *fn = ch->c->files[f]->name, *slash = strrchr(fn, '/');
                 const char *bn = slash ? slash + 1 : fn;
                 if (strlen(bn) == nlen && !strncmp(bn, n, nlen)) {
-                    best.file = ch->c->files[f];
-                    best.line = atoi(c);
-                    best.col = 1;
+                    const SrcFile *sf = ch->c->files[f];
+                    int bl = atoi(c), col = 1;
                     /* the caret at the line's first form */
-                    const char *t = best.file->text, *te = t + best.file->len;
-                    for (int k = 1; k < best.line && t < te; t++)
+                    const char *t = sf->text, *te = t + sf->len;
+                    for (int k = 1; k < bl && t < te; t++)
                         if (*t == '\n') k++;
-                    while (t < te && (*t == ' ' || *t == '\t')) t++, best.col++;
+                    while (t < te && (*t == ' ' || *t == '\t')) t++, col++;
+                    best = srcloc(sf, bl, col);
                 }
             }
         }
@@ -226,7 +226,7 @@ static int failed(Chain *ch, const char *tool, int status, StrBuf *out) {
         if (msg && msg < p + n) {
             int line = atoi(hit + strlen(clname));
             SrcLoc loc = crisp_line_of(ch, line);
-            if (loc.file) {
+            if (srcloc_file(loc)) {
                 diag_error(d, loc, NULL, "E1503", "%s: %.*s (in the OpenCL C for %s, %s.cl:%d)", tool,
                            (int)(p + n - msg - 9), msg + 9, ch->what, ch->base, line);
                 mapped++;

@@ -175,7 +175,7 @@ Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
     if (!s) return NULL;
     s->kind = SYM_LOCAL;
     s->name = name;
-    s->key = syn_lower(cx->ck->a, name);
+    s->key = syn_key(cx->ck->a, name);
     s->cname = local_cname(cx, name);
     s->ty = ty;
     s->def = at;

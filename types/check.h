@@ -33,40 +33,42 @@ typedef struct ConstVec ConstVec;
 
 typedef struct Sym Sym;
 struct Sym {
-    SymKind kind;
+    /* pointers first, then the small fields packed (issue 14: a local
+       or parameter is one Sym, 224 bytes before, 184 now) */
     const char *name;       /* as written */
     const char *key;        /* canonical */
     const char *cname;      /* its identifier, as the target spells it (TargetNames) */
     const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
     Type *ty;
     const Node *def;        /* defining syntax (for messages) */
-    int immutable;          /* loop index, thread id, constant */
-    int wg_uniform;         /* the same in every work-item of the workgroup: (declare (uniform V)),
-                               (declare (%workgroup-uniform V)) (warps.c's E0581 rule) */
-    int write_only;         /* &out parameter */
-    int is_temp;            /* compiler temporary */
-    int hoisted_local;      /* __local array declared at kernel scope */
-    int is_view;            /* pointer + length variables (side channels, marshall-vector, views) */
     Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
     Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
     Sym **soa_fields;       /* soa-vectors: one vector per struct field */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */
-    int resolving;          /* cycle detection for aliases and consts */
     ConstVec *cvec;         /* SYM_CONSTVEC: the computed values (NULL: failed) */
-    int cv_done;            /* SYM_CONSTVEC: its body has been run */
     Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
     Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
-    int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
     struct FuncDef *fn_inst; /* SYM_FNVAL bound to (gen-NAME ARGS...): that instance */
     Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
                                side-channel size may name the variable */
-    int assigned;           /* SYM_LOCAL: set! somewhere after its binding */
-    int from_lib;           /* a global the library (lib/) defines: a
-                               program's own definition replaces it */
     const struct Sym *shadows; /* a variable it hides that is spelled
                                differently (Crisp names ignore case) */
+    SymKind kind;
+    int resolving;          /* cycle detection for aliases and consts */
+    int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
+    signed char immutable;  /* loop index, thread id, constant */
+    signed char wg_uniform; /* the same in every work-item of the workgroup: (declare (uniform V)),
+                               (declare (%workgroup-uniform V)) (warps.c's E0581 rule) */
+    signed char write_only; /* &out parameter */
+    signed char is_temp;    /* compiler temporary */
+    signed char hoisted_local; /* __local array declared at kernel scope */
+    signed char is_view;    /* pointer + length variables (side channels, marshall-vector, views) */
+    signed char cv_done;    /* SYM_CONSTVEC: its body has been run */
+    signed char assigned;   /* SYM_LOCAL: set! somewhere after its binding */
+    signed char from_lib;   /* a global the library (lib/) defines: a
+                               program's own definition replaces it */
 };
 
 /* A tensor-view's number of dimensions (0 for anything else). */

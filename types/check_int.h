@@ -256,6 +256,9 @@ void names_rollback(Checker *ck, NameTable *t, int mark);
 /* An identifier not used yet in T (taken now): BASE, or the target's
  * variant of it (BASE_K). */
 const char *unique_name(Checker *ck, NameTable *t, const char *base);
+/* T is dead (a function's local names, once it is checked): its tables
+ * serve the next function's (issue 14). */
+void names_release(Checker *ck, NameTable *t);
 /* Record a name taken as it is (a kernel keeps its own). */
 void names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */

@@ -112,6 +112,14 @@ const char *unique_name(Checker *ck, NameTable *t, const char *base) {
     return ck->names->unique(ck->a, ck->names, t, base);
 }
 
+void names_release(Checker *ck, NameTable *t) {
+    strmap_release(ck->a, &t->live);
+    strmap_release(ck->a, &t->suffixes);
+    if (t->cap) arena_give_back(ck->a, (void *)t->names, sizeof(const char *) * (size_t)t->cap);
+    t->names = NULL;
+    t->n = t->cap = 0;
+}
+
 void names_take(Checker *ck, NameTable *t, const char *nm) {
     ck->names->take(ck->a, t, nm);
 }

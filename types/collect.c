@@ -416,6 +416,7 @@ void pass_collect(Checker *ck) {
         }
         ck->in_library = 0;
     }
+    if (ck->x) expander_expect(ck->x, ck->read.n);
     for (int i = 0; i < ck->read.n && !c->diag.fatal; i++) {
         if (ck->x) collect_toplevel(ck, ck->read.v[i], &ck->forms);
         else {

@@ -107,7 +107,7 @@ static int ce_error(Ce *ce, const Node *at, const char *code, const char *fmt, .
 /* The head of the form written at N's location ("get-global-id" for the
  * call the checker made of `(get-global-id 0)`), or FALLBACK. */
 static const char *source_name(Ce *ce, const Node *n, const char *fallback) {
-    const SrcFile *f = n ? n->loc.file : NULL;
+    const SrcFile *f = n ? srcloc_file(n->loc) : NULL;
     if (!f || !f->text || n->loc.line < 1 || n->loc.col < 1) return fallback;
     const char *p = f->text, *end = f->text + f->len;
     for (int line = 1; p < end && line < n->loc.line; p++)

@@ -321,6 +321,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
     side_finish_kernel(&cx);
+    names_release(ck, &cx.names); /* its locals have their C names */
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);

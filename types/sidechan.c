@@ -531,7 +531,7 @@ static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, 
         loc = x->call;
         x = x->parent;
     }
-    site->file = loc.file ? loc.file->name : "?";
+    site->file = srcloc_file(loc) ? srcloc_file(loc)->name : "?";
     site->line = loc.line;
     site->kind = kind;
     arena_push(cx->ck->a, (void ***)&p->sites, &p->nsites, &p->capsites, site);

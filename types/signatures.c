@@ -335,7 +335,7 @@ static void unused_defines(Checker *ck) {
         for (int g = 0; g < ck->globals.n; g++)
             if (ck->globals.syms[g]->kind == SYM_PARAMETER) suggest_add(&sg, ck->globals.syms[g]->name);
         const char *near = suggest_best(&sg);
-        SrcLoc none = {NULL, 0, 0};
+        SrcLoc none = {0, 0, 0};
         if (near)
             diag_warning(ck->d, none, NULL, "W0304", "-D%s sets no def-parameter (names are compared exactly): did you mean -D%s?",
                          name, near);

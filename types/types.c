@@ -130,6 +130,7 @@ Type *ty_lookup_base(const char *key) {
     if (!strcmp(key, "bool")) return &ty_bool;
     if (!strcmp(key, "nil")) return &ty_void;
     for (int s = 0; s < SC__COUNT; s++) {
+        if (key[0] != scalars[s].name[0]) continue; /* most keys name no scalar type (issue 14) */
         size_t n = strlen(scalars[s].name);
         if (strncmp(key, scalars[s].name, n) != 0) continue;
         const char *rest = key + n;

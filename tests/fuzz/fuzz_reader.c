@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Crisp c;
     memset(&c, 0, sizeof c);
     arena_init(&c.arena);
-    if (size > 0 && data[0] == '!') c.arena.cap = 4096;  /* exercise out of memory */
+    if (size > 0 && data[0] == '!') arena_set_cap(&c.arena, 4096);  /* exercise out of memory */
     diag_init(&c.diag, NULL);
     c.opt = &o;
 

@@ -64,7 +64,7 @@ static void t_free(T *t) {
 }
 
 static Node *node(T *t, NodeKind k, Type *ty) {
-    Node *n = syn_new(&t->c.arena, k, (SrcLoc){&t_file, 1, 1});
+    Node *n = syn_new(&t->c.arena, k, srcloc(&t_file, 1, 1));
     n->ty = ty;
     return n;
 }

@@ -2,7 +2,9 @@
  * issue 14's compile-speed work: arena_alloc8's alignment and packing,
  * zeroed memory across chunk boundaries and mapped chunks, the cap,
  * arena_mark / arena_since (how the macro expander tells a call's own
- * nodes from older ones), blocks given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
+ * nodes from older ones), scopes whose memory is taken back at their end
+ * (arena_scope_end), 8-byte source locations (core/srcfile.c), blocks
+ * given back by growing hash tables, and sb_format / sb_printf / arena_printf, whose
  * common formats are done without vsnprintf: each compared with
  * vsnprintf's text. */
 #include <stdarg.h>
@@ -58,7 +60,7 @@ static void test_cap(void **state) {
     (void)state;
     Arena a;
     arena_init(&a);
-    a.cap = 1 << 20;
+    arena_set_cap(&a, 1 << 20);
     assert_non_null(arena_alloc8(&a, 1000));
     assert_false(a.exhausted);
     assert_non_null(arena_alloc(&a, (1 << 20) + 16)); /* past the cap: served, exhausted */
@@ -108,6 +110,71 @@ static void test_blocks_given_back(void **state) {
     arena_free(&a);
 }
 
+/* arena_scope_end takes back what the scope allocated, also past chunk
+ * boundaries, and hands it out again zeroed; blocks given back inside a
+ * scope are dropped; what came before the scope stays. */
+static void test_scope(void **state) {
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    long *keep = arena_alloc(&a, sizeof *keep);
+    *keep = 42;
+    size_t used = a.used;
+    for (int round = 0; round < 3; round++) {
+        ArenaMark m = arena_scope_begin(&a);
+        unsigned char *first = arena_alloc8(&a, 64);
+        assert_true(arena_since(&a, m, first));
+        for (int i = 0; i < 64; i++) assert_int_equal(first[i], 0);
+        memset(first, 0xAB, 64);
+        /* past a chunk boundary, and a mapped chunk, on the third round */
+        size_t big = round == 2 ? (size_t)5 << 20 : 100000;
+        unsigned char *b = arena_alloc(&a, big);
+        assert_non_null(b);
+        memset(b, 0xCD, 4096);
+        void *blk = arena_alloc_block(&a, 256);
+        arena_give_back(&a, blk, 256); /* inside a scope: not kept */
+        assert_null(a.spare[8]);
+        arena_scope_end(&a, m);
+        assert_int_equal(a.used, used);
+        assert_int_equal(*keep, 42);
+        unsigned char *again = arena_alloc8(&a, 64);
+        assert_false(arena_since(&a, m, keep));
+        for (int i = 0; i < 64; i++) assert_int_equal(again[i], 0);
+        used = a.used;
+    }
+    arena_free(&a);
+}
+
+/* A source location is 8 bytes: its file is a number in the process-wide
+ * table (core/srcfile.c), the same for the same file; a column past
+ * SRCLOC_MAX_COL is given as SRCLOC_MAX_COL; a kept file keeps its number. */
+static void test_srcloc(void **state) {
+    (void)state;
+    assert_int_equal(sizeof(SrcLoc), 8);
+    assert_int_equal(sizeof(Node), 64);
+    static SrcFile f1 = {"one.crisp", "(a)", 3}, f2 = {"two.crisp", "(b)", 3};
+    SrcLoc a = srcloc(&f1, 12, 7), b = srcloc(&f2, 1, 1);
+    assert_ptr_equal(srcloc_file(a), &f1);
+    assert_ptr_equal(srcloc_file(b), &f2);
+    assert_int_equal(a.line, 12);
+    assert_int_equal(a.col, 7);
+    assert_int_equal(srcloc(&f1, 3, 4).fid, a.fid);
+    assert_int_not_equal(a.fid, b.fid);
+    assert_int_equal(srcloc(&f1, 1, SRCLOC_MAX_COL + 100).col, SRCLOC_MAX_COL);
+    SrcLoc none = {0, 0, 0};
+    assert_null(srcloc_file(none));
+    assert_null(srcloc_file(srcloc(NULL, 1, 1)));
+    /* far more files than the table holds: a kept one stays known */
+    srcfile_keep(&f1);
+    static SrcFile many[SRCFILE_MAX + 10];
+    for (int i = 0; i < SRCFILE_MAX + 10; i++) {
+        many[i].name = "m.crisp";
+        assert_int_not_equal(srcfile_id(&many[i]), 0);
+    }
+    assert_ptr_equal(srcloc_file(a), &f1);
+    assert_ptr_equal(srcloc_file(srcloc(&many[SRCFILE_MAX + 9], 1, 1)), &many[SRCFILE_MAX + 9]);
+}
+
 /* sb_printf and arena_printf print what vsnprintf prints. */
 static void check_format(const char *fmt, ...) {
     char want[512];
@@ -151,7 +218,7 @@ static void test_reserve(void **state) {
     for (int i = 0; i < 100; i++) assert_true(v[i].x == i && v[i].y == -i);
     void *before = v;
     int cap_before = cap;
-    a.cap = 1; /* far past 1.25 x the cap: every allocation refused */
+    arena_set_cap(&a, 1); /* far past 1.25 x the cap: every allocation refused */
     assert_false(arena_reserve(&a, (void **)&v, n, cap + 1 - n, &cap, sizeof *v));
     assert_ptr_equal(v, before);
     assert_int_equal(cap, cap_before);
@@ -204,6 +271,8 @@ int main(void) {
         cmocka_unit_test(test_mark_since),
         cmocka_unit_test(test_blocks_given_back),
         cmocka_unit_test(test_reserve),
+        cmocka_unit_test(test_scope),
+        cmocka_unit_test(test_srcloc),
         cmocka_unit_test(test_format_like_vsnprintf),
         cmocka_unit_test(test_printf_grows),
     };

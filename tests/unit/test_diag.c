@@ -33,7 +33,7 @@ static char out_buf[8192];
 static SrcFile file = {.name = "k.crisp", .text = "(def-kernel k ()\n  (foo 1))\n", .len = 27};
 
 static SrcLoc at(int line, int col) {
-    SrcLoc l = {&file, line, col};
+    SrcLoc l = srcloc(&file, line, col);
     return l;
 }
 
@@ -83,7 +83,7 @@ static void test_error_cap(void **state) {
 static void test_json(void **state) {
     (void)state;
     Diag d;
-    Expansion ex = {"dotimes", {&file, 1, 1}, NULL};
+    Expansion ex = {"dotimes", srcloc(&file, 1, 1), NULL};
     CAPTURE(d, d.format = DIAG_FORMAT_JSON;
             diag_error(&d, at(2, 4), &ex, "E0494", "unknown `%s`\t\"x\"\\ \001 \xff \xc3\xa9", "foo");
             diag_note(&d, at(1, 1), "in kernel `%s`", "k");

@@ -53,7 +53,7 @@ static int teardown(void **state) {
 }
 
 static Node *node(NodeKind k, Type *ty) {
-    Node *n = syn_new(&A, k, (SrcLoc){&t_file, 1, 1});
+    Node *n = syn_new(&A, k, srcloc(&t_file, 1, 1));
     n->ty = ty;
     return n;
 }

@@ -1159,7 +1159,7 @@ static void test_limit_size_and_nesting(void **state) {
 static void test_limit_arena(void **state) {
     (void)state;
     T *t = t_new_opts(100000000, 0);
-    t->c.arena.cap = 4 << 20;
+    arena_set_cap(&t->c.arena, 4 << 20);
     assert_string_equal(t_eval(t, "(let ((l nil)) (dotimes (i 10000000) (push i l)) 1)"),
                         "ERROR");
     assert_non_null(strstr(t_diag(t), "out of memory"));

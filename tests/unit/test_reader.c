@@ -342,7 +342,7 @@ static void test_locations(void **state) {
     Run *t = rd("(a\n\t(bb  \"s\"\n   #(1)))\n:k");
     assert_int_equal(t->nerr, 0);
     Node *l = t->forms.v[0];
-    assert_ptr_equal(l->loc.file, &t->f);
+    assert_ptr_equal(srcloc_file(l->loc), &t->f);
     assert_int_equal(l->loc.line, 1);
     assert_int_equal(l->loc.col, 1);
     assert_int_equal(l->kids[0]->loc.col, 2);
@@ -816,7 +816,7 @@ static void test_out_of_memory(void **state) {
     for (int i = 0; i < 20000; i++) sb_puts(&b, "(a b c) ");
     const char *src = sb_cstr(&b);
     Run *t = run_new();
-    t->c.arena.cap = 64 * 1024;
+    arena_set_cap(&t->c.arena, 64 * 1024);
     run_text(t, src, strlen(src));
     assert_int_equal(t->nerr, 1);
     assert_true(t->c.diag.fatal);
