@@ -13,6 +13,7 @@
 
 #include "analysis_int.h"
 #include "extent.h"
+#include "localmem.h"
 
 static const struct {
     const char *name;
@@ -344,6 +345,8 @@ Analysis *analysis_run(Crisp *c, Program *p) {
     /* callees come before their callers in p->funcs */
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
+    /* after uniformity, which may drop `uniform` slots */
+    for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) localmem_check(an, p->funcs[i]);
     return an;
 }
 
