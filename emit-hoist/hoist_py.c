@@ -54,7 +54,7 @@ static const char *const py_keywords[] = {
 static const char *const py_taken[] = {
     "self", "rt", "q", "copies", "events", "written", "results", "dev", "ev", "gs", "ls", "lz", "args", "need", "given",
     "queue", "wait_for", "global_size", "local_size", "np", "os", "sys", "math", "cl",
-    "crisp_runtime", "int", "len", "type", "tuple", NULL};
+    "crisp_runtime", "int", "len", "type", "tuple", "local_bytes", NULL};
 
 /* ... and the demo. */
 static const char *const demo_taken[] = {
@@ -821,6 +821,18 @@ static const char *arg_dtypes(Arena *a, const AbiKernel *k) {
 
 static int fast_path_ok(const PyKernel *pk);
 
+/* A __local argument (workgroup scratch, a :local parameter, warp memory). */
+static int is_local_arg(const AbiArg *x) {
+    return x->role != ROLE_LENGTH && x->role != ROLE_SCALAR && x->as == AS_LOCAL;
+}
+
+/* 1 when K has a __local argument (its local memory depends on the call). */
+static int py_local_args(const AbiKernel *k) {
+    for (int i = 0; i < k->nargs; i++)
+        if (is_local_arg(&k->args[i])) return 1;
+    return 0;
+}
+
 static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, int ndynamic, Arena *a) {
     top_gap(p);
     pr_line(p, "class Kernels:");
@@ -848,6 +860,12 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
         pr_line(p, "self.%s = crisp_runtime.create_kernel(%s, \"%s\")", pk->attr, is_dynamic(o, n) ? "dynamic_program" : "program", n);
         py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
         if (fast_path_ok(pk)) pr_line(p, "self._x_%s = _enqueue_of(self.%s)", pk->k->name, pk->attr);
+        const LocalMem *lm = pk->k->lmem;
+        if (!o->cuda && lm && lm->static_bytes && !py_local_args(pk->k)) {
+            /* local memory fixed at compile time: checked once, here */
+            pr_line(p, "if %lld > runtime.local_mem_size:  # %s's fixed __local vectors", (long long)lm->static_bytes, n);
+            pr_line(p, "    raise runtime.local_mem_error(\"%s\", %lld, None, None)", n, (long long)lm->static_bytes);
+        }
     }
     if (!o->cuda) {
         pr_line(p, "# the fast paths' queue: the default one when it runs in order (False: none)");
@@ -1315,6 +1333,29 @@ static void emit_fast_path(Printer *p, const PyKernel *pk) {
     pr_dedent(p);
 }
 
+/* Before the launch, the local memory a workgroup needs (analysis/localmem.h:
+ * the fixed __local vectors and every __local argument as rt.local sizes
+ * it) against the device's (rt.local_mem_size, asked once when the runtime
+ * was made): a LocalMemoryError naming both instead of the launch's
+ * CL_OUT_OF_RESOURCES.  Only kernels with local memory, which never take
+ * the fast path; not in the CUDA hoist, whose runtime does not ask yet. */
+static void emit_local_check(Printer *p, const PyKernel *pk) {
+    const AbiKernel *k = pk->k;
+    if (pk->cuda || !k->lmem || !k->lmem->nparts || !py_local_args(k)) return; /* fixed: checked by __init__ */
+    pr_line(p, "# local memory per workgroup: the fixed __local vectors and the __local arguments");
+    int last = -1;
+    for (int i = 0; i < k->nargs; i++)
+        if (is_local_arg(&k->args[i])) last = i;
+    pr_line(p, "local_bytes = (%lld", (long long)k->lmem->static_bytes);
+    for (int i = 0; i <= last; i++) {
+        const AbiArg *x = &k->args[i];
+        if (!is_local_arg(x)) continue;
+        pr_line(p, "               + (%s or 1) * %d%s", pk->pa[x->index].len, x->stride > 0 ? x->stride : 1, i == last ? ")" : "");
+    }
+    pr_line(p, "if local_bytes > rt.local_mem_size:");
+    pr_line(p, "    raise rt.local_mem_error(\"%s\", local_bytes, gs, ls)", k->name);
+}
+
 static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     const HostKernel *hk = pk->hk;
     const AbiKernel *k = pk->k;
@@ -1353,6 +1394,7 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
         pr_line(p, "results = []");
     }
     for (int i = 0; i < hk->nsides; i++) emit_side_channel(p, pk, hk->sides[i]);
+    emit_local_check(p, pk);
     pr_blank(p);
     const char *args = "";
     for (int i = 0; i < k->nargs; i++) args = arena_printf(a, "%s%s%s", args, i ? ", " : "", arg_value(pk, &k->args[i]));
