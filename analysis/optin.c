@@ -364,6 +364,12 @@ void analysis_dump(StrBuf *b, const Analysis *an) {
             sb_putc(b, '\n');
         }
         if (s->regs) sb_printf(b, "  registers %d (estimate)\n", s->regs);
+        const LocalMem *lm = fn->kind == FN_KERNEL ? localmem_kernel(an->a, fn) : NULL;
+        if (lm && lm->nparts && lm->at_size >= 0)
+            sb_printf(b, "  local memory %lld bytes at %lld work-items (%lld fixed)\n", (long long)lm->at_size,
+                      (long long)lm->local_size, (long long)lm->static_bytes);
+        else if (lm && lm->nparts)
+            sb_printf(b, "  local memory sized at launch (%lld fixed)\n", (long long)lm->static_bytes);
         sb_puts(b, ")\n");
         sb_free(&s->dump);
     }
