@@ -244,8 +244,8 @@ void localmem_check(Analysis *an, const CFunc *f) {
     if (scales)
         diag_note(an->d, kloc,
                   "to shrink it: fewer work-items per workgroup (`(declare (local-size :set-to 128))` in the kernel, "
-                  "or a smaller local size at launch), or fewer elements per work-item (the :items-per-thread key of the "
-                  "scans, filter and sorts); the hoists refuse a launch the device has too little local memory for");
+                  "or a smaller local size at launch), or fewer elements per work-item (:items-per-thread of the scans and "
+                  "filter, :keys-per-thread of the radix sort); the hoists refuse a launch the device has too little local memory for");
     else
         diag_note(an->d, kloc, "to shrink it: shorter :local vectors, or several passes over smaller tiles");
 }
