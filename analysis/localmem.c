@@ -104,10 +104,26 @@ LocalMem *localmem_kernel(Arena *a, const CFunc *f) {
         p->element = ty_name(a, s->ty->elem);
         p->stride = ty_vector_stride(s->ty->elem, s->ty->align);
         p->count_crisp = arena_printf(a, "%" PRId64, s->ty->length);
-        p->at_size = s->ty->length * p->stride;
+        p->at_size = s->ty->length > 0 && s->ty->length < ((int64_t)1 << 40) ? s->ty->length * p->stride : 0;
         p->bytes = sz_int(a, p->at_size);
         p->at = s->def;
         lm->static_bytes += p->at_size;
+    }
+    /* the :local vector parameters: as long as the caller says */
+    for (int i = 0; i < f->nparams; i++) {
+        const Sym *s = f->params[i];
+        if (!s->ty || s->ty->kind != TY_VECTOR || s->ty->as != AS_LOCAL) continue;
+        LocalPart *p = next_part(a, lm, &cap);
+        if (!p) return NULL;
+        p->kind = LP_PARAM;
+        p->name = s->name;
+        p->element = ty_name(a, s->ty->elem);
+        p->stride = ty_vector_stride(s->ty->elem, s->ty->align);
+        p->count_crisp = arena_printf(a, "(length~ %s)", s->name);
+        p->bytes = sz_simplify(a, sz_bin(a, SZ_MUL, sz_bin(a, SZ_MAX, sz_param(a, SZ_LENGTH, s->name, i, 0), sz_int(a, 1)),
+                                         sz_int(a, p->stride)));
+        p->at_size = -1;
+        p->at = s->def;
     }
     /* the workgroup scratch the host sizes */
     for (int i = 0; i < f->nsides; i++) {
@@ -228,7 +244,10 @@ void localmem_check(Analysis *an, const CFunc *f) {
         const char *macro;
         SrcLoc loc = user_loc(an->c, p->at, &macro);
         const char *by = macro ? arena_printf(a, " (made by `%s`)", macro) : "";
-        const char *what = p->kind == LP_ARRAY ? ":local vector" : p->kind == LP_SCRATCH ? "workgroup scratch" : "warp memory";
+        const char *what = p->kind == LP_ARRAY     ? ":local vector"
+                           : p->kind == LP_PARAM   ? ":local parameter"
+                           : p->kind == LP_SCRATCH ? "workgroup scratch"
+                                                   : "warp memory";
         if (p->at_size >= 0)
             diag_note(an->d, loc, "%s `%s`%s: %s x %s (%d bytes each) = %s bytes%s%s", what, p->name, by, p->count_crisp,
                       p->element, p->stride, with_commas(a, p->at_size), p->comment ? " -- " : "", p->comment ? p->comment : "");

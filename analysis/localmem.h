@@ -8,7 +8,8 @@
  * memory, so the footprint grows with the work-group size and the tuning.
  * This analysis adds up, for each kernel, every piece of local memory it
  * declares - the `:local` vectors at kernel scope (the user's and the
- * library's, the `uniform` slots), the workgroup scratch the host sizes
+ * library's, the `uniform` slots), the :local vector parameters (as long
+ * as the caller says), the workgroup scratch the host sizes
  * (`make-scratch-vector ... :local`, a size tree over the launch), the
  * warp memory of the local-memory warp lowering - and evaluates it at the
  * kernel's declared local size when there is one (the size crisp chose
@@ -29,6 +30,7 @@
 
 typedef enum LocalPartKind {
     LP_ARRAY,       /* a :local vector (or uniform slot) at kernel scope: fixed size */
+    LP_PARAM,       /* a :local vector parameter: as long as the caller says */
     LP_SCRATCH,     /* workgroup scratch the host sizes (a __local argument) */
     LP_WARP,        /* the local-memory warp lowering's words per work-item */
 } LocalPartKind;

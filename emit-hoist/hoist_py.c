@@ -1342,16 +1342,18 @@ static void emit_fast_path(Printer *p, const PyKernel *pk) {
 static void emit_local_check(Printer *p, const PyKernel *pk) {
     const AbiKernel *k = pk->k;
     if (pk->cuda || !k->lmem || !k->lmem->nparts || !py_local_args(k)) return; /* fixed: checked by __init__ */
+    Arena *a = pk->a;
     pr_line(p, "# local memory per workgroup: the fixed __local vectors and the __local arguments");
-    int last = -1;
+    const char **terms = arena_alloc(a, sizeof *terms * (size_t)(k->nargs + 1));
+    int n = 0;
+    if (!terms) return;
+    if (k->lmem->static_bytes) terms[n++] = arena_printf(a, "%lld", (long long)k->lmem->static_bytes);
     for (int i = 0; i < k->nargs; i++)
-        if (is_local_arg(&k->args[i])) last = i;
-    pr_line(p, "local_bytes = (%lld", (long long)k->lmem->static_bytes);
-    for (int i = 0; i <= last; i++) {
-        const AbiArg *x = &k->args[i];
-        if (!is_local_arg(x)) continue;
-        pr_line(p, "               + (%s or 1) * %d%s", pk->pa[x->index].len, x->stride > 0 ? x->stride : 1, i == last ? ")" : "");
-    }
+        if (is_local_arg(&k->args[i]))
+            terms[n++] = arena_printf(a, "(%s or 1) * %d", pk->pa[k->args[i].index].len, k->args[i].stride > 0 ? k->args[i].stride : 1);
+    for (int i = 0; i < n; i++) /* one term a line */
+        pr_line(p, "%s%s%s", i == 0 ? (n > 1 ? "local_bytes = (" : "local_bytes = ") : "               + ", astr(terms[i]),
+                i == n - 1 && n > 1 ? ")" : "");
     pr_line(p, "if local_bytes > rt.local_mem_size:");
     pr_line(p, "    raise rt.local_mem_error(\"%s\", local_bytes, gs, ls)", k->name);
 }

@@ -308,6 +308,17 @@ def local_memory_checked_before_launch():
         assert_equal(out[:want.size], want)
     finally:
         rt.local_mem_size = rt.device.local_mem_size
+    # a :local parameter counts as the caller sizes it
+    v = load("tests/e2e/vectors.crisp")
+    table, out8 = np.arange(8, dtype=np.int32), np.zeros(24, np.int32)
+    v.runtime.local_mem_size = 16
+    try:
+        assert_raises(mod.crisp_runtime.LocalMemoryError, v.constant_and_local, table, 8, out8,
+                      match="needs 32 bytes of local memory per workgroup, but the device has 16")
+    finally:
+        v.runtime.local_mem_size = v.runtime.device.local_mem_size
+    v.constant_and_local(table, 8, out8)
+    assert_equal(out8, np.tile(table[::-1], 3))
     # a kernel whose local memory is all fixed :local vectors is checked once,
     # when the program is loaded
     _, path = write_hoist("tests/hoist_py/local_fixed.crisp")

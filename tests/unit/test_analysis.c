@@ -307,6 +307,16 @@ static void test_local_memory(void **state) {
            "    (local-barrier)\n"
            "    (set! (~ v (get-local-id 0)) (~ s 0))))\n",
            "local memory sized at launch (0 fixed)", "-W0704");
+    /* a :local parameter: as long as the caller says, with the fixed part */
+    EXPECT(0,
+           "(def-kernel k (v:fvec w:(vector-type float :local :read-write))\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((a (make-vector float 16 :local)))\n"
+           "    (set! (~ a 0) 1.0)\n"
+           "    (set! (~ w 0) 2.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (+ (~ a 0) (~ w 0)))))\n",
+           "local memory sized at launch (64 fixed)", "-W0704");
 }
 
 int main(void) {
