@@ -861,7 +861,7 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
         py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
         if (fast_path_ok(pk)) pr_line(p, "self._x_%s = _enqueue_of(self.%s)", pk->k->name, pk->attr);
         const LocalMem *lm = pk->k->lmem;
-        if (!o->cuda && lm && lm->static_bytes && !py_local_args(pk->k)) {
+        if (lm && lm->static_bytes && !py_local_args(pk->k)) {
             /* local memory fixed at compile time: checked once, here */
             pr_line(p, "if %lld > runtime.local_mem_size:  # %s's fixed __local vectors", (long long)lm->static_bytes, n);
             pr_line(p, "    raise runtime.local_mem_error(\"%s\", %lld, None, None)", n, (long long)lm->static_bytes);
@@ -1337,11 +1337,11 @@ static void emit_fast_path(Printer *p, const PyKernel *pk) {
  * the fixed __local vectors and every __local argument as rt.local sizes
  * it) against the device's (rt.local_mem_size, asked once when the runtime
  * was made): a LocalMemoryError naming both instead of the launch's
- * CL_OUT_OF_RESOURCES.  Only kernels with local memory, which never take
- * the fast path; not in the CUDA hoist, whose runtime does not ask yet. */
+ * CL_OUT_OF_RESOURCES (the CUDA hoist: against a block's shared memory).
+ * Only kernels with __local arguments, which never take the fast path. */
 static void emit_local_check(Printer *p, const PyKernel *pk) {
     const AbiKernel *k = pk->k;
-    if (pk->cuda || !k->lmem || !k->lmem->nparts || !py_local_args(k)) return; /* fixed: checked by __init__ */
+    if (!k->lmem || !k->lmem->nparts || !py_local_args(k)) return; /* fixed: checked by __init__ */
     Arena *a = pk->a;
     pr_line(p, "# local memory per workgroup: the fixed __local vectors and the __local arguments");
     const char **terms = arena_alloc(a, sizeof *terms * (size_t)(k->nargs + 1));

@@ -150,15 +150,6 @@ class CrispError(RuntimeError):
         self.code = code
 
 
-def _launch_text(global_size, local_size):
-    """'global 1024, local 256' ('any launch' without sizes: a kernel's fixed
-    __local vectors, checked when the program is loaded)."""
-    if global_size is None:
-        return "any launch"
-    return "global %s, local %s" % (" x ".join(map(str, global_size)),
-                                    " x ".join(map(str, local_size)) if local_size else "OpenCL's choice")
-
-
 class LocalMemoryError(CrispError):
     """A workgroup of the kernel needs more local memory than the device has
     (raised before the launch; code: CL_OUT_OF_RESOURCES, what the launch
@@ -834,6 +825,20 @@ def sizes(kernel, global_size, local_size, dims=None):
     return s.global_size, s.local_size
 
 
+def local_mem_message(kernel, global_size, local_size, need, have, what):
+    """The message for a launch of KERNEL whose workgroup needs NEED bytes of
+    local memory where the device has HAVE (WHAT: the device's figure).
+    GLOBAL_SIZE None: the kernel's fixed __local vectors, checked at load."""
+    if global_size is None:
+        launch = "any launch"
+    else:
+        launch = "global %s, local %s" % (" x ".join(map(str, global_size)),
+                                          " x ".join(map(str, local_size)) if local_size else "not set")
+    return ("kernel %s (%s) needs %d bytes of local memory per workgroup, but the device has %d (%s): "
+            "launch it with fewer work-items a workgroup, or fewer items per thread"
+            % (kernel, launch, need, have, what))
+
+
 def too_short(kernel, name, have, need, what):
     """Raise the ValueError for vector NAME of KERNEL holding HAVE elements
     where the kernel may touch NEED (WHAT: the size expression)."""
@@ -1253,10 +1258,8 @@ class Runtime:
     def local_mem_error(self, kernel, need, global_size, local_size):
         """The LocalMemoryError of a launch of KERNEL whose workgroup needs
         NEED bytes of local memory, more than the device has."""
-        return LocalMemoryError(
-            "kernel %s (%s) needs %d bytes of local memory per workgroup, but the device "
-            "has %d (CL_DEVICE_LOCAL_MEM_SIZE): launch it with fewer work-items a workgroup, or fewer "
-            "items per thread" % (kernel, _launch_text(global_size, local_size), need, self.local_mem_size))
+        return LocalMemoryError(local_mem_message(kernel, global_size, local_size, need, self.local_mem_size,
+                                                  "CL_DEVICE_LOCAL_MEM_SIZE"))
 
     @staticmethod
     def launch_error(kernel, global_size, local_size, error):
