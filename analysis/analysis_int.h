@@ -7,6 +7,7 @@
  *               terms, why a value is not uniform
  * memory.c      index expressions as functions of the local id:
  *               check-coalesce, check-bank-conflicts
+ * localmem.c    the __local bytes of each kernel, W0704 (localmem.h)
  * optin.c       declaim / declare opt-ins, the register estimate, the
  *               driver (analysis_run) and --dump=analysis */
 #ifndef CRISP_ANALYSIS_INT_H
@@ -194,6 +195,11 @@ const Node *ex_site(const Node *n, const Node *fallback);
 /* ---- memory.c ---- */
 /* check-coalesce / check-bank-conflicts over the function's accesses. */
 void mem_check(Fn *f);
+
+/* ---- localmem.c ---- */
+/* W0704 when kernel F needs more than LOCALMEM_OPENCL_MIN bytes of local
+ * memory at its declared local size (or in fixed-size parts alone). */
+void localmem_check(Analysis *an, const CFunc *f);
 
 /* ---- optin.c ---- */
 int opt_estimate_registers(Fn *f);

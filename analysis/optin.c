@@ -14,6 +14,7 @@
 
 #include "analysis_int.h"
 #include "extent.h"
+#include "localmem.h"
 
 static const struct {
     const char *name;
@@ -393,6 +394,8 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
     arena_free(&an->tmp);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
+    /* after uniformity, which may drop `uniform` slots */
+    for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) localmem_check(an, p->funcs[i]);
     return an;
 }
 
@@ -410,6 +413,12 @@ void analysis_dump(StrBuf *b, const Analysis *an) {
             sb_putc(b, '\n');
         }
         if (s->regs) sb_printf(b, "  registers %d (estimate)\n", s->regs);
+        const LocalMem *lm = fn->kind == FN_KERNEL ? localmem_kernel(an->a, fn) : NULL;
+        if (lm && lm->nparts && lm->at_size >= 0)
+            sb_printf(b, "  local memory %lld bytes at %lld work-items (%lld fixed)\n", (long long)lm->at_size,
+                      (long long)lm->local_size, (long long)lm->static_bytes);
+        else if (lm && lm->nparts)
+            sb_printf(b, "  local memory sized at launch (%lld fixed)\n", (long long)lm->static_bytes);
         sb_puts(b, ")\n");
         sb_free(&s->dump);
     }

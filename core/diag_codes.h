@@ -478,6 +478,7 @@ DIAG(W0580, WARNING, "`(device-has :subgroups)` in an OpenCL C 1.2 file")
 DIAG(W0701, WARNING, "grid form in a kernel without a global size")
 DIAG(W0702, WARNING, "inconsistent size declarations")
 DIAG(W0703, WARNING, "const-vec indexed with an unbounded thread id")
+DIAG(W0704, WARNING, "kernel needs more local memory than the 32 KiB OpenCL guarantees")
 
 /* W11xx the opt-in static analyses (check-barriers, check-divergence, ...) */
 DIAG(W1101, WARNING, "barrier that may be reached by only some work-items")

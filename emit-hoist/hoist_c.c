@@ -193,6 +193,13 @@ static int is_local(const AbiArg *a) {
     return is_pointer(a) && a->as == AS_LOCAL;
 }
 
+/* 1 when K has a __local argument (its local memory then depends on the call). */
+static int has_local_args(const AbiKernel *k) {
+    for (int i = 0; i < k->nargs; i++)
+        if (is_local(&k->args[i])) return 1;
+    return 0;
+}
+
 /* The struct field of an argument. */
 static const char *field(Hc *h, const AbiArg *a) {
     if (a->cname) return arg_name(h, a->cname);
@@ -1185,6 +1192,12 @@ static void emit_program_defs(Hc *h) {
         }
         pr_line(p, "p->kernel_%s = crisp_create_kernel(cx, %s, \"%s\", &err);", k->name, prog, k->name);
         pr_line(p, "if (!p->kernel_%s) goto failed;", k->name);
+        if (k->lmem && k->lmem->static_bytes && !has_local_args(k)) {
+            /* local memory fixed at compile time: checked once, here */
+            pr_line(p, "err = crisp_check_local_mem(cx, \"%s\", %lldULL, NULL); /* its fixed __local vectors */", k->name,
+                    (long long)k->lmem->static_bytes);
+            pr_line(p, "if (err != CL_SUCCESS) goto failed;");
+        }
     }
     pr_line(p, "return CL_SUCCESS;");
     if (abi->nkernels) {
@@ -1342,6 +1355,32 @@ static const char *mem_of(Hc *h, const char *expr) {
     return h->o->unified_memory ? arena_printf(h->a, "%s.mem", expr) : expr;
 }
 
+/* The check of the local memory a workgroup of K needs (analysis/localmem.h)
+ * before a launch: the fixed __local vectors and every __local argument as
+ * set_args sizes it, against the device's (cx->local_mem_size, asked once
+ * when the context was made).  Nothing when K has no local memory. */
+static int emit_local_check(Hc *h, const AbiKernel *k) {
+    Printer *p = &h->pr;
+    if (!k->lmem || !k->lmem->nparts || !has_local_args(k)) return 0; /* fixed: checked once, by _load */
+    pr_line(p, "if (err == CL_SUCCESS) {");
+    pr_indent(p);
+    pr_line(p, "/* local memory per workgroup: the fixed __local vectors and the __local arguments */");
+    pr_line(p, "unsigned long long local = %lldULL;", (long long)k->lmem->static_bytes);
+    for (int i = 0; i < k->nargs; i++) {
+        const AbiArg *a = &k->args[i];
+        if (!is_local(a)) continue;
+        const AbiArg *len = length_of(k, a);
+        if (len)
+            pr_line(p, "local += crisp_local_arg_bytes(args->%s, %d);", field(h, len), stride_of(a));
+        else
+            pr_line(p, "local += %lldULL;", (long long)(a->fixed_length > 0 ? a->fixed_length : 1) * stride_of(a));
+    }
+    c_line(h, "err = crisp_check_local_mem(cx, \"%s\", local, launch);", k->name);
+    pr_dedent(p);
+    pr_line(p, "}");
+    return 1;
+}
+
 static void emit_check(Hc *h, const HostKernel *hk) {
     Printer *p = &h->pr;
     const AbiKernel *k = hk->k;
@@ -1382,8 +1421,9 @@ static void emit_check(Hc *h, const HostKernel *hk) {
         c_line(h, "    err = crisp_check_mem(cx, \"%s\", %s, %s, %s);", k->name, c_string(h, a->name),
                 mem_of(h, arena_printf(h->a, "args->%s", field(h, a))), bytes);
     }
-    if (!nmem) pr_line(p, "(void)args;");
-    if (!nmem && !nchecks) pr_line(p, "(void)cx;");
+    int local = emit_local_check(h, k);
+    if (!nmem && !local) pr_line(p, "(void)args;");
+    if (!nmem && !nchecks && !local) pr_line(p, "(void)cx;");
     pr_line(p, "return err;");
     pr_dedent(p);
     pr_line(p, "}");

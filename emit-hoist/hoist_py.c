@@ -54,7 +54,7 @@ static const char *const py_keywords[] = {
 static const char *const py_taken[] = {
     "self", "rt", "q", "copies", "events", "written", "results", "dev", "ev", "gs", "ls", "lz", "args", "need", "given",
     "queue", "wait_for", "global_size", "local_size", "np", "os", "sys", "math", "cl",
-    "crisp_runtime", "int", "len", "type", "tuple", NULL};
+    "crisp_runtime", "int", "len", "type", "tuple", "local_bytes", NULL};
 
 /* ... and the demo. */
 static const char *const demo_taken[] = {
@@ -821,6 +821,18 @@ static const char *arg_dtypes(Arena *a, const AbiKernel *k) {
 
 static int fast_path_ok(const PyKernel *pk);
 
+/* A __local argument (workgroup scratch, a :local parameter, warp memory). */
+static int is_local_arg(const AbiArg *x) {
+    return x->role != ROLE_LENGTH && x->role != ROLE_SCALAR && x->as == AS_LOCAL;
+}
+
+/* 1 when K has a __local argument (its local memory depends on the call). */
+static int py_local_args(const AbiKernel *k) {
+    for (int i = 0; i < k->nargs; i++)
+        if (is_local_arg(&k->args[i])) return 1;
+    return 0;
+}
+
 static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, const PyKernel *pks, int ndynamic, Arena *a) {
     top_gap(p);
     pr_line(p, "class Kernels:");
@@ -848,6 +860,12 @@ static void emit_class_head(Printer *p, const Abi *abi, const HoistOptions *o, c
         pr_line(p, "self.%s = crisp_runtime.create_kernel(%s, \"%s\")", pk->attr, is_dynamic(o, n) ? "dynamic_program" : "program", n);
         py_line(p, a, "self.%s.set_scalar_arg_dtypes([%s])", pk->attr, arg_dtypes(a, pk->k));
         if (fast_path_ok(pk)) pr_line(p, "self._x_%s = _enqueue_of(self.%s)", pk->k->name, pk->attr);
+        const LocalMem *lm = pk->k->lmem;
+        if (lm && lm->static_bytes && !py_local_args(pk->k)) {
+            /* local memory fixed at compile time: checked once, here */
+            pr_line(p, "if %lld > runtime.local_mem_size:  # %s's fixed __local vectors", (long long)lm->static_bytes, n);
+            pr_line(p, "    raise runtime.local_mem_error(\"%s\", %lld, None, None)", n, (long long)lm->static_bytes);
+        }
     }
     if (!o->cuda) {
         pr_line(p, "# the fast paths' queue: the default one when it runs in order (False: none)");
@@ -1315,6 +1333,31 @@ static void emit_fast_path(Printer *p, const PyKernel *pk) {
     pr_dedent(p);
 }
 
+/* Before the launch, the local memory a workgroup needs (analysis/localmem.h:
+ * the fixed __local vectors and every __local argument as rt.local sizes
+ * it) against the device's (rt.local_mem_size, asked once when the runtime
+ * was made): a LocalMemoryError naming both instead of the launch's
+ * CL_OUT_OF_RESOURCES (the CUDA hoist: against a block's shared memory).
+ * Only kernels with __local arguments, which never take the fast path. */
+static void emit_local_check(Printer *p, const PyKernel *pk) {
+    const AbiKernel *k = pk->k;
+    if (!k->lmem || !k->lmem->nparts || !py_local_args(k)) return; /* fixed: checked by __init__ */
+    Arena *a = pk->a;
+    pr_line(p, "# local memory per workgroup: the fixed __local vectors and the __local arguments");
+    const char **terms = arena_alloc(a, sizeof *terms * (size_t)(k->nargs + 1));
+    int n = 0;
+    if (!terms) return;
+    if (k->lmem->static_bytes) terms[n++] = arena_printf(a, "%lld", (long long)k->lmem->static_bytes);
+    for (int i = 0; i < k->nargs; i++)
+        if (is_local_arg(&k->args[i]))
+            terms[n++] = arena_printf(a, "(%s or 1) * %d", pk->pa[k->args[i].index].len, k->args[i].stride > 0 ? k->args[i].stride : 1);
+    for (int i = 0; i < n; i++) /* one term a line */
+        pr_line(p, "%s%s%s", i == 0 ? (n > 1 ? "local_bytes = (" : "local_bytes = ") : "               + ", astr(terms[i]),
+                i == n - 1 && n > 1 ? ")" : "");
+    pr_line(p, "if local_bytes > rt.local_mem_size:");
+    pr_line(p, "    raise rt.local_mem_error(\"%s\", local_bytes, gs, ls)", k->name);
+}
+
 static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
     const HostKernel *hk = pk->hk;
     const AbiKernel *k = pk->k;
@@ -1353,6 +1396,7 @@ static void emit_method(Printer *p, const Abi *abi, const PyKernel *pk) {
         pr_line(p, "results = []");
     }
     for (int i = 0; i < hk->nsides; i++) emit_side_channel(p, pk, hk->sides[i]);
+    emit_local_check(p, pk);
     pr_blank(p);
     const char *args = "";
     for (int i = 0; i < k->nargs; i++) args = arena_printf(a, "%s%s%s", args, i ? ", " : "", arg_value(pk, &k->args[i]));

@@ -192,6 +192,7 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
         w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
     }
     if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
+    k->lmem = localmem_kernel(ar, f);
 }
 
 Abi *abi_build(Arena *a, const Program *p) {

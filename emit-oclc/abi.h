@@ -8,6 +8,7 @@
 #ifndef CRISP_ABI_H
 #define CRISP_ABI_H
 
+#include "../analysis/localmem.h"
 #include "../types/check.h"
 
 typedef enum AbiRole {
@@ -84,6 +85,7 @@ typedef struct AbiKernel {
     int warp_words;         /* warp forms: __local words per thread of the
                                local-memory lowering (0: none needed) */
     int uses_warp;          /* the kernel uses warp forms (docs/warps.md) */
+    const LocalMem *lmem;   /* its __local memory per workgroup (analysis/localmem.h) */
     int *param_arg;         /* explicit parameter i -> index of its scalar or pointer argument */
 } AbiKernel;
 

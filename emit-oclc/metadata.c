@@ -225,6 +225,23 @@ void emit_metadata_binaries(StrBuf *b, const Program *p, Arena *scratch, const M
                       CRISP_WARP_SIZE, p->ocl_version >= 200 ? "\"subgroups\": 32, " : "", CRISP_WARP_SIZE, CRISP_WARP_SIZE,
                       4 * k->warp_words);
         }
+        if (k->lmem && k->lmem->nparts) {
+            /* __local bytes per workgroup: at the declared local size (null:
+               known only at launch), the fixed part, the total as a size */
+            const LocalMem *lm = k->lmem;
+            sb_puts(b, ",\n      \"local_mem\": {\"bytes\": ");
+            if (lm->at_size >= 0) sb_printf(b, "%lld", (long long)lm->at_size);
+            else sb_puts(b, "null");
+            sb_puts(b, ", \"at_local_size\": ");
+            if (lm->local_size) sb_printf(b, "%lld", (long long)lm->local_size);
+            else sb_puts(b, "null");
+            sb_printf(b, ", \"static_bytes\": %lld", (long long)lm->static_bytes);
+            if (lm->bytes) {
+                AbiSize z = {NULL, lm->bytes};
+                expr_json(b, scratch, k, "size", &z);
+            }
+            sb_putc(b, '}');
+        }
         if (k->nscratch) {
             sb_puts(b, ",\n      \"scratch\": [");
             for (int i = 0; i < k->nscratch; i++) {

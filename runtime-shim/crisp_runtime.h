@@ -79,6 +79,10 @@
 /* The status of a vector shorter than what the kernel touches (or a buffer
  * smaller than its length says): not an OpenCL code. */
 #define CRISP_INVALID_LENGTH (-9001)
+/* A workgroup needs more local memory than the device has
+ * (crisp_check_local_mem): the error the launch would have given. */
+#define CRISP_OUT_OF_LOCAL_MEMORY CL_OUT_OF_RESOURCES
+#define CRISP_LOCAL_MEM_NAME "CL_DEVICE_LOCAL_MEM_SIZE"
 /* zero-filled buffers up to this size are copied from host memory */
 #ifndef CRISP_ZERO_COPY_BYTES
 #define CRISP_ZERO_COPY_BYTES 65536
@@ -191,6 +195,7 @@ typedef struct CrispContext {
     char device_name[256];
     char device_version[128];   /* "OpenCL 3.0 ..." */
     int has_svm;                /* coarse-grained SVM buffers are available */
+    unsigned long long local_mem_size; /* CL_DEVICE_LOCAL_MEM_SIZE (crisp_check_local_mem) */
     int queue_in_order;         /* queue runs its commands in order (crisp_open, crisp_use;
                                    0: not known) - KERNEL_run needs no event then */
     char loaded[640];           /* what crisp_build_program_built (or _spirv_or_file) built, and why */
@@ -381,6 +386,11 @@ static inline void crisp_describe(CrispContext *cx) {
     clGetDeviceInfo(cx->device, CL_DEVICE_NAME, sizeof cx->device_name, cx->device_name, NULL);
     clGetDeviceInfo(cx->device, CL_DEVICE_VERSION, sizeof cx->device_version, cx->device_version, NULL);
     cx->has_svm = crisp_device_has_svm(cx->platform, cx->device);
+    {
+        cl_ulong bytes = 0;
+        if (clGetDeviceInfo(cx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS)
+            cx->local_mem_size = (unsigned long long)bytes;
+    }
 }
 
 /* Pick a device (crisp_pick_device), then create a context and an in-order
@@ -1171,6 +1181,29 @@ static inline void crisp_print_launch(FILE *out, const char *indent, const Crisp
     char text[160];
     crisp_format_launch(text, sizeof text, l);
     fprintf(out, "%s%s\n", indent, text);
+}
+
+/* The bytes of a __local argument of LEN elements of STRIDE bytes, as the
+ * hoists set it (at least one element). */
+static inline unsigned long long crisp_local_arg_bytes(unsigned long long len, unsigned long long stride) {
+    return (len ? len : 1) * stride;
+}
+
+/* Before a launch of KERNEL at LAUNCH, whose workgroup needs BYTES of
+ * local memory (its fixed __local vectors and its __local arguments, the
+ * metadata's "local_mem"; LAUNCH NULL: fixed __local vectors alone, checked
+ * when the program is loaded): refuse it, saying both figures, when the device
+ * has less (cx->local_mem_size, asked once when CX was made) - instead of
+ * the launch's bare out-of-resources error. */
+static inline cl_int crisp_check_local_mem(CrispContext *cx, const char *kernel, unsigned long long bytes,
+                                           const CrispLaunch *launch) {
+    char sizes[160] = "any launch";
+    if (!cx->local_mem_size || bytes <= cx->local_mem_size) return CL_SUCCESS;
+    if (launch) crisp_format_launch(sizes, sizeof sizes, launch);
+    return crisp_errorf(cx, CRISP_OUT_OF_LOCAL_MEMORY,
+                        "kernel %s (%s) needs %llu bytes of local memory per workgroup, but the device has %llu (%s): "
+                        "launch it with fewer work-items a workgroup, or fewer items per thread",
+                        kernel, sizes, bytes, cx->local_mem_size, CRISP_LOCAL_MEM_NAME);
 }
 
 /* Size expressions with floating arithmetic round up to whole elements

@@ -150,6 +150,15 @@ class CrispError(RuntimeError):
         self.code = code
 
 
+class LocalMemoryError(CrispError):
+    """A workgroup of the kernel needs more local memory than the device has
+    (raised before the launch; code: CL_OUT_OF_RESOURCES, what the launch
+    would have failed with)."""
+
+    def __init__(self, message):
+        CrispError.__init__(self, message, code=-5)
+
+
 class BuildError(CrispError):
     """The OpenCL compiler rejected a program; `.log` is its build log."""
 
@@ -816,6 +825,20 @@ def sizes(kernel, global_size, local_size, dims=None):
     return s.global_size, s.local_size
 
 
+def local_mem_message(kernel, global_size, local_size, need, have, what):
+    """The message for a launch of KERNEL whose workgroup needs NEED bytes of
+    local memory where the device has HAVE (WHAT: the device's figure).
+    GLOBAL_SIZE None: the kernel's fixed __local vectors, checked at load."""
+    if global_size is None:
+        launch = "any launch"
+    else:
+        launch = "global %s, local %s" % (" x ".join(map(str, global_size)),
+                                          " x ".join(map(str, local_size)) if local_size else "not set")
+    return ("kernel %s (%s) needs %d bytes of local memory per workgroup, but the device has %d (%s): "
+            "launch it with fewer work-items a workgroup, or fewer items per thread"
+            % (kernel, launch, need, have, what))
+
+
 def too_short(kernel, name, have, need, what):
     """Raise the ValueError for vector NAME of KERNEL holding HAVE elements
     where the kernel may touch NEED (WHAT: the size expression)."""
@@ -901,6 +924,8 @@ class Runtime:
     def __init__(self, context=None, queue=None, unified_memory=False):
         self.context, self.queue = _context_and_queue(context, queue)
         self.device = self.queue.device
+        # a workgroup's local memory, for the generated methods' check
+        self.local_mem_size = self.device.local_mem_size
         # ordered: the queue when it orders what runs on it (no events needed
         # between calls on it), None when it is out of order
         props = self.queue.properties
@@ -1229,6 +1254,12 @@ class Runtime:
     def marker(queue, events):
         """The event of a launch with a zero global size (nothing runs)."""
         return cl.enqueue_marker(queue, wait_for=events or None)
+
+    def local_mem_error(self, kernel, need, global_size, local_size):
+        """The LocalMemoryError of a launch of KERNEL whose workgroup needs
+        NEED bytes of local memory, more than the device has."""
+        return LocalMemoryError(local_mem_message(kernel, global_size, local_size, need, self.local_mem_size,
+                                                  "CL_DEVICE_LOCAL_MEM_SIZE"))
 
     @staticmethod
     def launch_error(kernel, global_size, local_size, error):

@@ -94,6 +94,10 @@ CRISP_CL_VECTORS(cl_double, 8);
 #endif
 /* status codes the helpers return besides CUresults (as OpenCL's hoist) */
 #define CRISP_CUDA_INVALID_VALUE ((cl_int)CUDA_ERROR_INVALID_VALUE)
+/* A block needs more shared memory than the device gives one
+ * (crisp_check_local_mem): what cuLaunchKernel would have said. */
+#define CRISP_OUT_OF_LOCAL_MEMORY CRISP_CUDA_INVALID_VALUE
+#define CRISP_LOCAL_MEM_NAME "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK"
 #define CRISP_CUDA_OUT_OF_HOST_MEMORY ((cl_int)CUDA_ERROR_OUT_OF_MEMORY)
 #ifndef CL_INVALID_VALUE
 #define CL_INVALID_VALUE CRISP_CUDA_INVALID_VALUE
@@ -136,6 +140,7 @@ typedef struct CrispContext {
     int own;                    /* crisp_open made the context and stream */
     int cc_major, cc_minor;     /* compute capability: the cubin to load */
     char device_name[256];
+    unsigned long long local_mem_size; /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK (crisp_check_local_mem) */
     char loaded[640];           /* what the last crisp_load_module loaded, and why */
     unsigned long long dynamic_base; /* where dynamic shared memory starts (0: not probed yet) */
     int dynamic_probed;
@@ -220,6 +225,11 @@ static inline void crisp_describe(CrispContext *cx) {
     cuDeviceGetName(cx->device_name, (int)sizeof cx->device_name, cx->device);
     cuDeviceGetAttribute(&cx->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cx->device);
     cuDeviceGetAttribute(&cx->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cx->device);
+    {
+        int bytes = 0; /* a block's shared memory without the opt-in to more */
+        if (cuDeviceGetAttribute(&bytes, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cx->device) == CUDA_SUCCESS && bytes > 0)
+            cx->local_mem_size = (unsigned long long)bytes;
+    }
 }
 
 /* Initialise CUDA, pick the device (CRISP_DEVICE), make its primary context
@@ -841,6 +851,29 @@ static inline void crisp_print_launch(FILE *out, const char *indent, const Crisp
     char text[160];
     crisp_format_launch(text, sizeof text, l);
     fprintf(out, "%s%s\n", indent, text);
+}
+
+/* The bytes of a __local argument of LEN elements of STRIDE bytes, as the
+ * hoists set it (at least one element). */
+static inline unsigned long long crisp_local_arg_bytes(unsigned long long len, unsigned long long stride) {
+    return (len ? len : 1) * stride;
+}
+
+/* Before a launch of KERNEL at LAUNCH, whose workgroup needs BYTES of
+ * local memory (its fixed __local vectors and its __local arguments, the
+ * metadata's "local_mem"; LAUNCH NULL: fixed __local vectors alone, checked
+ * when the program is loaded): refuse it, saying both figures, when the device
+ * has less (cx->local_mem_size, asked once when CX was made) - instead of
+ * the launch's bare out-of-resources error. */
+static inline cl_int crisp_check_local_mem(CrispContext *cx, const char *kernel, unsigned long long bytes,
+                                           const CrispLaunch *launch) {
+    char sizes[160] = "any launch";
+    if (!cx->local_mem_size || bytes <= cx->local_mem_size) return CL_SUCCESS;
+    if (launch) crisp_format_launch(sizes, sizeof sizes, launch);
+    return crisp_errorf(cx, CRISP_OUT_OF_LOCAL_MEMORY,
+                        "kernel %s (%s) needs %llu bytes of local memory per workgroup, but the device has %llu (%s): "
+                        "launch it with fewer work-items a workgroup, or fewer items per thread",
+                        kernel, sizes, bytes, cx->local_mem_size, CRISP_LOCAL_MEM_NAME);
 }
 
 /* Size expressions with floating arithmetic round up to whole elements

@@ -80,6 +80,15 @@ class CrispError(RuntimeError):
 Error = CrispError   # what a generated method's launch catches (as cl.Error)
 
 
+class LocalMemoryError(CrispError):
+    """A block of the kernel needs more shared memory than the device gives
+    one (raised before the launch; code: CUDA_ERROR_INVALID_VALUE, what the
+    launch would have failed with)."""
+
+    def __init__(self, message):
+        CrispError.__init__(self, message, 1)
+
+
 # ----------------------------------------------------------------------
 # The bindings: one small class per Python binding of the driver API, all
 # with the same methods (ints for device pointers, the binding's own
@@ -129,6 +138,12 @@ class _CudaPython:
               self._c("cuDeviceGetAttribute", cu.cuDeviceGetAttribute(
                   a.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)))
         return ctx, cc
+
+    def shared_per_block(self, index):
+        cu = self.cu
+        dev = self._c("cuDeviceGet", cu.cuDeviceGet(index))
+        return self._c("cuDeviceGetAttribute", cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev))
 
     def current(self, ctx):
         self._c("cuCtxSetCurrent", self.cu.cuCtxSetCurrent(ctx))
@@ -217,6 +232,9 @@ class _CuPy:
         self._c("cudaFree(0)", self.rt.free, 0)      # the primary context, current
         props = self.rt.getDeviceProperties(index)
         return index, (props["major"], props["minor"])
+
+    def shared_per_block(self, index):
+        return self._c("cudaGetDeviceProperties", self.rt.getDeviceProperties, index)["sharedMemPerBlock"]
 
     def current(self, ctx):
         self._c("cudaSetDevice", self.rt.setDevice, ctx)
@@ -310,6 +328,9 @@ class _PyCuda:
         import atexit
         atexit.register(self._finish, ctx)
         return ctx, dev.compute_capability()
+
+    def shared_per_block(self, index):
+        return self.drv.Device(index).get_attribute(self.drv.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK)
 
     def _finish(self, ctx):
         live = getattr(self, "_live", {})
@@ -443,6 +464,10 @@ class Device:
         self.name = b.device_name(index)
         self.context, self.compute_capability = b.open(index)
         self.sm = "sm_%d%d" % tuple(self.compute_capability)
+        try:    # a block's shared memory without the opt-in to more (0: not known)
+            self.local_mem_size = int(b.shared_per_block(index))
+        except Exception:  # noqa: BLE001 - a binding that cannot say: no check
+            self.local_mem_size = 0
 
     def __repr__(self):
         return "<crisp_runtime_cuda.Device %d: %s (%s)>" % (self.index, self.name, self.sm)
@@ -1027,6 +1052,20 @@ def sizes(kernel, global_size, local_size, dims=None):
     return s.global_size, s.local_size
 
 
+def local_mem_message(kernel, global_size, local_size, need, have, what):
+    """The message for a launch of KERNEL whose workgroup needs NEED bytes of
+    local memory where the device has HAVE (WHAT: the device's figure).
+    GLOBAL_SIZE None: the kernel's fixed __local vectors, checked at load."""
+    if global_size is None:
+        launch = "any launch"
+    else:
+        launch = "global %s, local %s" % (" x ".join(map(str, global_size)),
+                                          " x ".join(map(str, local_size)) if local_size else "not set")
+    return ("kernel %s (%s) needs %d bytes of local memory per workgroup, but the device has %d (%s): "
+            "launch it with fewer work-items a workgroup, or fewer items per thread"
+            % (kernel, launch, need, have, what))
+
+
 def too_short(kernel, name, have, need, what):
     """Raise the ValueError for vector NAME of KERNEL holding HAVE elements
     where the kernel may touch NEED (WHAT: the size expression)."""
@@ -1182,6 +1221,8 @@ class Runtime:
         binding().current(self.context)
         self.queue = queue if queue is not None else Stream(self.device)
         self.ordered = self.queue           # CUDA streams run in order
+        # a block's shared memory, for the generated methods' check (none when not known)
+        self.local_mem_size = self.device.local_mem_size or (1 << 62)
         self._dynamic_base = None
         if unified_memory:
             warnings.warn("crisp_runtime_cuda: unified memory requested, but the CUDA hoists use device "
@@ -1335,6 +1376,12 @@ class Runtime:
             if e.stream is not queue:
                 b.stream_wait(queue.handle, e.handle)
         return Event(queue)
+
+    def local_mem_error(self, kernel, need, global_size, local_size):
+        """The LocalMemoryError of a launch of KERNEL whose block needs NEED
+        bytes of shared memory, more than the device gives one."""
+        return LocalMemoryError(local_mem_message(kernel, global_size, local_size, need, self.local_mem_size,
+                                                  "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK"))
 
     @staticmethod
     def launch_error(kernel, global_size, local_size, error):

@@ -34,6 +34,9 @@ want scan && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan 240 "$PY" s
 want warps && step bench_warps 120 "$PY" scripts/bench_warps.py --platform NVIDIA ${BENCH_WARPS_ARGS:-}
 want warps3 && step bench_warps_30 120 "$PY" scripts/bench_warps.py --platform NVIDIA --ocl-version 3.0 ${BENCH_WARPS_ARGS:-}
 want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
+# issue 8: each kernel's local memory as the device and crisp see it, launches past the check (docs/performance.md)
+want local_mem && step local_mem_probe 60 "$PY" scripts/local_mem_probe.py tests/e2e/lib/filter.crisp \
+    filter_small_double_tuned filter_big_ulong_tuned filter_small_double filter_even_int --wg 64,128,192,256 --launch
 want sort && BENCH_SORT_PROFILE=1 step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA
 want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296} --sweep

@@ -51,6 +51,7 @@ __all__ = [
     "Program", "CompileError", "case", "check", "assert_close",
     "assert_equal", "assert_raises", "main", "dtype_of", "out_dir",
     "device_ocl_version", "device_name", "run_under_oclgrind",
+    "LocalMemoryError", "device_local_mem_size",
 ]
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,6 +69,11 @@ OUT_ROOT = os.environ.get("CRISPTEST_OUT") or os.path.join(REPO, "tests", "out")
 def _crisp_path():
     p = os.environ.get("CRISP") or os.path.join(REPO, "crisp")
     return p if os.path.isabs(p) else os.path.join(REPO, p)
+
+
+class LocalMemoryError(RuntimeError):
+    """A kernel needs more __local memory per workgroup than the device has
+    (raised before the launch, instead of CL_OUT_OF_RESOURCES)."""
 
 
 class CompileError(Exception):
@@ -156,6 +162,16 @@ def device_name():
     ctx, _ = _context()
     d = ctx.devices[0]
     return "%s / %s" % (d.platform.name.strip(), d.name.strip())
+
+
+def device_local_mem_size():
+    """CL_DEVICE_LOCAL_MEM_SIZE of the device the tests run on (bytes);
+    CRISPTEST_LOCAL_MEM_SIZE lowers it (49152 rehearses NVIDIA's 48 KiB on
+    a CPU device)."""
+    ctx, _ = _context()
+    have = ctx.devices[0].local_mem_size
+    cap = os.environ.get("CRISPTEST_LOCAL_MEM_SIZE")
+    return min(have, int(cap)) if cap else have
 
 
 def device_ocl_version():
@@ -442,6 +458,7 @@ class Program:
                                     % (kernel_name, a["index"], p))
                 cl_args[a["index"]] = _scalar_value(kernel_name, a, lengths[p])
 
+        self._check_local_mem(k, cl_args, lsize)
         for i, v in enumerate(cl_args):
             kernel.set_arg(i, v)
         self.last_kernel_seconds = None
@@ -460,6 +477,32 @@ class Program:
         queue.finish()
         self.last_sides = sides
         return sides
+
+    def local_mem_bytes(self, kernel_name, local_linear_size):
+        """The __local bytes per workgroup the metadata gives for a launch
+        with LOCAL_LINEAR_SIZE work-items a group ("local_mem", docs/abi.md),
+        or None when it depends on more than the local size."""
+        lm = self._kernel(kernel_name).get("local_mem")
+        if not lm:
+            return 0
+        if set(lm["size"]["inputs"]) - {"local_linear_size"}:
+            return None
+        return int(eval(lm["size"]["python"], {"local_linear_size": local_linear_size}))
+
+    def _check_local_mem(self, k, cl_args, lsize):
+        # what the hoists do before a launch: the fixed __local vectors plus
+        # every __local argument, against CL_DEVICE_LOCAL_MEM_SIZE
+        if not lsize:
+            return
+        need = (k.get("local_mem") or {}).get("static_bytes", 0)
+        need += sum(v.size for v in cl_args if isinstance(v, cl.LocalMemory))
+        have = device_local_mem_size()
+        if need > have:
+            raise LocalMemoryError(
+                "kernel %s needs %d bytes of local memory per workgroup at a local size of %s, "
+                "but the device has %d (CL_DEVICE_LOCAL_MEM_SIZE); launch it with fewer work-items "
+                "a workgroup or fewer items per thread" % (
+                    k["name"], need, "x".join(str(x) for x in lsize), have))
 
     # -- arguments ------------------------------------------------------
     def _buffer_arg(self, ctx, queue, kname, a, v):

@@ -5,6 +5,29 @@ static inline void crisp_print_launch(FILE *out, const char *indent, const Crisp
     fprintf(out, "%s%s\n", indent, text);
 }
 
+/* The bytes of a __local argument of LEN elements of STRIDE bytes, as the
+ * hoists set it (at least one element). */
+static inline unsigned long long crisp_local_arg_bytes(unsigned long long len, unsigned long long stride) {
+    return (len ? len : 1) * stride;
+}
+
+/* Before a launch of KERNEL at LAUNCH, whose workgroup needs BYTES of
+ * local memory (its fixed __local vectors and its __local arguments, the
+ * metadata's "local_mem"; LAUNCH NULL: fixed __local vectors alone, checked
+ * when the program is loaded): refuse it, saying both figures, when the device
+ * has less (cx->local_mem_size, asked once when CX was made) - instead of
+ * the launch's bare out-of-resources error. */
+static inline cl_int crisp_check_local_mem(CrispContext *cx, const char *kernel, unsigned long long bytes,
+                                           const CrispLaunch *launch) {
+    char sizes[160] = "any launch";
+    if (!cx->local_mem_size || bytes <= cx->local_mem_size) return CL_SUCCESS;
+    if (launch) crisp_format_launch(sizes, sizeof sizes, launch);
+    return crisp_errorf(cx, CRISP_OUT_OF_LOCAL_MEMORY,
+                        "kernel %s (%s) needs %llu bytes of local memory per workgroup, but the device has %llu (%s): "
+                        "launch it with fewer work-items a workgroup, or fewer items per thread",
+                        kernel, sizes, bytes, cx->local_mem_size, CRISP_LOCAL_MEM_NAME);
+}
+
 /* Size expressions with floating arithmetic round up to whole elements
  * (the metadata's "c" expressions call this). */
 static inline unsigned long long crisp_ceil_ull(double x) {

@@ -127,6 +127,20 @@ def sizes(kernel, global_size, local_size, dims=None):
     return s.global_size, s.local_size
 
 
+def local_mem_message(kernel, global_size, local_size, need, have, what):
+    """The message for a launch of KERNEL whose workgroup needs NEED bytes of
+    local memory where the device has HAVE (WHAT: the device's figure).
+    GLOBAL_SIZE None: the kernel's fixed __local vectors, checked at load."""
+    if global_size is None:
+        launch = "any launch"
+    else:
+        launch = "global %s, local %s" % (" x ".join(map(str, global_size)),
+                                          " x ".join(map(str, local_size)) if local_size else "not set")
+    return ("kernel %s (%s) needs %d bytes of local memory per workgroup, but the device has %d (%s): "
+            "launch it with fewer work-items a workgroup, or fewer items per thread"
+            % (kernel, launch, need, have, what))
+
+
 def too_short(kernel, name, have, need, what):
     """Raise the ValueError for vector NAME of KERNEL holding HAVE elements
     where the kernel may touch NEED (WHAT: the size expression)."""

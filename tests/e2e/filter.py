@@ -30,6 +30,15 @@ def run_grid(name, n, out_len=None, wg=64, groups=None):
     out = np.full(max(out_len, 0), 77, dt)
     count = np.zeros(1, np.uint64)
     gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
+    need = prog.local_mem_bytes(name, wg)
+    if need > device_local_mem_size():
+        # a tile too large for this device's local memory (the tuned ones
+        # at 128 or 256 work-items on NVIDIA's 48 KiB): refused before the
+        # launch, with the kernel and both figures (docs/library.md)
+        assert_raises(LocalMemoryError, prog.run, name, a, out, count, global_size=gsize, local_size=wg,
+                      match="kernel %s needs %d bytes of local memory per workgroup at a local size of %d, "
+                      "but the device has %d" % (name, need, wg, device_local_mem_size()))
+        return
     prog.run(name, a, out, count, global_size=gsize, local_size=wg)
     want = a[pred(a)]
     assert_equal(int(count[0]), want.size, "count of %s n=%d" % (name, n))
@@ -42,8 +51,28 @@ for name in PREDS:
     @case(name)
     def _(name=name):
         for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
-                              (100003, 256, None), (100003, 128, 5)]:
+                              (100003, 256, None), (100003, 128, 5), (100003, 64, None)]:
             run_grid(name, n, None, wg, groups)
+
+
+@case
+def local_memory_figures():
+    # "local_mem" of the metadata (docs/abi.md): at the 256 work-items crisp
+    # chose, the figure W0704 reports; as a size, what the harness adds up
+    # before a launch: 3 uniform slots (20 bytes), the scan's slots
+    # (4 x (L + L/32 + 67)), ticket and carry (16), the look-back window,
+    # and the tile of matches (ITEMS x L elements)
+    def bytes_at(window, items, stride, L):
+        return 20 + 4 * (L + L // 32 + 67) + 16 + window + items * stride * L
+    for name, window, items, stride in [("filter_small_double_tuned", 512, 32, 8),
+                                        ("filter_big_ulong_tuned", 256, 64, 8),
+                                        ("filter_even_int", 256, 24, 4)]:
+        lm = prog.kernels[name]["local_mem"]
+        assert_equal(lm["bytes"], bytes_at(window, items, stride, 256), "local_mem.bytes of %s" % name)
+        assert_equal(lm["at_local_size"], 256, "local_mem.at_local_size of %s" % name)
+        for L in (64, 128, 256):
+            assert_equal(prog.local_mem_bytes(name, L), bytes_at(window, items, stride, L),
+                         "local_mem.size of %s at %d" % (name, L))
 
 
 @case

@@ -158,6 +158,25 @@ def two_hoists_in_one_program():
     check("the API is exported", " T vector_add_run" in out and " T vector_add_enqueue" in out, out)
 
 
+@case
+def local_memory_checked_before_launch():
+    # KERNEL_check adds up the __local bytes of the call (the metadata's
+    # "local_mem") and refuses a launch the device has too little local
+    # memory for, naming both figures (CL_OUT_OF_RESOURCES, as the launch
+    # would, with a message); a kernel with fixed :local vectors only is
+    # checked once, by BASE_load (tests/hoist/local_mem_caller.c, which caps
+    # the device at NVIDIA's 48 KiB)
+    d, c1 = hoist(os.path.join(REPO, "tests", "e2e", "lib", "filter.crisp"), "local-mem")
+    status, out, err = crisp("--hoist=OpenCL", "--output-dir=" + d, "tests/hoist_py/local_fixed.crisp")
+    check("hoists local_fixed", status == 0, err)
+    exe = os.path.join(d, "local-mem-caller")
+    status, out, err = sh(COMPILERS["gcc"] + ["-I", d, c1, os.path.join(d, "local_fixed_hoist_OpenCL.c"),
+                                               os.path.join(HOIST_TESTS, "local_mem_caller.c"), "-lOpenCL", "-o", exe])
+    check("compiles", status == 0 and not err.strip(), err)
+    status, out, err = sh([exe], cwd=d)
+    check("every check holds", status == 0 and out.strip().endswith("all ok") and "FAIL" not in out, out + err)
+
+
 def demo_program_line(d, c_file):
     # builds and runs the C demo; returns its output and its "program: " lines
     # (what the load built: the SPIR-V, the PTX or the .cl, and why)

@@ -164,6 +164,7 @@ class FakeBinding:
         self.mem, self.next, self.launches, self.loaded, self.cc = {}, 0x10000, [], [], cc
         self.nparams = 0          # how many 8-byte parameters launches record
         self.freed = []
+        self.shared = 49152       # CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
 
     def device_count(self):
         return 1
@@ -189,6 +190,9 @@ class FakeBinding:
 
     def static_shared(self, func):
         return 0
+
+    def shared_per_block(self, index):
+        return self.shared
 
     def alloc(self, nbytes):
         p = self.next
@@ -320,6 +324,34 @@ def fake_results_and_local_memory():
     cl = mod.crisp_runtime.choose_local_size
     check("divisor blocks", cl((1000, 1, 1), 1024) == (250, 1, 1) and cl((97, 1, 1), 1024) == (97, 1, 1)
           and cl((512, 512, 1), 1024) == (256, 4, 1), str(cl((512, 512, 1), 1024)))
+
+
+@case
+def fake_local_memory_checked_before_launch():
+    # a block's shared memory (the device's MAX_SHARED_MEMORY_PER_BLOCK,
+    # asked once) against what the kernel's __local memory needs at the
+    # launch: refused before cuLaunchKernel, naming both figures
+    mod, fake, d = fake_module("filter", src=os.path.join(REPO, "tests", "e2e", "lib", "filter.crisp"))
+    k = mod.load()
+    assert_equal(k.runtime.local_mem_size, 49152)
+    a, out, count = np.zeros(5000), np.zeros(5000), np.zeros(1, np.uint64)
+    n = len(fake.launches)
+    e = assert_raises(mod.crisp_runtime.LocalMemoryError, k.filter_small_double_tuned, a, out, count,
+                      match="kernel filter_small_double_tuned (global 5120, local 256) needs 67408 bytes of local "
+                            "memory per workgroup, but the device has 49152 "
+                            "(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)")
+    assert_equal(e.code, 1)
+    check("nothing launched", not [x for x in fake.launches[n:] if x[0] != "crisp_probe"], str(fake.launches[n:]))
+    k.filter_small_double_tuned(a, out, count, local_size=64)
+    ran = [x for x in fake.launches[n:] if x[0] != "crisp_probe"]      # (the shared memory probe runs once)
+    check("launched in blocks of 64", len(ran) == 1 and ran[0][0] == "filter_small_double_tuned" and ran[0][2][0] == 64,
+          str(fake.launches[n:]))
+    # fixed :local vectors only: checked once, by load()
+    mod, fake, d = fake_module("local_fixed", src=os.path.join(REPO, "tests", "hoist_py", "local_fixed.crisp"))
+    fake.shared = 4096
+    assert_raises(mod.crisp_runtime.LocalMemoryError, mod.load,
+                  match="kernel reverse_fixed (any launch) needs 8192 bytes of local memory per workgroup, "
+                        "but the device has 4096")
 
 
 @case

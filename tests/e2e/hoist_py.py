@@ -284,6 +284,61 @@ def hardware_vectors_std140_local_constant():
 
 
 @case
+def local_memory_checked_before_launch():
+    # the runtime asks the device's CL_DEVICE_LOCAL_MEM_SIZE once; a method
+    # adds up the kernel's __local bytes (the metadata's "local_mem") and
+    # refuses a launch that needs more, naming both figures, instead of the
+    # bare CL_OUT_OF_RESOURCES NVIDIA's OpenCL gives (its 48 KiB: rehearsed
+    # here by lowering the runtime's figure)
+    mod = import_hoist("tests/e2e/lib/filter.crisp")
+    k = mod.load()
+    rt = k.runtime
+    assert_equal(rt.local_mem_size, rt.device.local_mem_size)
+    a = rng.random(5000) * 2 - 1
+    want = a[np.abs(a) < 0.25]
+    out, count = np.zeros(5000), np.zeros(1, np.uint64)
+    rt.local_mem_size = 49152
+    try:
+        e = assert_raises(mod.crisp_runtime.LocalMemoryError, k.filter_small_double_tuned, a, out, count,
+                          match="kernel filter_small_double_tuned (global 5120, local 256) needs 67408 bytes of "
+                                "local memory per workgroup, but the device has 49152 (CL_DEVICE_LOCAL_MEM_SIZE)")
+        assert_equal(e.code, -5)                      # CL_OUT_OF_RESOURCES, what the launch would have said
+        k.filter_small_double_tuned(a, out, count, local_size=64)     # 17,464 bytes: fits
+        assert_equal(int(count[0]), want.size)
+        assert_equal(out[:want.size], want)
+    finally:
+        rt.local_mem_size = rt.device.local_mem_size
+    # a :local parameter counts as the caller sizes it
+    v = load("tests/e2e/vectors.crisp")
+    table, out8 = np.arange(8, dtype=np.int32), np.zeros(24, np.int32)
+    v.runtime.local_mem_size = 16
+    try:
+        assert_raises(mod.crisp_runtime.LocalMemoryError, v.constant_and_local, table, 8, out8,
+                      match="needs 32 bytes of local memory per workgroup, but the device has 16")
+    finally:
+        v.runtime.local_mem_size = v.runtime.device.local_mem_size
+    v.constant_and_local(table, 8, out8)
+    assert_equal(out8, np.tile(table[::-1], 3))
+    # a kernel whose local memory is all fixed :local vectors is checked once,
+    # when the program is loaded
+    _, path = write_hoist("tests/hoist_py/local_fixed.crisp")
+    spec = importlib.util.spec_from_file_location("hoist_local_fixed", path)
+    fixed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fixed)
+    runtime = fixed.crisp_runtime.Runtime()
+    program = runtime.build_file(fixed.CL_FILE, fixed.BUILD_OPTIONS)
+    ks = fixed.Kernels(runtime, program)
+    v = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    ks.reverse_fixed(v, out)
+    assert_equal(out, v[::-1] * 2)
+    runtime.local_mem_size = 4096
+    assert_raises(fixed.crisp_runtime.LocalMemoryError, fixed.Kernels, runtime, program,
+                  match="kernel reverse_fixed (any launch) needs 8192 bytes of local memory per workgroup, "
+                        "but the device has 4096")
+
+
+@case
 def exact_kernel_takes_voidp_arrays():
     k = load("tests/e2e/exact.crisp")
     a = np.arange(100, dtype=np.float32)

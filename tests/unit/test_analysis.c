@@ -1,7 +1,7 @@
 /* test_analysis.c - unit tests of the analysis pass (analysis/): the
  * uniformity lattice and its rules, function summaries, the `*` captures it
  * drops, the index analysis behind check-coalesce and check-bank-conflicts,
- * and the opt-ins.
+ * the opt-ins, and each kernel's local memory (W0704).
  *
  * Each case compiles a small program in memory (crisp_run, no files)
  * with --dump=analysis, and looks for lines of the dump (the level of a
@@ -255,6 +255,70 @@ static void test_no_static_analysis(void **state) {
     run_free(&r);
 }
 
+/* Local memory per workgroup (analysis/localmem.c): fixed :local vectors,
+ * scratch sized by the local size at the declared one, W0704 only above
+ * 32 KiB, and a size that depends on the data known only at launch. */
+static void test_local_memory(void **state) {
+    (void)state;
+    EXPECT(0,
+           "(def-kernel k (v:fvec)\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((a (make-vector float 1024 :local))\n"
+           "        (s (make-scratch-vector float :local (* (get-local-linear-size) 8))))\n"
+           "    (set! (~ a (get-local-id 0)) 1.0)\n"
+           "    (set! (~ s (get-local-id 0)) 2.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (+ (~ a 0) (~ s 0)))))\n",
+           "local memory 6144 bytes at 64 work-items (4096 fixed)", "-W0704");
+    /* exactly 32 KiB: fine; one element more: W0704, with the part's note */
+    EXPECT(0,
+           "(def-kernel k (v:fvec)\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((a (make-vector float 8192 :local)))\n"
+           "    (set! (~ a (get-local-id 0)) 1.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (~ a 0))))\n",
+           "local memory 32768 bytes at 64 work-items (32768 fixed)", "-W0704");
+    EXPECT(0,
+           "(def-kernel k (v:fvec)\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((a (make-vector float 8193 :local)))\n"
+           "    (set! (~ a (get-local-id 0)) 1.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (~ a 0))))\n",
+           "!warning[W0704]: kernel `k` needs 32,772 bytes of local memory per workgroup at its local size of 64 work-items",
+           "!note: :local vector `a`: 8193 x float (4 bytes each) = 32,772 bytes",
+           "!note: to shrink it: shorter :local vectors");
+    /* the scratch grows with the local size: at 1024 work-items 36 KiB */
+    EXPECT(0,
+           "(def-kernel k (v:fvec)\n"
+           "  (declare (local-size :set-to 1024) (global-size :set-to 1024))\n"
+           "  (let ((s (make-scratch-vector float :local (* (get-local-linear-size) 9))))\n"
+           "    (set! (~ s (get-local-id 0)) 2.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (~ s 0))))\n",
+           "local memory 36864 bytes at 1024 work-items (0 fixed)", "!W0704", "!:items-per-thread");
+    /* sized by a parameter: known at launch only, no warning */
+    EXPECT(0,
+           "(def-kernel k (v:fvec m:ulong)\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((s (make-scratch-vector float :local m)))\n"
+           "    (set! (~ s 0) 2.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (~ s 0))))\n",
+           "local memory sized at launch (0 fixed)", "-W0704");
+    /* a :local parameter: as long as the caller says, with the fixed part */
+    EXPECT(0,
+           "(def-kernel k (v:fvec w:(vector-type float :local :read-write))\n"
+           "  (declare (local-size :set-to 64) (global-size :set-to 64))\n"
+           "  (let ((a (make-vector float 16 :local)))\n"
+           "    (set! (~ a 0) 1.0)\n"
+           "    (set! (~ w 0) 2.0)\n"
+           "    (local-barrier)\n"
+           "    (set! (~ v (get-local-id 0)) (+ (~ a 0) (~ w 0)))))\n",
+           "local memory sized at launch (64 fixed)", "-W0704");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sources),
@@ -268,6 +332,7 @@ int main(void) {
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_no_static_analysis),
+        cmocka_unit_test(test_local_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
