@@ -186,13 +186,13 @@ LocalMem *localmem_kernel(Arena *a, const CFunc *f) {
  * is made by the user's `filter` or `exclusive-scan`). */
 static SrcLoc user_loc(const Crisp *c, const Node *n, const char **macro) {
     *macro = NULL;
-    SrcLoc none = {NULL, 0, 0};
+    SrcLoc none = srcloc_in(0, 0, 0);
     if (!n) return none;
     for (int i = 0; i < c->nfiles; i++)
-        if (n->loc.file == c->files[i]) return n->loc;
+        if (srcloc_file(n->loc) == c->files[i]) return n->loc;
     for (const Expansion *e = n->origin; e; e = e->parent)
         for (int i = 0; i < c->nfiles; i++)
-            if (e->call.file == c->files[i]) {
+            if (srcloc_file(e->call) == c->files[i]) {
                 *macro = e->macro;
                 return e->call;
             }
