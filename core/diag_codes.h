@@ -212,6 +212,7 @@ DIAG(E0393, ERROR, "malformed `let-maybe`")
 DIAG(E0394, ERROR, "`let-maybe` without `:Err` outside a `maybe` function")
 DIAG(E0395, ERROR, "`maybe` used as a plain value")
 DIAG(E0396, ERROR, "malformed `global-mem` or `local` declaration of a let variable")
+DIAG(E0397, ERROR, "`t` or `nil` used as a variable name")
 
 /* E04xx vectors, views, tensors, places and forms */
 DIAG(E0401, ERROR, "vector operation on something not a vector")

@@ -105,6 +105,14 @@ void scope_insert(Arena *a, Scope *sc, Sym *s) {
 
 void scope_add(Ctx *cx, Sym *s) {
     if (!cx->scope) return;
+    if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->key && s->def && !s->def->origin &&
+        (syn_streq(s->key, "t") || syn_streq(s->key, "nil"))) {
+        /* spec "Booleans": t and nil are the constants true and false, so a
+         * variable of that name could never be read */
+        diag_error_at(cx->ck->d, s->def, "E0397", "`%s` is the constant %s and cannot name a variable; rename it", s->name,
+                      syn_streq(s->key, "t") ? "true" : "false");
+        return;
+    }
     if (s->kind == SYM_LOCAL && s->name && s->name[0] != '%' && s->def && !s->def->origin) {
         /* Crisp names are case-insensitive: `b` hides a parameter `B` */
         Sym *o = scope_lookup(cx, s->key);
