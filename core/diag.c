@@ -311,17 +311,22 @@ static int out_of_memory(Diag *d) {
     if (d->oom_reported) return 1;
     d->oom_reported = 1;
     d->errors++;
+    char lim[40], msg[200];
+    snprintf(msg, sizeof msg, "out of memory: the compilation reached its memory limit of %s (--max-memory=SIZE changes it)",
+             diag_memory_limit(d, lim, sizeof lim));
+    whole_error(d, "E0099", msg);
+    return 1;
+}
+
+const char *diag_memory_limit(const Diag *d, char *buf, size_t size) {
     /* the limit as --max-memory spells it */
     unsigned long long lim = d->mem_limit ? (unsigned long long)d->mem_limit : 4ULL << 30;
     const char *unit = "";
     if (lim % (1ULL << 30) == 0) lim >>= 30, unit = "G";
     else if (lim % (1ULL << 20) == 0) lim >>= 20, unit = "M";
     else if (lim % (1ULL << 10) == 0) lim >>= 10, unit = "K";
-    char msg[200];
-    snprintf(msg, sizeof msg, "out of memory: the compilation reached its memory limit of %llu%s (--max-memory=SIZE changes it)",
-             lim, unit);
-    whole_error(d, "E0099", msg);
-    return 1;
+    snprintf(buf, size, "%llu%s", lim, unit);
+    return buf;
 }
 
 /* Count an error; say whether it is shown (under the cap). */

@@ -92,6 +92,10 @@ void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
 void diag_error_plain(Diag *d, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* An error that makes further stages pointless (resource limits). */
+/* The compilation's memory limit as --max-memory spells it ("12M"),
+ * written into buf. */
+const char *diag_memory_limit(const Diag *d, char *buf, size_t size);
+
 void diag_fatal(Diag *d, SrcLoc loc, const Expansion *origin, const char *code,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -1909,8 +1909,12 @@ int checker_init(Checker *ck, Crisp *c, Expander *x, Forms read, const TargetNam
 Program *checker_finish(Checker *ck) {
     Crisp *c = ck->c;
     Program *p = ck->prog;
-    if (c->arena.exhausted && !c->diag.fatal)
-        diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0199", "out of memory while checking (the program is too large)");
+    if (c->arena.exhausted && !c->diag.fatal) {
+        char lim[40];
+        diag_fatal(&c->diag, (SrcLoc){0}, NULL, "E0199",
+                   "out of memory while checking: the compilation reached its memory limit of %s (--max-memory=SIZE changes it)",
+                   diag_memory_limit(&c->diag, lim, sizeof lim));
+    }
     StrBuf names;
     sb_init(&names);
     for (int i = 0; i < c->nfiles; i++) {
