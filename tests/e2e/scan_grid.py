@@ -33,15 +33,23 @@ KERNELS = [  # name, kind, dtype, op
     ("gexcl_ulong_max_tuned", "exclusive", np.uint64, "max"),
     ("gincl_int_late_serial", "inclusive", np.int32, "add"),
     ("gexcl_float_striped_late", "exclusive", np.float32, "add"),
+    # the warp paths' tuning keys (the serial walk where shuffles are not native)
+    ("gincl_int_warp", "inclusive", np.int32, "add"),
+    ("gexcl_long_user_warp", "exclusive", np.int64, "user_right"),
+    ("gincl_long_warp", "inclusive", np.int64, "add"),
+    ("gexcl_int_user_warp", "exclusive", np.int32, "user_sat"),
+    ("gincl_float_min_warp", "inclusive", np.float32, "min"),
+    ("gexcl_double_warp", "exclusive", np.float64, "add"),
 ]
+WARP_KERNELS = [k for k in KERNELS if k[0].endswith("_warp")]
 
 
-def run(name, kind, dt, op, n, wg=64, groups=None):
+def run(name, kind, dt, op, n, wg=64, groups=None, program=None):
     a = ref.data(rng, dt, n, op)
     out = np.zeros(n, dt)
     tot = np.zeros(1, dt)
     gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
-    prog.run(name, a, out, tot, global_size=gsize, local_size=wg)
+    (program or prog).run(name, a, out, tot, global_size=gsize, local_size=wg)
     tiles = -(-n // (wg * 4))   # (at least 4 elements per thread): the tiles' carries add up in turn
     ref.check_scan(out, a, op, kind, "%s n=%d wg=%d groups=%s" % (name, n, wg, groups), tiles)
     ref.check_total(tot[0], a, op, "total of %s n=%d" % (name, n), tiles)
@@ -53,6 +61,19 @@ for name, kind, dt, op in KERNELS:
         for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
                               (20000, 128, 4), (100003, 256, None)]:
             run(name, kind, dt, op, n, wg, groups)
+
+
+if device_ocl_version() >= (2, 0):
+    # an OpenCL C 3.0 file: on a device with 32-wide sub-groups (Intel's CPU
+    # runtime) %native-warp-if takes the warp path; full and partial warps,
+    # workgroups below a warp (the serial walk), one and many work-groups
+    @case
+    def warp_paths_native():
+        prog3 = compile("tests/e2e/lib/scan_grid.crisp", flags=["--ocl-version=3.0"])
+        for name, kind, dt, op in WARP_KERNELS:
+            for n, wg, groups in [(1, 64, None), (1000, 64, 1), (4099, 96, 3), (20000, 128, 4),
+                                  (30011, 33, 5), (50000, 20, 7), (100003, 256, None), ((1 << 20) + 3, 256, 16)]:
+                run(name, kind, dt, op, n, wg, groups, prog3)
 
 
 @case
