@@ -25,6 +25,8 @@ PREDS["filter_big_ulong_tuned"] = PREDS["filter_big_ulong"]
 PREDS["filter_even_int_warp"] = PREDS["filter_even_int"]
 PREDS["filter_positive_float_warp"] = PREDS["filter_positive_float"]
 PREDS["filter_small_double_warp"] = PREDS["filter_small_double"]
+PREDS["filter_big_ulong_direct_warp"] = PREDS["filter_big_ulong"]
+PREDS["filter_even_int_direct"] = PREDS["filter_even_int"]
 
 
 def run_grid(name, n, out_len=None, wg=64, groups=None, program=None):
@@ -89,6 +91,14 @@ def local_memory_figures():
         for L in (64, 128, 256):
             assert_equal(prog.local_mem_bytes(name, L), bytes_at(window, items, stride, L),
                          "local_mem.size of %s at %d" % (name, L))
+
+
+@case
+def direct_into_a_short_output():
+    # :compact :direct writes each match itself: none past OUT's end
+    for name in ("filter_even_int_direct", "filter_big_ulong_direct_warp"):
+        for n, out_len in ((100003, 1000), (5000, 0), (4099, 2049)):
+            run_grid(name, n, out_len, 64, 4)
 
 
 @case
