@@ -681,7 +681,12 @@ static void helper_out(Em *e, const Helper *h) {
         else pr_line(p, "void %s(volatile %s%s *p, %s v)", hname, q, t, t);
         pr_line(p, "{");
         if (ptx) {
-            pr_line(p, "#if defined(cl_nv_pragma_unroll) || defined(__NVPTX__)");
+            /* -DCRISP_STATUS_VOLATILE=1: volatile accesses instead (ld/st.volatile,
+               which the compiler may schedule more freely than inline asm) */
+            pr_line(p, "#if (defined(cl_nv_pragma_unroll) || defined(__NVPTX__)) && defined(CRISP_STATUS_VOLATILE)");
+            if (load) pr_line(p, "    return *p;");
+            else pr_line(p, "    *p = v;");
+            pr_line(p, "#elif defined(cl_nv_pragma_unroll) || defined(__NVPTX__)");
             if (load) {
                 pr_line(p, "    %s v;", t);
                 pr_line(p, "    __asm__ __volatile__(\"ld.relaxed.gpu.global.b%d %%0, [%%1];\" : \"=%s\"(v) : \"l\"((ulong)p) : \"memory\");",
