@@ -40,6 +40,10 @@ KERNELS = [  # name, kind, dtype, op
     ("gexcl_int_user_warp", "exclusive", np.int32, "user_sat"),
     ("gincl_float_min_warp", "inclusive", np.float32, "min"),
     ("gexcl_double_warp", "exclusive", np.float64, "add"),
+    # the transposed layout
+    ("gincl_int_transposed", "inclusive", np.int32, "add"),
+    ("gexcl_long_user_transposed", "exclusive", np.int64, "user_right"),
+    ("gexcl_float_transposed_early", "exclusive", np.float32, "add"),
 ]
 WARP_KERNELS = [k for k in KERNELS if k[0].endswith("_warp")]
 
@@ -164,6 +168,22 @@ def striped_views_and_in_place():
     v = a.copy()
     prog.run("gexcl_in_place_striped", v, global_size=512, local_size=128)
     ref.check_scan(v, a, "add", "exclusive", "striped, in place")
+
+
+@case
+def transposed_views_and_in_place():
+    for n in (5000, 100003):
+        a = ref.data(rng, np.int32, n, "add")
+        out = np.zeros(n, np.int32)
+        off = np.zeros(n, np.int32)
+        prog.run("gincl_views_transposed", a, out, off, global_size=1024, local_size=128)
+        assert_equal(out[:3], np.zeros(3, np.int32))
+        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "transposed, into a view at 3")
+        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "transposed, into a view at 4")
+    a = ref.data(rng, np.int32, 30001, "add")
+    v = a.copy()
+    prog.run("gexcl_in_place_transposed", v, global_size=512, local_size=128)
+    ref.check_scan(v, a, "add", "exclusive", "transposed, in place")
 
 
 @case
