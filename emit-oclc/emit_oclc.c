@@ -676,17 +676,17 @@ static void helper_out(Em *e, const Helper *h) {
         const char *q = em_qual(e, h->as);
         int ptx = h->as == AS_GLOBAL;
         pr_line(p, "/* %s on %s %s memory: relaxed, seen by other work-groups%s */", load ? "%atomic-load" : "%atomic-store", t,
-                ty_as_name(h->as), ptx ? (load ? " (NVIDIA: ld.relaxed.gpu, else an atomic add of 0)" : " (NVIDIA: st.relaxed.gpu, else an atomic exchange)") : "");
+                ty_as_name(h->as), ptx ? (load ? " (NVIDIA: a volatile load, else an atomic add of 0)" : " (NVIDIA: a volatile store, else an atomic exchange)") : "");
         if (load) pr_line(p, "%s %s(volatile %s%s *p)", t, hname, q, t);
         else pr_line(p, "void %s(volatile %s%s *p, %s v)", hname, q, t, t);
         pr_line(p, "{");
         if (ptx) {
-            /* -DCRISP_STATUS_VOLATILE=1: volatile accesses instead (ld/st.volatile,
-               which the compiler may schedule more freely than inline asm) */
-            pr_line(p, "#if (defined(cl_nv_pragma_unroll) || defined(__NVPTX__)) && defined(CRISP_STATUS_VOLATILE)");
-            if (load) pr_line(p, "    return *p;");
-            else pr_line(p, "    *p = v;");
-            pr_line(p, "#elif defined(cl_nv_pragma_unroll) || defined(__NVPTX__)");
+            /* NVIDIA's OpenCL and clang's NVPTX: volatile accesses (ld/st.volatile,
+               any GPU: the CUDA hoists' PTX targets sm_60); with
+               -DCRISP_STATUS_RELAXED=1 on NVIDIA's OpenCL, PTX's relaxed ones
+               through inline asm (sm_70 or later).  Both measured alike on
+               an H200 (docs/performance.md) */
+            pr_line(p, "#if defined(cl_nv_pragma_unroll) && defined(CRISP_STATUS_RELAXED)");
             if (load) {
                 pr_line(p, "    %s v;", t);
                 pr_line(p, "    __asm__ __volatile__(\"ld.relaxed.gpu.global.b%d %%0, [%%1];\" : \"=%s\"(v) : \"l\"((ulong)p) : \"memory\");",
@@ -696,6 +696,9 @@ static void helper_out(Em *e, const Helper *h) {
                 pr_line(p, "    __asm__ __volatile__(\"st.relaxed.gpu.global.b%d [%%0], %%1;\" : : \"l\"((ulong)p), \"%s\"(v) : \"memory\");",
                         wide ? 64 : 32, wide ? "l" : "r");
             }
+            pr_line(p, "#elif defined(cl_nv_pragma_unroll) || defined(__NVPTX__)");
+            if (load) pr_line(p, "    return *p;");
+            else pr_line(p, "    *p = v;");
             pr_line(p, "#else");
         }
         if (load) pr_line(p, "    return %s(p, %s);", wide ? "atom_add" : "atomic_add", wide ? "0UL" : "0u");

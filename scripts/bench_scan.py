@@ -29,7 +29,7 @@ Environment:
                     GROUPS a count or xK (K per compute unit) and FLAGS
                     crisp options, or OpenCL build options when they start
                     with -cl- or -DCRISP_ (e.g. NVIDIA's -cl-nv-maxrregcount=64,
-                    -DCRISP_STATUS_VOLATILE=1); each
+                    -DCRISP_STATUS_RELAXED=1); each
                     prints one line per kernel (GB/s, % of the copy, checked)
   BENCH_SCAN_SWEEP_ONLY=1  the copy and the sweep only
 No clang is needed: the .cl files are built by the OpenCL driver.

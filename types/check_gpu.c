@@ -280,9 +280,9 @@ Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
  * or :local vector (the grid scans' status words, lib/scan-grid.crisp;
  * docs/core-forms.md).  Another work-group's %atomic-store or atomic is
  * seen, with no ordering against other locations.  On NVIDIA they are
- * PTX's ld.relaxed.gpu / st.relaxed.gpu, plain loads and stores served by
- * L2 (an atomic add of 0 is a read-modify-write there, serialised per
- * address); elsewhere atomic_add(p, 0) and atomic_xchg. */
+ * volatile loads and stores, served by L2 (an atomic add of 0 is a
+ * read-modify-write there, serialised per address; -DCRISP_STATUS_RELAXED=1:
+ * PTX's ld/st.relaxed.gpu); elsewhere atomic_add(p, 0) and atomic_xchg. */
 Node *cx_atomic_load_store(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int store = syn_streq(syn->kids[0]->key, "%atomic-store");
