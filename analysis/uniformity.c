@@ -64,7 +64,7 @@ CallInfo uni_call_info(const Analysis *an, const Node *e) {
         case H_GLOBAL_LINEAR_SIZE: c.lv = L_UNIFORM; c.name = "get-global-linear-size"; return c;
         case H_LOCAL_LINEAR_SIZE: c.lv = L_UNIFORM; c.name = "get-local-linear-size"; return c;
         case H_DEVICE_HAS: c.lv = L_UNIFORM; c.name = "device-has"; return c;
-        case H_ATOMIC_RMW: c.atomic = 1; return c;
+        case H_ATOMIC_RMW: case H_ATOMIC_LOAD: case H_ATOMIC_STORE: c.atomic = 1; return c;
         default: c.pure = 1; return c;
         }
     }

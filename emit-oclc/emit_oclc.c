@@ -535,6 +535,8 @@ static const char *oclc_helper_name(Arena *a, const Helper *h) {
     case H_STD140_ELEM: return arena_printf(a, "crisp_std140_%s", t);
     case H_MAKE_STRUCT: return arena_printf(a, "make_%s", t);
     case H_DEVICE_HAS: return arena_printf(a, "crisp_device_has_%s", h->key);
+    case H_ATOMIC_LOAD: return arena_printf(a, "crisp_atomic_load_%s_%s", t, ty_as_name(h->as));
+    case H_ATOMIC_STORE: return arena_printf(a, "crisp_atomic_store_%s_%s", t, ty_as_name(h->as));
     case H_WARP: return oclc_warp_name(a, h->op, h->ty);
     case H_DEBUG_LOG: {
         const char *nm = "crisp_log";
@@ -665,6 +667,46 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "#endif");
         pr_line(p, "}");
         break;
+    case H_ATOMIC_LOAD:
+    case H_ATOMIC_STORE: {
+        /* %atomic-load / %atomic-store (types/check_gpu.c): relaxed; on
+           NVIDIA plain L2 loads and stores through inline PTX, elsewhere
+           OpenCL 1.2's atomics (an add of 0 reads) */
+        int wide = ty_sizeof(h->ty) == 8, load = h->kind == H_ATOMIC_LOAD;
+        const char *q = em_qual(e, h->as);
+        int ptx = h->as == AS_GLOBAL;
+        pr_line(p, "/* %s on %s %s memory: relaxed, seen by other work-groups%s */", load ? "%atomic-load" : "%atomic-store", t,
+                ty_as_name(h->as), ptx ? (load ? " (NVIDIA: a volatile load, else an atomic add of 0)" : " (NVIDIA: a volatile store, else an atomic exchange)") : "");
+        if (load) pr_line(p, "%s %s(volatile %s%s *p)", t, hname, q, t);
+        else pr_line(p, "void %s(volatile %s%s *p, %s v)", hname, q, t, t);
+        pr_line(p, "{");
+        if (ptx) {
+            /* NVIDIA's OpenCL and clang's NVPTX: volatile accesses (ld/st.volatile,
+               any GPU: the CUDA hoists' PTX targets sm_60); with
+               -DCRISP_STATUS_RELAXED=1 on NVIDIA's OpenCL, PTX's relaxed ones
+               through inline asm (sm_70 or later).  Both measured alike on
+               an H200 (docs/performance.md) */
+            pr_line(p, "#if defined(cl_nv_pragma_unroll) && defined(CRISP_STATUS_RELAXED)");
+            if (load) {
+                pr_line(p, "    %s v;", t);
+                pr_line(p, "    __asm__ __volatile__(\"ld.relaxed.gpu.global.b%d %%0, [%%1];\" : \"=%s\"(v) : \"l\"((ulong)p) : \"memory\");",
+                        wide ? 64 : 32, wide ? "l" : "r");
+                pr_line(p, "    return v;");
+            } else {
+                pr_line(p, "    __asm__ __volatile__(\"st.relaxed.gpu.global.b%d [%%0], %%1;\" : : \"l\"((ulong)p), \"%s\"(v) : \"memory\");",
+                        wide ? 64 : 32, wide ? "l" : "r");
+            }
+            pr_line(p, "#elif defined(cl_nv_pragma_unroll) || defined(__NVPTX__)");
+            if (load) pr_line(p, "    return *p;");
+            else pr_line(p, "    *p = v;");
+            pr_line(p, "#else");
+        }
+        if (load) pr_line(p, "    return %s(p, %s);", wide ? "atom_add" : "atomic_add", wide ? "0UL" : "0u");
+        else pr_line(p, "    (void)%s(p, v);", wide ? "atom_xchg" : "atomic_xchg");
+        if (ptx) pr_line(p, "#endif");
+        pr_line(p, "}");
+        break;
+    }
     case H_POW2_BELOW:
         pr_line(p, "/* largest power of two strictly below x (0 when x <= 1), for dec-power-step */");
         pr_line(p, "ulong crisp_pow2_below(ulong x)");

@@ -28,7 +28,8 @@ Environment:
                     separated by ';', each "WG GROUPS [FLAGS...]" with
                     GROUPS a count or xK (K per compute unit) and FLAGS
                     crisp options, or OpenCL build options when they start
-                    with -cl- (e.g. NVIDIA's -cl-nv-maxrregcount=64); each
+                    with -cl- or -DCRISP_ (e.g. NVIDIA's -cl-nv-maxrregcount=64,
+                    -DCRISP_STATUS_RELAXED=1); each
                     prints one line per kernel (GB/s, % of the copy, checked)
   BENCH_SCAN_SWEEP_ONLY=1  the copy and the sweep only
 No clang is needed: the .cl files are built by the OpenCL driver.
@@ -178,8 +179,9 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
         wg = int(words[0])
         g = words[1]
         groups = int(g[1:]) * dev.max_compute_units if g.startswith("x") else int(g)
-        flags = [w for w in words[2:] if not w.startswith("-cl-")]
-        opts = " ".join(w for w in words[2:] if w.startswith("-cl-"))   # OpenCL build options
+        ocl = lambda w: w.startswith("-cl-") or w.startswith("-DCRISP_")   # OpenCL build options
+        flags = [w for w in words[2:] if not ocl(w)]
+        opts = " ".join(w for w in words[2:] if ocl(w))
         label = "wg=%d groups=%d %s" % (wg, groups, " ".join(words[2:]))
         try:
             prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"),

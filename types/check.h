@@ -179,7 +179,9 @@ typedef struct CFunc {
 typedef enum HelperKind {
     H_GLOBAL_ID, H_GLOBAL_LINEAR_ID, H_LOCAL_LINEAR_ID, H_GLOBAL_LINEAR_SIZE,
     H_LOCAL_LINEAR_SIZE, H_POW2_BELOW, H_FLOOR_DIV, H_CEIL_DIV, H_ROUND_DIV,
-    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT, H_DEVICE_HAS,
+    H_ATOMIC_RMW, H_STD140_ELEM, H_DEBUG_LOG, H_MAKE_STRUCT,
+    H_ATOMIC_LOAD, H_ATOMIC_STORE, /* %atomic-load / %atomic-store (types/check_gpu.c) */
+    H_DEVICE_HAS,
     H_WARP,          /* warp support: op is a WarpOp (shuffles: ty is the value type) */
 } HelperKind;
 #define HELPER_NKINDS (H_WARP + 1)

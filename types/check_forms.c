@@ -520,6 +520,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         if (syn_streq(cx_id_builtins[i].name, h)) return cx_gpu_id(cx, syn, &cx_id_builtins[i]);
     for (int i = 0; cx_atomic_ops[i].name; i++)
         if (syn_streq(cx_atomic_ops[i].name, h)) return cx_atomic(cx, syn, &cx_atomic_ops[i]);
+    if (syn_streq("%atomic-load", h) || syn_streq("%atomic-store", h)) return cx_atomic_load_store(cx, syn, want);
     if (cx_is_swizzle_name(h)) return cx_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return cx_conversion(cx, syn, h);
     if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {

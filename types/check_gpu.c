@@ -275,6 +275,40 @@ Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     return atomic_helper_call(cx, syn, addr, as, t, a->op, NULL, 0, v);
 }
 
+/* (%atomic-load LOC) and (%atomic-store LOC V): the library's relaxed
+ * atomic read and write of a 32- or 64-bit integer element of a :global
+ * or :local vector (the grid scans' status words, lib/scan-grid.crisp;
+ * docs/core-forms.md).  Another work-group's %atomic-store or atomic is
+ * seen, with no ordering against other locations.  On NVIDIA they are
+ * volatile loads and stores, served by L2 (an atomic add of 0 is a
+ * read-modify-write there, serialised per address; -DCRISP_STATUS_RELAXED=1:
+ * PTX's ld/st.relaxed.gpu); elsewhere atomic_add(p, 0) and atomic_xchg. */
+Node *cx_atomic_load_store(Ctx *cx, Node *syn, Type *want) {
+    (void)want;
+    int store = syn_streq(syn->kids[0]->key, "%atomic-store");
+    const char *what = store ? "%atomic-store" : "%atomic-load";
+    if (!nargs_ok(cx, syn, store ? 2 : 1, store ? 2 : 1)) return NULL;
+    AddrSpace as;
+    Node *addr = atomic_place(cx, syn, what, &as);
+    if (!addr) return NULL;
+    Type *t = addr->ty;
+    if (t->kind != TY_NUM || !ty_is_int(t) || (ty_sizeof(t) != 4 && ty_sizeof(t) != 8)) {
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit integer location, found `%s`", what, tname(cx, t));
+        return NULL;
+    }
+    Node *v = NULL;
+    if (store) {
+        v = expr(cx, syn->kids[2], t);
+        v = coerce(cx, v, t, syn->kids[2], what);
+        if (!v) return NULL;
+    }
+    if (ty_sizeof(t) == 8) prog_of(cx)->uses_int64_atomics = 1;
+    Helper *h = need_helper(cx, store ? H_ATOMIC_STORE : H_ATOMIC_LOAD, t, as);
+    if (!h) return NULL;
+    Node *args[2] = {addr, v};
+    return helper_call(cx, syn, store ? &ty_void : t, h, args, store ? 2 : 1);
+}
+
 /* Operators usable as #'F in atomic-binop!; returns 0 when `k` is none. */
 static int builtin_binop(const char *k, int *op) {
     static const struct { const char *name; int op; } ops[] = {

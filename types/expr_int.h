@@ -98,6 +98,7 @@ Node *cx_bounds(Ctx *cx, Node *syn, Type *want);
 extern const AtomicOp cx_atomic_ops[];
 Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a);
 Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want);
+Node *cx_atomic_load_store(Ctx *cx, Node *syn, Type *want);
 Node *cx_extent(Ctx *cx, Node *syn, Type *want);
 Node *cx_pow2_below(Ctx *cx, Node *syn, Type *want);
 Node *cx_target_has(Ctx *cx, Node *syn, Type *want);

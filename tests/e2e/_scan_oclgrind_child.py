@@ -21,7 +21,10 @@ for name, kind, dt, op, n, wg, groups in (
         ("gexcl_int", "exclusive", np.int32, "add", 700, 32, 3),
         ("gincl_long", "inclusive", np.int64, "add", 300, 16, 2),
         ("gincl_float_min", "inclusive", np.float32, "min", 200, 8, 4),
-        ("gexcl_uchar", "exclusive", np.uint8, "add", 130, 16, 1)):
+        ("gexcl_uchar", "exclusive", np.uint8, "add", 130, 16, 1),
+        # the warp paths' keys (oclgrind has no native shuffles: the serial walk)
+        ("gincl_int_warp", "inclusive", np.int32, "add", 700, 32, 3),
+        ("gexcl_long_user_warp", "exclusive", np.int64, "user_right", 300, 16, 2)):
     a = ref.data(rng, dt, n, op)
     o = np.zeros(n, dt)
     t = np.zeros(1, dt)
@@ -48,6 +51,10 @@ filt.run("filter_even_int", a, o, c, global_size=64, local_size=16)
 want = a[a % 2 == 0]
 assert int(c[0]) == want.size and np.array_equal(o[:want.size], want)
 print("ran filter_even_int", flush=True)
+c[0] = 0
+filt.run("filter_even_int_warp", a, o, c, global_size=64, local_size=16)
+assert int(c[0]) == want.size and np.array_equal(o[:want.size], want)
+print("ran filter_even_int_warp", flush=True)
 m = 50
 o = np.zeros(2 * m, np.int32)
 c = np.zeros(2, np.uint64)

@@ -21,25 +21,32 @@ PREDS = {
 PREDS["filter_even_int_tuned"] = PREDS["filter_even_int"]
 PREDS["filter_small_double_tuned"] = PREDS["filter_small_double"]
 PREDS["filter_big_ulong_tuned"] = PREDS["filter_big_ulong"]
+# the warp paths' tuning keys
+PREDS["filter_even_int_warp"] = PREDS["filter_even_int"]
+PREDS["filter_positive_float_warp"] = PREDS["filter_positive_float"]
+PREDS["filter_small_double_warp"] = PREDS["filter_small_double"]
+PREDS["filter_big_ulong_direct_warp"] = PREDS["filter_big_ulong"]
+PREDS["filter_even_int_direct"] = PREDS["filter_even_int"]
 
 
-def run_grid(name, n, out_len=None, wg=64, groups=None):
+def run_grid(name, n, out_len=None, wg=64, groups=None, program=None):
     dt, pred, make = PREDS[name]
     a = make(n).astype(dt)
     out_len = n if out_len is None else out_len
     out = np.full(max(out_len, 0), 77, dt)
     count = np.zeros(1, np.uint64)
     gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
-    need = prog.local_mem_bytes(name, wg)
+    program = program or prog
+    need = program.local_mem_bytes(name, wg)
     if need > device_local_mem_size():
         # a tile too large for this device's local memory (the tuned ones
         # at 128 or 256 work-items on NVIDIA's 48 KiB): refused before the
         # launch, with the kernel and both figures (docs/library.md)
-        assert_raises(LocalMemoryError, prog.run, name, a, out, count, global_size=gsize, local_size=wg,
+        assert_raises(LocalMemoryError, program.run, name, a, out, count, global_size=gsize, local_size=wg,
                       match="kernel %s needs %d bytes of local memory per workgroup at a local size of %d, "
                       "but the device has %d" % (name, need, wg, device_local_mem_size()))
         return
-    prog.run(name, a, out, count, global_size=gsize, local_size=wg)
+    program.run(name, a, out, count, global_size=gsize, local_size=wg)
     want = a[pred(a)]
     assert_equal(int(count[0]), want.size, "count of %s n=%d" % (name, n))
     k = min(out_len, want.size)
@@ -53,6 +60,17 @@ for name in PREDS:
         for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
                               (100003, 256, None), (100003, 128, 5), (100003, 64, None)]:
             run_grid(name, n, None, wg, groups)
+
+
+if device_ocl_version() >= (2, 0):
+    # an OpenCL C 3.0 file: the warp paths where sub-groups are 32 wide (Intel)
+    @case
+    def warp_paths_native():
+        prog3 = compile("tests/e2e/lib/filter.crisp", flags=["--ocl-version=3.0"])
+        for name in [k for k in PREDS if k.endswith("_warp")]:
+            for n, wg, groups in [(1, 64, None), (1000, 64, 1), (4099, 96, 3), (30011, 33, 5),
+                                  (50000, 20, 7), (100003, 256, None)]:
+                run_grid(name, n, None, wg, groups, prog3)
 
 
 @case
@@ -73,6 +91,14 @@ def local_memory_figures():
         for L in (64, 128, 256):
             assert_equal(prog.local_mem_bytes(name, L), bytes_at(window, items, stride, L),
                          "local_mem.size of %s at %d" % (name, L))
+
+
+@case
+def direct_into_a_short_output():
+    # :compact :direct writes each match itself: none past OUT's end
+    for name in ("filter_even_int_direct", "filter_big_ulong_direct_warp"):
+        for n, out_len in ((100003, 1000), (5000, 0), (4099, 2049)):
+            run_grid(name, n, out_len, 64, 4)
 
 
 @case

@@ -33,15 +33,27 @@ KERNELS = [  # name, kind, dtype, op
     ("gexcl_ulong_max_tuned", "exclusive", np.uint64, "max"),
     ("gincl_int_late_serial", "inclusive", np.int32, "add"),
     ("gexcl_float_striped_late", "exclusive", np.float32, "add"),
+    # the warp paths' tuning keys (the serial walk where shuffles are not native)
+    ("gincl_int_warp", "inclusive", np.int32, "add"),
+    ("gexcl_long_user_warp", "exclusive", np.int64, "user_right"),
+    ("gincl_long_warp", "inclusive", np.int64, "add"),
+    ("gexcl_int_user_warp", "exclusive", np.int32, "user_sat"),
+    ("gincl_float_min_warp", "inclusive", np.float32, "min"),
+    ("gexcl_double_warp", "exclusive", np.float64, "add"),
+    # the transposed layout
+    ("gincl_int_transposed", "inclusive", np.int32, "add"),
+    ("gexcl_long_user_transposed", "exclusive", np.int64, "user_right"),
+    ("gexcl_float_transposed_early", "exclusive", np.float32, "add"),
 ]
+WARP_KERNELS = [k for k in KERNELS if k[0].endswith("_warp")]
 
 
-def run(name, kind, dt, op, n, wg=64, groups=None):
+def run(name, kind, dt, op, n, wg=64, groups=None, program=None):
     a = ref.data(rng, dt, n, op)
     out = np.zeros(n, dt)
     tot = np.zeros(1, dt)
     gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
-    prog.run(name, a, out, tot, global_size=gsize, local_size=wg)
+    (program or prog).run(name, a, out, tot, global_size=gsize, local_size=wg)
     tiles = -(-n // (wg * 4))   # (at least 4 elements per thread): the tiles' carries add up in turn
     ref.check_scan(out, a, op, kind, "%s n=%d wg=%d groups=%s" % (name, n, wg, groups), tiles)
     ref.check_total(tot[0], a, op, "total of %s n=%d" % (name, n), tiles)
@@ -53,6 +65,19 @@ for name, kind, dt, op in KERNELS:
         for n, wg, groups in [(1, 64, None), (63, 64, None), (1000, 64, 1), (4099, 64, 3),
                               (20000, 128, 4), (100003, 256, None)]:
             run(name, kind, dt, op, n, wg, groups)
+
+
+if device_ocl_version() >= (2, 0):
+    # an OpenCL C 3.0 file: on a device with 32-wide sub-groups (Intel's CPU
+    # runtime) %native-warp-if takes the warp path; full and partial warps,
+    # workgroups below a warp (the serial walk), one and many work-groups
+    @case
+    def warp_paths_native():
+        prog3 = compile("tests/e2e/lib/scan_grid.crisp", flags=["--ocl-version=3.0"])
+        for name, kind, dt, op in WARP_KERNELS:
+            for n, wg, groups in [(1, 64, None), (1000, 64, 1), (4099, 96, 3), (20000, 128, 4),
+                                  (30011, 33, 5), (50000, 20, 7), (100003, 256, None), ((1 << 20) + 3, 256, 16)]:
+                run(name, kind, dt, op, n, wg, groups, prog3)
 
 
 @case
@@ -143,6 +168,22 @@ def striped_views_and_in_place():
     v = a.copy()
     prog.run("gexcl_in_place_striped", v, global_size=512, local_size=128)
     ref.check_scan(v, a, "add", "exclusive", "striped, in place")
+
+
+@case
+def transposed_views_and_in_place():
+    for n in (5000, 100003):
+        a = ref.data(rng, np.int32, n, "add")
+        out = np.zeros(n, np.int32)
+        off = np.zeros(n, np.int32)
+        prog.run("gincl_views_transposed", a, out, off, global_size=1024, local_size=128)
+        assert_equal(out[:3], np.zeros(3, np.int32))
+        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "transposed, into a view at 3")
+        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "transposed, into a view at 4")
+    a = ref.data(rng, np.int32, 30001, "add")
+    v = a.copy()
+    prog.run("gexcl_in_place_transposed", v, global_size=512, local_size=128)
+    ref.check_scan(v, a, "add", "exclusive", "transposed, in place")
 
 
 @case
