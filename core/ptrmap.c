@@ -1,4 +1,4 @@
-/* ptrmap.c - pointer-keyed hash map (ptrmap.h). */
+/* ptrmap.c - pointer-keyed hash map (ptrmap.h), made of hashmap_impl.h. */
 #include "ptrmap.h"
 
 #include <stdint.h>
@@ -8,43 +8,10 @@ static uint32_t ptr_hash(const void *p) {
     return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
 }
 
-void *ptrmap_get(const PtrMap *m, const void *key) {
-    if (!m->cap) return NULL;
-    uint32_t mask = (uint32_t)m->cap - 1;
-    for (uint32_t j = ptr_hash(key) & mask; m->ents[j].key; j = (j + 1) & mask)
-        if (m->ents[j].key == key) return m->ents[j].val;
-    return NULL;
-}
-
-/* Grow m's table to ncap entries (a power of two). */
-static int grow_to(Arena *a, PtrMap *m, int ncap) {
-    PtrMapEnt *ne = arena_alloc_block(a, sizeof *ne * (size_t)ncap);
-    if (!ne) return 0;
-    for (int i = 0; i < m->cap; i++) {
-        if (!m->ents[i].key) continue;
-        uint32_t j = ptr_hash(m->ents[i].key) & (uint32_t)(ncap - 1);
-        while (ne[j].key) j = (j + 1) & (uint32_t)(ncap - 1);
-        ne[j] = m->ents[i];
-    }
-    arena_give_back(a, m->ents, sizeof *ne * (size_t)m->cap); /* nothing refers to it */
-    m->ents = ne;
-    m->cap = ncap;
-    return 1;
-}
-
-int ptrmap_reserve(Arena *a, PtrMap *m, int n) {
-    int ncap = m->cap ? m->cap : 8;
-    while (ncap < (1 << 29) && (n + 1) * 2 >= ncap) ncap *= 2;
-    return ncap == m->cap || grow_to(a, m, ncap);
-}
-
-int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val) {
-    if ((m->n + 1) * 2 >= m->cap && !grow_to(a, m, m->cap ? m->cap * 2 : 8)) /* many maps are per function, and small */
-        return 0;
-    uint32_t mask = (uint32_t)m->cap - 1, j = ptr_hash(key) & mask;
-    while (m->ents[j].key && m->ents[j].key != key) j = (j + 1) & mask;
-    if (!m->ents[j].key) m->n++;
-    m->ents[j].key = key;
-    m->ents[j].val = val;
-    return 1;
-}
+#define HM_MAP PtrMap
+#define HM_ENT PtrMapEnt
+#define HM_KEY const void *
+#define HM_FN(name) ptrmap_##name
+#define HM_HASH(k) ptr_hash(k)
+#define HM_EQ(a, b) ((a) == (b))
+#include "hashmap_impl.h"
