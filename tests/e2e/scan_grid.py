@@ -154,36 +154,30 @@ def output_views_at_odd_offsets():
         ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "into a view at 4")
 
 
-@case
-def striped_views_and_in_place():
+def layout_views_and_in_place(layout):
+    # the :layout LAYOUT scans write into views at offsets 3 and 4 and scan in place
     for n in (5000, 100003):
         a = ref.data(rng, np.int32, n, "add")
         out = np.zeros(n, np.int32)
         off = np.zeros(n, np.int32)
-        prog.run("gincl_views_striped", a, out, off, global_size=1024, local_size=128)
+        prog.run("gincl_views_" + layout, a, out, off, global_size=1024, local_size=128)
         assert_equal(out[:3], np.zeros(3, np.int32))
-        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "striped, into a view at 3")
-        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "striped, into a view at 4")
+        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", layout + ", into a view at 3")
+        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", layout + ", into a view at 4")
     a = ref.data(rng, np.int32, 30001, "add")
     v = a.copy()
-    prog.run("gexcl_in_place_striped", v, global_size=512, local_size=128)
-    ref.check_scan(v, a, "add", "exclusive", "striped, in place")
+    prog.run("gexcl_in_place_" + layout, v, global_size=512, local_size=128)
+    ref.check_scan(v, a, "add", "exclusive", layout + ", in place")
+
+
+@case
+def striped_views_and_in_place():
+    layout_views_and_in_place("striped")
 
 
 @case
 def transposed_views_and_in_place():
-    for n in (5000, 100003):
-        a = ref.data(rng, np.int32, n, "add")
-        out = np.zeros(n, np.int32)
-        off = np.zeros(n, np.int32)
-        prog.run("gincl_views_transposed", a, out, off, global_size=1024, local_size=128)
-        assert_equal(out[:3], np.zeros(3, np.int32))
-        ref.check_scan(out[3:], a[:n - 3], "add", "inclusive", "transposed, into a view at 3")
-        ref.check_scan(off[4:], a[:n - 4], "add", "inclusive", "transposed, into a view at 4")
-    a = ref.data(rng, np.int32, 30001, "add")
-    v = a.copy()
-    prog.run("gexcl_in_place_transposed", v, global_size=512, local_size=128)
-    ref.check_scan(v, a, "add", "exclusive", "transposed, in place")
+    layout_views_and_in_place("transposed")
 
 
 @case
