@@ -339,18 +339,18 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
         return 1;
     }
     HelperKind k = !strcmp(h, "floor") ? H_FLOOR_DIV : !strcmp(h, "ceil") ? H_CEIL_DIV : H_ROUND_DIV;
-    Helper *hp = need_helper(cx, k, t, AS_NONE);
+    Helper *hp = ck_need_helper(cx, k, t, AS_NONE);
     if (!hp) return 0;
-    Sym *rem = new_temp(cx, syn, "rem", t);
+    Sym *rem = ck_new_temp(cx, syn, "rem", t);
     if (!rem) return 0;
     Node *d = ck_node(cx, N_C_DECL, syn, t);
     d->sym = rem;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     Node *addr = mk1(cx, N_C_UNARY, syn, t, var_ref(cx, syn, rem));
     if (!addr) return 0;
     addr->op = OP_ADDR;
     Node *cargs[3] = {a, b, addr};
-    *q = helper_call(cx, syn, t, hp, cargs, 3);
+    *q = ck_helper_call(cx, syn, t, hp, cargs, 3);
     if (r) {
         if (!in_order) *q = cx_simple(cx, *q, syn); /* the call must run before rem is read */
         *r = var_ref(cx, syn, rem);
@@ -408,7 +408,7 @@ int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
         if (n > 1) out[1] = r;
         return 1;
     }
-    if (h && (func_lookup(cx->ck, h) || template_lookup(cx->ck, h))) {
+    if (h && (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h))) {
         Node *extra[16] = {0};
         Node *call = user_call(cx, syn, NULL, extra, n - 1);
         if (!call) return 0;
@@ -471,7 +471,7 @@ Node *cx_conversion(Ctx *cx, Node *syn, const char *h) {
         diag_error_at(D(cx), syn->kids[1], "E0352", "`%s` converts numbers, found `%s`", syn->kids[0]->name, tname(cx, a->ty));
         return NULL;
     }
-    if (ty_is_arith(t) && t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (ty_is_arith(t) && t->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     if (is_to) {
         if (a->ty->kind != TY_BOOL && ty_category(a->ty) == CAT_FLOAT && ty_category(t) != CAT_FLOAT) {
             diag_error_at(D(cx), syn, "E0351", "`%s` of `%s` is not defined: choose truncate, floor, ceil or round",

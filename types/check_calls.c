@@ -115,7 +115,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
     int best_score = 0;
     for (int c = 0; c < nc; c++) {
         FuncDef *f = cands[c];
-        resolve_signature(cx->ck, f);
+        ck_resolve_signature(cx->ck, f);
         if (f->bad || (f->nparams != n && !optional_fit(syn, f, n))) continue;
         int score = 0;
         for (int i = 0; i < n && score >= 0; i++) {
@@ -237,7 +237,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     int n = syn->nkids - 1;
     FuncDef *cands[64];
-    int nc = forced ? 1 : func_overloads(ck, syn->kids[0]->key, cands, 64);
+    int nc = forced ? 1 : ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
     int templated = !forced && template_lookup(ck, syn->kids[0]->key) != NULL;
     if (forced) cands[0] = forced;
     Node **pre = NULL; /* arguments checked once, to choose an overload */
@@ -256,7 +256,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         int errs = ck->d->errors;
         FuncDef *inst = template_for_call(ck, syn->kids[0]->key, syn, pre, n);
         if (!inst && ck->d->errors > errs) return NULL;
-        nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
+        nc = ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
     }
     if (nc == 0) {
         diag_error_at(ck->d, syn, "E0494", "unknown function `%s`", syn->kids[0]->name);
@@ -267,7 +267,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         fd = choose_overload(cx, syn, cands, nc, pre, n);
         if (!fd) return NULL;
     }
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     if (fd->bad) return NULL;
     Node **argsyn = call_arguments(cx, syn, fd);
     if (!argsyn) return NULL;
@@ -280,7 +280,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         pre = full;
     }
     n = fd->nparams;
-    if (fd->kind == FN_GRID) grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
+    if (fd->kind == FN_GRID) ck_grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(n + 1));
     if (!vals || !tys) return NULL;
@@ -370,7 +370,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             tys[i] = p->ty;
         }
     }
-    CFunc *fn = instantiate(cx, fd, tys, syn);
+    CFunc *fn = ck_instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
     merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
     merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
@@ -430,11 +430,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     for (int i = 0; i < nside; i++) c->kids[c->nkids++] = side[i];
     for (int i = 1; i < nret; i++) {
-        Sym *t = new_temp(cx, syn, "value", fn->ret->elems[i]);
+        Sym *t = ck_new_temp(cx, syn, "value", fn->ret->elems[i]);
         if (!t) return NULL;
         Node *d = ck_node(cx, N_C_DECL, syn, t->ty);
         d->sym = t;
-        emit_stmt(cx, d);
+        ck_emit_stmt(cx, d);
         Node *ad = mk1(cx, N_C_UNARY, syn, t->ty, var_ref(cx, syn, t));
         if (!ad) return NULL;
         ad->op = OP_ADDR;
@@ -452,7 +452,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
            the value is the vector this caller passed for it */
         Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, c);
         if (!st) return NULL;
-        emit_stmt(cx, st);
+        ck_emit_stmt(cx, st);
         return side[2 * (fn->ret_side - 1)];
     }
     return c;

@@ -78,7 +78,7 @@ Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
     return x;
 }
 
-Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
+Node *ck_helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
     Node *x = h ? cx_call_n(cx, at, ty, BI_HELPER, args, n) : NULL;
     if (x) x->ival = h->index;
     return x;
@@ -117,7 +117,7 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
 Node *cx_float_lit(Ctx *cx, const Node *at, double v, Type *ty) {
     Node *x = ck_node(cx, N_C_FLOATLIT, at, ty);
     x->fval = v;
-    if (ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (ty->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return x;
 }
 
@@ -571,7 +571,7 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!e || e->kind == N_C_VAR || e->kind == N_C_INTLIT || e->kind == N_C_FLOATLIT || e->kind == N_C_BOOLLIT ||
         e->kind == N_C_LENGTH)
         return e;
-    Sym *t = new_temp(cx, at, "tmp", e->ty);
+    Sym *t = ck_new_temp(cx, at, "tmp", e->ty);
     if (!t) return NULL;
     Node *d = ck_node(cx, N_C_DECL, at, e->ty);
     d->sym = t;
@@ -579,7 +579,7 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!d->kids) return NULL;
     d->kids[0] = e;
     d->nkids = 1;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     return var_ref(cx, at, t);
 }
 

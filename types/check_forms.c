@@ -96,9 +96,9 @@ static Node *accessor(Ctx *cx, Node *syn) {
         /* a user overload of the accessor for this type wins (spec
            "overloading member access function"); ~NAME~ never dispatches */
         FuncDef *cands[16];
-        int nc = func_overloads(cx->ck, h, cands, 16);
+        int nc = ck_func_overloads(cx->ck, h, cands, 16);
         for (int i = 0; i < nc; i++) {
-            resolve_signature(cx->ck, cands[i]);
+            ck_resolve_signature(cx->ck, cands[i]);
             if (!cands[i]->bad && cands[i]->nparams == 1 && cx_fit(base, cands[i]->params[0].ty) >= 0)
                 return user_call(cx, syn, NULL, NULL, 0);
         }
@@ -140,7 +140,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
  * (declare (type OBJ TYPE)) at the start of the body, or the first type of
  * a declared signature (declare #(OBJ-TYPE VALUE-TYPE => nil)); NULL when
  * untyped. */
-Node *setter_object_type(const Node *f) {
+Node *ck_setter_object_type(const Node *f) {
     Node *obj = f->kids[2]->kids[0];
     if (obj->kind != N_SYMBOL) return NULL;
     if (obj->ann) return obj->ann;
@@ -171,7 +171,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         if (strcmp(f->kids[1]->key, h)) continue;
         Node *pl = f->kids[2];
         if (pl->nkids != place_syn->nkids) continue; /* object, indices, new value */
-        Node *tsyn = setter_object_type(f);
+        Node *tsyn = ck_setter_object_type(f);
         Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
         if (!ot) continue;
         Node *probe = expr(cx, place_syn->kids[1], NULL);
@@ -207,7 +207,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         let->origin = place_syn->origin;
         Dest dd = {D_DISCARD, NULL, NULL};
         cx->setter_depth++;
-        form_to(cx, let, &dd);
+        ck_form_to(cx, let, &dd);
         cx->setter_depth--;
         return ck_node(cx, N_C_BLOCK, place_syn, &ty_void);
     }
@@ -220,7 +220,7 @@ int syn_mentions_it(const Node *n);
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
-        int known = static_truth(cx, syn, syn->kids[1]);
+        int known = ck_static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return expr(cx, syn->kids[known ? 2 : 3], want);
     }
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
@@ -264,16 +264,16 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
             s->nkids = 3;
             return s->kids[1] && s->kids[2] ? s : NULL;
         }
-        Sym *tmp = new_temp(cx, syn, "value", t);
+        Sym *tmp = ck_new_temp(cx, syn, "value", t);
         if (!tmp) return NULL;
         Node *d = ck_node(cx, N_C_DECL, syn, t);
         d->sym = tmp;
-        emit_stmt(cx, d);
+        ck_emit_stmt(cx, d);
         Dest dv = {D_VAR, tmp, t};
         cx->block = b1;
-        deliver(cx, v1, &dv, syn->kids[2]);
+        ck_deliver(cx, v1, &dv, syn->kids[2]);
         cx->block = b2;
-        deliver(cx, v2, &dv, syn->kids[3]);
+        ck_deliver(cx, v2, &dv, syn->kids[3]);
         cx->block = saved;
         Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
         if (!ifn) return NULL;
@@ -281,22 +281,22 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         ifn->kids[1] = b1;
         ifn->kids[2] = b2;
         ifn->nkids = 3;
-        emit_stmt(cx, ifn);
+        ck_emit_stmt(cx, ifn);
         return var_ref(cx, syn, tmp);
     }
     if (!strcmp(h, "return")) {
         Dest d = {D_DISCARD, NULL, NULL};
-        form_to(cx, syn, &d);
+        ck_form_to(cx, syn, &d);
         return ck_node(cx, N_C_BLOCK, syn, &ty_void);
     }
-    Sym *tmp = new_temp(cx, syn, "value", NULL);
+    Sym *tmp = ck_new_temp(cx, syn, "value", NULL);
     if (!tmp) return NULL;
     Node *d = ck_node(cx, N_C_DECL, syn, NULL);
     d->sym = tmp;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     Dest dv = {D_VAR, tmp, want};
     int errs = cx->ck->d->errors;
-    form_to(cx, syn, &dv);
+    ck_form_to(cx, syn, &dv);
     if (!tmp->ty) {
         if (cx->ck->d->errors == errs)
             diag_error_at(D(cx), syn, "E0333", "`%s` has no value", syn_to_string(cx->ck->a, syn, 40));
@@ -341,7 +341,7 @@ static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
     if (!x) return NULL;
     for (int i = 0; i < n; i++) x->kids[i] = args[i];
     x->nkids = n;
-    if (t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (t->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return x;
 }
 
@@ -349,7 +349,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     const char *k = syn->key;
     if (syn->ann && syn->ann->kind == N_SYMBOL) {
         /* phylum:chordata names an enumeration key explicitly */
-        Sym *e = global_lookup(cx->ck, k);
+        Sym *e = ck_global_lookup(cx->ck, k);
         if (e && e->kind == SYM_TYPE && e->ty && e->ty->kind == TY_ENUM) {
             Node *kw = syn_keyword(cx->ck->a, syn->ann->loc, syn->ann->name);
             kw->origin = syn->origin;
@@ -359,10 +359,10 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
     if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
     if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
-    Sym *s = scope_lookup(cx, k);
-    if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
+    Sym *s = ck_scope_lookup(cx, k);
+    if (!s) s = ck_parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
-        if (func_lookup(cx->ck, k))
+        if (ck_func_lookup(cx->ck, k))
             diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
         else if (!orch_capture_error(cx, syn))
         {
@@ -493,7 +493,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     if (!strcmp(h, "funcall")) return fnval_call(cx, syn, want);
-    Sym *fs = scope_lookup(cx, h);
+    Sym *fs = ck_scope_lookup(cx, h);
     if (fs && fs->kind == SYM_FNVAL) return fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;
@@ -502,7 +502,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         return user_call(cx, syn, want, NULL, 0);
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
-        Sym *st = global_lookup(cx->ck, h + 5);
+        Sym *st = ck_global_lookup(cx->ck, h + 5);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
         StructDef *sd;
         Node **pre;
@@ -531,7 +531,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     }
     if (!strncmp(h, "as-", 3)) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
-        Sym *st = global_lookup(cx->ck, h + 3);
+        Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
             if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
             Node *v = expr(cx, syn->kids[1], NULL);
@@ -546,7 +546,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
             return cx_retype_struct(cx, v, st->ty, syn);
         }
     }
-    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
     if (strmap_get(&cx->ck->kernels_idx, head->name)) {
         diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
         return NULL;

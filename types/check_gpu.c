@@ -79,8 +79,8 @@ Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
     }
     Node *c;
     if (b->op == BI_HELPER) {
-        if (b->helper == H_GLOBAL_LINEAR_ID) need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        c = helper_call(cx, syn, ty_num(b->ret), need_helper(cx, b->helper, NULL, AS_NONE), args, n);
+        if (b->helper == H_GLOBAL_LINEAR_ID) ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        c = ck_helper_call(cx, syn, ty_num(b->ret), ck_need_helper(cx, b->helper, NULL, AS_NONE), args, n);
     } else {
         c = cx_call_n(cx, syn, ty_num(b->ret), b->op, args, n);
     }
@@ -206,7 +206,7 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
     /* spec "atomics and grid level operations": an atomic on :global memory
        makes its function grid level; inside a grid-level form (a grid-stride
        loop, a macro declaring (grid-level)) it is part of that form */
-    if (*as == AS_GLOBAL && !cx->grid_region) grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
+    if (*as == AS_GLOBAL && !cx->grid_region) ck_grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
     Node *addr = mk1(cx, N_C_UNARY, syn, p->ty, p);
     if (addr) addr->op = OP_ADDR;
     return addr;
@@ -214,7 +214,7 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
 
 static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Type *t, int op, CFunc *fn, int unary, Node *arg) {
     Helper *h = NULL;
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     /* the atomics made for the same fn, newest first (at most one live match) */
     const void *fkey = fn ? (const void *)fn : (const void *)&p->helpers_by_fn;
     Helper *chain = ptrmap_get(&p->helpers_by_fn, fkey);
@@ -224,7 +224,7 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
             break;
         }
     if (!h) {
-        h = need_helper(cx, H_ATOMIC_RMW, t, as);
+        h = ck_need_helper(cx, H_ATOMIC_RMW, t, as);
         if (!h) return NULL;
         h->fn = fn;
         h->op = op;
@@ -234,7 +234,7 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
     }
     if (ty_sizeof(t) == 8) p->uses_int64_atomics = 1;
     Node *args[2] = {addr, arg};
-    return helper_call(cx, syn, t, h, args, arg ? 2 : 1);
+    return ck_helper_call(cx, syn, t, h, args, arg ? 2 : 1);
 }
 
 /* (atomic-add! LOC V) (atomic-sub! LOC V) (atomic-inc! LOC) (atomic-dec! LOC)
@@ -258,7 +258,7 @@ Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
     }
     int size = ty_sizeof(t);
     if (ty_is_int(t) && (size == 4 || size == 8)) {
-        if (size == 8) prog_of(cx)->uses_int64_atomics = 1;
+        if (size == 8) ck_prog_of(cx)->uses_int64_atomics = 1;
         Node *args[2] = {addr, v};
         return cx_call_n(cx, syn, t, a->bi, args, v ? 2 : 1);
     }
@@ -302,11 +302,11 @@ Node *cx_atomic_load_store(Ctx *cx, Node *syn, Type *want) {
         v = coerce(cx, v, t, syn->kids[2], what);
         if (!v) return NULL;
     }
-    if (ty_sizeof(t) == 8) prog_of(cx)->uses_int64_atomics = 1;
-    Helper *h = need_helper(cx, store ? H_ATOMIC_STORE : H_ATOMIC_LOAD, t, as);
+    if (ty_sizeof(t) == 8) ck_prog_of(cx)->uses_int64_atomics = 1;
+    Helper *h = ck_need_helper(cx, store ? H_ATOMIC_STORE : H_ATOMIC_LOAD, t, as);
     if (!h) return NULL;
     Node *args[2] = {addr, v};
-    return helper_call(cx, syn, store ? &ty_void : t, h, args, store ? 2 : 1);
+    return ck_helper_call(cx, syn, store ? &ty_void : t, h, args, store ? 2 : 1);
 }
 
 /* Operators usable as #'F in atomic-binop!; returns 0 when `k` is none. */
@@ -362,7 +362,7 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     int is_op = !unary && builtin_binop(fk, &op);
     CFunc *fn = NULL;
     if (!is_op) {
-        FuncDef *fd = gen_fd ? gen_fd : func_lookup(cx->ck, fk);
+        FuncDef *fd = gen_fd ? gen_fd : ck_func_lookup(cx->ck, fk);
         if (!fd) {
             diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
             return NULL;
@@ -370,9 +370,9 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         if (!gen_fd) {
             /* an overloaded function: the overload of signature #'(T T => T) */
             FuncDef *cands[16];
-            int nc = func_overloads(cx->ck, fk, cands, 16);
+            int nc = ck_func_overloads(cx->ck, fk, cands, 16);
             for (int i = 0; i < nc; i++) {
-                resolve_signature(cx->ck, cands[i]);
+                ck_resolve_signature(cx->ck, cands[i]);
                 int ok = !cands[i]->bad && cands[i]->nparams == (unary ? 1 : 2) && cands[i]->ret && ty_equal(cands[i]->ret, t);
                 for (int j = 0; ok && j < cands[i]->nparams; j++) ok = ty_equal(cands[i]->params[j].ty, t);
                 if (ok) {
@@ -382,7 +382,7 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
             }
         }
         Type *ats[2] = {t, t};
-        resolve_signature(cx->ck, fd);
+        ck_resolve_signature(cx->ck, fd);
         if (fd->bad) return NULL;
         if (fd->nparams != (unary ? 1 : 2) || !ty_equal(fd->ret, t)) {
             diag_error_at(D(cx), f, "E0517", "`%s` needs a function of type #'(%s%s => %s), but `%s` is not", what,
@@ -399,7 +399,7 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), f, "E0517", "`%s` needs a def-function, `%s` is a %s", what, fd->name, fd->kind == FN_KERNEL ? "kernel" : "grid function");
             return NULL;
         }
-        fn = instantiate(cx, fd, ats, syn);
+        fn = ck_instantiate(cx, fd, ats, syn);
         if (!fn) return NULL;
     } else if (ty_is_int(t) && ty_sizeof(t) == 4 && op != OP_MUL) {
         int c = op == OP_ADD ? BI_ATOMIC_ADD : op == OP_SUB ? BI_ATOMIC_SUB : op == -1 ? BI_ATOMIC_MIN
@@ -440,7 +440,7 @@ Node *cx_pow2_below(Ctx *cx, Node *syn, Type *want) {
     v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "limit");
     if (!v) return NULL;
     Node *args[1] = {v};
-    return helper_call(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE), args, 1);
+    return ck_helper_call(cx, syn, ty_num(SC_ULONG), ck_need_helper(cx, H_POW2_BELOW, NULL, AS_NONE), args, 1);
 }
 
 /* The property of (target-has :PROP ...) / (device-has :PROP): 1, 0, -1
@@ -485,18 +485,18 @@ Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     Node *k = syn->kids[1];
     if (!strcmp(k->key, "subgroups")) has = warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
     if (has >= 0) return cx_bool_lit(cx, syn, has);
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
         Helper *x = p->helpers_of_kind[H_DEVICE_HAS][i];
         if (!strcmp(x->key, k->key) && helper_live(p, x)) h = x;
     }
     if (!h) {
-        h = need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
+        h = ck_need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
         if (!h) return NULL;
         h->key = k->key;
     }
-    return helper_call(cx, syn, &ty_bool, h, NULL, 0);
+    return ck_helper_call(cx, syn, &ty_bool, h, NULL, 0);
 }
 
 /* (%require-global-size N "NAME") */

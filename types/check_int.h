@@ -161,7 +161,7 @@ typedef struct Ctx {
 } Ctx;
 
 /* ---- check_forms.c: def-setter ---- */
-Node *setter_object_type(const Node *f);
+Node *ck_setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
 /* `syn` with the macro call in its head position expanded (expand.h),
@@ -172,48 +172,48 @@ Node *ck_expand(Ctx *cx, Node *syn);
  * sizes): every macro call in it, without run-time type information. */
 Node *ck_expand_all(Checker *ck, Node *syn);
 /* Not bfloat16 (E0905): for variables, parameters and results. */
-int value_type_ok(Checker *ck, const Type *t, const Node *at);
+int ck_value_type_ok(Checker *ck, const Type *t, const Node *at);
 /* An `if` test's truth when known at compile time (1/0), else -1. */
-int static_truth(Ctx *cx, const Node *form, Node *test);
+int ck_static_truth(Ctx *cx, const Node *form, Node *test);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
 Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
-Sym *sym_named(Checker *ck, SymKind k, Node *name);
-Sym *new_global(Checker *ck, SymKind k, Node *name);
+Sym *ck_sym_named(Checker *ck, SymKind k, Node *name);
+Sym *ck_new_global(Checker *ck, SymKind k, Node *name);
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
-void block_add(Ctx *cx, Node *blk, Node *stmt);
-void emit_stmt(Ctx *cx, Node *stmt);
-Sym *scope_lookup(Ctx *cx, const char *key);
-Sym *global_lookup(Checker *ck, const char *key);
-FuncDef *func_lookup(Checker *ck, const char *key);
-void func_index(Checker *ck, FuncDef *fd);
+void ck_block_add(Ctx *cx, Node *blk, Node *stmt);
+void ck_emit_stmt(Ctx *cx, Node *stmt);
+Sym *ck_scope_lookup(Ctx *cx, const char *key);
+Sym *ck_global_lookup(Checker *ck, const char *key);
+FuncDef *ck_func_lookup(Checker *ck, const char *key);
+void ck_func_index(Checker *ck, FuncDef *fd);
 
 /* --skip-c-t-checks (spec "Other Flags"): the routine safety checks that
  * code generation does not need are skipped (docs/api.md "Flags"). */
 static inline int ck_skip_checks(const Checker *ck) {
     return ck->c->opt && ck->c->opt->skip_ct_checks;
 }
-int func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
-Sym *parameter_lookup(Checker *ck, const Node *name);
-Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
-Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
-void scope_push(Ctx *cx);
-void scope_pop(Ctx *cx);
-void scope_add(Ctx *cx, Sym *s);
+int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
+Sym *ck_parameter_lookup(Checker *ck, const Node *name);
+Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *ck_new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
+void ck_scope_push(Ctx *cx);
+void ck_scope_pop(Ctx *cx);
+void ck_scope_add(Ctx *cx, Sym *s);
 /* Add `s` to a scope (its index too); the program's globals use it. */
-void scope_insert(Arena *a, Scope *sc, Sym *s);
-void form_to(Ctx *cx, Node *syn, Dest *d);
-void body_to(Ctx *cx, Node **forms, int n, Dest *d);
-void deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
-Program *prog_of(Ctx *cx);
-void grid_op(Ctx *cx, const Node *at, const char *what);
-void resolve_signature(Checker *ck, FuncDef *fd);
-CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
-const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base);
-Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
-void helper_add(Arena *a, Program *p, Helper *h);
+void ck_scope_insert(Arena *a, Scope *sc, Sym *s);
+void ck_form_to(Ctx *cx, Node *syn, Dest *d);
+void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d);
+void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
+Program *ck_prog_of(Ctx *cx);
+void ck_grid_op(Ctx *cx, const Node *at, const char *what);
+void ck_resolve_signature(Checker *ck, FuncDef *fd);
+CFunc *ck_instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
+const char *ck_overload_cname(Checker *ck, const FuncDef *fd, const char *base);
+Helper *ck_need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
+void ck_helper_add(Arena *a, Program *p, Helper *h);
 /* A call of support code `h` (a BI_HELPER C_CALL). */
-Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
+Node *ck_helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
 
 /* ---- check.c: the passes ---- */
 /* One pass of the checker over the whole program (check_passes lists
@@ -229,16 +229,16 @@ int checker_init(Checker *ck, Crisp *c, struct Expander *x, Forms read, const Ta
 Program *checker_finish(Checker *ck);
 /* ---- check.c ---- */
 /* An empty C_BLOCK at AT. */
-Node *new_block(Ctx *cx, const Node *at);
+Node *ck_new_block(Ctx *cx, const Node *at);
 /* ---- collect.c ---- */
-void pass_collect(Checker *ck);
+void ck_pass_collect(Checker *ck);
 /* ---- signatures.c ---- */
-void pass_constants(Checker *ck);
-void pass_signatures(Checker *ck);
-void pass_overloads(Checker *ck);
+void ck_pass_constants(Checker *ck);
+void ck_pass_signatures(Checker *ck);
+void ck_pass_overloads(Checker *ck);
 /* ---- instances.c ---- */
-void pass_kernels(Checker *ck);
-void pass_functions(Checker *ck);
+void ck_pass_kernels(Checker *ck);
+void ck_pass_functions(Checker *ck);
 /* ---- cnames.c ---- */
 /* Each asks the target's TargetNames (ck->names; crisp_names without one).
  * NAME starts with a prefix the target reserves. */

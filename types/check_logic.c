@@ -68,7 +68,7 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
         if (i > 0 && blks[i]->nkids) simple_all = 0;
     }
     cx->divergent = wdiv;
-    for (int i = 0; i < blks[0]->nkids; i++) emit_stmt(cx, blks[0]->kids[i]);
+    for (int i = 0; i < blks[0]->nkids; i++) ck_emit_stmt(cx, blks[0]->kids[i]);
     if (simple_all) {
         Node *acc = vals[0];
         for (int i = 1; i < n; i++) acc = mk2(cx, N_C_BINARY, syn, &ty_bool, is_and ? OP_AND : OP_OR, acc, vals[i]);
@@ -76,7 +76,7 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
         return acc;
     }
     /* operands that need statements: lower to a flag and nested ifs */
-    Sym *flag = new_temp(cx, syn, is_and ? "all" : "any", &ty_bool);
+    Sym *flag = ck_new_temp(cx, syn, is_and ? "all" : "any", &ty_bool);
     if (!flag) return NULL;
     Node *d = ck_node(cx, N_C_DECL, syn, &ty_bool);
     d->sym = flag;
@@ -85,7 +85,7 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
     d->kids[0] = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[0], int_lit(cx, syn, 0, vals[0]->ty));
     if (vals[0]->ty->kind == TY_BOOL) d->kids[0] = vals[0];
     d->nkids = 1;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     Node *outer = cx->block;
     for (int i = 1; i < n; i++) {
         Node *test = var_ref(cx, syn, flag);
@@ -102,8 +102,8 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
         ifn->nkids = 3;
         Node *val = vals[i]->ty->kind == TY_BOOL ? vals[i]
                     : mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[i], int_lit(cx, syn, 0, vals[i]->ty));
-        block_add(cx, blks[i], mk1(cx, N_C_EXPR, syn, &ty_void, mk2(cx, N_C_ASSIGN, syn, &ty_bool, OP_SET, var_ref(cx, syn, flag), val)));
-        block_add(cx, outer, ifn);
+        ck_block_add(cx, blks[i], mk1(cx, N_C_EXPR, syn, &ty_void, mk2(cx, N_C_ASSIGN, syn, &ty_bool, OP_SET, var_ref(cx, syn, flag), val)));
+        ck_block_add(cx, outer, ifn);
     }
     return var_ref(cx, syn, flag);
 }

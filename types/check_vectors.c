@@ -126,9 +126,9 @@ static Node *element(Ctx *cx, Node *syn, Sym *v) {
 static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
     if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
     FuncDef *cands[16];
-    int nc = func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
+    int nc = ck_func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
     for (int i = 0; i < nc; i++) {
-        resolve_signature(cx->ck, cands[i]);
+        ck_resolve_signature(cx->ck, cands[i]);
         if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
             cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
             return 1;
@@ -165,7 +165,7 @@ Node *cx_length(Ctx *cx, Node *syn, Type *want) {
  * tensors and soa-vectors): length times the element stride, summed over
  * the fields of a soa-vector. */
 Node *cx_bytes(Ctx *cx, Node *syn, Type *want) {
-    if (func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
     if (!nargs_ok(cx, syn, 1, 1)) return NULL;
     Type *ul = ty_num(SC_ULONG);
     Sym *soa = soa_sym(cx, syn->kids[1]);
@@ -230,7 +230,7 @@ Node *cx_swizzle(Ctx *cx, Node *syn) {
 Node *place(Ctx *cx, Node *syn, int for_write) {
     if (!(syn = ck_expand(cx, syn))) return NULL;
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         if (!s) {
             if (orch_capture_error(cx, syn)) return NULL;
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
@@ -353,7 +353,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             continue;
         }
         if (cx->ck->d->errors > errs_before) return NULL;
-        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? scope_lookup(cx, syn->kids[i]->key) : NULL;
+        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? ck_scope_lookup(cx, syn->kids[i]->key) : NULL;
         if (fs && fs->kind == SYM_FNVAL) {
             Node *r = fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
             if (!r) return NULL;
@@ -388,7 +388,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
                 Node *comp = mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
                 if (comp) comp->text = xyz[k];
                 a = mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, struct_component(cx, p, k), comp);
-                if (k < 2) emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, a));
+                if (k < 2) ck_emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, a));
             }
             if (!a) return NULL;
         } else {
@@ -396,7 +396,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
         }
         if (i + 2 < syn->nkids) {
             Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, a);
-            emit_stmt(cx, st);
+            ck_emit_stmt(cx, st);
         }
         last = a;
     }

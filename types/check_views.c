@@ -25,8 +25,8 @@ static Diag *D(Ctx *cx) {
  * channel, a marshalled vector) with its length variable NAME_len; declared
  * by view_decl. */
 Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
-    Sym *v = new_local(cx, at, name, ty);
-    Sym *l = v ? new_local(cx, at, name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
+    Sym *v = ck_new_local(cx, at, name, ty);
+    Sym *l = v ? ck_new_local(cx, at, name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
     if (!l) return NULL;
     v->is_view = 1;
     v->len_sym = l;
@@ -43,7 +43,7 @@ Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
     d->kids[0] = cast;
     d->kids[1] = len;
     d->nkids = 2;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     return v;
 }
 
@@ -52,7 +52,7 @@ Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
     Type *ul = ty_num(SC_ULONG);
     Sym *v = view_var(cx, syn, name, ty);
-    Sym *o = v ? new_local(cx, syn, name_join(cx->ck, v->cname, "off"), ul) : NULL;
+    Sym *o = v ? ck_new_local(cx, syn, name_join(cx->ck, v->cname, "off"), ul) : NULL;
     if (!o) return NULL;
     v->off_sym = o;
     Node *od = mk(cx, N_C_DECL, syn, ul, 1);
@@ -60,7 +60,7 @@ Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *o
     od->sym = o;
     od->kids[0] = off;
     od->nkids = 1;
-    emit_stmt(cx, od);
+    ck_emit_stmt(cx, od);
     return view_decl(cx, syn, v, ptr, len);
 }
 
@@ -107,7 +107,7 @@ Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
     }
     Node *a = mk2(cx, N_C_ASSIGN, place_syn, v->ty, OP_SET, var_ref(cx, place_syn, v->sym), var_ref(cx, place_syn, p));
     if (p->off_sym) {
-        emit_stmt(cx, mk1(cx, N_C_EXPR, place_syn, &ty_void, a));
+        ck_emit_stmt(cx, mk1(cx, N_C_EXPR, place_syn, &ty_void, a));
         a = mk2(cx, N_C_ASSIGN, place_syn, ty_num(SC_ULONG), OP_SET, var_ref(cx, place_syn, v->sym->off_sym),
                 var_ref(cx, place_syn, p->off_sym));
     }

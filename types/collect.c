@@ -16,7 +16,7 @@
 #define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
 
 /* A symbol of kind K for the name NAME (not yet in any scope). */
-Sym *sym_named(Checker *ck, SymKind k, Node *name) {
+Sym *ck_sym_named(Checker *ck, SymKind k, Node *name) {
     Sym *s = arena_alloc(ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = k;
@@ -27,10 +27,10 @@ Sym *sym_named(Checker *ck, SymKind k, Node *name) {
 }
 
 /* A new global of kind K named NAME; NULL (after E0101) when taken. */
-Sym *new_global(Checker *ck, SymKind k, Node *name) {
-    Sym *s = sym_named(ck, k, name);
+Sym *ck_new_global(Checker *ck, SymKind k, Node *name) {
+    Sym *s = ck_sym_named(ck, k, name);
     if (!s) return NULL;
-    Sym *old = global_lookup(ck, name->key);
+    Sym *old = ck_global_lookup(ck, name->key);
     s->from_lib = ck->in_library;
     if (old && old->from_lib && !ck->in_library) {
         /* the program's own definition replaces the library's */
@@ -44,7 +44,7 @@ Sym *new_global(Checker *ck, SymKind k, Node *name) {
         if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
         return NULL;
     }
-    scope_insert(ck->a, &ck->globals, s);
+    ck_scope_insert(ck->a, &ck->globals, s);
     return s;
 }
 
@@ -102,7 +102,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     } else {
         /* a second definition of a name is an overload (spec "Function
            Overloading"); identical signatures are rejected once resolved */
-        FuncDef *old = func_lookup(ck, fd->key);
+        FuncDef *old = ck_func_lookup(ck, fd->key);
         if (old) fd->overloaded = old->overloaded = 1;
     }
     Node *pl = form->kids[2];
@@ -167,7 +167,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->nbody = form->nkids - i - ndecl;
     fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck, name->name);
     PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
-    func_index(ck, fd);
+    ck_func_index(ck, fd);
     return fd;
 }
 
@@ -182,7 +182,7 @@ FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cnam
         fd->overloaded = 1;
         fd->is_instance = 1;
     }
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     return fd->bad ? NULL : fd;
 }
 
@@ -192,7 +192,7 @@ static void collect_const(Checker *ck, Node *form) {
         diag_error_at(ck->d, form, "E0110", "expected (%s name value)", h);
         return;
     }
-    Sym *s = new_global(ck, SYM_CONST, form->kids[1]);
+    Sym *s = ck_new_global(ck, SYM_CONST, form->kids[1]);
     if (!s) return;
     s->type_syn = form->kids[1]->ann;
     s->init = form->kids[2];
@@ -205,7 +205,7 @@ static void collect_parameter(Checker *ck, Node *form) {
         return;
     }
     Node *name = form->kids[1];
-    Sym *s = new_global(ck, SYM_PARAMETER, name);
+    Sym *s = ck_new_global(ck, SYM_PARAMETER, name);
     if (!s) return;
     s->key = name->name; /* parameters are case sensitive */
     s->type_syn = name->ann;
@@ -241,7 +241,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f->kids[2], "E0170", "def-setter parameters are names, as in (object [index...] new-value)");
         else if (f->nkids > 2 && syn_is_list(f->kids[2]) && f->kids[2]->nkids > 17)
             diag_error_at(ck->d, f->kids[2], "E0170", "a def-setter takes at most 15 indices");
-        else if (!setter_object_type(f))
+        else if (!ck_setter_object_type(f))
             diag_error_at(ck->d, f->kids[2]->kids[0], "E0171",
                           "def-setter `%s` needs the type of its object `%s`: annotate it or (declare (type %s TYPE))",
                           f->kids[1]->key, syn_to_string(ck->a, f->kids[2]->kids[0], 30), syn_to_string(ck->a, f->kids[2]->kids[0], 30));
@@ -271,7 +271,7 @@ static void collect(Checker *ck, Node *f) {
             return;
         }
         if (is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
-        Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
+        Sym *s = ck_new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
     } else if (!strcmp(h, "declaim")) {
         /* static-analysis opt-ins: read by analysis/ */
@@ -282,8 +282,8 @@ static void collect(Checker *ck, Node *f) {
             Node *e = f->kids[j];
             if (syn_is_form(e, "type") && e->nkids >= 3) {
                 for (int k = 1; k < e->nkids - 1; k++) {
-                    Sym *s = e->kids[k]->kind == N_SYMBOL ? global_lookup(ck, e->kids[k]->key) : NULL;
-                    if (!s) s = parameter_lookup(ck, e->kids[k]);
+                    Sym *s = e->kids[k]->kind == N_SYMBOL ? ck_global_lookup(ck, e->kids[k]->key) : NULL;
+                    if (!s) s = ck_parameter_lookup(ck, e->kids[k]);
                     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) {
                         diag_error_at(ck->d, e->kids[k], "E0133", "top-level (declare (type ...)) names no def-const or def-parameter `%s`",
                                       syn_to_string(ck->a, e->kids[k], 30));
@@ -300,7 +300,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
             return;
         }
-        Sym *s = new_global(ck, SYM_CONSTVEC, f->kids[1]);
+        Sym *s = ck_new_global(ck, SYM_CONSTVEC, f->kids[1]);
         if (s) {
             s->init = f;
             s->immutable = 1;
@@ -404,7 +404,7 @@ static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
 
 /* Pass "collect": the library's definitions, then the program's, in
  * order; ck->forms gets every definition (its macros expanded). */
-void pass_collect(Checker *ck) {
+void ck_pass_collect(Checker *ck) {
     Crisp *c = ck->c;
     if (ck->x) {
         Forms lib = expander_library(ck->x);

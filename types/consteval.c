@@ -1594,7 +1594,7 @@ Node *ce_literal(Ctx *cx, const Node *at, const CeVal *v) {
     case CE_FLOAT:
         n = ck_node(cx, N_C_FLOATLIT, at, (Type *)v->ty);
         n->fval = v->f;
-        if (v->ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+        if (v->ty->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
         return n;
     case CE_BOOL:
         n = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);

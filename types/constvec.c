@@ -180,7 +180,7 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
     Type *base = NULL;
     int typed = 0;
     if (k && k->kind == N_SYMBOL) {
-        Sym *a = global_lookup(ck, k->key);
+        Sym *a = ck_global_lookup(ck, k->key);
         typed = a && a->kind == SYM_TYPE;
     }
     typed |= syn_is_form(k, "vector-type") || syn_is_form(k, "vector") || syn_is_form(k, "vector-view-type");
@@ -222,8 +222,8 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
         if (!fill) return NULL;
     }
     Type *vt = ty_vector(ck->a, t->elem, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, len ? -1 : t->length);
-    if (t->elem->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
-    Sym *s = new_local(cx, name, name->name, vt);
+    if (t->elem->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
+    Sym *s = ck_new_local(cx, name, name->name, vt);
     Node *d = mk(cx, N_C_DECL, init, vt, 2);
     if (!s || !d) return NULL;
     d->sym = s;
@@ -232,7 +232,7 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
         d->kids[1] = len;
         d->nkids = 2;
     }
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     return s;
 }
 
@@ -402,7 +402,7 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
             }
             for (int k = 1; k < e->nkids; k++) {
                 Node *nm = e->kids[k];
-                Sym *u = nm->kind == N_SYMBOL ? global_lookup(ck, nm->key) : NULL;
+                Sym *u = nm->kind == N_SYMBOL ? ck_global_lookup(ck, nm->key) : NULL;
                 const char *shown = syn_to_string(ck->a, nm, 40);
                 if (!u || u->kind != SYM_CONSTVEC) {
                     diag_error_at(ck->d, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined", shown, shown);
@@ -482,12 +482,12 @@ void constvec_eval(Checker *ck, Sym *s) {
     CFunc fn = {.kind = FN_FUNCTION, .name = s->name, .cname = "consteval", .def = form, .ret = ct.ret, .consteval = 1};
     fn.body = syn_new(ck->a, N_C_BLOCK, form->loc);
     Ctx cx = {.ck = ck, .fn = &fn, .block = fn.body, .consteval = 1, .body_owner = form};
-    scope_push(&cx);
+    ck_scope_push(&cx);
     int errs = ck->d->errors;
     ck->ct = &ct;
     int visible = ck->x ? expander_enter(ck->x, form) : 0;
     Dest d = {D_RETURN, NULL, NULL};
-    body_to(&cx, form->kids + first, form->nkids - first, &d);
+    ck_body_to(&cx, form->kids + first, form->nkids - first, &d);
     if (ck->x) expander_leave(ck->x, visible);
     ConstVec *cv = NULL;
     if (ck->d->errors == errs && !ck->d->fatal) {
@@ -596,7 +596,7 @@ void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused) {
 void constvec_decl(Ctx *cx, Node *e) {
     for (int k = 1; k < e->nkids; k++) {
         Node *nm = e->kids[k];
-        Sym *s = nm->kind == N_SYMBOL ? global_lookup(cx->ck, nm->key) : NULL;
+        Sym *s = nm->kind == N_SYMBOL ? ck_global_lookup(cx->ck, nm->key) : NULL;
         if (!s || s->kind != SYM_CONSTVEC)
             diag_error_at(cx->ck->d, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined",
                           syn_to_string(cx->ck->a, nm, 40), syn_to_string(cx->ck->a, nm, 40));

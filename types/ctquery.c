@@ -77,7 +77,7 @@ Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc) {
     s->name = n->name;
     s->key = arena_printf(a, "%%type%d", ck->globals.n);
     s->ty = t;
-    scope_insert(a, &ck->globals, s);
+    ck_scope_insert(a, &ck->globals, s);
     n->key = s->key;
     return n;
 }
@@ -132,7 +132,7 @@ static Type *type_of_syntax(Checker *ck, Node *syn) {
 static int names_type(Checker *ck, const Node *syn) {
     if (syn->kind == N_SYMBOL && !syn->ann) {
         if (ty_lookup_base(syn->key) && strcmp(syn->key, "nil")) return 1;
-        Sym *s = global_lookup(ck, syn->key);
+        Sym *s = ck_global_lookup(ck, syn->key);
         return s && s->kind == SYM_TYPE;
     }
     if (syn->kind == N_KEYWORD) return ty_lookup_base(syn->key) != NULL;
@@ -149,15 +149,15 @@ static int names_type(Checker *ck, const Node *syn) {
 /* Is `x` a symbol naming a value (not a type) where the macro was called? */
 static int is_value_name(Checker *ck, const Node *x) {
     if (x->kind != N_SYMBOL || x->ann) return 0;
-    Sym *s = ck->cur ? scope_lookup(ck->cur, x->key) : global_lookup(ck, x->key);
+    Sym *s = ck->cur ? ck_scope_lookup(ck->cur, x->key) : ck_global_lookup(ck, x->key);
     return s && s->kind != SYM_TYPE;
 }
 
 /* The variable `sym` names where the macro was called: a local or
  * parameter of the function being checked, else a global. */
 static Sym *visible(Checker *ck, const Node *sym) {
-    Sym *s = ck->cur ? scope_lookup(ck->cur, sym->key) : global_lookup(ck, sym->key);
-    if (!s) s = parameter_lookup(ck, sym);
+    Sym *s = ck->cur ? ck_scope_lookup(ck->cur, sym->key) : ck_global_lookup(ck, sym->key);
+    if (!s) s = ck_parameter_lookup(ck, sym);
     return s;
 }
 
@@ -210,7 +210,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
  * caller may have passed as a view, is not known to be aligned. */
 static int aligned_buffer(Checker *ck, const Node *v) {
     if (v->kind != N_SYMBOL || v->ann || !ck->cur || !ck->cur->fn || ck->cur->fn->kind != FN_KERNEL) return 0;
-    Sym *s = scope_lookup(ck->cur, v->key);
+    Sym *s = ck_scope_lookup(ck->cur, v->key);
     if (!s || s->is_view || !s->ty || s->ty->kind != TY_VECTOR || s->ty->view || s->ty->soa || s->ty->ndims ||
         s->ty->align == AL_STD140 || (s->ty->as != AS_GLOBAL && s->ty->as != AS_CONSTANT))
         return 0;
@@ -240,7 +240,7 @@ static const char *designated(Checker *ck, Node *v) {
     const char *f = eval_function_name(v);
     if (f) return f;
     if (v->kind == N_SYMBOL && !v->ann) {
-        Sym *s = ck->cur ? scope_lookup(ck->cur, v->key) : NULL;
+        Sym *s = ck->cur ? ck_scope_lookup(ck->cur, v->key) : NULL;
         if (s && s->kind == SYM_FNVAL && s->fn_name && s->fn_name->kind == N_SYMBOL) return s->fn_name->key;
     }
     return NULL;
@@ -282,10 +282,10 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
         return bk == 1 ? ty_is_arith(ps[0]) : ty_is_intlike(ps[0]);
     }
     FuncDef *cands[64];
-    int nc = func_overloads(ck, f, cands, 64);
+    int nc = ck_func_overloads(ck, f, cands, 64);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad || fd->nparams != np) continue;
         int ok = 1;
         for (int k = 0; k < np && ok; k++) {
@@ -488,10 +488,10 @@ static Node *struct_field_types(Checker *ck, Node *x) {
  * overload with a complete signature; NULL after reporting E0216. */
 static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node *at) {
     FuncDef *cands[16];
-    int nc = func_overloads(ck, f, cands, 16);
+    int nc = ck_func_overloads(ck, f, cands, 16);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad) continue;
         int ok = 1;
         for (int k = 0; k < fd->nparams; k++) ok &= fd->params[k].ty != NULL;
@@ -517,10 +517,10 @@ static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node
  * a complete signature), or NULL: for (def-type NAME (type-signature-of #'f)). */
 Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc) {
     FuncDef *cands[16];
-    int nc = func_overloads(ck, f, cands, 16);
+    int nc = ck_func_overloads(ck, f, cands, 16);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad) continue;
         int ok = 1;
         for (int k = 0; k < fd->nparams; k++) ok &= fd->params[k].ty != NULL;
@@ -561,7 +561,7 @@ static int is_run_time_function(Checker *ck, const char *name) {
     for (int i = 0; makers[i]; i++)
         if (!strcmp(name, makers[i])) return 1;
     if (!strncmp(name, "gen-", 4) && template_lookup(ck, name + 4)) return 1;
-    return func_lookup(ck, name) != NULL || template_lookup(ck, name) != NULL;
+    return ck_func_lookup(ck, name) != NULL || template_lookup(ck, name) != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -671,7 +671,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         /* is-STRUCT? for a def-struct or derived type STRUCT */
         size_t len = strlen(name);
         if (n == 1 && len > 4 && !strncmp(name, "is-", 3) && name[len - 1] == '?') {
-            Sym *s = global_lookup(ck, arena_strndup(ck->a, name + 3, len - 4));
+            Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, name + 3, len - 4));
             if (s && s->kind == SYM_TYPE) {
                 Type *want = type_expr(ck, syn_symbol(ck->a, form->loc, s->name));
                 Type *t = want ? type_arg(ck, ev, form, a[0]) : NULL;
@@ -703,8 +703,8 @@ static int host_var(Eval *ev, void *ud, const Node *sym, Node **out) {
         *out = (Node *)(uintptr_t)sym;
         return 1;
     }
-    Sym *s = global_lookup(ck, sym->key);
-    if (!s) s = parameter_lookup(ck, sym);
+    Sym *s = ck_global_lookup(ck, sym->key);
+    if (!s) s = ck_parameter_lookup(ck, sym);
     if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
         Node *v = global_const_value(ck, s);
         if (v && v->kind == N_C_INTLIT && ty_is_int(v->ty)) *out = syn_int(ck->a, sym->loc, v->ival);

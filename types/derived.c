@@ -19,7 +19,7 @@ static Diag *D(Ctx *cx) {
 /* The derived vector type NAME (a def-derived-type of a vector, view, soa
  * or tensor-view type), or NULL when NAME is something else. */
 Type *derived_vector_type(Ctx *cx, const Node *at, const char *name) {
-    Sym *st = global_lookup(cx->ck, name);
+    Sym *st = ck_global_lookup(cx->ck, name);
     if (!st || st->kind != SYM_TYPE || !st->type_syn || !syn_is_form(st->type_syn, "def-derived-type") ||
         (st->ty && st->ty->kind != TY_VECTOR))
         return NULL;
@@ -136,7 +136,7 @@ static Node *as_derived(Ctx *cx, Node *syn) {
     }
     Node *name = syn->kids[1];
     Type *dt = derived_vector_type(cx, name, name->key);
-    Sym *st = dt ? NULL : global_lookup(cx->ck, name->key);
+    Sym *st = dt ? NULL : ck_global_lookup(cx->ck, name->key);
     if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && struct_resolve(cx->ck, st->ty->sd) &&
                  st->ty->sd->derived_from)) {
         diag_error_at(D(cx), name, "E0168", "`as-derived` needs a type made by def-derived-type or set-derived, found `%s`", name->name);
@@ -164,13 +164,13 @@ Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
                      : t->ndims ? "make-tensor-view"
                      : t->view  ? "make-vector-view"
                                 : "make-vector";
-    Sym *st = global_lookup(cx->ck, h + 5);
+    Sym *st = ck_global_lookup(cx->ck, h + 5);
     int allocates = !t->view && !t->ndims;
     int typed = 0;
     if (init->nkids > 1) {
         Node *a = init->kids[1];
         const char *ah = a->kind == N_SYMBOL ? a->key : syn_head(a);
-        Sym *as = ah ? global_lookup(cx->ck, ah) : NULL;
+        Sym *as = ah ? ck_global_lookup(cx->ck, ah) : NULL;
         typed = (a->kind == N_SYMBOL && ty_lookup_base(a->key)) || (as && as->kind == SYM_TYPE) ||
                 (ah && a->kind == N_LIST && strlen(ah) > 5 && !strcmp(ah + strlen(ah) - 5, "-type"));
     }
@@ -209,13 +209,13 @@ int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
 Node *derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
-    if (!h || func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
-    if (!strcmp(h, "as-original") && !global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
-    if (!strcmp(h, "as-derived") && !global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
+    if (!h || ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
+    if (!strcmp(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
+    if (!strcmp(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
         Type *dt = derived_vector_type(cx, syn, h + 3);
         if (dt) return *handled = 1, derived_vector_as(cx, syn, dt);
-        Sym *st = global_lookup(cx->ck, h + 3);
+        Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
             /* (as-ALIAS V): as-<original> where the original is a vector type alias */
             Type *ot = type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));

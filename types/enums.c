@@ -17,7 +17,7 @@ void enum_collect(Checker *ck, Node *form) {
         return;
     }
     Node *name = form->kids[1];
-    if (ty_lookup_base(name->key) || global_lookup(ck, name->key)) {
+    if (ty_lookup_base(name->key) || ck_global_lookup(ck, name->key)) {
         diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);
         return;
     }
@@ -63,7 +63,7 @@ void enum_collect(Checker *ck, Node *form) {
     t->kind = TY_ENUM;
     t->ed = ed;
     ed->type = t;
-    Sym *s = new_global(ck, SYM_TYPE, name);
+    Sym *s = ck_new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
     arena_push(ck->a, (void ***)&ck->prog->enums, &ck->prog->nenums, &ck->prog->capenums, ed);
@@ -85,7 +85,7 @@ static int find_key(EnumDef *ed, const char *key) {
  * it (it stays a compile-time keyword).  Reports an error (and returns
  * NULL) when the key is ambiguous or not in the expected enumeration. */
 Node *enum_value(Ctx *cx, Node *kw, Type *want) {
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     if (want && want->kind == TY_ENUM) {
         int i = find_key(want->ed, kw->key);
         if (i >= 0) return enum_literal(cx, kw, want->ed, i);

@@ -211,7 +211,7 @@ static Node *specialise(Checker *ck, Node *form, const char *name, const int *is
 static Sym *fnval_of(Ctx *cx, const Node *a) {
     if (syn_is_form(a, "function") && a->nkids == 2) a = a->kids[1];
     if (a->kind != N_SYMBOL || a->ann) return NULL;
-    Sym *s = scope_lookup(cx, a->key);
+    Sym *s = ck_scope_lookup(cx, a->key);
     return s && s->kind == SYM_FNVAL ? s : NULL;
 }
 
@@ -243,14 +243,14 @@ int fnval_init(Ctx *cx, const Node *init) {
 static int generated_function(Checker *ck, const char *key) {
     size_t n = strlen(key);
     if (n > 1 && key[n - 1] == '~') return 1;
-    Sym *s = !strncmp(key, "make-", 5) ? global_lookup(ck, key + 5) : NULL;
+    Sym *s = !strncmp(key, "make-", 5) ? ck_global_lookup(ck, key + 5) : NULL;
     return s && s->kind == SYM_TYPE && s->ty && s->ty->kind == TY_STRUCT;
 }
 
 /* Is KEY a function that can be referred to by #'KEY? */
 static int known_function(Checker *ck, const char *key) {
     FuncDef *c[1];
-    return func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key) || generated_function(ck, key);
+    return ck_func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key) || generated_function(ck, key);
 }
 
 /* The wrapper (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...))
@@ -262,7 +262,7 @@ static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, c
     for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
     Node *wsym = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%s(%s)", fn->name, tys));
     FuncDef *old[1];
-    if (func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
+    if (ck_func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
     Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     Node **call = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 2));
     if (!params || !call) return NULL;
@@ -285,7 +285,7 @@ static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, c
 static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, const char *what, const char **cpart) {
     Checker *ck = cx->ck;
     FuncDef *c[64];
-    int nc = func_overloads(ck, fn->key, c, 64);
+    int nc = ck_func_overloads(ck, fn->key, c, 64);
     if (cpart) *cpart = mangle(ck, fn->name);
     Type **ps = NULL, *ret = NULL;
     int *outs = NULL, n = 0;
@@ -299,7 +299,7 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
     if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
     FuncDef *match = NULL;
     for (int i = 0; i < nc && !match; i++) {
-        resolve_signature(ck, c[i]);
+        ck_resolve_signature(ck, c[i]);
         if (c[i]->bad || c[i]->nparams != n) continue;
         int ok = ty_equal(c[i]->ret, ret);
         for (int j = 0; ok && j < n; j++) ok = ty_equal(c[i]->params[j].ty, ps[j]);
@@ -329,7 +329,7 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
            "generating scratch vectors"); calls of f call it */
         FuncDef *inst = template_function_arg(ck, init);
         if (!inst) return NULL;
-        Sym *s = sym_named(ck, SYM_FNVAL, name);
+        Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
         if (!s) return NULL;
         s->fn_name = syn_symbol(ck->a, init->kids[0]->loc, inst->name);
         s->fn_inst = inst;
@@ -354,7 +354,7 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
         use = NULL;
     }
     if (!use) return NULL;
-    Sym *s = sym_named(ck, SYM_FNVAL, name);
+    Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
     if (!s) return NULL;
     s->fn_name = use;
     s->fn_sig = sig;
@@ -438,7 +438,7 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         return user_call(cx, c, want, NULL, 0);
     }
     Node *fn = fn_reference(cx, f);
-    Sym *poisoned = f->kind == N_SYMBOL ? scope_lookup(cx, f->key) : NULL;
+    Sym *poisoned = f->kind == N_SYMBOL ? ck_scope_lookup(cx, f->key) : NULL;
     if (!fn && poisoned && poisoned->kind == SYM_LOCAL && !poisoned->ty) return NULL; /* its binding failed (reported) */
     if (!fn) {
         diag_error_at(ck->d, f, "E0386", "`funcall` needs a function, #'name or a variable bound to one; found `%s`",
@@ -511,7 +511,7 @@ static int hof_fits(Ctx *cx, Node *form, Node *syn, int *isfn, Node **spelled, N
 static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *isfn, Node **by, const char **cpart, int overloaded) {
     Checker *ck = cx->ck;
     FuncDef *c[64];
-    int nc = func_overloads(ck, syn_lower(ck->a, key), c, 64);
+    int nc = ck_func_overloads(ck, syn_lower(ck->a, key), c, 64);
     for (int i = 0; i < nc; i++)
         if (c[i]->hof_src == form) return c[i];
     Node *ps[MAX_PARAMS], *fnames[MAX_PARAMS], *fby[MAX_PARAMS];
@@ -528,7 +528,7 @@ static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *
     if (!fd) return NULL;
     fd->hof_src = form;
     if (overloaded) {
-        fd->cname_base = overload_cname(ck, fd, cname);
+        fd->cname_base = ck_overload_cname(ck, fd, cname);
         strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
     }
     return fd;
@@ -544,7 +544,7 @@ Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
     Node *forms[64];
     FuncDef *plain[1];
     const char *name = syn->kids[0]->name;
-    int nforms = hof_forms(ck, syn->kids[0]->key, forms, 64), nplain = func_overloads(ck, syn->kids[0]->key, plain, 1);
+    int nforms = hof_forms(ck, syn->kids[0]->key, forms, 64), nplain = ck_func_overloads(ck, syn->kids[0]->key, plain, 1);
     int n = syn->nkids - 1, anyfn = 0;
     for (int i = 0; i < n; i++) anyfn |= fn_reference(cx, syn->kids[i + 1]) != NULL;
     if (!anyfn && nplain) {

@@ -68,7 +68,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 return;
             }
             for (int j = 0; j < n; j++) {
-                Sym *s = items[j]->kind == N_SYMBOL ? scope_lookup(cx, items[j]->key) : NULL;
+                Sym *s = items[j]->kind == N_SYMBOL ? ck_scope_lookup(cx, items[j]->key) : NULL;
                 if (!s || s->kind != SYM_PARAM) {
                     diag_error_at(ck->d, items[j], "E0705", ":derive-from names a kernel parameter, found `%s`",
                                   syn_to_string(ck->a, items[j], 30));
@@ -167,7 +167,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
 
 /* A type a variable, parameter or result may have on the target: not
  * bfloat16, which OpenCL C 1.2 lacks (docs/language.md).  Reports E0905. */
-int value_type_ok(Checker *ck, const Type *t, const Node *at) {
+int ck_value_type_ok(Checker *ck, const Type *t, const Node *at) {
     if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
         diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return 0;
@@ -176,8 +176,8 @@ int value_type_ok(Checker *ck, const Type *t, const Node *at) {
 }
 
 static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
-    if (!value_type_ok(cx->ck, t, pd->name)) return NULL;
-    Sym *s = new_local(cx, pd->name, pd->name->name, t);
+    if (!ck_value_type_ok(cx->ck, t, pd->name)) return NULL;
+    Sym *s = ck_new_local(cx, pd->name, pd->name->name, t);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
     s->write_only = pd->is_out;
@@ -189,9 +189,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
            callee sees, and transpose! changes, the caller's view) */
         Type *ul = ty_num(SC_ULONG);
         Type *arr = ty_vector(cx->ck->a, ul, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, t->ndims);
-        Sym *o = new_local(cx, pd->name, name_join(cx->ck, s->cname, "off"), ul);
-        Sym *ds = new_local(cx, pd->name, name_join(cx->ck, s->cname, "dims"), arr);
-        Sym *ss = new_local(cx, pd->name, name_join(cx->ck, s->cname, "strides"), arr);
+        Sym *o = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "off"), ul);
+        Sym *ds = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "dims"), arr);
+        Sym *ss = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
         s->off_sym = o;
@@ -204,9 +204,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
     } else if (t->kind == TY_VECTOR) {
         s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
-            need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
     }
-    if (ty_is_arith(t) && t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (ty_is_arith(t) && t->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return s;
 }
 
@@ -217,16 +217,16 @@ static void check_body(Ctx *cx, FuncDef *fd) {
     cx->block = cx->fn->body;
     if (cx->fn->single_task) {
         /* guard: only the first thread runs the body */
-        Node *blk = new_block(cx, fd->form);
+        Node *blk = ck_new_block(cx, fd->form);
         cx->block = blk;
-        body_to(cx, body, n, &d);
+        ck_body_to(cx, body, n, &d);
         cx->block = cx->fn->body;
         Node *test = ck_node(cx, N_C_BINARY, fd->form, &ty_bool);
         test->op = OP_EQ;
         test->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
         if (!test->kids) return;
-        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        Node *id = helper_call(cx, fd->form, ty_num(SC_ULONG), need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
+        ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        Node *id = ck_helper_call(cx, fd->form, ty_num(SC_ULONG), ck_need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
         if (!id) return;
         test->kids[0] = id;
         test->kids[1] = int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
@@ -239,7 +239,7 @@ static void check_body(Ctx *cx, FuncDef *fd) {
         ifn->kids[2] = NULL;
         ifn->nkids = 3;
         ifn->text = "single-task: only the first thread runs the kernel body";
-        emit_stmt(cx, ifn);
+        ck_emit_stmt(cx, ifn);
         return;
     }
     if (n == 0 && fd->ret->kind != TY_VOID) {
@@ -247,7 +247,7 @@ static void check_body(Ctx *cx, FuncDef *fd) {
                       ty_name(cx->ck->a, fd->ret));
         return;
     }
-    body_to(cx, body, n, &d);
+    ck_body_to(cx, body, n, &d);
 }
 
 static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *call) {
@@ -262,7 +262,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     fn->instance = fd->ninsts;
     if (fd->overloaded && fd->kind != FN_KERNEL) {
         FuncDef *defs[256];
-        int nd = func_overloads(ck, fd->key, defs, 256);
+        int nd = ck_func_overloads(ck, fd->key, defs, 256);
         for (int i = 0; i < nd && !fn->overload; i++)
             if (defs[i] == fd) fn->overload = i + 1;
     }
@@ -292,20 +292,20 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         fn->cname = fn->consteval ? base : unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
-    scope_push(&cx);
+    ck_scope_push(&cx);
     fn->params = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(fd->nparams + 1));
     if (!fn->params) return NULL;
     for (int i = 0; i < fd->nparams; i++) {
         Sym *s = make_param(&cx, &fd->params[i], ptys[i]);
         if (!s) return NULL;
         fn->params[fn->nparams++] = s;
-        scope_add(&cx, s);
+        ck_scope_add(&cx, s);
     }
     if (fn->ret->kind == TY_TUPLE) {
         fn->retptrs = arena_alloc(ck->a, sizeof(Sym *) * (size_t)fn->ret->nelems);
         if (!fn->retptrs) return NULL;
         for (int i = 1; i < fn->ret->nelems; i++) {
-            Sym *r = new_local(&cx, fd->form, arena_printf(ck->a, "value%d", i + 1), fn->ret->elems[i]);
+            Sym *r = ck_new_local(&cx, fd->form, arena_printf(ck->a, "value%d", i + 1), fn->ret->elems[i]);
             if (!r) return NULL;
             r->kind = SYM_RETPTR;
             fn->retptrs[i - 1] = r;
@@ -354,9 +354,9 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     return t;
 }
 
-CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
+CFunc *ck_instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
     Checker *ck = cx->ck;
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     if (fd->bad) return NULL;
     if (fd->checking) {
         diag_error_at(ck->d, call, "E0601", "recursive call to `%s`: Crisp does not allow recursion", fd->name);
@@ -416,7 +416,7 @@ static int complete_signature(FuncDef *fd) {
 
 /* Pass "kernels": every kernel body, for its declared parameter types
  * (instantiating the functions it calls). */
-void pass_kernels(Checker *ck) {
+void ck_pass_kernels(Checker *ck) {
     for (int i = 0; i < ck->nfuncs && !ck->c->diag.fatal; i++) {
         FuncDef *fd = ck->funcs[i];
         if (fd->kind != FN_KERNEL || fd->bad) continue;
@@ -430,7 +430,7 @@ void pass_kernels(Checker *ck) {
 /* Pass "functions": the functions nobody called whose signatures are
  * complete (library functions are checked only when called: tree
  * shaking). */
-void pass_functions(Checker *ck) {
+void ck_pass_functions(Checker *ck) {
     for (int i = 0; i < ck->nfuncs && !ck->c->diag.fatal; i++) {
         FuncDef *fd = ck->funcs[i];
         if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts || fd->hof_src) continue; /* hof.c: made for calls */

@@ -157,7 +157,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         memset(&ref, 0, sizeof ref);
         if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
         FuncDef *fd = ref.param >= 0 ? strmap_get(&ck->kernels_idx, o->steps[ref.step].kernel) : NULL;
-        if (fd && !fd->resolved) resolve_signature(ck, fd);
+        if (fd && !fd->resolved) ck_resolve_signature(ck, fd);
         if (!fd || !fd->params[ref.param].ty || fd->params[ref.param].ty->kind != TY_VECTOR) {
             diag_error_at(ck->d, e->kids[1], "E1209", "orchestration `%s`: (length %s) takes a vector parameter of an earlier step", o->name,
                           e->kids[1]->name);
@@ -244,7 +244,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
         st.args[i].at = args[i];
         if (!(args[i]->kind == N_SYMBOL && strstr(args[i]->name, "::"))) {
             /* a value the host computes: an integer parameter's */
-            if (!fd->resolved) resolve_signature(ck, fd);
+            if (!fd->resolved) ck_resolve_signature(ck, fd);
             Type *t = fd->params[i].ty;
             if (!t || !ty_is_int(t)) {
                 diag_error_at(ck->d, args[i], "E1202", "an argument in an orchestration is `_` or KERNEL::VAR, found `%s`", syn_to_string(ck->a, args[i], 40));
@@ -276,7 +276,7 @@ static int interleave_param(Checker *ck, OrchStep *st, Node *a, const char *what
         if (!sep) var = a->name;
         else if ((size_t)(sep - a->name) == strlen(st->kernel) && !strncmp(a->name, st->kernel, (size_t)(sep - a->name))) var = sep + 2;
     }
-    if (fd && !fd->resolved) resolve_signature(ck, fd);
+    if (fd && !fd->resolved) ck_resolve_signature(ck, fd);
     int i = var && fd ? param_index(ck, fd, var) : -1;
     if (i < 0) {
         diag_error_at(ck->d, a, "E1206", "launch-interleaved: the %s parameter is one of `%s`'s parameters (%s::NAME), found `%s`", what,
@@ -747,7 +747,7 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
         oa->step = -1;
         oa->at = a;
         if (syn_is_sym(a, "_")) continue;
-        Sym *s = a->kind == N_SYMBOL ? scope_lookup(cx, a->key) : NULL;
+        Sym *s = a->kind == N_SYMBOL ? ck_scope_lookup(cx, a->key) : NULL;
         int found = 0;
         for (int k = 0; s && s->cname && k < cx->fn->nparams && !found; k++)
             if (cx->fn->params[k]->cname && !strcmp(cx->fn->params[k]->cname, s->cname)) {
@@ -815,5 +815,5 @@ void orch_let_kernel(Ctx *cx, Node *syn, Dest *d) {
         invoked = i;
         invocation(cx, body[i], cb);
     }
-    body_to(cx, rest, nrest, d);
+    ck_body_to(cx, rest, nrest, d);
 }

@@ -78,8 +78,8 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         return 1;
     }
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
-        if (!s) s = parameter_lookup(ck, syn);
+        Sym *s = ck_scope_lookup(cx, syn->key);
+        if (!s) s = ck_parameter_lookup(ck, syn);
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
             Node *v = global_const_value(ck, s);
             if (!v) return 0;
@@ -116,7 +116,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         return 0;
     }
     if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->kids[1]->key);
+        Sym *s = ck_scope_lookup(cx, syn->kids[1]->key);
         if (!s || s->kind != SYM_PARAM || !s->ty || s->ty->kind != TY_VECTOR) {
             diag_error_at(D(cx), syn->kids[1], "E0806", "a side-channel size can take the length of a vector parameter only, not `%s`",
                           syn->kids[1]->name);
@@ -204,10 +204,10 @@ static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, No
 }
 
 static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {
-    Sym *s = new_local(cx, at, name, ty);
+    Sym *s = ck_new_local(cx, at, name, ty);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->len_cname = new_local(cx, at, name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
+    s->len_cname = ck_new_local(cx, at, name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
     return s;
 }
 
@@ -313,7 +313,7 @@ void side_finish_kernel(Ctx *cx) {
 static Node *inline_locals(Ctx *cx, Node *syn, int depth) {
     if (depth > 16) return syn;
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned) return inline_locals(cx, s->size_init, depth + 1);
         return syn;
     }
@@ -407,7 +407,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
     }
     Type *ty = NULL;
     Node *count = NULL;
-    Sym *src = pos[0]->kind == N_SYMBOL ? scope_lookup(cx, pos[0]->key) : NULL;
+    Sym *src = pos[0]->kind == N_SYMBOL ? ck_scope_lookup(cx, pos[0]->key) : NULL;
     if (src && src->ty && src->ty->kind == TY_VECTOR && src->kind != SYM_TYPE) {
         /* same element type and layout; the length unless given */
         ty = src->ty;
@@ -420,7 +420,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
         Type *base = (pos[0]->kind == N_SYMBOL || pos[0]->kind == N_LIST) && !syn_is_form(pos[0], "vector-type")
                          ? NULL
                          : NULL;
-        Sym *alias = pos[0]->kind == N_SYMBOL ? global_lookup(ck, pos[0]->key) : NULL;
+        Sym *alias = pos[0]->kind == N_SYMBOL ? ck_global_lookup(ck, pos[0]->key) : NULL;
         if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = type_expr(ck, pos[0]);
         if (base && base->kind == TY_VECTOR) {
             ty = base;
@@ -522,7 +522,7 @@ static int site_parts(Ctx *cx, Node **args, int n, DebugSite *site, const char *
 }
 
 static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, const char *prefix) {
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     DebugSite *site = arena_alloc(cx->ck->a, sizeof *site);
     if (!site || !site_parts(cx, args, n, site, prefix)) return NULL;
     const Expansion *x = syn->origin;
@@ -568,7 +568,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
         Sym *d = debug_sym(cx, syn);
         if (!d) return NULL;
         int site_id = (int)syn->kids[1]->ival;
-        DebugSite *site = prog_of(cx)->sites[site_id];
+        DebugSite *site = ck_prog_of(cx)->sites[site_id];
         int nv = syn->nkids - 2;
         Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(nv + 1));
         Node *call = ck_node(cx, N_C_CALL, syn, &ty_void);
@@ -600,7 +600,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                 if (!site->parts[j].text && seen++ == i) site->parts[j].ty = v->ty;
         }
         /* one helper per sequence of value types */
-        Program *p = prog_of(cx);
+        Program *p = ck_prog_of(cx);
         Helper *hp = NULL;
         for (int i = 0; i < p->nhelpers_of_kind[H_DEBUG_LOG] && !hp; i++) {
             Helper *x = p->helpers_of_kind[H_DEBUG_LOG][i];
@@ -610,13 +610,13 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
             if (same) hp = x;
         }
         if (!hp) {
-            hp = need_helper(cx, H_DEBUG_LOG, NULL, AS_NONE);
+            hp = ck_need_helper(cx, H_DEBUG_LOG, NULL, AS_NONE);
             if (!hp) return NULL;
             hp->tys = tys;
             hp->ntys = nv;
         }
-        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
+        ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        ck_need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
         call->op = BI_HELPER;
         call->ival = hp->index;
         return call;
@@ -648,7 +648,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     if (!wg) {
         if (!strcmp(h, "r-t-assert-0"))
             cond = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), cx_list(cx, syn, 1, cx_sym(cx, syn, "get-global-linear-id")), cx_int(cx, syn, 0)), cond);
-        form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
+        ck_form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
         return nothing(cx, syn);
     }
     /* workgroup forms: the lowest local id for which the test holds logs */
@@ -667,7 +667,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                    cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), lid, first), log));
     Node *mkv = cx_list(cx, syn, 4, cx_sym(cx, syn, "make-vector"), cx_sym(cx, syn, "uint"), syn_keyword(ck->a, syn->loc, "local"), cx_int(cx, syn, 1));
     Node *let = cx_list(cx, syn, 3, cx_sym(cx, syn, "let"), cx_list(cx, syn, 1, cx_list(cx, syn, 2, cx_sym(cx, syn, "%wg-first"), mkv)), body);
-    form_to(cx, let, &discard);
+    ck_form_to(cx, let, &discard);
     return nothing(cx, syn);
 }
 
@@ -702,7 +702,7 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Node *p = syn->kids[1];
-    Sym *ps = p->kind == N_SYMBOL ? scope_lookup(cx, p->key) : NULL;
+    Sym *ps = p->kind == N_SYMBOL ? ck_scope_lookup(cx, p->key) : NULL;
     if (!ps || ps->kind != SYM_PARAM || !ps->ty || ps->ty->kind != TY_VOIDP) {
         diag_error_at(D(cx), p, "E0832", "`%s` takes a voidp parameter of the kernel, found `%s`", syn->kids[0]->name,
                       syn_to_string(ck->a, p, 30));
@@ -732,7 +732,7 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
             return NULL;
         }
         if (vt->align == AL_STD140 && ty_vector_stride(vt->elem, AL_STD140) != ty_sizeof(vt->elem))
-            need_helper(cx, H_STD140_ELEM, vt->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, vt->elem, AS_NONE);
         Node *count = ck_node(cx, N_C_BINARY, syn, ul);
         count->op = OP_DIV;
         count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);

@@ -99,7 +99,7 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     fd->ret_declared = 1;
 }
 
-void resolve_signature(Checker *ck, FuncDef *fd) {
+void ck_resolve_signature(Checker *ck, FuncDef *fd) {
     if (fd->resolved) return;
     fd->resolved = 1;
     int saved_voidp = ck->allow_voidp;
@@ -133,13 +133,13 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 apply_signature(ck, fd, e, e);
             } else if (h && !strcmp(h, "type-signature-of")) {
                 if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
-                    FuncDef *f = func_lookup(ck, e->kids[1]->kids[1]->key);
+                    FuncDef *f = ck_func_lookup(ck, e->kids[1]->kids[1]->key);
                     if (!f) {
                         diag_error_at(ck->d, e->kids[1], "E0115", "unknown function `%s`", e->kids[1]->kids[1]->name);
                         fd->bad = 1;
                         continue;
                     }
-                    resolve_signature(ck, f);
+                    ck_resolve_signature(ck, f);
                     if (f->nparams != fd->nparams) {
                         diag_error_at(ck->d, e, "E0117", "`%s` has %d parameters but `%s` has %d", f->name, f->nparams,
                                       fd->name, fd->nparams);
@@ -284,7 +284,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
 /* Merge a declared (possibly incomplete) vector type with the argument's. */
 /* BASE followed by the parameter types of the overload FD (twice_int,
  * count_if_is_even_intvec): C names that say which overload is which. */
-const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
+const char *ck_overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
     for (int k = 0; k < fd->nparams; k++) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
@@ -347,7 +347,7 @@ static void unused_defines(Checker *ck) {
 /* Pass "constants": def-const and def-parameter values, def-type aliases
  * (constants first, so errors in them appear once), and -D values nothing
  * takes. */
-void pass_constants(Checker *ck) {
+void ck_pass_constants(Checker *ck) {
     for (int g = 0; g < ck->globals.n && !ck->c->diag.fatal; g++) {
         Sym *s = ck->globals.syms[g];
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(ck, s);
@@ -362,21 +362,21 @@ void pass_constants(Checker *ck) {
 
 /* Pass "signatures": every function's and kernel's parameter and return
  * types. */
-void pass_signatures(Checker *ck) {
-    for (int i = 0; i < ck->nfuncs; i++) resolve_signature(ck, ck->funcs[i]);
+void ck_pass_signatures(Checker *ck) {
+    for (int i = 0; i < ck->nfuncs; i++) ck_resolve_signature(ck, ck->funcs[i]);
 }
 
 /* Pass "overloads": no two with the same parameter types; C names that say
  * which instance is which (distance_point, distance_coordinate). */
-void pass_overloads(Checker *ck) {
+void ck_pass_overloads(Checker *ck) {
     for (int i = 0; i < ck->nfuncs; i++) {
         FuncDef *a = ck->funcs[i];
         if (!a->overloaded || a->bad) continue;
         if (!a->is_instance) {
-            a->cname_base = overload_cname(ck, a, mangle(ck, a->name));
+            a->cname_base = ck_overload_cname(ck, a, mangle(ck, a->name));
             strmap_put(ck->a, &ck->fnbases, a->cname_base, a);
         }
-        for (FuncDef *b = func_lookup(ck, a->key); b && b != a; b = b->next_overload) {
+        for (FuncDef *b = ck_func_lookup(ck, a->key); b && b != a; b = b->next_overload) {
             if (b->bad || b->kind == FN_KERNEL || a->nparams != b->nparams) continue;
             int same = 1;
             for (int k = 0; k < a->nparams && same; k++) same = ty_equal(a->params[k].ty, b->params[k].ty);

@@ -18,7 +18,7 @@ static Diag *D(Ctx *cx) { return cx->ck->d; }
 /* The soa-vector a symbol names, or NULL. */
 Sym *soa_sym(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return NULL;
-    Sym *s = scope_lookup(cx, syn->key);
+    Sym *s = ck_scope_lookup(cx, syn->key);
     return s && s->soa_fields ? s : NULL;
 }
 
@@ -80,17 +80,17 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     if (!s->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = new_local(cx, name, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, name, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
         if (!f) return NULL;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
-            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         if (ft->as == AS_LOCAL) {
             f->hoisted_local = 1;
             arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, ft);
             decl->sym = f;
-            emit_stmt(cx, decl);
+            ck_emit_stmt(cx, decl);
         }
         s->soa_fields[i] = f;
     }
@@ -115,8 +115,8 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
     Node *off = init->nkids > 3 ? ulong_arg(cx, init->kids[3], "view offset") : int_lit(cx, init, 0, ty_num(SC_ULONG));
     if (!len || !off) return NULL;
     /* one offset and length for all the fields */
-    Sym *o = new_temp(cx, init, name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
-    Sym *l = new_temp(cx, init, name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
+    Sym *o = ck_new_temp(cx, init, name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
+    Sym *l = ck_new_temp(cx, init, name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
     if (!o || !l) return NULL;
     Node *ds[2] = {ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG)), ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG))};
     Sym *vs[2] = {o, l};
@@ -126,7 +126,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         ds[k]->kids = arena_alloc(ck->a, sizeof(Node *));
         if (!ds[k]->kids) return NULL;
         ds[k]->kids[ds[k]->nkids++] = vals[k];
-        emit_stmt(cx, ds[k]);
+        ck_emit_stmt(cx, ds[k]);
     }
     StructDef *sd = p->ty->elem->sd;
     s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
@@ -173,9 +173,9 @@ static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
 static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, int obj_soa) {
     if (!setter) {
         FuncDef *c[16];
-        int nc = func_overloads(ck, h, c, 16);
+        int nc = ck_func_overloads(ck, h, c, 16);
         for (int i = 0; i < nc; i++) {
-            resolve_signature(ck, c[i]);
+            ck_resolve_signature(ck, c[i]);
             Type *t = !c[i]->bad && c[i]->nparams == 1 + obj_soa ? c[i]->params[0].ty : NULL;
             if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
         }
@@ -183,7 +183,7 @@ static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, 
     }
     for (int i = 0; i < ck->nsetters; i++) {
         Node *f = ck->setters[i];
-        Node *ts = setter_object_type(f);
+        Node *ts = ck_setter_object_type(f);
         Type *t = ts && !strcmp(f->kids[1]->key, h) ? type_expr(ck, ts) : NULL;
         if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
     }
@@ -214,12 +214,12 @@ int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     if (!s->soa_fields) return 0;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = new_local(cx, at, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, at, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
         if (!f) return 0;
         f->kind = SYM_PARAM;
         f->len_cname = s->len_cname;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
-            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         s->soa_fields[i] = f;
     }
     return 1;
@@ -344,6 +344,6 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
         loop->origin = x;
     }
     Dest d = {D_DISCARD, NULL, NULL};
-    form_to(cx, loop, &d);
+    ck_form_to(cx, loop, &d);
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }

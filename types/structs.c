@@ -38,7 +38,7 @@ void struct_collect(Checker *ck, Node *form) {
     t->kind = TY_STRUCT;
     t->sd = sd;
     sd->type = t;
-    Sym *s = new_global(ck, SYM_TYPE, name);
+    Sym *s = ck_new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
     arena_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
@@ -91,7 +91,7 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
            the template's body is one (type_expr says E0164 otherwise) */
         if (template_is_def_type(ck, arena_strndup(ck->a, h, hl - 5))) return 1;
     }
-    Sym *s = h && depth < 16 ? global_lookup(ck, h) : NULL;
+    Sym *s = h && depth < 16 ? ck_global_lookup(ck, h) : NULL;
     if (!s || s->kind != SYM_TYPE) return 0;
     if (s->ty) return s->ty->kind == TY_VECTOR;
     return s->type_syn && (syn_is_form(s->type_syn, "def-derived-type") || vector_original(ck, s->type_syn, depth + 1));
@@ -129,7 +129,7 @@ void derived_collect(Checker *ck, Node *form) {
         /* a derived vector, view, soa or tensor-view type: an alias
            resolved by type_expr through this very form (typeexpr.c,
            "def-derived-type") */
-        Sym *s = new_global(ck, SYM_TYPE, form->kids[1]);
+        Sym *s = ck_new_global(ck, SYM_TYPE, form->kids[1]);
         if (s) s->type_syn = form;
         return;
     }
@@ -534,7 +534,7 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             c->kids[c->nkids++] = int_lit(cx, syn, 0, f->ty);
         }
     }
-    Helper *h = need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
+    Helper *h = ck_need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
     if (!h) return NULL;
     c->op = BI_HELPER;
     c->ival = h->index;

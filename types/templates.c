@@ -261,7 +261,7 @@ static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
     s->name = arena_printf(ck->a, "%%type%d", ck->globals.n);
     s->key = s->name;
     s->ty = t;
-    scope_insert(ck->a, &ck->globals, s);
+    ck_scope_insert(ck->a, &ck->globals, s);
     return syn_symbol(ck->a, loc, s->name);
 }
 
@@ -295,7 +295,7 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
             const char *tn = arena_strndup(ck->a, pred + 3, n - 4);
             if (ty->kind == TY_STRUCT) return !strcmp(syn_lower(ck->a, ty->sd->name), tn);
             if (ty->kind == TY_ENUM) return !strcmp(syn_lower(ck->a, ty->ed->name), tn);
-            Sym *s = global_lookup(ck, tn);
+            Sym *s = ck_global_lookup(ck, tn);
             if (s && s->kind == SYM_TYPE) return 0;
         }
     } else if (val) {
@@ -306,7 +306,7 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
         if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
-            Sym *s = global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
+            Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
             if (s && s->ty && s->ty->kind == TY_ENUM) {
                 for (int i = 0; i < s->ty->ed->nkeys; i++)
                     if (!strcmp(s->ty->ed->keys[i], val->key)) return 1;
@@ -640,7 +640,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         const char *iname = arena_printf(ck->a, "%s%s", t->name, suffix);
         form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, iname);
         struct_collect(ck, form);
-        Sym *sym = global_lookup(ck, syn_lower(ck->a, iname));
+        Sym *sym = ck_global_lookup(ck, syn_lower(ck->a, iname));
         if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !struct_resolve(ck, sym->ty->sd)) return NULL;
         in->ty = sym->ty;
     } else if (!strcmp(h, "def-type")) {
@@ -668,8 +668,8 @@ static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, No
         vals[i] = syn_symbol(ck->a, g->loc, "nil");
         return 1;
     }
-    int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (global_lookup(ck, g->key) &&
-                                                                       global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
+    int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (ck_global_lookup(ck, g->key) &&
+                                                                       ck_global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
                   (g->kind == N_LIST && syn_head(g));
     if (is_type) {
         args[i] = type_expr(ck, g);
@@ -888,7 +888,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
        the element type (the first argument that is not a keyword) */
     if (syn_is_list(psyn) && psyn->nkids > 1 && psyn->kids[0]->kind == N_SYMBOL && psyn->kids[1]->kind != N_KEYWORD &&
         at->kind == TY_VECTOR && at->elem) {
-        Sym *alias = global_lookup(ck, psyn->kids[0]->key);
+        Sym *alias = ck_global_lookup(ck, psyn->kids[0]->key);
         Type *base = alias && alias->kind == SYM_TYPE ? type_expr(ck, psyn->kids[0]) : NULL;
         if (base && base->kind == TY_VECTOR)
             deduce(ck, t, psyn->kids[1], at->elem, args, conflict);

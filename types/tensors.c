@@ -26,14 +26,14 @@ static Type *ulong_ty(void) { return ty_num(SC_ULONG); }
 /* A private ulong[n] initialised with VALS, named NAME. */
 static Sym *ulong_array(Ctx *cx, Node *syn, const char *name, Node **vals, int n) {
     Type *t = ty_vector(cx->ck->a, ulong_ty(), AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, n);
-    Sym *s = new_local(cx, syn, name, t);
+    Sym *s = ck_new_local(cx, syn, name, t);
     Node *lst = mk(cx, N_C_HWVEC, syn, NULL, n);
     if (!s || !lst) return NULL;
     for (int i = 0; i < n; i++) lst->kids[lst->nkids++] = vals[i];
     s->init = lst;
     Node *decl = ck_node(cx, N_C_DECL, syn, t);
     decl->sym = s;
-    emit_stmt(cx, decl);
+    ck_emit_stmt(cx, decl);
     return s;
 }
 
@@ -141,7 +141,7 @@ static int split_args(Ctx *cx, Node *syn, Node **pos, int max, Node **offset, No
 /* Is SYN a variable holding a vector (not a tensor)? */
 static int names_vector(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return 0;
-    Sym *s = scope_lookup(cx, syn->key);
+    Sym *s = ck_scope_lookup(cx, syn->key);
     return s && s->ty && s->ty->kind == TY_VECTOR;
 }
 
@@ -235,8 +235,8 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
         Sym *s = m->sym;
         Node *set0 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), int_lit(cx, syn, 1, ulong_ty()));
         Node *set1 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 1), at(cx, syn, s->dims_sym, 0));
-        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set0));
-        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set1));
+        ck_emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set0));
+        ck_emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set1));
     }
     return m;
 }
@@ -307,17 +307,17 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < sym_ndims(t) / 2; k++) {
             int j = sym_ndims(t) - 1 - k;
-            Sym *tmp = new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
+            Sym *tmp = ck_new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
             if (!tmp) return NULL;
             Node *d = ck_node(cx, N_C_DECL, syn, ulong_ty());
             d->sym = tmp;
             d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
             if (!d->kids) return NULL;
             d->kids[d->nkids++] = at(cx, syn, arrs[a], k);
-            emit_stmt(cx, d);
-            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
+            ck_emit_stmt(cx, d);
+            ck_emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
                               mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], k), at(cx, syn, arrs[a], j))));
-            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
+            ck_emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
                               mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], j), var_ref(cx, syn, tmp))));
         }
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
@@ -378,7 +378,7 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
             if (e) e = mk1(cx, N_C_CAST, value, ulong_ty(), e);
         }
         if (!e) return NULL;
-        emit_stmt(cx, mk1(cx, N_C_EXPR, place, &ty_void, mk2(cx, N_C_ASSIGN, place, ulong_ty(), OP_SET, at(cx, place, arr, k), e)));
+        ck_emit_stmt(cx, mk1(cx, N_C_EXPR, place, &ty_void, mk2(cx, N_C_ASSIGN, place, ulong_ty(), OP_SET, at(cx, place, arr, k), e)));
     }
     return ck_node(cx, N_C_BLOCK, place, &ty_void);
 }
@@ -392,12 +392,12 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     Checker *ck = cx->ck;
     Arena *a = ck->a;
     SrcLoc l = syn->loc;
-    Sym *e = global_lookup(ck, "matrix-layout");
+    Sym *e = ck_global_lookup(ck, "matrix-layout");
     if (!e) {
         enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
                                  syn_keyword(a, l, "row-major"), syn_keyword(a, l, "col-major"),
                                  syn_keyword(a, l, "other-layout")));
-        e = global_lookup(ck, "matrix-layout");
+        e = ck_global_lookup(ck, "matrix-layout");
     }
     if (!e || !e->ty || e->ty->kind != TY_ENUM) {
         diag_error_at(D(cx), syn, "E0412", "`get-layout` returns the built-in enumeration `matrix-layout`, but the program defines `matrix-layout` as something else");
@@ -461,7 +461,7 @@ Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
  * (make-identity-tensor N) form), without checking it; 0 for anything else. */
 int identity_rank(Ctx *cx, Node *syn) {
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         return s && s->ty && s->ty->kind == TY_IDENT ? s->ty->ndims : 0;
     }
     int64_t n;
@@ -481,7 +481,7 @@ static Node *make_identity_tensor(Ctx *cx, Node *syn) {
                       MAX_DIMS, syn_to_string(cx->ck->a, syn, 40));
         return NULL;
     }
-    Sym *s = new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
+    Sym *s = ck_new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
     return s ? var_ref(cx, syn, s) : NULL;
 }
 
@@ -566,7 +566,7 @@ int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, c
 Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
-    if (func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return user_call(cx, syn, want, NULL, 0);
     if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
     if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
     if (syn->nkids == 2 && identity_rank(cx, syn->kids[1])) {

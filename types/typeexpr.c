@@ -89,7 +89,7 @@ Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base) {
     Node *k = form->nkids > 1 ? form->kids[1] : NULL;
     int typed = 0;
     if (k && k->kind == N_SYMBOL) {
-        Sym *a = global_lookup(ck, k->key);
+        Sym *a = ck_global_lookup(ck, k->key);
         typed = a && a->kind == SYM_TYPE;
     }
     for (size_t i = 0; k && i < sizeof forms / sizeof *forms; i++) typed |= syn_is_form(k, forms[i]);
@@ -193,9 +193,9 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
         /* after a base type ((make-vector image-t n)), a symbol that names
            no type is the length, not an unknown element type */
         int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || !strcmp(k->key, "voidp") ||
-                                                 (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind == SYM_TYPE));
+                                                 (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind == SYM_TYPE));
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
-            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
+            !(k->kind == N_SYMBOL && (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
             !(start == 2 && k->kind == N_SYMBOL && !names_type)) {
             elem = type_expr(ck, k);
             if (!elem_ok(ck, elem, k)) ok = 0;
@@ -261,7 +261,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     if (syn->kind == N_SYMBOL || syn->kind == N_KEYWORD) {
         Type *t = ty_lookup_base(syn->key);
         if (t) return t;
-        Sym *s = global_lookup(ck, syn->key);
+        Sym *s = ck_global_lookup(ck, syn->key);
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
         if (!strcmp(syn->key, "voidp")) {
             if (ck->allow_voidp) return &ty_voidp;
@@ -323,12 +323,12 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             diag_error_at(ck->d, syn, "E0921", "expected (return-type-of #'function), found `%s`", syn_to_string(ck->a, syn, 40));
             return NULL;
         }
-        FuncDef *fd = func_lookup(ck, f->kids[1]->key);
+        FuncDef *fd = ck_func_lookup(ck, f->kids[1]->key);
         if (!fd) {
             diag_error_at(ck->d, f, "E0920", "unknown function `%s`", f->kids[1]->name);
             return NULL;
         }
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         return fd->bad ? NULL : fd->ret;
     }
     if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type"))) {
@@ -432,7 +432,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
        changed, as in the spec's marshall-vector example */
-    Sym *alias = h ? global_lookup(ck, h) : NULL;
+    Sym *alias = h ? ck_global_lookup(ck, h) : NULL;
     if (alias && alias->kind == SYM_TYPE) {
         Type *base = alias_type(ck, alias, syn);
         if (!base) return NULL;

@@ -154,7 +154,7 @@ static Node *core_form(Ctx *cx, Node *form) {
 static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
     Node *branch = truth ? ifs->kids[2] : ifs->nkids == 4 ? ifs->kids[3] : NULL;
     if (!branch) {
-        form_to(cx, cx_list(cx, ifs, 1, cx_sym(cx, ifs, "progn")), d);
+        ck_form_to(cx, cx_list(cx, ifs, 1, cx_sym(cx, ifs, "progn")), d);
         return;
     }
     if (truth && syn_mentions_it(branch)) {
@@ -166,7 +166,7 @@ static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
                              cx_list(cx, ifs, 2, cx_sym(cx, ifs, "%immutable"), cx_sym(cx, ifs, "it")));
         branch = cx_list(cx, ifs, 4, cx_sym(cx, ifs, "let"), cx_list(cx, ifs, 1, bind), decl, branch);
     }
-    form_to(cx, branch, d);
+    ck_form_to(cx, branch, d);
 }
 
 void uniform_form(Ctx *cx, Node *syn, Dest *d) {
@@ -199,16 +199,16 @@ void uniform_form(Ctx *cx, Node *syn, Dest *d) {
         Node *decl = cx_list(cx, syn, 2, cx_sym(cx, syn, "declare"),
                              cx_list(cx, syn, 2, cx_sym(cx, syn, "%capture-uniform"), var));
         Node *let = cx_list(cx, syn, 4, cx_sym(cx, syn, "let"), cx_list(cx, at, 1, cx_list(cx, at, 2, var, at)), decl, mark);
-        form_to(cx, let, d);
+        ck_form_to(cx, let, d);
         return;
     }
     Node *saved = cx->block;
     Node *blk = ck_node(cx, N_C_BLOCK, syn, &ty_void);
     blk->text = who;
     cx->block = blk;
-    form_to(cx, form, d);
+    ck_form_to(cx, form, d);
     cx->block = saved;
-    emit_stmt(cx, blk);
+    ck_emit_stmt(cx, blk);
 }
 
 /* ---- (declare (uniform V)) ---- */
@@ -257,15 +257,15 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     v = coerce(cx, v, t, init, "initial value");
     if (!v) return NULL;
     /* the workgroup's slot */
-    Sym *s = new_local(cx, name, name->name, t);
+    Sym *s = ck_new_local(cx, name, name->name, t);
     Sym *slot = s ? uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
     if (!slot || !s) return NULL;
     Type *ul = ty_num(SC_ULONG);
     Node *cell = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
     Node *store = mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
     if (!cell || !store) return NULL;
-    block_add(cx, then_b, stmt_expr(cx, init, store));
-    Node *lid = helper_call(cx, decl_at, ul, need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
+    ck_block_add(cx, then_b, stmt_expr(cx, init, store));
+    Node *lid = ck_helper_call(cx, decl_at, ul, ck_need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
     Node *first = lid ? mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, int_lit(cx, decl_at, 0, ul)) : NULL;
     Node *ifn = mk(cx, N_C_IF, decl_at, &ty_void, 3);
     if (!first || !ifn) return NULL;
@@ -279,9 +279,9 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     while (x && x->parent) x = x->parent;
     c->text = capture && x ? arena_printf(ck->a, "%s: work-item 0 computes `%s`, the workgroup shares it", x->macro, syn_to_string(ck->a, init, 40))
                            : arena_printf(ck->a, "uniform %s: work-item 0 computes it, the workgroup shares it", name->name);
-    block_add(cx, mark, c);
-    block_add(cx, mark, ifn);
-    block_add(cx, mark, local_barrier(cx, decl_at));
+    ck_block_add(cx, mark, c);
+    ck_block_add(cx, mark, ifn);
+    ck_block_add(cx, mark, local_barrier(cx, decl_at));
     Node *decl = ck_node(cx, N_C_DECL, name, t);
     decl->sym = s;
     Node *read = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
@@ -289,12 +289,12 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     if (!read || !decl->kids) return NULL;
     decl->kids[0] = read;
     decl->nkids = 1;
-    block_add(cx, mark, decl);
+    ck_block_add(cx, mark, decl);
     /* in a loop (or a function, which a loop may call) the slot is written
        again: every work-item must have read it before work-item 0 goes
        round */
-    if (cx->loop_depth > 0 || cx->fn->kind != FN_KERNEL) block_add(cx, mark, local_barrier(cx, decl_at));
-    emit_stmt(cx, mark);
+    if (cx->loop_depth > 0 || cx->fn->kind != FN_KERNEL) ck_block_add(cx, mark, local_barrier(cx, decl_at));
+    ck_emit_stmt(cx, mark);
     return s;
 }
 
@@ -303,7 +303,7 @@ Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
     Type *vt = ty_vector(ck->a, t, AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, 1);
     if (cx->fn->kind != FN_KERNEL) return side_uniform_param(cx, at, name, vt);
     /* __local T NAME[1] at kernel scope */
-    Sym *slot = new_local(cx, at, name, vt);
+    Sym *slot = ck_new_local(cx, at, name, vt);
     if (!slot) return NULL;
     slot->hoisted_local = 1;
     arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, slot);

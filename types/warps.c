@@ -55,8 +55,8 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     case N_SYMBOL: {
         const char *k = syn->key;
         if (!strcmp(k, "t") || !strcmp(k, "nil") || !strcmp(k, "true") || !strcmp(k, "false")) return 1;
-        Sym *s = scope_lookup(cx, k);
-        if (!s) s = parameter_lookup(cx->ck, syn);
+        Sym *s = ck_scope_lookup(cx, k);
+        if (!s) s = ck_parameter_lookup(cx->ck, syn);
         if (!s) return !strcmp(k, "+warp-size+");
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) return 1;
         /* a kernel's scalar arguments are the same for every thread */
@@ -76,7 +76,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     for (int i = 0; launch[i]; i++)
         if (!strcmp(h, launch[i])) return all_uniform(cx, syn, 1);
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
-        Sym *v = scope_lookup(cx, syn->kids[1]->key);
+        Sym *v = ck_scope_lookup(cx, syn->kids[1]->key);
         return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
     }
     /* pure operators of uniform operands */
@@ -170,7 +170,7 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
 }
 
 static Helper *warp_helper(Ctx *cx, WarpOp op, Type *ty) {
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     for (int i = 0; i < p->nhelpers_of_kind[H_WARP]; i++) {
         Helper *h = p->helpers_of_kind[H_WARP][i];
         if (h->op == (int)op && (!ty || ty_equal(h->ty, ty)) && helper_live(p, h)) return h;
@@ -180,15 +180,15 @@ static Helper *warp_helper(Ctx *cx, WarpOp op, Type *ty) {
     h->kind = H_WARP;
     h->op = (int)op;
     h->ty = ty;
-    helper_add(cx->ck->a, p, h);
+    ck_helper_add(cx->ck->a, p, h);
     return h;
 }
 
 /* Support every warp op needs: the path selection, lanes and ids. */
 static void uses_warp(Ctx *cx) {
     cx->fn->uses_warp = 1;
-    need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE);
-    need_helper(cx, H_LOCAL_LINEAR_SIZE, NULL, AS_NONE);
+    ck_need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE);
+    ck_need_helper(cx, H_LOCAL_LINEAR_SIZE, NULL, AS_NONE);
     warp_helper(cx, WARP_LANE_ID, NULL);
 }
 
@@ -258,7 +258,7 @@ static Node *in_warp(Ctx *cx, Node *syn) {
     const Node *saved = cx->in_warp;
     cx->in_warp = syn;
     Dest discard = {D_DISCARD, NULL, NULL};
-    form_to(cx, let, &discard);
+    ck_form_to(cx, let, &discard);
     cx->in_warp = saved;
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }
@@ -346,7 +346,7 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
 /* The user may restate the spec's (def-constant +warp-size+:ulong 32);
  * any other value contradicts the warp the lowerings build. */
 static int user_warp_size_ok(Ctx *cx, const Node *at) {
-    Sym *s = global_lookup(cx->ck, "+warp-size+");
+    Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 1;
     Node *v = global_const_value(cx->ck, s);
     int64_t n;
@@ -362,7 +362,7 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
  * that takes the type its context wants (ulong when it has no say). */
 Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
-    Sym *s = global_lookup(cx->ck, "+warp-size+");
+    Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
     Node *n = int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
     if (!s || !s->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
@@ -373,7 +373,7 @@ Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
  * OpenCL C 2.0 or 3.0 lets the device answer; an OpenCL C 1.2 one cannot
  * use sub-groups, so the answer is nil, with a warning naming the flag. */
 int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
-    if (prog_of(cx)->ocl_version >= 200) return 1;
+    if (ck_prog_of(cx)->ocl_version >= 200) return 1;
     diag_warning_at(D(cx), syn, "W0580",
                     "(device-has :subgroups) is always nil in an OpenCL C 1.2 file: sub-groups need OpenCL C 2.0; "
                     "compile with --ocl-version=2.0 or --ocl-version=3.0 to let the device answer");
