@@ -184,7 +184,7 @@ Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
     s->kind = SYM_LOCAL;
     s->name = name;
     s->key = syn_key(cx->ck->a, name);
-    s->cname = local_cname(cx, name);
+    s->cname = ck_local_cname(cx, name);
     s->ty = ty;
     s->def = at;
     return s;
@@ -1067,9 +1067,9 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         /* the view was made for this binding: give it the
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
-                        src->len_cname = local_cname(cx, name_join(ck, s->cname, "len"));
+                        src->len_cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "len"));
                         if (src->len_sym) src->len_sym->cname = src->len_cname;
-                        if (src->off_sym) src->off_sym->cname = local_cname(cx, name_join(ck, s->cname, "off"));
+                        if (src->off_sym) src->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
                     }
                     sym_alias(s, src);
                     derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
@@ -1202,7 +1202,7 @@ static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     if (syn) ck_form_to(cx, syn, d);
     cx->branch_depth--;
     cx->block = saved;
-    names_rollback(cx->ck, &cx->names, names_mark);
+    ck_names_rollback(cx->ck, &cx->names, names_mark);
     return blk;
 }
 
@@ -1390,7 +1390,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->divergent = wdiv;
     cx->block = saved;
     ck_scope_pop(cx);
-    names_rollback(ck, &cx->names, names_mark);
+    ck_names_rollback(ck, &cx->names, names_mark);
     if (!test || !step) return;
     Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
     n->sym = var;
@@ -1862,10 +1862,10 @@ static void pass_const_vecs(Checker *ck) {
         if (s->kind != SYM_CONSTVEC) continue;
         constvec_eval(ck, s);
         if (!s->cvec) continue;
-        const char *base = mangle(ck, s->name);
-        int clash = is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
-        if (clash) base = name_join(ck, "cv", base);
-        s->cname = s->cvec->cname = unique_name(ck, &ck->cnames, base);
+        const char *base = ck_mangle(ck, s->name);
+        int clash = ck_is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
+        if (clash) base = ck_name_join(ck, "cv", base);
+        s->cname = s->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
         PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
 }

@@ -242,33 +242,33 @@ void ck_pass_functions(Checker *ck);
 /* ---- cnames.c ---- */
 /* Each asks the target's TargetNames (ck->names; crisp_names without one).
  * NAME starts with a prefix the target reserves. */
-int has_reserved_prefix(const Checker *ck, const char *s);
+int ck_has_reserved_prefix(const Checker *ck, const char *s);
 /* NAME is a word or prefix the target reserves. */
-int is_reserved(const Checker *ck, const char *s);
+int ck_is_reserved(const Checker *ck, const char *s);
 /* A Crisp name (image-data) as the target's identifier (image_data). */
-const char *mangle(const Checker *ck, const char *crisp_name);
+const char *ck_mangle(const Checker *ck, const char *crisp_name);
 /* The identifier of PART of BASE (v_len, phylum_chordata, twice_int). */
-const char *name_join(const Checker *ck, const char *base, const char *part);
+const char *ck_name_join(const Checker *ck, const char *base, const char *part);
 /* A word naming type T in the names of overloads and instances (floatvec). */
-const char *type_part(const Checker *ck, const Type *t);
+const char *ck_type_part(const Checker *ck, const Type *t);
 /* Names taken after `mark` die (a braced block closed). */
-void names_rollback(Checker *ck, NameTable *t, int mark);
+void ck_names_rollback(Checker *ck, NameTable *t, int mark);
 /* An identifier not used yet in T (taken now): BASE, or the target's
  * variant of it (BASE_K). */
-const char *unique_name(Checker *ck, NameTable *t, const char *base);
+const char *ck_unique_name(Checker *ck, NameTable *t, const char *base);
 /* T is dead (a function's local names, once it is checked): its tables
  * serve the next function's (issue 14). */
-void names_release(Checker *ck, NameTable *t);
+void ck_names_release(Checker *ck, NameTable *t);
 /* Record a name taken as it is (a kernel keeps its own). */
-void names_take(Checker *ck, NameTable *t, const char *nm);
+void ck_names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */
-const char *local_cname(Ctx *cx, const char *crisp_name);
+const char *ck_local_cname(Ctx *cx, const char *crisp_name);
 /* FIELD of the struct variable whose identifier is PATH, as an expression (p.x). */
-const char *names_member(const Checker *ck, const char *path, const char *field);
+const char *ck_names_member(const Checker *ck, const char *path, const char *field);
 /* An orchestration's NAME as the host code's identifier (scale_then_sum). */
-const char *names_host_ident(const Checker *ck, const char *name);
+const char *ck_names_host_ident(const Checker *ck, const char *name);
 /* The target language's name, for messages ("OpenCL C"). */
-const char *names_language(const Checker *ck);
+const char *ck_names_language(const Checker *ck);
 
 /* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
  * check_vectors.c ---- */

@@ -26,7 +26,7 @@ static Diag *D(Ctx *cx) {
  * by view_decl. */
 Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *v = ck_new_local(cx, at, name, ty);
-    Sym *l = v ? ck_new_local(cx, at, name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
+    Sym *l = v ? ck_new_local(cx, at, ck_name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
     if (!l) return NULL;
     v->is_view = 1;
     v->len_sym = l;
@@ -52,7 +52,7 @@ Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
 Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len) {
     Type *ul = ty_num(SC_ULONG);
     Sym *v = view_var(cx, syn, name, ty);
-    Sym *o = v ? ck_new_local(cx, syn, name_join(cx->ck, v->cname, "off"), ul) : NULL;
+    Sym *o = v ? ck_new_local(cx, syn, ck_name_join(cx->ck, v->cname, "off"), ul) : NULL;
     if (!o) return NULL;
     v->off_sym = o;
     Node *od = mk(cx, N_C_DECL, syn, ul, 1);

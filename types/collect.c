@@ -80,15 +80,15 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
         if (!is_c_identifier(name->name)) {
             diag_error_at(ck->d, name, "E0103",
                           "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
-                          name->name, mangle(ck, name->name));
+                          name->name, ck_mangle(ck, name->name));
             fd->bad = 1;
-        } else if (is_reserved(ck, name->name)) {
+        } else if (ck_is_reserved(ck, name->name)) {
             /* a kernel keeps its name on the host: it cannot be renamed */
             diag_error_at(ck->d, name, "E0103",
-                          has_reserved_prefix(ck, name->name)
+                          ck_has_reserved_prefix(ck, name->name)
                               ? "kernel name `%s` starts with a prefix %s or crisp reserves; choose another name, e.g. `k_%s`"
                               : "kernel name `%s` is a keyword or built-in of %s; choose another name, e.g. `%s_kernel`",
-                          name->name, names_language(ck), name->name);
+                          name->name, ck_names_language(ck), name->name);
             fd->bad = 1;
         }
         FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
@@ -165,7 +165,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->ndecls = ndecl;
     fd->body = form->kids + i + ndecl;
     fd->nbody = form->nkids - i - ndecl;
-    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck, name->name);
+    fd->cname_base = kind == FN_KERNEL ? name->name : ck_mangle(ck, name->name);
     PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
     ck_func_index(ck, fd);
     return fd;

@@ -270,7 +270,7 @@ static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, c
     for (int j = 0; j < n; j++) params[j] = call[j + 1] = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%%a%d", j));
     Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
                   cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
-    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, name_join(ck, cbase, "fn"));
+    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, ck_name_join(ck, cbase, "fn"));
     if (!w) return NULL;
     w->hof_src = src;
     return wsym;
@@ -286,13 +286,13 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
     Checker *ck = cx->ck;
     FuncDef *c[64];
     int nc = ck_func_overloads(ck, fn->key, c, 64);
-    if (cpart) *cpart = mangle(ck, fn->name);
+    if (cpart) *cpart = ck_mangle(ck, fn->name);
     Type **ps = NULL, *ret = NULL;
     int *outs = NULL, n = 0;
     if (nc == 0) {
         if (template_lookup(ck, fn->key) || hof_lookup(ck, fn->key)) return fn;
         if (generated_function(ck, fn->key)) /* x~, make-point */
-            return parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, mangle(ck, fn->name), NULL) : NULL;
+            return parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, ck_mangle(ck, fn->name), NULL) : NULL;
         if (what) diag_error_at(ck->d, at, "E0382", "unknown function `%s` %s", fn->name, what);
         return NULL;
     }
@@ -516,12 +516,12 @@ static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *
         if (c[i]->hof_src == form) return c[i];
     Node *ps[MAX_PARAMS], *fnames[MAX_PARAMS], *fby[MAX_PARAMS];
     int np = positional_params(form, ps, MAX_PARAMS), nf = 0;
-    const char *cname = mangle(ck, form->kids[1]->name);
+    const char *cname = ck_mangle(ck, form->kids[1]->name);
     for (int i = 0; i < np; i++)
         if (isfn[i]) {
             fnames[nf] = ps[i];
             fby[nf++] = by[i];
-            cname = name_join(ck, cname, cpart[i]);
+            cname = ck_name_join(ck, cname, cpart[i]);
         }
     Node *sf = specialise(ck, form, key, isfn, fnames, fby, nf, np);
     FuncDef *fd = collect_instance(ck, sf, FN_FUNCTION, cname);

@@ -189,9 +189,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
            callee sees, and transpose! changes, the caller's view) */
         Type *ul = ty_num(SC_ULONG);
         Type *arr = ty_vector(cx->ck->a, ul, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, t->ndims);
-        Sym *o = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "off"), ul);
-        Sym *ds = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "dims"), arr);
-        Sym *ss = ck_new_local(cx, pd->name, name_join(cx->ck, s->cname, "strides"), arr);
+        Sym *o = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "off"), ul);
+        Sym *ds = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "dims"), arr);
+        Sym *ss = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
         s->off_sym = o;
@@ -199,10 +199,10 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         s->strides_sym = ss;
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
-        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
+        s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
         if (!soa_param_fields(cx, s, pd->name)) return NULL;
     } else if (t->kind == TY_VECTOR) {
-        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
+        s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
             ck_need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
     }
@@ -269,27 +269,27 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
-        names_take(ck, &ck->cnames, fn->cname);
+        ck_names_take(ck, &ck->cnames, fn->cname);
     } else {
         /* an instance of a function whose vector parameters leave the
            address space open is named after the spaces it was made for */
         const char *base = fd->cname_base;
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
-                base = name_join(ck, base, ty_as_name(ptys[i]->as));
+                base = ck_name_join(ck, base, ty_as_name(ptys[i]->as));
         /* ... and after the element types its incomplete vector parameters
            (an incomplete template alias such as (vec-type nil)) were given */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
-                base = name_join(ck, base, type_part(ck, ptys[i]->elem));
+                base = ck_name_join(ck, base, ck_type_part(ck, ptys[i]->elem));
         /* ... and after the rank an (identity-tensor-type) or
            (tensor-view-type) parameter got */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_IDENT && !fd->params[i].ty->ndims)
-                base = name_join(ck, base, arena_printf(ck->a, "id%d", ptys[i]->ndims));
+                base = ck_name_join(ck, base, arena_printf(ck->a, "id%d", ptys[i]->ndims));
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
-                base = name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
-        fn->cname = fn->consteval ? base : unique_name(ck, &ck->cnames, base);
+                base = ck_name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
+        fn->cname = fn->consteval ? base : ck_unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
     ck_scope_push(&cx);
@@ -321,7 +321,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
     side_finish_kernel(&cx);
-    names_release(ck, &cx.names); /* its locals have their C names */
+    ck_names_release(ck, &cx.names); /* its locals have their C names */
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);

@@ -440,7 +440,7 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = name ? name : form->kids[1]->name;
-    o->ident = names_host_ident(ck, o->name); /* the hoists' function names */
+    o->ident = ck_names_host_ident(ck, o->name); /* the hoists' function names */
     o->origin = "def-orchestration";
     o->line = form->loc.line;
     for (int i = 0; i < ck->prog->norchs; i++)
@@ -719,7 +719,7 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = arena_printf(ck->a, "%s-then-%s", cx->fd->name, fd->name);
-    o->ident = names_host_ident(ck, o->name);
+    o->ident = ck_names_host_ident(ck, o->name);
     o->origin = "let-kernel";
     o->line = call->loc.line;
     o->capsteps = 2;

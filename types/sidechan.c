@@ -207,7 +207,7 @@ static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *s = ck_new_local(cx, at, name, ty);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->len_cname = ck_new_local(cx, at, name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
+    s->len_cname = ck_new_local(cx, at, ck_name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
     return s;
 }
 

@@ -288,7 +288,7 @@ const char *ck_overload_cname(Checker *ck, const FuncDef *fd, const char *base) 
     for (int k = 0; k < fd->nparams; k++) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
-        base = name_join(ck, base, type_part(ck, t)); /* a derived vector type: its name */
+        base = ck_name_join(ck, base, ck_type_part(ck, t)); /* a derived vector type: its name */
     }
     return base;
 }
@@ -373,7 +373,7 @@ void ck_pass_overloads(Checker *ck) {
         FuncDef *a = ck->funcs[i];
         if (!a->overloaded || a->bad) continue;
         if (!a->is_instance) {
-            a->cname_base = ck_overload_cname(ck, a, mangle(ck, a->name));
+            a->cname_base = ck_overload_cname(ck, a, ck_mangle(ck, a->name));
             strmap_put(ck->a, &ck->fnbases, a->cname_base, a);
         }
         for (FuncDef *b = ck_func_lookup(ck, a->key); b && b != a; b = b->next_overload) {

@@ -80,7 +80,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     if (!s->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = ck_new_local(cx, name, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, name, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
         if (!f) return NULL;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
             ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
@@ -115,8 +115,8 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
     Node *off = init->nkids > 3 ? ulong_arg(cx, init->kids[3], "view offset") : int_lit(cx, init, 0, ty_num(SC_ULONG));
     if (!len || !off) return NULL;
     /* one offset and length for all the fields */
-    Sym *o = ck_new_temp(cx, init, name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
-    Sym *l = ck_new_temp(cx, init, name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
+    Sym *o = ck_new_temp(cx, init, ck_name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
+    Sym *l = ck_new_temp(cx, init, ck_name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
     if (!o || !l) return NULL;
     Node *ds[2] = {ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG)), ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG))};
     Sym *vs[2] = {o, l};
@@ -137,7 +137,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         ft->view = 1;
         Node *foff = var_ref(cx, init, o);
         if (pf->off_sym) foff = mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, var_ref(cx, init, pf->off_sym), foff);
-        Sym *f = new_view(cx, init, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft, var_ref(cx, init, pf), foff,
+        Sym *f = new_view(cx, init, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft, var_ref(cx, init, pf), foff,
                           var_ref(cx, init, l));
         if (!f) return NULL;
         s->soa_fields[i] = f;
@@ -214,7 +214,7 @@ int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     if (!s->soa_fields) return 0;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = ck_new_local(cx, at, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, at, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
         if (!f) return 0;
         f->kind = SYM_PARAM;
         f->len_cname = s->len_cname;

@@ -346,7 +346,7 @@ static const char *member_path(Ctx *cx, const Node *base) {
     if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
     if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
         const char *p = member_path(cx, base->kids[0]);
-        return p ? names_member(cx->ck, p, mangle(cx->ck, base->text)) : NULL;
+        return p ? ck_names_member(cx->ck, p, ck_mangle(cx->ck, base->text)) : NULL;
     }
     return NULL;
 }
@@ -374,9 +374,9 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->kind = SYM_LOCAL;
     s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
     s->key = s->name;
-    const char *field = mangle(cx->ck, f->name);
-    s->cname = names_member(cx->ck, path, field);
-    s->len_cname = names_member(cx->ck, path, name_join(cx->ck, field, "len"));
+    const char *field = ck_mangle(cx->ck, f->name);
+    s->cname = ck_names_member(cx->ck, path, field);
+    s->len_cname = ck_names_member(cx->ck, path, ck_name_join(cx->ck, field, "len"));
     s->ty = f->ty;
     s->def = syn;
     return var_ref(cx, syn, s);

@@ -275,9 +275,9 @@ static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
         /* a vector argument is named after its element type alone */
         Type plain = *ty;
         if (ty->kind == TY_VECTOR) plain.tag = NULL, plain.soa = 0;
-        return type_part(ck, &plain);
+        return ck_type_part(ck, &plain);
     }
-    return mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
+    return ck_mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
 }
 
 /* Built-in type constraints (spec "type constraints"). */
@@ -648,7 +648,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         if (!in->ty) return NULL;
     } else {
         in->fd = collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
-                                  arena_printf(ck->a, "%s%s", mangle(ck, t->name), suffix));
+                                  arena_printf(ck->a, "%s%s", ck_mangle(ck, t->name), suffix));
         if (!in->fd) return NULL;
     }
     arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);

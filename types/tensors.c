@@ -67,7 +67,7 @@ Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn,
 static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims, Node **strides, int n) {
     const char *base = cx->bind_hint ? cx->bind_hint : n == 2 ? "matrix" : "tensor";
     cx->bind_hint = NULL;
-    Sym *ds = ulong_array(cx, syn, name_join(cx->ck, base, "dims"), dims, n);
+    Sym *ds = ulong_array(cx, syn, ck_name_join(cx->ck, base, "dims"), dims, n);
     if (!ds) return NULL;
     /* strides computed from the extents read the dims array */
     for (int k = 0; k < n; k++)
@@ -76,7 +76,7 @@ static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims,
             for (int j = n - 1; j > k; j--) s = j == n - 1 ? at(cx, syn, ds, j) : mul(cx, syn, at(cx, syn, ds, j), s);
             strides[k] = s;
         }
-    Sym *ss = ulong_array(cx, syn, name_join(cx->ck, base, "strides"), strides, n);
+    Sym *ss = ulong_array(cx, syn, ck_name_join(cx->ck, base, "strides"), strides, n);
     if (!ss) return NULL;
     Node *len = extent_product(cx, syn, ds, n);
     Type *t = ty_vector(cx->ck->a, parent->ty->elem, parent->ty->as, parent->ty->acc, parent->ty->align, -1);
