@@ -261,7 +261,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
     if (!val) return;
     switch (d->kind) {
     case D_DISCARD:
-        if (node_has_effects(val)) {
+        if (ck_node_has_effects(val)) {
             Node *s = ck_node(cx, N_C_EXPR, at, &ty_void);
             Node *k[1] = {val};
             s->kids = arena_alloc(cx->ck->a, sizeof(Node *));
@@ -292,13 +292,13 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         if (rt->kind == TY_TUPLE && rt->maybe && rt->nelems == 2 && val->ty && val->ty->kind != TY_TUPLE &&
             val->ty->kind != TY_VOID) {
             /* the value of a maybe function's body: (result :OK value) */
-            Node *v = coerce(cx, val, rt->elems[1], at, "return value");
+            Node *v = ck_coerce(cx, val, rt->elems[1], at, "return value");
             if (!v) return;
             Node *as = ck_node(cx, N_C_ASSIGN, at, v->ty);
             as->op = OP_SET;
             as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
             if (!as->kids) return;
-            as->kids[0] = var_ref(cx, at, cx->fn->retptrs[0]);
+            as->kids[0] = ck_var_ref(cx, at, cx->fn->retptrs[0]);
             as->kids[1] = v;
             as->nkids = 2;
             Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
@@ -320,7 +320,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             /* elems[0] is the success flag, not a value the user writes */
             diag_error_at(cx->ck->d, at, "E0331",
                           "`%s` returns `%s`; end it with (result :OK%s) or (result :Err \"why\")", cx->fn->name,
-                          tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
+                          ck_tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
             return;
         }
         if (rt->kind == TY_TUPLE) {
@@ -330,10 +330,10 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         }
         if (val->ty && val->ty->kind == TY_VOID) {
             diag_error_at(cx->ck->d, at, "E0332", "`%s` must return `%s`, but its last form has no value",
-                          cx->fn->name, tname(cx, rt));
+                          cx->fn->name, ck_tname(cx, rt));
             return;
         }
-        Node *v = coerce(cx, val, rt, at, "return value");
+        Node *v = ck_coerce(cx, val, rt, at, "return value");
         if (!v) return;
         Node *r = ck_node(cx, N_C_RETURN, at, rt);
         r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
@@ -351,7 +351,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             return;
         }
         if (!s->ty) s->ty = val->ty;
-        Node *v = coerce(cx, val, s->ty, at, "value");
+        Node *v = ck_coerce(cx, val, s->ty, at, "value");
         if (!v) return;
         if (v->ty->kind == TY_IDENT) { /* an identity tensor: nothing to store */
             s->immutable = 1;
@@ -361,7 +361,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         as->op = OP_SET;
         as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
         if (!as->kids) return;
-        as->kids[0] = var_ref(cx, at, s);
+        as->kids[0] = ck_var_ref(cx, at, s);
         as->kids[1] = v;
         as->nkids = 2;
         Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
@@ -590,7 +590,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         Type *t = make_vector_type(ck, init, &len_expr, &base);
         if (!t) return NULL;
         if (base && (base->kind != TY_VECTOR || base->soa || base->ndims)) {
-            diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", tname(cx, base));
+            diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", ck_tname(cx, base));
             return NULL;
         }
         if (!t->elem) {
@@ -641,10 +641,10 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         lst->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(init->nkids ? init->nkids : 1));
         if (!lst->kids) return NULL;
         for (int i = 0; i < init->nkids; i++) {
-            Node *v = expr(cx, init->kids[i], et);
+            Node *v = ck_expr(cx, init->kids[i], et);
             if (!v) return NULL;
             if (!et) et = v->ty;
-            v = coerce(cx, v, et, init->kids[i], "vector element");
+            v = ck_coerce(cx, v, et, init->kids[i], "vector element");
             if (!v) return NULL;
             lst->kids[lst->nkids++] = v;
         }
@@ -699,10 +699,10 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         return s;
     }
     /* alias of an existing vector value */
-    Node *v = expr(cx, init, declared);
+    Node *v = ck_expr(cx, init, declared);
     if (!v) return NULL;
     if (!v->ty || v->ty->kind != TY_VECTOR || v->kind != N_C_VAR) {
-        diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     if (declared && declared->kind == TY_VECTOR &&
@@ -712,7 +712,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         diag_error_at(ck->d, init, "E0310",
                       "`%s` is declared `%s` but names the vector `%s`, a `%s`; a vector variable is another name for "
                       "the vector it is bound to (to convert, make a vector and copy-vec into it)",
-                      name->name, tname(cx, declared), v->sym->name, tname(cx, v->ty));
+                      name->name, ck_tname(cx, declared), v->sym->name, ck_tname(cx, v->ty));
         return NULL;
     }
     sym_alias(s, v->sym);
@@ -1034,14 +1034,14 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             s->size_init = init;
             Node *decl = ck_node(cx, N_C_DECL, name, declared);
             decl->sym = s;
-            if (init && !is_value_form(cx, init)) {
+            if (init && !ck_is_value_form(cx, init)) {
                 /* statement-like initializer: declare, then assign */
                 ck_emit_stmt(cx, decl);
                 Dest dv = {D_VAR, s, declared};
                 ck_form_to(cx, init, &dv);
             } else {
                 cx->bind_hint = name->name;
-                Node *v = init ? expr(cx, init, declared) : NULL;
+                Node *v = init ? ck_expr(cx, init, declared) : NULL;
                 cx->bind_hint = NULL;
                 if (v && v->ty && v->ty->kind == TY_VOID) {
                     diag_error_at(ck->d, init, "E0333", "`%s` has no value to bind to `%s`",
@@ -1049,7 +1049,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     v = NULL;
                 }
                 if (v && v->ty && (v->ty->kind == TY_KEYWORD || v->ty->kind == TY_STRING)) {
-                    diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", tname(cx, v->ty));
+                    diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", ck_tname(cx, v->ty));
                     v = NULL;
                 }
                 if (v && v->ty && v->ty->kind == TY_TUPLE && v->ty->maybe) {
@@ -1058,7 +1058,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     v = NULL;
                 }
                 if (v && v->ty && v->ty->kind == TY_TUPLE) {
-                    v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+                    v = ck_coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
                 }
                 if (v && v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
                     /* a vector value (side channel, marshalled vector): alias it */
@@ -1078,7 +1078,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     ck_scope_add(cx, s);
                     continue;
                 }
-                if (v && declared) v = coerce(cx, v, declared, init, "initial value");
+                if (v && declared) v = ck_coerce(cx, v, declared, init, "initial value");
                 if (!s->ty) s->ty = v ? v->ty : NULL;
                 if (!s->ty) {
                     if (!init)
@@ -1102,7 +1102,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                 decl->ty = s->ty;
                 /* declared without a value: it starts at zero, so no read
                    sees an indeterminate value (clang -Wuninitialized) */
-                if (!v && !init) v = zero_value(cx, name, s->ty);
+                if (!v && !init) v = ck_zero_value(cx, name, s->ty);
                 if (v) {
                     decl->kids = arena_alloc(ck->a, sizeof(Node *));
                     if (decl->kids) {
@@ -1299,7 +1299,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         decl->kids[0] = test;
         decl->nkids = 1;
         ck_emit_stmt(cx, decl);
-        test = var_ref(cx, syn->kids[1], it);
+        test = ck_var_ref(cx, syn->kids[1], it);
     }
     const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
     ck_scope_push(cx);
@@ -1350,14 +1350,14 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
        (so (dec-times (i n) ...) with n:int counts in int), else ulong */
     Type *vt = vn->ann ? type_expr(ck, vn->ann) : NULL;
     if (vn->ann && !vt) return;
-    Node *init = expr(cx, spec->kids[1], vt);
+    Node *init = ck_expr(cx, spec->kids[1], vt);
     if (!init) return;
     if (!vt) vt = (init->op && (init->kind == N_C_INTLIT || init->kind == N_C_FLOATLIT)) || !ty_is_int(init->ty) ? ty_num(SC_ULONG) : init->ty;
     if (!ty_is_int(vt)) {
-        diag_error_at(ck->d, vn, "E0349", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
+        diag_error_at(ck->d, vn, "E0349", "loop index `%s` must have an integer type, found `%s`", vn->name, ck_tname(cx, vt));
         return;
     }
-    init = coerce(cx, init, vt, spec->kids[1], "loop start");
+    init = ck_coerce(cx, init, vt, spec->kids[1], "loop start");
     if (!init) return;
     int names_mark = cx->names.n; /* C scopes the index and body to the loop */
     Sym *var = ck_new_local(cx, vn, vn->name, vt);
@@ -1372,8 +1372,8 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     cx->loop_test_var = var;
     Node *test = cx_cond_value(cx, spec->kids[2]);
     cx->loop_test_var = outer_test_var;
-    Node *step = expr(cx, spec->kids[3], vt);
-    if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
+    Node *step = ck_expr(cx, spec->kids[3], vt);
+    if (step) step = ck_coerce(cx, step, vt, spec->kids[3], "loop step");
     cx->block = saved;
     if (hdr->nkids) {
         diag_error_at(ck->d, syn, "E0361", "the test and step of a loop must be plain expressions");
@@ -1425,9 +1425,9 @@ static void form_return(Ctx *cx, Node *syn) {
     Node *vals[16];
     for (int i = 0; i < nv && i < 16; i++) {
         Type *t = rt->kind == TY_TUPLE ? rt->elems[i] : rt;
-        vals[i] = expr(cx, syn->kids[i + 1], t);
+        vals[i] = ck_expr(cx, syn->kids[i + 1], t);
         if (!vals[i]) return;
-        vals[i] = coerce(cx, vals[i], t, syn->kids[i + 1], "return value");
+        vals[i] = ck_coerce(cx, vals[i], t, syn->kids[i + 1], "return value");
         if (!vals[i]) return;
     }
     for (int i = 1; i < nv; i++) {
@@ -1435,7 +1435,7 @@ static void form_return(Ctx *cx, Node *syn) {
         as->op = OP_SET;
         as->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!as->kids) return;
-        as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+        as->kids[0] = ck_var_ref(cx, syn, cx->fn->retptrs[i - 1]);
         as->kids[1] = vals[i];
         as->nkids = 2;
         Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
@@ -1492,7 +1492,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
         }
         Type *t = vn->ann ? type_expr(ck, vn->ann) : vals[i]->ty;
         if (!vn->ann) no_inference(cx, syn, vn);
-        Node *v = t ? coerce(cx, vals[i], t, vn, "value") : NULL;
+        Node *v = t ? ck_coerce(cx, vals[i], t, vn, "value") : NULL;
         if (!v) continue;
         Sym *s = ck_new_local(cx, vn, vn->name, t);
         if (!s) break;
@@ -1563,7 +1563,7 @@ static void form_result(Ctx *cx, Node *syn) {
     Type *rt = cx->fn->ret;
     if (rt->kind != TY_TUPLE || !rt->maybe) {
         diag_error_at(ck->d, syn, "E0391", "`result` returns from a function declared to return (maybe ...), and `%s` returns `%s`",
-                      cx->fn->name, tname(cx, rt));
+                      cx->fn->name, ck_tname(cx, rt));
         return;
     }
     if (syn->nkids < 2 || !(syn_is_kw(syn->kids[1], "ok") || syn_is_kw(syn->kids[1], "err"))) {
@@ -1665,10 +1665,10 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         set_v->op = OP_SET;
         set_v->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!set_ok->kids || !set_v->kids) goto done;
-        set_ok->kids[0] = var_ref(cx, b, ok);
+        set_ok->kids[0] = ck_var_ref(cx, b, ok);
         set_ok->kids[1] = call;
         set_ok->nkids = 2;
-        set_v->kids[0] = var_ref(cx, b, v);
+        set_v->kids[0] = ck_var_ref(cx, b, v);
         set_v->kids[1] = vals[1];
         set_v->nkids = 2;
         Node *e1 = ck_node(cx, N_C_EXPR, b, &ty_void), *e2 = ck_node(cx, N_C_EXPR, b, &ty_void);
@@ -1686,7 +1686,7 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
             Node *ifn = ck_node(cx, N_C_IF, b, &ty_void);
             ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
             if (!ifn->kids) goto done;
-            ifn->kids[0] = var_ref(cx, b, ok);
+            ifn->kids[0] = ck_var_ref(cx, b, ok);
             ifn->kids[1] = guard;
             ifn->kids[2] = NULL;
             ifn->nkids = 3;
@@ -1710,7 +1710,7 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         Node *ifn = ck_node(cx, N_C_IF, syn, &ty_void);
         ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
         if (!ifn->kids) goto done;
-        ifn->kids[0] = var_ref(cx, syn, ok);
+        ifn->kids[0] = ck_var_ref(cx, syn, ok);
         ifn->kids[1] = then_b;
         ifn->kids[2] = else_b;
         ifn->nkids = 3;
@@ -1774,13 +1774,13 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         Node *fake = syn_new(cx->ck->a, N_LIST, syn->loc);
         (void)fake;
         for (int i = 1; i < n; i++) {
-            Node *v = coerce(cx, vals[i], cx->fn->ret->elems[i], syn, "return value");
+            Node *v = ck_coerce(cx, vals[i], cx->fn->ret->elems[i], syn, "return value");
             if (!v) return;
             Node *as = ck_node(cx, N_C_ASSIGN, syn, v->ty);
             as->op = OP_SET;
             as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
             if (!as->kids) return;
-            as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+            as->kids[0] = ck_var_ref(cx, syn, cx->fn->retptrs[i - 1]);
             as->kids[1] = v;
             as->nkids = 2;
             Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
@@ -1790,7 +1790,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
             st->nkids = 1;
             ck_emit_stmt(cx, st);
         }
-        Node *v0 = coerce(cx, vals[0], cx->fn->ret->elems[0], syn, "return value");
+        Node *v0 = ck_coerce(cx, vals[0], cx->fn->ret->elems[0], syn, "return value");
         if (!v0) return;
         Node *r = ck_node(cx, N_C_RETURN, syn, cx->fn->ret);
         r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
@@ -1800,9 +1800,9 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         ck_emit_stmt(cx, r);
         return;
     }
-    Node *v = expr(cx, syn, d->want ? d->want : (d->kind == D_VAR ? d->var->ty : d->kind == D_RETURN ? cx->fn->ret : NULL));
+    Node *v = ck_expr(cx, syn, d->want ? d->want : (d->kind == D_VAR ? d->var->ty : d->kind == D_RETURN ? cx->fn->ret : NULL));
     if (v && v->ty && v->ty->kind == TY_TUPLE && d->kind != D_DISCARD)
-        v = coerce(cx, v, v->ty->elems[0], syn, "value");
+        v = ck_coerce(cx, v, v->ty->elems[0], syn, "value");
     ck_deliver(cx, v, d, syn);
 }
 

@@ -93,8 +93,8 @@ int cx_fit(const Node *a, const Type *p) {
 
 static const char *signature_text(Ctx *cx, FuncDef *f) {
     const char *s = "";
-    for (int i = 0; i < f->nparams; i++) s = arena_printf(cx->ck->a, "%s%s%s", s, i ? " " : "", tname(cx, f->params[i].ty));
-    return arena_printf(cx->ck->a, "#'(%s => %s)", s, tname(cx, f->ret));
+    for (int i = 0; i < f->nparams; i++) s = arena_printf(cx->ck->a, "%s%s%s", s, i ? " " : "", ck_tname(cx, f->params[i].ty));
+    return arena_printf(cx->ck->a, "#'(%s => %s)", s, ck_tname(cx, f->ret));
 }
 
 /* May F take the N positional arguments of SYN and default the rest (its
@@ -132,7 +132,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
         }
     }
     const char *types = "";
-    for (int i = 0; i < n; i++) types = arena_printf(cx->ck->a, "%s%s%s", types, i ? " " : "", tname(cx, args[i]->ty));
+    for (int i = 0; i < n; i++) types = arena_printf(cx->ck->a, "%s%s%s", types, i ? " " : "", ck_tname(cx, args[i]->ty));
     if (!best || tie) {
         diag_error_at(D(cx), syn, best ? "E0374" : "E0373", "%s overload of `%s` for arguments (%s)%s", best ? "ambiguous" : "no",
                       syn->kids[0]->name, types, best ? ": convert an argument to pick one" : "");
@@ -223,7 +223,7 @@ static Node **call_arguments(Ctx *cx, Node *syn, FuncDef *fd) {
 
 /* (F ARG...): a call to a def-function / def-grid-function.  Extra return
  * values are received in temporaries returned through extra[]. */
-Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
+Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
@@ -245,7 +245,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
         if (!pre) return NULL;
         for (int i = 0; i < n; i++) {
-            pre[i] = expr(cx, syn->kids[i + 1], NULL);
+            pre[i] = ck_expr(cx, syn->kids[i + 1], NULL);
             if (!pre[i]) return NULL;
             if (pre[i]->ty->kind == TY_TUPLE) pre[i]->ty = pre[i]->ty->elems[0];
         }
@@ -286,7 +286,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre && pre[i] ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
+        Node *a = pre && pre[i] ? pre[i] : ck_expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_IDENT || a->ty->kind == TY_IDENT) {
             /* an identity tensor: only to an (identity-tensor-type [N])
@@ -298,20 +298,20 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             Type *pt = p->ty, *at = a->ty;
             if (at->kind != TY_VECTOR || a->kind != N_C_VAR) {
                 diag_error_at(ck->d, argsyn[i], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
-                              fd->name, p->name->name, tname(cx, at));
+                              fd->name, p->name->name, ck_tname(cx, at));
                 return NULL;
             }
             Sym *as = a->sym;
             if (sym_ndims(as) && !pt->ndims) {
                 diag_error_at(ck->d, argsyn[i], "E0486",
                               "tensor-view `%s` cannot be passed as parameter `%s` of `%s` (`%s`): a tensor-view goes only to a (tensor-view-type N ...) parameter; pass the parent vector or declare the parameter a tensor-view",
-                              as->name, p->name->name, fd->name, tname(cx, pt));
+                              as->name, p->name->name, fd->name, ck_tname(cx, pt));
                 return NULL;
             }
             if (pt->ndims && !sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0413",
                               "parameter `%s` of `%s` is a tensor-view (`%s`), but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
-                              p->name->name, fd->name, tname(cx, pt), as->name, tname(cx, at));
+                              p->name->name, fd->name, ck_tname(cx, pt), as->name, ck_tname(cx, at));
                 return NULL;
             }
             if (pt->ndims > 0 && pt->ndims != sym_ndims(as)) {
@@ -322,7 +322,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             }
             if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !vector_tag_fit(at, pt)) {
                 diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
-                              p->name->name, fd->name, pt->tag, tname(cx, at), pt->tag, as->name);
+                              p->name->name, fd->name, pt->tag, ck_tname(cx, at), pt->tag, as->name);
                 return NULL;
             }
             if (!vector_tag_fit(at, pt)) {
@@ -331,7 +331,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
                 diag_error_at(ck->d, argsyn[i], "E0167",
                               "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): `%s` is a derived type with :subst %s; cast with (as-%s %s)",
-                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), dt->tag, mode[dt->tag_subst & 3],
+                              as->name, ck_tname(cx, at), p->name->name, fd->name, ck_tname(cx, pt), dt->tag, mode[dt->tag_subst & 3],
                               pt->tag ? pt->tag : "original", as->name);
                 return NULL;
             }
@@ -348,7 +348,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 why = "the argument is write-only but the parameter may be read (declare it &out or :write-only)";
             if (why) {
                 diag_error_at(ck->d, argsyn[i], "E0372", "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): %s",
-                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), why);
+                              as->name, ck_tname(cx, at), p->name->name, fd->name, ck_tname(cx, pt), why);
                 return NULL;
             }
             vals[i] = a;
@@ -358,13 +358,13 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                given arguments; the function is instantiated for it */
             if (!template_pattern_match(ck, p->ty, a->ty)) {
                 diag_error_at(ck->d, argsyn[i], "E1016", "argument `%s` of `%s` expected an instance of `%s`, found `%s`",
-                              p->name->name, fd->name, tname(cx, p->ty), tname(cx, a->ty));
+                              p->name->name, fd->name, ck_tname(cx, p->ty), ck_tname(cx, a->ty));
                 return NULL;
             }
             vals[i] = a;
             tys[i] = a->ty;
         } else {
-            a = coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
+            a = ck_coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
             if (!a) return NULL;
             vals[i] = a;
             tys[i] = p->ty;
@@ -387,7 +387,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                  : fn->params[i]->ty->kind == TY_IDENT  ? 0
                                                           : 1;
     nargs += nret > 1 ? nret - 1 : 0;
-    Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
+    Node *c = ck_mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
@@ -404,9 +404,9 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             c->kids[c->nkids++] = vals[i];
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->off_sym);
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->strides_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->off_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->dims_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->strides_sym);
         } else if (fn->params[i]->soa_fields) {
             Sym *vs = vals[i]->sym;
             if (!vs || !vs->soa_fields) {
@@ -422,7 +422,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
-            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], var_ref(cx, syn, vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, vs->off_sym)) : vals[i];
             c->kids[c->nkids++] = cx_length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];
@@ -435,22 +435,22 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         Node *d = ck_node(cx, N_C_DECL, syn, t->ty);
         d->sym = t;
         ck_emit_stmt(cx, d);
-        Node *ad = mk1(cx, N_C_UNARY, syn, t->ty, var_ref(cx, syn, t));
+        Node *ad = ck_mk1(cx, N_C_UNARY, syn, t->ty, ck_var_ref(cx, syn, t));
         if (!ad) return NULL;
         ad->op = OP_ADDR;
         c->kids[c->nkids++] = ad;
-        if (extra && i - 1 < nextra) extra[i - 1] = var_ref(cx, syn, t);
+        if (extra && i - 1 < nextra) extra[i - 1] = ck_var_ref(cx, syn, t);
     }
     if (fn->ret->kind == TY_TUPLE && fn->ret->maybe && !extra) {
         diag_error_at(ck->d, syn, "E0395", "`%s` is a %s: bind it with let-maybe, or give a fallback with or-else",
-                      syn_to_string(ck->a, syn, 40), tname(cx, fn->ret));
+                      syn_to_string(ck->a, syn, 40), ck_tname(cx, fn->ret));
         return NULL;
     }
     if (fn->ret->kind == TY_TUPLE && !extra) c->ty = fn->ret->elems[0];
     if (fn->ret_side && 2 * (fn->ret_side - 1) < nside) {
         /* a function returning its own side channel: make the call, then
            the value is the vector this caller passed for it */
-        Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, c);
+        Node *st = ck_mk1(cx, N_C_EXPR, syn, &ty_void, c);
         if (!st) return NULL;
         ck_emit_stmt(cx, st);
         return side[2 * (fn->ret_side - 1)];

@@ -1,6 +1,6 @@
 /* check_forms.c - the builtin table and the expression dispatcher.
  *
- * Why it exists: `expr` is where every expression of a body is checked:
+ * Why it exists: `ck_expr` is where every expression of a body is checked:
  * a literal, a variable, a macro call (expanded with the types in scope),
  * a builtin form (a row of the `builtins` table below, whose handlers live
  * in check_arith.c, check_vectors.c, check_logic.c, check_gpu.c,
@@ -90,7 +90,7 @@ int builtin_function_value(const char *key) {
  * `length~`, swizzles). */
 static Node *accessor(Ctx *cx, Node *syn) {
     const char *h = syn->kids[0]->key;
-    Node *base = expr(cx, syn->kids[1], NULL);
+    Node *base = ck_expr(cx, syn->kids[1], NULL);
     if (!base) return NULL;
     if (h[0] != '~') {
         /* a user overload of the accessor for this type wins (spec
@@ -100,7 +100,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
         for (int i = 0; i < nc; i++) {
             ck_resolve_signature(cx->ck, cands[i]);
             if (!cands[i]->bad && cands[i]->nparams == 1 && cx_fit(base, cands[i]->params[0].ty) >= 0)
-                return user_call(cx, syn, NULL, NULL, 0);
+                return ck_user_call(cx, syn, NULL, NULL, 0);
         }
     }
     if (base->ty->kind == TY_IDENT) return tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
@@ -111,7 +111,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
-        return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+        return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
@@ -121,11 +121,11 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     if (cx_is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return cx_swizzle_of(cx, syn, base, 0);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
-        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, ck_tname(cx, base->ty));
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
-                  syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+                  syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, base->ty));
     if (base->ty->kind == TY_VECTOR) { /* a misspelt vector accessor */
         static const char *vec_accessors[] = {"length~", "offset~", "parent~", "dims~", "strides~", "num-dims~", NULL};
         Suggest sg;
@@ -174,7 +174,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         Node *tsyn = ck_setter_object_type(f);
         Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
         if (!ot) continue;
-        Node *probe = expr(cx, place_syn->kids[1], NULL);
+        Node *probe = ck_expr(cx, place_syn->kids[1], NULL);
         if (!probe) return NULL;
         int k0 = cx_fit(probe, ot); /* exact, or a vector parameter leaving properties open */
         if (k0 < 0 || (k0 && ot->kind != TY_VECTOR)) continue;
@@ -221,7 +221,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
         int known = ck_static_truth(cx, syn, syn->kids[1]);
-        if (known >= 0) return expr(cx, syn->kids[known ? 2 : 3], want);
+        if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
     if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
@@ -232,9 +232,9 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
         cx->block = b1;
         cx->branch_depth++;
-        Node *v1 = expr(cx, syn->kids[2], want);
+        Node *v1 = ck_expr(cx, syn->kids[2], want);
         cx->block = b2;
-        Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
+        Node *v2 = v1 ? ck_expr(cx, syn->kids[3], want) : NULL;
         cx->branch_depth--;
         cx->block = saved;
         cx->divergent = wdiv;
@@ -252,15 +252,15 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
             return NULL;
         }
         if (!t) {
-            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
+            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", ck_tname(cx, v1->ty), ck_tname(cx, v2->ty));
             return NULL;
         }
         if (b1->nkids == 0 && b2->nkids == 0) {
-            Node *s = mk(cx, N_C_SELECT, syn, t, 3);
+            Node *s = ck_mk(cx, N_C_SELECT, syn, t, 3);
             if (!s) return NULL;
             s->kids[0] = c;
-            s->kids[1] = coerce(cx, v1, t, syn->kids[2], "if");
-            s->kids[2] = coerce(cx, v2, t, syn->kids[3], "if");
+            s->kids[1] = ck_coerce(cx, v1, t, syn->kids[2], "if");
+            s->kids[2] = ck_coerce(cx, v2, t, syn->kids[3], "if");
             s->nkids = 3;
             return s->kids[1] && s->kids[2] ? s : NULL;
         }
@@ -275,14 +275,14 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         cx->block = b2;
         ck_deliver(cx, v2, &dv, syn->kids[3]);
         cx->block = saved;
-        Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
+        Node *ifn = ck_mk(cx, N_C_IF, syn, &ty_void, 3);
         if (!ifn) return NULL;
         ifn->kids[0] = c;
         ifn->kids[1] = b1;
         ifn->kids[2] = b2;
         ifn->nkids = 3;
         ck_emit_stmt(cx, ifn);
-        return var_ref(cx, syn, tmp);
+        return ck_var_ref(cx, syn, tmp);
     }
     if (!strcmp(h, "return")) {
         Dest d = {D_DISCARD, NULL, NULL};
@@ -303,7 +303,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     d->ty = tmp->ty;
-    return var_ref(cx, syn, tmp);
+    return ck_var_ref(cx, syn, tmp);
 }
 
 int syn_mentions_it(const Node *n);
@@ -329,15 +329,15 @@ static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
     Type *t = cx_unify(cx, syn, syn->kids, n, args, et, "##(...)");
     if (!t) return NULL;
     if (t->kind != TY_NUM) {
-        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", tname(cx, t));
+        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", ck_tname(cx, t));
         return NULL;
     }
     Type *vt = ty_hwvec(t->sc, n);
     if (want && want->kind == TY_HWVEC && want->width != n) {
-        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", tname(cx, want), want->width, n);
+        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", ck_tname(cx, want), want->width, n);
         return NULL;
     }
-    Node *x = mk(cx, N_C_HWVEC, syn, vt, n);
+    Node *x = ck_mk(cx, N_C_HWVEC, syn, vt, n);
     if (!x) return NULL;
     for (int i = 0; i < n; i++) x->kids[i] = args[i];
     x->nkids = n;
@@ -367,7 +367,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         else if (!orch_capture_error(cx, syn))
         {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
-            suggest_variable(cx, syn);
+            ck_suggest_variable(cx, syn);
         }
         return NULL;
     }
@@ -393,7 +393,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only", s->name);
         return NULL;
     }
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }
 
 /* ---- did you mean ---- */
@@ -428,7 +428,7 @@ static void suggest_form(Ctx *cx, const Node *head) {
 }
 
 /* A note naming the nearest visible variable to unknown `name`. */
-void suggest_variable(Ctx *cx, const Node *name) {
+void ck_suggest_variable(Ctx *cx, const Node *name) {
     Suggest sg;
     suggest_init(&sg, name->key);
     for (Scope *sc = cx->scope; sc; sc = sc->up)
@@ -438,11 +438,11 @@ void suggest_variable(Ctx *cx, const Node *name) {
     if (suggest_best(&sg)) diag_note(D(cx), name->loc, "did you mean `%s`?", suggest_best(&sg));
 }
 
-Node *expr(Ctx *cx, Node *syn, Type *want) {
+Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     if (!syn || cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return NULL;
     switch (syn->kind) {
     case N_INT: {
-        Node *n = int_lit(cx, syn, syn->ival, NULL);
+        Node *n = ck_int_lit(cx, syn, syn->ival, NULL);
         n->is_unsigned = syn->is_unsigned;
         n->radix = syn->radix;
         n->op = LIT_FLEX_INT;
@@ -499,7 +499,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     Node *soa;
     if (soa_access(cx, syn, 0, &soa)) return soa;
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
-        return user_call(cx, syn, want, NULL, 0);
+        return ck_user_call(cx, syn, want, NULL, 0);
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
         Sym *st = ck_global_lookup(cx->ck, h + 5);
@@ -533,20 +533,20 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
-            if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
-            Node *v = expr(cx, syn->kids[1], NULL);
+            if (!ck_nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
+            Node *v = ck_expr(cx, syn->kids[1], NULL);
             if (!v) return NULL;
             if (ty_equal(v->ty, st->ty)) return v;
             const StructDef *a = v->ty->kind == TY_STRUCT ? v->ty->sd : NULL, *b = st->ty->sd;
             if (!a || !(a->derived_from == b || b->derived_from == a)) {
                 diag_error_at(D(cx), syn, "E0166", "`%s` casts between a derived type and its original, found `%s`", head->name,
-                              tname(cx, v->ty));
+                              ck_tname(cx, v->ty));
                 return NULL;
             }
             return cx_retype_struct(cx, v, st->ty, syn);
         }
     }
-    if (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (strmap_get(&cx->ck->kernels_idx, head->name)) {
         diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
         return NULL;

@@ -273,20 +273,20 @@ const char *ck_names_language(const Checker *ck);
 /* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
  * check_vectors.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */
-void suggest_variable(Ctx *cx, const Node *name);
+void ck_suggest_variable(Ctx *cx, const Node *name);
 /* A note when variable `v` hides another spelled differently. */
-void shadow_note(Ctx *cx, const Node *syn, const Node *v);
-Node *expr(Ctx *cx, Node *syn, Type *want);
-Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
-int is_value_form(Ctx *cx, const Node *syn);
-Node *place(Ctx *cx, Node *syn, int for_write);
-int const_int(Ctx *cx, Node *checked, int64_t *out);
-int const_syn_int(Ctx *cx, Node *syn, int64_t *out);
-Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
-Node *zero_value(Ctx *cx, const Node *at, Type *ty);
-Node *var_ref(Ctx *cx, const Node *at, Sym *s);
-const char *tname(Ctx *cx, const Type *t);
-int node_has_effects(const Node *n);
+void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v);
+Node *ck_expr(Ctx *cx, Node *syn, Type *want);
+Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+int ck_is_value_form(Ctx *cx, const Node *syn);
+Node *ck_place(Ctx *cx, Node *syn, int for_write);
+int ck_const_int(Ctx *cx, Node *checked, int64_t *out);
+int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out);
+Node *ck_int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
+Node *ck_zero_value(Ctx *cx, const Node *at, Type *ty);
+Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s);
+const char *ck_tname(Ctx *cx, const Type *t);
+int ck_node_has_effects(const Node *n);
 
 /* ---- orch.c: def-orchestration ---- */
 /* Remember a def-orchestration FORM (NAME: a template instance's name, or NULL). */
@@ -396,18 +396,18 @@ int builtin_function_value(const char *key);
 
 /* ---- check_expr.c: node builders; check_vectors.c, check_views.c: vector
  * operands ---- */
-Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
-Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
-Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
-int nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
-Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
-Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
-Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
-Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
-Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
+Node *ck_mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
+Node *ck_mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
+Node *ck_mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
+int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
+Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what);
+Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *ck_view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
+Sym *ck_new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
+Node *ck_ulong_arg(Ctx *cx, Node *syn, const char *what);
 
-Node *index_expr(Ctx *cx, Node *isyn, const char *what);
-Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
+Node *ck_index_expr(Ctx *cx, Node *isyn, const char *what);
+Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */
 int soa_init_form(const Node *init);
@@ -459,7 +459,7 @@ void warp_native_use(Ctx *cx);
 int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 
 /* ---- check_calls.c: calls ---- */
-Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
+Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* ---- typeexpr.c ---- */
 Type *type_expr(Checker *ck, Node *syn);

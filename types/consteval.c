@@ -1545,7 +1545,7 @@ int ce_syntax(Ctx *cx, Node *syn, CeVal *out) {
        what it needed); the diagnostics state comes back as it was */
     Diag saved = *ck->d;
     ck->d->out = NULL;
-    Node *v = expr(&s, syn, NULL);
+    Node *v = ck_expr(&s, syn, NULL);
     int failed = ck->d->errors > saved.errors, fatal = ck->d->fatal;
     *ck->d = saved;
     ck->d->fatal |= fatal;

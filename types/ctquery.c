@@ -194,7 +194,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
     Node *saved = cx->block;
     Node scratch = {.kind = N_C_BLOCK};
     cx->block = &scratch;
-    Node *e = expr(cx, v, NULL);
+    Node *e = ck_expr(cx, v, NULL);
     cx->block = saved;
     if (!e || !e->ty) {
         if (!ev->failed) eval_error_code(ev, EVAL_E_TYPEOF, at, "`type-of`: `%s` has no type", syn_to_string(ck->a, v, 40));

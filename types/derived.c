@@ -52,16 +52,16 @@ static Node *retagged(Ctx *cx, const Node *at, const Sym *s, const char *tag, in
     ty->tag_subst = tag ? subst : 0;
     *v = *s;
     v->ty = ty;
-    return var_ref(cx, at, v);
+    return ck_var_ref(cx, at, v);
 }
 
 /* The vector variable SYN names (a vector, view, soa or tensor-view). */
 static Sym *vector_var(Ctx *cx, Node *syn, const char *what) {
-    Node *v = expr(cx, syn, NULL);
+    Node *v = ck_expr(cx, syn, NULL);
     if (!v) return NULL;
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0166", "`%s` casts a vector value between a derived type and its original, found `%s`", what,
-                      tname(cx, v->ty));
+                      ck_tname(cx, v->ty));
         return NULL;
     }
     return v->sym;
@@ -84,7 +84,7 @@ Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
     }
     const char *why = parts_differ(dt, s->ty);
     if (why) {
-        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", s->name, dt->tag, tname(cx, s->ty), why);
+        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", s->name, dt->tag, ck_tname(cx, s->ty), why);
         return NULL;
     }
     return retagged(cx, syn, s, dt->tag, dt->tag_subst);
@@ -100,12 +100,12 @@ static Node *as_original(Ctx *cx, Node *syn) {
         diag_error_at(D(cx), syn, "E0370", "`as-original` takes one argument, found %d", syn->nkids - 1);
         return NULL;
     }
-    Node *v = expr(cx, syn->kids[1], NULL);
+    Node *v = ck_expr(cx, syn->kids[1], NULL);
     if (!v) return NULL;
     if (v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR && v->ty->tag) return retagged(cx, syn, v->sym, NULL, 0);
     if (v->ty && v->ty->kind == TY_STRUCT && struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
         return struct_as(cx, v, v->ty->sd->derived_from->type, syn);
-    diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", tname(cx, v ? v->ty : NULL));
+    diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", ck_tname(cx, v ? v->ty : NULL));
     return NULL;
 }
 
@@ -122,7 +122,7 @@ static Node *as_original_alias(Ctx *cx, Node *syn, const Type *ot) {
     const char *why = parts_differ(ot, s->ty);
     if (why) {
         diag_error_at(D(cx), syn, "E0166", "`%s` casts to `%s`, but `%s` (`%s`) is not of that type: %s", syn_head(syn), syn_head(syn) + 3,
-                      s->name, tname(cx, s->ty), why);
+                      s->name, ck_tname(cx, s->ty), why);
         return NULL;
     }
     return retagged(cx, syn, s, NULL, 0);
@@ -146,7 +146,7 @@ static Node *as_derived(Ctx *cx, Node *syn) {
     Node *call = syn_list(cx->ck->a, syn->loc, kids, 2);
     if (!call) return NULL;
     call->origin = syn->origin;
-    return expr(cx, call, NULL);
+    return ck_expr(cx, call, NULL);
 }
 
 /* (make-NAME ARGS...) for a derived vector type NAME: the form that makes
@@ -191,7 +191,7 @@ Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
 int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
     const char *why = parts_differ(dt, s->ty);
     if (why) {
-        diag_error_at(D(cx), at, "E0548", "`%s` made a `%s`, not a `%s`: %s", syn_head(at), tname(cx, s->ty), dt->tag, why);
+        diag_error_at(D(cx), at, "E0548", "`%s` made a `%s`, not a `%s`: %s", syn_head(at), ck_tname(cx, s->ty), dt->tag, why);
         return 0;
     }
     Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
@@ -231,15 +231,15 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
         diag_error_at(D(cx), syn, "E0409", "`%s` allocates a vector: bind it with let, (let ((v (%s ...))) ...)", h, h);
         return NULL;
     }
-    Node *v = expr(cx, mk, NULL);
+    Node *v = ck_expr(cx, mk, NULL);
     if (!v) return NULL;
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
-        diag_error_at(D(cx), syn, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        diag_error_at(D(cx), syn, "E0409", "expected a vector value, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     /* the view was made for this call: typed NAME in place, so a let
        binding gives it its own C name (check.c form_let) */
-    return derived_make_retag(cx, syn, v->sym, dt) ? var_ref(cx, syn, v->sym) : NULL;
+    return derived_make_retag(cx, syn, v->sym, dt) ? ck_var_ref(cx, syn, v->sym) : NULL;
 }
 
 /* A let variable S, just made another name for a vector value, declared
@@ -252,7 +252,7 @@ int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared)
         const Type *dt = declared->tag ? declared : s->ty;
         static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
         diag_error_at(D(cx), at, "E0167", "cannot bind `%s` (`%s`) to a variable declared `%s`: `%s` is a derived type with :subst %s; cast with (as-%s ...)",
-                      syn_to_string(cx->ck->a, at, 30), tname(cx, s->ty), tname(cx, declared), dt->tag, mode[dt->tag_subst & 3],
+                      syn_to_string(cx->ck->a, at, 30), ck_tname(cx, s->ty), ck_tname(cx, declared), dt->tag, mode[dt->tag_subst & 3],
                       declared->tag ? declared->tag : "original");
         return 0;
     }

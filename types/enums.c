@@ -43,7 +43,7 @@ void enum_collect(Checker *ck, Node *form) {
             diag_error_at(ck->d, k, "E0152", "enumeration keys are keywords like :red, found `%s`", syn_to_string(ck->a, k, 30));
             return;
         }
-        if (v && !const_syn_int(&tmp, v, &next)) {
+        if (v && !ck_const_syn_int(&tmp, v, &next)) {
             diag_error_at(ck->d, v, "E0153", "the value of `:%s` must be a compile-time integer", k->name);
             return;
         }
@@ -70,7 +70,7 @@ void enum_collect(Checker *ck, Node *form) {
 }
 
 static Node *enum_literal(Ctx *cx, const Node *at, EnumDef *ed, int i) {
-    Node *n = int_lit(cx, at, ed->values[i], ed->type);
+    Node *n = ck_int_lit(cx, at, ed->values[i], ed->type);
     n->text = ed->keys[i]; /* the key: the target spells its identifier */
     return n;
 }

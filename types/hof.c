@@ -259,7 +259,7 @@ static int known_function(Checker *ck, const char *key) {
 static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, const char *cbase, const Node *src) {
     Checker *ck = cx->ck;
     const char *tys = "";
-    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
+    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", ck_tname(cx, ps[j]));
     Node *wsym = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%s(%s)", fn->name, tys));
     FuncDef *old[1];
     if (ck_func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
@@ -409,7 +409,7 @@ Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
 Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
     Checker *ck = cx->ck;
     int fc = syn_is_sym(syn->kids[0], "funcall");
-    if (fc && !nargs_ok(cx, syn, 1, -1)) return NULL;
+    if (fc && !ck_nargs_ok(cx, syn, 1, -1)) return NULL;
     Node *f = fc ? syn->kids[1] : syn->kids[0];
     if (fc && template_is_gen(f)) {
         /* (funcall (gen-NAME T...) ARG...): that instance (spec "gen-XXXX",
@@ -422,7 +422,7 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         c->kids[0] = syn_symbol(ck->a, f->loc, inst->name);
         c->kids[0]->origin = f->origin;
         ck->forced_callee = inst;
-        return user_call(cx, c, want, NULL, 0);
+        return ck_user_call(cx, c, want, NULL, 0);
     }
     Sym *held = fnval_of(cx, f);
     if (held && held->fn_inst) {
@@ -435,7 +435,7 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         c->kids[0] = syn_symbol(ck->a, f->loc, held->fn_inst->name);
         c->kids[0]->origin = f->origin;
         ck->forced_callee = held->fn_inst;
-        return user_call(cx, c, want, NULL, 0);
+        return ck_user_call(cx, c, want, NULL, 0);
     }
     Node *fn = fn_reference(cx, f);
     Sym *poisoned = f->kind == N_SYMBOL ? ck_scope_lookup(cx, f->key) : NULL;
@@ -454,8 +454,8 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
     c->kids[0]->loc = f->loc;
     c->kids[0]->origin = f->origin;
     /* by key, not through the scope: a local may shadow the name */
-    if (known_function(ck, fn->key)) return user_call(cx, c, want, NULL, 0);
-    return expr(cx, c, want);
+    if (known_function(ck, fn->key)) return ck_user_call(cx, c, want, NULL, 0);
+    return ck_expr(cx, c, want);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,5 +587,5 @@ Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
         if (!isfn[i]) k[m++] = syn->kids[i + 1];
     Node *call = syn_list(ck->a, syn->loc, k, m);
     call->origin = syn->origin;
-    return user_call(cx, call, want, NULL, 0);
+    return ck_user_call(cx, call, want, NULL, 0);
 }

@@ -53,7 +53,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
             }
             for (int j = 0; j < n; j++) {
                 int64_t x;
-                if (!const_syn_int(cx, items[j], &x) || x <= 0) {
+                if (!ck_const_syn_int(cx, items[j], &x) || x <= 0) {
                     diag_error_at(ck->d, items[j], "E0704", ":set-to sizes must be positive compile-time integers, found `%s`",
                                   syn_to_string(ck->a, items[j], 30));
                     return;
@@ -76,7 +76,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 }
                 if (!(s->ty->kind == TY_VECTOR || ty_is_int(s->ty))) {
                     diag_error_at(ck->d, items[j], "E0706", ":derive-from parameter `%s` must be a vector or an integer, found `%s`",
-                                  s->name, tname(cx, s->ty));
+                                  s->name, ck_tname(cx, s->ty));
                     return;
                 }
                 sd->derive[j] = s->name;
@@ -85,7 +85,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
             sd->nderive = n;
         } else if (!strcmp(k->key, "dims")) {
             int64_t x;
-            if (!const_syn_int(cx, v, &x) || x < 1 || x > 3) {
+            if (!ck_const_syn_int(cx, v, &x) || x < 1 || x > 3) {
                 diag_error_at(ck->d, v, "E0707", ":dims must be 1, 2 or 3");
                 return;
             }
@@ -229,7 +229,7 @@ static void check_body(Ctx *cx, FuncDef *fd) {
         Node *id = ck_helper_call(cx, fd->form, ty_num(SC_ULONG), ck_need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
         if (!id) return;
         test->kids[0] = id;
-        test->kids[1] = int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
+        test->kids[1] = ck_int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
         test->nkids = 2;
         Node *ifn = ck_node(cx, N_C_IF, fd->form, &ty_void);
         ifn->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);

@@ -135,7 +135,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
     SizeOp lop = launch_input(hd, &takes_dim);
     if (lop != SZ_INT) {
         int64_t d = 0;
-        if (takes_dim && syn->nkids == 2 && !const_syn_int(cx, syn->kids[1], &d)) d = -1;
+        if (takes_dim && syn->nkids == 2 && !ck_const_syn_int(cx, syn->kids[1], &d)) d = -1;
         if (d < 0 || d > 2 || syn->nkids > (takes_dim ? 2 : 1)) {
             diag_error_at(D(cx), syn, "E0806", "`%s` in a side-channel size needs a constant dimension 0, 1 or 2", hd);
             return 0;
@@ -194,13 +194,13 @@ static Node *floatify(Ctx *cx, Node *syn) {
 /* ---- side channels at kernel level ---- */
 
 static Node *bin(Ctx *cx, const Node *at, int op, Node *a, Node *b) {
-    return mk2(cx, N_C_BINARY, at, ty_num(SC_ULONG), op, a, b);
+    return ck_mk2(cx, N_C_BINARY, at, ty_num(SC_ULONG), op, a, b);
 }
 
 /* A pointer-and-length view variable: `T *name = ptr; ulong name_len = n;` */
 static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, Node *ptr, Node *len) {
-    Sym *s = view_var(cx, at, name, ty);
-    return s ? view_decl(cx, at, s, ptr, len) : NULL;
+    Sym *s = ck_view_var(cx, at, name, ty);
+    return s ? ck_view_decl(cx, at, s, ptr, len) : NULL;
 }
 
 static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {
@@ -248,28 +248,28 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
             fn->scratch_pool = kernel_param(cx, at, "scratch-pool", ty_vector(ck->a, ty_num(SC_UCHAR), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
             if (!fn->scratch_pool) return NULL;
         }
-        Node *n = expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
+        Node *n = ck_expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
         if (n && ty_is_float(n->ty) && !(n->op && n->kind == N_C_INTLIT)) {
             /* a fractional size rounds up, as on the host */
-            Node *up = mk(cx, N_C_CAST, count, ul, 1);
+            Node *up = ck_mk(cx, N_C_CAST, count, ul, 1);
             if (!up) return NULL;
             up->op = CAST_RTP;
             up->kids[0] = n;
             up->nkids = 1;
             n = up;
         } else if (n) {
-            n = coerce(cx, n, ul, count, "scratch size");
+            n = ck_coerce(cx, n, ul, count, "scratch size");
         }
         if (!n) return NULL;
-        Node *off = fn->scratch_bytes ? fn->scratch_bytes : int_lit(cx, at, 0, ul);
-        Node *pool = var_ref(cx, at, fn->scratch_pool);
+        Node *off = fn->scratch_bytes ? fn->scratch_bytes : ck_int_lit(cx, at, 0, ul);
+        Node *pool = ck_var_ref(cx, at, fn->scratch_pool);
         Node *ptr = off->kind == N_C_INTLIT && off->ival == 0 ? pool : bin(cx, at, OP_ADD, pool, off);
         sc->sym = declare_view(cx, at, cx->bind_hint ? cx->bind_hint : name, ty, ptr, n);
         int stride = ty_vector_stride(ty->elem, ty->align);
         /* next offset: off + (n * stride + 15) / 16 * 16 */
-        Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, int_lit(cx, at, stride, ul)), int_lit(cx, at, 15, ul)),
-                                              int_lit(cx, at, 16, ul)),
-                          int_lit(cx, at, 16, ul));
+        Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, ck_int_lit(cx, at, stride, ul)), ck_int_lit(cx, at, 15, ul)),
+                                              ck_int_lit(cx, at, 16, ul)),
+                          ck_int_lit(cx, at, 16, ul));
         fn->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
     } else {
         sc->sym = kernel_param(cx, at, kind == SIDE_LOCAL && cx->bind_hint ? cx->bind_hint : name, ty);
@@ -455,7 +455,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
     Type *vt = ty_vector(ck->a, ty->elem, kind == SIDE_LOCAL ? AS_LOCAL : AS_GLOBAL, ACC_READ_WRITE,
                          ty->align ? ty->align : AL_COMPACT, -1);
     Sym *s = make_side(cx, kind, name, comment, vt, count, syn);
-    return s ? var_ref(cx, syn, s) : NULL;
+    return s ? ck_var_ref(cx, syn, s) : NULL;
 }
 
 /* Extra arguments a call to `callee` needs: a side channel of the caller
@@ -477,7 +477,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
             if (cx->ck->d->errors > errs) diag_note(D(cx), fs->at->loc, "`%s` makes the side channel here", fd->name);
             return 0;
         }
-        extra[(*nextra)++] = var_ref(cx, call_syn, s);
+        extra[(*nextra)++] = ck_var_ref(cx, call_syn, s);
         Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
         len->sym = s;
         extra[(*nextra)++] = len;
@@ -486,7 +486,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
     if (callee->debug) {
         Sym *d = debug_sym(cx, call_syn);
         if (!d) return 0;
-        extra[(*nextra)++] = var_ref(cx, call_syn, d);
+        extra[(*nextra)++] = ck_var_ref(cx, call_syn, d);
         Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
         len->sym = d;
         extra[(*nextra)++] = len;
@@ -574,23 +574,23 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
         Node *call = ck_node(cx, N_C_CALL, syn, &ty_void);
         call->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(nv + 3));
         if (!tys || !call->kids) return NULL;
-        call->kids[call->nkids++] = var_ref(cx, syn, d);
+        call->kids[call->nkids++] = ck_var_ref(cx, syn, d);
         Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
         len->sym = d;
         call->kids[call->nkids++] = len;
-        call->kids[call->nkids++] = int_lit(cx, syn, site_id, ty_num(SC_UINT));
+        call->kids[call->nkids++] = ck_int_lit(cx, syn, site_id, ty_num(SC_UINT));
         int vi = 0;
         for (int i = 0; i < nv; i++) {
-            Node *v = expr(cx, syn->kids[i + 2], NULL);
+            Node *v = ck_expr(cx, syn->kids[i + 2], NULL);
             if (!v) return NULL;
             if (v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT))
-                v = coerce(cx, v, v->kind == N_C_INTLIT ? ty_num(SC_INT) : ty_num(SC_FLOAT), syn->kids[i + 2], "logged value");
+                v = ck_coerce(cx, v, v->kind == N_C_INTLIT ? ty_num(SC_INT) : ty_num(SC_FLOAT), syn->kids[i + 2], "logged value");
             if (!v) return NULL;
             if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
             if (v->ty->kind != TY_NUM && v->ty->kind != TY_BOOL) {
                 diag_error_at(D(cx), syn->kids[i + 2], "E0821",
                               "only numbers, bools and literal strings can be logged, found `%s` (log the components one by one)",
-                              tname(cx, v->ty));
+                              ck_tname(cx, v->ty));
                 return NULL;
             }
             tys[vi] = v->ty;
@@ -709,8 +709,8 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Type *ul = ty_num(SC_ULONG);
-    Node *bytes = expr(cx, syn->kids[2], ul);
-    if (bytes) bytes = coerce(cx, bytes, ul, syn->kids[2], "byte count");
+    Node *bytes = ck_expr(cx, syn->kids[2], ul);
+    if (bytes) bytes = ck_coerce(cx, bytes, ul, syn->kids[2], "byte count");
     if (!bytes) return NULL;
     if (!strcmp(h, "marshall-vector")) {
         if (syn->nkids != 4) {
@@ -721,14 +721,14 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         if (!t) return NULL;
         if (t->kind != TY_VECTOR || !t->elem) {
             diag_error_at(D(cx), syn->kids[3], "E0833", "marshall-vector needs a vector type with an element type, found `%s`",
-                          tname(cx, t));
+                          ck_tname(cx, t));
             return NULL;
         }
         Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_GLOBAL, t->acc ? t->acc : ACC_READ_WRITE,
                              t->align ? t->align : AL_COMPACT, -1);
         if (vt->as != AS_GLOBAL) {
             diag_error_at(D(cx), syn->kids[3], "E0834", "voidp parameters point to :global memory; marshall-vector cannot make `%s`",
-                          tname(cx, vt));
+                          ck_tname(cx, vt));
             return NULL;
         }
         if (vt->align == AL_STD140 && ty_vector_stride(vt->elem, AL_STD140) != ty_sizeof(vt->elem))
@@ -738,11 +738,11 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!count->kids) return NULL;
         count->kids[0] = bytes;
-        count->kids[1] = int_lit(cx, syn, ty_vector_stride(vt->elem, vt->align), ul);
+        count->kids[1] = ck_int_lit(cx, syn, ty_vector_stride(vt->elem, vt->align), ul);
         count->nkids = 2;
         Sym *s = declare_view(cx, syn, cx->bind_hint ? cx->bind_hint : arena_printf(ck->a, "%s-vec", ps->name), vt,
-                              var_ref(cx, syn, ps), count);
-        return s ? var_ref(cx, syn, s) : NULL;
+                              ck_var_ref(cx, syn, ps), count);
+        return s ? ck_var_ref(cx, syn, s) : NULL;
     }
     SideKind kind = strstr(h, "result") ? SIDE_RESULT : strstr(h, "scratch") ? SIDE_SCRATCH : strstr(h, "implicit") ? SIDE_IMPLICIT : SIDE_DEBUG;
     const char *name = NULL;
@@ -779,9 +779,9 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
     count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
     if (!count->kids) return NULL;
     count->kids[0] = bytes;
-    count->kids[1] = int_lit(cx, syn, ty_vector_stride(et, AL_COMPACT), ul);
+    count->kids[1] = ck_int_lit(cx, syn, ty_vector_stride(et, AL_COMPACT), ul);
     count->nkids = 2;
-    Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, var_ref(cx, syn, ps), count);
+    Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, ck_var_ref(cx, syn, ps), count);
     if (!s) return NULL;
     if (kind == SIDE_DEBUG) {
         cx->fn->debug = s;
@@ -797,5 +797,5 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         arena_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
         if (kind == SIDE_SCRATCH) cx->fn->scratch_pool = s;
     }
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }

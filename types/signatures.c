@@ -48,8 +48,8 @@ static Node *const_value(Checker *ck, Sym *s) {
     CFunc dummy = {.kind = FN_FUNCTION, .name = s->name, .ret = &ty_void};
     Node blk = {.kind = N_C_BLOCK};
     Ctx cx = {.ck = ck, .fn = &dummy, .block = &blk};
-    Node *v = expr(&cx, init, t);
-    if (v && t) v = coerce(&cx, v, t, init, "constant value");
+    Node *v = ck_expr(&cx, init, t);
+    if (v && t) v = ck_coerce(&cx, v, t, init, "constant value");
     if (v && (blk.nkids || (v->kind != N_C_INTLIT && v->kind != N_C_FLOATLIT && v->kind != N_C_BOOLLIT))) {
         CeVal r;
         CeResult res = ce_constant(ck, &blk, v, 1, 0, &r);

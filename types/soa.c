@@ -54,7 +54,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     if (bt && bt->kind == TY_STRUCT && !t->elem) {
         t->elem = bt; /* (make-soa-vector point ...) */
     } else if (bt && (bt->kind != TY_VECTOR || !bt->soa)) {
-        diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", tname(cx, bt));
+        diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", ck_tname(cx, bt));
         return NULL;
     }
     if (!soa_struct_ok(ck, init, t->elem)) return NULL;
@@ -111,8 +111,8 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
                       syn_to_string(ck->a, init->kids[1], 30));
         return NULL;
     }
-    Node *len = ulong_arg(cx, init->kids[2], "view length");
-    Node *off = init->nkids > 3 ? ulong_arg(cx, init->kids[3], "view offset") : int_lit(cx, init, 0, ty_num(SC_ULONG));
+    Node *len = ck_ulong_arg(cx, init->kids[2], "view length");
+    Node *off = init->nkids > 3 ? ck_ulong_arg(cx, init->kids[3], "view offset") : ck_int_lit(cx, init, 0, ty_num(SC_ULONG));
     if (!len || !off) return NULL;
     /* one offset and length for all the fields */
     Sym *o = ck_new_temp(cx, init, ck_name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
@@ -135,10 +135,10 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         Sym *pf = p->soa_fields[i];
         Type *ft = ty_vector(ck->a, pf->ty->elem, pf->ty->as, pf->ty->acc, pf->ty->align, -1);
         ft->view = 1;
-        Node *foff = var_ref(cx, init, o);
-        if (pf->off_sym) foff = mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, var_ref(cx, init, pf->off_sym), foff);
-        Sym *f = new_view(cx, init, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft, var_ref(cx, init, pf), foff,
-                          var_ref(cx, init, l));
+        Node *foff = ck_var_ref(cx, init, o);
+        if (pf->off_sym) foff = ck_mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, init, pf->off_sym), foff);
+        Sym *f = ck_new_view(cx, init, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft, ck_var_ref(cx, init, pf), foff,
+                          ck_var_ref(cx, init, l));
         if (!f) return NULL;
         s->soa_fields[i] = f;
     }
@@ -231,8 +231,8 @@ void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
     StructDef *sd = arg->ty->elem->sd;
     for (int i = 0; i < sd->nfields; i++) {
         Sym *f = arg->soa_fields[i];
-        Node *p = var_ref(cx, syn, f);
-        call->kids[call->nkids++] = f->off_sym ? mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, var_ref(cx, syn, f->off_sym)) : p;
+        Node *p = ck_var_ref(cx, syn, f);
+        call->kids[call->nkids++] = f->off_sym ? ck_mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, ck_var_ref(cx, syn, f->off_sym)) : p;
     }
     Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
     len->sym = arg->soa_fields[0];
@@ -258,21 +258,21 @@ int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (%s %s i) ...)",
                           syn_to_string(cx->ck->a, syn, 30), h, s->name);
         else
-            *out = var_ref(cx, syn, f);
+            *out = ck_var_ref(cx, syn, f);
         return 1;
     }
     if (for_write && (f->ty->acc == ACC_READ_ONLY)) {
         diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is read-only", s->name);
         return 1;
     }
-    *out = index_node(cx, syn, f, syn->kids[2]);
+    *out = ck_index_node(cx, syn, f, syn->kids[2]);
     return 1;
 }
 
 /* (get-struct SV I): the struct at I, built from its fields. */
 Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     Sym *s = soa_sym(cx, syn->kids[1]);
     if (!s) {
         diag_error_at(D(cx), syn->kids[1], "E0489", "`get-struct` needs a soa-vector, found `%s`",
@@ -298,7 +298,7 @@ Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
  * struct.  (Split the work between threads by giving each a view.) */
 Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     Arena *a = cx->ck->a;
     int to_soa = !strcmp(syn->kids[0]->key, "convert-aos-to-soa");
     Node *vsyn = syn->kids[to_soa ? 1 : 2], *ssyn = syn->kids[to_soa ? 2 : 1];
@@ -308,12 +308,12 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
                       syn_to_string(a, ssyn, 30));
         return NULL;
     }
-    Sym *v = vector_operand(cx, vsyn, syn->kids[0]->name);
+    Sym *v = ck_vector_operand(cx, vsyn, syn->kids[0]->name);
     if (!v) return NULL;
     StructDef *sd = s->ty->elem->sd;
     if (!v->ty->elem || v->ty->elem->kind != TY_STRUCT || v->ty->elem->sd != sd) {
         diag_error_at(D(cx), vsyn, "E0487", "`%s` needs a vector of `%s` to match the soa-vector `%s`, found `%s`", syn->kids[0]->name,
-                      sd->name, s->name, tname(cx, v->ty));
+                      sd->name, s->name, ck_tname(cx, v->ty));
         return NULL;
     }
     /* for i below (min (length~ V) (length~ S)): (set! (F~ S i) (F~ (~ V i)) ...), or the reverse */

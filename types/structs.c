@@ -379,7 +379,7 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->len_cname = ck_names_member(cx->ck, path, ck_name_join(cx->ck, field, "len"));
     s->ty = f->ty;
     s->def = syn;
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }
 
 /* (NAME~ S) and (~NAME~ S): a field of struct value `base` (already
@@ -417,7 +417,7 @@ Node *struct_component(Ctx *cx, Node *m, int k) {
     x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
     if (!x->kids) return NULL;
     x->kids[0] = m;
-    x->kids[1] = int_lit(cx, m, k, ty_num(SC_INT));
+    x->kids[1] = ck_int_lit(cx, m, k, ty_num(SC_INT));
     x->nkids = 2;
     return x;
 }
@@ -501,9 +501,9 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             diag_error_at(D(ck), v, "E0149", "field `%s` of `%s` is given twice", f->name, sd->name);
             return NULL;
         }
-        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : expr(cx, v, f->view ? NULL : f->ty);
+        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : ck_expr(cx, v, f->view ? NULL : f->ty);
         if (cv && f->view) cv = view_field_value(cx, v, cv, f, sd);
-        else if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
+        else if (cv) cv = ck_coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
         if (!cv) return NULL;
         vals[fi] = cv;
     }
@@ -517,7 +517,7 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             Sym *vs = vals[i]->sym;
             Node *len = ck_node(cx, N_C_LENGTH, vals[i], ty_num(SC_ULONG));
             len->sym = vs;
-            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], var_ref(cx, vals[i], vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], ck_var_ref(cx, vals[i], vs->off_sym)) : vals[i];
             c->kids[c->nkids++] = len;
         } else if (vals[i]) c->kids[c->nkids++] = vals[i];
         else if (f->ty->kind == TY_STRUCT || f->view) {
@@ -527,11 +527,11 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             Node *z = ck_node(cx, N_C_CAST, syn, f->ty);
             z->kids = arena_alloc(ck->a, sizeof(Node *));
             if (!z->kids) return NULL;
-            z->kids[0] = int_lit(cx, syn, 0, ty_num(f->ty->sc));
+            z->kids[0] = ck_int_lit(cx, syn, 0, ty_num(f->ty->sc));
             z->nkids = 1;
             c->kids[c->nkids++] = z;
         } else {
-            c->kids[c->nkids++] = int_lit(cx, syn, 0, f->ty);
+            c->kids[c->nkids++] = ck_int_lit(cx, syn, 0, f->ty);
         }
     }
     Helper *h = ck_need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);

@@ -1036,7 +1036,7 @@ int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
     const char *given = "";
     for (int i = 0; i < n; i++) {
         Node *v = syn->kids[keyed ? 2 + 2 * i : 1 + i];
-        (*pre)[i] = expr(cx, v, NULL);
+        (*pre)[i] = ck_expr(cx, v, NULL);
         if (!(*pre)[i]) return 1;
         given = arena_printf(ck->a, "%s%s%s%s", given, *given ? " " : "", keyed ? arena_printf(ck->a, ":%s ", syn->kids[1 + 2 * i]->name) : "",
                              ty_name(ck->a, (*pre)[i]->ty));

@@ -156,7 +156,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                         ok = 0;
                     }
                 } else {
-                    if (!const_syn_int(&tmp, v, &len)) {
+                    if (!ck_const_syn_int(&tmp, v, &len)) {
                         if (allow_len_expr && len_expr) *len_expr = v;
                         else {
                             diag_error_at(ck->d, v, "E0910", "vector length must be a compile-time constant");
@@ -202,7 +202,7 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
             continue;
         }
         int64_t v;
-        if (const_syn_int(&tmp, k, &v)) {
+        if (ck_const_syn_int(&tmp, k, &v)) {
             if (v < 0) {
                 diag_error_at(ck->d, k, "E0912", "vector length must not be negative, found %lld", (long long)v);
                 ok = 0;
@@ -361,7 +361,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         int64_t n = TY_ANY_RANK;
         if (syn->nkids == 1) {
             /* any rank */
-        } else if ( syn->nkids > 3 || !const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
+        } else if ( syn->nkids > 3 || !ck_const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
             diag_error_at(ck->d, syn, "E0924", "expected (tensor-view-type [N [vector-type]]) with N from 1 to 8, found `%s`",
                           syn_to_string(ck->a, syn, 60));
             return NULL;
@@ -409,7 +409,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
            function is instantiated per rank */
         Ctx tmp = {.ck = ck};
         int64_t n = 0;
-        if (syn->nkids > 2 || (syn->nkids == 2 && (!const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
+        if (syn->nkids > 2 || (syn->nkids == 2 && (!ck_const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
             diag_error_at(ck->d, syn, "E0540", "expected (identity-tensor-type [RANK]) with RANK from 1 to 8, found `%s`",
                           syn_to_string(ck->a, syn, 60));
             return NULL;

@@ -85,7 +85,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         Node blk = {.kind = N_C_BLOCK};
         Node *saved = cx->block;
         cx->block = &blk;
-        Node *r = expr(cx, syn, NULL);
+        Node *r = ck_expr(cx, syn, NULL);
         cx->block = saved;
         if (r && r->kind == N_C_BOOLLIT && !blk.nkids) return *truth = r->ival != 0, 1;
         return 0;
@@ -96,7 +96,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         if (!strcmp(h, cmp[i])) op = i;
     if (op < 0 || n != 2) {
         int64_t x;
-        if (const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
+        if (ck_const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
         return 0;
     }
     CtVal a, b;
@@ -134,7 +134,7 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v) {
         if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
     }
     v->kind = CV_INT;
-    return const_syn_int(cx, syn, &v->i);
+    return ck_const_syn_int(cx, syn, &v->i);
 }
 
 /* ---- (%uniform "NAME" FORM) and (%uniform* "NAME" (if TEST ...)) ---- */
@@ -160,7 +160,7 @@ static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
     if (truth && syn_mentions_it(branch)) {
         /* `it` is the test's value: a constant number as written, else t */
         int64_t k;
-        Node *val = const_syn_int(cx, ifs->kids[1], &k) ? ifs->kids[1] : cx_sym(cx, ifs->kids[1], "t");
+        Node *val = ck_const_syn_int(cx, ifs->kids[1], &k) ? ifs->kids[1] : cx_sym(cx, ifs->kids[1], "t");
         Node *bind = cx_list(cx, ifs->kids[1], 2, cx_sym(cx, ifs->kids[1], "it"), val);
         Node *decl = cx_list(cx, ifs, 2, cx_sym(cx, ifs, "declare"),
                              cx_list(cx, ifs, 2, cx_sym(cx, ifs, "%immutable"), cx_sym(cx, ifs, "it")));
@@ -214,7 +214,7 @@ void uniform_form(Ctx *cx, Node *syn, Dest *d) {
 /* ---- (declare (uniform V)) ---- */
 
 static Node *stmt_expr(Ctx *cx, const Node *at, Node *e) {
-    return mk1(cx, N_C_EXPR, at, &ty_void, e);
+    return ck_mk1(cx, N_C_EXPR, at, &ty_void, e);
 }
 
 static Node *local_barrier(Ctx *cx, const Node *at) {
@@ -239,35 +239,35 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     cx->block = then_b;
     cx->branch_depth++;
     cx->bind_hint = name->name;
-    Node *v = expr(cx, init, declared);
+    Node *v = ck_expr(cx, init, declared);
     cx->bind_hint = NULL;
     cx->branch_depth--;
     cx->block = saved;
     if (!v) return NULL;
-    if (v->ty && v->ty->kind == TY_TUPLE && !v->ty->maybe) v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+    if (v->ty && v->ty->kind == TY_TUPLE && !v->ty->maybe) v = ck_coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
     if (!v) return NULL;
     Type *t = declared ? declared : v->ty;
     if (!t || t->kind == TY_VOID || t->kind == TY_KEYWORD || t->kind == TY_STRING || t->kind == TY_TUPLE ||
         t->kind == TY_VECTOR || t->kind == TY_IDENT || t->kind == TY_VOIDP) {
         diag_error_at(D(cx), init, "E1105", "%s needs a number, bool, hardware vector, struct or enumeration value; `%s` is %s",
                       what, syn_to_string(ck->a, init, 40),
-                      !t || t->kind == TY_VOID ? "no value" : arena_printf(ck->a, "a `%s`", tname(cx, t)));
+                      !t || t->kind == TY_VOID ? "no value" : arena_printf(ck->a, "a `%s`", ck_tname(cx, t)));
         return NULL;
     }
-    v = coerce(cx, v, t, init, "initial value");
+    v = ck_coerce(cx, v, t, init, "initial value");
     if (!v) return NULL;
     /* the workgroup's slot */
     Sym *s = ck_new_local(cx, name, name->name, t);
     Sym *slot = s ? uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
     if (!slot || !s) return NULL;
     Type *ul = ty_num(SC_ULONG);
-    Node *cell = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
-    Node *store = mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
+    Node *cell = ck_mk2(cx, N_C_INDEX, name, t, 0, ck_var_ref(cx, name, slot), ck_int_lit(cx, name, 0, ul));
+    Node *store = ck_mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
     if (!cell || !store) return NULL;
     ck_block_add(cx, then_b, stmt_expr(cx, init, store));
     Node *lid = ck_helper_call(cx, decl_at, ul, ck_need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
-    Node *first = lid ? mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, int_lit(cx, decl_at, 0, ul)) : NULL;
-    Node *ifn = mk(cx, N_C_IF, decl_at, &ty_void, 3);
+    Node *first = lid ? ck_mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, ck_int_lit(cx, decl_at, 0, ul)) : NULL;
+    Node *ifn = ck_mk(cx, N_C_IF, decl_at, &ty_void, 3);
     if (!first || !ifn) return NULL;
     ifn->origin = NULL; /* the comment below says where it comes from */
     ifn->kids[0] = first;
@@ -284,7 +284,7 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     ck_block_add(cx, mark, local_barrier(cx, decl_at));
     Node *decl = ck_node(cx, N_C_DECL, name, t);
     decl->sym = s;
-    Node *read = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
+    Node *read = ck_mk2(cx, N_C_INDEX, name, t, 0, ck_var_ref(cx, name, slot), ck_int_lit(cx, name, 0, ul));
     decl->kids = arena_alloc(ck->a, sizeof(Node *));
     if (!read || !decl->kids) return NULL;
     decl->kids[0] = read;

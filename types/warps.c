@@ -228,7 +228,7 @@ int warp_form_name(const char *key) {
 }
 
 static Node *warp_node(Ctx *cx, const Node *at, WarpOp op, Type *ty, int nkids) {
-    Node *n = mk(cx, N_C_WARP, at, ty, nkids);
+    Node *n = ck_mk(cx, N_C_WARP, at, ty, nkids);
     if (n) n->op = (int)op;
     return n;
 }
@@ -269,7 +269,7 @@ static Node *in_warp(Ctx *cx, Node *syn) {
  * that lane does not exist, the caller's own value (docs/warps.md). */
 static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     const char *name = syn->kids[0]->name;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     if (!cx->in_warp) {
         diag_error_at(D(cx), syn, "E0580", "`%s` outside `in-warp`: shuffles exchange values between the lanes of a warp, "
                       "so they belong inside (in-warp (lane-id) ...)", name);
@@ -277,28 +277,28 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     }
     /* in %native-warp-if's native branch only the warp's own lanes meet */
     if (!cx->native_warp && !convergent(cx, syn, arena_printf(cx->ck->a, "`%s`", name))) return NULL;
-    Node *v = expr(cx, syn->kids[1], want && ty_is_arith(want) ? want : NULL);
+    Node *v = ck_expr(cx, syn->kids[1], want && ty_is_arith(want) ? want : NULL);
     if (!v) return NULL;
     if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
     int words = words_of(v->ty);
     if (!words) {
         diag_error_at(D(cx), syn->kids[1], "E0583",
-                      "`%s` moves numbers, bools and hardware vectors between lanes, not `%s`%s", name, tname(cx, v->ty),
+                      "`%s` moves numbers, bools and hardware vectors between lanes, not `%s`%s", name, ck_tname(cx, v->ty),
                       v->ty->kind == TY_STRUCT ? ": shuffle the struct field by field" : "");
         return NULL;
     }
     if (v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT)) v->op = 0; /* a literal takes its default type */
-    Node *l = expr(cx, syn->kids[2], NULL); /* a literal keeps its sign: -1 is no lane */
+    Node *l = ck_expr(cx, syn->kids[2], NULL); /* a literal keeps its sign: -1 is no lane */
     if (!l) return NULL;
     if (!ty_is_int(l->ty)) {
         diag_error_at(D(cx), syn->kids[2], "E0584", "the %s of `%s` must be an integer, found `%s`",
-                      op == WARP_SHUFFLE ? "lane" : op == WARP_SHUFFLE_XOR ? "lane mask" : "lane delta", name, tname(cx, l->ty));
+                      op == WARP_SHUFFLE ? "lane" : op == WARP_SHUFFLE_XOR ? "lane mask" : "lane delta", name, ck_tname(cx, l->ty));
         return NULL;
     }
     if (l->kind == N_C_INTLIT && l->op && l->ival >= 0) {
-        l = int_lit(cx, syn->kids[2], l->ival, ty_num(SC_ULONG)); /* 16UL */
+        l = ck_int_lit(cx, syn->kids[2], l->ival, ty_num(SC_ULONG)); /* 16UL */
     } else if (!(l->ty->kind == TY_NUM && l->ty->sc == SC_ULONG)) {
-        l = mk1(cx, N_C_CAST, syn->kids[2], ty_num(SC_ULONG), l); /* negative: no lane, the own value */
+        l = ck_mk1(cx, N_C_CAST, syn->kids[2], ty_num(SC_ULONG), l); /* negative: no lane, the own value */
         if (!l) return NULL;
     }
     uses_warp(cx);
@@ -332,7 +332,7 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
     WarpOp op = forms[i].op;
     if (op == WARP__COUNT) return in_warp(cx, syn);
     if (op >= WARP_SHUFFLE) return shuffle(cx, syn, op, want);
-    if (!nargs_ok(cx, syn, 0, 0)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 0, 0)) return NULL;
     if (op == WARP_SYNC && !cx->native_warp && !convergent(cx, syn, "`sync-warp`")) return NULL;
     uses_warp(cx);
     if (op == WARP_SYNC && !cx->native_warp) cx->fn->warp_collective = 1;
@@ -351,7 +351,7 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
     Node *v = global_const_value(cx->ck, s);
     int64_t n;
     if (!v) return 0;
-    if (const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
+    if (ck_const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
     diag_error_at(D(cx), at, "E0480", "`+warp-size+` is %d on every device (docs/warps.md), but this program defines it as `%s`",
                   CRISP_WARP_SIZE, syn_to_string(cx->ck->a, s->init ? s->init : at, 30));
     if (s->def) diag_note(D(cx), s->def->loc, "`+warp-size+` is defined here; remove the definition or make it %d", CRISP_WARP_SIZE);
@@ -364,7 +364,7 @@ Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
     Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
-    Node *n = int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
+    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
     if (!s || !s->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
     return n;
 }
@@ -393,7 +393,7 @@ int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, i
     if (!callee->warp_mem) return 1;
     Sym *m = warp_mem(cx, call_syn, callee->warp_words);
     if (!m) return 0;
-    extra[(*nextra)++] = var_ref(cx, call_syn, m);
+    extra[(*nextra)++] = ck_var_ref(cx, call_syn, m);
     Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
     len->sym = m;
     extra[(*nextra)++] = len;
