@@ -408,7 +408,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
         for (int j = 1; j < d->nkids; j++) {
             Node *e = d->kids[j];
             const char *h = syn_head(e);
-            if (h && !strcmp(h, "type") && e->nkids >= 3 && is_signature_type(e->kids[e->nkids - 1])) {
+            if (h && !strcmp(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) continue;
                     int m = ds->nsig;
@@ -463,7 +463,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                         PUSH(ck->a, ds->uforms, m, ds->capuforms, (void *)e);
                     }
                 }
-            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+            } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
                 diag_warning_at(ck->d, e, "W1107",
                                 "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
                                 h ? h : e->key);
@@ -999,10 +999,10 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             if (!init) continue;
         }
         Node *fsig = decl_signature(&ds, name->key);
-        if (fsig || fnval_init(cx, init)) {
+        if (fsig || ck_fnval_init(cx, init)) {
             /* a function value, known at compile time (hof.c) */
             if (!sequential) cx->scope = outer;
-            Sym *fs = fnval_bind(cx, name, init, fsig);
+            Sym *fs = ck_fnval_bind(cx, name, init, fsig);
             if (!sequential) cx->scope = inner;
             if (!fs) fs = ck_new_local(cx, name, name->name, NULL); /* poisoned */
             if (fs) ck_scope_add(cx, fs);
@@ -1025,7 +1025,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         int ucapture = 0;
         const Node *uat = decl_uniform(&ds, name->key, &ucapture);
         if (uat) {
-            s = uniform_bind(cx, name, init, declared, uat, ucapture); /* uniform.c */
+            s = ck_uniform_bind(cx, name, init, declared, uat, ucapture); /* uniform.c */
         } else if (is_vector_init(cx, init, declared)) {
             s = bind_vector(cx, name, init, declared);
         } else {
@@ -1748,7 +1748,7 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         }
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
-        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return uniform_form(cx, syn, d); /* uniform.c */
+        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
         if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
         if (!strcmp(h, "result")) return form_result(cx, syn);
         if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
@@ -1840,7 +1840,7 @@ Node *cx_list(Ctx *cx, const Node *at, int n, ...) {
 /* Pass "derived": (set-derived A B ...) links, once every type is known. */
 static void pass_derived(Checker *ck) {
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++)
-        if (syn_is_form(ck->forms.v[i], "set-derived")) set_derived(ck, ck->forms.v[i]);
+        if (syn_is_form(ck->forms.v[i], "set-derived")) ck_set_derived(ck, ck->forms.v[i]);
 }
 
 /* Pass "generate": (gen-NAME ...) forms, now that every template and type
@@ -1848,7 +1848,7 @@ static void pass_derived(Checker *ck) {
 static void pass_generate(Checker *ck) {
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++) {
         const char *h = syn_head(ck->forms.v[i]);
-        if (h && !strncmp(h, "gen-", 4)) template_gen(ck, ck->forms.v[i]);
+        if (h && !strncmp(h, "gen-", 4)) ck_template_gen(ck, ck->forms.v[i]);
     }
 }
 

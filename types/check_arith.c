@@ -408,7 +408,7 @@ int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
         if (n > 1) out[1] = r;
         return 1;
     }
-    if (h && (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h))) {
+    if (h && (ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h))) {
         Node *extra[16] = {0};
         Node *call = ck_user_call(cx, syn, NULL, extra, n - 1);
         if (!call) return 0;

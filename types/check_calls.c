@@ -70,7 +70,7 @@ int cx_fit(const Node *a, const Type *p) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
         if (p->ndims < 0 ? t->ndims <= 0 : p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
-        int tf = vector_tag_fit(t, p); /* derived vector types */
+        int tf = ck_vector_tag_fit(t, p); /* derived vector types */
         if (!tf) return -1;
         int derived = tf == 2 ? 3 : 0; /* by substitution: the exact (derived) overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
@@ -85,7 +85,7 @@ int cx_fit(const Node *a, const Type *p) {
         if (cx_float_lit && ty_category(p) != CAT_FLOAT) return -1;
         return ty_category(p) == ty_category(a->ty) ? 1 : 2;
     }
-    if (struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
+    if (ck_struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
     if (ty_widens(a->ty, p)) /* the closest wider type wins */
         return 2 + ty_scalar_info(p->sc)->rank - ty_scalar_info(a->ty->sc)->rank;
     return -1;
@@ -230,15 +230,15 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     FuncDef *forced = ck->forced_callee;
     ck->forced_callee = NULL;
     if (ck->ct && !constvec_call_ok(cx, syn)) return NULL;
-    if (!forced && hof_lookup(ck, syn->kids[0]->key)) {
+    if (!forced && ck_hof_lookup(ck, syn->kids[0]->key)) {
         int handled = 0;
-        Node *r = hof_call(cx, syn, want, &handled);
+        Node *r = ck_hof_call(cx, syn, want, &handled);
         if (handled) return r;
     }
     int n = syn->nkids - 1;
     FuncDef *cands[64];
     int nc = forced ? 1 : ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
-    int templated = !forced && template_lookup(ck, syn->kids[0]->key) != NULL;
+    int templated = !forced && ck_template_lookup(ck, syn->kids[0]->key) != NULL;
     if (forced) cands[0] = forced;
     Node **pre = NULL; /* arguments checked once, to choose an overload */
     if (nc > 1 || templated) {
@@ -254,7 +254,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         /* a templated function: the instance for these argument types
            joins the overloads (spec "Template Types") */
         int errs = ck->d->errors;
-        FuncDef *inst = template_for_call(ck, syn->kids[0]->key, syn, pre, n);
+        FuncDef *inst = ck_template_for_call(ck, syn->kids[0]->key, syn, pre, n);
         if (!inst && ck->d->errors > errs) return NULL;
         nc = ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
     }
@@ -320,12 +320,12 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
                 return NULL;
             }
-            if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !vector_tag_fit(at, pt)) {
+            if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !ck_vector_tag_fit(at, pt)) {
                 diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
                               p->name->name, fd->name, pt->tag, ck_tname(cx, at), pt->tag, as->name);
                 return NULL;
             }
-            if (!vector_tag_fit(at, pt)) {
+            if (!ck_vector_tag_fit(at, pt)) {
                 /* a derived vector type (spec "Derived Types"): :subst decides */
                 const Type *dt = pt->tag ? pt : at;
                 static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
@@ -356,7 +356,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         } else if (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) {
             /* an incomplete struct template: any instance agreeing on the
                given arguments; the function is instantiated for it */
-            if (!template_pattern_match(ck, p->ty, a->ty)) {
+            if (!ck_template_pattern_match(ck, p->ty, a->ty)) {
                 diag_error_at(ck->d, argsyn[i], "E1016", "argument `%s` of `%s` expected an instance of `%s`, found `%s`",
                               p->name->name, fd->name, ck_tname(cx, p->ty), ck_tname(cx, a->ty));
                 return NULL;
@@ -377,7 +377,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     /* side channels and the debug channel the callee needs from us */
     Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;
-    if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
+    if (!side || !ck_side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
     for (int i = 0; i < n; i++)

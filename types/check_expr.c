@@ -400,7 +400,7 @@ Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what
         return val; /* scalar broadcast */
     }
     if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
-    if (struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
+    if (ck_struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
     Node *ct;
     if (cx->consteval && constvec_convert(cx, val, want, at, &ct)) return ct; /* C's conversions */
     diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, ck_tname(cx, want), ck_tname(cx, have),

@@ -60,12 +60,12 @@ static const Builtin builtins[] = {
     {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
     {"get-struct", soa_get_struct}, {"bytes", cx_bytes},
     {"convert-aos-to-soa", soa_convert}, {"convert-soa-to-aos", soa_convert},
-    {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
-    {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
-    {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
-    {"marshall-vector", marshall_form}, {"marshall-result-vector", marshall_form},
-    {"marshall-scratch-vector", marshall_form}, {"marshall-implicit-vector", marshall_form},
-    {"marshall-debug-logging-vector", marshall_form},
+    {"make-result-vector", ck_side_make}, {"make-scratch-vector", ck_side_make}, {"make-implicit-vector", ck_side_make},
+    {"r-t-output", ck_debug_form}, {"r-t-assert", ck_debug_form}, {"r-t-assert-0", ck_debug_form},
+    {"r-t-workgroup-output-if", ck_debug_form}, {"r-t-workgroup-assert", ck_debug_form}, {"%debug-log", ck_debug_form},
+    {"marshall-vector", ck_marshall_form}, {"marshall-result-vector", ck_marshall_form},
+    {"marshall-scratch-vector", ck_marshall_form}, {"marshall-implicit-vector", ck_marshall_form},
+    {"marshall-debug-logging-vector", ck_marshall_form},
     {NULL, NULL},
 };
 
@@ -73,7 +73,7 @@ static const Builtin builtins[] = {
  * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
  * "reduce-to-1-atomic")?  Forms that are not functions (set!, and, ~)
  * are not. */
-int builtin_function_value(const char *key) {
+int ck_builtin_function_value(const char *key) {
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, key)) {
             BuiltinFn f = builtins[i].fn;
@@ -107,7 +107,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
         (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
         return tensor_form(cx, syn, NULL);
-    if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
+    if (base->ty->kind == TY_STRUCT) return ck_struct_member_value(cx, ck_struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
@@ -214,16 +214,16 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
     return NULL;
 }
 
-int syn_mentions_it(const Node *n);
+int ck_syn_mentions_it(const Node *n);
 
 /* A statement-like form in value position: its value goes to a temporary. */
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
-    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         int known = ck_static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
-    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
         Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
@@ -306,14 +306,14 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     return ck_var_ref(cx, syn, tmp);
 }
 
-int syn_mentions_it(const Node *n);
-int syn_mentions_it(const Node *n) {
+int ck_syn_mentions_it(const Node *n);
+int ck_syn_mentions_it(const Node *n) {
     if (!n) return 0;
     if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
-        if (syn_mentions_it(n->kids[i])) return 1;
+        if (ck_syn_mentions_it(n->kids[i])) return 1;
     return 0;
 }
 
@@ -353,7 +353,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         if (e && e->kind == SYM_TYPE && e->ty && e->ty->kind == TY_ENUM) {
             Node *kw = syn_keyword(cx->ck->a, syn->ann->loc, syn->ann->name);
             kw->origin = syn->origin;
-            return enum_value(cx, kw, e->ty);
+            return ck_enum_value(cx, kw, e->ty);
         }
     }
     if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
@@ -375,10 +375,10 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
         return NULL;
     }
-    if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+    if (s->kind == SYM_FNVAL) return ck_fnval_use_error(cx, syn, s);
     if (!s->ty && s->kind == SYM_LOCAL) return NULL; /* its binding failed and was reported */
     if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
-        Node *v = global_const_value(cx->ck, s);
+        Node *v = ck_global_const_value(cx->ck, s);
         if (!v) return NULL;
         Node *c = syn_copy(cx->ck->a, v);
         c->loc = syn->loc;
@@ -459,7 +459,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     case N_SYMBOL: return symbol_value(cx, syn, want);
     case N_KEYWORD: {
         int errs = cx->ck->d->errors;
-        Node *ev = enum_value(cx, syn, want);
+        Node *ev = ck_enum_value(cx, syn, want);
         if (ev || cx->ck->d->errors > errs) return ev;
         Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_keyword);
         n->text = syn->name;
@@ -492,9 +492,9 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
-    if (!strcmp(h, "funcall")) return fnval_call(cx, syn, want);
+    if (!strcmp(h, "funcall")) return ck_fnval_call(cx, syn, want);
     Sym *fs = ck_scope_lookup(cx, h);
-    if (fs && fs->kind == SYM_FNVAL) return fnval_call(cx, syn, want);
+    if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;
     if (soa_access(cx, syn, 0, &soa)) return soa;
@@ -503,10 +503,10 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
         Sym *st = ck_global_lookup(cx->ck, h + 5);
-        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return ck_struct_make(cx, syn, st->ty->sd);
         StructDef *sd;
         Node **pre;
-        if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
+        if (ck_template_make_struct(cx, syn, &sd, &pre)) return sd ? ck_struct_make_checked(cx, syn, sd, pre) : NULL;
     }
     if (cx->consteval) { /* forms only a def-const-vec body has (constvec.c) */
         int handled;
@@ -533,7 +533,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
-            if (!ck_nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
+            if (!ck_nargs_ok(cx, syn, 1, 1) || !ck_struct_resolve(cx->ck, st->ty->sd)) return NULL;
             Node *v = ck_expr(cx, syn->kids[1], NULL);
             if (!v) return NULL;
             if (ty_equal(v->ty, st->ty)) return v;
@@ -546,7 +546,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
             return cx_retype_struct(cx, v, st->ty, syn);
         }
     }
-    if (ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h) || ck_hof_lookup(cx->ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (strmap_get(&cx->ck->kernels_idx, head->name)) {
         diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
         return NULL;

@@ -334,8 +334,8 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     if (!ck_nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
     Node *f = syn->kids[2];
     FuncDef *gen_fd = NULL;
-    if (template_is_gen(f)) {
-        gen_fd = template_function_arg(cx->ck, f);
+    if (ck_template_is_gen(f)) {
+        gen_fd = ck_template_function_arg(cx->ck, f);
         if (!gen_fd) return NULL;
         f = cx_list(cx, f, 2, cx_sym(cx, f, "function"), cx_sym(cx, f, gen_fd->name));
     }

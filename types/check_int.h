@@ -321,60 +321,60 @@ Node *constvec_form(Ctx *cx, Node *syn, int *handled);
 Node *constvec_parent(Ctx *cx, Node *syn, Node *base);
 int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et);
 int constvec_call_ok(Ctx *cx, Node *syn);
-Node *global_const_value(Checker *ck, Sym *s);
+Node *ck_global_const_value(Checker *ck, Sym *s);
 
 /* ---- uniform.c: uniform values, the + and * variants ---- */
-void uniform_form(Ctx *cx, Node *syn, Dest *d);
-Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
+void ck_uniform_form(Ctx *cx, Node *syn, Dest *d);
+Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
 /* The one-element __local vector holding a uniform value of type T. */
-Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
+Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
 /* A static-analysis opt-in of a function's declare (check-barriers ...)? */
-int is_analysis_decl(const char *head);
-int syn_mentions_it(const Node *n);
+int ck_is_analysis_decl(const char *head);
+int ck_syn_mentions_it(const Node *n);
 
 /* ---- sidechan.c ---- */
-Node *side_make(Ctx *cx, Node *syn, Type *want);
-int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);
-Sym *debug_sym(Ctx *cx, const Node *at);
-Node *debug_form(Ctx *cx, Node *syn, Type *want);
-Node *marshall_form(Ctx *cx, Node *syn, Type *want);
-void side_finish_kernel(Ctx *cx);
-Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt);
+Node *ck_side_make(Ctx *cx, Node *syn, Type *want);
+int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);
+Sym *ck_debug_sym(Ctx *cx, const Node *at);
+Node *ck_debug_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want);
+void ck_side_finish_kernel(Ctx *cx);
+Sym *ck_side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt);
 
 /* ---- structs.c ---- */
-void struct_collect(Checker *ck, Node *form);
-int struct_resolve(Checker *ck, StructDef *sd);
-Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
-Node *struct_member_value(Ctx *cx, Node *m);
-Node *struct_component(Ctx *cx, Node *m, int k);
-Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
-Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre);
-int struct_field_shape(Node *f, Node **name, Node **type);
-void derived_collect(Checker *ck, Node *form);
-void set_derived(Checker *ck, Node *form);
-int struct_subst_ok(const Type *from, const Type *to);
-int vector_tag_fit(const Type *from, const Type *to);
-int derived_subst_ok(const Type *from, const Type *to);
-int struct_holds_views(Checker *ck, const Type *t);
-int derived_subst_of(const Node *form);
+void ck_struct_collect(Checker *ck, Node *form);
+int ck_struct_resolve(Checker *ck, StructDef *sd);
+Node *ck_struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
+Node *ck_struct_member_value(Ctx *cx, Node *m);
+Node *ck_struct_component(Ctx *cx, Node *m, int k);
+Node *ck_struct_make(Ctx *cx, Node *syn, StructDef *sd);
+Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre);
+int ck_struct_field_shape(Node *f, Node **name, Node **type);
+void ck_derived_collect(Checker *ck, Node *form);
+void ck_set_derived(Checker *ck, Node *form);
+int ck_struct_subst_ok(const Type *from, const Type *to);
+int ck_vector_tag_fit(const Type *from, const Type *to);
+int ck_derived_subst_ok(const Type *from, const Type *to);
+int ck_struct_holds_views(Checker *ck, const Type *t);
+int ck_derived_subst_of(const Node *form);
 
-void enum_collect(Checker *ck, Node *form);
-Node *enum_value(Ctx *cx, Node *kw, Type *want);
+void ck_enum_collect(Checker *ck, Node *form);
+Node *ck_enum_value(Ctx *cx, Node *kw, Type *want);
 
 /* ---- templates.c ---- */
-void template_collect(Checker *ck, Node *form);
-void template_gen(Checker *ck, Node *form);
-Type *template_type(Checker *ck, Node *syn);
-Template *template_lookup(Checker *ck, const char *key);
-int template_is_def_type(Checker *ck, const char *key);
-FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
-FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
-Node *param_type_syntax(Node *form, int i);
-int template_is_gen(const Node *a);
-int template_is_gen_function(Checker *ck, const Node *a);
-FuncDef *template_function_arg(Checker *ck, Node *a);
-int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
-int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
+void ck_template_collect(Checker *ck, Node *form);
+void ck_template_gen(Checker *ck, Node *form);
+Type *ck_template_type(Checker *ck, Node *syn);
+Template *ck_template_lookup(Checker *ck, const char *key);
+int ck_template_is_def_type(Checker *ck, const char *key);
+FuncDef *ck_template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
+FuncDef *ck_collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
+Node *ck_param_type_syntax(Node *form, int i);
+int ck_template_is_gen(const Node *a);
+int ck_template_is_gen_function(Checker *ck, const Node *a);
+FuncDef *ck_template_function_arg(Checker *ck, Node *a);
+int ck_template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
+int ck_template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 
 /* ---- ctquery.c: the compile-time language's type queries ---- */
 void ctquery_install(Checker *ck);
@@ -382,17 +382,17 @@ Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc);
 Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc);
 
 /* ---- hof.c ---- */
-int hof_collect(Checker *ck, Node *form);
-int hof_lookup(Checker *ck, const char *key);
-Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled);
-int is_signature_type(const Node *ts);
-Node *fn_reference(Ctx *cx, Node *a);
-Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig);
-int fnval_init(Ctx *cx, const Node *init);
-Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
-Node *fnval_call(Ctx *cx, Node *syn, Type *want);
-Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
-int builtin_function_value(const char *key);
+int ck_hof_collect(Checker *ck, Node *form);
+int ck_hof_lookup(Checker *ck, const char *key);
+Node *ck_hof_call(Ctx *cx, Node *syn, Type *want, int *handled);
+int ck_is_signature_type(const Node *ts);
+Node *ck_fn_reference(Ctx *cx, Node *a);
+Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig);
+int ck_fnval_init(Ctx *cx, const Node *init);
+Node *ck_fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
+Node *ck_fnval_call(Ctx *cx, Node *syn, Type *want);
+Node *ck_fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
+int ck_builtin_function_value(const char *key);
 
 /* ---- check_expr.c: node builders; check_vectors.c, check_views.c: vector
  * operands ---- */

@@ -245,7 +245,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
             return NULL;
         }
-        if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+        if (s->kind == SYM_FNVAL) return ck_fnval_use_error(cx, syn, s);
         if (s->ty && s->ty->kind == TY_IDENT) {
             diag_error_at(D(cx), syn, "E0541", "cannot assign to `%s`: an identity tensor is immutable", s->name);
             return NULL;
@@ -319,13 +319,13 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
                           syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, v->ty));
             return NULL;
         }
-        return struct_member(cx, syn, v, for_write);
+        return ck_struct_member(cx, syn, v, for_write);
     }
     if (h && hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) {
         /* a struct field or hardware-vector components, by the operand's type */
         Node *base = ck_place(cx, syn->kids[1], for_write);
         if (!base) return NULL;
-        if (base->ty->kind == TY_STRUCT) return struct_member(cx, syn, base, for_write);
+        if (base->ty->kind == TY_STRUCT) return ck_struct_member(cx, syn, base, for_write);
         if (cx_is_swizzle_name(h)) return cx_swizzle_of(cx, syn, base, 1);
         diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
                       syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, base->ty));
@@ -355,7 +355,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
         if (cx->ck->d->errors > errs_before) return NULL;
         Sym *fs = syn->kids[i]->kind == N_SYMBOL ? ck_scope_lookup(cx, syn->kids[i]->key) : NULL;
         if (fs && fs->kind == SYM_FNVAL) {
-            Node *r = fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
+            Node *r = ck_fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
             if (!r) return NULL;
             last = r;
             continue;
@@ -387,7 +387,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             for (int k = 0; k < 3 && v; k++) {
                 Node *comp = ck_mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
                 if (comp) comp->text = xyz[k];
-                a = ck_mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, struct_component(cx, p, k), comp);
+                a = ck_mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, ck_struct_component(cx, p, k), comp);
                 if (k < 2) ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, a));
             }
             if (!a) return NULL;

@@ -173,7 +173,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
 
 /* A template instance: collected like a hand-written definition; function
  * instances join the overloads of their name. */
-FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
+FuncDef *ck_collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
     FuncDef *fd = collect_func(ck, form, kind);
     if (!fd) return NULL;
     if (kind != FN_KERNEL) {
@@ -228,12 +228,12 @@ static void collect(Checker *ck, Node *f) {
     }
     if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
     else if (!strcmp(h, "def-function")) {
-        if (!hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
+        if (!ck_hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
     }
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
-    else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
-    else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
-    else if (!strcmp(h, "def-derived-type")) derived_collect(ck, f);
+    else if (!strcmp(h, "def-struct")) ck_struct_collect(ck, f);
+    else if (!strcmp(h, "def-enumeration")) ck_enum_collect(ck, f);
+    else if (!strcmp(h, "def-derived-type")) ck_derived_collect(ck, f);
     else if (!strcmp(h, "def-setter")) {
         if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
             diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
@@ -251,7 +251,7 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "set-derived")) {
         /* linked once every type is known (check_program) */
     }
-    else if (!strcmp(h, "with-template-type")) template_collect(ck, f);
+    else if (!strcmp(h, "with-template-type")) ck_template_collect(ck, f);
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
     }
@@ -270,7 +270,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f->kids[1], "E0132", "`%s` is a built-in type and cannot be redefined", f->kids[1]->name);
             return;
         }
-        if (is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
+        if (ck_is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
         Sym *s = ck_new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
     } else if (!strcmp(h, "declaim")) {
@@ -367,7 +367,7 @@ static void signature_aliases(Checker *ck, Node *f) {
         Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
         f->kids[2] = syn_list(ck->a, sig->loc, k, 2);
     }
-    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && ck_is_signature_type(f->kids[2])) {
         int cap = ck->capsigs;
         arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);
         ck->nsigs--;

@@ -365,7 +365,7 @@ int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et) {
 int constvec_call_ok(Ctx *cx, Node *syn) {
     Checker *ck = cx->ck;
     const char *k = syn->kids[0]->key;
-    if (!ck->ct || !(hof_lookup(ck, k) || template_lookup(ck, k))) return 1;
+    if (!ck->ct || !(ck_hof_lookup(ck, k) || ck_template_lookup(ck, k))) return 1;
     diag_error_at(D(cx), syn, CV_E_FORM,
                   "`%s` is not supported in a def-const-vec body (functions taking functions and templated functions are not run "
                   "by the compiler)",

@@ -168,7 +168,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
     if (v->kind == N_SYMBOL && !v->ann) {
         Sym *s = visible(ck, v);
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-            Node *c = global_const_value(ck, s);
+            Node *c = ck_global_const_value(ck, s);
             return c ? c->ty : NULL;
         }
         if (s && s->kind != SYM_TYPE && s->kind != SYM_FNVAL && s->ty) return s->ty;
@@ -293,13 +293,13 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
             if (!pt) ok = !exact;
             else if (pt->kind == TY_VECTOR && ps[k]->kind == TY_VECTOR) ok = !pt->elem || ty_equal(pt->elem, ps[k]->elem);
             else ok = ty_equal(pt, ps[k]) || (!exact && pt->kind == TY_STRUCT && pt->sd->pattern &&
-                                              template_pattern_match(ck, pt, ps[k]));
+                                              ck_template_pattern_match(ck, pt, ps[k]));
         }
         if (ok && fd->ret && ret && !ty_equal(fd->ret, ret) && !(ret->kind == TY_VOID && fd->ret->kind == TY_VOID)) ok = 0;
         if (ok) return 1;
     }
     /* a templated function (with-template-type): instantiated per call */
-    if (!exact && template_lookup(ck, f)) return 1;
+    if (!exact && ck_template_lookup(ck, f)) return 1;
     return 0;
 }
 
@@ -353,7 +353,7 @@ static int is_type_of(Checker *ck, Eval *ev, Node *form, Node *x, Node *t) {
     if (is_literal_type(t)) return literal_fits(t->kids[1], vt);
     Type *tt = type_of_syntax(ck, t);
     if (!tt) return -1;
-    return ty_equal(vt, tt) || derived_subst_ok(vt, tt);
+    return ty_equal(vt, tt) || ck_derived_subst_ok(vt, tt);
 }
 
 /* The element type of a vector type or of a vector variable. */
@@ -450,7 +450,7 @@ static int type_has_prop(Checker *ck, Eval *ev, Node *form, Node *x, Node *p) {
         return !strcasecmp(pn, "length") || (t->view && (!strcasecmp(pn, "offset") || !strcasecmp(pn, "parent"))) ||
                (t->ndims > 0 && (!strcasecmp(pn, "dims") || !strcasecmp(pn, "strides")));
     if (t->kind == TY_STRUCT) {
-        if (!struct_resolve(ck, t->sd)) return -1;
+        if (!ck_struct_resolve(ck, t->sd)) return -1;
         for (int i = 0; i < t->sd->nfields; i++)
             if (!strcasecmp(t->sd->fields[i].name, pn)) return 1;
     }
@@ -461,7 +461,7 @@ static int type_has_prop(Checker *ck, Eval *ev, Node *form, Node *x, Node *p) {
 static Node *struct_fields(Checker *ck, Node *x) {
     if (x->kind != N_SYMBOL || x->ann || !names_type(ck, x)) return NULL;
     Type *t = type_of_syntax(ck, x);
-    if (!t || t->kind != TY_STRUCT || !struct_resolve(ck, t->sd)) return NULL;
+    if (!t || t->kind != TY_STRUCT || !ck_struct_resolve(ck, t->sd)) return NULL;
     Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(t->sd->nfields + 1));
     if (!k) return NULL;
     for (int i = 0; i < t->sd->nfields; i++) k[i] = syn_symbol(ck->a, x->loc, t->sd->fields[i].name);
@@ -474,7 +474,7 @@ static Node *struct_fields(Checker *ck, Node *x) {
 static Node *struct_field_types(Checker *ck, Node *x) {
     if (x->kind != N_SYMBOL || x->ann || !names_type(ck, x)) return NULL;
     Type *t = type_of_syntax(ck, x);
-    if (!t || t->kind != TY_STRUCT || !struct_resolve(ck, t->sd)) return NULL;
+    if (!t || t->kind != TY_STRUCT || !ck_struct_resolve(ck, t->sd)) return NULL;
     Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(t->sd->nfields + 1));
     if (!k) return NULL;
     for (int i = 0; i < t->sd->nfields; i++) {
@@ -560,8 +560,8 @@ static int is_run_time_function(Checker *ck, const char *name) {
                                          "make-vector", "make-vector-view", NULL};
     for (int i = 0; makers[i]; i++)
         if (!strcmp(name, makers[i])) return 1;
-    if (!strncmp(name, "gen-", 4) && template_lookup(ck, name + 4)) return 1;
-    return ck_func_lookup(ck, name) != NULL || template_lookup(ck, name) != NULL;
+    if (!strncmp(name, "gen-", 4) && ck_template_lookup(ck, name + 4)) return 1;
+    return ck_func_lookup(ck, name) != NULL || ck_template_lookup(ck, name) != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -609,7 +609,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
     } else if (!strcmp(name, "is-substitutable-for?")) {
         NEED(2);
         Type *x = type_arg(ck, ev, form, a[0]), *y = x ? type_arg(ck, ev, form, a[1]) : NULL;
-        r = x && y ? ty_equal(x, y) || derived_subst_ok(x, y) : -1;
+        r = x && y ? ty_equal(x, y) || ck_derived_subst_ok(x, y) : -1;
     } else if (!strcmp(name, "has-overload?")) {
         if (!is_signature(a[1])) {
             eval_error_code(ev, EVAL_E_SIG, form->nkids > 2 ? form->kids[2] : form,
@@ -640,7 +640,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         Sym *v = a[0]->kind == N_SYMBOL && !a[0]->ann ? visible(ck, a[0]) : NULL;
         Type *t = NULL;
         if (v && (v->kind == SYM_CONST || v->kind == SYM_PARAMETER)) {
-            Node *c = global_const_value(ck, v);
+            Node *c = ck_global_const_value(ck, v);
             t = c ? c->ty : NULL;
         } else if (v && (v->kind == SYM_LOCAL || v->kind == SYM_PARAM)) {
             t = v->ty;
@@ -706,7 +706,7 @@ static int host_var(Eval *ev, void *ud, const Node *sym, Node **out) {
     Sym *s = ck_global_lookup(ck, sym->key);
     if (!s) s = ck_parameter_lookup(ck, sym);
     if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-        Node *v = global_const_value(ck, s);
+        Node *v = ck_global_const_value(ck, s);
         if (v && v->kind == N_C_INTLIT && ty_is_int(v->ty)) *out = syn_int(ck->a, sym->loc, v->ival);
         else if (v && v->kind == N_C_FLOATLIT) *out = syn_float(ck->a, sym->loc, v->fval);
         else return 0;

@@ -103,7 +103,7 @@ static Node *as_original(Ctx *cx, Node *syn) {
     Node *v = ck_expr(cx, syn->kids[1], NULL);
     if (!v) return NULL;
     if (v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR && v->ty->tag) return retagged(cx, syn, v->sym, NULL, 0);
-    if (v->ty && v->ty->kind == TY_STRUCT && struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
+    if (v->ty && v->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
         return struct_as(cx, v, v->ty->sd->derived_from->type, syn);
     diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", ck_tname(cx, v ? v->ty : NULL));
     return NULL;
@@ -137,7 +137,7 @@ static Node *as_derived(Ctx *cx, Node *syn) {
     Node *name = syn->kids[1];
     Type *dt = derived_vector_type(cx, name, name->key);
     Sym *st = dt ? NULL : ck_global_lookup(cx->ck, name->key);
-    if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && struct_resolve(cx->ck, st->ty->sd) &&
+    if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, st->ty->sd) &&
                  st->ty->sd->derived_from)) {
         diag_error_at(D(cx), name, "E0168", "`as-derived` needs a type made by def-derived-type or set-derived, found `%s`", name->name);
         return NULL;
@@ -209,7 +209,7 @@ int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
 Node *derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
-    if (!h || ck_func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
+    if (!h || ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
     if (!strcmp(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
     if (!strcmp(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
@@ -248,7 +248,7 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
  * derived type's :subst allows (E0167 otherwise). */
 int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
     if (!declared || declared->kind != TY_VECTOR || !s->ty || s->ty->kind != TY_VECTOR) return 1;
-    if (!vector_tag_fit(s->ty, declared)) {
+    if (!ck_vector_tag_fit(s->ty, declared)) {
         const Type *dt = declared->tag ? declared : s->ty;
         static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
         diag_error_at(D(cx), at, "E0167", "cannot bind `%s` (`%s`) to a variable declared `%s`: `%s` is a derived type with :subst %s; cast with (as-%s ...)",

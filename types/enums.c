@@ -11,7 +11,7 @@
 #include "check_int.h"
 
 /* (def-enumeration NAME KEY...) with KEY :name or (:name value) */
-void enum_collect(Checker *ck, Node *form) {
+void ck_enum_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || form->kids[1]->ann) {
         diag_error_at(ck->d, form, "E0151", "expected (def-enumeration name :key...)");
         return;
@@ -84,7 +84,7 @@ static int find_key(EnumDef *ed, const char *key) {
 /* The enumeration value a keyword names, or NULL when no enumeration has
  * it (it stays a compile-time keyword).  Reports an error (and returns
  * NULL) when the key is ambiguous or not in the expected enumeration. */
-Node *enum_value(Ctx *cx, Node *kw, Type *want) {
+Node *ck_enum_value(Ctx *cx, Node *kw, Type *want) {
     Program *p = ck_prog_of(cx);
     if (want && want->kind == TY_ENUM) {
         int i = find_key(want->ed, kw->key);

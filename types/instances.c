@@ -137,7 +137,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && !strcmp(h, "use")) {
                 constvec_decl(cx, e);
-            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+            } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
                 /* a static-analysis opt-in: read by analysis/ */
             } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
                 diag_error_at(cx->ck->d, e, "E1101",
@@ -312,7 +312,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         }
     }
     kernel_decls(&cx, fd);
-    if (fd->kind == FN_KERNEL && !fd->exact && ck->c->opt->debug_output) debug_sym(&cx, fd->form);
+    if (fd->kind == FN_KERNEL && !fd->exact && ck->c->opt->debug_output) ck_debug_sym(&cx, fd->form);
     fn->exact = fd->exact;
     (void)call;
     PUSH(ck->a, ck->stack, ck->nstack, ck->capstack, fd);
@@ -320,7 +320,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     int visible = ck->x ? expander_enter(ck->x, fd->form) : 0;
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
-    side_finish_kernel(&cx);
+    ck_side_finish_kernel(&cx);
     ck_names_release(ck, &cx.names); /* its locals have their C names */
     fd->checking = 0;
     ck->nstack--;
@@ -336,7 +336,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
 
 static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->kind == TY_IDENT && arg && arg->kind == TY_IDENT) return arg; /* (identity-tensor-type): the argument's rank */
-    if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && template_pattern_match(ck, decl, arg)) return arg;
+    if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && ck_template_pattern_match(ck, decl, arg)) return arg;
     if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
     Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
                         decl->acc ? decl->acc : arg->acc, decl->align ? decl->align : arg->align,

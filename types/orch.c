@@ -53,17 +53,17 @@ static FuncDef *gen_kernel(Checker *ck, Node *g) {
     FuncDef *have = strmap_get(&ck->kernels_idx, last->name);
     if (have) return have; /* made by an earlier step or a top-level gen- */
     FuncDef *plain = strmap_get(&ck->kernels_idx, k);
-    if (plain && !template_lookup(ck, k)) {
+    if (plain && !ck_template_lookup(ck, k)) {
         if (g->nkids != 3 || !syn_is_nil(g->kids[1])) {
             diag_error_at(ck->d, g, "E1202", "kernel `%s` is not templated: rename it with (gen-%s nil \"kernel_name\")", k, k);
             return NULL;
         }
         Node *form = syn_copy(ck->a, plain->form);
         form->kids[1] = syn_symbol(ck->a, last->loc, last->name);
-        return collect_instance(ck, form, FN_KERNEL, last->name);
+        return ck_collect_instance(ck, form, FN_KERNEL, last->name);
     }
     int errs = ck->d->errors;
-    template_gen(ck, g);
+    ck_template_gen(ck, g);
     FuncDef *made = strmap_get(&ck->kernels_idx, last->name);
     if (!made && ck->d->errors == errs)
         diag_error_at(ck->d, g, "E1203", "`%s` makes no kernel (is `%s` a templated kernel?)", g->kids[0]->name, k);
@@ -75,7 +75,7 @@ static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
     if (syn_is_form(h, "function") && h->nkids == 2 && h->kids[1]->kind == N_SYMBOL) {
         FuncDef *fd = strmap_get(&ck->kernels_idx, h->kids[1]->name);
         if (!fd) {
-            if (template_lookup(ck, h->kids[1]->name))
+            if (ck_template_lookup(ck, h->kids[1]->name))
                 diag_error_at(ck->d, h->kids[1], "E1203",
                               "orchestration `%s`: kernel `%s` is templated; launch an instance: (gen-%s TYPE... \"kernel_name\")", orch,
                               h->kids[1]->name, h->kids[1]->name);
@@ -89,7 +89,7 @@ static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
         if (!fd) diag_error_at(ck->d, h, "E1203", "orchestration `%s` names no kernel `%s`", orch, h->name);
         return fd;
     }
-    if (template_is_gen(h)) return gen_kernel(ck, h);
+    if (ck_template_is_gen(h)) return gen_kernel(ck, h);
     diag_error_at(ck->d, h, "E1202", "expected a launch specification (#'KERNEL, (gen-KERNEL ...) or (KERNEL ARG...)), found `%s`",
                   syn_to_string(ck->a, h, 40));
     return NULL;
@@ -194,7 +194,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
     Node **args = NULL;
     Node *gsize = NULL; /* `:global-size EXPR` after the arguments */
     int nargs = -1; /* kernel only: every argument is `_` */
-    if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !template_is_gen(spec)) {
+    if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !ck_template_is_gen(spec)) {
         head = spec->kids[0];
         args = spec->kids + 1;
         nargs = spec->nkids - 1;
@@ -697,7 +697,7 @@ static FuncDef *continuation(Ctx *cx, Node *b) {
                       kname);
         return NULL;
     }
-    FuncDef *fd = collect_instance(ck, form, FN_KERNEL, kname);
+    FuncDef *fd = ck_collect_instance(ck, form, FN_KERNEL, kname);
     if (!fd) return NULL;
     fd->outer_kernel = cx->fd->name;
     outer_names(cx, fd);

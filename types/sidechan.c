@@ -15,7 +15,7 @@
 
 #include "check_int.h"
 
-Node *global_const_value(Checker *ck, Sym *s);
+Node *ck_global_const_value(Checker *ck, Sym *s);
 
 static Diag *D(Ctx *cx) {
     return cx->ck->d;
@@ -81,7 +81,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         Sym *s = ck_scope_lookup(cx, syn->key);
         if (!s) s = ck_parameter_lookup(ck, syn);
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-            Node *v = global_const_value(ck, s);
+            Node *v = ck_global_const_value(ck, s);
             if (!v) return 0;
             if (out) *out = const_leaf(cx, v);
             return 1;
@@ -292,7 +292,7 @@ static int uses_local_size(const SizeExpr *e) {
  * local size must be launched with one, so when it declares none, the
  * compiler declares 256 work-items (16x16, 8x8x4 in 2 and 3 dimensions) -
  * a size every OpenCL device runs - and says so in the hoists' comments. */
-void side_finish_kernel(Ctx *cx) {
+void ck_side_finish_kernel(Ctx *cx) {
     CFunc *fn = cx->fn;
     if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
     int needs = 0;
@@ -351,13 +351,13 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
 
 /* The slot of a uniform value in a function: a hidden __local parameter
  * every caller fills with a slot of its own (types/uniform.c). */
-Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt) {
+Sym *ck_side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt) {
     return function_side(cx, SIDE_UNIFORM, name, NULL, vt, cx_int(cx, at, 1), at);
 }
 
 static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
                       const Node *at) {
-    if (kind == SIDE_UNIFORM) return uniform_slot(cx, at, name, ty->elem); /* uniform.c */
+    if (kind == SIDE_UNIFORM) return ck_uniform_slot(cx, at, name, ty->elem); /* uniform.c */
     if (cx->fn->kind != FN_FUNCTION && cx->fn->exact) return exact_side(cx, kind, name, at);
     if (cx->fn->kind == FN_KERNEL) return kernel_side(cx, kind, name, comment, ty, count, at);
     return function_side(cx, kind, name, comment, ty, count, at);
@@ -367,7 +367,7 @@ static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comm
  * (make-scratch-vector ...)  (make-implicit-vector ...)
  * VEC-EXPR is a vector value (same type and length) or a type expression,
  * written as one type or as (vector-type ...) arguments. */
-Node *side_make(Ctx *cx, Node *syn, Type *want) {
+Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
@@ -460,7 +460,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
 
 /* Extra arguments a call to `callee` needs: a side channel of the caller
  * for each of the callee's, and the debug channel. */
-int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
+int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
     for (int i = 0; i < callee->nfsides; i++) {
         FnSide *fs = callee->fsides[i];
         if (cx->loop_depth > 0 && fs->kind != SIDE_UNIFORM) {
@@ -484,7 +484,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
     }
     if (!warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
     if (callee->debug) {
-        Sym *d = debug_sym(cx, call_syn);
+        Sym *d = ck_debug_sym(cx, call_syn);
         if (!d) return 0;
         extra[(*nextra)++] = ck_var_ref(cx, call_syn, d);
         Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
@@ -496,7 +496,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
 
 /* ---- the debug channel ---- */
 
-Sym *debug_sym(Ctx *cx, const Node *at) {
+Sym *ck_debug_sym(Ctx *cx, const Node *at) {
     CFunc *fn = cx->fn;
     if (fn->debug) return fn->debug;
     if (fn->kind == FN_KERNEL && fn->exact) {
@@ -555,7 +555,7 @@ static Node *nothing(Ctx *cx, Node *syn) {
 /* (r-t-output E...)  (r-t-assert TEST E...)  (r-t-assert-0 TEST E...)
  * (r-t-workgroup-output-if TEST E...)  (r-t-workgroup-assert TEST E...)
  * Without --debug-output these compile to nothing (arguments unevaluated). */
-Node *debug_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
@@ -565,7 +565,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                           "`%%debug-log` is internal to crisp (what r-t-output and r-t-assert become); log with r-t-output");
             return NULL;
         }
-        Sym *d = debug_sym(cx, syn);
+        Sym *d = ck_debug_sym(cx, syn);
         if (!d) return NULL;
         int site_id = (int)syn->kids[1]->ival;
         DebugSite *site = ck_prog_of(cx)->sites[site_id];
@@ -636,7 +636,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     Dest discard = {D_DISCARD, NULL, NULL};
     if (is_output) {
         Node *log = new_site(cx, syn, "output", args, n, NULL);
-        return log ? debug_form(cx, log, NULL) : NULL;
+        return log ? ck_debug_form(cx, log, NULL) : NULL;
     }
     Node *test = syn->kids[1];
     const char *prefix = arena_printf(ck->a, "assertion failed: %s", syn_to_string(ck->a, test, 120));
@@ -689,7 +689,7 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
  * (marshall-result-vector PTR BYTES :name N [:type T]), and the scratch,
  * implicit and debug-logging variants: memory for the side channels of the
  * functions a def-kernel-exact calls.  Only in def-kernel-exact. */
-Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;

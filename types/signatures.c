@@ -67,7 +67,7 @@ static Node *const_value(Checker *ck, Sym *s) {
     return v;
 }
 
-Node *global_const_value(Checker *ck, Sym *s) {
+Node *ck_global_const_value(Checker *ck, Sym *s) {
     return const_value(ck, s);
 }
 
@@ -248,7 +248,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           "kernel parameter `%s` cannot be a soa-vector (`%s`): soa-vectors never cross the host boundary; pass a vector per field, or a vector of structs and convert it with convert-aos-to-soa",
                           p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
-        } else if (fd->kind == FN_KERNEL && struct_holds_views(ck, t)) {
+        } else if (fd->kind == FN_KERNEL && ck_struct_holds_views(ck, t)) {
             diag_error_at(ck->d, p->name, "E0159",
                           "kernel parameter `%s` (`%s`) holds vector-views: a struct with vector-view fields never crosses the host boundary; pass the vectors and make the struct inside the kernel",
                           p->name->name, ty_name(ck->a, t));

@@ -289,7 +289,7 @@ Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     }
     Node *mk_syn = syn_list(cx->ck->a, syn->loc, args, sd->nfields + 1);
     mk_syn->origin = syn->origin;
-    return struct_make(cx, mk_syn, sd);
+    return ck_struct_make(cx, mk_syn, sd);
 }
 
 /* (convert-aos-to-soa VECTOR SOA) / (convert-soa-to-aos SOA VECTOR) - spec

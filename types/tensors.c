@@ -394,7 +394,7 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     SrcLoc l = syn->loc;
     Sym *e = ck_global_lookup(ck, "matrix-layout");
     if (!e) {
-        enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
+        ck_enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
                                  syn_keyword(a, l, "row-major"), syn_keyword(a, l, "col-major"),
                                  syn_keyword(a, l, "other-layout")));
         e = ck_global_lookup(ck, "matrix-layout");
@@ -566,7 +566,7 @@ int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, c
 Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
-    if (ck_func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(ck, h) || ck_template_lookup(ck, h) || ck_hof_lookup(ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
     if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
     if (syn->nkids == 2 && identity_rank(cx, syn->kids[1])) {

@@ -36,7 +36,7 @@ Align align_keyword(const char *key) {
 }
 
 static Type *alias_type(Checker *ck, Sym *s, Node *at) {
-    if (s->ty && s->ty->kind == TY_STRUCT) return struct_resolve(ck, s->ty->sd) ? s->ty : NULL;
+    if (s->ty && s->ty->kind == TY_STRUCT) return ck_struct_resolve(ck, s->ty->sd) ? s->ty : NULL;
     if (s->ty) return s->ty;
     if (s->resolving < 0) return NULL; /* already reported */
     if (s->resolving) {
@@ -277,8 +277,8 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     /* (vector T ...) is the spec's spelling in some examples ("Converting
        between SoA and AoS vectors"); the same as (vector-type T ...) */
     if (h && (!strcmp(h, "vector-type") || !strcmp(h, "vector"))) return vector_type_args(ck, syn, 1, 0, NULL);
-    if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
-        Type *t = template_type(ck, syn);
+    if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && ck_template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
+        Type *t = ck_template_type(ck, syn);
         return t && t->kind != TY_VOID ? t : NULL;
     }
     if (h && !strcmp(h, "maybe")) {
@@ -400,7 +400,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         if (!t) return NULL;
         *t = *o;
         t->tag = syn->kids[1]->name;
-        t->tag_subst = derived_subst_of(syn);
+        t->tag_subst = ck_derived_subst_of(syn);
         return t;
     }
     if (h && !strcmp(h, "identity-tensor-type")) {

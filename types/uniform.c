@@ -157,7 +157,7 @@ static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
         ck_form_to(cx, cx_list(cx, ifs, 1, cx_sym(cx, ifs, "progn")), d);
         return;
     }
-    if (truth && syn_mentions_it(branch)) {
+    if (truth && ck_syn_mentions_it(branch)) {
         /* `it` is the test's value: a constant number as written, else t */
         int64_t k;
         Node *val = ck_const_syn_int(cx, ifs->kids[1], &k) ? ifs->kids[1] : cx_sym(cx, ifs->kids[1], "t");
@@ -169,7 +169,7 @@ static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
     ck_form_to(cx, branch, d);
 }
 
-void uniform_form(Ctx *cx, Node *syn, Dest *d) {
+void ck_uniform_form(Ctx *cx, Node *syn, Dest *d) {
     int capture = !strcmp(syn_head(syn), "%uniform*");
     if (syn->nkids != 3 || syn->kids[1]->kind != N_STRING) {
         diag_error_at(D(cx), syn, "E1100", "expected (%s \"NAME\" FORM)", syn_head(syn));
@@ -223,7 +223,7 @@ static Node *local_barrier(Ctx *cx, const Node *at) {
     return b;
 }
 
-Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture) {
+Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture) {
     Checker *ck = cx->ck;
     const char *what = capture ? "this form" : "(declare (uniform ...))";
     if (!init) {
@@ -258,7 +258,7 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     if (!v) return NULL;
     /* the workgroup's slot */
     Sym *s = ck_new_local(cx, name, name->name, t);
-    Sym *slot = s ? uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
+    Sym *slot = s ? ck_uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
     if (!slot || !s) return NULL;
     Type *ul = ty_num(SC_ULONG);
     Node *cell = ck_mk2(cx, N_C_INDEX, name, t, 0, ck_var_ref(cx, name, slot), ck_int_lit(cx, name, 0, ul));
@@ -298,10 +298,10 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     return s;
 }
 
-Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
+Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
     Checker *ck = cx->ck;
     Type *vt = ty_vector(ck->a, t, AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, 1);
-    if (cx->fn->kind != FN_KERNEL) return side_uniform_param(cx, at, name, vt);
+    if (cx->fn->kind != FN_KERNEL) return ck_side_uniform_param(cx, at, name, vt);
     /* __local T NAME[1] at kernel scope */
     Sym *slot = ck_new_local(cx, at, name, vt);
     if (!slot) return NULL;
@@ -312,7 +312,7 @@ Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
 
 /* ---- static-analysis opt-ins (spec "Static Analysys") ---- */
 
-int is_analysis_decl(const char *head) {
+int ck_is_analysis_decl(const char *head) {
     static const char *const names[] = {"check-barriers", "check-divergence", "check-coalesce", "check-bank-conflicts",
                                         "max-registers", "warn-max-registers", NULL};
     for (int i = 0; head && names[i]; i++)

@@ -348,7 +348,7 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
 static int user_warp_size_ok(Ctx *cx, const Node *at) {
     Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 1;
-    Node *v = global_const_value(cx->ck, s);
+    Node *v = ck_global_const_value(cx->ck, s);
     int64_t n;
     if (!v) return 0;
     if (ck_const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
