@@ -574,16 +574,16 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
     if (cx->consteval && init && syn_is_form(init, "make-vector")) return constvec_make_vector(cx, name, init);
     Type *dt = NULL;
-    Node *dmk = init ? derived_make_syntax(cx, init, &dt) : NULL;
+    Node *dmk = init ? ck_derived_make_syntax(cx, init, &dt) : NULL;
     if (dmk) {
         /* (make-NAME ...) of a derived vector type (derived.c): its
            original's make- form, typed NAME */
         Sym *ds = bind_vector(cx, name, dmk, NULL);
-        return ds && derived_make_retag(cx, init, ds, dt) ? ds : NULL;
+        return ds && ck_derived_make_retag(cx, init, ds, dt) ? ds : NULL;
     }
     Sym *s = ck_new_local(cx, name, name->name, NULL);
     if (!s) return NULL;
-    if (soa_init_form(init)) return soa_bind(cx, s, name, init);
+    if (ck_soa_init_form(init)) return ck_soa_bind(cx, s, name, init);
     if (init && syn_is_form(init, "make-vector")) {
         Node *len_expr = NULL;
         Type *base = NULL;
@@ -716,14 +716,14 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         return NULL;
     }
     sym_alias(s, v->sym);
-    return derived_bind_declared(cx, init, s, declared) ? s : NULL;
+    return ck_derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }
 
 static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
     if (!init) return declared && declared->kind == TY_VECTOR;
-    if (syn_is_form(init, "make-vector") || soa_init_form(init)) return 1;
+    if (syn_is_form(init, "make-vector") || ck_soa_init_form(init)) return 1;
     Type *dt = NULL;
-    if (derived_make_syntax(cx, init, &dt)) return dt->soa || (!dt->view && !dt->ndims); /* views: expressions */
+    if (ck_derived_make_syntax(cx, init, &dt)) return dt->soa || (!dt->view && !dt->ndims); /* views: expressions */
     if (init->kind == N_VECLIT) return !(declared && declared->kind == TY_HWVEC);
     if (init->kind == N_SYMBOL) {
         Sym *s = ck_scope_lookup(cx, init->key);
@@ -1072,7 +1072,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         if (src->off_sym) src->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
                     }
                     sym_alias(s, src);
-                    derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
+                    ck_derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
                     ck_scope_add(cx, s);
@@ -1301,7 +1301,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         ck_emit_stmt(cx, decl);
         test = ck_var_ref(cx, syn->kids[1], it);
     }
-    const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
+    const Node *wdiv = ck_warp_branch_enter(cx, syn, syn->kids[1]);
     ck_scope_push(cx);
     if (it) ck_scope_add(cx, it);
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
@@ -1328,7 +1328,7 @@ static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
     }
     Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
-    warp_native_use(cx);
+    ck_warp_native_use(cx);
     int saved = cx->native_warp;
     cx->native_warp = 1;
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
@@ -1381,7 +1381,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *body = ck_new_block(cx, syn);
     cx->block = body;
     Dest discard = {D_DISCARD, NULL, NULL};
-    const Node *wdiv = warp_loop_enter(cx, syn, var, spec->kids[1], spec->kids[2], spec->kids[3]);
+    const Node *wdiv = ck_warp_loop_enter(cx, syn, var, spec->kids[1], spec->kids[2], spec->kids[3]);
     cx->loop_depth++;
     cx->branch_depth++;
     ck_body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
@@ -1519,7 +1519,7 @@ static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
     const char *saved = cx->no_barrier;
     if (syn->nkids >= 2 && syn->kids[1]->kind == N_STRING) cx->no_barrier = syn->kids[1]->name;
     else cx->no_barrier = "this divergent form";
-    const Node *wdiv = warp_divergent_enter(cx, syn);
+    const Node *wdiv = ck_warp_divergent_enter(cx, syn);
     ck_body_to(cx, syn->kids + 2, syn->nkids - 2, d);
     cx->divergent = wdiv;
     cx->no_barrier = saved;

@@ -291,7 +291,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         if (p->ty->kind == TY_IDENT || a->ty->kind == TY_IDENT) {
             /* an identity tensor: only to an (identity-tensor-type [N])
                parameter of its rank; it passes no data */
-            if (!identity_arg_ok(cx, argsyn[i], a, p->ty, p->name->name, fd->name)) return NULL;
+            if (!ck_identity_arg_ok(cx, argsyn[i], a, p->ty, p->name->name, fd->name)) return NULL;
             vals[i] = a;
             tys[i] = a->ty;
         } else if (p->ty->kind == TY_VECTOR) {
@@ -418,7 +418,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                               fn->name, i + 1);
                 return NULL;
             }
-            soa_call_args(cx, syn, vs, c);
+            ck_soa_call_args(cx, syn, vs, c);
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */

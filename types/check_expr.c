@@ -145,7 +145,7 @@ Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s) {
 }
 
 Node *cx_length_of(Ctx *cx, const Node *at, Sym *s) {
-    if (sym_ndims(s)) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
+    if (sym_ndims(s)) return ck_tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
     x->sym = s;
     return x;
@@ -160,7 +160,7 @@ int cx_is_flex(const Node *n) {
 #define SEL_ADOPTS 1
 static int adopts_type(const Node *n) { return n && n->kind == N_C_SELECT && n->op == SEL_ADOPTS; }
 
-Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
+Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
     Node *one = ck_int_lit(cx, at, 1, ty_num(SC_INT)), *zero = ck_int_lit(cx, at, 0, ty_num(SC_INT));
     one->op = zero->op = LIT_FLEX_INT;
     if (!cond) return konst ? one : zero;
@@ -360,7 +360,7 @@ Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
 }
 
 /* VAL, of a derived struct type or its original, as WANT (as-original). */
-Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
+Node *ck_struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
     return cx_retype_struct(cx, val, want, at);
 }
 

@@ -54,12 +54,12 @@ static const Builtin builtins[] = {
     {"%require-global-size", cx_require_gsize},
     {"make-vector", cx_make_vector}, {"%zero", cx_zero}, {"or-else", cx_or_else},
     {"make-vector-view", cx_make_view}, {"reinterpret-view", cx_reinterpret},
-    {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
-    {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
-    {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
-    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
-    {"get-struct", soa_get_struct}, {"bytes", cx_bytes},
-    {"convert-aos-to-soa", soa_convert}, {"convert-soa-to-aos", soa_convert},
+    {"make-identity-tensor", ck_tensor_form}, {"is-identity-tensor?", ck_tensor_form},
+    {"make-tensor-view", ck_tensor_form}, {"make-matrix", ck_tensor_form}, {"dims~", ck_tensor_form}, {"strides~", ck_tensor_form},
+    {"num-dims~", ck_tensor_form}, {"num-rows", ck_tensor_form}, {"num-cols", ck_tensor_form}, {"row", ck_tensor_form},
+    {"col", ck_tensor_form}, {"transpose", ck_tensor_form}, {"transpose!", ck_tensor_form}, {"get-layout", ck_tensor_form},
+    {"get-struct", ck_soa_get_struct}, {"bytes", cx_bytes},
+    {"convert-aos-to-soa", ck_soa_convert}, {"convert-soa-to-aos", ck_soa_convert},
     {"make-result-vector", ck_side_make}, {"make-scratch-vector", ck_side_make}, {"make-implicit-vector", ck_side_make},
     {"r-t-output", ck_debug_form}, {"r-t-assert", ck_debug_form}, {"r-t-assert-0", ck_debug_form},
     {"r-t-workgroup-output-if", ck_debug_form}, {"r-t-workgroup-assert", ck_debug_form}, {"%debug-log", ck_debug_form},
@@ -103,10 +103,10 @@ static Node *accessor(Ctx *cx, Node *syn) {
                 return ck_user_call(cx, syn, NULL, NULL, 0);
         }
     }
-    if (base->ty->kind == TY_IDENT) return tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
+    if (base->ty->kind == TY_IDENT) return ck_tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
         (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
-        return tensor_form(cx, syn, NULL);
+        return ck_tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return ck_struct_member_value(cx, ck_struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
@@ -229,7 +229,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         if (!c) return NULL;
         Node *saved = cx->block;
         Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
-        const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
+        const Node *wdiv = ck_warp_branch_enter(cx, syn, syn->kids[1]);
         cx->block = b1;
         cx->branch_depth++;
         Node *v1 = ck_expr(cx, syn->kids[2], want);
@@ -358,7 +358,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     }
     if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
     if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
-    if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
+    if (!strcmp(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
     Sym *s = ck_scope_lookup(cx, k);
     if (!s) s = ck_parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
@@ -497,8 +497,8 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;
-    if (soa_access(cx, syn, 0, &soa)) return soa;
-    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
+    if (ck_soa_access(cx, syn, 0, &soa)) return soa;
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && ck_soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
         return ck_user_call(cx, syn, want, NULL, 0);
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
@@ -513,7 +513,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         Node *r = constvec_form(cx, syn, &handled);
         if (handled) return r;
     }
-    if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
+    if (ck_warp_form_name(h)) return ck_warp_form(cx, syn, want); /* types/warps.c */
     for (int i = 0; builtins[i].name; i++)
         if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
     for (int i = 0; cx_id_builtins[i].name; i++)
@@ -526,7 +526,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
         /* derived vector types, as-original, as-derived: types/derived.c */
         int handled = 0;
-        Node *r = derived_form(cx, syn, &handled);
+        Node *r = ck_derived_form(cx, syn, &handled);
         if (handled) return r;
     }
     if (!strncmp(h, "as-", 3)) {

@@ -483,7 +483,7 @@ Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     int has = has_property(cx, syn, "device-has");
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
-    if (!strcmp(k->key, "subgroups")) has = warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
+    if (!strcmp(k->key, "subgroups")) has = ck_warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
     if (has >= 0) return cx_bool_lit(cx, syn, has);
     Program *p = ck_prog_of(cx);
     Helper *h = NULL;

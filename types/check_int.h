@@ -410,53 +410,53 @@ Node *ck_index_expr(Ctx *cx, Node *isyn, const char *what);
 Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */
-int soa_init_form(const Node *init);
-int soa_struct_ok(Checker *ck, Node *at, Type *t);
-int soa_param_fields(Ctx *cx, Sym *s, const Node *at);
-void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call);
-Sym *soa_sym(Ctx *cx, Node *syn);
-Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
-int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
-Node *soa_get_struct(Ctx *cx, Node *syn, Type *want);
-Node *soa_convert(Ctx *cx, Node *syn, Type *want);
+int ck_soa_init_form(const Node *init);
+int ck_soa_struct_ok(Checker *ck, Node *at, Type *t);
+int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at);
+void ck_soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call);
+Sym *ck_soa_sym(Ctx *cx, Node *syn);
+Sym *ck_soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
+int ck_soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
+Node *ck_soa_get_struct(Ctx *cx, Node *syn, Type *want);
+Node *ck_soa_convert(Ctx *cx, Node *syn, Type *want);
 
 /* ---- tensors.c ---- */
-Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
-Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
-Node *tensor_form(Ctx *cx, Node *syn, Type *want);
-Node *tensor_set_array(Ctx *cx, Node *place, Node *value);
-Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
+Node *ck_tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
+Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t);
+Node *ck_tensor_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_tensor_set_array(Ctx *cx, Node *place, Node *value);
+Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
 /* derived.c: derived vector, view, soa and tensor-view types */
-Type *derived_vector_type(Ctx *cx, const Node *at, const char *name);
-Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt);
-Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
-int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
-Node *derived_form(Ctx *cx, Node *syn, int *handled);
-int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared);
-Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
+Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name);
+Node *ck_derived_vector_as(Ctx *cx, Node *syn, Type *dt);
+Node *ck_derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
+int ck_derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
+Node *ck_derived_form(Ctx *cx, Node *syn, int *handled);
+int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared);
+Node *ck_struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
 /* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
-int tensor_ref_error(Ctx *cx, Node *syn);
-int identity_rank(Ctx *cx, Node *syn);
-Node *identity_index(Ctx *cx, Node *syn, int rank);
-int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname);
+int ck_tensor_ref_error(Ctx *cx, Node *syn);
+int ck_identity_rank(Ctx *cx, Node *syn);
+Node *ck_identity_index(Ctx *cx, Node *syn, int rank);
+int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname);
 /* (cond ? 1 : 0) whose literals take the type the context wants; with
  * COND NULL the flexible literal KONST. */
-Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
+Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 
 /* ---- warps.c: warp forms (spec "Warps & Shuffles") ---- */
-int warp_form_name(const char *key);
-Node *warp_form(Ctx *cx, Node *syn, Type *want);
-Node *warp_size_value(Ctx *cx, Node *syn, Type *want);
+int ck_warp_form_name(const char *key);
+Node *ck_warp_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want);
 /* (device-has :subgroups): 1 when the device decides (OpenCL C 2.0+). */
-int warp_device_has_subgroups(Ctx *cx, const Node *syn);
+int ck_warp_device_has_subgroups(Ctx *cx, const Node *syn);
 /* Control flow: the divergent construct in force inside TEST's branches
  * (returns the one to restore afterwards). */
-const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
-const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
-const Node *warp_divergent_enter(Ctx *cx, const Node *construct);
-void warp_native_use(Ctx *cx);
+const Node *ck_warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
+const Node *ck_warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
+const Node *ck_warp_divergent_enter(Ctx *cx, const Node *construct);
+void ck_warp_native_use(Ctx *cx);
 /* A call of CALLEE: check convergence, pass the warp memory on. */
-int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
+int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 
 /* ---- check_calls.c: calls ---- */
 Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);

@@ -58,7 +58,7 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
     const Node *wdiv = cx->divergent;
     for (int i = 0; i < n; i++) {
         cx->branch_depth += i > 0; /* later operands may not run */
-        if (i > 0) warp_branch_enter(cx, syn, syn->kids[i]); /* types/warps.c */
+        if (i > 0) ck_warp_branch_enter(cx, syn, syn->kids[i]); /* types/warps.c */
         vals[i] = scratch(cx, syn->kids[i + 1], &blks[i], cx_cond_value);
         cx->branch_depth -= i > 0;
         if (!vals[i]) {

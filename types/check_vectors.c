@@ -103,7 +103,7 @@ Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
     return x;
 }
 
-int tensor_ref_error(Ctx *cx, Node *syn) {
+int ck_tensor_ref_error(Ctx *cx, Node *syn) {
     if (strcmp(syn->kids[0]->key, "~ref~")) return 0;
     diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
     return 1;
@@ -113,8 +113,8 @@ int tensor_ref_error(Ctx *cx, Node *syn) {
  * Access"; ~ref~ is not for tensors). */
 static Node *element(Ctx *cx, Node *syn, Sym *v) {
     if (sym_ndims(v)) {
-        if (tensor_ref_error(cx, syn)) return NULL;
-        return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
+        if (ck_tensor_ref_error(cx, syn)) return NULL;
+        return ck_tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
     }
     if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     return ck_index_node(cx, syn, v, syn->kids[2]);
@@ -139,8 +139,8 @@ static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
 Node *cx_elem(Ctx *cx, Node *syn, Type *want) {
     if (!ck_nargs_ok(cx, syn, 2, -1)) return NULL;
-    int rank = identity_rank(cx, syn->kids[1]);
-    if (rank) return identity_index(cx, syn, rank);
+    int rank = ck_identity_rank(cx, syn->kids[1]);
+    if (rank) return ck_identity_index(cx, syn, rank);
     Sym *v = ck_vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
     if (v->ty->tag && derived_elem_overload(cx, syn, v)) return ck_user_call(cx, syn, want, NULL, 0);
@@ -168,7 +168,7 @@ Node *cx_bytes(Ctx *cx, Node *syn, Type *want) {
     if (ck_func_lookup(cx->ck, "bytes")) return ck_user_call(cx, syn, want, NULL, 0);
     if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Type *ul = ty_num(SC_ULONG);
-    Sym *soa = soa_sym(cx, syn->kids[1]);
+    Sym *soa = ck_soa_sym(cx, syn->kids[1]);
     int n = soa ? soa->ty->elem->sd->nfields : 1;
     Node *sum = NULL;
     for (int i = 0; i < n; i++) {
@@ -265,7 +265,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
     const char *h = syn_head(syn);
     if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
         if (!ck_nargs_ok(cx, syn, 2, -1)) return NULL;
-        if (identity_rank(cx, syn->kids[1])) {
+        if (ck_identity_rank(cx, syn->kids[1])) {
             diag_error_at(D(cx), syn, "E0541", "cannot write to `%s`: an identity tensor is immutable (it holds no data)",
                           syn_to_string(cx->ck->a, syn->kids[1], 30));
             return NULL;
@@ -294,7 +294,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
     }
     size_t hl = h ? strlen(h) : 0;
     Node *soa;
-    if (soa_access(cx, syn, 1, &soa)) return soa;
+    if (ck_soa_access(cx, syn, 1, &soa)) return soa;
     const char *prop = h && h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
     if (prop && (!strcmp(prop, "length~") || !strcmp(prop, "offset~") || !strcmp(prop, "parent~")) && syn->nkids == 2) {
         /* the settable properties of a vector-view */
@@ -361,7 +361,7 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             continue;
         }
         if (syn_is_form(syn->kids[i], "dims~") || syn_is_form(syn->kids[i], "strides~")) {
-            Node *tn = tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
+            Node *tn = ck_tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
             if (!tn) return NULL;
             last = tn;
             continue;

@@ -18,7 +18,7 @@ static Diag *D(Ctx *cx) {
 
 /* The derived vector type NAME (a def-derived-type of a vector, view, soa
  * or tensor-view type), or NULL when NAME is something else. */
-Type *derived_vector_type(Ctx *cx, const Node *at, const char *name) {
+Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name) {
     Sym *st = ck_global_lookup(cx->ck, name);
     if (!st || st->kind != SYM_TYPE || !st->type_syn || !syn_is_form(st->type_syn, "def-derived-type") ||
         (st->ty && st->ty->kind != TY_VECTOR))
@@ -69,8 +69,8 @@ static Sym *vector_var(Ctx *cx, Node *syn, const char *what) {
 
 /* (as-NAME V) for a derived vector type NAME: V, a vector of NAME's
  * original type (or already a NAME), typed NAME. */
-Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
-    if (dt->ndims) return tensor_as_derived(cx, syn, dt); /* tensors.c: the same, with a tensor operand */
+Node *ck_derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
+    if (dt->ndims) return ck_tensor_as_derived(cx, syn, dt); /* tensors.c: the same, with a tensor operand */
     if (syn->nkids != 2) {
         diag_error_at(D(cx), syn, "E0370", "`%s` takes one argument, found %d", syn_head(syn), syn->nkids - 1);
         return NULL;
@@ -104,7 +104,7 @@ static Node *as_original(Ctx *cx, Node *syn) {
     if (!v) return NULL;
     if (v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR && v->ty->tag) return retagged(cx, syn, v->sym, NULL, 0);
     if (v->ty && v->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
-        return struct_as(cx, v, v->ty->sd->derived_from->type, syn);
+        return ck_struct_as(cx, v, v->ty->sd->derived_from->type, syn);
     diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", ck_tname(cx, v ? v->ty : NULL));
     return NULL;
 }
@@ -135,7 +135,7 @@ static Node *as_derived(Ctx *cx, Node *syn) {
         return NULL;
     }
     Node *name = syn->kids[1];
-    Type *dt = derived_vector_type(cx, name, name->key);
+    Type *dt = ck_derived_vector_type(cx, name, name->key);
     Sym *st = dt ? NULL : ck_global_lookup(cx->ck, name->key);
     if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, st->ty->sd) &&
                  st->ty->sd->derived_from)) {
@@ -155,10 +155,10 @@ static Node *as_derived(Ctx *cx, Node *syn) {
  * make-vector and make-soa-vector the leading element or vector type may be
  * left out, the original type stands in (`(make-celsius-vec 8)`).  *DT is
  * the derived type.  NULL when INIT is not such a call. */
-Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
+Node *ck_derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
     const char *h = syn_head(init);
     if (!h || strncmp(h, "make-", 5) || !h[5]) return NULL;
-    Type *t = derived_vector_type(cx, init, h + 5);
+    Type *t = ck_derived_vector_type(cx, init, h + 5);
     if (!t) return NULL;
     const char *mk = t->soa ? (t->view ? "make-soa-view" : "make-soa-vector")
                      : t->ndims ? "make-tensor-view"
@@ -188,7 +188,7 @@ Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
 }
 
 /* The vector S (just made by DT's make- form at AT) typed DT. */
-int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
+int ck_derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
     const char *why = parts_differ(dt, s->ty);
     if (why) {
         diag_error_at(D(cx), at, "E0548", "`%s` made a `%s`, not a `%s`: %s", syn_head(at), ck_tname(cx, s->ty), dt->tag, why);
@@ -206,15 +206,15 @@ int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
 /* The forms of this file in an expression: as-original, as-derived,
  * as-NAME and make-NAME of derived vector types.  *HANDLED is set when SYN
  * is one. */
-Node *derived_form(Ctx *cx, Node *syn, int *handled) {
+Node *ck_derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
     if (!h || ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
     if (!strcmp(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
     if (!strcmp(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
-        Type *dt = derived_vector_type(cx, syn, h + 3);
-        if (dt) return *handled = 1, derived_vector_as(cx, syn, dt);
+        Type *dt = ck_derived_vector_type(cx, syn, h + 3);
+        if (dt) return *handled = 1, ck_derived_vector_as(cx, syn, dt);
         Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
             /* (as-ALIAS V): as-<original> where the original is a vector type alias */
@@ -224,7 +224,7 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
         return NULL;
     }
     Type *dt = NULL;
-    Node *mk = derived_make_syntax(cx, syn, &dt);
+    Node *mk = ck_derived_make_syntax(cx, syn, &dt);
     if (!mk) return NULL;
     *handled = 1;
     if ((!dt->view && !dt->ndims) || dt->soa) {
@@ -239,14 +239,14 @@ Node *derived_form(Ctx *cx, Node *syn, int *handled) {
     }
     /* the view was made for this call: typed NAME in place, so a let
        binding gives it its own C name (check.c form_let) */
-    return derived_make_retag(cx, syn, v->sym, dt) ? ck_var_ref(cx, syn, v->sym) : NULL;
+    return ck_derived_make_retag(cx, syn, v->sym, dt) ? ck_var_ref(cx, syn, v->sym) : NULL;
 }
 
 /* A let variable S, just made another name for a vector value, declared
  * DECLARED (`c:celsius-vec`, (declare (type c celsius-vec))): it takes the
  * declared derived type, or the original when declared plain, where the
  * derived type's :subst allows (E0167 otherwise). */
-int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
+int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
     if (!declared || declared->kind != TY_VECTOR || !s->ty || s->ty->kind != TY_VECTOR) return 1;
     if (!ck_vector_tag_fit(s->ty, declared)) {
         const Type *dt = declared->tag ? declared : s->ty;

@@ -200,7 +200,7 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
         s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
-        if (!soa_param_fields(cx, s, pd->name)) return NULL;
+        if (!ck_soa_param_fields(cx, s, pd->name)) return NULL;
     } else if (t->kind == TY_VECTOR) {
         s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))

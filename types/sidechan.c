@@ -482,7 +482,7 @@ int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node 
         len->sym = s;
         extra[(*nextra)++] = len;
     }
-    if (!warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
+    if (!ck_warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
     if (callee->debug) {
         Sym *d = ck_debug_sym(cx, call_syn);
         if (!d) return 0;

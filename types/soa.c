@@ -16,19 +16,19 @@
 static Diag *D(Ctx *cx) { return cx->ck->d; }
 
 /* The soa-vector a symbol names, or NULL. */
-Sym *soa_sym(Ctx *cx, Node *syn) {
+Sym *ck_soa_sym(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return NULL;
     Sym *s = ck_scope_lookup(cx, syn->key);
     return s && s->soa_fields ? s : NULL;
 }
 
-int soa_init_form(const Node *init) {
+int ck_soa_init_form(const Node *init) {
     return init && (syn_is_form(init, "make-soa-vector") || syn_is_form(init, "make-soa-view"));
 }
 
 /* Only scalars and hardware vectors may be fields (spec "Member Data
  * Rules"). */
-int soa_struct_ok(Checker *ck, Node *at, Type *t) {
+int ck_soa_struct_ok(Checker *ck, Node *at, Type *t) {
     if (!t || t->kind != TY_STRUCT) {
         diag_error_at(ck->d, at, "E0487", "a soa-vector holds structs, found `%s`", t ? ty_name(ck->a, t) : "nothing");
         return 0;
@@ -57,7 +57,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
         diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", ck_tname(cx, bt));
         return NULL;
     }
-    if (!soa_struct_ok(ck, init, t->elem)) return NULL;
+    if (!ck_soa_struct_ok(ck, init, t->elem)) return NULL;
     if (t->length <= 0 || t->length > (1 << 24)) {
         diag_error_at(D(cx), init, "E0442", "make-soa-vector needs a compile-time length from 1 to 16777216");
         return NULL;
@@ -105,7 +105,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         diag_error_at(D(cx), init, "E0320", "`make-soa-view` takes 2 to 3 arguments, found %d", init->nkids - 1);
         return NULL;
     }
-    Sym *p = soa_sym(cx, init->kids[1]);
+    Sym *p = ck_soa_sym(cx, init->kids[1]);
     if (!p) {
         diag_error_at(D(cx), init->kids[1], "E0489", "`make-soa-view` needs a soa-vector, found `%s`",
                       syn_to_string(ck->a, init->kids[1], 30));
@@ -151,7 +151,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
 }
 
 /* (let ((NAME (make-soa-vector ...)))) / (make-soa-view ...) */
-Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init) {
+Sym *ck_soa_bind(Ctx *cx, Sym *s, Node *name, Node *init) {
     return syn_is_form(init, "make-soa-vector") ? make_soa_vector(cx, s, name, init) : make_soa_view(cx, s, init);
 }
 
@@ -206,7 +206,7 @@ static void overload_warning(Ctx *cx, Node *syn, Sym *s, const char *h, int for_
  * take soa-vectors and soa-views alike): field vector k is the parameter
  * S_F, a pointer to the first element the caller's vector or view holds;
  * all share the length S_len. */
-int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
+int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     Checker *ck = cx->ck;
     Type *t = s->ty;
     StructDef *sd = t->elem->sd;
@@ -227,7 +227,7 @@ int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
 
 /* The call arguments for soa-vector ARG passed to a soa parameter: each
  * field's first element (a view starts at its offset), then the length. */
-void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
+void ck_soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
     StructDef *sd = arg->ty->elem->sd;
     for (int i = 0; i < sd->nfields; i++) {
         Sym *f = arg->soa_fields[i];
@@ -241,11 +241,11 @@ void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
 
 /* (F~ SV) is the field vector; (F~ SV I) its element I, readable and (when
  * FOR_WRITE) settable.  Returns 0 when SYN is not a soa-vector access. */
-int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
+int ck_soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
     const char *h = syn_head(syn);
     size_t hl = h ? strlen(h) : 0;
     if (hl < 2 || h[hl - 1] != '~' || syn->nkids < 2 || syn->nkids > 3) return 0;
-    Sym *s = soa_sym(cx, syn->kids[1]);
+    Sym *s = ck_soa_sym(cx, syn->kids[1]);
     if (!s || !strcmp(h, "length~") || !strcmp(h, "~length~")) return 0;
     /* (x~ sv i) with an overload for soa-vectors of the struct: a call */
     if (h[0] != '~' && syn->nkids == 3 && user_accessor(cx->ck, h, s->ty->elem->sd, for_write, 1)) return 0;
@@ -270,10 +270,10 @@ int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
 }
 
 /* (get-struct SV I): the struct at I, built from its fields. */
-Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
+Node *ck_soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
-    Sym *s = soa_sym(cx, syn->kids[1]);
+    Sym *s = ck_soa_sym(cx, syn->kids[1]);
     if (!s) {
         diag_error_at(D(cx), syn->kids[1], "E0489", "`get-struct` needs a soa-vector, found `%s`",
                       syn_to_string(cx->ck->a, syn->kids[1], 30));
@@ -296,13 +296,13 @@ Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
  * "Converting between SoA and AoS vectors": the calling thread copies the
  * first min(length) elements, field by field.  Both must hold the same
  * struct.  (Split the work between threads by giving each a view.) */
-Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
+Node *ck_soa_convert(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     Arena *a = cx->ck->a;
     int to_soa = !strcmp(syn->kids[0]->key, "convert-aos-to-soa");
     Node *vsyn = syn->kids[to_soa ? 1 : 2], *ssyn = syn->kids[to_soa ? 2 : 1];
-    Sym *s = soa_sym(cx, ssyn);
+    Sym *s = ck_soa_sym(cx, ssyn);
     if (!s) {
         diag_error_at(D(cx), ssyn, "E0489", "`%s` needs a soa-vector here, found `%s`", syn->kids[0]->name,
                       syn_to_string(a, ssyn, 30));

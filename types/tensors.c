@@ -59,7 +59,7 @@ static Node *tensor_subscript(Ctx *cx, Node *isyn) {
     return ck_mk1(cx, N_C_CAST, isyn, ty_num(SC_ULONG), i);
 }
 
-Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
+Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
 
 /* A new tensor-view on the data PARENT's pointer points to (a vector, a
  * vector-view or a tensor-view: all point to the root), starting at the
@@ -242,7 +242,7 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
 }
 
 /* (~ T I...): odometer order, one index per dimension. */
-Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
+Node *ck_tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
     if (n != sym_ndims(t)) {
         diag_error_at(D(cx), syn, "E0483", "`%s` has %d dimension%s: `~` needs %d ind%s, found %d", t->name, sym_ndims(t),
                       sym_ndims(t) == 1 ? "" : "s", sym_ndims(t), sym_ndims(t) == 1 ? "ex" : "ices", n);
@@ -339,7 +339,7 @@ static Node *property(Ctx *cx, Node *syn, const char *h) {
 /* (set! (dims~ T) V) / (set! (strides~ T) V) - spec "Mutable Strides":
  * every extent or stride from V, a vector (or view) of N integers or a
  * #(...) literal of N. */
-Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
+Node *ck_tensor_set_array(Ctx *cx, Node *place, Node *value) {
     Checker *ck = cx->ck;
     if (!ck_nargs_ok(cx, place, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, place->kids[1], place->kids[0]->name, 0);
@@ -425,7 +425,7 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
  * For a derived tensor-view type NAME (def-derived-type NAME
  * (tensor-view-type N ...)): the same view (same C variables) typed NAME,
  * so `~` and other overloads on NAME apply to it. */
-Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
+Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
     if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, dt->ndims);
     if (!t) return NULL;
@@ -459,7 +459,7 @@ Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
 
 /* The rank of the identity tensor SYN names (a variable or a
  * (make-identity-tensor N) form), without checking it; 0 for anything else. */
-int identity_rank(Ctx *cx, Node *syn) {
+int ck_identity_rank(Ctx *cx, Node *syn) {
     if (syn->kind == N_SYMBOL) {
         Sym *s = ck_scope_lookup(cx, syn->key);
         return s && s->ty && s->ty->kind == TY_IDENT ? s->ty->ndims : 0;
@@ -468,7 +468,7 @@ int identity_rank(Ctx *cx, Node *syn) {
     if (syn_is_form(syn, "make-identity-tensor") && syn->nkids == 2 && ck_const_syn_int(cx, syn->kids[1], &n) && n >= 1 &&
         n <= MAX_DIMS)
         return (int)n;
-    if (syn_is_form(syn, "transpose") && syn->nkids == 2) return identity_rank(cx, syn->kids[1]);
+    if (syn_is_form(syn, "transpose") && syn->nkids == 2) return ck_identity_rank(cx, syn->kids[1]);
     return 0;
 }
 
@@ -494,8 +494,8 @@ static int same_index(const Node *a, const Node *b) {
 
 /* (~ I i j ...) on an identity tensor of rank N  - spec "identity-tensor"
  * 1 where all N indices are equal, else 0 (N = 1: always 1). */
-Node *identity_index(Ctx *cx, Node *syn, int rank) {
-    if (tensor_ref_error(cx, syn)) return NULL;
+Node *ck_identity_index(Ctx *cx, Node *syn, int rank) {
+    if (ck_tensor_ref_error(cx, syn)) return NULL;
     int n = syn->nkids - 2;
     if (n != rank) {
         diag_error_at(D(cx), syn, "E0483", "`%s` is an identity tensor of rank %d: `~` needs %d ind%s, found %d",
@@ -512,7 +512,7 @@ Node *identity_index(Ctx *cx, Node *syn, int rank) {
     }
     int equal = 1;
     for (int k = 1; all_const && k < n; k++) equal &= v[k] == v[0];
-    if (all_const || n == 1) return adopting_delta(cx, syn, NULL, equal);
+    if (all_const || n == 1) return ck_adopting_delta(cx, syn, NULL, equal);
     Node *cond = NULL;
     for (int k = 1; k < n; k++) {
         /* an index written like an earlier one adds nothing (and a == a
@@ -523,7 +523,7 @@ Node *identity_index(Ctx *cx, Node *syn, int rank) {
         Node *eq = ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_EQ, idx[0], idx[k]);
         cond = cond ? ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, cond, eq) : eq;
     }
-    return adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
+    return ck_adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
 }
 
 /* (is-identity-tensor? T)  - spec "identity-tensor"
@@ -546,7 +546,7 @@ static Node *is_identity_tensor(Ctx *cx, Node *syn) {
 /* An identity tensor A passed as parameter PNAME (type PT) of FNAME, or
  * anything passed to an (identity-tensor-type [N]) parameter: only an
  * identity tensor of the parameter's rank fits. */
-int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname) {
+int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname) {
     if (pt->kind != TY_IDENT) {
         diag_error_at(D(cx), asyn, "E0545",
                       "`%s` is an identity tensor: it holds no data, so it cannot be passed as parameter `%s` of `%s` (`%s`); declare the parameter (identity-tensor-type [RANK])",
@@ -563,15 +563,15 @@ int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, c
 
 /* The tensor forms of the builtin table.  A user function of the same
  * name (row, col, transpose ...) wins over the builtin. */
-Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
     if (ck_func_lookup(ck, h) || ck_template_lookup(ck, h) || ck_hof_lookup(ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
     if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
-    if (syn->nkids == 2 && identity_rank(cx, syn->kids[1])) {
+    if (syn->nkids == 2 && ck_identity_rank(cx, syn->kids[1])) {
         /* (num-dims~ I) is the rank; (transpose I) is I itself */
-        if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, identity_rank(cx, syn->kids[1]), ulong_ty());
+        if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, ck_identity_rank(cx, syn->kids[1]), ulong_ty());
         if (!strcmp(h, "transpose")) return ck_expr(cx, syn->kids[1], NULL);
     }
     if (!strcmp(h, "make-tensor-view")) return make_tensor_view(cx, syn);

@@ -425,7 +425,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             diag_error_at(ck->d, syn, "E0914", "`%s` needs its struct element type, found `%s`", h, syn_to_string(ck->a, syn, 60));
             return NULL;
         }
-        if (!soa_struct_ok(ck, syn, t->elem)) return NULL;
+        if (!ck_soa_struct_ok(ck, syn, t->elem)) return NULL;
         t->soa = 1;
         t->view = h[4] == 'v' && h[5] == 'i'; /* soa-view-type */
         return t;

@@ -90,7 +90,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     return 0;
 }
 
-const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) {
+const Node *ck_warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) {
     const Node *saved = cx->divergent;
     if (!cx->divergent && !uniform_syn(cx, test)) cx->divergent = construct;
     return saved;
@@ -98,7 +98,7 @@ const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) 
 
 /* A loop is uniform when its start, test and step are, its counter being
  * uniform in them; the counter is then uniform in the body too. */
-const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step) {
+const Node *ck_warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step) {
     const Node *saved = cx->divergent;
     if (!uniform_syn(cx, init)) {
         if (!cx->divergent) cx->divergent = loop;
@@ -112,7 +112,7 @@ const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *ini
     return saved;
 }
 
-const Node *warp_divergent_enter(Ctx *cx, const Node *construct) {
+const Node *ck_warp_divergent_enter(Ctx *cx, const Node *construct) {
     const Node *saved = cx->divergent;
     if (!cx->divergent) cx->divergent = construct;
     return saved;
@@ -221,7 +221,7 @@ static const struct {
     {NULL, WARP__COUNT, NULL},
 };
 
-int warp_form_name(const char *key) {
+int ck_warp_form_name(const char *key) {
     for (int i = 0; forms[i].name; i++)
         if (syn_streq(forms[i].name, key)) return 1;
     return 0;
@@ -320,12 +320,12 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
 
 /* %native-warp-if (check.c): the warp support code, and crisp_warp_native,
  * which tells whether this device's shuffles are native. */
-void warp_native_use(Ctx *cx) {
+void ck_warp_native_use(Ctx *cx) {
     uses_warp(cx);
     warp_helper(cx, WARP_NATIVE, NULL);
 }
 
-Node *warp_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     int i = 0;
     while (strcmp(forms[i].name, h)) i++;
@@ -360,7 +360,7 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
 
 /* +warp-size+ - spec "Builtin GPU Functions & Constants": 32, a literal
  * that takes the type its context wants (ulong when it has no say). */
-Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
+Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
     Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
@@ -372,7 +372,7 @@ Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
 /* (device-has :subgroups) - spec "target-has / device-has": a file for
  * OpenCL C 2.0 or 3.0 lets the device answer; an OpenCL C 1.2 one cannot
  * use sub-groups, so the answer is nil, with a warning naming the flag. */
-int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
+int ck_warp_device_has_subgroups(Ctx *cx, const Node *syn) {
     if (ck_prog_of(cx)->ocl_version >= 200) return 1;
     diag_warning_at(D(cx), syn, "W0580",
                     "(device-has :subgroups) is always nil in an OpenCL C 1.2 file: sub-groups need OpenCL C 2.0; "
@@ -382,7 +382,7 @@ int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
 
 /* ---- calls ---- */
 
-int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra) {
+int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra) {
     if (!callee->uses_warp) return 1;
     if (callee->warp_collective) {
         if (!convergent(cx, call_syn, arena_printf(cx->ck->a, "a call of `%s`, which uses warp operations,", callee->name)))
