@@ -421,7 +421,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
             } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
-                Type *t = type_expr(ck, e->kids[e->nkids - 1]);
+                Type *t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) {
                         diag_error_at(ck->d, e->kids[k], "E0301", "expected a variable name in (type ...), found `%s`",
@@ -587,7 +587,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     if (init && syn_is_form(init, "make-vector")) {
         Node *len_expr = NULL;
         Type *base = NULL;
-        Type *t = make_vector_type(ck, init, &len_expr, &base);
+        Type *t = ck_make_vector_type(ck, init, &len_expr, &base);
         if (!t) return NULL;
         if (base && (base->kind != TY_VECTOR || base->soa || base->ndims)) {
             diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", ck_tname(cx, base));
@@ -1009,7 +1009,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             continue;
         }
         const Node *dat = NULL;
-        Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
+        Type *declared = name->ann ? ck_type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
         if (name->ann && !declared) {
             /* a bad annotation (reported): the variable exists, poisoned, so
                its uses are not "unknown variable" errors too */
@@ -1348,7 +1348,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *vn = spec->kids[0];
     /* the index type: its annotation, else the type of a typed start value
        (so (dec-times (i n) ...) with n:int counts in int), else ulong */
-    Type *vt = vn->ann ? type_expr(ck, vn->ann) : NULL;
+    Type *vt = vn->ann ? ck_type_expr(ck, vn->ann) : NULL;
     if (vn->ann && !vt) return;
     Node *init = ck_expr(cx, spec->kids[1], vt);
     if (!init) return;
@@ -1490,7 +1490,7 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
             diag_error_at(ck->d, vn, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, vn, 40));
             continue;
         }
-        Type *t = vn->ann ? type_expr(ck, vn->ann) : vals[i]->ty;
+        Type *t = vn->ann ? ck_type_expr(ck, vn->ann) : vals[i]->ty;
         if (!vn->ann) no_inference(cx, syn, vn);
         Node *v = t ? ck_coerce(cx, vals[i], t, vn, "value") : NULL;
         if (!v) continue;

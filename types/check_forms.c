@@ -172,7 +172,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         Node *pl = f->kids[2];
         if (pl->nkids != place_syn->nkids) continue; /* object, indices, new value */
         Node *tsyn = ck_setter_object_type(f);
-        Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
+        Type *ot = tsyn ? ck_type_expr(ck, tsyn) : NULL;
         if (!ot) continue;
         Node *probe = ck_expr(cx, place_syn->kids[1], NULL);
         if (!probe) return NULL;
@@ -194,7 +194,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         int k = 0;
         kids[k++] = syn_symbol(ck->a, place_syn->loc, "let");
         Node *nvb = nv;
-        Type *vt = pl->kids[n - 1]->ann ? type_expr(ck, pl->kids[n - 1]->ann) : NULL;
+        Type *vt = pl->kids[n - 1]->ann ? ck_type_expr(ck, pl->kids[n - 1]->ann) : NULL;
         if (vt) {
             nvb = syn_copy(ck->a, nv);
             nvb->ann = pl->kids[n - 1]->ann;

@@ -462,13 +462,13 @@ int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra
 Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* ---- typeexpr.c ---- */
-Type *type_expr(Checker *ck, Node *syn);
+Type *ck_type_expr(Checker *ck, Node *syn);
 /* Parse (vector-type ...)-style arguments starting at kids[start]. */
-Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
-Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base);
-int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
-AddrSpace as_keyword(const char *key);
-Access acc_keyword(const char *key);
-Align align_keyword(const char *key);
+Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
+Type *ck_make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base);
+int ck_parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
+AddrSpace ck_as_keyword(const char *key);
+Access ck_acc_keyword(const char *key);
+Align ck_align_keyword(const char *key);
 
 #endif

@@ -126,7 +126,7 @@ Node *cx_reinterpret(Ctx *cx, Node *syn, Type *want) {
     if (!src) return NULL;
     Node *tn = syn->kids[2];
     if (syn_is_form(tn, "quote") && tn->nkids == 2) tn = tn->kids[1];
-    Type *et = type_expr(cx->ck, tn);
+    Type *et = ck_type_expr(cx->ck, tn);
     if (!et) return NULL;
     if (cx->consteval && !constvec_reinterpret_ok(cx, tn, et)) return NULL;
     Type *st = src->ty->elem;

@@ -184,8 +184,8 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
         typed = a && a->kind == SYM_TYPE;
     }
     typed |= syn_is_form(k, "vector-type") || syn_is_form(k, "vector") || syn_is_form(k, "vector-view-type");
-    if (typed && !(base = type_expr(ck, k))) return NULL;
-    Type *t = vector_type_args(ck, form, typed ? 2 : 1, 1, &len_expr);
+    if (typed && !(base = ck_type_expr(ck, k))) return NULL;
+    Type *t = ck_vector_type_args(ck, form, typed ? 2 : 1, 1, &len_expr);
     if (!t) return NULL;
     if (base && base->kind == TY_VECTOR) {
         if (!t->elem) t->elem = base->elem;

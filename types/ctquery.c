@@ -122,7 +122,7 @@ static Type *type_of_syntax(Checker *ck, Node *syn) {
     }
     int saved = ck->allow_incomplete;
     ck->allow_incomplete = 1;
-    Type *t = type_expr(ck, syn);
+    Type *t = ck_type_expr(ck, syn);
     ck->allow_incomplete = saved;
     return t;
 }
@@ -273,7 +273,7 @@ static int builtin_kind(const char *f) {
 static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
     Type **ps, *ret;
     int *outs, np;
-    if (!parse_signature(ck, sig, &ps, &outs, &np, &ret)) return -1;
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &np, &ret)) return -1;
     int bk = builtin_kind(f);
     if (bk) {
         if (np != 2 || !ps[0] || !ty_equal(ps[0], ps[1])) return 0;
@@ -310,7 +310,7 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
 static int signatures_equal(Checker *ck, Node *a, Node *b) {
     Type **pa, **pb, *ra, *rb;
     int *oa, *ob, na, nb;
-    if (!parse_signature(ck, a, &pa, &oa, &na, &ra) || !parse_signature(ck, b, &pb, &ob, &nb, &rb)) return -1;
+    if (!ck_parse_signature(ck, a, &pa, &oa, &na, &ra) || !ck_parse_signature(ck, b, &pb, &ob, &nb, &rb)) return -1;
     if (na != nb || !ra != !rb || (ra && !ty_equal(ra, rb))) return 0;
     for (int i = 0; i < na; i++)
         if (!ty_equal(pa[i], pb[i]) || oa[i] != ob[i]) return 0;
@@ -673,7 +673,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         if (n == 1 && len > 4 && !strncmp(name, "is-", 3) && name[len - 1] == '?') {
             Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, name + 3, len - 4));
             if (s && s->kind == SYM_TYPE) {
-                Type *want = type_expr(ck, syn_symbol(ck->a, form->loc, s->name));
+                Type *want = ck_type_expr(ck, syn_symbol(ck->a, form->loc, s->name));
                 Type *t = want ? type_arg(ck, ev, form, a[0]) : NULL;
                 r = t ? ty_equal(t, want) : -1;
             }

@@ -23,7 +23,7 @@ Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name) {
     if (!st || st->kind != SYM_TYPE || !st->type_syn || !syn_is_form(st->type_syn, "def-derived-type") ||
         (st->ty && st->ty->kind != TY_VECTOR))
         return NULL;
-    Type *t = type_expr(cx->ck, syn_symbol(cx->ck->a, at->loc, st->name));
+    Type *t = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, at->loc, st->name));
     return t && t->kind == TY_VECTOR && t->tag ? t : NULL;
 }
 
@@ -218,7 +218,7 @@ Node *ck_derived_form(Ctx *cx, Node *syn, int *handled) {
         Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
             /* (as-ALIAS V): as-<original> where the original is a vector type alias */
-            Type *ot = type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
+            Type *ot = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
             if (ot && ot->kind == TY_VECTOR && !ot->tag) return *handled = 1, as_original_alias(cx, syn, ot);
         }
         return NULL;

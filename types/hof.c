@@ -292,11 +292,11 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
     if (nc == 0) {
         if (ck_template_lookup(ck, fn->key) || ck_hof_lookup(ck, fn->key)) return fn;
         if (generated_function(ck, fn->key)) /* x~, make-point */
-            return parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, ck_mangle(ck, fn->name), NULL) : NULL;
+            return ck_parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, ck_mangle(ck, fn->name), NULL) : NULL;
         if (what) diag_error_at(ck->d, at, "E0382", "unknown function `%s` %s", fn->name, what);
         return NULL;
     }
-    if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
     FuncDef *match = NULL;
     for (int i = 0; i < nc && !match; i++) {
         ck_resolve_signature(ck, c[i]);

@@ -421,7 +421,7 @@ Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
                          ? NULL
                          : NULL;
         Sym *alias = pos[0]->kind == N_SYMBOL ? ck_global_lookup(ck, pos[0]->key) : NULL;
-        if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = type_expr(ck, pos[0]);
+        if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = ck_type_expr(ck, pos[0]);
         if (base && base->kind == TY_VECTOR) {
             ty = base;
             if (np > 1) count = pos[1];
@@ -431,7 +431,7 @@ Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
             }
         } else {
             Node *args = syn_list(ck->a, syn->loc, pos, np);
-            ty = vector_type_args(ck, args, 0, 1, &count);
+            ty = ck_vector_type_args(ck, args, 0, 1, &count);
         }
         if (!ty) return NULL;
         if (!count && ty->length >= 0) count = cx_int(cx, syn, ty->length);
@@ -717,7 +717,7 @@ Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
             diag_error_at(D(cx), syn, "E0320", "expected (marshall-vector ptr bytes vector-type)");
             return NULL;
         }
-        Type *t = type_expr(ck, syn->kids[3]);
+        Type *t = ck_type_expr(ck, syn->kids[3]);
         if (!t) return NULL;
         if (t->kind != TY_VECTOR || !t->elem) {
             diag_error_at(D(cx), syn->kids[3], "E0833", "marshall-vector needs a vector type with an element type, found `%s`",
@@ -751,7 +751,7 @@ Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
         Node *k = syn->kids[i], *v = syn->kids[i + 1];
         if (syn_is_kw(k, "name") && v->kind == N_STRING) name = v->name;
         else if (syn_is_kw(k, "type")) {
-            Type *t = type_expr(ck, v);
+            Type *t = ck_type_expr(ck, v);
             if (!t) return NULL;
             et = t->kind == TY_VECTOR ? t->elem : t;
         } else {

@@ -38,7 +38,7 @@ static Node *const_value(Checker *ck, Sym *s) {
             }
         }
     }
-    Type *t = s->type_syn ? type_expr(ck, s->type_syn) : NULL;
+    Type *t = s->type_syn ? ck_type_expr(ck, s->type_syn) : NULL;
     if (!init) {
         if (!t) t = ty_num(SC_INT);
         init = syn_int(ck->a, s->def->loc, 0);
@@ -75,7 +75,7 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     Type **ps;
     int *outs, np;
     Type *ret;
-    if (!parse_signature(ck, sig, &ps, &outs, &np, &ret)) {
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &np, &ret)) {
         fd->bad = 1;
         return;
     }
@@ -120,7 +120,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
     for (int i = 0; i < fd->nparams; i++) {
         Node *p = (Node *)fd->params[i].name;
         if (p->ann) {
-            fd->params[i].ty = type_expr(ck, p->ann);
+            fd->params[i].ty = ck_type_expr(ck, p->ann);
             if (!fd->params[i].ty) fd->bad = 1;
         }
     }
@@ -157,7 +157,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 Type *rs[16];
                 int nr = 0;
                 for (int k = 1; k < e->nkids && nr < 16; k++) {
-                    Type *t = type_expr(ck, e->kids[k]);
+                    Type *t = ck_type_expr(ck, e->kids[k]);
                     if (!t) {
                         fd->bad = 1;
                         continue;
@@ -173,7 +173,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                     int found = 0;
                     for (int m = 0; m < fd->nparams; m++) {
                         if (vn->kind == N_SYMBOL && !strcmp(fd->params[m].name->key, vn->key)) {
-                            if (!t) t = type_expr(ck, e->kids[e->nkids - 1]);
+                            if (!t) t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                             if (!t) {
                                 fd->bad = 1;
                                 break;
@@ -353,7 +353,7 @@ void ck_pass_constants(Checker *ck) {
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(ck, s);
         else if (s->kind == SYM_TYPE) {
             ck->allow_incomplete = 1; /* an alias of an incomplete type is checked where it is used */
-            type_expr(ck, s->def ? (Node *)s->def : NULL);
+            ck_type_expr(ck, s->def ? (Node *)s->def : NULL);
             ck->allow_incomplete = 0;
         }
     }

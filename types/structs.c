@@ -152,7 +152,7 @@ void ck_set_derived(Checker *ck, Node *form) {
         diag_error_at(D(ck), form, "E0162", "expected (set-derived original-type derived-type [:subst ...])");
         return;
     }
-    Type *o = type_expr(ck, form->kids[1]), *d = type_expr(ck, form->kids[2]);
+    Type *o = ck_type_expr(ck, form->kids[1]), *d = ck_type_expr(ck, form->kids[2]);
     if (!o || !d) return;
     if (o->kind != TY_STRUCT || d->kind != TY_STRUCT) {
         diag_error_at(D(ck), form, "E0162", "set-derived relates two struct types, found `%s` and `%s`", ty_name(ck->a, o), ty_name(ck->a, d));
@@ -227,7 +227,7 @@ int ck_struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->orig_syn) {
         /* a derived type: the original's fields and layout */
         sd->state = 1;
-        Type *o = type_expr(ck, (Node *)sd->orig_syn);
+        Type *o = ck_type_expr(ck, (Node *)sd->orig_syn);
         if (!o) {
             sd->state = -1;
             return 0;
@@ -262,7 +262,7 @@ int ck_struct_resolve(Checker *ck, StructDef *sd) {
                 diag_error_at(D(ck), fname, "E0144", "struct `%s` has two fields named `%s`", sd->name, fname->name);
                 ok = 0;
             }
-        Type *t = type_expr(ck, ftype);
+        Type *t = ck_type_expr(ck, ftype);
         if (!t) {
             ok = 0;
             continue;

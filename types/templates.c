@@ -299,11 +299,11 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
             if (s && s->kind == SYM_TYPE) return 0;
         }
     } else if (val) {
-        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && as_keyword(val->key) != AS_NONE;
+        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && ck_as_keyword(val->key) != AS_NONE;
         /* :std140 or :compact (spec "layout and alignment"); the spec's
            sorting blocks use it ((value-is A #'is-alignment?)) and define
            it nowhere */
-        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && align_keyword(val->key) != AL_NONE;
+        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && ck_align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
             Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
@@ -644,7 +644,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !ck_struct_resolve(ck, sym->ty->sd)) return NULL;
         in->ty = sym->ty;
     } else if (!strcmp(h, "def-type")) {
-        in->ty = type_expr(ck, form->kids[2]);
+        in->ty = ck_type_expr(ck, form->kids[2]);
         if (!in->ty) return NULL;
     } else {
         in->fd = ck_collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
@@ -672,7 +672,7 @@ static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, No
                                                                        ck_global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
                   (g->kind == N_LIST && syn_head(g));
     if (is_type) {
-        args[i] = type_expr(ck, g);
+        args[i] = ck_type_expr(ck, g);
         if (!args[i]) return 0;
     } else {
         vals[i] = g;
@@ -889,7 +889,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     if (syn_is_list(psyn) && psyn->nkids > 1 && psyn->kids[0]->kind == N_SYMBOL && psyn->kids[1]->kind != N_KEYWORD &&
         at->kind == TY_VECTOR && at->elem) {
         Sym *alias = ck_global_lookup(ck, psyn->kids[0]->key);
-        Type *base = alias && alias->kind == SYM_TYPE ? type_expr(ck, psyn->kids[0]) : NULL;
+        Type *base = alias && alias->kind == SYM_TYPE ? ck_type_expr(ck, psyn->kids[0]) : NULL;
         if (base && base->kind == TY_VECTOR)
             deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
     }
@@ -907,9 +907,9 @@ static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Nod
     for (int k = 2; k < psyn->nkids; k++) {
         Node *e = psyn->kids[k];
         if (e->kind == N_KEYWORD) {
-            if (as_keyword(e->key) != AS_NONE) has_as = 1;
-            else if (acc_keyword(e->key) != ACC_NONE) has_acc = 1;
-            else if (align_keyword(e->key) != AL_NONE) has_al = 1;
+            if (ck_as_keyword(e->key) != AS_NONE) has_as = 1;
+            else if (ck_acc_keyword(e->key) != ACC_NONE) has_acc = 1;
+            else if (ck_align_keyword(e->key) != AL_NONE) has_al = 1;
         } else if (e->kind == N_SYMBOL && !sym) {
             sym = e;
         }
