@@ -270,8 +270,8 @@ const char *ck_names_host_ident(const Checker *ck, const char *name);
 /* The target language's name, for messages ("OpenCL C"). */
 const char *ck_names_language(const Checker *ck);
 
-/* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
- * check_vectors.c ---- */
+/* ---- check_expr.c; ck_expr, ck_suggest_variable: check_forms.c; ck_place,
+ * ck_shadow_note: check_vectors.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */
 void ck_suggest_variable(Ctx *cx, const Node *name);
 /* A note when variable `v` hides another spelled differently. */
