@@ -108,7 +108,7 @@ typedef struct Checker {
     PtrMap internal;         /* forms the checker wrote itself whose heads
                                 are internal (%debug-log): a program may not
                                 write them */
-    FuncDef *forced_callee;  /* the next user_call calls this function (a
+    FuncDef *forced_callee;  /* the next ck_user_call calls this function (a
                                 (funcall (gen-NAME T...)) instance) */
     CtBody *ct;              /* the def-const-vec whose body is being checked
                                 and run (constvec.c), or NULL */

@@ -23,7 +23,7 @@ static Diag *D(Ctx *cx) {
 
 /* A pointer-and-length vector variable NAME of type TY (a view, a side
  * channel, a marshalled vector) with its length variable NAME_len; declared
- * by view_decl. */
+ * by ck_view_decl. */
 Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *v = ck_new_local(cx, at, name, ty);
     Sym *l = v ? ck_new_local(cx, at, ck_name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
@@ -34,7 +34,7 @@ Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
     return v;
 }
 
-/* Declare view_var V: `T *v = (T *)PTR; ulong v_len = LEN;`. */
+/* Declare ck_view_var V: `T *v = (T *)PTR; ulong v_len = LEN;`. */
 Sym *ck_view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len) {
     Node *cast = ck_mk1(cx, N_C_CAST, at, v->ty, ptr);
     Node *d = ck_mk(cx, N_C_DECL, at, v->ty, 2);

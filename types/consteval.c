@@ -863,7 +863,7 @@ static NOINLINE int index_loc(Ce *ce, const Node *n, CeVal *p, int64_t *byte) {
     CeVal iv;
     if (vs && vs->off_sym && ix->kind == N_C_BINARY && ix->op == OP_ADD && ix->kids[0]->kind == N_C_VAR &&
         ix->kids[0]->sym == vs->off_sym) {
-        /* a view: element i of the view is root[offset + i] (index_node) */
+        /* a view: element i of the view is root[offset + i] (ck_index_node) */
         view = 1;
         iat = ix->kids[1];
         if (!var_int(ce, ix, vs->off_sym, &voff)) return 0;

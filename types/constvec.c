@@ -175,7 +175,7 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
             form->nkids -= 2;
             break;
         }
-    /* the type: as make_vector_type, with a length left to the run */
+    /* the type: as ck_make_vector_type, with a length left to the run */
     Node *k = form->nkids > 1 ? form->kids[1] : NULL, *len_expr = NULL;
     Type *base = NULL;
     int typed = 0;

@@ -5,7 +5,7 @@
  * vector-view, soa-vector, soa-view or tensor-view type is the same type
  * with a name of its own (Type.tag, resolved in typeexpr.c): the same C
  * variables, no copy, but overloads tell it apart and its :subst decides
- * where it may stand for its original (vector_tag_fit in structs.c).
+ * where it may stand for its original (ck_vector_tag_fit in structs.c).
  * Derived struct types are in structs.c; this file makes and casts the
  * vector ones, and holds the two generic casts for both kinds. */
 #include <string.h>

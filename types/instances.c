@@ -115,7 +115,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
 }
 
 /* Kernel-level declarations: sizes, single-task (function decls were read
- * by resolve_signature). */
+ * by ck_resolve_signature). */
 static void kernel_decls(Ctx *cx, FuncDef *fd) {
     CFunc *fn = cx->fn;
     for (int i = 0; i < fd->ndecls; i++) {

@@ -227,7 +227,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           p->name->name);
             fd->bad = 1;
         }
-        if (t->kind == TY_VOIDP) continue; /* def-kernel-exact only (checked by type_expr) */
+        if (t->kind == TY_VOIDP) continue; /* def-kernel-exact only (checked by ck_type_expr) */
         if (p->is_out && (t->kind != TY_VECTOR || (t->as && t->as != AS_GLOBAL))) {
             diag_error_at(ck->d, p->name, "E0123", "`&out` parameter `%s` must be a :global vector, found `%s`",
                           p->name->name, ty_name(ck->a, t));

@@ -88,7 +88,7 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
     size_t hl = h ? strlen(h) : 0;
     if (syn->kind == N_LIST && hl > 5 && !strcmp(h + hl - 5, "-type")) {
         /* (NAME-type ARGS...) of a templated def-type: a vector type when
-           the template's body is one (type_expr says E0164 otherwise) */
+           the template's body is one (ck_type_expr says E0164 otherwise) */
         if (ck_template_is_def_type(ck, arena_strndup(ck->a, h, hl - 5))) return 1;
     }
     Sym *s = h && depth < 16 ? ck_global_lookup(ck, h) : NULL;
@@ -98,7 +98,7 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
 }
 
 /* The :subst of a (def-derived-type NAME ORIGINAL [:subst MODE]) form
- * (already checked by derived_collect): 0 :no, 1 :equal, 2 :pass-orig,
+ * (already checked by ck_derived_collect): 0 :no, 1 :equal, 2 :pass-orig,
  * 3 :pass-derived. */
 int ck_derived_subst_of(const Node *form) {
     static const char *names[] = {"no", "equal", "pass-orig", "pass-derived", NULL};
@@ -127,7 +127,7 @@ void ck_derived_collect(Checker *ck, Node *form) {
     }
     if (vector_original(ck, form->kids[2], 0)) {
         /* a derived vector, view, soa or tensor-view type: an alias
-           resolved by type_expr through this very form (typeexpr.c,
+           resolved by ck_type_expr through this very form (typeexpr.c,
            "def-derived-type") */
         Sym *s = ck_new_global(ck, SYM_TYPE, form->kids[1]);
         if (s) s->type_syn = form;
@@ -463,7 +463,7 @@ Node *ck_struct_make(Ctx *cx, Node *syn, StructDef *sd) {
     return ck_struct_make_checked(cx, syn, sd, NULL);
 }
 
-/* struct_make with the value arguments already checked: PRE[i] is the
+/* ck_struct_make with the value arguments already checked: PRE[i] is the
  * i-th value of SYN (make-NAME by template name, templates.c), or PRE is
  * NULL and each value is checked here against its field's type. */
 Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {

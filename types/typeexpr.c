@@ -80,7 +80,7 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
  * The length must be a compile-time constant; when it is not and
  * allow_len_expr is set, the expression is handed back in *len_expr. */
 /* The type of (make-vector ...) or (make-soa-vector ...): the arguments of
- * vector_type_args, optionally preceded by a vector type - an alias name or
+ * ck_vector_type_args, optionally preceded by a vector type - an alias name or
  * a type form, spec "Creating Vectors": (make-vector vectorType [length]) -
  * whose properties fill those the arguments leave out.  *BASE receives that
  * type (NULL when there is none; the caller checks its kind). */
@@ -385,7 +385,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     }
     if (h && !strcmp(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
         /* (def-derived-type NAME VECTOR-TYPE ...), reached through the
-           alias NAME (structs.c derived_collect): the vector, vector-view,
+           alias NAME (structs.c ck_derived_collect): the vector, vector-view,
            soa or tensor-view type under a name of its own, so overloads (of
            ~ too) can tell it apart (spec "Derived Types") */
         Type *o = ck_type_expr(ck, syn->kids[2]);

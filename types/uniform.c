@@ -16,7 +16,7 @@
  *   (%uniform* "NAME" (if TEST ...))   the same, after capturing TEST as a
  *       uniform value (the `*` conditionals).
  *   (declare (uniform V...)) in a let: V is computed by one work-item and
- *       shared through __local memory and a barrier (uniform_bind), in a
+ *       shared through __local memory and a barrier (ck_uniform_bind), in a
  *       C_BLOCK marked "uniform"; (declare (%capture-uniform V...)), made
  *       by the `*` variants, is marked "uniform*": the pass drops that
  *       capture when the value is uniform already.
