@@ -25,9 +25,10 @@ types/cnames.c, the one file that lists what the checker still asks the
 target (docs/architecture.md, "Names"); check.c, check.h and check_int.h
 only hand the table in (check_program, Checker.names).
 The public surface: every name an internal header listed in PREFIXED
-declares carries its module prefix (types/expr_int.h: cx_), and once built,
+declares carries its module prefix (types/expr_int.h: cx_; types/check_int.h:
+ck_, or one of the checker's module prefixes listed there), and once built,
 `nm` of build/libcrisp.so and build/libcrisp.a shows only the API of
-include/crisp.h, and `readelf` shows each prefixed name HIDDEN in its object
+include/crisp.h, and `readelf` shows each declared or prefixed name HIDDEN in its object
 (-fvisibility=hidden: libcrisp_all.a, which crisp and the unit tests link,
 keeps them global but never exported).
 `make test` runs it; see docs/architecture.md for what goes where."""
@@ -119,22 +120,31 @@ def target_spellings(root):
 
 # Internal headers whose every declared function and object carries a
 # prefix: their names are global across several files (issue 16).
-PREFIXED = {"types/expr_int.h": "cx_"}
+# check_int.h: ck_ (issue 16), or a prefix the checker's own modules already
+# carry (cx_ the expression files, checker_/check_ check.c, orch_ orch.c,
+# constvec_ constvec.c, ctq_/ctquery_ ctquery.c).
+PREFIXED = {"types/expr_int.h": ("cx_",),
+            "types/check_int.h": ("ck_", "cx_", "checker_", "check_", "orch_", "constvec_", "ctq_", "ctquery_")}
 DECL = re.compile(r"^(?!typedef|#|struct|union|enum|\s|})[^;{}()]*?\b([A-Za-z_]\w*)\s*(?:\(|\[)", re.M)
+
+
+def declared(root, header):
+    """(name, line) of every function and object HEADER declares."""
+    raw = open(os.path.join(root, header), encoding="utf-8").read()
+    text = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), raw)
+    text = re.sub(r"^(typedef\s+)?struct\s+\w+\s*\{.*?^\}[^;]*;", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S | re.M)
+    return [(m.group(1), text.count("\n", 0, m.start()) + 1) for m in DECL.finditer(text)]
 
 
 def unprefixed(root):
     out = []
     for header, prefix in PREFIXED.items():
-        raw = open(os.path.join(root, header), encoding="utf-8").read()
-        text = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), raw)
-        text = re.sub(r"^(typedef\s+)?struct\s+\w+\s*\{.*?^\}[^;]*;", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S | re.M)
-        names = [(m.group(1), text.count("\n", 0, m.start()) + 1) for m in DECL.finditer(text)]
+        names = declared(root, header)
         if not names:
             out.append(f"{header}: declares nothing (the check reads no declaration)")
         for name, line in names:
             if not name.startswith(prefix):
-                out.append(f"{header}:{line}: `{name}` lacks the prefix {prefix}")
+                out.append(f"{header}:{line}: `{name}` lacks the prefix {' or '.join(prefix)}")
     return out
 
 
@@ -163,18 +173,19 @@ def surface(root):
         folder = os.path.dirname(header)
         objs = sorted(os.path.join(root, "build", folder, f[:-2] + ".o") for f in os.listdir(os.path.join(root, folder))
                       if f.endswith(".c"))
+        decl = {name for name, _ in declared(root, header)}
         seen = 0
         for obj in objs:
             if not os.path.exists(obj):
                 continue
             r = subprocess.run(["readelf", "-sW", obj], capture_output=True, text=True)
             for f in (l.split() for l in r.stdout.splitlines()):
-                if len(f) >= 8 and f[7].startswith(prefix) and f[4] == "GLOBAL" and f[6] != "UND":
+                if len(f) >= 8 and (f[7] in decl or f[7].startswith(prefix)) and f[4] == "GLOBAL" and f[6] != "UND":
                     seen += 1
                     if f[5] != "HIDDEN":
                         out.append(f"{os.path.relpath(obj, root)}: `{f[7]}` is {f[5]}, not HIDDEN")
         if not seen:
-            out.append(f"no {prefix}* symbol defined in build/{folder}/*.o (objects not built?)")
+            out.append(f"no symbol {header} declares defined in build/{folder}/*.o (objects not built?)")
     return out
 
 

@@ -56,7 +56,7 @@ Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
 }
 
 /* C_BLOCK kids grow by doubling; capacity is the next power of two. */
-void block_add(Ctx *cx, Node *blk, Node *stmt) {
+void ck_block_add(Ctx *cx, Node *blk, Node *stmt) {
     int n = blk->nkids;
     if (n == 0 || (n & (n - 1)) == 0) {
         int nc = n ? n * 2 : 4;
@@ -68,25 +68,25 @@ void block_add(Ctx *cx, Node *blk, Node *stmt) {
     blk->kids[blk->nkids++] = stmt;
 }
 
-void emit_stmt(Ctx *cx, Node *stmt) {
-    if (stmt) block_add(cx, cx->block, stmt);
+void ck_emit_stmt(Ctx *cx, Node *stmt) {
+    if (stmt) ck_block_add(cx, cx->block, stmt);
 }
 
-Program *prog_of(Ctx *cx) {
+Program *ck_prog_of(Ctx *cx) {
     return cx->ck->prog;
 }
 
 /* ------------------------------------------------------------------ */
 /* scopes                                                              */
 
-void scope_push(Ctx *cx) {
+void ck_scope_push(Ctx *cx) {
     Scope *s = arena_alloc(cx->ck->a, sizeof *s);
     if (!s) return;
     s->up = cx->scope;
     cx->scope = s;
 }
 
-void scope_pop(Ctx *cx) {
+void ck_scope_pop(Ctx *cx) {
     if (cx->scope) cx->scope = cx->scope->up;
 }
 
@@ -94,7 +94,7 @@ void scope_pop(Ctx *cx) {
  * globals, a long let) a hash index answers. */
 #define SCOPE_INDEX_FROM 16
 
-void scope_insert(Arena *a, Scope *sc, Sym *s) {
+void ck_scope_insert(Arena *a, Scope *sc, Sym *s) {
     PUSH(a, sc->syms, sc->n, sc->cap, s);
     if (sc->idx.cap) {
         strmap_put(a, &sc->idx, s->key, s);
@@ -103,7 +103,7 @@ void scope_insert(Arena *a, Scope *sc, Sym *s) {
     }
 }
 
-void scope_add(Ctx *cx, Sym *s) {
+void ck_scope_add(Ctx *cx, Sym *s) {
     if (!cx->scope) return;
     if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->key && s->def && !s->def->origin &&
         (syn_streq(s->key, "t") || syn_streq(s->key, "nil"))) {
@@ -115,7 +115,7 @@ void scope_add(Ctx *cx, Sym *s) {
     }
     if (s->kind == SYM_LOCAL && s->name && s->name[0] != '%' && s->def && !s->def->origin) {
         /* Crisp names are case-insensitive: `b` hides a parameter `B` */
-        Sym *o = scope_lookup(cx, s->key);
+        Sym *o = ck_scope_lookup(cx, s->key);
         if (o && o != s && o->name && strcmp(o->name, s->name) && (o->kind == SYM_PARAM || o->kind == SYM_LOCAL)) {
             s->shadows = o;
             diag_warning_at(cx->ck->d, s->def, "W0303", "`%s` hides the %s `%s`: Crisp names are case-insensitive", s->name,
@@ -123,7 +123,7 @@ void scope_add(Ctx *cx, Sym *s) {
             if (o->def) diag_note(cx->ck->d, o->def->loc, "`%s` is defined here", o->name);
         }
     }
-    scope_insert(cx->ck->a, cx->scope, s);
+    ck_scope_insert(cx->ck->a, cx->scope, s);
 }
 
 static Sym *scope_find(Scope *sc, const char *key) {
@@ -133,20 +133,20 @@ static Sym *scope_find(Scope *sc, const char *key) {
     return NULL;
 }
 
-Sym *global_lookup(Checker *ck, const char *key) {
+Sym *ck_global_lookup(Checker *ck, const char *key) {
     return scope_find(&ck->globals, key);
 }
 
-Sym *scope_lookup(Ctx *cx, const char *key) {
+Sym *ck_scope_lookup(Ctx *cx, const char *key) {
     for (Scope *s = cx->scope; s; s = s->up) {
         Sym *f = scope_find(s, key);
         if (f) return f;
     }
-    return global_lookup(cx->ck, key);
+    return ck_global_lookup(cx->ck, key);
 }
 
 /* def-parameter names are case sensitive: look them up by spelling. */
-Sym *parameter_lookup(Checker *ck, const Node *name) {
+Sym *ck_parameter_lookup(Checker *ck, const Node *name) {
     if (!name || name->kind != N_SYMBOL) return NULL;
     for (int g = 0; g < ck->globals.n; g++)
         if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name->name))
@@ -156,7 +156,7 @@ Sym *parameter_lookup(Checker *ck, const Node *name) {
 
 /* Index a new FuncDef by name (non-kernels, in definition order) and its
  * C name base. */
-void func_index(Checker *ck, FuncDef *fd) {
+void ck_func_index(Checker *ck, FuncDef *fd) {
     strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
     if (fd->kind == FN_KERNEL) return;
     FuncDef *f = strmap_get(&ck->funcs_idx, fd->key);
@@ -168,30 +168,30 @@ void func_index(Checker *ck, FuncDef *fd) {
     f->next_overload = fd;
 }
 
-int func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
+int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
     int n = 0;
     for (FuncDef *f = strmap_get(&ck->funcs_idx, key); f && n < max; f = f->next_overload) out[n++] = f;
     return n;
 }
 
-FuncDef *func_lookup(Checker *ck, const char *key) {
+FuncDef *ck_func_lookup(Checker *ck, const char *key) {
     return strmap_get(&ck->funcs_idx, key);
 }
 
-Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
+Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *s = arena_alloc(cx->ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = SYM_LOCAL;
     s->name = name;
     s->key = syn_key(cx->ck->a, name);
-    s->cname = local_cname(cx, name);
+    s->cname = ck_local_cname(cx, name);
     s->ty = ty;
     s->def = at;
     return s;
 }
 
-Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty) {
-    Sym *s = new_local(cx, at, hint, ty);
+Sym *ck_new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty) {
+    Sym *s = ck_new_local(cx, at, hint, ty);
     if (s) {
         s->is_temp = 1;
         s->key = arena_printf(cx->ck->a, "%%temp%d", ++cx->temp_counter);
@@ -205,15 +205,15 @@ int helper_live(const Program *p, const Helper *h) {
 }
 
 /* Append a new helper to p's list and to the list of its kind. */
-void helper_add(Arena *a, Program *p, Helper *h) {
+void ck_helper_add(Arena *a, Program *p, Helper *h) {
     h->index = p->nhelpers;
     PUSH(a, p->helpers, p->nhelpers, p->caphelpers, h);
     if ((unsigned)h->kind < HELPER_NKINDS)
         PUSH(a, p->helpers_of_kind[h->kind], p->nhelpers_of_kind[h->kind], p->caphelpers_of_kind[h->kind], h);
 }
 
-Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
-    Program *p = prog_of(cx);
+Helper *ck_need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
+    Program *p = ck_prog_of(cx);
     if (k != H_ATOMIC_RMW && k != H_DEBUG_LOG && k != H_DEVICE_HAS && (unsigned)k < HELPER_NKINDS) {
         /* shared: one per (kind, type, address space), in order of creation */
         for (int i = 0; i < p->nhelpers_of_kind[k]; i++) {
@@ -226,7 +226,7 @@ Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     h->kind = k;
     h->ty = ty;
     h->as = as;
-    helper_add(cx->ck->a, p, h);
+    ck_helper_add(cx->ck->a, p, h);
     return h;
 }
 
@@ -237,7 +237,7 @@ static const char *fn_kind_word(FnKind k) {
     return k == FN_KERNEL ? "kernel" : k == FN_GRID ? "grid function" : "function";
 }
 
-void grid_op(Ctx *cx, const Node *at, const char *what) {
+void ck_grid_op(Ctx *cx, const Node *at, const char *what) {
     if (ck_skip_checks(cx->ck)) return;
     if (cx->grid_steps) return; /* a step of a grid-level operation checked as a whole */
     if (cx->fn->kind == FN_FUNCTION) {
@@ -257,11 +257,11 @@ void grid_op(Ctx *cx, const Node *at, const char *what) {
 /* ------------------------------------------------------------------ */
 /* destinations                                                        */
 
-void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
+void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
     if (!val) return;
     switch (d->kind) {
     case D_DISCARD:
-        if (node_has_effects(val)) {
+        if (ck_node_has_effects(val)) {
             Node *s = ck_node(cx, N_C_EXPR, at, &ty_void);
             Node *k[1] = {val};
             s->kids = arena_alloc(cx->ck->a, sizeof(Node *));
@@ -269,7 +269,7 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
                 s->kids[0] = k[0];
                 s->nkids = 1;
             }
-            emit_stmt(cx, s);
+            ck_emit_stmt(cx, s);
         }
         return;
     case D_RETURN: {
@@ -286,19 +286,19 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         }
         if (rt->kind == TY_VOID) {
             Dest dd = {D_DISCARD, NULL, NULL};
-            deliver(cx, val, &dd, at);
+            ck_deliver(cx, val, &dd, at);
             return;
         }
         if (rt->kind == TY_TUPLE && rt->maybe && rt->nelems == 2 && val->ty && val->ty->kind != TY_TUPLE &&
             val->ty->kind != TY_VOID) {
             /* the value of a maybe function's body: (result :OK value) */
-            Node *v = coerce(cx, val, rt->elems[1], at, "return value");
+            Node *v = ck_coerce(cx, val, rt->elems[1], at, "return value");
             if (!v) return;
             Node *as = ck_node(cx, N_C_ASSIGN, at, v->ty);
             as->op = OP_SET;
             as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
             if (!as->kids) return;
-            as->kids[0] = var_ref(cx, at, cx->fn->retptrs[0]);
+            as->kids[0] = ck_var_ref(cx, at, cx->fn->retptrs[0]);
             as->kids[1] = v;
             as->nkids = 2;
             Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
@@ -306,21 +306,21 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             if (!st->kids) return;
             st->kids[0] = as;
             st->nkids = 1;
-            emit_stmt(cx, st);
+            ck_emit_stmt(cx, st);
             Node *r = ck_node(cx, N_C_RETURN, at, rt);
             r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
             if (!r->kids) return;
             r->kids[0] = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);
             r->kids[0]->ival = 1;
             r->nkids = 1;
-            emit_stmt(cx, r);
+            ck_emit_stmt(cx, r);
             return;
         }
         if (rt->kind == TY_TUPLE && rt->maybe) {
             /* elems[0] is the success flag, not a value the user writes */
             diag_error_at(cx->ck->d, at, "E0331",
                           "`%s` returns `%s`; end it with (result :OK%s) or (result :Err \"why\")", cx->fn->name,
-                          tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
+                          ck_tname(cx, rt), rt->nelems <= 1 ? "" : rt->nelems == 2 ? " v" : rt->nelems == 3 ? " v1 v2" : " v1 v2 ...");
             return;
         }
         if (rt->kind == TY_TUPLE) {
@@ -330,10 +330,10 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         }
         if (val->ty && val->ty->kind == TY_VOID) {
             diag_error_at(cx->ck->d, at, "E0332", "`%s` must return `%s`, but its last form has no value",
-                          cx->fn->name, tname(cx, rt));
+                          cx->fn->name, ck_tname(cx, rt));
             return;
         }
-        Node *v = coerce(cx, val, rt, at, "return value");
+        Node *v = ck_coerce(cx, val, rt, at, "return value");
         if (!v) return;
         Node *r = ck_node(cx, N_C_RETURN, at, rt);
         r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
@@ -341,7 +341,7 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             r->kids[0] = v;
             r->nkids = 1;
         }
-        emit_stmt(cx, r);
+        ck_emit_stmt(cx, r);
         return;
     }
     case D_VAR: {
@@ -351,7 +351,7 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             return;
         }
         if (!s->ty) s->ty = val->ty;
-        Node *v = coerce(cx, val, s->ty, at, "value");
+        Node *v = ck_coerce(cx, val, s->ty, at, "value");
         if (!v) return;
         if (v->ty->kind == TY_IDENT) { /* an identity tensor: nothing to store */
             s->immutable = 1;
@@ -361,7 +361,7 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
         as->op = OP_SET;
         as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
         if (!as->kids) return;
-        as->kids[0] = var_ref(cx, at, s);
+        as->kids[0] = ck_var_ref(cx, at, s);
         as->kids[1] = v;
         as->nkids = 2;
         Node *st = ck_node(cx, N_C_EXPR, at, &ty_void);
@@ -370,13 +370,13 @@ void deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             st->kids[0] = as;
             st->nkids = 1;
         }
-        emit_stmt(cx, st);
+        ck_emit_stmt(cx, st);
         return;
     }
     }
 }
 
-Node *new_block(Ctx *cx, const Node *at) {
+Node *ck_new_block(Ctx *cx, const Node *at) {
     return ck_node(cx, N_C_BLOCK, at, &ty_void);
 }
 
@@ -408,7 +408,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
         for (int j = 1; j < d->nkids; j++) {
             Node *e = d->kids[j];
             const char *h = syn_head(e);
-            if (h && !strcmp(h, "type") && e->nkids >= 3 && is_signature_type(e->kids[e->nkids - 1])) {
+            if (h && !strcmp(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) continue;
                     int m = ds->nsig;
@@ -421,7 +421,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
             } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
-                Type *t = type_expr(ck, e->kids[e->nkids - 1]);
+                Type *t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) {
                         diag_error_at(ck->d, e->kids[k], "E0301", "expected a variable name in (type ...), found `%s`",
@@ -463,7 +463,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                         PUSH(ck->a, ds->uforms, m, ds->capuforms, (void *)e);
                     }
                 }
-            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+            } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
                 diag_warning_at(ck->d, e, "W1107",
                                 "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
                                 h ? h : e->key);
@@ -534,7 +534,7 @@ static int mentions_it(const Node *n) {
 /* ------------------------------------------------------------------ */
 /* statement forms                                                     */
 
-void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
+void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d) {
     Dest discard = {D_DISCARD, NULL, NULL};
     if (n == 0) {
         if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID)) {
@@ -548,7 +548,7 @@ void body_to(Ctx *cx, Node **forms, int n, Dest *d) {
             diag_error_at(cx->ck->d, forms[i], "E0344", "(declare ...) must come first in a body");
             continue;
         }
-        form_to(cx, forms[i], i == n - 1 ? d : &discard);
+        ck_form_to(cx, forms[i], i == n - 1 ? d : &discard);
         if (cx->ck->d->fatal) return;
     }
 }
@@ -574,23 +574,23 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
     Checker *ck = cx->ck;
     if (cx->consteval && init && syn_is_form(init, "make-vector")) return constvec_make_vector(cx, name, init);
     Type *dt = NULL;
-    Node *dmk = init ? derived_make_syntax(cx, init, &dt) : NULL;
+    Node *dmk = init ? ck_derived_make_syntax(cx, init, &dt) : NULL;
     if (dmk) {
         /* (make-NAME ...) of a derived vector type (derived.c): its
            original's make- form, typed NAME */
         Sym *ds = bind_vector(cx, name, dmk, NULL);
-        return ds && derived_make_retag(cx, init, ds, dt) ? ds : NULL;
+        return ds && ck_derived_make_retag(cx, init, ds, dt) ? ds : NULL;
     }
-    Sym *s = new_local(cx, name, name->name, NULL);
+    Sym *s = ck_new_local(cx, name, name->name, NULL);
     if (!s) return NULL;
-    if (soa_init_form(init)) return soa_bind(cx, s, name, init);
+    if (ck_soa_init_form(init)) return ck_soa_bind(cx, s, name, init);
     if (init && syn_is_form(init, "make-vector")) {
         Node *len_expr = NULL;
         Type *base = NULL;
-        Type *t = make_vector_type(ck, init, &len_expr, &base);
+        Type *t = ck_make_vector_type(ck, init, &len_expr, &base);
         if (!t) return NULL;
         if (base && (base->kind != TY_VECTOR || base->soa || base->ndims)) {
-            diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", tname(cx, base));
+            diag_error_at(ck->d, init->kids[1], "E0440", "make-vector needs a vector type, found `%s`", ck_tname(cx, base));
             return NULL;
         }
         if (!t->elem) {
@@ -623,7 +623,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
             return NULL;
         }
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
-            need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
         s->ty = t;
         if (t->as == AS_LOCAL) {
             s->hoisted_local = 1;
@@ -631,7 +631,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, t);
             decl->sym = s;
-            emit_stmt(cx, decl);
+            ck_emit_stmt(cx, decl);
         }
         return s;
     }
@@ -641,10 +641,10 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         lst->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(init->nkids ? init->nkids : 1));
         if (!lst->kids) return NULL;
         for (int i = 0; i < init->nkids; i++) {
-            Node *v = expr(cx, init->kids[i], et);
+            Node *v = ck_expr(cx, init->kids[i], et);
             if (!v) return NULL;
             if (!et) et = v->ty;
-            v = coerce(cx, v, et, init->kids[i], "vector element");
+            v = ck_coerce(cx, v, et, init->kids[i], "vector element");
             if (!v) return NULL;
             lst->kids[lst->nkids++] = v;
         }
@@ -663,7 +663,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         s->init = lst;
         Node *decl = ck_node(cx, N_C_DECL, name, t);
         decl->sym = s;
-        emit_stmt(cx, decl);
+        ck_emit_stmt(cx, decl);
         return s;
     }
     if (!init) {
@@ -694,15 +694,15 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, vt);
             decl->sym = s;
-            emit_stmt(cx, decl);
+            ck_emit_stmt(cx, decl);
         }
         return s;
     }
     /* alias of an existing vector value */
-    Node *v = expr(cx, init, declared);
+    Node *v = ck_expr(cx, init, declared);
     if (!v) return NULL;
     if (!v->ty || v->ty->kind != TY_VECTOR || v->kind != N_C_VAR) {
-        diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        diag_error_at(ck->d, init, "E0409", "expected a vector value, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     if (declared && declared->kind == TY_VECTOR &&
@@ -712,21 +712,21 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         diag_error_at(ck->d, init, "E0310",
                       "`%s` is declared `%s` but names the vector `%s`, a `%s`; a vector variable is another name for "
                       "the vector it is bound to (to convert, make a vector and copy-vec into it)",
-                      name->name, tname(cx, declared), v->sym->name, tname(cx, v->ty));
+                      name->name, ck_tname(cx, declared), v->sym->name, ck_tname(cx, v->ty));
         return NULL;
     }
     sym_alias(s, v->sym);
-    return derived_bind_declared(cx, init, s, declared) ? s : NULL;
+    return ck_derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }
 
 static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
     if (!init) return declared && declared->kind == TY_VECTOR;
-    if (syn_is_form(init, "make-vector") || soa_init_form(init)) return 1;
+    if (syn_is_form(init, "make-vector") || ck_soa_init_form(init)) return 1;
     Type *dt = NULL;
-    if (derived_make_syntax(cx, init, &dt)) return dt->soa || (!dt->view && !dt->ndims); /* views: expressions */
+    if (ck_derived_make_syntax(cx, init, &dt)) return dt->soa || (!dt->view && !dt->ndims); /* views: expressions */
     if (init->kind == N_VECLIT) return !(declared && declared->kind == TY_HWVEC);
     if (init->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, init->key);
+        Sym *s = ck_scope_lookup(cx, init->key);
         return s && s->ty && s->ty->kind == TY_VECTOR;
     }
     return 0;
@@ -971,10 +971,10 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     Decls ds = {.in_let = 1};
     int nd = collect_decls(cx, syn->kids + 2, syn->nkids - 2, &ds);
     Node *saved_block = cx->block;
-    Node *blk = new_block(cx, syn);
+    Node *blk = ck_new_block(cx, syn);
     cx->block = blk;
     Scope *outer = cx->scope;
-    scope_push(cx);
+    ck_scope_push(cx);
     Scope *inner = cx->scope;
     for (int i = 0; i < bl->nkids; i++) {
         Node *b = bl->kids[i];
@@ -999,25 +999,25 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             if (!init) continue;
         }
         Node *fsig = decl_signature(&ds, name->key);
-        if (fsig || fnval_init(cx, init)) {
+        if (fsig || ck_fnval_init(cx, init)) {
             /* a function value, known at compile time (hof.c) */
             if (!sequential) cx->scope = outer;
-            Sym *fs = fnval_bind(cx, name, init, fsig);
+            Sym *fs = ck_fnval_bind(cx, name, init, fsig);
             if (!sequential) cx->scope = inner;
-            if (!fs) fs = new_local(cx, name, name->name, NULL); /* poisoned */
-            if (fs) scope_add(cx, fs);
+            if (!fs) fs = ck_new_local(cx, name, name->name, NULL); /* poisoned */
+            if (fs) ck_scope_add(cx, fs);
             continue;
         }
         const Node *dat = NULL;
-        Type *declared = name->ann ? type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
+        Type *declared = name->ann ? ck_type_expr(ck, name->ann) : decl_type(&ds, name->key, &dat);
         if (name->ann && !declared) {
             /* a bad annotation (reported): the variable exists, poisoned, so
                its uses are not "unknown variable" errors too */
-            Sym *poisoned = new_local(cx, name, name->name, NULL);
-            if (poisoned) scope_add(cx, poisoned);
+            Sym *poisoned = ck_new_local(cx, name, name->name, NULL);
+            if (poisoned) ck_scope_add(cx, poisoned);
             continue;
         }
-        if (declared && !value_type_ok(ck, declared, name)) continue;
+        if (declared && !ck_value_type_ok(ck, declared, name)) continue;
         if (!declared && !is_vector_init(cx, init, NULL)) no_inference(cx, syn, name);
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;
@@ -1025,23 +1025,23 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         int ucapture = 0;
         const Node *uat = decl_uniform(&ds, name->key, &ucapture);
         if (uat) {
-            s = uniform_bind(cx, name, init, declared, uat, ucapture); /* uniform.c */
+            s = ck_uniform_bind(cx, name, init, declared, uat, ucapture); /* uniform.c */
         } else if (is_vector_init(cx, init, declared)) {
             s = bind_vector(cx, name, init, declared);
         } else {
-            s = new_local(cx, name, name->name, declared);
+            s = ck_new_local(cx, name, name->name, declared);
             if (!s) break;
             s->size_init = init;
             Node *decl = ck_node(cx, N_C_DECL, name, declared);
             decl->sym = s;
-            if (init && !is_value_form(cx, init)) {
+            if (init && !ck_is_value_form(cx, init)) {
                 /* statement-like initializer: declare, then assign */
-                emit_stmt(cx, decl);
+                ck_emit_stmt(cx, decl);
                 Dest dv = {D_VAR, s, declared};
-                form_to(cx, init, &dv);
+                ck_form_to(cx, init, &dv);
             } else {
                 cx->bind_hint = name->name;
-                Node *v = init ? expr(cx, init, declared) : NULL;
+                Node *v = init ? ck_expr(cx, init, declared) : NULL;
                 cx->bind_hint = NULL;
                 if (v && v->ty && v->ty->kind == TY_VOID) {
                     diag_error_at(ck->d, init, "E0333", "`%s` has no value to bind to `%s`",
@@ -1049,7 +1049,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     v = NULL;
                 }
                 if (v && v->ty && (v->ty->kind == TY_KEYWORD || v->ty->kind == TY_STRING)) {
-                    diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", tname(cx, v->ty));
+                    diag_error_at(ck->d, init, "E0306", "cannot bind a %s to a run-time variable", ck_tname(cx, v->ty));
                     v = NULL;
                 }
                 if (v && v->ty && v->ty->kind == TY_TUPLE && v->ty->maybe) {
@@ -1058,7 +1058,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     v = NULL;
                 }
                 if (v && v->ty && v->ty->kind == TY_TUPLE) {
-                    v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+                    v = ck_coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
                 }
                 if (v && v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
                     /* a vector value (side channel, marshalled vector): alias it */
@@ -1067,24 +1067,24 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         /* the view was made for this binding: give it the
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
-                        src->len_cname = local_cname(cx, name_join(ck, s->cname, "len"));
+                        src->len_cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "len"));
                         if (src->len_sym) src->len_sym->cname = src->len_cname;
-                        if (src->off_sym) src->off_sym->cname = local_cname(cx, name_join(ck, s->cname, "off"));
+                        if (src->off_sym) src->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
                     }
                     sym_alias(s, src);
-                    derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
+                    ck_derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
-                    scope_add(cx, s);
+                    ck_scope_add(cx, s);
                     continue;
                 }
-                if (v && declared) v = coerce(cx, v, declared, init, "initial value");
+                if (v && declared) v = ck_coerce(cx, v, declared, init, "initial value");
                 if (!s->ty) s->ty = v ? v->ty : NULL;
                 if (!s->ty) {
                     if (!init)
                         diag_error_at(ck->d, name, "E0307", "`%s` has no initial value and no declared type", name->name);
                     if (!sequential) cx->scope = inner;
-                    scope_add(cx, s); /* poisoned: later uses stay quiet */
+                    ck_scope_add(cx, s); /* poisoned: later uses stay quiet */
                     continue;
                 }
                 if (s->ty->kind == TY_IDENT) {
@@ -1096,13 +1096,13 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                     }
                     if (!sequential) cx->scope = inner;
                     s->immutable = 1;
-                    scope_add(cx, s);
+                    ck_scope_add(cx, s);
                     continue;
                 }
                 decl->ty = s->ty;
                 /* declared without a value: it starts at zero, so no read
                    sees an indeterminate value (clang -Wuninitialized) */
-                if (!v && !init) v = zero_value(cx, name, s->ty);
+                if (!v && !init) v = ck_zero_value(cx, name, s->ty);
                 if (v) {
                     decl->kids = arena_alloc(ck->a, sizeof(Node *));
                     if (decl->kids) {
@@ -1110,18 +1110,18 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                         decl->nkids = 1;
                     }
                 }
-                emit_stmt(cx, decl);
+                ck_emit_stmt(cx, decl);
             }
         }
         if (!sequential) cx->scope = inner;
         if (!s) {
             /* the binding failed (reported): later uses stay quiet */
-            s = new_local(cx, name, name->name, NULL);
+            s = ck_new_local(cx, name, name->name, NULL);
         }
         if (s) {
             s->immutable = decl_immutable(&ds, name->key);
             s->wg_uniform = decl_wg_uniform(&ds, name->key);
-            scope_add(cx, s);
+            ck_scope_add(cx, s);
         }
     }
     /* declarations naming something that is not bound here */
@@ -1145,14 +1145,14 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                           ds.uniform[i]->name);
     }
     if (ds.grid_level) {
-        grid_op(cx, syn, syn->origin ? arena_printf(cx->ck->a, "`%s`", syn->origin->macro) : "this grid-level let");
+        ck_grid_op(cx, syn, syn->origin ? arena_printf(cx->ck->a, "`%s`", syn->origin->macro) : "this grid-level let");
         cx->grid_steps++; /* its body: steps of this one operation */
     }
-    body_to(cx, syn->kids + 2 + nd, syn->nkids - 2 - nd, d);
+    ck_body_to(cx, syn->kids + 2 + nd, syn->nkids - 2 - nd, d);
     if (ds.grid_level) cx->grid_steps--;
-    scope_pop(cx);
+    ck_scope_pop(cx);
     cx->block = saved_block;
-    emit_stmt(cx, blk);
+    ck_emit_stmt(cx, blk);
 }
 
 /* (progn [(declare (grid-level))] BODY...)
@@ -1167,10 +1167,10 @@ static void form_progn(Ctx *cx, Node *syn, Dest *d) {
     int nd = collect_decls(cx, syn->kids + 1, syn->nkids - 1, &ds);
     if (ds.grid_level) {
         const char *what = syn->origin ? syn->origin->macro : "progn";
-        grid_op(cx, syn, arena_printf(cx->ck->a, "`%s`", what));
+        ck_grid_op(cx, syn, arena_printf(cx->ck->a, "`%s`", what));
         cx->grid_steps++;
     }
-    body_to(cx, syn->kids + 1 + nd, syn->nkids - 1 - nd, d);
+    ck_body_to(cx, syn->kids + 1 + nd, syn->nkids - 1 - nd, d);
     if (ds.grid_level) cx->grid_steps--;
 }
 
@@ -1186,7 +1186,7 @@ static void form_grid_body(Ctx *cx, Node *syn, Dest *d) {
     cx->grid_region = syn;
     cx->grid_what = arena_printf(cx->ck->a, "`%s`", what);
     cx->grid_steps = 0;
-    body_to(cx, syn->kids + 2, syn->nkids - 2, d);
+    ck_body_to(cx, syn->kids + 2, syn->nkids - 2, d);
     cx->grid_region = sg;
     cx->grid_what = sw;
     cx->grid_steps = steps;
@@ -1195,14 +1195,14 @@ static void form_grid_body(Ctx *cx, Node *syn, Dest *d) {
 /* Check `syn` into a fresh block; returns the block. */
 static Node *branch_block(Ctx *cx, Node *syn, Dest *d, const Node *at) {
     Node *saved = cx->block;
-    Node *blk = new_block(cx, at);
+    Node *blk = ck_new_block(cx, at);
     int names_mark = cx->names.n; /* names die with the braced block */
     cx->block = blk;
     cx->branch_depth++;
-    if (syn) form_to(cx, syn, d);
+    if (syn) ck_form_to(cx, syn, d);
     cx->branch_depth--;
     cx->block = saved;
-    names_rollback(cx->ck, &cx->names, names_mark);
+    ck_names_rollback(cx->ck, &cx->names, names_mark);
     return blk;
 }
 
@@ -1223,7 +1223,7 @@ static int in_user_macro(const Expansion *e) {
     return 0;
 }
 
-int static_truth(Ctx *cx, const Node *form, Node *test) {
+int ck_static_truth(Ctx *cx, const Node *form, Node *test) {
     if (!(test = ck_expand(cx, test))) return -1;
     if (test->kind == N_INT) return test->ival != 0;
     if (test->kind == N_LIST && test->nkids == 0) return 0;
@@ -1235,7 +1235,7 @@ int static_truth(Ctx *cx, const Node *form, Node *test) {
        argument was given, as `if (ptr)` would in C (docs/library.md).
        Only in a macro's expansion: written by the user, `(when a ...)` on
        a vector is a mistake (E0360). */
-    Sym *s = scope_lookup(cx, test->key);
+    Sym *s = ck_scope_lookup(cx, test->key);
     if (s && s->ty && s->ty->kind == TY_VECTOR && (s->kind == SYM_PARAM || s->kind == SYM_LOCAL) &&
         in_user_macro(form->origin))
         return 1;
@@ -1253,7 +1253,7 @@ static void emit_if(Ctx *cx, Node *syn, Node *test, Node *then_b, Node *else_b, 
     n->kids[2] = else_b;
     n->nkids = 3;
     n->op = op;
-    emit_stmt(cx, n);
+    ck_emit_stmt(cx, n);
 }
 
 static void form_if(Ctx *cx, Node *syn, Dest *d) {
@@ -1277,19 +1277,19 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         diag_error_at(ck->d, syn, "E0347", "`if` without an else branch has no value here");
         return;
     }
-    int known = static_truth(cx, syn, syn->kids[1]);
+    int known = ck_static_truth(cx, syn, syn->kids[1]);
     if (known == 0 || (known == 1 && !mentions_it(syn->kids[2]))) {
         /* decided at compile time: only the branch taken is checked, as in
            a macro's (when ,return-vec ...) when the argument was not given */
-        if (known) form_to(cx, syn->kids[2], d);
-        else if (syn->nkids == 4) form_to(cx, syn->kids[3], d);
+        if (known) ck_form_to(cx, syn->kids[2], d);
+        else if (syn->nkids == 4) ck_form_to(cx, syn->kids[3], d);
         return;
     }
     Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
     Sym *it = NULL;
     if (mentions_it(syn->kids[2])) {
-        it = new_local(cx, syn->kids[1], "it", test->ty);
+        it = ck_new_local(cx, syn->kids[1], "it", test->ty);
         if (!it) return;
         it->immutable = 1;
         Node *decl = ck_node(cx, N_C_DECL, syn->kids[1], test->ty);
@@ -1298,14 +1298,14 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         if (!decl->kids) return;
         decl->kids[0] = test;
         decl->nkids = 1;
-        emit_stmt(cx, decl);
-        test = var_ref(cx, syn->kids[1], it);
+        ck_emit_stmt(cx, decl);
+        test = ck_var_ref(cx, syn->kids[1], it);
     }
-    const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
-    scope_push(cx);
-    if (it) scope_add(cx, it);
+    const Node *wdiv = ck_warp_branch_enter(cx, syn, syn->kids[1]);
+    ck_scope_push(cx);
+    if (it) ck_scope_add(cx, it);
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
-    scope_pop(cx);
+    ck_scope_pop(cx);
     Node *else_b = syn->nkids == 4 ? branch_block(cx, syn->kids[3], d, syn->kids[3]) : NULL;
     cx->divergent = wdiv;
     emit_if(cx, syn, test, then_b, else_b, 0);
@@ -1328,7 +1328,7 @@ static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
     }
     Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
-    warp_native_use(cx);
+    ck_warp_native_use(cx);
     int saved = cx->native_warp;
     cx->native_warp = 1;
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
@@ -1348,49 +1348,49 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     Node *vn = spec->kids[0];
     /* the index type: its annotation, else the type of a typed start value
        (so (dec-times (i n) ...) with n:int counts in int), else ulong */
-    Type *vt = vn->ann ? type_expr(ck, vn->ann) : NULL;
+    Type *vt = vn->ann ? ck_type_expr(ck, vn->ann) : NULL;
     if (vn->ann && !vt) return;
-    Node *init = expr(cx, spec->kids[1], vt);
+    Node *init = ck_expr(cx, spec->kids[1], vt);
     if (!init) return;
     if (!vt) vt = (init->op && (init->kind == N_C_INTLIT || init->kind == N_C_FLOATLIT)) || !ty_is_int(init->ty) ? ty_num(SC_ULONG) : init->ty;
     if (!ty_is_int(vt)) {
-        diag_error_at(ck->d, vn, "E0349", "loop index `%s` must have an integer type, found `%s`", vn->name, tname(cx, vt));
+        diag_error_at(ck->d, vn, "E0349", "loop index `%s` must have an integer type, found `%s`", vn->name, ck_tname(cx, vt));
         return;
     }
-    init = coerce(cx, init, vt, spec->kids[1], "loop start");
+    init = ck_coerce(cx, init, vt, spec->kids[1], "loop start");
     if (!init) return;
     int names_mark = cx->names.n; /* C scopes the index and body to the loop */
-    Sym *var = new_local(cx, vn, vn->name, vt);
+    Sym *var = ck_new_local(cx, vn, vn->name, vt);
     if (!var) return;
     var->immutable = 1;
-    scope_push(cx);
-    scope_add(cx, var);
+    ck_scope_push(cx);
+    ck_scope_add(cx, var);
     Node *saved = cx->block;
-    Node *hdr = new_block(cx, syn);
+    Node *hdr = ck_new_block(cx, syn);
     cx->block = hdr;
     const Sym *outer_test_var = cx->loop_test_var;
     cx->loop_test_var = var;
     Node *test = cx_cond_value(cx, spec->kids[2]);
     cx->loop_test_var = outer_test_var;
-    Node *step = expr(cx, spec->kids[3], vt);
-    if (step) step = coerce(cx, step, vt, spec->kids[3], "loop step");
+    Node *step = ck_expr(cx, spec->kids[3], vt);
+    if (step) step = ck_coerce(cx, step, vt, spec->kids[3], "loop step");
     cx->block = saved;
     if (hdr->nkids) {
         diag_error_at(ck->d, syn, "E0361", "the test and step of a loop must be plain expressions");
     }
-    Node *body = new_block(cx, syn);
+    Node *body = ck_new_block(cx, syn);
     cx->block = body;
     Dest discard = {D_DISCARD, NULL, NULL};
-    const Node *wdiv = warp_loop_enter(cx, syn, var, spec->kids[1], spec->kids[2], spec->kids[3]);
+    const Node *wdiv = ck_warp_loop_enter(cx, syn, var, spec->kids[1], spec->kids[2], spec->kids[3]);
     cx->loop_depth++;
     cx->branch_depth++;
-    body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
+    ck_body_to(cx, syn->kids + 2, syn->nkids - 2, &discard);
     cx->branch_depth--;
     cx->loop_depth--;
     cx->divergent = wdiv;
     cx->block = saved;
-    scope_pop(cx);
-    names_rollback(ck, &cx->names, names_mark);
+    ck_scope_pop(cx);
+    ck_names_rollback(ck, &cx->names, names_mark);
     if (!test || !step) return;
     Node *n = ck_node(cx, N_C_FOR, syn, &ty_void);
     n->sym = var;
@@ -1401,7 +1401,7 @@ static void form_loop(Ctx *cx, Node *syn, Dest *d) {
     n->kids[2] = step;
     n->kids[3] = body;
     n->nkids = 4;
-    emit_stmt(cx, n);
+    ck_emit_stmt(cx, n);
     if (d->kind == D_VAR || (d->kind == D_RETURN && cx->fn->ret->kind != TY_VOID))
         diag_error_at(ck->d, syn, "E0362", "a loop has no value (it returns nil)");
 }
@@ -1425,9 +1425,9 @@ static void form_return(Ctx *cx, Node *syn) {
     Node *vals[16];
     for (int i = 0; i < nv && i < 16; i++) {
         Type *t = rt->kind == TY_TUPLE ? rt->elems[i] : rt;
-        vals[i] = expr(cx, syn->kids[i + 1], t);
+        vals[i] = ck_expr(cx, syn->kids[i + 1], t);
         if (!vals[i]) return;
-        vals[i] = coerce(cx, vals[i], t, syn->kids[i + 1], "return value");
+        vals[i] = ck_coerce(cx, vals[i], t, syn->kids[i + 1], "return value");
         if (!vals[i]) return;
     }
     for (int i = 1; i < nv; i++) {
@@ -1435,7 +1435,7 @@ static void form_return(Ctx *cx, Node *syn) {
         as->op = OP_SET;
         as->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!as->kids) return;
-        as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+        as->kids[0] = ck_var_ref(cx, syn, cx->fn->retptrs[i - 1]);
         as->kids[1] = vals[i];
         as->nkids = 2;
         Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
@@ -1443,7 +1443,7 @@ static void form_return(Ctx *cx, Node *syn) {
         if (!st->kids) return;
         st->kids[0] = as;
         st->nkids = 1;
-        emit_stmt(cx, st);
+        ck_emit_stmt(cx, st);
     }
     Node *r = ck_node(cx, N_C_RETURN, syn, rt);
     if (nv > 0) {
@@ -1452,7 +1452,7 @@ static void form_return(Ctx *cx, Node *syn) {
         r->kids[0] = vals[0];
         r->nkids = 1;
     }
-    emit_stmt(cx, r);
+    ck_emit_stmt(cx, r);
 }
 
 int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order);
@@ -1477,24 +1477,24 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
     }
     Node *vals[16];
     Node *saved = cx->block;
-    Node *blk = new_block(cx, syn);
+    Node *blk = ck_new_block(cx, syn);
     cx->block = blk;
     if (!cx_mv_values(cx, syn->kids[2], vars->nkids, vals, 1)) {
         cx->block = saved;
         return;
     }
-    scope_push(cx);
+    ck_scope_push(cx);
     for (int i = 0; i < vars->nkids; i++) {
         Node *vn = vars->kids[i];
         if (vn->kind != N_SYMBOL) {
             diag_error_at(ck->d, vn, "E0305", "expected a variable name, found `%s`", syn_to_string(ck->a, vn, 40));
             continue;
         }
-        Type *t = vn->ann ? type_expr(ck, vn->ann) : vals[i]->ty;
+        Type *t = vn->ann ? ck_type_expr(ck, vn->ann) : vals[i]->ty;
         if (!vn->ann) no_inference(cx, syn, vn);
-        Node *v = t ? coerce(cx, vals[i], t, vn, "value") : NULL;
+        Node *v = t ? ck_coerce(cx, vals[i], t, vn, "value") : NULL;
         if (!v) continue;
-        Sym *s = new_local(cx, vn, vn->name, t);
+        Sym *s = ck_new_local(cx, vn, vn->name, t);
         if (!s) break;
         Node *decl = ck_node(cx, N_C_DECL, vn, t);
         decl->sym = s;
@@ -1503,15 +1503,15 @@ static void form_mvb(Ctx *cx, Node *syn, Dest *d) {
             decl->kids[0] = v;
             decl->nkids = 1;
         }
-        emit_stmt(cx, decl);
-        scope_add(cx, s);
+        ck_emit_stmt(cx, decl);
+        ck_scope_add(cx, s);
     }
     Decls ds = {0};
     int nd = collect_decls(cx, syn->kids + 3, syn->nkids - 3, &ds);
-    body_to(cx, syn->kids + 3 + nd, syn->nkids - 3 - nd, d);
-    scope_pop(cx);
+    ck_body_to(cx, syn->kids + 3 + nd, syn->nkids - 3 - nd, d);
+    ck_scope_pop(cx);
     cx->block = saved;
-    emit_stmt(cx, blk);
+    ck_emit_stmt(cx, blk);
 }
 
 /* (%no-barrier "NAME" BODY...) */
@@ -1519,8 +1519,8 @@ static void form_no_barrier(Ctx *cx, Node *syn, Dest *d) {
     const char *saved = cx->no_barrier;
     if (syn->nkids >= 2 && syn->kids[1]->kind == N_STRING) cx->no_barrier = syn->kids[1]->name;
     else cx->no_barrier = "this divergent form";
-    const Node *wdiv = warp_divergent_enter(cx, syn);
-    body_to(cx, syn->kids + 2, syn->nkids - 2, d);
+    const Node *wdiv = ck_warp_divergent_enter(cx, syn);
+    ck_body_to(cx, syn->kids + 2, syn->nkids - 2, d);
     cx->divergent = wdiv;
     cx->no_barrier = saved;
 }
@@ -1552,7 +1552,7 @@ static void return_err(Ctx *cx, const Node *at) {
     Node *r = syn_list(cx->ck->a, at->loc, kids, k);
     r->origin = at->origin;
     Dest dd = {D_DISCARD, NULL, NULL};
-    form_to(cx, r, &dd);
+    ck_form_to(cx, r, &dd);
 }
 
 /* (result :OK V...) / (result :Err [MESSAGE...]): leave a maybe function.
@@ -1563,7 +1563,7 @@ static void form_result(Ctx *cx, Node *syn) {
     Type *rt = cx->fn->ret;
     if (rt->kind != TY_TUPLE || !rt->maybe) {
         diag_error_at(ck->d, syn, "E0391", "`result` returns from a function declared to return (maybe ...), and `%s` returns `%s`",
-                      cx->fn->name, tname(cx, rt));
+                      cx->fn->name, ck_tname(cx, rt));
         return;
     }
     if (syn->nkids < 2 || !(syn_is_kw(syn->kids[1], "ok") || syn_is_kw(syn->kids[1], "err"))) {
@@ -1579,7 +1579,7 @@ static void form_result(Ctx *cx, Node *syn) {
         Node *r = syn_list(ck->a, syn->loc, kids, syn->nkids);
         r->origin = syn->origin;
         Dest dd = {D_DISCARD, NULL, NULL};
-        form_to(cx, r, &dd);
+        ck_form_to(cx, r, &dd);
         return;
     }
     if (syn->nkids > 2 && ck->c->opt->debug_output) {
@@ -1592,7 +1592,7 @@ static void form_result(Ctx *cx, Node *syn) {
         Node *log = syn_list(ck->a, syn->loc, kids, syn->nkids);
         log->origin = syn->origin;
         Dest dd = {D_DISCARD, NULL, NULL};
-        form_to(cx, log, &dd);
+        ck_form_to(cx, log, &dd);
     }
     return_err(cx, syn);
 }
@@ -1618,10 +1618,10 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
     }
     Node *bl = syn->kids[1];
     Node *saved = cx->block;
-    Node *blk = new_block(cx, syn);
+    Node *blk = ck_new_block(cx, syn);
     cx->block = blk;
-    scope_push(cx);
-    Sym *ok = new_temp(cx, syn, "ok", &ty_bool);
+    ck_scope_push(cx);
+    Sym *ok = ck_new_temp(cx, syn, "ok", &ty_bool);
     if (!ok) return;
     Node *okd = ck_node(cx, N_C_DECL, syn, &ty_bool);
     okd->sym = ok;
@@ -1630,7 +1630,7 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
     okd->kids[0] = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
     okd->kids[0]->ival = 1;
     okd->nkids = 1;
-    emit_stmt(cx, okd);
+    ck_emit_stmt(cx, okd);
     Sym **vars = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(bl->nkids + 1));
     if (!vars) return;
     for (int i = 0; i < bl->nkids; i++) {
@@ -1643,7 +1643,7 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         Node *cur = cx->block;
         Node *guard = NULL;
         if (i > 0) {
-            guard = new_block(cx, b);
+            guard = ck_new_block(cx, b);
             cx->block = guard;
         }
         Node *vals[2];
@@ -1653,11 +1653,11 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         for (Node *c = call; c; c = NULL) ct = c->ty;
         (void)ct;
         /* the variable must outlive the guard: declare it in the outer block */
-        Sym *v = new_local(cx, b->kids[0], b->kids[0]->name, vals[1]->ty);
+        Sym *v = ck_new_local(cx, b->kids[0], b->kids[0]->name, vals[1]->ty);
         if (!v) goto done;
         Node *vd = ck_node(cx, N_C_DECL, b, v->ty);
         vd->sym = v;
-        block_add(cx, cur, vd);
+        ck_block_add(cx, cur, vd);
         Node *set_ok = ck_node(cx, N_C_ASSIGN, b, &ty_bool);
         set_ok->op = OP_SET;
         set_ok->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
@@ -1665,10 +1665,10 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         set_v->op = OP_SET;
         set_v->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!set_ok->kids || !set_v->kids) goto done;
-        set_ok->kids[0] = var_ref(cx, b, ok);
+        set_ok->kids[0] = ck_var_ref(cx, b, ok);
         set_ok->kids[1] = call;
         set_ok->nkids = 2;
-        set_v->kids[0] = var_ref(cx, b, v);
+        set_v->kids[0] = ck_var_ref(cx, b, v);
         set_v->kids[1] = vals[1];
         set_v->nkids = 2;
         Node *e1 = ck_node(cx, N_C_EXPR, b, &ty_void), *e2 = ck_node(cx, N_C_EXPR, b, &ty_void);
@@ -1679,50 +1679,50 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
         e1->nkids = 1;
         e2->kids[0] = set_v;
         e2->nkids = 1;
-        emit_stmt(cx, e1);
-        emit_stmt(cx, e2);
+        ck_emit_stmt(cx, e1);
+        ck_emit_stmt(cx, e2);
         if (guard) {
             cx->block = cur;
             Node *ifn = ck_node(cx, N_C_IF, b, &ty_void);
             ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
             if (!ifn->kids) goto done;
-            ifn->kids[0] = var_ref(cx, b, ok);
+            ifn->kids[0] = ck_var_ref(cx, b, ok);
             ifn->kids[1] = guard;
             ifn->kids[2] = NULL;
             ifn->nkids = 3;
-            emit_stmt(cx, ifn);
+            ck_emit_stmt(cx, ifn);
         }
         vars[i] = v;
-        scope_add(cx, v);
+        ck_scope_add(cx, v);
     }
     {
-        Node *then_b = new_block(cx, syn), *else_b = new_block(cx, syn);
+        Node *then_b = ck_new_block(cx, syn), *else_b = ck_new_block(cx, syn);
         Node *outer = cx->block;
         int body_end = err_at < 0 ? syn->nkids : err_at;
         cx->block = then_b;
-        body_to(cx, syn->kids + 2, body_end - 2, d);
+        ck_body_to(cx, syn->kids + 2, body_end - 2, d);
         cx->block = else_b;
-        scope_pop(cx);
-        if (err_at >= 0) body_to(cx, syn->kids + err_at + 1, syn->nkids - err_at - 1, d);
+        ck_scope_pop(cx);
+        if (err_at >= 0) ck_body_to(cx, syn->kids + err_at + 1, syn->nkids - err_at - 1, d);
         else return_err(cx, syn);
-        scope_push(cx);
+        ck_scope_push(cx);
         cx->block = outer;
         Node *ifn = ck_node(cx, N_C_IF, syn, &ty_void);
         ifn->kids = arena_alloc(ck->a, sizeof(Node *) * 3);
         if (!ifn->kids) goto done;
-        ifn->kids[0] = var_ref(cx, syn, ok);
+        ifn->kids[0] = ck_var_ref(cx, syn, ok);
         ifn->kids[1] = then_b;
         ifn->kids[2] = else_b;
         ifn->nkids = 3;
-        emit_stmt(cx, ifn);
+        ck_emit_stmt(cx, ifn);
     }
 done:
-    scope_pop(cx);
+    ck_scope_pop(cx);
     cx->block = saved;
-    emit_stmt(cx, blk);
+    ck_emit_stmt(cx, blk);
 }
 
-void form_to(Ctx *cx, Node *syn, Dest *d) {
+void ck_form_to(Ctx *cx, Node *syn, Dest *d) {
     const Node *saved = cx->body_owner;
     cx->body_owner = syn;
     form_to_1(cx, syn, d);
@@ -1743,12 +1743,12 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
             /* a macro's expansion ending in (return X), used as a value:
                X is the value of the macro call (the spec's reduce-vec-small
                and filter end this way) */
-            if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return form_to(cx, syn->kids[1], d);
+            if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return ck_form_to(cx, syn->kids[1], d);
             return form_return(cx, syn);
         }
         if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
         if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
-        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return uniform_form(cx, syn, d); /* uniform.c */
+        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
         if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
         if (!strcmp(h, "result")) return form_result(cx, syn);
         if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
@@ -1762,8 +1762,8 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
     if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE && cx->fn->ret->maybe) {
         /* a maybe function ending in a plain value returns it as :OK; a call
            to another maybe function passes its result on */
-        FuncDef *callee = h ? func_lookup(cx->ck, h) : NULL;
-        if (callee) resolve_signature(cx->ck, callee);
+        FuncDef *callee = h ? ck_func_lookup(cx->ck, h) : NULL;
+        if (callee) ck_resolve_signature(cx->ck, callee);
         plain_maybe_value = !(callee && callee->ret && callee->ret->kind == TY_TUPLE);
     }
     if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE && !plain_maybe_value) {
@@ -1774,13 +1774,13 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
         Node *fake = syn_new(cx->ck->a, N_LIST, syn->loc);
         (void)fake;
         for (int i = 1; i < n; i++) {
-            Node *v = coerce(cx, vals[i], cx->fn->ret->elems[i], syn, "return value");
+            Node *v = ck_coerce(cx, vals[i], cx->fn->ret->elems[i], syn, "return value");
             if (!v) return;
             Node *as = ck_node(cx, N_C_ASSIGN, syn, v->ty);
             as->op = OP_SET;
             as->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
             if (!as->kids) return;
-            as->kids[0] = var_ref(cx, syn, cx->fn->retptrs[i - 1]);
+            as->kids[0] = ck_var_ref(cx, syn, cx->fn->retptrs[i - 1]);
             as->kids[1] = v;
             as->nkids = 2;
             Node *st = ck_node(cx, N_C_EXPR, syn, &ty_void);
@@ -1788,22 +1788,22 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
             if (!st->kids) return;
             st->kids[0] = as;
             st->nkids = 1;
-            emit_stmt(cx, st);
+            ck_emit_stmt(cx, st);
         }
-        Node *v0 = coerce(cx, vals[0], cx->fn->ret->elems[0], syn, "return value");
+        Node *v0 = ck_coerce(cx, vals[0], cx->fn->ret->elems[0], syn, "return value");
         if (!v0) return;
         Node *r = ck_node(cx, N_C_RETURN, syn, cx->fn->ret);
         r->kids = arena_alloc(cx->ck->a, sizeof(Node *));
         if (!r->kids) return;
         r->kids[0] = v0;
         r->nkids = 1;
-        emit_stmt(cx, r);
+        ck_emit_stmt(cx, r);
         return;
     }
-    Node *v = expr(cx, syn, d->want ? d->want : (d->kind == D_VAR ? d->var->ty : d->kind == D_RETURN ? cx->fn->ret : NULL));
+    Node *v = ck_expr(cx, syn, d->want ? d->want : (d->kind == D_VAR ? d->var->ty : d->kind == D_RETURN ? cx->fn->ret : NULL));
     if (v && v->ty && v->ty->kind == TY_TUPLE && d->kind != D_DISCARD)
-        v = coerce(cx, v, v->ty->elems[0], syn, "value");
-    deliver(cx, v, d, syn);
+        v = ck_coerce(cx, v, v->ty->elems[0], syn, "value");
+    ck_deliver(cx, v, d, syn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1840,7 +1840,7 @@ Node *cx_list(Ctx *cx, const Node *at, int n, ...) {
 /* Pass "derived": (set-derived A B ...) links, once every type is known. */
 static void pass_derived(Checker *ck) {
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++)
-        if (syn_is_form(ck->forms.v[i], "set-derived")) set_derived(ck, ck->forms.v[i]);
+        if (syn_is_form(ck->forms.v[i], "set-derived")) ck_set_derived(ck, ck->forms.v[i]);
 }
 
 /* Pass "generate": (gen-NAME ...) forms, now that every template and type
@@ -1848,7 +1848,7 @@ static void pass_derived(Checker *ck) {
 static void pass_generate(Checker *ck) {
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++) {
         const char *h = syn_head(ck->forms.v[i]);
-        if (h && !strncmp(h, "gen-", 4)) template_gen(ck, ck->forms.v[i]);
+        if (h && !strncmp(h, "gen-", 4)) ck_template_gen(ck, ck->forms.v[i]);
     }
 }
 
@@ -1862,10 +1862,10 @@ static void pass_const_vecs(Checker *ck) {
         if (s->kind != SYM_CONSTVEC) continue;
         constvec_eval(ck, s);
         if (!s->cvec) continue;
-        const char *base = mangle(ck, s->name);
-        int clash = is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
-        if (clash) base = name_join(ck, "cv", base);
-        s->cname = s->cvec->cname = unique_name(ck, &ck->cnames, base);
+        const char *base = ck_mangle(ck, s->name);
+        int clash = ck_is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
+        if (clash) base = ck_name_join(ck, "cv", base);
+        s->cname = s->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
         PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
     }
 }
@@ -1880,16 +1880,16 @@ static void pass_orch_finish(Checker *ck) {
  * that must not run after a fatal error (a resource limit) checks for it
  * itself. */
 const CheckPass check_passes[] = {
-    {"collect", pass_collect},       /* collect.c: every definition, its macros expanded */
-    {"constants", pass_constants},   /* signatures.c: def-const, def-parameter, def-type */
+    {"collect", ck_pass_collect},       /* collect.c: every definition, its macros expanded */
+    {"constants", ck_pass_constants},   /* signatures.c: def-const, def-parameter, def-type */
     {"derived", pass_derived},       /* set-derived links between types */
     {"generate", pass_generate},     /* templates.c: (gen-NAME ...) instances */
     {"orchestrations", orch_resolve}, /* orch.c: def-orchestrations (may instantiate kernels) */
-    {"signatures", pass_signatures}, /* signatures.c: parameter and return types */
-    {"overloads", pass_overloads},   /* signatures.c: distinct, and named apart */
+    {"signatures", ck_pass_signatures}, /* signatures.c: parameter and return types */
+    {"overloads", ck_pass_overloads},   /* signatures.c: distinct, and named apart */
     {"const-vecs", pass_const_vecs}, /* def-const-vec bodies run, then named */
-    {"kernels", pass_kernels},       /* instances.c: kernel bodies, instantiating what they call */
-    {"functions", pass_functions},   /* instances.c: functions nobody called, signature complete */
+    {"kernels", ck_pass_kernels},       /* instances.c: kernel bodies, instantiating what they call */
+    {"functions", ck_pass_functions},   /* instances.c: functions nobody called, signature complete */
     {"orchestration-checks", pass_orch_finish}, /* orch.c: KERNEL::RESULT references */
     {NULL, NULL},
 };

@@ -70,7 +70,7 @@ int cx_fit(const Node *a, const Type *p) {
         const Type *t = a->ty;
         if (t->kind != TY_VECTOR || a->kind != N_C_VAR || p->soa != t->soa) return -1;
         if (p->ndims < 0 ? t->ndims <= 0 : p->ndims != t->ndims) return -1; /* tensor rank (0: a plain vector) */
-        int tf = vector_tag_fit(t, p); /* derived vector types */
+        int tf = ck_vector_tag_fit(t, p); /* derived vector types */
         if (!tf) return -1;
         int derived = tf == 2 ? 3 : 0; /* by substitution: the exact (derived) overload is closer */
         if (p->elem && !ty_equal(p->elem, t->elem)) return -1;
@@ -85,7 +85,7 @@ int cx_fit(const Node *a, const Type *p) {
         if (cx_float_lit && ty_category(p) != CAT_FLOAT) return -1;
         return ty_category(p) == ty_category(a->ty) ? 1 : 2;
     }
-    if (struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
+    if (ck_struct_subst_ok(a->ty, p)) return 3; /* a derived type's substitution: an exact match is closer */
     if (ty_widens(a->ty, p)) /* the closest wider type wins */
         return 2 + ty_scalar_info(p->sc)->rank - ty_scalar_info(a->ty->sc)->rank;
     return -1;
@@ -93,8 +93,8 @@ int cx_fit(const Node *a, const Type *p) {
 
 static const char *signature_text(Ctx *cx, FuncDef *f) {
     const char *s = "";
-    for (int i = 0; i < f->nparams; i++) s = arena_printf(cx->ck->a, "%s%s%s", s, i ? " " : "", tname(cx, f->params[i].ty));
-    return arena_printf(cx->ck->a, "#'(%s => %s)", s, tname(cx, f->ret));
+    for (int i = 0; i < f->nparams; i++) s = arena_printf(cx->ck->a, "%s%s%s", s, i ? " " : "", ck_tname(cx, f->params[i].ty));
+    return arena_printf(cx->ck->a, "#'(%s => %s)", s, ck_tname(cx, f->ret));
 }
 
 /* May F take the N positional arguments of SYN and default the rest (its
@@ -115,7 +115,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
     int best_score = 0;
     for (int c = 0; c < nc; c++) {
         FuncDef *f = cands[c];
-        resolve_signature(cx->ck, f);
+        ck_resolve_signature(cx->ck, f);
         if (f->bad || (f->nparams != n && !optional_fit(syn, f, n))) continue;
         int score = 0;
         for (int i = 0; i < n && score >= 0; i++) {
@@ -132,7 +132,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
         }
     }
     const char *types = "";
-    for (int i = 0; i < n; i++) types = arena_printf(cx->ck->a, "%s%s%s", types, i ? " " : "", tname(cx, args[i]->ty));
+    for (int i = 0; i < n; i++) types = arena_printf(cx->ck->a, "%s%s%s", types, i ? " " : "", ck_tname(cx, args[i]->ty));
     if (!best || tie) {
         diag_error_at(D(cx), syn, best ? "E0374" : "E0373", "%s overload of `%s` for arguments (%s)%s", best ? "ambiguous" : "no",
                       syn->kids[0]->name, types, best ? ": convert an argument to pick one" : "");
@@ -223,29 +223,29 @@ static Node **call_arguments(Ctx *cx, Node *syn, FuncDef *fd) {
 
 /* (F ARG...): a call to a def-function / def-grid-function.  Extra return
  * values are received in temporaries returned through extra[]. */
-Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
+Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     (void)want;
     Checker *ck = cx->ck;
     cx->bind_hint = NULL; /* only a direct initialiser names a view */
     FuncDef *forced = ck->forced_callee;
     ck->forced_callee = NULL;
     if (ck->ct && !constvec_call_ok(cx, syn)) return NULL;
-    if (!forced && hof_lookup(ck, syn->kids[0]->key)) {
+    if (!forced && ck_hof_lookup(ck, syn->kids[0]->key)) {
         int handled = 0;
-        Node *r = hof_call(cx, syn, want, &handled);
+        Node *r = ck_hof_call(cx, syn, want, &handled);
         if (handled) return r;
     }
     int n = syn->nkids - 1;
     FuncDef *cands[64];
-    int nc = forced ? 1 : func_overloads(ck, syn->kids[0]->key, cands, 64);
-    int templated = !forced && template_lookup(ck, syn->kids[0]->key) != NULL;
+    int nc = forced ? 1 : ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
+    int templated = !forced && ck_template_lookup(ck, syn->kids[0]->key) != NULL;
     if (forced) cands[0] = forced;
     Node **pre = NULL; /* arguments checked once, to choose an overload */
     if (nc > 1 || templated) {
         pre = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
         if (!pre) return NULL;
         for (int i = 0; i < n; i++) {
-            pre[i] = expr(cx, syn->kids[i + 1], NULL);
+            pre[i] = ck_expr(cx, syn->kids[i + 1], NULL);
             if (!pre[i]) return NULL;
             if (pre[i]->ty->kind == TY_TUPLE) pre[i]->ty = pre[i]->ty->elems[0];
         }
@@ -254,9 +254,9 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         /* a templated function: the instance for these argument types
            joins the overloads (spec "Template Types") */
         int errs = ck->d->errors;
-        FuncDef *inst = template_for_call(ck, syn->kids[0]->key, syn, pre, n);
+        FuncDef *inst = ck_template_for_call(ck, syn->kids[0]->key, syn, pre, n);
         if (!inst && ck->d->errors > errs) return NULL;
-        nc = func_overloads(ck, syn->kids[0]->key, cands, 64);
+        nc = ck_func_overloads(ck, syn->kids[0]->key, cands, 64);
     }
     if (nc == 0) {
         diag_error_at(ck->d, syn, "E0494", "unknown function `%s`", syn->kids[0]->name);
@@ -267,7 +267,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         fd = choose_overload(cx, syn, cands, nc, pre, n);
         if (!fd) return NULL;
     }
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     if (fd->bad) return NULL;
     Node **argsyn = call_arguments(cx, syn, fd);
     if (!argsyn) return NULL;
@@ -280,38 +280,38 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         pre = full;
     }
     n = fd->nparams;
-    if (fd->kind == FN_GRID) grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
+    if (fd->kind == FN_GRID) ck_grid_op(cx, syn, arena_printf(ck->a, "calling the grid function `%s`", fd->name));
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(n + 1));
     if (!vals || !tys) return NULL;
     for (int i = 0; i < n; i++) {
         ParamDecl *p = &fd->params[i];
-        Node *a = pre && pre[i] ? pre[i] : expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
+        Node *a = pre && pre[i] ? pre[i] : ck_expr(cx, argsyn[i], p->ty->kind == TY_VECTOR || p->ty->kind == TY_IDENT || (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) ? NULL : p->ty);
         if (!a) return NULL;
         if (p->ty->kind == TY_IDENT || a->ty->kind == TY_IDENT) {
             /* an identity tensor: only to an (identity-tensor-type [N])
                parameter of its rank; it passes no data */
-            if (!identity_arg_ok(cx, argsyn[i], a, p->ty, p->name->name, fd->name)) return NULL;
+            if (!ck_identity_arg_ok(cx, argsyn[i], a, p->ty, p->name->name, fd->name)) return NULL;
             vals[i] = a;
             tys[i] = a->ty;
         } else if (p->ty->kind == TY_VECTOR) {
             Type *pt = p->ty, *at = a->ty;
             if (at->kind != TY_VECTOR || a->kind != N_C_VAR) {
                 diag_error_at(ck->d, argsyn[i], "E0371", "argument %d of `%s` (`%s`) must be a vector, found `%s`", i + 1,
-                              fd->name, p->name->name, tname(cx, at));
+                              fd->name, p->name->name, ck_tname(cx, at));
                 return NULL;
             }
             Sym *as = a->sym;
             if (sym_ndims(as) && !pt->ndims) {
                 diag_error_at(ck->d, argsyn[i], "E0486",
                               "tensor-view `%s` cannot be passed as parameter `%s` of `%s` (`%s`): a tensor-view goes only to a (tensor-view-type N ...) parameter; pass the parent vector or declare the parameter a tensor-view",
-                              as->name, p->name->name, fd->name, tname(cx, pt));
+                              as->name, p->name->name, fd->name, ck_tname(cx, pt));
                 return NULL;
             }
             if (pt->ndims && !sym_ndims(as)) {
                 diag_error_at(ck->d, argsyn[i], "E0413",
                               "parameter `%s` of `%s` is a tensor-view (`%s`), but `%s` is `%s`, not a tensor-view; make one with make-tensor-view or make-matrix",
-                              p->name->name, fd->name, tname(cx, pt), as->name, tname(cx, at));
+                              p->name->name, fd->name, ck_tname(cx, pt), as->name, ck_tname(cx, at));
                 return NULL;
             }
             if (pt->ndims > 0 && pt->ndims != sym_ndims(as)) {
@@ -320,18 +320,18 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                               p->name->name, fd->name, pt->ndims, as->name, sym_ndims(as), sym_ndims(as) == 1 ? "" : "s");
                 return NULL;
             }
-            if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !vector_tag_fit(at, pt)) {
+            if (pt->tag && pt->ndims && (!at->tag || strcmp(pt->tag, at->tag)) && !ck_vector_tag_fit(at, pt)) {
                 diag_error_at(ck->d, argsyn[i], "E0548", "parameter `%s` of `%s` is the derived tensor-view type `%s`, found `%s`; make one with (as-%s %s)",
-                              p->name->name, fd->name, pt->tag, tname(cx, at), pt->tag, as->name);
+                              p->name->name, fd->name, pt->tag, ck_tname(cx, at), pt->tag, as->name);
                 return NULL;
             }
-            if (!vector_tag_fit(at, pt)) {
+            if (!ck_vector_tag_fit(at, pt)) {
                 /* a derived vector type (spec "Derived Types"): :subst decides */
                 const Type *dt = pt->tag ? pt : at;
                 static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
                 diag_error_at(ck->d, argsyn[i], "E0167",
                               "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): `%s` is a derived type with :subst %s; cast with (as-%s %s)",
-                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), dt->tag, mode[dt->tag_subst & 3],
+                              as->name, ck_tname(cx, at), p->name->name, fd->name, ck_tname(cx, pt), dt->tag, mode[dt->tag_subst & 3],
                               pt->tag ? pt->tag : "original", as->name);
                 return NULL;
             }
@@ -348,7 +348,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 why = "the argument is write-only but the parameter may be read (declare it &out or :write-only)";
             if (why) {
                 diag_error_at(ck->d, argsyn[i], "E0372", "cannot pass `%s` (`%s`) as parameter `%s` of `%s` (`%s`): %s",
-                              as->name, tname(cx, at), p->name->name, fd->name, tname(cx, pt), why);
+                              as->name, ck_tname(cx, at), p->name->name, fd->name, ck_tname(cx, pt), why);
                 return NULL;
             }
             vals[i] = a;
@@ -356,28 +356,28 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         } else if (p->ty->kind == TY_STRUCT && p->ty->sd->pattern) {
             /* an incomplete struct template: any instance agreeing on the
                given arguments; the function is instantiated for it */
-            if (!template_pattern_match(ck, p->ty, a->ty)) {
+            if (!ck_template_pattern_match(ck, p->ty, a->ty)) {
                 diag_error_at(ck->d, argsyn[i], "E1016", "argument `%s` of `%s` expected an instance of `%s`, found `%s`",
-                              p->name->name, fd->name, tname(cx, p->ty), tname(cx, a->ty));
+                              p->name->name, fd->name, ck_tname(cx, p->ty), ck_tname(cx, a->ty));
                 return NULL;
             }
             vals[i] = a;
             tys[i] = a->ty;
         } else {
-            a = coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
+            a = ck_coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
             if (!a) return NULL;
             vals[i] = a;
             tys[i] = p->ty;
         }
     }
-    CFunc *fn = instantiate(cx, fd, tys, syn);
+    CFunc *fn = ck_instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
     merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
     merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
     /* side channels and the debug channel the callee needs from us */
     Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;
-    if (!side || !side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
+    if (!side || !ck_side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
     for (int i = 0; i < n; i++)
@@ -387,7 +387,7 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                  : fn->params[i]->ty->kind == TY_IDENT  ? 0
                                                           : 1;
     nargs += nret > 1 ? nret - 1 : 0;
-    Node *c = mk(cx, N_C_CALL, syn, fn->ret, nargs);
+    Node *c = ck_mk(cx, N_C_CALL, syn, fn->ret, nargs);
     if (!c) return NULL;
     c->text = fn->cname;
     for (int i = 0; i < n; i++) {
@@ -404,9 +404,9 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             c->kids[c->nkids++] = vals[i];
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->off_sym);
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->dims_sym);
-            c->kids[c->nkids++] = var_ref(cx, syn, vs->strides_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->off_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->dims_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->strides_sym);
         } else if (fn->params[i]->soa_fields) {
             Sym *vs = vals[i]->sym;
             if (!vs || !vs->soa_fields) {
@@ -418,11 +418,11 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                               fn->name, i + 1);
                 return NULL;
             }
-            soa_call_args(cx, syn, vs, c);
+            ck_soa_call_args(cx, syn, vs, c);
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
-            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], var_ref(cx, syn, vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, vs->off_sym)) : vals[i];
             c->kids[c->nkids++] = cx_length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];
@@ -430,29 +430,29 @@ Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     for (int i = 0; i < nside; i++) c->kids[c->nkids++] = side[i];
     for (int i = 1; i < nret; i++) {
-        Sym *t = new_temp(cx, syn, "value", fn->ret->elems[i]);
+        Sym *t = ck_new_temp(cx, syn, "value", fn->ret->elems[i]);
         if (!t) return NULL;
         Node *d = ck_node(cx, N_C_DECL, syn, t->ty);
         d->sym = t;
-        emit_stmt(cx, d);
-        Node *ad = mk1(cx, N_C_UNARY, syn, t->ty, var_ref(cx, syn, t));
+        ck_emit_stmt(cx, d);
+        Node *ad = ck_mk1(cx, N_C_UNARY, syn, t->ty, ck_var_ref(cx, syn, t));
         if (!ad) return NULL;
         ad->op = OP_ADDR;
         c->kids[c->nkids++] = ad;
-        if (extra && i - 1 < nextra) extra[i - 1] = var_ref(cx, syn, t);
+        if (extra && i - 1 < nextra) extra[i - 1] = ck_var_ref(cx, syn, t);
     }
     if (fn->ret->kind == TY_TUPLE && fn->ret->maybe && !extra) {
         diag_error_at(ck->d, syn, "E0395", "`%s` is a %s: bind it with let-maybe, or give a fallback with or-else",
-                      syn_to_string(ck->a, syn, 40), tname(cx, fn->ret));
+                      syn_to_string(ck->a, syn, 40), ck_tname(cx, fn->ret));
         return NULL;
     }
     if (fn->ret->kind == TY_TUPLE && !extra) c->ty = fn->ret->elems[0];
     if (fn->ret_side && 2 * (fn->ret_side - 1) < nside) {
         /* a function returning its own side channel: make the call, then
            the value is the vector this caller passed for it */
-        Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, c);
+        Node *st = ck_mk1(cx, N_C_EXPR, syn, &ty_void, c);
         if (!st) return NULL;
-        emit_stmt(cx, st);
+        ck_emit_stmt(cx, st);
         return side[2 * (fn->ret_side - 1)];
     }
     return c;

@@ -33,7 +33,7 @@ const char *check_op_name(int op) {
     return op >= 0 && op < OP__COUNT ? t[op] : "?";
 }
 
-const char *tname(Ctx *cx, const Type *t) {
+const char *ck_tname(Ctx *cx, const Type *t) {
     return ty_name(cx->ck->a, t);
 }
 
@@ -41,7 +41,7 @@ static Diag *D(Ctx *cx) {
     return cx->ck->d;
 }
 
-Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
+Node *ck_mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
     Node *x = ck_node(cx, k, at, ty);
     if (n > 0) {
         x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)n);
@@ -50,16 +50,16 @@ Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n) {
     return x;
 }
 
-Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
-    Node *x = mk(cx, k, at, ty, 1);
+Node *ck_mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a) {
+    Node *x = ck_mk(cx, k, at, ty, 1);
     if (!x) return NULL;
     x->kids[0] = a;
     x->nkids = 1;
     return x;
 }
 
-Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b) {
-    Node *x = mk(cx, k, at, ty, 2);
+Node *ck_mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b) {
+    Node *x = ck_mk(cx, k, at, ty, 2);
     if (!x) return NULL;
     x->op = op;
     x->kids[0] = a;
@@ -70,7 +70,7 @@ Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *
 
 /* A call of builtin `op` (BUILTIN_OPS, check.h): the emitters spell it. */
 Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
-    Node *x = mk(cx, N_C_CALL, at, ty, n);
+    Node *x = ck_mk(cx, N_C_CALL, at, ty, n);
     if (!x) return NULL;
     x->op = op;
     for (int i = 0; i < n; i++) x->kids[i] = args[i];
@@ -78,7 +78,7 @@ Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n) {
     return x;
 }
 
-Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
+Node *ck_helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n) {
     Node *x = h ? cx_call_n(cx, at, ty, BI_HELPER, args, n) : NULL;
     if (x) x->ival = h->index;
     return x;
@@ -93,7 +93,7 @@ const char *builtin_op_name(int op) {
     return op >= 0 && op < BI__COUNT ? names[op] : "?";
 }
 
-int node_has_effects(const Node *n) {
+int ck_node_has_effects(const Node *n) {
     if (!n) return 0;
     switch (n->kind) {
     case N_C_CALL:
@@ -104,11 +104,11 @@ int node_has_effects(const Node *n) {
     default: break;
     }
     for (int i = 0; i < n->nkids; i++)
-        if (node_has_effects(n->kids[i])) return 1;
+        if (ck_node_has_effects(n->kids[i])) return 1;
     return 0;
 }
 
-Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
+Node *ck_int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
     Node *x = ck_node(cx, N_C_INTLIT, at, ty);
     x->ival = v;
     return x;
@@ -117,7 +117,7 @@ Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty) {
 Node *cx_float_lit(Ctx *cx, const Node *at, double v, Type *ty) {
     Node *x = ck_node(cx, N_C_FLOATLIT, at, ty);
     x->fval = v;
-    if (ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (ty->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return x;
 }
 
@@ -129,23 +129,23 @@ Node *cx_bool_lit(Ctx *cx, const Node *at, int v) {
 
 /* The zero of a number, hardware-vector or bool type (a let variable
  * declared without an initial value starts at it), or NULL for others. */
-Node *zero_value(Ctx *cx, const Node *at, Type *ty) {
+Node *ck_zero_value(Ctx *cx, const Node *at, Type *ty) {
     if (!ty) return NULL;
     if (ty->kind == TY_BOOL) return cx_bool_lit(cx, at, 0);
     if (ty->kind != TY_NUM && ty->kind != TY_HWVEC) return NULL;
     Type *sc = ty_num(ty->sc);
-    Node *z = ty_category(sc) == CAT_FLOAT ? cx_float_lit(cx, at, 0.0, sc) : int_lit(cx, at, 0, sc);
+    Node *z = ty_category(sc) == CAT_FLOAT ? cx_float_lit(cx, at, 0.0, sc) : ck_int_lit(cx, at, 0, sc);
     return z; /* a hardware vector: the scalar, broadcast (as coerce does) */
 }
 
-Node *var_ref(Ctx *cx, const Node *at, Sym *s) {
+Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s) {
     Node *x = ck_node(cx, N_C_VAR, at, s->ty);
     x->sym = s;
     return x;
 }
 
 Node *cx_length_of(Ctx *cx, const Node *at, Sym *s) {
-    if (sym_ndims(s)) return tensor_length(cx, (Node *)at, s); /* the extents may have been set */
+    if (sym_ndims(s)) return ck_tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));
     x->sym = s;
     return x;
@@ -160,11 +160,11 @@ int cx_is_flex(const Node *n) {
 #define SEL_ADOPTS 1
 static int adopts_type(const Node *n) { return n && n->kind == N_C_SELECT && n->op == SEL_ADOPTS; }
 
-Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
-    Node *one = int_lit(cx, at, 1, ty_num(SC_INT)), *zero = int_lit(cx, at, 0, ty_num(SC_INT));
+Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst) {
+    Node *one = ck_int_lit(cx, at, 1, ty_num(SC_INT)), *zero = ck_int_lit(cx, at, 0, ty_num(SC_INT));
     one->op = zero->op = LIT_FLEX_INT;
     if (!cond) return konst ? one : zero;
-    Node *s = mk(cx, N_C_SELECT, at, ty_num(SC_INT), 3);
+    Node *s = ck_mk(cx, N_C_SELECT, at, ty_num(SC_INT), 3);
     if (!s) return NULL;
     s->op = SEL_ADOPTS;
     s->kids[s->nkids++] = cond;
@@ -242,7 +242,7 @@ Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
             diag_error_at(D(cx), at, "E0303", "literal %lld does not fit in `%s`", (long long)v, ty_num_name(target));
             return NULL;
         }
-        Node *n = int_lit(cx, at, v, target);
+        Node *n = ck_int_lit(cx, at, v, target);
         n->op = LIT_FLEX_INT;
         n->is_unsigned = uns;
         n->radix = lit->kind == N_C_INTLIT ? lit->radix : 0;
@@ -255,11 +255,11 @@ Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at) {
         }
         if (lit->fval == floor(lit->fval) && fabs(lit->fval) < 9.0e15)
             diag_error_at(D(cx), at, "E0304", "float literal `%s` where `%s` is needed; write the integer literal `%.0f`",
-                          float_text(cx, lit->fval), tname(cx, want), lit->fval);
+                          float_text(cx, lit->fval), ck_tname(cx, want), lit->fval);
         else
             diag_error_at(D(cx), at, "E0304",
                           "float literal `%s` where `%s` is needed; a float literal never becomes an integer (use truncate, floor, ceil or round)",
-                          float_text(cx, lit->fval), tname(cx, want));
+                          float_text(cx, lit->fval), ck_tname(cx, want));
         return NULL;
     }
     double av = lit->fval < 0 ? -lit->fval : lit->fval;
@@ -344,7 +344,7 @@ const char *cx_mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, 
 Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
     int same_c = want->sd->orig_syn ? want->sd->derived_from == val->ty->sd
                  : val->ty->sd->orig_syn ? val->ty->sd->derived_from == want->sd : 0;
-    Node *c = mk1(cx, N_C_CAST, at, want, val);
+    Node *c = ck_mk1(cx, N_C_CAST, at, want, val);
     if (!c) return NULL;
     if (same_c) {
         c->op = CAST_SAME; /* the same value */
@@ -352,7 +352,7 @@ Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
     }
     if (val->kind != N_C_VAR) {
         diag_error_at(D(cx), at, "E0165", "a `%s` seen as a `%s` must be a variable (set-derived reinterprets its bytes)",
-                      tname(cx, val->ty), tname(cx, want));
+                      ck_tname(cx, val->ty), ck_tname(cx, want));
         return NULL;
     }
     c->op = CAST_REINTERPRET; /* the bytes of one struct as the other */
@@ -360,11 +360,11 @@ Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at) {
 }
 
 /* VAL, of a derived struct type or its original, as WANT (as-original). */
-Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
+Node *ck_struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
     return cx_retype_struct(cx, val, want, at);
 }
 
-Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (!val || !want) return val;
     Type *have = val->ty;
     if (!have) return NULL;
@@ -386,11 +386,11 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     if (have->kind == TY_TUPLE && have->nelems > 0) {
         /* one-value context: the first value */
         val->ty = have->elems[0];
-        return coerce(cx, val, want, at, what);
+        return ck_coerce(cx, val, want, at, what);
     }
     if (ty_widens(have, want)) {
         if (have->kind == TY_HWVEC) {
-            Node *c = mk1(cx, N_C_CAST, at, want, val);
+            Node *c = ck_mk1(cx, N_C_CAST, at, want, val);
             if (c) c->op = CAST_CONVERT;
             return c;
         }
@@ -400,10 +400,10 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
         return val; /* scalar broadcast */
     }
     if (want->kind == TY_VECTOR && have->kind == TY_VECTOR) return val; /* checked by callers */
-    if (struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
+    if (ck_struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
     Node *ct;
     if (cx->consteval && constvec_convert(cx, val, want, at, &ct)) return ct; /* C's conversions */
-    diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, tname(cx, want), tname(cx, have),
+    diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, ck_tname(cx, want), ck_tname(cx, have),
                   conversion_hint(cx, have, want));
     return NULL;
 }
@@ -412,7 +412,7 @@ Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
 
 /* The value of checked expression N when it is an integer constant (the
  * constant evaluator, consteval.c; nothing reported). */
-int const_int(Ctx *cx, Node *n, int64_t *out) {
+int ck_const_int(Ctx *cx, Node *n, int64_t *out) {
     if (!n) return 0;
     if (n->kind == N_C_INTLIT && ty_is_int(n->ty)) {
         *out = n->ival;
@@ -430,7 +430,7 @@ int const_int(Ctx *cx, Node *n, int64_t *out) {
  * expanded, checked as an expression in a scratch context (CX's variables
  * visible, nothing reported, nothing kept), then computed by the constant
  * evaluator.  Only side-effect-free forms are tried (ce_syntax). */
-int const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
+int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
     if (syn && syn->kind == N_LIST) syn = ck_expand_all(cx->ck, syn);
     if (!syn) return 0;
     if (syn->kind == N_INT) {
@@ -450,7 +450,7 @@ int cx_is_statement_head(const char *h) {
     return 0;
 }
 
-int is_value_form(Ctx *cx, const Node *syn) {
+int ck_is_value_form(Ctx *cx, const Node *syn) {
     (void)cx;
     const char *h = syn_head(syn);
     return !(h && cx_is_statement_head(h) && strcmp(h, "if") != 0);
@@ -495,11 +495,11 @@ Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, 
     for (int i = 0; i < n; i++) {
         /* a bit pattern literal takes its type from the other operands */
         int pattern = bit_op && syn[i] && syn[i]->kind == N_INT && syn[i]->radix;
-        args[i] = expr(cx, syn[i], ty_is_arith(want) && !pattern ? want : NULL);
+        args[i] = ck_expr(cx, syn[i], ty_is_arith(want) && !pattern ? want : NULL);
         if (!args[i]) return NULL;
         if (args[i]->ty->kind == TY_TUPLE) args[i]->ty = args[i]->ty->elems[0];
         if (!ty_is_arith(args[i]->ty)) {
-            diag_error_at(D(cx), syn[i], "E0311", "`%s` needs numbers, found `%s`", what, tname(cx, args[i]->ty));
+            diag_error_at(D(cx), syn[i], "E0311", "`%s` needs numbers, found `%s`", what, ck_tname(cx, args[i]->ty));
             return NULL;
         }
         if (cx_is_flex(args[i]) || adopts_type(args[i])) {
@@ -515,7 +515,7 @@ Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, 
         if (!j) {
             diag_error_at(D(cx), syn[i], "E0312",
                           "`%s` mixes `%s` and `%s`: Crisp converts implicitly only to a wider type of the same kind (signed, unsigned, floating)%s",
-                          what, tname(cx, t), tname(cx, args[i]->ty), cx_mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
+                          what, ck_tname(cx, t), ck_tname(cx, args[i]->ty), cx_mix_hint(cx, args, syn, i + 1, t, args[i]->ty));
             (void)form;
             return NULL;
         }
@@ -541,7 +541,7 @@ Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, 
             diag_error_at(D(cx), syn[lit], "E0304",
                           "`%s` mixes `%s` and the float literal `%s`: for an integer result write an integer literal; "
                           "for a float result convert the integer: %s",
-                          what, tname(cx, t), float_text(cx, args[lit]->fval), conv);
+                          what, ck_tname(cx, t), float_text(cx, args[lit]->fval), conv);
             return NULL;
         }
     } else if (!t) {
@@ -559,7 +559,7 @@ Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, 
     }
     for (int i = 0; i < n; i++) {
         if (bit_op) bit_pattern_literal(args[i], t);
-        args[i] = coerce(cx, args[i], t, syn[i], what);
+        args[i] = ck_coerce(cx, args[i], t, syn[i], what);
         if (!args[i]) return NULL;
     }
     return t;
@@ -571,7 +571,7 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!e || e->kind == N_C_VAR || e->kind == N_C_INTLIT || e->kind == N_C_FLOATLIT || e->kind == N_C_BOOLLIT ||
         e->kind == N_C_LENGTH)
         return e;
-    Sym *t = new_temp(cx, at, "tmp", e->ty);
+    Sym *t = ck_new_temp(cx, at, "tmp", e->ty);
     if (!t) return NULL;
     Node *d = ck_node(cx, N_C_DECL, at, e->ty);
     d->sym = t;
@@ -579,11 +579,11 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!d->kids) return NULL;
     d->kids[0] = e;
     d->nkids = 1;
-    emit_stmt(cx, d);
-    return var_ref(cx, at, t);
+    ck_emit_stmt(cx, d);
+    return ck_var_ref(cx, at, t);
 }
 
-int nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
+int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
     int n = syn->nkids - 1;
     if (n < lo || (hi >= 0 && n > hi)) {
         const char *h = syn->kids[0]->name;

@@ -1,6 +1,6 @@
 /* check_forms.c - the builtin table and the expression dispatcher.
  *
- * Why it exists: `expr` is where every expression of a body is checked:
+ * Why it exists: `ck_expr` is where every expression of a body is checked:
  * a literal, a variable, a macro call (expanded with the types in scope),
  * a builtin form (a row of the `builtins` table below, whose handlers live
  * in check_arith.c, check_vectors.c, check_logic.c, check_gpu.c,
@@ -54,18 +54,18 @@ static const Builtin builtins[] = {
     {"%require-global-size", cx_require_gsize},
     {"make-vector", cx_make_vector}, {"%zero", cx_zero}, {"or-else", cx_or_else},
     {"make-vector-view", cx_make_view}, {"reinterpret-view", cx_reinterpret},
-    {"make-identity-tensor", tensor_form}, {"is-identity-tensor?", tensor_form},
-    {"make-tensor-view", tensor_form}, {"make-matrix", tensor_form}, {"dims~", tensor_form}, {"strides~", tensor_form},
-    {"num-dims~", tensor_form}, {"num-rows", tensor_form}, {"num-cols", tensor_form}, {"row", tensor_form},
-    {"col", tensor_form}, {"transpose", tensor_form}, {"transpose!", tensor_form}, {"get-layout", tensor_form},
-    {"get-struct", soa_get_struct}, {"bytes", cx_bytes},
-    {"convert-aos-to-soa", soa_convert}, {"convert-soa-to-aos", soa_convert},
-    {"make-result-vector", side_make}, {"make-scratch-vector", side_make}, {"make-implicit-vector", side_make},
-    {"r-t-output", debug_form}, {"r-t-assert", debug_form}, {"r-t-assert-0", debug_form},
-    {"r-t-workgroup-output-if", debug_form}, {"r-t-workgroup-assert", debug_form}, {"%debug-log", debug_form},
-    {"marshall-vector", marshall_form}, {"marshall-result-vector", marshall_form},
-    {"marshall-scratch-vector", marshall_form}, {"marshall-implicit-vector", marshall_form},
-    {"marshall-debug-logging-vector", marshall_form},
+    {"make-identity-tensor", ck_tensor_form}, {"is-identity-tensor?", ck_tensor_form},
+    {"make-tensor-view", ck_tensor_form}, {"make-matrix", ck_tensor_form}, {"dims~", ck_tensor_form}, {"strides~", ck_tensor_form},
+    {"num-dims~", ck_tensor_form}, {"num-rows", ck_tensor_form}, {"num-cols", ck_tensor_form}, {"row", ck_tensor_form},
+    {"col", ck_tensor_form}, {"transpose", ck_tensor_form}, {"transpose!", ck_tensor_form}, {"get-layout", ck_tensor_form},
+    {"get-struct", ck_soa_get_struct}, {"bytes", cx_bytes},
+    {"convert-aos-to-soa", ck_soa_convert}, {"convert-soa-to-aos", ck_soa_convert},
+    {"make-result-vector", ck_side_make}, {"make-scratch-vector", ck_side_make}, {"make-implicit-vector", ck_side_make},
+    {"r-t-output", ck_debug_form}, {"r-t-assert", ck_debug_form}, {"r-t-assert-0", ck_debug_form},
+    {"r-t-workgroup-output-if", ck_debug_form}, {"r-t-workgroup-assert", ck_debug_form}, {"%debug-log", ck_debug_form},
+    {"marshall-vector", ck_marshall_form}, {"marshall-result-vector", ck_marshall_form},
+    {"marshall-scratch-vector", ck_marshall_form}, {"marshall-implicit-vector", ck_marshall_form},
+    {"marshall-debug-logging-vector", ck_marshall_form},
     {NULL, NULL},
 };
 
@@ -73,7 +73,7 @@ static const Builtin builtins[] = {
  * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
  * "reduce-to-1-atomic")?  Forms that are not functions (set!, and, ~)
  * are not. */
-int builtin_function_value(const char *key) {
+int ck_builtin_function_value(const char *key) {
     for (int i = 0; builtins[i].name; i++)
         if (!strcmp(builtins[i].name, key)) {
             BuiltinFn f = builtins[i].fn;
@@ -90,28 +90,28 @@ int builtin_function_value(const char *key) {
  * `length~`, swizzles). */
 static Node *accessor(Ctx *cx, Node *syn) {
     const char *h = syn->kids[0]->key;
-    Node *base = expr(cx, syn->kids[1], NULL);
+    Node *base = ck_expr(cx, syn->kids[1], NULL);
     if (!base) return NULL;
     if (h[0] != '~') {
         /* a user overload of the accessor for this type wins (spec
            "overloading member access function"); ~NAME~ never dispatches */
         FuncDef *cands[16];
-        int nc = func_overloads(cx->ck, h, cands, 16);
+        int nc = ck_func_overloads(cx->ck, h, cands, 16);
         for (int i = 0; i < nc; i++) {
-            resolve_signature(cx->ck, cands[i]);
+            ck_resolve_signature(cx->ck, cands[i]);
             if (!cands[i]->bad && cands[i]->nparams == 1 && cx_fit(base, cands[i]->params[0].ty) >= 0)
-                return user_call(cx, syn, NULL, NULL, 0);
+                return ck_user_call(cx, syn, NULL, NULL, 0);
         }
     }
-    if (base->ty->kind == TY_IDENT) return tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
+    if (base->ty->kind == TY_IDENT) return ck_tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
         (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
-        return tensor_form(cx, syn, NULL);
-    if (base->ty->kind == TY_STRUCT) return struct_member_value(cx, struct_member(cx, syn, base, 0));
+        return ck_tensor_form(cx, syn, NULL);
+    if (base->ty->kind == TY_STRUCT) return ck_struct_member_value(cx, ck_struct_member(cx, syn, base, 0));
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
     if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
-        return base->sym->off_sym ? var_ref(cx, syn, base->sym->off_sym) : int_lit(cx, syn, 0, ty_num(SC_ULONG));
+        return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
     if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
@@ -121,11 +121,11 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     if (cx_is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return cx_swizzle_of(cx, syn, base, 0);
     if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
-        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, tname(cx, base->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, ck_tname(cx, base->ty));
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
-                  syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+                  syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, base->ty));
     if (base->ty->kind == TY_VECTOR) { /* a misspelt vector accessor */
         static const char *vec_accessors[] = {"length~", "offset~", "parent~", "dims~", "strides~", "num-dims~", NULL};
         Suggest sg;
@@ -140,7 +140,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
  * (declare (type OBJ TYPE)) at the start of the body, or the first type of
  * a declared signature (declare #(OBJ-TYPE VALUE-TYPE => nil)); NULL when
  * untyped. */
-Node *setter_object_type(const Node *f) {
+Node *ck_setter_object_type(const Node *f) {
     Node *obj = f->kids[2]->kids[0];
     if (obj->kind != N_SYMBOL) return NULL;
     if (obj->ann) return obj->ann;
@@ -171,10 +171,10 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         if (strcmp(f->kids[1]->key, h)) continue;
         Node *pl = f->kids[2];
         if (pl->nkids != place_syn->nkids) continue; /* object, indices, new value */
-        Node *tsyn = setter_object_type(f);
-        Type *ot = tsyn ? type_expr(ck, tsyn) : NULL;
+        Node *tsyn = ck_setter_object_type(f);
+        Type *ot = tsyn ? ck_type_expr(ck, tsyn) : NULL;
         if (!ot) continue;
-        Node *probe = expr(cx, place_syn->kids[1], NULL);
+        Node *probe = ck_expr(cx, place_syn->kids[1], NULL);
         if (!probe) return NULL;
         int k0 = cx_fit(probe, ot); /* exact, or a vector parameter leaving properties open */
         if (k0 < 0 || (k0 && ot->kind != TY_VECTOR)) continue;
@@ -194,7 +194,7 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         int k = 0;
         kids[k++] = syn_symbol(ck->a, place_syn->loc, "let");
         Node *nvb = nv;
-        Type *vt = pl->kids[n - 1]->ann ? type_expr(ck, pl->kids[n - 1]->ann) : NULL;
+        Type *vt = pl->kids[n - 1]->ann ? ck_type_expr(ck, pl->kids[n - 1]->ann) : NULL;
         if (vt) {
             nvb = syn_copy(ck->a, nv);
             nvb->ann = pl->kids[n - 1]->ann;
@@ -207,34 +207,34 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
         let->origin = place_syn->origin;
         Dest dd = {D_DISCARD, NULL, NULL};
         cx->setter_depth++;
-        form_to(cx, let, &dd);
+        ck_form_to(cx, let, &dd);
         cx->setter_depth--;
         return ck_node(cx, N_C_BLOCK, place_syn, &ty_void);
     }
     return NULL;
 }
 
-int syn_mentions_it(const Node *n);
+int ck_syn_mentions_it(const Node *n);
 
 /* A statement-like form in value position: its value goes to a temporary. */
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
-    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
-        int known = static_truth(cx, syn, syn->kids[1]);
-        if (known >= 0) return expr(cx, syn->kids[known ? 2 : 3], want);
+    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+        int known = ck_static_truth(cx, syn, syn->kids[1]);
+        if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
-    if (!strcmp(h, "if") && syn->nkids == 4 && !syn_mentions_it(syn->kids[2])) {
+    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
         Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
         Node *saved = cx->block;
         Node *b1 = ck_node(cx, N_C_BLOCK, syn, &ty_void), *b2 = ck_node(cx, N_C_BLOCK, syn, &ty_void);
-        const Node *wdiv = warp_branch_enter(cx, syn, syn->kids[1]);
+        const Node *wdiv = ck_warp_branch_enter(cx, syn, syn->kids[1]);
         cx->block = b1;
         cx->branch_depth++;
-        Node *v1 = expr(cx, syn->kids[2], want);
+        Node *v1 = ck_expr(cx, syn->kids[2], want);
         cx->block = b2;
-        Node *v2 = v1 ? expr(cx, syn->kids[3], want) : NULL;
+        Node *v2 = v1 ? ck_expr(cx, syn->kids[3], want) : NULL;
         cx->branch_depth--;
         cx->block = saved;
         cx->divergent = wdiv;
@@ -252,68 +252,68 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
             return NULL;
         }
         if (!t) {
-            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", tname(cx, v1->ty), tname(cx, v2->ty));
+            diag_error_at(D(cx), syn, "E0312", "the branches of `if` have types `%s` and `%s`", ck_tname(cx, v1->ty), ck_tname(cx, v2->ty));
             return NULL;
         }
         if (b1->nkids == 0 && b2->nkids == 0) {
-            Node *s = mk(cx, N_C_SELECT, syn, t, 3);
+            Node *s = ck_mk(cx, N_C_SELECT, syn, t, 3);
             if (!s) return NULL;
             s->kids[0] = c;
-            s->kids[1] = coerce(cx, v1, t, syn->kids[2], "if");
-            s->kids[2] = coerce(cx, v2, t, syn->kids[3], "if");
+            s->kids[1] = ck_coerce(cx, v1, t, syn->kids[2], "if");
+            s->kids[2] = ck_coerce(cx, v2, t, syn->kids[3], "if");
             s->nkids = 3;
             return s->kids[1] && s->kids[2] ? s : NULL;
         }
-        Sym *tmp = new_temp(cx, syn, "value", t);
+        Sym *tmp = ck_new_temp(cx, syn, "value", t);
         if (!tmp) return NULL;
         Node *d = ck_node(cx, N_C_DECL, syn, t);
         d->sym = tmp;
-        emit_stmt(cx, d);
+        ck_emit_stmt(cx, d);
         Dest dv = {D_VAR, tmp, t};
         cx->block = b1;
-        deliver(cx, v1, &dv, syn->kids[2]);
+        ck_deliver(cx, v1, &dv, syn->kids[2]);
         cx->block = b2;
-        deliver(cx, v2, &dv, syn->kids[3]);
+        ck_deliver(cx, v2, &dv, syn->kids[3]);
         cx->block = saved;
-        Node *ifn = mk(cx, N_C_IF, syn, &ty_void, 3);
+        Node *ifn = ck_mk(cx, N_C_IF, syn, &ty_void, 3);
         if (!ifn) return NULL;
         ifn->kids[0] = c;
         ifn->kids[1] = b1;
         ifn->kids[2] = b2;
         ifn->nkids = 3;
-        emit_stmt(cx, ifn);
-        return var_ref(cx, syn, tmp);
+        ck_emit_stmt(cx, ifn);
+        return ck_var_ref(cx, syn, tmp);
     }
     if (!strcmp(h, "return")) {
         Dest d = {D_DISCARD, NULL, NULL};
-        form_to(cx, syn, &d);
+        ck_form_to(cx, syn, &d);
         return ck_node(cx, N_C_BLOCK, syn, &ty_void);
     }
-    Sym *tmp = new_temp(cx, syn, "value", NULL);
+    Sym *tmp = ck_new_temp(cx, syn, "value", NULL);
     if (!tmp) return NULL;
     Node *d = ck_node(cx, N_C_DECL, syn, NULL);
     d->sym = tmp;
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     Dest dv = {D_VAR, tmp, want};
     int errs = cx->ck->d->errors;
-    form_to(cx, syn, &dv);
+    ck_form_to(cx, syn, &dv);
     if (!tmp->ty) {
         if (cx->ck->d->errors == errs)
             diag_error_at(D(cx), syn, "E0333", "`%s` has no value", syn_to_string(cx->ck->a, syn, 40));
         return NULL;
     }
     d->ty = tmp->ty;
-    return var_ref(cx, syn, tmp);
+    return ck_var_ref(cx, syn, tmp);
 }
 
-int syn_mentions_it(const Node *n);
-int syn_mentions_it(const Node *n) {
+int ck_syn_mentions_it(const Node *n);
+int ck_syn_mentions_it(const Node *n) {
     if (!n) return 0;
     if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
-        if (syn_mentions_it(n->kids[i])) return 1;
+        if (ck_syn_mentions_it(n->kids[i])) return 1;
     return 0;
 }
 
@@ -329,19 +329,19 @@ static Node *hwvec_literal(Ctx *cx, Node *syn, Type *want) {
     Type *t = cx_unify(cx, syn, syn->kids, n, args, et, "##(...)");
     if (!t) return NULL;
     if (t->kind != TY_NUM) {
-        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", tname(cx, t));
+        diag_error_at(D(cx), syn, "E0471", "hardware vector components must be scalars, found `%s`", ck_tname(cx, t));
         return NULL;
     }
     Type *vt = ty_hwvec(t->sc, n);
     if (want && want->kind == TY_HWVEC && want->width != n) {
-        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", tname(cx, want), want->width, n);
+        diag_error_at(D(cx), syn, "E0472", "expected `%s` (%d components), found %d components", ck_tname(cx, want), want->width, n);
         return NULL;
     }
-    Node *x = mk(cx, N_C_HWVEC, syn, vt, n);
+    Node *x = ck_mk(cx, N_C_HWVEC, syn, vt, n);
     if (!x) return NULL;
     for (int i = 0; i < n; i++) x->kids[i] = args[i];
     x->nkids = n;
-    if (t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (t->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return x;
 }
 
@@ -349,25 +349,25 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
     const char *k = syn->key;
     if (syn->ann && syn->ann->kind == N_SYMBOL) {
         /* phylum:chordata names an enumeration key explicitly */
-        Sym *e = global_lookup(cx->ck, k);
+        Sym *e = ck_global_lookup(cx->ck, k);
         if (e && e->kind == SYM_TYPE && e->ty && e->ty->kind == TY_ENUM) {
             Node *kw = syn_keyword(cx->ck->a, syn->ann->loc, syn->ann->name);
             kw->origin = syn->origin;
-            return enum_value(cx, kw, e->ty);
+            return ck_enum_value(cx, kw, e->ty);
         }
     }
     if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
     if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
-    if (!strcmp(k, "+warp-size+")) return warp_size_value(cx, syn, want); /* types/warps.c */
-    Sym *s = scope_lookup(cx, k);
-    if (!s) s = parameter_lookup(cx->ck, syn); /* case-sensitive names */
+    if (!strcmp(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
+    Sym *s = ck_scope_lookup(cx, k);
+    if (!s) s = ck_parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
-        if (func_lookup(cx->ck, k))
+        if (ck_func_lookup(cx->ck, k))
             diag_error_at(D(cx), syn, "E0481", "`%s` is a function; call it as (%s ...) or refer to it as #'%s", syn->name, syn->name, syn->name);
         else if (!orch_capture_error(cx, syn))
         {
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
-            suggest_variable(cx, syn);
+            ck_suggest_variable(cx, syn);
         }
         return NULL;
     }
@@ -375,10 +375,10 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0482", "`%s` is a type, not a value", s->name);
         return NULL;
     }
-    if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+    if (s->kind == SYM_FNVAL) return ck_fnval_use_error(cx, syn, s);
     if (!s->ty && s->kind == SYM_LOCAL) return NULL; /* its binding failed and was reported */
     if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) {
-        Node *v = global_const_value(cx->ck, s);
+        Node *v = ck_global_const_value(cx->ck, s);
         if (!v) return NULL;
         Node *c = syn_copy(cx->ck->a, v);
         c->loc = syn->loc;
@@ -393,7 +393,7 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only", s->name);
         return NULL;
     }
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }
 
 /* ---- did you mean ---- */
@@ -428,7 +428,7 @@ static void suggest_form(Ctx *cx, const Node *head) {
 }
 
 /* A note naming the nearest visible variable to unknown `name`. */
-void suggest_variable(Ctx *cx, const Node *name) {
+void ck_suggest_variable(Ctx *cx, const Node *name) {
     Suggest sg;
     suggest_init(&sg, name->key);
     for (Scope *sc = cx->scope; sc; sc = sc->up)
@@ -438,11 +438,11 @@ void suggest_variable(Ctx *cx, const Node *name) {
     if (suggest_best(&sg)) diag_note(D(cx), name->loc, "did you mean `%s`?", suggest_best(&sg));
 }
 
-Node *expr(Ctx *cx, Node *syn, Type *want) {
+Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     if (!syn || cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return NULL;
     switch (syn->kind) {
     case N_INT: {
-        Node *n = int_lit(cx, syn, syn->ival, NULL);
+        Node *n = ck_int_lit(cx, syn, syn->ival, NULL);
         n->is_unsigned = syn->is_unsigned;
         n->radix = syn->radix;
         n->op = LIT_FLEX_INT;
@@ -459,7 +459,7 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     case N_SYMBOL: return symbol_value(cx, syn, want);
     case N_KEYWORD: {
         int errs = cx->ck->d->errors;
-        Node *ev = enum_value(cx, syn, want);
+        Node *ev = ck_enum_value(cx, syn, want);
         if (ev || cx->ck->d->errors > errs) return ev;
         Node *n = ck_node(cx, N_C_INTLIT, syn, &ty_keyword);
         n->text = syn->name;
@@ -492,28 +492,28 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
-    if (!strcmp(h, "funcall")) return fnval_call(cx, syn, want);
-    Sym *fs = scope_lookup(cx, h);
-    if (fs && fs->kind == SYM_FNVAL) return fnval_call(cx, syn, want);
+    if (!strcmp(h, "funcall")) return ck_fnval_call(cx, syn, want);
+    Sym *fs = ck_scope_lookup(cx, h);
+    if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;
-    if (soa_access(cx, syn, 0, &soa)) return soa;
-    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
-        return user_call(cx, syn, want, NULL, 0);
+    if (ck_soa_access(cx, syn, 0, &soa)) return soa;
+    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && ck_soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
+        return ck_user_call(cx, syn, want, NULL, 0);
     if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
     if (!strncmp(h, "make-", 5)) {
-        Sym *st = global_lookup(cx->ck, h + 5);
-        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return struct_make(cx, syn, st->ty->sd);
+        Sym *st = ck_global_lookup(cx->ck, h + 5);
+        if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return ck_struct_make(cx, syn, st->ty->sd);
         StructDef *sd;
         Node **pre;
-        if (template_make_struct(cx, syn, &sd, &pre)) return sd ? struct_make_checked(cx, syn, sd, pre) : NULL;
+        if (ck_template_make_struct(cx, syn, &sd, &pre)) return sd ? ck_struct_make_checked(cx, syn, sd, pre) : NULL;
     }
     if (cx->consteval) { /* forms only a def-const-vec body has (constvec.c) */
         int handled;
         Node *r = constvec_form(cx, syn, &handled);
         if (handled) return r;
     }
-    if (warp_form_name(h)) return warp_form(cx, syn, want); /* types/warps.c */
+    if (ck_warp_form_name(h)) return ck_warp_form(cx, syn, want); /* types/warps.c */
     for (int i = 0; builtins[i].name; i++)
         if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
     for (int i = 0; cx_id_builtins[i].name; i++)
@@ -526,27 +526,27 @@ Node *expr(Ctx *cx, Node *syn, Type *want) {
     if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
         /* derived vector types, as-original, as-derived: types/derived.c */
         int handled = 0;
-        Node *r = derived_form(cx, syn, &handled);
+        Node *r = ck_derived_form(cx, syn, &handled);
         if (handled) return r;
     }
     if (!strncmp(h, "as-", 3)) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
-        Sym *st = global_lookup(cx->ck, h + 3);
+        Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {
-            if (!nargs_ok(cx, syn, 1, 1) || !struct_resolve(cx->ck, st->ty->sd)) return NULL;
-            Node *v = expr(cx, syn->kids[1], NULL);
+            if (!ck_nargs_ok(cx, syn, 1, 1) || !ck_struct_resolve(cx->ck, st->ty->sd)) return NULL;
+            Node *v = ck_expr(cx, syn->kids[1], NULL);
             if (!v) return NULL;
             if (ty_equal(v->ty, st->ty)) return v;
             const StructDef *a = v->ty->kind == TY_STRUCT ? v->ty->sd : NULL, *b = st->ty->sd;
             if (!a || !(a->derived_from == b || b->derived_from == a)) {
                 diag_error_at(D(cx), syn, "E0166", "`%s` casts between a derived type and its original, found `%s`", head->name,
-                              tname(cx, v->ty));
+                              ck_tname(cx, v->ty));
                 return NULL;
             }
             return cx_retype_struct(cx, v, st->ty, syn);
         }
     }
-    if (func_lookup(cx->ck, h) || template_lookup(cx->ck, h) || hof_lookup(cx->ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h) || ck_hof_lookup(cx->ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (strmap_get(&cx->ck->kernels_idx, head->name)) {
         diag_error_at(D(cx), syn, "E0493", "`%s` is a kernel; kernels are launched by the host, not called", head->name);
         return NULL;

@@ -24,18 +24,18 @@ static Diag *D(Ctx *cx) {
 /* ---- GPU builtins ---- */
 
 static Node *dim_arg(Ctx *cx, Node *syn, int idx) {
-    if (syn->nkids <= idx) return int_lit(cx, syn, 0, ty_num(SC_UINT));
+    if (syn->nkids <= idx) return ck_int_lit(cx, syn, 0, ty_num(SC_UINT));
     int64_t d;
-    if (const_syn_int(cx, syn->kids[idx], &d)) {
+    if (ck_const_syn_int(cx, syn->kids[idx], &d)) {
         if (d < 0 || d > 2) {
             diag_error_at(D(cx), syn->kids[idx], "E0450", "dimension must be 0, 1 or 2, found %lld", (long long)d);
             return NULL;
         }
-        return int_lit(cx, syn->kids[idx], d, ty_num(SC_UINT));
+        return ck_int_lit(cx, syn->kids[idx], d, ty_num(SC_UINT));
     }
-    Node *v = expr(cx, syn->kids[idx], ty_num(SC_UINT));
+    Node *v = ck_expr(cx, syn->kids[idx], ty_num(SC_UINT));
     if (v && !ty_is_int(v->ty)) {
-        diag_error_at(D(cx), syn->kids[idx], "E0451", "dimension must be an integer, found `%s`", tname(cx, v->ty));
+        diag_error_at(D(cx), syn->kids[idx], "E0451", "dimension must be an integer, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     return v;
@@ -69,7 +69,7 @@ const IdBuiltin cx_id_builtins[] = {
  * Functions & Constants".  Ids are relative to the global offset except
  * get-global-id-abs. */
 Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
-    if (!nargs_ok(cx, syn, 0, b->takes_dim)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 0, b->takes_dim)) return NULL;
     Node *args[1];
     int n = 0;
     if (b->takes_dim) {
@@ -79,14 +79,14 @@ Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
     }
     Node *c;
     if (b->op == BI_HELPER) {
-        if (b->helper == H_GLOBAL_LINEAR_ID) need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        c = helper_call(cx, syn, ty_num(b->ret), need_helper(cx, b->helper, NULL, AS_NONE), args, n);
+        if (b->helper == H_GLOBAL_LINEAR_ID) ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        c = ck_helper_call(cx, syn, ty_num(b->ret), ck_need_helper(cx, b->helper, NULL, AS_NONE), args, n);
     } else {
         c = cx_call_n(cx, syn, ty_num(b->ret), b->op, args, n);
     }
     if (c && b->op != BI_HELPER && b->ret == SC_ULONG) {
         /* size_t may be 32 bits on some devices: make the type explicit */
-        Node *cast = mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), c);
+        Node *cast = ck_mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), c);
         return cast;
     }
     return c;
@@ -95,7 +95,7 @@ Node *cx_gpu_id(Ctx *cx, Node *syn, const IdBuiltin *b) {
 /* (local-barrier) - barrier(CLK_LOCAL_MEM_FENCE) */
 Node *cx_barrier(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 0, 0)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 0, 0)) return NULL;
     if (cx->no_barrier && !ck_skip_checks(cx->ck)) {
         diag_error_at(D(cx), syn, "E0503",
                       "local-barrier inside `%s` would deadlock the workgroup: only some threads reach it", cx->no_barrier);
@@ -136,7 +136,7 @@ Node *cx_bounds(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int global = syn->kids[0]->key[6] == 't';
     const char *what = syn->kids[0]->name;
-    if (!nargs_ok(cx, syn, 1, 3)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 3)) return NULL;
     SizeDecl *sd = global ? &cx->fn->gsize : &cx->fn->lsize;
     if (cx->fn->kind != FN_KERNEL || !sd->present || (!sd->nset && !sd->nderive)) {
         diag_error_at(D(cx), syn, "E0720", "`%s` compares against the kernel's (%s :set-to ...) or (%s :derive-from ...) declaration, and `%s` has none",
@@ -152,19 +152,19 @@ Node *cx_bounds(Ctx *cx, Node *syn, Type *want) {
     Node *acc = NULL;
     Type *ul = ty_num(SC_ULONG);
     for (int i = 0; i < n; i++) {
-        Node *x = expr(cx, syn->kids[i + 1], ul);
+        Node *x = ck_expr(cx, syn->kids[i + 1], ul);
         if (!x) return NULL;
-        x = coerce(cx, x, ul, syn->kids[i + 1], what);
+        x = ck_coerce(cx, x, ul, syn->kids[i + 1], what);
         if (!x) return NULL;
         Node *bound;
-        if (sd->nset) bound = int_lit(cx, syn, sd->set_to[i], ul);
+        if (sd->nset) bound = ck_int_lit(cx, syn, sd->set_to[i], ul);
         else {
             Sym *p = sd->derive_sym[i];
-            bound = p->ty->kind == TY_VECTOR ? cx_length_of(cx, syn, p) : var_ref(cx, syn, p);
-            if (!ty_equal(bound->ty, ul)) bound = mk1(cx, N_C_CAST, syn, ul, bound);
+            bound = p->ty->kind == TY_VECTOR ? cx_length_of(cx, syn, p) : ck_var_ref(cx, syn, p);
+            if (!ty_equal(bound->ty, ul)) bound = ck_mk1(cx, N_C_CAST, syn, ul, bound);
         }
-        Node *lt = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_LT, x, bound);
-        acc = acc ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, acc, lt) : lt;
+        Node *lt = ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_LT, x, bound);
+        acc = acc ? ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, acc, lt) : lt;
     }
     return acc;
 }
@@ -191,7 +191,7 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
                       what, what, syn_to_string(cx->ck->a, loc, 30));
         return NULL;
     }
-    Node *p = place(cx, loc, 1);
+    Node *p = ck_place(cx, loc, 1);
     if (!p) return NULL;
     Sym *v = p->kids[0]->sym;
     *as = v->ty->as;
@@ -206,15 +206,15 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
     /* spec "atomics and grid level operations": an atomic on :global memory
        makes its function grid level; inside a grid-level form (a grid-stride
        loop, a macro declaring (grid-level)) it is part of that form */
-    if (*as == AS_GLOBAL && !cx->grid_region) grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
-    Node *addr = mk1(cx, N_C_UNARY, syn, p->ty, p);
+    if (*as == AS_GLOBAL && !cx->grid_region) ck_grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
+    Node *addr = ck_mk1(cx, N_C_UNARY, syn, p->ty, p);
     if (addr) addr->op = OP_ADDR;
     return addr;
 }
 
 static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Type *t, int op, CFunc *fn, int unary, Node *arg) {
     Helper *h = NULL;
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     /* the atomics made for the same fn, newest first (at most one live match) */
     const void *fkey = fn ? (const void *)fn : (const void *)&p->helpers_by_fn;
     Helper *chain = ptrmap_get(&p->helpers_by_fn, fkey);
@@ -224,7 +224,7 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
             break;
         }
     if (!h) {
-        h = need_helper(cx, H_ATOMIC_RMW, t, as);
+        h = ck_need_helper(cx, H_ATOMIC_RMW, t, as);
         if (!h) return NULL;
         h->fn = fn;
         h->op = op;
@@ -234,31 +234,31 @@ static Node *atomic_helper_call(Ctx *cx, Node *syn, Node *addr, AddrSpace as, Ty
     }
     if (ty_sizeof(t) == 8) p->uses_int64_atomics = 1;
     Node *args[2] = {addr, arg};
-    return helper_call(cx, syn, t, h, args, arg ? 2 : 1);
+    return ck_helper_call(cx, syn, t, h, args, arg ? 2 : 1);
 }
 
 /* (atomic-add! LOC V) (atomic-sub! LOC V) (atomic-inc! LOC) (atomic-dec! LOC)
  * (atomic-min! LOC V) (atomic-max! LOC V) (atomic-xchg! LOC V): the value
  * LOC held before. */
 Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
-    if (!nargs_ok(cx, syn, 1 + a->nargs, 1 + a->nargs)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1 + a->nargs, 1 + a->nargs)) return NULL;
     AddrSpace as;
     Node *addr = atomic_place(cx, syn, a->name, &as);
     if (!addr) return NULL;
     Type *t = addr->ty;
     if (t->kind != TY_NUM) {
-        diag_error_at(D(cx), syn, "E0513", "`%s` needs a scalar number location, found `%s`", a->name, tname(cx, t));
+        diag_error_at(D(cx), syn, "E0513", "`%s` needs a scalar number location, found `%s`", a->name, ck_tname(cx, t));
         return NULL;
     }
     Node *v = NULL;
     if (a->nargs) {
-        v = expr(cx, syn->kids[2], t);
-        v = coerce(cx, v, t, syn->kids[2], a->name);
+        v = ck_expr(cx, syn->kids[2], t);
+        v = ck_coerce(cx, v, t, syn->kids[2], a->name);
         if (!v) return NULL;
     }
     int size = ty_sizeof(t);
     if (ty_is_int(t) && (size == 4 || size == 8)) {
-        if (size == 8) prog_of(cx)->uses_int64_atomics = 1;
+        if (size == 8) ck_prog_of(cx)->uses_int64_atomics = 1;
         Node *args[2] = {addr, v};
         return cx_call_n(cx, syn, t, a->bi, args, v ? 2 : 1);
     }
@@ -267,7 +267,7 @@ Node *cx_atomic(Ctx *cx, Node *syn, const AtomicOp *a) {
         return cx_call_n(cx, syn, t, BI_ATOMIC_XCHG, args, 2);
     }
     if (size != 4 && size != 8) {
-        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit location, found `%s`", a->name, tname(cx, t));
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit location, found `%s`", a->name, ck_tname(cx, t));
         return NULL;
     }
     /* floats (and xchg of doubles): bounded compare-and-swap loop */
@@ -287,26 +287,26 @@ Node *cx_atomic_load_store(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int store = syn_streq(syn->kids[0]->key, "%atomic-store");
     const char *what = store ? "%atomic-store" : "%atomic-load";
-    if (!nargs_ok(cx, syn, store ? 2 : 1, store ? 2 : 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, store ? 2 : 1, store ? 2 : 1)) return NULL;
     AddrSpace as;
     Node *addr = atomic_place(cx, syn, what, &as);
     if (!addr) return NULL;
     Type *t = addr->ty;
     if (t->kind != TY_NUM || !ty_is_int(t) || (ty_sizeof(t) != 4 && ty_sizeof(t) != 8)) {
-        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit integer location, found `%s`", what, tname(cx, t));
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit integer location, found `%s`", what, ck_tname(cx, t));
         return NULL;
     }
     Node *v = NULL;
     if (store) {
-        v = expr(cx, syn->kids[2], t);
-        v = coerce(cx, v, t, syn->kids[2], what);
+        v = ck_expr(cx, syn->kids[2], t);
+        v = ck_coerce(cx, v, t, syn->kids[2], what);
         if (!v) return NULL;
     }
-    if (ty_sizeof(t) == 8) prog_of(cx)->uses_int64_atomics = 1;
-    Helper *h = need_helper(cx, store ? H_ATOMIC_STORE : H_ATOMIC_LOAD, t, as);
+    if (ty_sizeof(t) == 8) ck_prog_of(cx)->uses_int64_atomics = 1;
+    Helper *h = ck_need_helper(cx, store ? H_ATOMIC_STORE : H_ATOMIC_LOAD, t, as);
     if (!h) return NULL;
     Node *args[2] = {addr, v};
-    return helper_call(cx, syn, store ? &ty_void : t, h, args, store ? 2 : 1);
+    return ck_helper_call(cx, syn, store ? &ty_void : t, h, args, store ? 2 : 1);
 }
 
 /* Operators usable as #'F in atomic-binop!; returns 0 when `k` is none. */
@@ -331,11 +331,11 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int unary = !strcmp(syn->kids[0]->key, "atomic-op!");
     const char *what = syn->kids[0]->name;
-    if (!nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
+    if (!ck_nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
     Node *f = syn->kids[2];
     FuncDef *gen_fd = NULL;
-    if (template_is_gen(f)) {
-        gen_fd = template_function_arg(cx->ck, f);
+    if (ck_template_is_gen(f)) {
+        gen_fd = ck_template_function_arg(cx->ck, f);
         if (!gen_fd) return NULL;
         f = cx_list(cx, f, 2, cx_sym(cx, f, "function"), cx_sym(cx, f, gen_fd->name));
     }
@@ -348,13 +348,13 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     if (!addr) return NULL;
     Type *t = addr->ty;
     if (t->kind != TY_NUM || (ty_sizeof(t) != 4 && ty_sizeof(t) != 8)) {
-        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit scalar location, found `%s`", what, tname(cx, t));
+        diag_error_at(D(cx), syn, "E0514", "`%s` needs a 32- or 64-bit scalar location, found `%s`", what, ck_tname(cx, t));
         return NULL;
     }
     Node *arg = NULL;
     if (!unary) {
-        arg = expr(cx, syn->kids[3], t);
-        arg = coerce(cx, arg, t, syn->kids[3], what);
+        arg = ck_expr(cx, syn->kids[3], t);
+        arg = ck_coerce(cx, arg, t, syn->kids[3], what);
         if (!arg) return NULL;
     }
     const char *fk = f->kids[1]->key;
@@ -362,7 +362,7 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     int is_op = !unary && builtin_binop(fk, &op);
     CFunc *fn = NULL;
     if (!is_op) {
-        FuncDef *fd = gen_fd ? gen_fd : func_lookup(cx->ck, fk);
+        FuncDef *fd = gen_fd ? gen_fd : ck_func_lookup(cx->ck, fk);
         if (!fd) {
             diag_error_at(D(cx), f, "E0516", "unknown function `%s`", f->kids[1]->name);
             return NULL;
@@ -370,9 +370,9 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         if (!gen_fd) {
             /* an overloaded function: the overload of signature #'(T T => T) */
             FuncDef *cands[16];
-            int nc = func_overloads(cx->ck, fk, cands, 16);
+            int nc = ck_func_overloads(cx->ck, fk, cands, 16);
             for (int i = 0; i < nc; i++) {
-                resolve_signature(cx->ck, cands[i]);
+                ck_resolve_signature(cx->ck, cands[i]);
                 int ok = !cands[i]->bad && cands[i]->nparams == (unary ? 1 : 2) && cands[i]->ret && ty_equal(cands[i]->ret, t);
                 for (int j = 0; ok && j < cands[i]->nparams; j++) ok = ty_equal(cands[i]->params[j].ty, t);
                 if (ok) {
@@ -382,24 +382,24 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
             }
         }
         Type *ats[2] = {t, t};
-        resolve_signature(cx->ck, fd);
+        ck_resolve_signature(cx->ck, fd);
         if (fd->bad) return NULL;
         if (fd->nparams != (unary ? 1 : 2) || !ty_equal(fd->ret, t)) {
             diag_error_at(D(cx), f, "E0517", "`%s` needs a function of type #'(%s%s => %s), but `%s` is not", what,
-                          tname(cx, t), unary ? "" : arena_printf(cx->ck->a, " %s", tname(cx, t)), tname(cx, t), fd->name);
+                          ck_tname(cx, t), unary ? "" : arena_printf(cx->ck->a, " %s", ck_tname(cx, t)), ck_tname(cx, t), fd->name);
             return NULL;
         }
         for (int i = 0; i < fd->nparams; i++)
             if (!ty_equal(fd->params[i].ty, t)) {
-                diag_error_at(D(cx), f, "E0517", "`%s` needs a function taking `%s`, but `%s` takes `%s`", what, tname(cx, t),
-                              fd->name, tname(cx, fd->params[i].ty));
+                diag_error_at(D(cx), f, "E0517", "`%s` needs a function taking `%s`, but `%s` takes `%s`", what, ck_tname(cx, t),
+                              fd->name, ck_tname(cx, fd->params[i].ty));
                 return NULL;
             }
         if (fd->kind != FN_FUNCTION) {
             diag_error_at(D(cx), f, "E0517", "`%s` needs a def-function, `%s` is a %s", what, fd->name, fd->kind == FN_KERNEL ? "kernel" : "grid function");
             return NULL;
         }
-        fn = instantiate(cx, fd, ats, syn);
+        fn = ck_instantiate(cx, fd, ats, syn);
         if (!fn) return NULL;
     } else if (ty_is_int(t) && ty_sizeof(t) == 4 && op != OP_MUL) {
         int c = op == OP_ADD ? BI_ATOMIC_ADD : op == OP_SUB ? BI_ATOMIC_SUB : op == -1 ? BI_ATOMIC_MIN
@@ -408,7 +408,7 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
         return cx_call_n(cx, syn, t, c, args, 2);
     } else if (op <= -1 || op == OP_BAND || op == OP_BOR || op == OP_BXOR) {
         if (ty_is_float(t) && (op == OP_BAND || op == OP_BOR || op == OP_BXOR)) {
-            diag_error_at(D(cx), f, "E0518", "`%s` is not defined for `%s`", f->kids[1]->name, tname(cx, t));
+            diag_error_at(D(cx), f, "E0518", "`%s` is not defined for `%s`", f->kids[1]->name, ck_tname(cx, t));
             return NULL;
         }
     }
@@ -420,13 +420,13 @@ Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
 /* (%extent E): E when it is an integer, (length~ E) when it is a vector */
 Node *cx_extent(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = ck_expr(cx, syn->kids[1], ty_num(SC_ULONG));
     if (!v) return NULL;
     if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) return cx_length_of(cx, syn, v->sym);
-    if (cx_is_flex(v)) v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "extent");
+    if (cx_is_flex(v)) v = ck_coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "extent");
     if (v && !ty_is_int(v->ty)) {
-        diag_error_at(D(cx), syn->kids[1], "E0460", "expected a vector or an integer count, found `%s`", tname(cx, v->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0460", "expected a vector or an integer count, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     return v;
@@ -435,12 +435,12 @@ Node *cx_extent(Ctx *cx, Node *syn, Type *want) {
 /* (%pow2-below E): the largest power of two below E (0 when E <= 1) */
 Node *cx_pow2_below(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    Node *v = expr(cx, syn->kids[1], ty_num(SC_ULONG));
-    v = coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "limit");
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = ck_expr(cx, syn->kids[1], ty_num(SC_ULONG));
+    v = ck_coerce(cx, v, ty_num(SC_ULONG), syn->kids[1], "limit");
     if (!v) return NULL;
     Node *args[1] = {v};
-    return helper_call(cx, syn, ty_num(SC_ULONG), need_helper(cx, H_POW2_BELOW, NULL, AS_NONE), args, 1);
+    return ck_helper_call(cx, syn, ty_num(SC_ULONG), ck_need_helper(cx, H_POW2_BELOW, NULL, AS_NONE), args, 1);
 }
 
 /* The property of (target-has :PROP ...) / (device-has :PROP): 1, 0, -1
@@ -463,7 +463,7 @@ static int has_property(Ctx *cx, Node *syn, const char *form) {
  * compile time; MIGHT answers for a feature OpenCL C 1.2 makes optional. */
 Node *cx_target_has(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 2)) return NULL;
     int has = has_property(cx, syn, "target-has");
     if (has == -2) return NULL;
     if (has >= 0) return cx_bool_lit(cx, syn, has);
@@ -479,24 +479,24 @@ Node *cx_target_has(Ctx *cx, Node *syn, Type *want) {
  * (cl_khr_fp64) is defined exactly when the device has it. */
 Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     int has = has_property(cx, syn, "device-has");
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
-    if (!strcmp(k->key, "subgroups")) has = warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
+    if (!strcmp(k->key, "subgroups")) has = ck_warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
     if (has >= 0) return cx_bool_lit(cx, syn, has);
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
         Helper *x = p->helpers_of_kind[H_DEVICE_HAS][i];
         if (!strcmp(x->key, k->key) && helper_live(p, x)) h = x;
     }
     if (!h) {
-        h = need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
+        h = ck_need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);
         if (!h) return NULL;
         h->key = k->key;
     }
-    return helper_call(cx, syn, &ty_bool, h, NULL, 0);
+    return ck_helper_call(cx, syn, &ty_bool, h, NULL, 0);
 }
 
 /* (%require-global-size N "NAME") */
@@ -504,7 +504,7 @@ Node *cx_require_gsize(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     int64_t n = 1;
     const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";
-    if (syn->nkids > 1) const_syn_int(cx, syn->kids[1], &n);
+    if (syn->nkids > 1) ck_const_syn_int(cx, syn->kids[1], &n);
     if (cx->fn->kind == FN_KERNEL) {
         SizeDecl *g = &cx->fn->gsize;
         if (!g->present)

@@ -108,7 +108,7 @@ typedef struct Checker {
     PtrMap internal;         /* forms the checker wrote itself whose heads
                                 are internal (%debug-log): a program may not
                                 write them */
-    FuncDef *forced_callee;  /* the next user_call calls this function (a
+    FuncDef *forced_callee;  /* the next ck_user_call calls this function (a
                                 (funcall (gen-NAME T...)) instance) */
     CtBody *ct;              /* the def-const-vec whose body is being checked
                                 and run (constvec.c), or NULL */
@@ -161,7 +161,7 @@ typedef struct Ctx {
 } Ctx;
 
 /* ---- check_forms.c: def-setter ---- */
-Node *setter_object_type(const Node *f);
+Node *ck_setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
 /* `syn` with the macro call in its head position expanded (expand.h),
@@ -172,48 +172,48 @@ Node *ck_expand(Ctx *cx, Node *syn);
  * sizes): every macro call in it, without run-time type information. */
 Node *ck_expand_all(Checker *ck, Node *syn);
 /* Not bfloat16 (E0905): for variables, parameters and results. */
-int value_type_ok(Checker *ck, const Type *t, const Node *at);
+int ck_value_type_ok(Checker *ck, const Type *t, const Node *at);
 /* An `if` test's truth when known at compile time (1/0), else -1. */
-int static_truth(Ctx *cx, const Node *form, Node *test);
+int ck_static_truth(Ctx *cx, const Node *form, Node *test);
 Node *cx_sym(Ctx *cx, const Node *at, const char *name);
 Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
-Sym *sym_named(Checker *ck, SymKind k, Node *name);
-Sym *new_global(Checker *ck, SymKind k, Node *name);
+Sym *ck_sym_named(Checker *ck, SymKind k, Node *name);
+Sym *ck_new_global(Checker *ck, SymKind k, Node *name);
 Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
-void block_add(Ctx *cx, Node *blk, Node *stmt);
-void emit_stmt(Ctx *cx, Node *stmt);
-Sym *scope_lookup(Ctx *cx, const char *key);
-Sym *global_lookup(Checker *ck, const char *key);
-FuncDef *func_lookup(Checker *ck, const char *key);
-void func_index(Checker *ck, FuncDef *fd);
+void ck_block_add(Ctx *cx, Node *blk, Node *stmt);
+void ck_emit_stmt(Ctx *cx, Node *stmt);
+Sym *ck_scope_lookup(Ctx *cx, const char *key);
+Sym *ck_global_lookup(Checker *ck, const char *key);
+FuncDef *ck_func_lookup(Checker *ck, const char *key);
+void ck_func_index(Checker *ck, FuncDef *fd);
 
 /* --skip-c-t-checks (spec "Other Flags"): the routine safety checks that
  * code generation does not need are skipped (docs/api.md "Flags"). */
 static inline int ck_skip_checks(const Checker *ck) {
     return ck->c->opt && ck->c->opt->skip_ct_checks;
 }
-int func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
-Sym *parameter_lookup(Checker *ck, const Node *name);
-Sym *new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
-Sym *new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
-void scope_push(Ctx *cx);
-void scope_pop(Ctx *cx);
-void scope_add(Ctx *cx, Sym *s);
+int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
+Sym *ck_parameter_lookup(Checker *ck, const Node *name);
+Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *ck_new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
+void ck_scope_push(Ctx *cx);
+void ck_scope_pop(Ctx *cx);
+void ck_scope_add(Ctx *cx, Sym *s);
 /* Add `s` to a scope (its index too); the program's globals use it. */
-void scope_insert(Arena *a, Scope *sc, Sym *s);
-void form_to(Ctx *cx, Node *syn, Dest *d);
-void body_to(Ctx *cx, Node **forms, int n, Dest *d);
-void deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
-Program *prog_of(Ctx *cx);
-void grid_op(Ctx *cx, const Node *at, const char *what);
-void resolve_signature(Checker *ck, FuncDef *fd);
-CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
-const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base);
-Helper *need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
-void helper_add(Arena *a, Program *p, Helper *h);
+void ck_scope_insert(Arena *a, Scope *sc, Sym *s);
+void ck_form_to(Ctx *cx, Node *syn, Dest *d);
+void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d);
+void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
+Program *ck_prog_of(Ctx *cx);
+void ck_grid_op(Ctx *cx, const Node *at, const char *what);
+void ck_resolve_signature(Checker *ck, FuncDef *fd);
+CFunc *ck_instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
+const char *ck_overload_cname(Checker *ck, const FuncDef *fd, const char *base);
+Helper *ck_need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as);
+void ck_helper_add(Arena *a, Program *p, Helper *h);
 /* A call of support code `h` (a BI_HELPER C_CALL). */
-Node *helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
+Node *ck_helper_call(Ctx *cx, const Node *at, Type *ty, Helper *h, Node **args, int n);
 
 /* ---- check.c: the passes ---- */
 /* One pass of the checker over the whole program (check_passes lists
@@ -229,64 +229,64 @@ int checker_init(Checker *ck, Crisp *c, struct Expander *x, Forms read, const Ta
 Program *checker_finish(Checker *ck);
 /* ---- check.c ---- */
 /* An empty C_BLOCK at AT. */
-Node *new_block(Ctx *cx, const Node *at);
+Node *ck_new_block(Ctx *cx, const Node *at);
 /* ---- collect.c ---- */
-void pass_collect(Checker *ck);
+void ck_pass_collect(Checker *ck);
 /* ---- signatures.c ---- */
-void pass_constants(Checker *ck);
-void pass_signatures(Checker *ck);
-void pass_overloads(Checker *ck);
+void ck_pass_constants(Checker *ck);
+void ck_pass_signatures(Checker *ck);
+void ck_pass_overloads(Checker *ck);
 /* ---- instances.c ---- */
-void pass_kernels(Checker *ck);
-void pass_functions(Checker *ck);
+void ck_pass_kernels(Checker *ck);
+void ck_pass_functions(Checker *ck);
 /* ---- cnames.c ---- */
 /* Each asks the target's TargetNames (ck->names; crisp_names without one).
  * NAME starts with a prefix the target reserves. */
-int has_reserved_prefix(const Checker *ck, const char *s);
+int ck_has_reserved_prefix(const Checker *ck, const char *s);
 /* NAME is a word or prefix the target reserves. */
-int is_reserved(const Checker *ck, const char *s);
+int ck_is_reserved(const Checker *ck, const char *s);
 /* A Crisp name (image-data) as the target's identifier (image_data). */
-const char *mangle(const Checker *ck, const char *crisp_name);
+const char *ck_mangle(const Checker *ck, const char *crisp_name);
 /* The identifier of PART of BASE (v_len, phylum_chordata, twice_int). */
-const char *name_join(const Checker *ck, const char *base, const char *part);
+const char *ck_name_join(const Checker *ck, const char *base, const char *part);
 /* A word naming type T in the names of overloads and instances (floatvec). */
-const char *type_part(const Checker *ck, const Type *t);
+const char *ck_type_part(const Checker *ck, const Type *t);
 /* Names taken after `mark` die (a braced block closed). */
-void names_rollback(Checker *ck, NameTable *t, int mark);
+void ck_names_rollback(Checker *ck, NameTable *t, int mark);
 /* An identifier not used yet in T (taken now): BASE, or the target's
  * variant of it (BASE_K). */
-const char *unique_name(Checker *ck, NameTable *t, const char *base);
+const char *ck_unique_name(Checker *ck, NameTable *t, const char *base);
 /* T is dead (a function's local names, once it is checked): its tables
  * serve the next function's (issue 14). */
-void names_release(Checker *ck, NameTable *t);
+void ck_names_release(Checker *ck, NameTable *t);
 /* Record a name taken as it is (a kernel keeps its own). */
-void names_take(Checker *ck, NameTable *t, const char *nm);
+void ck_names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */
-const char *local_cname(Ctx *cx, const char *crisp_name);
+const char *ck_local_cname(Ctx *cx, const char *crisp_name);
 /* FIELD of the struct variable whose identifier is PATH, as an expression (p.x). */
-const char *names_member(const Checker *ck, const char *path, const char *field);
+const char *ck_names_member(const Checker *ck, const char *path, const char *field);
 /* An orchestration's NAME as the host code's identifier (scale_then_sum). */
-const char *names_host_ident(const Checker *ck, const char *name);
+const char *ck_names_host_ident(const Checker *ck, const char *name);
 /* The target language's name, for messages ("OpenCL C"). */
-const char *names_language(const Checker *ck);
+const char *ck_names_language(const Checker *ck);
 
-/* ---- check_expr.c; expr, suggest_variable: check_forms.c; place, shadow_note:
- * check_vectors.c ---- */
+/* ---- check_expr.c; ck_expr, ck_suggest_variable: check_forms.c; ck_place,
+ * ck_shadow_note: check_vectors.c ---- */
 /* "did you mean `x`?": a note naming the nearest visible variable. */
-void suggest_variable(Ctx *cx, const Node *name);
+void ck_suggest_variable(Ctx *cx, const Node *name);
 /* A note when variable `v` hides another spelled differently. */
-void shadow_note(Ctx *cx, const Node *syn, const Node *v);
-Node *expr(Ctx *cx, Node *syn, Type *want);
-Node *coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
-int is_value_form(Ctx *cx, const Node *syn);
-Node *place(Ctx *cx, Node *syn, int for_write);
-int const_int(Ctx *cx, Node *checked, int64_t *out);
-int const_syn_int(Ctx *cx, Node *syn, int64_t *out);
-Node *int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
-Node *zero_value(Ctx *cx, const Node *at, Type *ty);
-Node *var_ref(Ctx *cx, const Node *at, Sym *s);
-const char *tname(Ctx *cx, const Type *t);
-int node_has_effects(const Node *n);
+void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v);
+Node *ck_expr(Ctx *cx, Node *syn, Type *want);
+Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+int ck_is_value_form(Ctx *cx, const Node *syn);
+Node *ck_place(Ctx *cx, Node *syn, int for_write);
+int ck_const_int(Ctx *cx, Node *checked, int64_t *out);
+int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out);
+Node *ck_int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
+Node *ck_zero_value(Ctx *cx, const Node *at, Type *ty);
+Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s);
+const char *ck_tname(Ctx *cx, const Type *t);
+int ck_node_has_effects(const Node *n);
 
 /* ---- orch.c: def-orchestration ---- */
 /* Remember a def-orchestration FORM (NAME: a template instance's name, or NULL). */
@@ -321,60 +321,60 @@ Node *constvec_form(Ctx *cx, Node *syn, int *handled);
 Node *constvec_parent(Ctx *cx, Node *syn, Node *base);
 int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et);
 int constvec_call_ok(Ctx *cx, Node *syn);
-Node *global_const_value(Checker *ck, Sym *s);
+Node *ck_global_const_value(Checker *ck, Sym *s);
 
 /* ---- uniform.c: uniform values, the + and * variants ---- */
-void uniform_form(Ctx *cx, Node *syn, Dest *d);
-Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
+void ck_uniform_form(Ctx *cx, Node *syn, Dest *d);
+Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture);
 /* The one-element __local vector holding a uniform value of type T. */
-Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
+Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
 /* A static-analysis opt-in of a function's declare (check-barriers ...)? */
-int is_analysis_decl(const char *head);
-int syn_mentions_it(const Node *n);
+int ck_is_analysis_decl(const char *head);
+int ck_syn_mentions_it(const Node *n);
 
 /* ---- sidechan.c ---- */
-Node *side_make(Ctx *cx, Node *syn, Type *want);
-int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);
-Sym *debug_sym(Ctx *cx, const Node *at);
-Node *debug_form(Ctx *cx, Node *syn, Type *want);
-Node *marshall_form(Ctx *cx, Node *syn, Type *want);
-void side_finish_kernel(Ctx *cx);
-Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt);
+Node *ck_side_make(Ctx *cx, Node *syn, Type *want);
+int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra);
+Sym *ck_debug_sym(Ctx *cx, const Node *at);
+Node *ck_debug_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want);
+void ck_side_finish_kernel(Ctx *cx);
+Sym *ck_side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt);
 
 /* ---- structs.c ---- */
-void struct_collect(Checker *ck, Node *form);
-int struct_resolve(Checker *ck, StructDef *sd);
-Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
-Node *struct_member_value(Ctx *cx, Node *m);
-Node *struct_component(Ctx *cx, Node *m, int k);
-Node *struct_make(Ctx *cx, Node *syn, StructDef *sd);
-Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre);
-int struct_field_shape(Node *f, Node **name, Node **type);
-void derived_collect(Checker *ck, Node *form);
-void set_derived(Checker *ck, Node *form);
-int struct_subst_ok(const Type *from, const Type *to);
-int vector_tag_fit(const Type *from, const Type *to);
-int derived_subst_ok(const Type *from, const Type *to);
-int struct_holds_views(Checker *ck, const Type *t);
-int derived_subst_of(const Node *form);
+void ck_struct_collect(Checker *ck, Node *form);
+int ck_struct_resolve(Checker *ck, StructDef *sd);
+Node *ck_struct_member(Ctx *cx, Node *syn, Node *base, int for_write);
+Node *ck_struct_member_value(Ctx *cx, Node *m);
+Node *ck_struct_component(Ctx *cx, Node *m, int k);
+Node *ck_struct_make(Ctx *cx, Node *syn, StructDef *sd);
+Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre);
+int ck_struct_field_shape(Node *f, Node **name, Node **type);
+void ck_derived_collect(Checker *ck, Node *form);
+void ck_set_derived(Checker *ck, Node *form);
+int ck_struct_subst_ok(const Type *from, const Type *to);
+int ck_vector_tag_fit(const Type *from, const Type *to);
+int ck_derived_subst_ok(const Type *from, const Type *to);
+int ck_struct_holds_views(Checker *ck, const Type *t);
+int ck_derived_subst_of(const Node *form);
 
-void enum_collect(Checker *ck, Node *form);
-Node *enum_value(Ctx *cx, Node *kw, Type *want);
+void ck_enum_collect(Checker *ck, Node *form);
+Node *ck_enum_value(Ctx *cx, Node *kw, Type *want);
 
 /* ---- templates.c ---- */
-void template_collect(Checker *ck, Node *form);
-void template_gen(Checker *ck, Node *form);
-Type *template_type(Checker *ck, Node *syn);
-Template *template_lookup(Checker *ck, const char *key);
-int template_is_def_type(Checker *ck, const char *key);
-FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
-FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
-Node *param_type_syntax(Node *form, int i);
-int template_is_gen(const Node *a);
-int template_is_gen_function(Checker *ck, const Node *a);
-FuncDef *template_function_arg(Checker *ck, Node *a);
-int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
-int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
+void ck_template_collect(Checker *ck, Node *form);
+void ck_template_gen(Checker *ck, Node *form);
+Type *ck_template_type(Checker *ck, Node *syn);
+Template *ck_template_lookup(Checker *ck, const char *key);
+int ck_template_is_def_type(Checker *ck, const char *key);
+FuncDef *ck_template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n);
+FuncDef *ck_collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base);
+Node *ck_param_type_syntax(Node *form, int i);
+int ck_template_is_gen(const Node *a);
+int ck_template_is_gen_function(Checker *ck, const Node *a);
+FuncDef *ck_template_function_arg(Checker *ck, Node *a);
+int ck_template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre);
+int ck_template_pattern_match(Checker *ck, const Type *pattern, const Type *arg);
 
 /* ---- ctquery.c: the compile-time language's type queries ---- */
 void ctquery_install(Checker *ck);
@@ -382,93 +382,93 @@ Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc);
 Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc);
 
 /* ---- hof.c ---- */
-int hof_collect(Checker *ck, Node *form);
-int hof_lookup(Checker *ck, const char *key);
-Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled);
-int is_signature_type(const Node *ts);
-Node *fn_reference(Ctx *cx, Node *a);
-Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig);
-int fnval_init(Ctx *cx, const Node *init);
-Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
-Node *fnval_call(Ctx *cx, Node *syn, Type *want);
-Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
-int builtin_function_value(const char *key);
+int ck_hof_collect(Checker *ck, Node *form);
+int ck_hof_lookup(Checker *ck, const char *key);
+Node *ck_hof_call(Ctx *cx, Node *syn, Type *want, int *handled);
+int ck_is_signature_type(const Node *ts);
+Node *ck_fn_reference(Ctx *cx, Node *a);
+Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig);
+int ck_fnval_init(Ctx *cx, const Node *init);
+Node *ck_fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value);
+Node *ck_fnval_call(Ctx *cx, Node *syn, Type *want);
+Node *ck_fnval_use_error(Ctx *cx, const Node *at, const Sym *s);
+int ck_builtin_function_value(const char *key);
 
 /* ---- check_expr.c: node builders; check_vectors.c, check_views.c: vector
  * operands ---- */
-Node *mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
-Node *mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
-Node *mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
-int nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
-Sym *vector_operand(Ctx *cx, Node *syn, const char *what);
-Sym *view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
-Sym *view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
-Sym *new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
-Node *ulong_arg(Ctx *cx, Node *syn, const char *what);
+Node *ck_mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
+Node *ck_mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
+Node *ck_mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
+int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
+Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what);
+Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
+Sym *ck_view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
+Sym *ck_new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node *off, Node *len);
+Node *ck_ulong_arg(Ctx *cx, Node *syn, const char *what);
 
-Node *index_expr(Ctx *cx, Node *isyn, const char *what);
-Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
+Node *ck_index_expr(Ctx *cx, Node *isyn, const char *what);
+Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn);
 
 /* ---- soa.c ---- */
-int soa_init_form(const Node *init);
-int soa_struct_ok(Checker *ck, Node *at, Type *t);
-int soa_param_fields(Ctx *cx, Sym *s, const Node *at);
-void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call);
-Sym *soa_sym(Ctx *cx, Node *syn);
-Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
-int soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
-Node *soa_get_struct(Ctx *cx, Node *syn, Type *want);
-Node *soa_convert(Ctx *cx, Node *syn, Type *want);
+int ck_soa_init_form(const Node *init);
+int ck_soa_struct_ok(Checker *ck, Node *at, Type *t);
+int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at);
+void ck_soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call);
+Sym *ck_soa_sym(Ctx *cx, Node *syn);
+Sym *ck_soa_bind(Ctx *cx, Sym *s, Node *name, Node *init);
+int ck_soa_access(Ctx *cx, Node *syn, int for_write, Node **out);
+Node *ck_soa_get_struct(Ctx *cx, Node *syn, Type *want);
+Node *ck_soa_convert(Ctx *cx, Node *syn, Type *want);
 
 /* ---- tensors.c ---- */
-Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
-Node *tensor_length(Ctx *cx, Node *syn, Sym *t);
-Node *tensor_form(Ctx *cx, Node *syn, Type *want);
-Node *tensor_set_array(Ctx *cx, Node *place, Node *value);
-Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
+Node *ck_tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n);
+Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t);
+Node *ck_tensor_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_tensor_set_array(Ctx *cx, Node *place, Node *value);
+Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt);
 /* derived.c: derived vector, view, soa and tensor-view types */
-Type *derived_vector_type(Ctx *cx, const Node *at, const char *name);
-Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt);
-Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
-int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
-Node *derived_form(Ctx *cx, Node *syn, int *handled);
-int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared);
-Node *struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
+Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name);
+Node *ck_derived_vector_as(Ctx *cx, Node *syn, Type *dt);
+Node *ck_derived_make_syntax(Ctx *cx, const Node *init, Type **dt);
+int ck_derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt);
+Node *ck_derived_form(Ctx *cx, Node *syn, int *handled);
+int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared);
+Node *ck_struct_as(Ctx *cx, Node *val, Type *want, const Node *at);
 /* (~ref~ T ...) on a tensor: reports E0485 and returns 1. */
-int tensor_ref_error(Ctx *cx, Node *syn);
-int identity_rank(Ctx *cx, Node *syn);
-Node *identity_index(Ctx *cx, Node *syn, int rank);
-int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname);
+int ck_tensor_ref_error(Ctx *cx, Node *syn);
+int ck_identity_rank(Ctx *cx, Node *syn);
+Node *ck_identity_index(Ctx *cx, Node *syn, int rank);
+int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname);
 /* (cond ? 1 : 0) whose literals take the type the context wants; with
  * COND NULL the flexible literal KONST. */
-Node *adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
+Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 
 /* ---- warps.c: warp forms (spec "Warps & Shuffles") ---- */
-int warp_form_name(const char *key);
-Node *warp_form(Ctx *cx, Node *syn, Type *want);
-Node *warp_size_value(Ctx *cx, Node *syn, Type *want);
+int ck_warp_form_name(const char *key);
+Node *ck_warp_form(Ctx *cx, Node *syn, Type *want);
+Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want);
 /* (device-has :subgroups): 1 when the device decides (OpenCL C 2.0+). */
-int warp_device_has_subgroups(Ctx *cx, const Node *syn);
+int ck_warp_device_has_subgroups(Ctx *cx, const Node *syn);
 /* Control flow: the divergent construct in force inside TEST's branches
  * (returns the one to restore afterwards). */
-const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
-const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
-const Node *warp_divergent_enter(Ctx *cx, const Node *construct);
-void warp_native_use(Ctx *cx);
+const Node *ck_warp_branch_enter(Ctx *cx, const Node *construct, const Node *test);
+const Node *ck_warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step);
+const Node *ck_warp_divergent_enter(Ctx *cx, const Node *construct);
+void ck_warp_native_use(Ctx *cx);
 /* A call of CALLEE: check convergence, pass the warp memory on. */
-int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
+int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra);
 
 /* ---- check_calls.c: calls ---- */
-Node *user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
+Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra);
 
 /* ---- typeexpr.c ---- */
-Type *type_expr(Checker *ck, Node *syn);
+Type *ck_type_expr(Checker *ck, Node *syn);
 /* Parse (vector-type ...)-style arguments starting at kids[start]. */
-Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
-Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base);
-int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
-AddrSpace as_keyword(const char *key);
-Access acc_keyword(const char *key);
-Align align_keyword(const char *key);
+Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr);
+Type *ck_make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base);
+int ck_parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret);
+AddrSpace ck_as_keyword(const char *key);
+Access ck_acc_keyword(const char *key);
+Align ck_align_keyword(const char *key);
 
 #endif

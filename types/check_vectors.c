@@ -24,7 +24,7 @@ static Diag *D(Ctx *cx) {
 
 /* When `v` is a variable that hides another spelled differently, say so:
  * the likely cause of a type error (issue 14). */
-void shadow_note(Ctx *cx, const Node *syn, const Node *v) {
+void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v) {
     const Sym *s = v && v->kind == N_C_VAR ? v->sym : NULL;
     if (!s || !s->shadows || !s->def) return;
     diag_note(D(cx), s->def->loc, "`%s` here is the variable `%s` bound at line %d; Crisp names are case-insensitive, so it hides the %s `%s`",
@@ -32,8 +32,8 @@ void shadow_note(Ctx *cx, const Node *syn, const Node *v) {
               s->shadows->kind == SYM_PARAM ? "parameter" : "variable", s->shadows->name);
 }
 
-Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
-    Node *v = expr(cx, syn, NULL);
+Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what) {
+    Node *v = ck_expr(cx, syn, NULL);
     if (!v) return NULL;
     if (v->ty && v->ty->kind == TY_IDENT) {
         diag_error_at(D(cx), syn, "E0542",
@@ -42,8 +42,8 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
         return NULL;
     }
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
-        diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, tname(cx, v->ty));
-        shadow_note(cx, syn, v);
+        diag_error_at(D(cx), syn, "E0401", "`%s` needs a vector, found `%s`", what, ck_tname(cx, v->ty));
+        ck_shadow_note(cx, syn, v);
         return NULL;
     }
     if (v->sym->soa_fields) {
@@ -63,47 +63,47 @@ Sym *vector_operand(Ctx *cx, Node *syn, const char *what) {
 
 /* An element index: any integer expression (a literal becomes ulong; a
  * negative literal is E0402).  WHAT names it in errors ("vector index"). */
-Node *index_expr(Ctx *cx, Node *isyn, const char *what) {
+Node *ck_index_expr(Ctx *cx, Node *isyn, const char *what) {
     if (isyn->kind == N_INT && !isyn->is_unsigned && isyn->ival < 0) {
         diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)isyn->ival);
         return NULL;
     }
-    Node *i = expr(cx, isyn, ty_num(SC_ULONG));
+    Node *i = ck_expr(cx, isyn, ty_num(SC_ULONG));
     if (!i) return NULL;
     if (cx_is_flex(i)) {
         if (i->kind == N_C_INTLIT && i->ival < 0 && !i->is_unsigned) {
             diag_error_at(D(cx), isyn, "E0402", "negative index %lld", (long long)i->ival);
             return NULL;
         }
-        i = coerce(cx, i, ty_num(SC_ULONG), isyn, "index");
+        i = ck_coerce(cx, i, ty_num(SC_ULONG), isyn, "index");
         if (!i) return NULL;
     }
     if (!ty_is_int(i->ty)) {
-        diag_error_at(D(cx), isyn, "E0403", "%s must be an integer, found `%s`", what, tname(cx, i->ty));
+        diag_error_at(D(cx), isyn, "E0403", "%s must be an integer, found `%s`", what, ck_tname(cx, i->ty));
         return NULL;
     }
     return i;
 }
 
-Node *index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
-    Node *i = index_expr(cx, isyn, "vector index");
+Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
+    Node *i = ck_index_expr(cx, isyn, "vector index");
     if (!i) return NULL;
     int64_t k;
-    if (vec->ty->length >= 0 && const_int(cx, i, &k) && (k < 0 || k >= vec->ty->length)) {
+    if (vec->ty->length >= 0 && ck_const_int(cx, i, &k) && (k < 0 || k >= vec->ty->length)) {
         diag_error_at(D(cx), isyn, "E0404", "index %lld is out of bounds for `%s` of length %lld", (long long)k, vec->name,
                       (long long)vec->ty->length);
         return NULL;
     }
     if (vec->off_sym) /* a vector-view: element i of the view is root[offset + i] */
-        i = mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, var_ref(cx, syn, vec->off_sym),
-                ty_equal(i->ty, ty_num(SC_ULONG)) ? i : mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
-    Node *x = mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, var_ref(cx, syn, vec), i);
+        i = ck_mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, ck_var_ref(cx, syn, vec->off_sym),
+                ty_equal(i->ty, ty_num(SC_ULONG)) ? i : ck_mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
+    Node *x = ck_mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, ck_var_ref(cx, syn, vec), i);
     if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
         x->op = INDEX_PADDED;
     return x;
 }
 
-int tensor_ref_error(Ctx *cx, Node *syn) {
+int ck_tensor_ref_error(Ctx *cx, Node *syn) {
     if (strcmp(syn->kids[0]->key, "~ref~")) return 0;
     diag_error_at(D(cx), syn, "E0485", "`~ref~` is not supported for tensor-views (spec \"Tensors\"); use `~`");
     return 1;
@@ -113,11 +113,11 @@ int tensor_ref_error(Ctx *cx, Node *syn) {
  * Access"; ~ref~ is not for tensors). */
 static Node *element(Ctx *cx, Node *syn, Sym *v) {
     if (sym_ndims(v)) {
-        if (tensor_ref_error(cx, syn)) return NULL;
-        return tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
+        if (ck_tensor_ref_error(cx, syn)) return NULL;
+        return ck_tensor_index(cx, syn, v, syn->kids + 2, syn->nkids - 2);
     }
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
-    return index_node(cx, syn, v, syn->kids[2]);
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
+    return ck_index_node(cx, syn, v, syn->kids[2]);
 }
 
 /* Does (~ T I...) on the derived tensor-view T call a user `~` overload
@@ -126,9 +126,9 @@ static Node *element(Ctx *cx, Node *syn, Sym *v) {
 static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
     if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
     FuncDef *cands[16];
-    int nc = func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
+    int nc = ck_func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
     for (int i = 0; i < nc; i++) {
-        resolve_signature(cx->ck, cands[i]);
+        ck_resolve_signature(cx->ck, cands[i]);
         if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
             cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
             return 1;
@@ -138,12 +138,12 @@ static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
 
 /* (~ VEC I) / (~ref~ VEC I): read an element.  spec "Element Access" */
 Node *cx_elem(Ctx *cx, Node *syn, Type *want) {
-    if (!nargs_ok(cx, syn, 2, -1)) return NULL;
-    int rank = identity_rank(cx, syn->kids[1]);
-    if (rank) return identity_index(cx, syn, rank);
-    Sym *v = vector_operand(cx, syn->kids[1], "~");
+    if (!ck_nargs_ok(cx, syn, 2, -1)) return NULL;
+    int rank = ck_identity_rank(cx, syn->kids[1]);
+    if (rank) return ck_identity_index(cx, syn, rank);
+    Sym *v = ck_vector_operand(cx, syn->kids[1], "~");
     if (!v) return NULL;
-    if (v->ty->tag && derived_elem_overload(cx, syn, v)) return user_call(cx, syn, want, NULL, 0);
+    if (v->ty->tag && derived_elem_overload(cx, syn, v)) return ck_user_call(cx, syn, want, NULL, 0);
     if ((v->write_only || v->ty->acc == ACC_WRITE_ONLY) && !ck_skip_checks(cx->ck)) {
         diag_error_at(D(cx), syn, "E0410", "`%s` is write-only (%s); reading it here is a race with the threads writing it",
                       v->name, v->write_only ? "an &out parameter" : ":write-only");
@@ -155,8 +155,8 @@ Node *cx_elem(Ctx *cx, Node *syn, Type *want) {
 /* (length~ VEC) */
 Node *cx_length(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    Sym *v = vector_operand(cx, syn->kids[1], "length~");
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    Sym *v = ck_vector_operand(cx, syn->kids[1], "length~");
     if (!v) return NULL;
     return cx_length_of(cx, syn, v);
 }
@@ -165,18 +165,18 @@ Node *cx_length(Ctx *cx, Node *syn, Type *want) {
  * tensors and soa-vectors): length times the element stride, summed over
  * the fields of a soa-vector. */
 Node *cx_bytes(Ctx *cx, Node *syn, Type *want) {
-    if (func_lookup(cx->ck, "bytes")) return user_call(cx, syn, want, NULL, 0);
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (ck_func_lookup(cx->ck, "bytes")) return ck_user_call(cx, syn, want, NULL, 0);
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Type *ul = ty_num(SC_ULONG);
-    Sym *soa = soa_sym(cx, syn->kids[1]);
+    Sym *soa = ck_soa_sym(cx, syn->kids[1]);
     int n = soa ? soa->ty->elem->sd->nfields : 1;
     Node *sum = NULL;
     for (int i = 0; i < n; i++) {
-        Sym *v = soa ? soa->soa_fields[i] : vector_operand(cx, syn->kids[1], "bytes");
+        Sym *v = soa ? soa->soa_fields[i] : ck_vector_operand(cx, syn->kids[1], "bytes");
         if (!v) return NULL;
-        Node *b = mk2(cx, N_C_BINARY, syn, ul, OP_MUL, cx_length_of(cx, syn, v),
-                      int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
-        sum = sum ? mk2(cx, N_C_BINARY, syn, ul, OP_ADD, sum, b) : b;
+        Node *b = ck_mk2(cx, N_C_BINARY, syn, ul, OP_MUL, cx_length_of(cx, syn, v),
+                      ck_int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
+        sum = sum ? ck_mk2(cx, N_C_BINARY, syn, ul, OP_ADD, sum, b) : b;
     }
     return sum;
 }
@@ -199,13 +199,13 @@ Node *cx_swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
     if (!base) return NULL;
     if (base->ty->kind != TY_HWVEC) {
         diag_error_at(D(cx), syn, "E0420", "`%s` selects components of a hardware vector (float4 ...), found `%s`",
-                      syn->kids[0]->name, tname(cx, base->ty));
+                      syn->kids[0]->name, ck_tname(cx, base->ty));
         return NULL;
     }
     for (int i = 0; i < n; i++) {
         int c = swizzle_index(k[i]);
         if (c >= base->ty->width) {
-            diag_error_at(D(cx), syn, "E0421", "`%s`: `%s` has no component `%c`", syn->kids[0]->name, tname(cx, base->ty), k[i]);
+            diag_error_at(D(cx), syn, "E0421", "`%s`: `%s` has no component `%c`", syn->kids[0]->name, ck_tname(cx, base->ty), k[i]);
             return NULL;
         }
         if (for_write)
@@ -216,25 +216,25 @@ Node *cx_swizzle_of(Ctx *cx, Node *syn, Node *base, int for_write) {
                 }
     }
     Type *t = n == 1 ? ty_num(base->ty->sc) : ty_hwvec(base->ty->sc, n);
-    Node *x = mk1(cx, N_C_SWIZZLE, syn, t, base);
+    Node *x = ck_mk1(cx, N_C_SWIZZLE, syn, t, base);
     if (x) x->text = arena_strndup(cx->ck->a, k, (size_t)n);
     return x;
 }
 
 /* (x~ V) (xy~ V) (xyyy~ V) ...: components of a hardware vector */
 Node *cx_swizzle(Ctx *cx, Node *syn) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    return cx_swizzle_of(cx, syn, expr(cx, syn->kids[1], NULL), 0);
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    return cx_swizzle_of(cx, syn, ck_expr(cx, syn->kids[1], NULL), 0);
 }
 
-Node *place(Ctx *cx, Node *syn, int for_write) {
+Node *ck_place(Ctx *cx, Node *syn, int for_write) {
     if (!(syn = ck_expand(cx, syn))) return NULL;
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         if (!s) {
             if (orch_capture_error(cx, syn)) return NULL;
             diag_error_at(D(cx), syn, "E0430", "unknown variable `%s`", syn->name);
-            suggest_variable(cx, syn);
+            ck_suggest_variable(cx, syn);
             return NULL;
         }
         if (s->kind == SYM_CONSTVEC) {
@@ -245,7 +245,7 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             diag_error_at(D(cx), syn, "E0431", "cannot assign to the constant `%s`", s->name);
             return NULL;
         }
-        if (s->kind == SYM_FNVAL) return fnval_use_error(cx, syn, s);
+        if (s->kind == SYM_FNVAL) return ck_fnval_use_error(cx, syn, s);
         if (s->ty && s->ty->kind == TY_IDENT) {
             diag_error_at(D(cx), syn, "E0541", "cannot assign to `%s`: an identity tensor is immutable", s->name);
             return NULL;
@@ -260,17 +260,17 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
             return NULL;
         }
         s->assigned = 1; /* an l-value: set!, inc!, an atomic... */
-        return var_ref(cx, syn, s);
+        return ck_var_ref(cx, syn, s);
     }
     const char *h = syn_head(syn);
     if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
-        if (!nargs_ok(cx, syn, 2, -1)) return NULL;
-        if (identity_rank(cx, syn->kids[1])) {
+        if (!ck_nargs_ok(cx, syn, 2, -1)) return NULL;
+        if (ck_identity_rank(cx, syn->kids[1])) {
             diag_error_at(D(cx), syn, "E0541", "cannot write to `%s`: an identity tensor is immutable (it holds no data)",
                           syn_to_string(cx->ck->a, syn->kids[1], 30));
             return NULL;
         }
-        Sym *v = vector_operand(cx, syn->kids[1], "~");
+        Sym *v = ck_vector_operand(cx, syn->kids[1], "~");
         if (!v) return NULL;
         if (v->kind == SYM_CONSTVEC) {
             constvec_write_error(cx, syn, v);
@@ -294,11 +294,11 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
     }
     size_t hl = h ? strlen(h) : 0;
     Node *soa;
-    if (soa_access(cx, syn, 1, &soa)) return soa;
+    if (ck_soa_access(cx, syn, 1, &soa)) return soa;
     const char *prop = h && h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
     if (prop && (!strcmp(prop, "length~") || !strcmp(prop, "offset~") || !strcmp(prop, "parent~")) && syn->nkids == 2) {
         /* the settable properties of a vector-view */
-        Node *v = expr(cx, syn->kids[1], NULL);
+        Node *v = ck_expr(cx, syn->kids[1], NULL);
         if (!v) return NULL;
         if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
             Sym *vs = v->sym;
@@ -307,28 +307,28 @@ Node *place(Ctx *cx, Node *syn, int for_write) {
                               vs->name);
                 return NULL;
             }
-            if (prop[0] == 'p') return var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by cx_set */
+            if (prop[0] == 'p') return ck_var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by cx_set */
             if (prop[0] == 'l' && !vs->len_sym) {
                 diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
                 return NULL;
             }
-            return var_ref(cx, syn, prop[0] == 'l' ? vs->len_sym : vs->off_sym);
+            return ck_var_ref(cx, syn, prop[0] == 'l' ? vs->len_sym : vs->off_sym);
         }
         if (v->ty->kind != TY_STRUCT) {
             diag_error_at(D(cx), syn, "E0496", "`%s` selects a property, but `%s` is `%s`", syn->kids[0]->name,
-                          syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, v->ty));
+                          syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, v->ty));
             return NULL;
         }
-        return struct_member(cx, syn, v, for_write);
+        return ck_struct_member(cx, syn, v, for_write);
     }
     if (h && hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) {
         /* a struct field or hardware-vector components, by the operand's type */
-        Node *base = place(cx, syn->kids[1], for_write);
+        Node *base = ck_place(cx, syn->kids[1], for_write);
         if (!base) return NULL;
-        if (base->ty->kind == TY_STRUCT) return struct_member(cx, syn, base, for_write);
+        if (base->ty->kind == TY_STRUCT) return ck_struct_member(cx, syn, base, for_write);
         if (cx_is_swizzle_name(h)) return cx_swizzle_of(cx, syn, base, 1);
         diag_error_at(D(cx), syn, "E0496", "`%s` selects a struct field, but `%s` is `%s`", syn->kids[0]->name,
-                      syn_to_string(cx->ck->a, syn->kids[1], 30), tname(cx, base->ty));
+                      syn_to_string(cx->ck->a, syn->kids[1], 30), ck_tname(cx, base->ty));
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
@@ -353,15 +353,15 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             continue;
         }
         if (cx->ck->d->errors > errs_before) return NULL;
-        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? scope_lookup(cx, syn->kids[i]->key) : NULL;
+        Sym *fs = syn->kids[i]->kind == N_SYMBOL ? ck_scope_lookup(cx, syn->kids[i]->key) : NULL;
         if (fs && fs->kind == SYM_FNVAL) {
-            Node *r = fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
+            Node *r = ck_fnval_set(cx, fs, syn->kids[i], syn->kids[i + 1]);
             if (!r) return NULL;
             last = r;
             continue;
         }
         if (syn_is_form(syn->kids[i], "dims~") || syn_is_form(syn->kids[i], "strides~")) {
-            Node *tn = tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
+            Node *tn = ck_tensor_set_array(cx, syn->kids[i], syn->kids[i + 1]);
             if (!tn) return NULL;
             last = tn;
             continue;
@@ -372,11 +372,11 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             last = pn;
             continue;
         }
-        Node *p = place(cx, syn->kids[i], 1);
+        Node *p = ck_place(cx, syn->kids[i], 1);
         if (!p) return NULL;
-        Node *v = expr(cx, syn->kids[i + 1], p->ty);
+        Node *v = ck_expr(cx, syn->kids[i + 1], p->ty);
         if (!v) return NULL;
-        v = coerce(cx, v, p->ty, syn->kids[i + 1], "assigned value");
+        v = ck_coerce(cx, v, p->ty, syn->kids[i + 1], "assigned value");
         if (!v) return NULL;
         Node *a;
         if (p->kind == N_C_MEMBER && p->op) {
@@ -385,18 +385,18 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
             static const char *xyz[3] = {"x", "y", "z"};
             a = NULL;
             for (int k = 0; k < 3 && v; k++) {
-                Node *comp = mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
+                Node *comp = ck_mk1(cx, N_C_SWIZZLE, syn, ty_num(p->ty->sc), v);
                 if (comp) comp->text = xyz[k];
-                a = mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, struct_component(cx, p, k), comp);
-                if (k < 2) emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, a));
+                a = ck_mk2(cx, N_C_ASSIGN, syn, ty_num(p->ty->sc), OP_SET, ck_struct_component(cx, p, k), comp);
+                if (k < 2) ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, a));
             }
             if (!a) return NULL;
         } else {
-            a = mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
+            a = ck_mk2(cx, N_C_ASSIGN, syn, p->ty, OP_SET, p, v);
         }
         if (i + 2 < syn->nkids) {
-            Node *st = mk1(cx, N_C_EXPR, syn, &ty_void, a);
-            emit_stmt(cx, st);
+            Node *st = ck_mk1(cx, N_C_EXPR, syn, &ty_void, a);
+            ck_emit_stmt(cx, st);
         }
         last = a;
     }
@@ -406,20 +406,20 @@ Node *cx_set(Ctx *cx, Node *syn, Type *want) {
 /* (inc! PLACE [DELTA]) (dec! PLACE [DELTA]): the new value. */
 Node *cx_incdec(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 1, 2)) return NULL;
-    Node *p = place(cx, syn->kids[1], 0);
+    if (!ck_nargs_ok(cx, syn, 1, 2)) return NULL;
+    Node *p = ck_place(cx, syn->kids[1], 0);
     if (!p) return NULL;
     if (p->kind == N_C_MEMBER && p->op) {
         diag_error_at(D(cx), syn, "E0497", "`%s` cannot update a 3-component struct field in place; use (set! ...)", syn->kids[0]->name);
         return NULL;
     }
     if (!ty_is_arith(p->ty)) {
-        diag_error_at(D(cx), syn->kids[1], "E0311", "`%s` needs a number, found `%s`", syn->kids[0]->name, tname(cx, p->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0311", "`%s` needs a number, found `%s`", syn->kids[0]->name, ck_tname(cx, p->ty));
         return NULL;
     }
-    Node *d = syn->nkids == 3 ? expr(cx, syn->kids[2], p->ty) : int_lit(cx, syn, 1, p->ty);
+    Node *d = syn->nkids == 3 ? ck_expr(cx, syn->kids[2], p->ty) : ck_int_lit(cx, syn, 1, p->ty);
     if (d && syn->nkids == 2) d->op = LIT_FLEX_INT;
-    d = coerce(cx, d, p->ty, syn->nkids == 3 ? syn->kids[2] : syn, syn->kids[0]->name);
+    d = ck_coerce(cx, d, p->ty, syn->nkids == 3 ? syn->kids[2] : syn, syn->kids[0]->name);
     if (!d) return NULL;
-    return mk2(cx, N_C_ASSIGN, syn, p->ty, syn->kids[0]->key[0] == 'i' ? OP_ADD : OP_SUB, p, d);
+    return ck_mk2(cx, N_C_ASSIGN, syn, p->ty, syn->kids[0]->key[0] == 'i' ? OP_ADD : OP_SUB, p, d);
 }

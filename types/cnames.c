@@ -84,35 +84,35 @@ const TargetNames crisp_names = {
 /* ---- the checker's side of the seam ---- */
 
 /* What the target reserves (check.h TargetNames). */
-int has_reserved_prefix(const Checker *ck, const char *s) {
+int ck_has_reserved_prefix(const Checker *ck, const char *s) {
     return ck->names->reserved_prefix(s);
 }
 
-int is_reserved(const Checker *ck, const char *s) {
+int ck_is_reserved(const Checker *ck, const char *s) {
     return ck->names->reserved(s);
 }
 
-const char *mangle(const Checker *ck, const char *crisp_name) {
+const char *ck_mangle(const Checker *ck, const char *crisp_name) {
     return ck->names->spell(ck->a, crisp_name);
 }
 
-const char *name_join(const Checker *ck, const char *base, const char *part) {
+const char *ck_name_join(const Checker *ck, const char *base, const char *part) {
     return ck->names->join(ck->a, base, part);
 }
 
-const char *type_part(const Checker *ck, const Type *t) {
+const char *ck_type_part(const Checker *ck, const Type *t) {
     return ck->names->type_part(ck->a, t);
 }
 
-void names_rollback(Checker *ck, NameTable *t, int mark) {
+void ck_names_rollback(Checker *ck, NameTable *t, int mark) {
     ck->names->rollback(ck->a, t, mark);
 }
 
-const char *unique_name(Checker *ck, NameTable *t, const char *base) {
+const char *ck_unique_name(Checker *ck, NameTable *t, const char *base) {
     return ck->names->unique(ck->a, ck->names, t, base);
 }
 
-void names_release(Checker *ck, NameTable *t) {
+void ck_names_release(Checker *ck, NameTable *t) {
     strmap_release(ck->a, &t->live);
     strmap_release(ck->a, &t->suffixes);
     if (t->cap) arena_give_back(ck->a, (void *)t->names, sizeof(const char *) * (size_t)t->cap);
@@ -120,23 +120,23 @@ void names_release(Checker *ck, NameTable *t) {
     t->n = t->cap = 0;
 }
 
-void names_take(Checker *ck, NameTable *t, const char *nm) {
+void ck_names_take(Checker *ck, NameTable *t, const char *nm) {
     ck->names->take(ck->a, t, nm);
 }
 
-const char *names_member(const Checker *ck, const char *path, const char *field) {
+const char *ck_names_member(const Checker *ck, const char *path, const char *field) {
     return ck->names->member(ck->a, path, field);
 }
 
-const char *names_host_ident(const Checker *ck, const char *name) {
+const char *ck_names_host_ident(const Checker *ck, const char *name) {
     return ck->names->host_ident(ck->a, name);
 }
 
-const char *names_language(const Checker *ck) {
+const char *ck_names_language(const Checker *ck) {
     return ck->names->language;
 }
 
-const char *local_cname(Ctx *cx, const char *crisp_name) {
+const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
     if (crisp_name[0] == '%') {
         /* a gensym (%limit12): its digits only made it unique among Crisp
            symbols; the C name is made unique below */
@@ -145,17 +145,17 @@ const char *local_cname(Ctx *cx, const char *crisp_name) {
         crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
         if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
     }
-    const char *base = mangle(cx->ck, crisp_name);
+    const char *base = ck_mangle(cx->ck, crisp_name);
     /* locals must not collide with file-scope names either: functions
        and kernels, including those not instantiated yet */
     int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
-    if (clash) base = name_join(cx->ck, base, "v");
+    if (clash) base = ck_name_join(cx->ck, base, "v");
     /* __local arrays live at kernel scope: their names are never free
        again, even after the block that made them (uniform slots) */
-    const char *name = unique_name(cx->ck, &cx->names, base);
+    const char *name = ck_unique_name(cx->ck, &cx->names, base);
     for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
         if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
-            name = unique_name(cx->ck, &cx->names, name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
+            name = ck_unique_name(cx->ck, &cx->names, ck_name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
             i = -1;
         }
     return name;

@@ -16,7 +16,7 @@
 #define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
 
 /* A symbol of kind K for the name NAME (not yet in any scope). */
-Sym *sym_named(Checker *ck, SymKind k, Node *name) {
+Sym *ck_sym_named(Checker *ck, SymKind k, Node *name) {
     Sym *s = arena_alloc(ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = k;
@@ -27,10 +27,10 @@ Sym *sym_named(Checker *ck, SymKind k, Node *name) {
 }
 
 /* A new global of kind K named NAME; NULL (after E0101) when taken. */
-Sym *new_global(Checker *ck, SymKind k, Node *name) {
-    Sym *s = sym_named(ck, k, name);
+Sym *ck_new_global(Checker *ck, SymKind k, Node *name) {
+    Sym *s = ck_sym_named(ck, k, name);
     if (!s) return NULL;
-    Sym *old = global_lookup(ck, name->key);
+    Sym *old = ck_global_lookup(ck, name->key);
     s->from_lib = ck->in_library;
     if (old && old->from_lib && !ck->in_library) {
         /* the program's own definition replaces the library's */
@@ -44,7 +44,7 @@ Sym *new_global(Checker *ck, SymKind k, Node *name) {
         if (old->def) diag_note(ck->d, old->def->loc, "previous definition of `%s` is here", old->name);
         return NULL;
     }
-    scope_insert(ck->a, &ck->globals, s);
+    ck_scope_insert(ck->a, &ck->globals, s);
     return s;
 }
 
@@ -80,15 +80,15 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
         if (!is_c_identifier(name->name)) {
             diag_error_at(ck->d, name, "E0103",
                           "kernel name `%s` is not a valid C identifier (use letters, digits and underscores, e.g. `%s`)",
-                          name->name, mangle(ck, name->name));
+                          name->name, ck_mangle(ck, name->name));
             fd->bad = 1;
-        } else if (is_reserved(ck, name->name)) {
+        } else if (ck_is_reserved(ck, name->name)) {
             /* a kernel keeps its name on the host: it cannot be renamed */
             diag_error_at(ck->d, name, "E0103",
-                          has_reserved_prefix(ck, name->name)
+                          ck_has_reserved_prefix(ck, name->name)
                               ? "kernel name `%s` starts with a prefix %s or crisp reserves; choose another name, e.g. `k_%s`"
                               : "kernel name `%s` is a keyword or built-in of %s; choose another name, e.g. `%s_kernel`",
-                          name->name, names_language(ck), name->name);
+                          name->name, ck_names_language(ck), name->name);
             fd->bad = 1;
         }
         FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
@@ -102,7 +102,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     } else {
         /* a second definition of a name is an overload (spec "Function
            Overloading"); identical signatures are rejected once resolved */
-        FuncDef *old = func_lookup(ck, fd->key);
+        FuncDef *old = ck_func_lookup(ck, fd->key);
         if (old) fd->overloaded = old->overloaded = 1;
     }
     Node *pl = form->kids[2];
@@ -165,15 +165,15 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
     fd->ndecls = ndecl;
     fd->body = form->kids + i + ndecl;
     fd->nbody = form->nkids - i - ndecl;
-    fd->cname_base = kind == FN_KERNEL ? name->name : mangle(ck, name->name);
+    fd->cname_base = kind == FN_KERNEL ? name->name : ck_mangle(ck, name->name);
     PUSH(ck->a, ck->funcs, ck->nfuncs, ck->capfuncs, fd);
-    func_index(ck, fd);
+    ck_func_index(ck, fd);
     return fd;
 }
 
 /* A template instance: collected like a hand-written definition; function
  * instances join the overloads of their name. */
-FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
+FuncDef *ck_collect_instance(Checker *ck, Node *form, FnKind kind, const char *cname_base) {
     FuncDef *fd = collect_func(ck, form, kind);
     if (!fd) return NULL;
     if (kind != FN_KERNEL) {
@@ -182,7 +182,7 @@ FuncDef *collect_instance(Checker *ck, Node *form, FnKind kind, const char *cnam
         fd->overloaded = 1;
         fd->is_instance = 1;
     }
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     return fd->bad ? NULL : fd;
 }
 
@@ -192,7 +192,7 @@ static void collect_const(Checker *ck, Node *form) {
         diag_error_at(ck->d, form, "E0110", "expected (%s name value)", h);
         return;
     }
-    Sym *s = new_global(ck, SYM_CONST, form->kids[1]);
+    Sym *s = ck_new_global(ck, SYM_CONST, form->kids[1]);
     if (!s) return;
     s->type_syn = form->kids[1]->ann;
     s->init = form->kids[2];
@@ -205,7 +205,7 @@ static void collect_parameter(Checker *ck, Node *form) {
         return;
     }
     Node *name = form->kids[1];
-    Sym *s = new_global(ck, SYM_PARAMETER, name);
+    Sym *s = ck_new_global(ck, SYM_PARAMETER, name);
     if (!s) return;
     s->key = name->name; /* parameters are case sensitive */
     s->type_syn = name->ann;
@@ -228,12 +228,12 @@ static void collect(Checker *ck, Node *f) {
     }
     if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
     else if (!strcmp(h, "def-function")) {
-        if (!hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
+        if (!ck_hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
     }
     else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
-    else if (!strcmp(h, "def-struct")) struct_collect(ck, f);
-    else if (!strcmp(h, "def-enumeration")) enum_collect(ck, f);
-    else if (!strcmp(h, "def-derived-type")) derived_collect(ck, f);
+    else if (!strcmp(h, "def-struct")) ck_struct_collect(ck, f);
+    else if (!strcmp(h, "def-enumeration")) ck_enum_collect(ck, f);
+    else if (!strcmp(h, "def-derived-type")) ck_derived_collect(ck, f);
     else if (!strcmp(h, "def-setter")) {
         if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
             diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
@@ -241,7 +241,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f->kids[2], "E0170", "def-setter parameters are names, as in (object [index...] new-value)");
         else if (f->nkids > 2 && syn_is_list(f->kids[2]) && f->kids[2]->nkids > 17)
             diag_error_at(ck->d, f->kids[2], "E0170", "a def-setter takes at most 15 indices");
-        else if (!setter_object_type(f))
+        else if (!ck_setter_object_type(f))
             diag_error_at(ck->d, f->kids[2]->kids[0], "E0171",
                           "def-setter `%s` needs the type of its object `%s`: annotate it or (declare (type %s TYPE))",
                           f->kids[1]->key, syn_to_string(ck->a, f->kids[2]->kids[0], 30), syn_to_string(ck->a, f->kids[2]->kids[0], 30));
@@ -251,7 +251,7 @@ static void collect(Checker *ck, Node *f) {
     else if (!strcmp(h, "set-derived")) {
         /* linked once every type is known (check_program) */
     }
-    else if (!strcmp(h, "with-template-type")) template_collect(ck, f);
+    else if (!strcmp(h, "with-template-type")) ck_template_collect(ck, f);
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
     }
@@ -270,8 +270,8 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f->kids[1], "E0132", "`%s` is a built-in type and cannot be redefined", f->kids[1]->name);
             return;
         }
-        if (is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
-        Sym *s = new_global(ck, SYM_TYPE, f->kids[1]);
+        if (ck_is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
+        Sym *s = ck_new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
     } else if (!strcmp(h, "declaim")) {
         /* static-analysis opt-ins: read by analysis/ */
@@ -282,8 +282,8 @@ static void collect(Checker *ck, Node *f) {
             Node *e = f->kids[j];
             if (syn_is_form(e, "type") && e->nkids >= 3) {
                 for (int k = 1; k < e->nkids - 1; k++) {
-                    Sym *s = e->kids[k]->kind == N_SYMBOL ? global_lookup(ck, e->kids[k]->key) : NULL;
-                    if (!s) s = parameter_lookup(ck, e->kids[k]);
+                    Sym *s = e->kids[k]->kind == N_SYMBOL ? ck_global_lookup(ck, e->kids[k]->key) : NULL;
+                    if (!s) s = ck_parameter_lookup(ck, e->kids[k]);
                     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) {
                         diag_error_at(ck->d, e->kids[k], "E0133", "top-level (declare (type ...)) names no def-const or def-parameter `%s`",
                                       syn_to_string(ck->a, e->kids[k], 30));
@@ -300,7 +300,7 @@ static void collect(Checker *ck, Node *f) {
             diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
             return;
         }
-        Sym *s = new_global(ck, SYM_CONSTVEC, f->kids[1]);
+        Sym *s = ck_new_global(ck, SYM_CONSTVEC, f->kids[1]);
         if (s) {
             s->init = f;
             s->immutable = 1;
@@ -367,7 +367,7 @@ static void signature_aliases(Checker *ck, Node *f) {
         Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
         f->kids[2] = syn_list(ck->a, sig->loc, k, 2);
     }
-    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && is_signature_type(f->kids[2])) {
+    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && ck_is_signature_type(f->kids[2])) {
         int cap = ck->capsigs;
         arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);
         ck->nsigs--;
@@ -404,7 +404,7 @@ static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
 
 /* Pass "collect": the library's definitions, then the program's, in
  * order; ck->forms gets every definition (its macros expanded). */
-void pass_collect(Checker *ck) {
+void ck_pass_collect(Checker *ck) {
     Crisp *c = ck->c;
     if (ck->x) {
         Forms lib = expander_library(ck->x);

@@ -863,7 +863,7 @@ static NOINLINE int index_loc(Ce *ce, const Node *n, CeVal *p, int64_t *byte) {
     CeVal iv;
     if (vs && vs->off_sym && ix->kind == N_C_BINARY && ix->op == OP_ADD && ix->kids[0]->kind == N_C_VAR &&
         ix->kids[0]->sym == vs->off_sym) {
-        /* a view: element i of the view is root[offset + i] (index_node) */
+        /* a view: element i of the view is root[offset + i] (ck_index_node) */
         view = 1;
         iat = ix->kids[1];
         if (!var_int(ce, ix, vs->off_sym, &voff)) return 0;
@@ -1545,7 +1545,7 @@ int ce_syntax(Ctx *cx, Node *syn, CeVal *out) {
        what it needed); the diagnostics state comes back as it was */
     Diag saved = *ck->d;
     ck->d->out = NULL;
-    Node *v = expr(&s, syn, NULL);
+    Node *v = ck_expr(&s, syn, NULL);
     int failed = ck->d->errors > saved.errors, fatal = ck->d->fatal;
     *ck->d = saved;
     ck->d->fatal |= fatal;
@@ -1594,7 +1594,7 @@ Node *ce_literal(Ctx *cx, const Node *at, const CeVal *v) {
     case CE_FLOAT:
         n = ck_node(cx, N_C_FLOATLIT, at, (Type *)v->ty);
         n->fval = v->f;
-        if (v->ty->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+        if (v->ty->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
         return n;
     case CE_BOOL:
         n = ck_node(cx, N_C_BOOLLIT, at, &ty_bool);

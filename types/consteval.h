@@ -3,8 +3,8 @@
  * One interpreter of the checked tree (the C_* nodes of core/node.h) serves
  * every place the compiler needs a value while compiling:
  *   - def-const / def-parameter values (check.c const_value),
- *   - integer constants in types, sizes and operators (const_int,
- *     const_syn_int, the folding of literal arithmetic),
+ *   - integer constants in types, sizes and operators (ck_const_int,
+ *     ck_const_syn_int, the folding of literal arithmetic),
  *   - the bodies of def-const-vec (constvec.c), which the normal checker
  *     checks as a compile-time function and this evaluator then runs.
  * Values follow the device: each operation in the type the checker gave it,

@@ -62,7 +62,7 @@ static const char *value_word(Ctx *cx, const Type *t) {
     if (ty_is_int(t) || t->kind == TY_ENUM) return "an integer";
     if (ty_is_float(t)) return "a float";
     if (t->kind == TY_BOOL) return "a bool";
-    return arena_printf(cx->ck->a, "`%s`", tname(cx, t));
+    return arena_printf(cx->ck->a, "`%s`", ck_tname(cx, t));
 }
 
 /* ------------------------------------------------------------------ */
@@ -115,12 +115,12 @@ Node *constvec_wrap(Ctx *cx, int64_t v, Type *target, const Node *at) {
         u &= m;
         if (ty_category(target) == CAT_SIGNED && (u >> (bits - 1))) u |= ~m;
     }
-    return int_lit(cx, at, (int64_t)u, target);
+    return ck_int_lit(cx, at, (int64_t)u, target);
 }
 
 /* A float where an integer is wanted: never implicit (E0186). */
 void constvec_float_error(Ctx *cx, const Type *want, const Node *at) {
-    diag_error_at(D(cx), at, CV_E_EVAL, "a float is not converted to `%s`; use truncate, floor, ceil or round", tname(cx, want));
+    diag_error_at(D(cx), at, CV_E_EVAL, "a float is not converted to `%s`; use truncate, floor, ceil or round", ck_tname(cx, want));
 }
 
 /* VAL where WANT is expected and the checker found no implicit
@@ -144,7 +144,7 @@ int constvec_convert(Ctx *cx, Node *val, Type *want, const Node *at, Node **out)
         constvec_float_error(cx, want, at);
         return 1;
     }
-    Node *c = mk1(cx, N_C_CAST, at, want, val);
+    Node *c = ck_mk1(cx, N_C_CAST, at, want, val);
     if (c) c->op = CAST_VALUE;
     *out = c;
     return 1;
@@ -175,17 +175,17 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
             form->nkids -= 2;
             break;
         }
-    /* the type: as make_vector_type, with a length left to the run */
+    /* the type: as ck_make_vector_type, with a length left to the run */
     Node *k = form->nkids > 1 ? form->kids[1] : NULL, *len_expr = NULL;
     Type *base = NULL;
     int typed = 0;
     if (k && k->kind == N_SYMBOL) {
-        Sym *a = global_lookup(ck, k->key);
+        Sym *a = ck_global_lookup(ck, k->key);
         typed = a && a->kind == SYM_TYPE;
     }
     typed |= syn_is_form(k, "vector-type") || syn_is_form(k, "vector") || syn_is_form(k, "vector-view-type");
-    if (typed && !(base = type_expr(ck, k))) return NULL;
-    Type *t = vector_type_args(ck, form, typed ? 2 : 1, 1, &len_expr);
+    if (typed && !(base = ck_type_expr(ck, k))) return NULL;
+    Type *t = ck_vector_type_args(ck, form, typed ? 2 : 1, 1, &len_expr);
     if (!t) return NULL;
     if (base && base->kind == TY_VECTOR) {
         if (!t->elem) t->elem = base->elem;
@@ -199,12 +199,12 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
     }
     if (!elem_ok(t->elem)) {
         diag_error_at(D(cx), init, CV_E_SIZE, "def-const-vec elements must be integer, float or double scalars, found `%s`",
-                      tname(cx, t->elem));
+                      ck_tname(cx, t->elem));
         return NULL;
     }
     Node *len = NULL, *fill = NULL;
     if (len_expr) {
-        len = ulong_arg(cx, len_expr, "vector length");
+        len = ck_ulong_arg(cx, len_expr, "vector length");
         if (!len) return NULL;
     } else if (t->length < 0) {
         diag_error_at(D(cx), init, CV_E_SIZE, "make-vector in a def-const-vec body needs a length");
@@ -217,14 +217,14 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
         return NULL;
     }
     if (fill_syn) {
-        fill = expr(cx, fill_syn, t->elem);
-        if (fill) fill = coerce(cx, fill, t->elem, fill_syn, "initial element");
+        fill = ck_expr(cx, fill_syn, t->elem);
+        if (fill) fill = ck_coerce(cx, fill, t->elem, fill_syn, "initial element");
         if (!fill) return NULL;
     }
     Type *vt = ty_vector(ck->a, t->elem, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, len ? -1 : t->length);
-    if (t->elem->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
-    Sym *s = new_local(cx, name, name->name, vt);
-    Node *d = mk(cx, N_C_DECL, init, vt, 2);
+    if (t->elem->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
+    Sym *s = ck_new_local(cx, name, name->name, vt);
+    Node *d = ck_mk(cx, N_C_DECL, init, vt, 2);
     if (!s || !d) return NULL;
     d->sym = s;
     if (fill || len) {
@@ -232,14 +232,14 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
         d->kids[1] = len;
         d->nkids = 2;
     }
-    emit_stmt(cx, d);
+    ck_emit_stmt(cx, d);
     return s;
 }
 
 /* A vector operand of copy-vec: its first element and its length. */
 static Node *first_elem(Ctx *cx, const Node *at, Sym *v) {
-    Node *r = var_ref(cx, at, v);
-    return v->off_sym ? mk2(cx, N_C_BINARY, at, v->ty, OP_ADD, r, var_ref(cx, at, v->off_sym)) : r;
+    Node *r = ck_var_ref(cx, at, v);
+    return v->off_sym ? ck_mk2(cx, N_C_BINARY, at, v->ty, OP_ADD, r, ck_var_ref(cx, at, v->off_sym)) : r;
 }
 
 static Node *length_node(Ctx *cx, const Node *at, Sym *v) {
@@ -284,7 +284,7 @@ static Node *copy_vec(Ctx *cx, Node *syn) {
         diag_error_at(D(cx), syn, CV_E_FORM, "expected (copy-vec :from source :to destination)");
         return NULL;
     }
-    Sym *s = vector_operand(cx, src, "copy-vec"), *d = s ? vector_operand(cx, dst, "copy-vec") : NULL;
+    Sym *s = ck_vector_operand(cx, src, "copy-vec"), *d = s ? ck_vector_operand(cx, dst, "copy-vec") : NULL;
     if (!s || !d) return NULL;
     if (sym_ndims(s) || sym_ndims(d)) {
         diag_error_at(D(cx), sym_ndims(s) ? src : dst, CV_E_FORM, "copy-vec copies vectors and vector-views, not tensor-views");
@@ -298,7 +298,7 @@ static Node *copy_vec(Ctx *cx, Node *syn) {
         constvec_float_error(cx, d->ty->elem, dst);
         return NULL;
     }
-    Node *c = mk(cx, N_C_CALL, syn, &ty_void, 4);
+    Node *c = ck_mk(cx, N_C_CALL, syn, &ty_void, 4);
     if (!c) return NULL;
     c->op = BI_CALL;
     c->text = CE_COPY_VEC;
@@ -320,7 +320,7 @@ Node *constvec_form(Ctx *cx, Node *syn, int *handled) {
     if (h && !strcmp(h, "make-vector")) {
         Node *name = cx_sym(cx, syn, cx->bind_hint ? cx->bind_hint : "vec");
         Sym *s = constvec_make_vector(cx, name, syn);
-        return s ? var_ref(cx, syn, s) : NULL;
+        return s ? ck_var_ref(cx, syn, s) : NULL;
     }
     *handled = 0;
     return NULL;
@@ -340,14 +340,14 @@ Node *constvec_parent(Ctx *cx, Node *syn, Node *base) {
     if (!v->off_sym) return base;
     Type *t = ty_vector(cx->ck->a, v->ty->elem, v->ty->as, v->ty->acc, v->ty->align, -1);
     t->view = 1;
-    Node *p = mk1(cx, N_C_CALL, syn, t, var_ref(cx, syn, v));
-    Node *l = mk1(cx, N_C_CALL, syn, ty_num(SC_ULONG), var_ref(cx, syn, v));
+    Node *p = ck_mk1(cx, N_C_CALL, syn, t, ck_var_ref(cx, syn, v));
+    Node *l = ck_mk1(cx, N_C_CALL, syn, ty_num(SC_ULONG), ck_var_ref(cx, syn, v));
     if (!p || !l) return NULL;
     p->op = l->op = BI_CALL;
     p->text = CE_PARENT;
     l->text = CE_PARENT_LENGTH;
-    Sym *pv = new_view(cx, syn, cx->bind_hint ? cx->bind_hint : "parent", t, p, int_lit(cx, syn, 0, ty_num(SC_ULONG)), l);
-    return pv ? var_ref(cx, syn, pv) : NULL;
+    Sym *pv = ck_new_view(cx, syn, cx->bind_hint ? cx->bind_hint : "parent", t, p, ck_int_lit(cx, syn, 0, ty_num(SC_ULONG)), l);
+    return pv ? ck_var_ref(cx, syn, pv) : NULL;
 }
 
 /* reinterpret-view in a compile-time body sees bytes as integer, float or
@@ -356,7 +356,7 @@ int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et) {
     if (elem_ok(et)) return 1;
     diag_error_at(D(cx), tn, CV_E_REINT,
                   "reinterpret-view in a def-const-vec body sees elements as integer, float or double scalars, not `%s`%s",
-                  tname(cx, et), et->kind == TY_STRUCT ? " (spec: the new type cannot be a struct)" : "");
+                  ck_tname(cx, et), et->kind == TY_STRUCT ? " (spec: the new type cannot be a struct)" : "");
     return 0;
 }
 
@@ -365,7 +365,7 @@ int constvec_reinterpret_ok(Ctx *cx, const Node *tn, const Type *et) {
 int constvec_call_ok(Ctx *cx, Node *syn) {
     Checker *ck = cx->ck;
     const char *k = syn->kids[0]->key;
-    if (!ck->ct || !(hof_lookup(ck, k) || template_lookup(ck, k))) return 1;
+    if (!ck->ct || !(ck_hof_lookup(ck, k) || ck_template_lookup(ck, k))) return 1;
     diag_error_at(D(cx), syn, CV_E_FORM,
                   "`%s` is not supported in a def-const-vec body (functions taking functions and templated functions are not run "
                   "by the compiler)",
@@ -388,7 +388,7 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
             if (syn_is_form(e, "max-steps")) {
                 Ctx tmp = {.ck = ck};
                 int64_t n;
-                if (e->nkids != 2 || !const_syn_int(&tmp, e->kids[1], &n) || n < 1 || n > CE_MAX_STEPS) {
+                if (e->nkids != 2 || !ck_const_syn_int(&tmp, e->kids[1], &n) || n < 1 || n > CE_MAX_STEPS) {
                     diag_error_at(ck->d, e, CV_E_FORM, "expected (max-steps N) with N a number of steps from 1 to %ld", CE_MAX_STEPS);
                     return -1;
                 }
@@ -402,7 +402,7 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
             }
             for (int k = 1; k < e->nkids; k++) {
                 Node *nm = e->kids[k];
-                Sym *u = nm->kind == N_SYMBOL ? global_lookup(ck, nm->key) : NULL;
+                Sym *u = nm->kind == N_SYMBOL ? ck_global_lookup(ck, nm->key) : NULL;
                 const char *shown = syn_to_string(ck->a, nm, 40);
                 if (!u || u->kind != SYM_CONSTVEC) {
                     diag_error_at(ck->d, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined", shown, shown);
@@ -482,12 +482,12 @@ void constvec_eval(Checker *ck, Sym *s) {
     CFunc fn = {.kind = FN_FUNCTION, .name = s->name, .cname = "consteval", .def = form, .ret = ct.ret, .consteval = 1};
     fn.body = syn_new(ck->a, N_C_BLOCK, form->loc);
     Ctx cx = {.ck = ck, .fn = &fn, .block = fn.body, .consteval = 1, .body_owner = form};
-    scope_push(&cx);
+    ck_scope_push(&cx);
     int errs = ck->d->errors;
     ck->ct = &ct;
     int visible = ck->x ? expander_enter(ck->x, form) : 0;
     Dest d = {D_RETURN, NULL, NULL};
-    body_to(&cx, form->kids + first, form->nkids - first, &d);
+    ck_body_to(&cx, form->kids + first, form->nkids - first, &d);
     if (ck->x) expander_leave(ck->x, visible);
     ConstVec *cv = NULL;
     if (ck->d->errors == errs && !ck->d->fatal) {
@@ -574,12 +574,12 @@ Node *constvec_ref(Ctx *cx, Node *syn, Sym *s) {
         else if (!used)
             diag_error_at(D(cx), syn, CV_E_NOUSE, "def-const-vec `%s` reads the const-vec `%s` without declaring it: add (declare (use %s))",
                           ct->self->name, s->name, s->name);
-        return used && s->cvec ? var_ref(cx, syn, s) : NULL;
+        return used && s->cvec ? ck_var_ref(cx, syn, s) : NULL;
     }
     if (!s->cvec) return NULL; /* its body failed and was reported */
     if (!use_ok(cx, syn, s, NULL)) return NULL;
     note_use(cx, s);
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }
 
 /* After a call to function instance f: the caller reads what f reads.  A
@@ -596,7 +596,7 @@ void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused) {
 void constvec_decl(Ctx *cx, Node *e) {
     for (int k = 1; k < e->nkids; k++) {
         Node *nm = e->kids[k];
-        Sym *s = nm->kind == N_SYMBOL ? global_lookup(cx->ck, nm->key) : NULL;
+        Sym *s = nm->kind == N_SYMBOL ? ck_global_lookup(cx->ck, nm->key) : NULL;
         if (!s || s->kind != SYM_CONSTVEC)
             diag_error_at(cx->ck->d, nm, CV_E_USE, "(use %s): no def-const-vec named `%s` is defined",
                           syn_to_string(cx->ck->a, nm, 40), syn_to_string(cx->ck->a, nm, 40));

@@ -77,7 +77,7 @@ Node *ctq_type_syntax(Checker *ck, Type *t, SrcLoc loc) {
     s->name = n->name;
     s->key = arena_printf(a, "%%type%d", ck->globals.n);
     s->ty = t;
-    scope_insert(a, &ck->globals, s);
+    ck_scope_insert(a, &ck->globals, s);
     n->key = s->key;
     return n;
 }
@@ -122,7 +122,7 @@ static Type *type_of_syntax(Checker *ck, Node *syn) {
     }
     int saved = ck->allow_incomplete;
     ck->allow_incomplete = 1;
-    Type *t = type_expr(ck, syn);
+    Type *t = ck_type_expr(ck, syn);
     ck->allow_incomplete = saved;
     return t;
 }
@@ -132,7 +132,7 @@ static Type *type_of_syntax(Checker *ck, Node *syn) {
 static int names_type(Checker *ck, const Node *syn) {
     if (syn->kind == N_SYMBOL && !syn->ann) {
         if (ty_lookup_base(syn->key) && strcmp(syn->key, "nil")) return 1;
-        Sym *s = global_lookup(ck, syn->key);
+        Sym *s = ck_global_lookup(ck, syn->key);
         return s && s->kind == SYM_TYPE;
     }
     if (syn->kind == N_KEYWORD) return ty_lookup_base(syn->key) != NULL;
@@ -149,15 +149,15 @@ static int names_type(Checker *ck, const Node *syn) {
 /* Is `x` a symbol naming a value (not a type) where the macro was called? */
 static int is_value_name(Checker *ck, const Node *x) {
     if (x->kind != N_SYMBOL || x->ann) return 0;
-    Sym *s = ck->cur ? scope_lookup(ck->cur, x->key) : global_lookup(ck, x->key);
+    Sym *s = ck->cur ? ck_scope_lookup(ck->cur, x->key) : ck_global_lookup(ck, x->key);
     return s && s->kind != SYM_TYPE;
 }
 
 /* The variable `sym` names where the macro was called: a local or
  * parameter of the function being checked, else a global. */
 static Sym *visible(Checker *ck, const Node *sym) {
-    Sym *s = ck->cur ? scope_lookup(ck->cur, sym->key) : global_lookup(ck, sym->key);
-    if (!s) s = parameter_lookup(ck, sym);
+    Sym *s = ck->cur ? ck_scope_lookup(ck->cur, sym->key) : ck_global_lookup(ck, sym->key);
+    if (!s) s = ck_parameter_lookup(ck, sym);
     return s;
 }
 
@@ -168,7 +168,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
     if (v->kind == N_SYMBOL && !v->ann) {
         Sym *s = visible(ck, v);
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-            Node *c = global_const_value(ck, s);
+            Node *c = ck_global_const_value(ck, s);
             return c ? c->ty : NULL;
         }
         if (s && s->kind != SYM_TYPE && s->kind != SYM_FNVAL && s->ty) return s->ty;
@@ -194,7 +194,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
     Node *saved = cx->block;
     Node scratch = {.kind = N_C_BLOCK};
     cx->block = &scratch;
-    Node *e = expr(cx, v, NULL);
+    Node *e = ck_expr(cx, v, NULL);
     cx->block = saved;
     if (!e || !e->ty) {
         if (!ev->failed) eval_error_code(ev, EVAL_E_TYPEOF, at, "`type-of`: `%s` has no type", syn_to_string(ck->a, v, 40));
@@ -210,7 +210,7 @@ static Type *value_type(Checker *ck, Eval *ev, Node *at, Node *v) {
  * caller may have passed as a view, is not known to be aligned. */
 static int aligned_buffer(Checker *ck, const Node *v) {
     if (v->kind != N_SYMBOL || v->ann || !ck->cur || !ck->cur->fn || ck->cur->fn->kind != FN_KERNEL) return 0;
-    Sym *s = scope_lookup(ck->cur, v->key);
+    Sym *s = ck_scope_lookup(ck->cur, v->key);
     if (!s || s->is_view || !s->ty || s->ty->kind != TY_VECTOR || s->ty->view || s->ty->soa || s->ty->ndims ||
         s->ty->align == AL_STD140 || (s->ty->as != AS_GLOBAL && s->ty->as != AS_CONSTANT))
         return 0;
@@ -240,7 +240,7 @@ static const char *designated(Checker *ck, Node *v) {
     const char *f = eval_function_name(v);
     if (f) return f;
     if (v->kind == N_SYMBOL && !v->ann) {
-        Sym *s = ck->cur ? scope_lookup(ck->cur, v->key) : NULL;
+        Sym *s = ck->cur ? ck_scope_lookup(ck->cur, v->key) : NULL;
         if (s && s->kind == SYM_FNVAL && s->fn_name && s->fn_name->kind == N_SYMBOL) return s->fn_name->key;
     }
     return NULL;
@@ -273,7 +273,7 @@ static int builtin_kind(const char *f) {
 static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
     Type **ps, *ret;
     int *outs, np;
-    if (!parse_signature(ck, sig, &ps, &outs, &np, &ret)) return -1;
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &np, &ret)) return -1;
     int bk = builtin_kind(f);
     if (bk) {
         if (np != 2 || !ps[0] || !ty_equal(ps[0], ps[1])) return 0;
@@ -282,10 +282,10 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
         return bk == 1 ? ty_is_arith(ps[0]) : ty_is_intlike(ps[0]);
     }
     FuncDef *cands[64];
-    int nc = func_overloads(ck, f, cands, 64);
+    int nc = ck_func_overloads(ck, f, cands, 64);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad || fd->nparams != np) continue;
         int ok = 1;
         for (int k = 0; k < np && ok; k++) {
@@ -293,13 +293,13 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
             if (!pt) ok = !exact;
             else if (pt->kind == TY_VECTOR && ps[k]->kind == TY_VECTOR) ok = !pt->elem || ty_equal(pt->elem, ps[k]->elem);
             else ok = ty_equal(pt, ps[k]) || (!exact && pt->kind == TY_STRUCT && pt->sd->pattern &&
-                                              template_pattern_match(ck, pt, ps[k]));
+                                              ck_template_pattern_match(ck, pt, ps[k]));
         }
         if (ok && fd->ret && ret && !ty_equal(fd->ret, ret) && !(ret->kind == TY_VOID && fd->ret->kind == TY_VOID)) ok = 0;
         if (ok) return 1;
     }
     /* a templated function (with-template-type): instantiated per call */
-    if (!exact && template_lookup(ck, f)) return 1;
+    if (!exact && ck_template_lookup(ck, f)) return 1;
     return 0;
 }
 
@@ -310,7 +310,7 @@ static int function_fits(Checker *ck, const char *f, Node *sig, int exact) {
 static int signatures_equal(Checker *ck, Node *a, Node *b) {
     Type **pa, **pb, *ra, *rb;
     int *oa, *ob, na, nb;
-    if (!parse_signature(ck, a, &pa, &oa, &na, &ra) || !parse_signature(ck, b, &pb, &ob, &nb, &rb)) return -1;
+    if (!ck_parse_signature(ck, a, &pa, &oa, &na, &ra) || !ck_parse_signature(ck, b, &pb, &ob, &nb, &rb)) return -1;
     if (na != nb || !ra != !rb || (ra && !ty_equal(ra, rb))) return 0;
     for (int i = 0; i < na; i++)
         if (!ty_equal(pa[i], pb[i]) || oa[i] != ob[i]) return 0;
@@ -353,7 +353,7 @@ static int is_type_of(Checker *ck, Eval *ev, Node *form, Node *x, Node *t) {
     if (is_literal_type(t)) return literal_fits(t->kids[1], vt);
     Type *tt = type_of_syntax(ck, t);
     if (!tt) return -1;
-    return ty_equal(vt, tt) || derived_subst_ok(vt, tt);
+    return ty_equal(vt, tt) || ck_derived_subst_ok(vt, tt);
 }
 
 /* The element type of a vector type or of a vector variable. */
@@ -450,7 +450,7 @@ static int type_has_prop(Checker *ck, Eval *ev, Node *form, Node *x, Node *p) {
         return !strcasecmp(pn, "length") || (t->view && (!strcasecmp(pn, "offset") || !strcasecmp(pn, "parent"))) ||
                (t->ndims > 0 && (!strcasecmp(pn, "dims") || !strcasecmp(pn, "strides")));
     if (t->kind == TY_STRUCT) {
-        if (!struct_resolve(ck, t->sd)) return -1;
+        if (!ck_struct_resolve(ck, t->sd)) return -1;
         for (int i = 0; i < t->sd->nfields; i++)
             if (!strcasecmp(t->sd->fields[i].name, pn)) return 1;
     }
@@ -461,7 +461,7 @@ static int type_has_prop(Checker *ck, Eval *ev, Node *form, Node *x, Node *p) {
 static Node *struct_fields(Checker *ck, Node *x) {
     if (x->kind != N_SYMBOL || x->ann || !names_type(ck, x)) return NULL;
     Type *t = type_of_syntax(ck, x);
-    if (!t || t->kind != TY_STRUCT || !struct_resolve(ck, t->sd)) return NULL;
+    if (!t || t->kind != TY_STRUCT || !ck_struct_resolve(ck, t->sd)) return NULL;
     Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(t->sd->nfields + 1));
     if (!k) return NULL;
     for (int i = 0; i < t->sd->nfields; i++) k[i] = syn_symbol(ck->a, x->loc, t->sd->fields[i].name);
@@ -474,7 +474,7 @@ static Node *struct_fields(Checker *ck, Node *x) {
 static Node *struct_field_types(Checker *ck, Node *x) {
     if (x->kind != N_SYMBOL || x->ann || !names_type(ck, x)) return NULL;
     Type *t = type_of_syntax(ck, x);
-    if (!t || t->kind != TY_STRUCT || !struct_resolve(ck, t->sd)) return NULL;
+    if (!t || t->kind != TY_STRUCT || !ck_struct_resolve(ck, t->sd)) return NULL;
     Node **k = arena_alloc(ck->a, sizeof *k * (size_t)(t->sd->nfields + 1));
     if (!k) return NULL;
     for (int i = 0; i < t->sd->nfields; i++) {
@@ -488,10 +488,10 @@ static Node *struct_field_types(Checker *ck, Node *x) {
  * overload with a complete signature; NULL after reporting E0216. */
 static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node *at) {
     FuncDef *cands[16];
-    int nc = func_overloads(ck, f, cands, 16);
+    int nc = ck_func_overloads(ck, f, cands, 16);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad) continue;
         int ok = 1;
         for (int k = 0; k < fd->nparams; k++) ok &= fd->params[k].ty != NULL;
@@ -517,10 +517,10 @@ static Node *signature_of(Checker *ck, Eval *ev, Node *form, const char *f, Node
  * a complete signature), or NULL: for (def-type NAME (type-signature-of #'f)). */
 Node *ctq_signature_syntax(Checker *ck, const char *f, SrcLoc loc) {
     FuncDef *cands[16];
-    int nc = func_overloads(ck, f, cands, 16);
+    int nc = ck_func_overloads(ck, f, cands, 16);
     for (int i = 0; i < nc; i++) {
         FuncDef *fd = cands[i];
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         if (fd->bad) continue;
         int ok = 1;
         for (int k = 0; k < fd->nparams; k++) ok &= fd->params[k].ty != NULL;
@@ -560,8 +560,8 @@ static int is_run_time_function(Checker *ck, const char *name) {
                                          "make-vector", "make-vector-view", NULL};
     for (int i = 0; makers[i]; i++)
         if (!strcmp(name, makers[i])) return 1;
-    if (!strncmp(name, "gen-", 4) && template_lookup(ck, name + 4)) return 1;
-    return func_lookup(ck, name) != NULL || template_lookup(ck, name) != NULL;
+    if (!strncmp(name, "gen-", 4) && ck_template_lookup(ck, name + 4)) return 1;
+    return ck_func_lookup(ck, name) != NULL || ck_template_lookup(ck, name) != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -609,7 +609,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
     } else if (!strcmp(name, "is-substitutable-for?")) {
         NEED(2);
         Type *x = type_arg(ck, ev, form, a[0]), *y = x ? type_arg(ck, ev, form, a[1]) : NULL;
-        r = x && y ? ty_equal(x, y) || derived_subst_ok(x, y) : -1;
+        r = x && y ? ty_equal(x, y) || ck_derived_subst_ok(x, y) : -1;
     } else if (!strcmp(name, "has-overload?")) {
         if (!is_signature(a[1])) {
             eval_error_code(ev, EVAL_E_SIG, form->nkids > 2 ? form->kids[2] : form,
@@ -640,7 +640,7 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         Sym *v = a[0]->kind == N_SYMBOL && !a[0]->ann ? visible(ck, a[0]) : NULL;
         Type *t = NULL;
         if (v && (v->kind == SYM_CONST || v->kind == SYM_PARAMETER)) {
-            Node *c = global_const_value(ck, v);
+            Node *c = ck_global_const_value(ck, v);
             t = c ? c->ty : NULL;
         } else if (v && (v->kind == SYM_LOCAL || v->kind == SYM_PARAM)) {
             t = v->ty;
@@ -671,9 +671,9 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         /* is-STRUCT? for a def-struct or derived type STRUCT */
         size_t len = strlen(name);
         if (n == 1 && len > 4 && !strncmp(name, "is-", 3) && name[len - 1] == '?') {
-            Sym *s = global_lookup(ck, arena_strndup(ck->a, name + 3, len - 4));
+            Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, name + 3, len - 4));
             if (s && s->kind == SYM_TYPE) {
-                Type *want = type_expr(ck, syn_symbol(ck->a, form->loc, s->name));
+                Type *want = ck_type_expr(ck, syn_symbol(ck->a, form->loc, s->name));
                 Type *t = want ? type_arg(ck, ev, form, a[0]) : NULL;
                 r = t ? ty_equal(t, want) : -1;
             }
@@ -703,10 +703,10 @@ static int host_var(Eval *ev, void *ud, const Node *sym, Node **out) {
         *out = (Node *)(uintptr_t)sym;
         return 1;
     }
-    Sym *s = global_lookup(ck, sym->key);
-    if (!s) s = parameter_lookup(ck, sym);
+    Sym *s = ck_global_lookup(ck, sym->key);
+    if (!s) s = ck_parameter_lookup(ck, sym);
     if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-        Node *v = global_const_value(ck, s);
+        Node *v = ck_global_const_value(ck, s);
         if (v && v->kind == N_C_INTLIT && ty_is_int(v->ty)) *out = syn_int(ck->a, sym->loc, v->ival);
         else if (v && v->kind == N_C_FLOATLIT) *out = syn_float(ck->a, sym->loc, v->fval);
         else return 0;

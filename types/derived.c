@@ -5,7 +5,7 @@
  * vector-view, soa-vector, soa-view or tensor-view type is the same type
  * with a name of its own (Type.tag, resolved in typeexpr.c): the same C
  * variables, no copy, but overloads tell it apart and its :subst decides
- * where it may stand for its original (vector_tag_fit in structs.c).
+ * where it may stand for its original (ck_vector_tag_fit in structs.c).
  * Derived struct types are in structs.c; this file makes and casts the
  * vector ones, and holds the two generic casts for both kinds. */
 #include <string.h>
@@ -18,12 +18,12 @@ static Diag *D(Ctx *cx) {
 
 /* The derived vector type NAME (a def-derived-type of a vector, view, soa
  * or tensor-view type), or NULL when NAME is something else. */
-Type *derived_vector_type(Ctx *cx, const Node *at, const char *name) {
-    Sym *st = global_lookup(cx->ck, name);
+Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name) {
+    Sym *st = ck_global_lookup(cx->ck, name);
     if (!st || st->kind != SYM_TYPE || !st->type_syn || !syn_is_form(st->type_syn, "def-derived-type") ||
         (st->ty && st->ty->kind != TY_VECTOR))
         return NULL;
-    Type *t = type_expr(cx->ck, syn_symbol(cx->ck->a, at->loc, st->name));
+    Type *t = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, at->loc, st->name));
     return t && t->kind == TY_VECTOR && t->tag ? t : NULL;
 }
 
@@ -52,16 +52,16 @@ static Node *retagged(Ctx *cx, const Node *at, const Sym *s, const char *tag, in
     ty->tag_subst = tag ? subst : 0;
     *v = *s;
     v->ty = ty;
-    return var_ref(cx, at, v);
+    return ck_var_ref(cx, at, v);
 }
 
 /* The vector variable SYN names (a vector, view, soa or tensor-view). */
 static Sym *vector_var(Ctx *cx, Node *syn, const char *what) {
-    Node *v = expr(cx, syn, NULL);
+    Node *v = ck_expr(cx, syn, NULL);
     if (!v) return NULL;
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0166", "`%s` casts a vector value between a derived type and its original, found `%s`", what,
-                      tname(cx, v->ty));
+                      ck_tname(cx, v->ty));
         return NULL;
     }
     return v->sym;
@@ -69,8 +69,8 @@ static Sym *vector_var(Ctx *cx, Node *syn, const char *what) {
 
 /* (as-NAME V) for a derived vector type NAME: V, a vector of NAME's
  * original type (or already a NAME), typed NAME. */
-Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
-    if (dt->ndims) return tensor_as_derived(cx, syn, dt); /* tensors.c: the same, with a tensor operand */
+Node *ck_derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
+    if (dt->ndims) return ck_tensor_as_derived(cx, syn, dt); /* tensors.c: the same, with a tensor operand */
     if (syn->nkids != 2) {
         diag_error_at(D(cx), syn, "E0370", "`%s` takes one argument, found %d", syn_head(syn), syn->nkids - 1);
         return NULL;
@@ -84,7 +84,7 @@ Node *derived_vector_as(Ctx *cx, Node *syn, Type *dt) {
     }
     const char *why = parts_differ(dt, s->ty);
     if (why) {
-        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", s->name, dt->tag, tname(cx, s->ty), why);
+        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", s->name, dt->tag, ck_tname(cx, s->ty), why);
         return NULL;
     }
     return retagged(cx, syn, s, dt->tag, dt->tag_subst);
@@ -100,12 +100,12 @@ static Node *as_original(Ctx *cx, Node *syn) {
         diag_error_at(D(cx), syn, "E0370", "`as-original` takes one argument, found %d", syn->nkids - 1);
         return NULL;
     }
-    Node *v = expr(cx, syn->kids[1], NULL);
+    Node *v = ck_expr(cx, syn->kids[1], NULL);
     if (!v) return NULL;
     if (v->ty && v->ty->kind == TY_VECTOR && v->kind == N_C_VAR && v->ty->tag) return retagged(cx, syn, v->sym, NULL, 0);
-    if (v->ty && v->ty->kind == TY_STRUCT && struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
-        return struct_as(cx, v, v->ty->sd->derived_from->type, syn);
-    diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", tname(cx, v ? v->ty : NULL));
+    if (v->ty && v->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, v->ty->sd) && v->ty->sd->derived_from)
+        return ck_struct_as(cx, v, v->ty->sd->derived_from->type, syn);
+    diag_error_at(D(cx), syn, "E0166", "`as-original` takes a value of a derived type, found `%s`", ck_tname(cx, v ? v->ty : NULL));
     return NULL;
 }
 
@@ -122,7 +122,7 @@ static Node *as_original_alias(Ctx *cx, Node *syn, const Type *ot) {
     const char *why = parts_differ(ot, s->ty);
     if (why) {
         diag_error_at(D(cx), syn, "E0166", "`%s` casts to `%s`, but `%s` (`%s`) is not of that type: %s", syn_head(syn), syn_head(syn) + 3,
-                      s->name, tname(cx, s->ty), why);
+                      s->name, ck_tname(cx, s->ty), why);
         return NULL;
     }
     return retagged(cx, syn, s, NULL, 0);
@@ -135,9 +135,9 @@ static Node *as_derived(Ctx *cx, Node *syn) {
         return NULL;
     }
     Node *name = syn->kids[1];
-    Type *dt = derived_vector_type(cx, name, name->key);
-    Sym *st = dt ? NULL : global_lookup(cx->ck, name->key);
-    if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && struct_resolve(cx->ck, st->ty->sd) &&
+    Type *dt = ck_derived_vector_type(cx, name, name->key);
+    Sym *st = dt ? NULL : ck_global_lookup(cx->ck, name->key);
+    if (!dt && !(st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT && ck_struct_resolve(cx->ck, st->ty->sd) &&
                  st->ty->sd->derived_from)) {
         diag_error_at(D(cx), name, "E0168", "`as-derived` needs a type made by def-derived-type or set-derived, found `%s`", name->name);
         return NULL;
@@ -146,7 +146,7 @@ static Node *as_derived(Ctx *cx, Node *syn) {
     Node *call = syn_list(cx->ck->a, syn->loc, kids, 2);
     if (!call) return NULL;
     call->origin = syn->origin;
-    return expr(cx, call, NULL);
+    return ck_expr(cx, call, NULL);
 }
 
 /* (make-NAME ARGS...) for a derived vector type NAME: the form that makes
@@ -155,22 +155,22 @@ static Node *as_derived(Ctx *cx, Node *syn) {
  * make-vector and make-soa-vector the leading element or vector type may be
  * left out, the original type stands in (`(make-celsius-vec 8)`).  *DT is
  * the derived type.  NULL when INIT is not such a call. */
-Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
+Node *ck_derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
     const char *h = syn_head(init);
     if (!h || strncmp(h, "make-", 5) || !h[5]) return NULL;
-    Type *t = derived_vector_type(cx, init, h + 5);
+    Type *t = ck_derived_vector_type(cx, init, h + 5);
     if (!t) return NULL;
     const char *mk = t->soa ? (t->view ? "make-soa-view" : "make-soa-vector")
                      : t->ndims ? "make-tensor-view"
                      : t->view  ? "make-vector-view"
                                 : "make-vector";
-    Sym *st = global_lookup(cx->ck, h + 5);
+    Sym *st = ck_global_lookup(cx->ck, h + 5);
     int allocates = !t->view && !t->ndims;
     int typed = 0;
     if (init->nkids > 1) {
         Node *a = init->kids[1];
         const char *ah = a->kind == N_SYMBOL ? a->key : syn_head(a);
-        Sym *as = ah ? global_lookup(cx->ck, ah) : NULL;
+        Sym *as = ah ? ck_global_lookup(cx->ck, ah) : NULL;
         typed = (a->kind == N_SYMBOL && ty_lookup_base(a->key)) || (as && as->kind == SYM_TYPE) ||
                 (ah && a->kind == N_LIST && strlen(ah) > 5 && !strcmp(ah + strlen(ah) - 5, "-type"));
     }
@@ -188,10 +188,10 @@ Node *derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
 }
 
 /* The vector S (just made by DT's make- form at AT) typed DT. */
-int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
+int ck_derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
     const char *why = parts_differ(dt, s->ty);
     if (why) {
-        diag_error_at(D(cx), at, "E0548", "`%s` made a `%s`, not a `%s`: %s", syn_head(at), tname(cx, s->ty), dt->tag, why);
+        diag_error_at(D(cx), at, "E0548", "`%s` made a `%s`, not a `%s`: %s", syn_head(at), ck_tname(cx, s->ty), dt->tag, why);
         return 0;
     }
     Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
@@ -206,53 +206,53 @@ int derived_make_retag(Ctx *cx, const Node *at, Sym *s, Type *dt) {
 /* The forms of this file in an expression: as-original, as-derived,
  * as-NAME and make-NAME of derived vector types.  *HANDLED is set when SYN
  * is one. */
-Node *derived_form(Ctx *cx, Node *syn, int *handled) {
+Node *ck_derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
-    if (!h || func_lookup(cx->ck, h) || template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
-    if (!strcmp(h, "as-original") && !global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
-    if (!strcmp(h, "as-derived") && !global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
+    if (!h || ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
+    if (!strcmp(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
+    if (!strcmp(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
-        Type *dt = derived_vector_type(cx, syn, h + 3);
-        if (dt) return *handled = 1, derived_vector_as(cx, syn, dt);
-        Sym *st = global_lookup(cx->ck, h + 3);
+        Type *dt = ck_derived_vector_type(cx, syn, h + 3);
+        if (dt) return *handled = 1, ck_derived_vector_as(cx, syn, dt);
+        Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
             /* (as-ALIAS V): as-<original> where the original is a vector type alias */
-            Type *ot = type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
+            Type *ot = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
             if (ot && ot->kind == TY_VECTOR && !ot->tag) return *handled = 1, as_original_alias(cx, syn, ot);
         }
         return NULL;
     }
     Type *dt = NULL;
-    Node *mk = derived_make_syntax(cx, syn, &dt);
+    Node *mk = ck_derived_make_syntax(cx, syn, &dt);
     if (!mk) return NULL;
     *handled = 1;
     if ((!dt->view && !dt->ndims) || dt->soa) {
         diag_error_at(D(cx), syn, "E0409", "`%s` allocates a vector: bind it with let, (let ((v (%s ...))) ...)", h, h);
         return NULL;
     }
-    Node *v = expr(cx, mk, NULL);
+    Node *v = ck_expr(cx, mk, NULL);
     if (!v) return NULL;
     if (v->kind != N_C_VAR || !v->ty || v->ty->kind != TY_VECTOR) {
-        diag_error_at(D(cx), syn, "E0409", "expected a vector value, found `%s`", tname(cx, v->ty));
+        diag_error_at(D(cx), syn, "E0409", "expected a vector value, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     /* the view was made for this call: typed NAME in place, so a let
        binding gives it its own C name (check.c form_let) */
-    return derived_make_retag(cx, syn, v->sym, dt) ? var_ref(cx, syn, v->sym) : NULL;
+    return ck_derived_make_retag(cx, syn, v->sym, dt) ? ck_var_ref(cx, syn, v->sym) : NULL;
 }
 
 /* A let variable S, just made another name for a vector value, declared
  * DECLARED (`c:celsius-vec`, (declare (type c celsius-vec))): it takes the
  * declared derived type, or the original when declared plain, where the
  * derived type's :subst allows (E0167 otherwise). */
-int derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
+int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declared) {
     if (!declared || declared->kind != TY_VECTOR || !s->ty || s->ty->kind != TY_VECTOR) return 1;
-    if (!vector_tag_fit(s->ty, declared)) {
+    if (!ck_vector_tag_fit(s->ty, declared)) {
         const Type *dt = declared->tag ? declared : s->ty;
         static const char *mode[4] = {":no", ":equal", ":pass-orig", ":pass-derived"};
         diag_error_at(D(cx), at, "E0167", "cannot bind `%s` (`%s`) to a variable declared `%s`: `%s` is a derived type with :subst %s; cast with (as-%s ...)",
-                      syn_to_string(cx->ck->a, at, 30), tname(cx, s->ty), tname(cx, declared), dt->tag, mode[dt->tag_subst & 3],
+                      syn_to_string(cx->ck->a, at, 30), ck_tname(cx, s->ty), ck_tname(cx, declared), dt->tag, mode[dt->tag_subst & 3],
                       declared->tag ? declared->tag : "original");
         return 0;
     }

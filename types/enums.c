@@ -11,13 +11,13 @@
 #include "check_int.h"
 
 /* (def-enumeration NAME KEY...) with KEY :name or (:name value) */
-void enum_collect(Checker *ck, Node *form) {
+void ck_enum_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || form->kids[1]->ann) {
         diag_error_at(ck->d, form, "E0151", "expected (def-enumeration name :key...)");
         return;
     }
     Node *name = form->kids[1];
-    if (ty_lookup_base(name->key) || global_lookup(ck, name->key)) {
+    if (ty_lookup_base(name->key) || ck_global_lookup(ck, name->key)) {
         diag_error_at(ck->d, name, "E0101", "`%s` is already defined", name->name);
         return;
     }
@@ -43,7 +43,7 @@ void enum_collect(Checker *ck, Node *form) {
             diag_error_at(ck->d, k, "E0152", "enumeration keys are keywords like :red, found `%s`", syn_to_string(ck->a, k, 30));
             return;
         }
-        if (v && !const_syn_int(&tmp, v, &next)) {
+        if (v && !ck_const_syn_int(&tmp, v, &next)) {
             diag_error_at(ck->d, v, "E0153", "the value of `:%s` must be a compile-time integer", k->name);
             return;
         }
@@ -63,14 +63,14 @@ void enum_collect(Checker *ck, Node *form) {
     t->kind = TY_ENUM;
     t->ed = ed;
     ed->type = t;
-    Sym *s = new_global(ck, SYM_TYPE, name);
+    Sym *s = ck_new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
     arena_push(ck->a, (void ***)&ck->prog->enums, &ck->prog->nenums, &ck->prog->capenums, ed);
 }
 
 static Node *enum_literal(Ctx *cx, const Node *at, EnumDef *ed, int i) {
-    Node *n = int_lit(cx, at, ed->values[i], ed->type);
+    Node *n = ck_int_lit(cx, at, ed->values[i], ed->type);
     n->text = ed->keys[i]; /* the key: the target spells its identifier */
     return n;
 }
@@ -84,8 +84,8 @@ static int find_key(EnumDef *ed, const char *key) {
 /* The enumeration value a keyword names, or NULL when no enumeration has
  * it (it stays a compile-time keyword).  Reports an error (and returns
  * NULL) when the key is ambiguous or not in the expected enumeration. */
-Node *enum_value(Ctx *cx, Node *kw, Type *want) {
-    Program *p = prog_of(cx);
+Node *ck_enum_value(Ctx *cx, Node *kw, Type *want) {
+    Program *p = ck_prog_of(cx);
     if (want && want->kind == TY_ENUM) {
         int i = find_key(want->ed, kw->key);
         if (i >= 0) return enum_literal(cx, kw, want->ed, i);

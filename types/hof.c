@@ -25,7 +25,7 @@
 #include "check_int.h"
 
 /* Is TS the syntax of a function type #'(A... => R...)? */
-int is_signature_type(const Node *ts) {
+int ck_is_signature_type(const Node *ts) {
     return ts && syn_is_form(ts, "function") && ts->nkids == 2 && syn_is_list(ts->kids[1]);
 }
 
@@ -45,11 +45,11 @@ static int positional_params(Node *form, Node **out, int max) {
 
 /* (def-function NAME (params...) body...) with function-typed parameters:
  * remembered for specialisation at its calls; 1 when FORM is one. */
-int hof_collect(Checker *ck, Node *form) {
+int ck_hof_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL || !syn_is_list(form->kids[2])) return 0;
     Node *ps[MAX_PARAMS];
     int n = positional_params(form, ps, MAX_PARAMS), any = 0;
-    for (int i = 0; i < n; i++) any |= is_signature_type(param_type_syntax(form, i));
+    for (int i = 0; i < n; i++) any |= ck_is_signature_type(ck_param_type_syntax(form, i));
     if (!any) return 0;
     Node *pl = form->kids[2];
     for (int i = 0; i < pl->nkids; i++)
@@ -76,7 +76,7 @@ static int hof_forms(Checker *ck, const char *key, Node **out, int max) {
     return n;
 }
 
-int hof_lookup(Checker *ck, const char *key) {
+int ck_hof_lookup(Checker *ck, const char *key) {
     Node *f[1];
     return hof_forms(ck, key, f, 1) > 0;
 }
@@ -211,7 +211,7 @@ static Node *specialise(Checker *ck, Node *form, const char *name, const int *is
 static Sym *fnval_of(Ctx *cx, const Node *a) {
     if (syn_is_form(a, "function") && a->nkids == 2) a = a->kids[1];
     if (a->kind != N_SYMBOL || a->ann) return NULL;
-    Sym *s = scope_lookup(cx, a->key);
+    Sym *s = ck_scope_lookup(cx, a->key);
     return s && s->kind == SYM_FNVAL ? s : NULL;
 }
 
@@ -219,11 +219,11 @@ static Sym *fnval_of(Ctx *cx, const Node *a) {
  * or #'f), or (gen-NAME TYPES...) - spec "gen-XXXX": (fold v (gen-addTwo
  * int)) - which names the template NAME (its instance for TYPES is made
  * where the argument is checked, hof_fits); NULL when A is not a function. */
-Node *fn_reference(Ctx *cx, Node *a) {
+Node *ck_fn_reference(Ctx *cx, Node *a) {
     Sym *s = fnval_of(cx, a);
     if (s) return s->fn_name;
     if (syn_is_form(a, "function") && a->nkids == 2 && a->kids[1]->kind == N_SYMBOL) return a->kids[1];
-    if (template_is_gen(a)) return syn_symbol(cx->ck->a, a->kids[0]->loc, a->kids[0]->name + 4);
+    if (ck_template_is_gen(a)) return syn_symbol(cx->ck->a, a->kids[0]->loc, a->kids[0]->name + 4);
     return NULL;
 }
 
@@ -231,9 +231,9 @@ Node *fn_reference(Ctx *cx, Node *a) {
 static const Node *fn_at(const Node *a) { return syn_is_form(a, "function") && a->nkids == 2 ? a->kids[1] : a; }
 
 /* Is INIT a function value (#'name or a function variable)? */
-int fnval_init(Ctx *cx, const Node *init) {
+int ck_fnval_init(Ctx *cx, const Node *init) {
     return init && (fnval_of(cx, init) || (syn_is_form(init, "function") && init->nkids == 2 && init->kids[1]->kind == N_SYMBOL) ||
-                    template_is_gen_function(cx->ck, init));
+                    ck_template_is_gen_function(cx->ck, init));
 }
 
 /* Is KEY a function the compiler makes for a struct (spec "Struct Types":
@@ -243,14 +243,14 @@ int fnval_init(Ctx *cx, const Node *init) {
 static int generated_function(Checker *ck, const char *key) {
     size_t n = strlen(key);
     if (n > 1 && key[n - 1] == '~') return 1;
-    Sym *s = !strncmp(key, "make-", 5) ? global_lookup(ck, key + 5) : NULL;
+    Sym *s = !strncmp(key, "make-", 5) ? ck_global_lookup(ck, key + 5) : NULL;
     return s && s->kind == SYM_TYPE && s->ty && s->ty->kind == TY_STRUCT;
 }
 
 /* Is KEY a function that can be referred to by #'KEY? */
 static int known_function(Checker *ck, const char *key) {
     FuncDef *c[1];
-    return func_overloads(ck, key, c, 1) > 0 || template_lookup(ck, key) || hof_lookup(ck, key) || generated_function(ck, key);
+    return ck_func_overloads(ck, key, c, 1) > 0 || ck_template_lookup(ck, key) || ck_hof_lookup(ck, key) || generated_function(ck, key);
 }
 
 /* The wrapper (def-function NAME(T...) (%a0...) (declare SIG) (NAME %a0...))
@@ -259,10 +259,10 @@ static int known_function(Checker *ck, const char *key) {
 static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, const char *cbase, const Node *src) {
     Checker *ck = cx->ck;
     const char *tys = "";
-    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", tname(cx, ps[j]));
+    for (int j = 0; j < n; j++) tys = arena_printf(ck->a, "%s%s%s", tys, j ? " " : "", ck_tname(cx, ps[j]));
     Node *wsym = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%s(%s)", fn->name, tys));
     FuncDef *old[1];
-    if (func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
+    if (ck_func_overloads(ck, wsym->key, old, 1) > 0) return wsym;
     Node **params = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 1));
     Node **call = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n + 2));
     if (!params || !call) return NULL;
@@ -270,7 +270,7 @@ static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, c
     for (int j = 0; j < n; j++) params[j] = call[j + 1] = syn_symbol(ck->a, fn->loc, arena_printf(ck->a, "%%a%d", j));
     Node *k[5] = {syn_symbol(ck->a, fn->loc, "def-function"), wsym, syn_list(ck->a, fn->loc, params, n),
                   cx_list(cx, fn, 2, cx_sym(cx, fn, "declare"), syn_copy(ck->a, sig)), syn_list(ck->a, fn->loc, call, n + 1)};
-    FuncDef *w = collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, name_join(ck, cbase, "fn"));
+    FuncDef *w = ck_collect_instance(ck, syn_list(ck->a, fn->loc, k, 5), FN_FUNCTION, ck_name_join(ck, cbase, "fn"));
     if (!w) return NULL;
     w->hof_src = src;
     return wsym;
@@ -285,21 +285,21 @@ static Node *signature_wrapper(Ctx *cx, Node *fn, Node *sig, Type **ps, int n, c
 static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, const char *what, const char **cpart) {
     Checker *ck = cx->ck;
     FuncDef *c[64];
-    int nc = func_overloads(ck, fn->key, c, 64);
-    if (cpart) *cpart = mangle(ck, fn->name);
+    int nc = ck_func_overloads(ck, fn->key, c, 64);
+    if (cpart) *cpart = ck_mangle(ck, fn->name);
     Type **ps = NULL, *ret = NULL;
     int *outs = NULL, n = 0;
     if (nc == 0) {
-        if (template_lookup(ck, fn->key) || hof_lookup(ck, fn->key)) return fn;
+        if (ck_template_lookup(ck, fn->key) || ck_hof_lookup(ck, fn->key)) return fn;
         if (generated_function(ck, fn->key)) /* x~, make-point */
-            return parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, mangle(ck, fn->name), NULL) : NULL;
+            return ck_parse_signature(ck, sig, &ps, &outs, &n, &ret) ? signature_wrapper(cx, fn, sig, ps, n, ck_mangle(ck, fn->name), NULL) : NULL;
         if (what) diag_error_at(ck->d, at, "E0382", "unknown function `%s` %s", fn->name, what);
         return NULL;
     }
-    if (!parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &n, &ret)) return NULL;
     FuncDef *match = NULL;
     for (int i = 0; i < nc && !match; i++) {
-        resolve_signature(ck, c[i]);
+        ck_resolve_signature(ck, c[i]);
         if (c[i]->bad || c[i]->nparams != n) continue;
         int ok = ty_equal(c[i]->ret, ret);
         for (int j = 0; ok && j < n; j++) ok = ty_equal(c[i]->params[j].ty, ps[j]);
@@ -311,7 +311,7 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
                           syn_to_string(ck->a, sig, 60), what);
         return NULL;
     }
-    if (nc == 1 && !template_lookup(ck, fn->key)) {
+    if (nc == 1 && !ck_template_lookup(ck, fn->key)) {
         if (cpart && match->hof_src) *cpart = match->cname_base; /* a wrapper: positive_p_float_fn */
         return fn;
     }
@@ -322,21 +322,21 @@ static Node *fn_for_signature(Ctx *cx, Node *fn, Node *sig, const Node *at, cons
 
 /* (let ((NAME INIT)) (declare (type NAME SIG))...) - spec "First Order
  * Functions": NAME holds the function INIT refers to, at compile time. */
-Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
+Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     Checker *ck = cx->ck;
-    if (!sig && init && template_is_gen_function(ck, init)) {
+    if (!sig && init && ck_template_is_gen_function(ck, init)) {
         /* (let ((f (gen-NAME ARGS...))) (f)): the instance, made here (spec
            "generating scratch vectors"); calls of f call it */
-        FuncDef *inst = template_function_arg(ck, init);
+        FuncDef *inst = ck_template_function_arg(ck, init);
         if (!inst) return NULL;
-        Sym *s = sym_named(ck, SYM_FNVAL, name);
+        Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
         if (!s) return NULL;
         s->fn_name = syn_symbol(ck->a, init->kids[0]->loc, inst->name);
         s->fn_inst = inst;
         s->fn_depth = cx->branch_depth;
         return s;
     }
-    Node *fn = init ? fn_reference(cx, init) : NULL;
+    Node *fn = init ? ck_fn_reference(cx, init) : NULL;
     if (!fn) {
         diag_error_at(ck->d, init ? init : name, "E0385",
                       "`%s` is declared a function %s, so it must be bound to one, (%s #'name); found `%s`", name->name,
@@ -349,12 +349,12 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     Node *use = fn;
     if (sig && !(from && from->fn_sig == sig)) {
         use = fn_for_signature(cx, fn, sig, fn_at(init), what, NULL);
-    } else if (!known_function(ck, fn->key) && !builtin_function_value(fn->key)) {
+    } else if (!known_function(ck, fn->key) && !ck_builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(init), "E0382", "unknown function `%s` bound to `%s`", fn->name, name->name);
         use = NULL;
     }
     if (!use) return NULL;
-    Sym *s = sym_named(ck, SYM_FNVAL, name);
+    Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
     if (!s) return NULL;
     s->fn_name = use;
     s->fn_sig = sig;
@@ -365,7 +365,7 @@ Sym *fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
 /* (set! F VALUE) where F holds a function - spec "First Order Functions"
  * (no function pointers): allowed where F stays known at compile time, not
  * inside a branch or loop the binding is outside of. */
-Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
+Node *ck_fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     Checker *ck = cx->ck;
     if (cx->branch_depth != s->fn_depth) {
         diag_error_at(ck->d, place_syn, "E0387",
@@ -374,7 +374,7 @@ Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
                       s->name);
         return NULL;
     }
-    Node *fn = fn_reference(cx, value);
+    Node *fn = ck_fn_reference(cx, value);
     if (!fn) {
         diag_error_at(ck->d, value, "E0387", "`%s` holds a function: it can only be set! to another function, #'name; found `%s`",
                       s->name, syn_to_string(ck->a, value, 40));
@@ -384,7 +384,7 @@ Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     const char *what = arena_printf(ck->a, "the variable `%s`", s->name);
     if (s->fn_sig) {
         use = fn_for_signature(cx, fn, s->fn_sig, fn_at(value), what, NULL);
-    } else if (!known_function(ck, fn->key) && !builtin_function_value(fn->key)) {
+    } else if (!known_function(ck, fn->key) && !ck_builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(value), "E0382", "unknown function `%s` assigned to `%s`", fn->name, s->name);
         use = NULL;
     }
@@ -396,7 +396,7 @@ Node *fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
 }
 
 /* A function variable used as a run-time value. */
-Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
+Node *ck_fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
     diag_error_at(cx->ck->d, at, "E0386",
                   "`%s` holds the function `%s`: call it, (%s ...) or (funcall %s ...), or pass it to a parameter typed "
                   "#'(...); it is not a run-time value (there are no function pointers)",
@@ -406,15 +406,15 @@ Node *fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
 
 /* (funcall F ARG...) and (F ARG...) where F holds a function - spec "First
  * Order Functions": the call of the function F refers to. */
-Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
+Node *ck_fnval_call(Ctx *cx, Node *syn, Type *want) {
     Checker *ck = cx->ck;
     int fc = syn_is_sym(syn->kids[0], "funcall");
-    if (fc && !nargs_ok(cx, syn, 1, -1)) return NULL;
+    if (fc && !ck_nargs_ok(cx, syn, 1, -1)) return NULL;
     Node *f = fc ? syn->kids[1] : syn->kids[0];
-    if (fc && template_is_gen(f)) {
+    if (fc && ck_template_is_gen(f)) {
         /* (funcall (gen-NAME T...) ARG...): that instance (spec "gen-XXXX",
            "generating scratch vectors") */
-        FuncDef *inst = template_function_arg(ck, f);
+        FuncDef *inst = ck_template_function_arg(ck, f);
         if (!inst) return NULL;
         Node *c = syn_copy(ck->a, syn);
         c->kids++;
@@ -422,7 +422,7 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         c->kids[0] = syn_symbol(ck->a, f->loc, inst->name);
         c->kids[0]->origin = f->origin;
         ck->forced_callee = inst;
-        return user_call(cx, c, want, NULL, 0);
+        return ck_user_call(cx, c, want, NULL, 0);
     }
     Sym *held = fnval_of(cx, f);
     if (held && held->fn_inst) {
@@ -435,10 +435,10 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
         c->kids[0] = syn_symbol(ck->a, f->loc, held->fn_inst->name);
         c->kids[0]->origin = f->origin;
         ck->forced_callee = held->fn_inst;
-        return user_call(cx, c, want, NULL, 0);
+        return ck_user_call(cx, c, want, NULL, 0);
     }
-    Node *fn = fn_reference(cx, f);
-    Sym *poisoned = f->kind == N_SYMBOL ? scope_lookup(cx, f->key) : NULL;
+    Node *fn = ck_fn_reference(cx, f);
+    Sym *poisoned = f->kind == N_SYMBOL ? ck_scope_lookup(cx, f->key) : NULL;
     if (!fn && poisoned && poisoned->kind == SYM_LOCAL && !poisoned->ty) return NULL; /* its binding failed (reported) */
     if (!fn) {
         diag_error_at(ck->d, f, "E0386", "`funcall` needs a function, #'name or a variable bound to one; found `%s`",
@@ -454,8 +454,8 @@ Node *fnval_call(Ctx *cx, Node *syn, Type *want) {
     c->kids[0]->loc = f->loc;
     c->kids[0]->origin = f->origin;
     /* by key, not through the scope: a local may shadow the name */
-    if (known_function(ck, fn->key)) return user_call(cx, c, want, NULL, 0);
-    return expr(cx, c, want);
+    if (known_function(ck, fn->key)) return ck_user_call(cx, c, want, NULL, 0);
+    return ck_expr(cx, c, want);
 }
 
 /* ------------------------------------------------------------------ */
@@ -475,9 +475,9 @@ static int hof_fits(Ctx *cx, Node *form, Node *syn, int *isfn, Node **spelled, N
         return 0;
     }
     for (int i = 0; i < np; i++) {
-        Node *ts = param_type_syntax(form, i), *a = syn->kids[i + 1];
-        Node *fn = fn_reference(cx, a);
-        isfn[i] = is_signature_type(ts);
+        Node *ts = ck_param_type_syntax(form, i), *a = syn->kids[i + 1];
+        Node *fn = ck_fn_reference(cx, a);
+        isfn[i] = ck_is_signature_type(ts);
         if (!isfn[i]) {
             if (fn && report)
                 diag_error_at(ck->d, a, "E0388", "argument %d of `%s` (`%s`) is not a function parameter, but `%s` is a function",
@@ -498,7 +498,7 @@ static int hof_fits(Ctx *cx, Node *form, Node *syn, int *isfn, Node **spelled, N
                               form->kids[1]->name);
             return 0;
         }
-        if (template_is_gen(a) && !template_function_arg(ck, a)) return 0; /* the instance, with its constraints */
+        if (ck_template_is_gen(a) && !ck_template_function_arg(ck, a)) return 0; /* the instance, with its constraints */
         spelled[i] = fn;
         by[i] = fn_for_signature(cx, fn, ts, fn_at(a), what, &cpart[i]);
         if (!by[i]) return 0;
@@ -511,24 +511,24 @@ static int hof_fits(Ctx *cx, Node *form, Node *syn, int *isfn, Node **spelled, N
 static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *isfn, Node **by, const char **cpart, int overloaded) {
     Checker *ck = cx->ck;
     FuncDef *c[64];
-    int nc = func_overloads(ck, syn_lower(ck->a, key), c, 64);
+    int nc = ck_func_overloads(ck, syn_lower(ck->a, key), c, 64);
     for (int i = 0; i < nc; i++)
         if (c[i]->hof_src == form) return c[i];
     Node *ps[MAX_PARAMS], *fnames[MAX_PARAMS], *fby[MAX_PARAMS];
     int np = positional_params(form, ps, MAX_PARAMS), nf = 0;
-    const char *cname = mangle(ck, form->kids[1]->name);
+    const char *cname = ck_mangle(ck, form->kids[1]->name);
     for (int i = 0; i < np; i++)
         if (isfn[i]) {
             fnames[nf] = ps[i];
             fby[nf++] = by[i];
-            cname = name_join(ck, cname, cpart[i]);
+            cname = ck_name_join(ck, cname, cpart[i]);
         }
     Node *sf = specialise(ck, form, key, isfn, fnames, fby, nf, np);
-    FuncDef *fd = collect_instance(ck, sf, FN_FUNCTION, cname);
+    FuncDef *fd = ck_collect_instance(ck, sf, FN_FUNCTION, cname);
     if (!fd) return NULL;
     fd->hof_src = form;
     if (overloaded) {
-        fd->cname_base = overload_cname(ck, fd, cname);
+        fd->cname_base = ck_overload_cname(ck, fd, cname);
         strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
     }
     return fd;
@@ -538,15 +538,15 @@ static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *
  * specialisation for the functions given (#'F, or variables holding one).
  * *HANDLED is 0 when the call passes no functions and NAME also has
  * ordinary overloads: the caller resolves it among those. */
-Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
+Node *ck_hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
     Checker *ck = cx->ck;
     *handled = 1;
     Node *forms[64];
     FuncDef *plain[1];
     const char *name = syn->kids[0]->name;
-    int nforms = hof_forms(ck, syn->kids[0]->key, forms, 64), nplain = func_overloads(ck, syn->kids[0]->key, plain, 1);
+    int nforms = hof_forms(ck, syn->kids[0]->key, forms, 64), nplain = ck_func_overloads(ck, syn->kids[0]->key, plain, 1);
     int n = syn->nkids - 1, anyfn = 0;
-    for (int i = 0; i < n; i++) anyfn |= fn_reference(cx, syn->kids[i + 1]) != NULL;
+    for (int i = 0; i < n; i++) anyfn |= ck_fn_reference(cx, syn->kids[i + 1]) != NULL;
     if (!anyfn && nplain) {
         *handled = 0;
         return NULL;
@@ -587,5 +587,5 @@ Node *hof_call(Ctx *cx, Node *syn, Type *want, int *handled) {
         if (!isfn[i]) k[m++] = syn->kids[i + 1];
     Node *call = syn_list(ck->a, syn->loc, k, m);
     call->origin = syn->origin;
-    return user_call(cx, call, want, NULL, 0);
+    return ck_user_call(cx, call, want, NULL, 0);
 }

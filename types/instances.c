@@ -53,7 +53,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
             }
             for (int j = 0; j < n; j++) {
                 int64_t x;
-                if (!const_syn_int(cx, items[j], &x) || x <= 0) {
+                if (!ck_const_syn_int(cx, items[j], &x) || x <= 0) {
                     diag_error_at(ck->d, items[j], "E0704", ":set-to sizes must be positive compile-time integers, found `%s`",
                                   syn_to_string(ck->a, items[j], 30));
                     return;
@@ -68,7 +68,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 return;
             }
             for (int j = 0; j < n; j++) {
-                Sym *s = items[j]->kind == N_SYMBOL ? scope_lookup(cx, items[j]->key) : NULL;
+                Sym *s = items[j]->kind == N_SYMBOL ? ck_scope_lookup(cx, items[j]->key) : NULL;
                 if (!s || s->kind != SYM_PARAM) {
                     diag_error_at(ck->d, items[j], "E0705", ":derive-from names a kernel parameter, found `%s`",
                                   syn_to_string(ck->a, items[j], 30));
@@ -76,7 +76,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 }
                 if (!(s->ty->kind == TY_VECTOR || ty_is_int(s->ty))) {
                     diag_error_at(ck->d, items[j], "E0706", ":derive-from parameter `%s` must be a vector or an integer, found `%s`",
-                                  s->name, tname(cx, s->ty));
+                                  s->name, ck_tname(cx, s->ty));
                     return;
                 }
                 sd->derive[j] = s->name;
@@ -85,7 +85,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
             sd->nderive = n;
         } else if (!strcmp(k->key, "dims")) {
             int64_t x;
-            if (!const_syn_int(cx, v, &x) || x < 1 || x > 3) {
+            if (!ck_const_syn_int(cx, v, &x) || x < 1 || x > 3) {
                 diag_error_at(ck->d, v, "E0707", ":dims must be 1, 2 or 3");
                 return;
             }
@@ -115,7 +115,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
 }
 
 /* Kernel-level declarations: sizes, single-task (function decls were read
- * by resolve_signature). */
+ * by ck_resolve_signature). */
 static void kernel_decls(Ctx *cx, FuncDef *fd) {
     CFunc *fn = cx->fn;
     for (int i = 0; i < fd->ndecls; i++) {
@@ -137,7 +137,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && !strcmp(h, "use")) {
                 constvec_decl(cx, e);
-            } else if (is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
+            } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
                 /* a static-analysis opt-in: read by analysis/ */
             } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
                 diag_error_at(cx->ck->d, e, "E1101",
@@ -167,7 +167,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
 
 /* A type a variable, parameter or result may have on the target: not
  * bfloat16, which OpenCL C 1.2 lacks (docs/language.md).  Reports E0905. */
-int value_type_ok(Checker *ck, const Type *t, const Node *at) {
+int ck_value_type_ok(Checker *ck, const Type *t, const Node *at) {
     if ((t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_BFLOAT16) {
         diag_error_at(ck->d, at, "E0905", "`bfloat16` is not available in OpenCL C (no OpenCL C version has a bfloat16 type); use `half` or `float`");
         return 0;
@@ -176,8 +176,8 @@ int value_type_ok(Checker *ck, const Type *t, const Node *at) {
 }
 
 static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
-    if (!value_type_ok(cx->ck, t, pd->name)) return NULL;
-    Sym *s = new_local(cx, pd->name, pd->name->name, t);
+    if (!ck_value_type_ok(cx->ck, t, pd->name)) return NULL;
+    Sym *s = ck_new_local(cx, pd->name, pd->name->name, t);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
     s->write_only = pd->is_out;
@@ -189,9 +189,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
            callee sees, and transpose! changes, the caller's view) */
         Type *ul = ty_num(SC_ULONG);
         Type *arr = ty_vector(cx->ck->a, ul, AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, t->ndims);
-        Sym *o = new_local(cx, pd->name, name_join(cx->ck, s->cname, "off"), ul);
-        Sym *ds = new_local(cx, pd->name, name_join(cx->ck, s->cname, "dims"), arr);
-        Sym *ss = new_local(cx, pd->name, name_join(cx->ck, s->cname, "strides"), arr);
+        Sym *o = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "off"), ul);
+        Sym *ds = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "dims"), arr);
+        Sym *ss = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
         s->off_sym = o;
@@ -199,14 +199,14 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         s->strides_sym = ss;
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
-        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
-        if (!soa_param_fields(cx, s, pd->name)) return NULL;
+        s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
+        if (!ck_soa_param_fields(cx, s, pd->name)) return NULL;
     } else if (t->kind == TY_VECTOR) {
-        s->len_cname = local_cname(cx, name_join(cx->ck, s->cname, "len"));
+        s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));
         if (t->align == AL_STD140 && ty_vector_stride(t->elem, AL_STD140) != ty_sizeof(t->elem))
-            need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, t->elem, AS_NONE);
     }
-    if (ty_is_arith(t) && t->sc == SC_DOUBLE) prog_of(cx)->uses_fp64 = 1;
+    if (ty_is_arith(t) && t->sc == SC_DOUBLE) ck_prog_of(cx)->uses_fp64 = 1;
     return s;
 }
 
@@ -217,19 +217,19 @@ static void check_body(Ctx *cx, FuncDef *fd) {
     cx->block = cx->fn->body;
     if (cx->fn->single_task) {
         /* guard: only the first thread runs the body */
-        Node *blk = new_block(cx, fd->form);
+        Node *blk = ck_new_block(cx, fd->form);
         cx->block = blk;
-        body_to(cx, body, n, &d);
+        ck_body_to(cx, body, n, &d);
         cx->block = cx->fn->body;
         Node *test = ck_node(cx, N_C_BINARY, fd->form, &ty_bool);
         test->op = OP_EQ;
         test->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
         if (!test->kids) return;
-        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        Node *id = helper_call(cx, fd->form, ty_num(SC_ULONG), need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
+        ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        Node *id = ck_helper_call(cx, fd->form, ty_num(SC_ULONG), ck_need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
         if (!id) return;
         test->kids[0] = id;
-        test->kids[1] = int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
+        test->kids[1] = ck_int_lit(cx, fd->form, 0, ty_num(SC_ULONG));
         test->nkids = 2;
         Node *ifn = ck_node(cx, N_C_IF, fd->form, &ty_void);
         ifn->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);
@@ -239,7 +239,7 @@ static void check_body(Ctx *cx, FuncDef *fd) {
         ifn->kids[2] = NULL;
         ifn->nkids = 3;
         ifn->text = "single-task: only the first thread runs the kernel body";
-        emit_stmt(cx, ifn);
+        ck_emit_stmt(cx, ifn);
         return;
     }
     if (n == 0 && fd->ret->kind != TY_VOID) {
@@ -247,7 +247,7 @@ static void check_body(Ctx *cx, FuncDef *fd) {
                       ty_name(cx->ck->a, fd->ret));
         return;
     }
-    body_to(cx, body, n, &d);
+    ck_body_to(cx, body, n, &d);
 }
 
 static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *call) {
@@ -262,57 +262,57 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     fn->instance = fd->ninsts;
     if (fd->overloaded && fd->kind != FN_KERNEL) {
         FuncDef *defs[256];
-        int nd = func_overloads(ck, fd->key, defs, 256);
+        int nd = ck_func_overloads(ck, fd->key, defs, 256);
         for (int i = 0; i < nd && !fn->overload; i++)
             if (defs[i] == fd) fn->overload = i + 1;
     }
     /* the C name: kernels keep theirs; functions get a unique mangled name */
     if (fd->kind == FN_KERNEL) {
         fn->cname = fd->name;
-        names_take(ck, &ck->cnames, fn->cname);
+        ck_names_take(ck, &ck->cnames, fn->cname);
     } else {
         /* an instance of a function whose vector parameters leave the
            address space open is named after the spaces it was made for */
         const char *base = fd->cname_base;
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->as)
-                base = name_join(ck, base, ty_as_name(ptys[i]->as));
+                base = ck_name_join(ck, base, ty_as_name(ptys[i]->as));
         /* ... and after the element types its incomplete vector parameters
            (an incomplete template alias such as (vec-type nil)) were given */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && !fd->params[i].ty->elem && ptys[i]->elem)
-                base = name_join(ck, base, type_part(ck, ptys[i]->elem));
+                base = ck_name_join(ck, base, ck_type_part(ck, ptys[i]->elem));
         /* ... and after the rank an (identity-tensor-type) or
            (tensor-view-type) parameter got */
         for (int i = 0; i < fd->nparams; i++)
             if (fd->params[i].ty && fd->params[i].ty->kind == TY_IDENT && !fd->params[i].ty->ndims)
-                base = name_join(ck, base, arena_printf(ck->a, "id%d", ptys[i]->ndims));
+                base = ck_name_join(ck, base, arena_printf(ck->a, "id%d", ptys[i]->ndims));
             else if (fd->params[i].ty && fd->params[i].ty->kind == TY_VECTOR && fd->params[i].ty->ndims < 0)
-                base = name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
-        fn->cname = fn->consteval ? base : unique_name(ck, &ck->cnames, base);
+                base = ck_name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
+        fn->cname = fn->consteval ? base : ck_unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
-    scope_push(&cx);
+    ck_scope_push(&cx);
     fn->params = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(fd->nparams + 1));
     if (!fn->params) return NULL;
     for (int i = 0; i < fd->nparams; i++) {
         Sym *s = make_param(&cx, &fd->params[i], ptys[i]);
         if (!s) return NULL;
         fn->params[fn->nparams++] = s;
-        scope_add(&cx, s);
+        ck_scope_add(&cx, s);
     }
     if (fn->ret->kind == TY_TUPLE) {
         fn->retptrs = arena_alloc(ck->a, sizeof(Sym *) * (size_t)fn->ret->nelems);
         if (!fn->retptrs) return NULL;
         for (int i = 1; i < fn->ret->nelems; i++) {
-            Sym *r = new_local(&cx, fd->form, arena_printf(ck->a, "value%d", i + 1), fn->ret->elems[i]);
+            Sym *r = ck_new_local(&cx, fd->form, arena_printf(ck->a, "value%d", i + 1), fn->ret->elems[i]);
             if (!r) return NULL;
             r->kind = SYM_RETPTR;
             fn->retptrs[i - 1] = r;
         }
     }
     kernel_decls(&cx, fd);
-    if (fd->kind == FN_KERNEL && !fd->exact && ck->c->opt->debug_output) debug_sym(&cx, fd->form);
+    if (fd->kind == FN_KERNEL && !fd->exact && ck->c->opt->debug_output) ck_debug_sym(&cx, fd->form);
     fn->exact = fd->exact;
     (void)call;
     PUSH(ck->a, ck->stack, ck->nstack, ck->capstack, fd);
@@ -320,8 +320,8 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     int visible = ck->x ? expander_enter(ck->x, fd->form) : 0;
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
-    side_finish_kernel(&cx);
-    names_release(ck, &cx.names); /* its locals have their C names */
+    ck_side_finish_kernel(&cx);
+    ck_names_release(ck, &cx.names); /* its locals have their C names */
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
@@ -336,7 +336,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
 
 static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     if (decl->kind == TY_IDENT && arg && arg->kind == TY_IDENT) return arg; /* (identity-tensor-type): the argument's rank */
-    if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && template_pattern_match(ck, decl, arg)) return arg;
+    if (decl->kind == TY_STRUCT && decl->sd->pattern && arg && ck_template_pattern_match(ck, decl, arg)) return arg;
     if (decl->kind != TY_VECTOR || !arg || arg->kind != TY_VECTOR) return decl;
     Type *t = ty_vector(ck->a, decl->elem ? decl->elem : arg->elem, decl->as ? decl->as : arg->as,
                         decl->acc ? decl->acc : arg->acc, decl->align ? decl->align : arg->align,
@@ -354,9 +354,9 @@ static Type *concrete_param(Checker *ck, Type *decl, Type *arg) {
     return t;
 }
 
-CFunc *instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
+CFunc *ck_instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call) {
     Checker *ck = cx->ck;
-    resolve_signature(ck, fd);
+    ck_resolve_signature(ck, fd);
     if (fd->bad) return NULL;
     if (fd->checking) {
         diag_error_at(ck->d, call, "E0601", "recursive call to `%s`: Crisp does not allow recursion", fd->name);
@@ -416,7 +416,7 @@ static int complete_signature(FuncDef *fd) {
 
 /* Pass "kernels": every kernel body, for its declared parameter types
  * (instantiating the functions it calls). */
-void pass_kernels(Checker *ck) {
+void ck_pass_kernels(Checker *ck) {
     for (int i = 0; i < ck->nfuncs && !ck->c->diag.fatal; i++) {
         FuncDef *fd = ck->funcs[i];
         if (fd->kind != FN_KERNEL || fd->bad) continue;
@@ -430,7 +430,7 @@ void pass_kernels(Checker *ck) {
 /* Pass "functions": the functions nobody called whose signatures are
  * complete (library functions are checked only when called: tree
  * shaking). */
-void pass_functions(Checker *ck) {
+void ck_pass_functions(Checker *ck) {
     for (int i = 0; i < ck->nfuncs && !ck->c->diag.fatal; i++) {
         FuncDef *fd = ck->funcs[i];
         if (fd->kind == FN_KERNEL || fd->bad || fd->ninsts || fd->hof_src) continue; /* hof.c: made for calls */

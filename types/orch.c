@@ -53,17 +53,17 @@ static FuncDef *gen_kernel(Checker *ck, Node *g) {
     FuncDef *have = strmap_get(&ck->kernels_idx, last->name);
     if (have) return have; /* made by an earlier step or a top-level gen- */
     FuncDef *plain = strmap_get(&ck->kernels_idx, k);
-    if (plain && !template_lookup(ck, k)) {
+    if (plain && !ck_template_lookup(ck, k)) {
         if (g->nkids != 3 || !syn_is_nil(g->kids[1])) {
             diag_error_at(ck->d, g, "E1202", "kernel `%s` is not templated: rename it with (gen-%s nil \"kernel_name\")", k, k);
             return NULL;
         }
         Node *form = syn_copy(ck->a, plain->form);
         form->kids[1] = syn_symbol(ck->a, last->loc, last->name);
-        return collect_instance(ck, form, FN_KERNEL, last->name);
+        return ck_collect_instance(ck, form, FN_KERNEL, last->name);
     }
     int errs = ck->d->errors;
-    template_gen(ck, g);
+    ck_template_gen(ck, g);
     FuncDef *made = strmap_get(&ck->kernels_idx, last->name);
     if (!made && ck->d->errors == errs)
         diag_error_at(ck->d, g, "E1203", "`%s` makes no kernel (is `%s` a templated kernel?)", g->kids[0]->name, k);
@@ -75,7 +75,7 @@ static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
     if (syn_is_form(h, "function") && h->nkids == 2 && h->kids[1]->kind == N_SYMBOL) {
         FuncDef *fd = strmap_get(&ck->kernels_idx, h->kids[1]->name);
         if (!fd) {
-            if (template_lookup(ck, h->kids[1]->name))
+            if (ck_template_lookup(ck, h->kids[1]->name))
                 diag_error_at(ck->d, h->kids[1], "E1203",
                               "orchestration `%s`: kernel `%s` is templated; launch an instance: (gen-%s TYPE... \"kernel_name\")", orch,
                               h->kids[1]->name, h->kids[1]->name);
@@ -89,7 +89,7 @@ static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
         if (!fd) diag_error_at(ck->d, h, "E1203", "orchestration `%s` names no kernel `%s`", orch, h->name);
         return fd;
     }
-    if (template_is_gen(h)) return gen_kernel(ck, h);
+    if (ck_template_is_gen(h)) return gen_kernel(ck, h);
     diag_error_at(ck->d, h, "E1202", "expected a launch specification (#'KERNEL, (gen-KERNEL ...) or (KERNEL ARG...)), found `%s`",
                   syn_to_string(ck->a, h, 40));
     return NULL;
@@ -157,7 +157,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         memset(&ref, 0, sizeof ref);
         if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
         FuncDef *fd = ref.param >= 0 ? strmap_get(&ck->kernels_idx, o->steps[ref.step].kernel) : NULL;
-        if (fd && !fd->resolved) resolve_signature(ck, fd);
+        if (fd && !fd->resolved) ck_resolve_signature(ck, fd);
         if (!fd || !fd->params[ref.param].ty || fd->params[ref.param].ty->kind != TY_VECTOR) {
             diag_error_at(ck->d, e->kids[1], "E1209", "orchestration `%s`: (length %s) takes a vector parameter of an earlier step", o->name,
                           e->kids[1]->name);
@@ -194,7 +194,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
     Node **args = NULL;
     Node *gsize = NULL; /* `:global-size EXPR` after the arguments */
     int nargs = -1; /* kernel only: every argument is `_` */
-    if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !template_is_gen(spec)) {
+    if (syn_is_list(spec) && spec->nkids && !syn_is_form(spec, "function") && !ck_template_is_gen(spec)) {
         head = spec->kids[0];
         args = spec->kids + 1;
         nargs = spec->nkids - 1;
@@ -244,7 +244,7 @@ static void launch_spec(Checker *ck, Orchestration *o, Node *spec, OrchMode mode
         st.args[i].at = args[i];
         if (!(args[i]->kind == N_SYMBOL && strstr(args[i]->name, "::"))) {
             /* a value the host computes: an integer parameter's */
-            if (!fd->resolved) resolve_signature(ck, fd);
+            if (!fd->resolved) ck_resolve_signature(ck, fd);
             Type *t = fd->params[i].ty;
             if (!t || !ty_is_int(t)) {
                 diag_error_at(ck->d, args[i], "E1202", "an argument in an orchestration is `_` or KERNEL::VAR, found `%s`", syn_to_string(ck->a, args[i], 40));
@@ -276,7 +276,7 @@ static int interleave_param(Checker *ck, OrchStep *st, Node *a, const char *what
         if (!sep) var = a->name;
         else if ((size_t)(sep - a->name) == strlen(st->kernel) && !strncmp(a->name, st->kernel, (size_t)(sep - a->name))) var = sep + 2;
     }
-    if (fd && !fd->resolved) resolve_signature(ck, fd);
+    if (fd && !fd->resolved) ck_resolve_signature(ck, fd);
     int i = var && fd ? param_index(ck, fd, var) : -1;
     if (i < 0) {
         diag_error_at(ck->d, a, "E1206", "launch-interleaved: the %s parameter is one of `%s`'s parameters (%s::NAME), found `%s`", what,
@@ -440,7 +440,7 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = name ? name : form->kids[1]->name;
-    o->ident = names_host_ident(ck, o->name); /* the hoists' function names */
+    o->ident = ck_names_host_ident(ck, o->name); /* the hoists' function names */
     o->origin = "def-orchestration";
     o->line = form->loc.line;
     for (int i = 0; i < ck->prog->norchs; i++)
@@ -697,7 +697,7 @@ static FuncDef *continuation(Ctx *cx, Node *b) {
                       kname);
         return NULL;
     }
-    FuncDef *fd = collect_instance(ck, form, FN_KERNEL, kname);
+    FuncDef *fd = ck_collect_instance(ck, form, FN_KERNEL, kname);
     if (!fd) return NULL;
     fd->outer_kernel = cx->fd->name;
     outer_names(cx, fd);
@@ -719,7 +719,7 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->name = arena_printf(ck->a, "%s-then-%s", cx->fd->name, fd->name);
-    o->ident = names_host_ident(ck, o->name);
+    o->ident = ck_names_host_ident(ck, o->name);
     o->origin = "let-kernel";
     o->line = call->loc.line;
     o->capsteps = 2;
@@ -747,7 +747,7 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
         oa->step = -1;
         oa->at = a;
         if (syn_is_sym(a, "_")) continue;
-        Sym *s = a->kind == N_SYMBOL ? scope_lookup(cx, a->key) : NULL;
+        Sym *s = a->kind == N_SYMBOL ? ck_scope_lookup(cx, a->key) : NULL;
         int found = 0;
         for (int k = 0; s && s->cname && k < cx->fn->nparams && !found; k++)
             if (cx->fn->params[k]->cname && !strcmp(cx->fn->params[k]->cname, s->cname)) {
@@ -815,5 +815,5 @@ void orch_let_kernel(Ctx *cx, Node *syn, Dest *d) {
         invoked = i;
         invocation(cx, body[i], cb);
     }
-    body_to(cx, rest, nrest, d);
+    ck_body_to(cx, rest, nrest, d);
 }

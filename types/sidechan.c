@@ -15,7 +15,7 @@
 
 #include "check_int.h"
 
-Node *global_const_value(Checker *ck, Sym *s);
+Node *ck_global_const_value(Checker *ck, Sym *s);
 
 static Diag *D(Ctx *cx) {
     return cx->ck->d;
@@ -78,10 +78,10 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         return 1;
     }
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
-        if (!s) s = parameter_lookup(ck, syn);
+        Sym *s = ck_scope_lookup(cx, syn->key);
+        if (!s) s = ck_parameter_lookup(ck, syn);
         if (s && (s->kind == SYM_CONST || s->kind == SYM_PARAMETER)) {
-            Node *v = global_const_value(ck, s);
+            Node *v = ck_global_const_value(ck, s);
             if (!v) return 0;
             if (out) *out = const_leaf(cx, v);
             return 1;
@@ -116,7 +116,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         return 0;
     }
     if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->kids[1]->key);
+        Sym *s = ck_scope_lookup(cx, syn->kids[1]->key);
         if (!s || s->kind != SYM_PARAM || !s->ty || s->ty->kind != TY_VECTOR) {
             diag_error_at(D(cx), syn->kids[1], "E0806", "a side-channel size can take the length of a vector parameter only, not `%s`",
                           syn->kids[1]->name);
@@ -135,7 +135,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
     SizeOp lop = launch_input(hd, &takes_dim);
     if (lop != SZ_INT) {
         int64_t d = 0;
-        if (takes_dim && syn->nkids == 2 && !const_syn_int(cx, syn->kids[1], &d)) d = -1;
+        if (takes_dim && syn->nkids == 2 && !ck_const_syn_int(cx, syn->kids[1], &d)) d = -1;
         if (d < 0 || d > 2 || syn->nkids > (takes_dim ? 2 : 1)) {
             diag_error_at(D(cx), syn, "E0806", "`%s` in a side-channel size needs a constant dimension 0, 1 or 2", hd);
             return 0;
@@ -194,20 +194,20 @@ static Node *floatify(Ctx *cx, Node *syn) {
 /* ---- side channels at kernel level ---- */
 
 static Node *bin(Ctx *cx, const Node *at, int op, Node *a, Node *b) {
-    return mk2(cx, N_C_BINARY, at, ty_num(SC_ULONG), op, a, b);
+    return ck_mk2(cx, N_C_BINARY, at, ty_num(SC_ULONG), op, a, b);
 }
 
 /* A pointer-and-length view variable: `T *name = ptr; ulong name_len = n;` */
 static Sym *declare_view(Ctx *cx, const Node *at, const char *name, Type *ty, Node *ptr, Node *len) {
-    Sym *s = view_var(cx, at, name, ty);
-    return s ? view_decl(cx, at, s, ptr, len) : NULL;
+    Sym *s = ck_view_var(cx, at, name, ty);
+    return s ? ck_view_decl(cx, at, s, ptr, len) : NULL;
 }
 
 static Sym *kernel_param(Ctx *cx, const Node *at, const char *name, Type *ty) {
-    Sym *s = new_local(cx, at, name, ty);
+    Sym *s = ck_new_local(cx, at, name, ty);
     if (!s) return NULL;
     s->kind = SYM_PARAM;
-    s->len_cname = new_local(cx, at, name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
+    s->len_cname = ck_new_local(cx, at, ck_name_join(cx->ck, s->cname, "len"), ty_num(SC_ULONG))->cname;
     return s;
 }
 
@@ -248,28 +248,28 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
             fn->scratch_pool = kernel_param(cx, at, "scratch-pool", ty_vector(ck->a, ty_num(SC_UCHAR), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
             if (!fn->scratch_pool) return NULL;
         }
-        Node *n = expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
+        Node *n = ck_expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
         if (n && ty_is_float(n->ty) && !(n->op && n->kind == N_C_INTLIT)) {
             /* a fractional size rounds up, as on the host */
-            Node *up = mk(cx, N_C_CAST, count, ul, 1);
+            Node *up = ck_mk(cx, N_C_CAST, count, ul, 1);
             if (!up) return NULL;
             up->op = CAST_RTP;
             up->kids[0] = n;
             up->nkids = 1;
             n = up;
         } else if (n) {
-            n = coerce(cx, n, ul, count, "scratch size");
+            n = ck_coerce(cx, n, ul, count, "scratch size");
         }
         if (!n) return NULL;
-        Node *off = fn->scratch_bytes ? fn->scratch_bytes : int_lit(cx, at, 0, ul);
-        Node *pool = var_ref(cx, at, fn->scratch_pool);
+        Node *off = fn->scratch_bytes ? fn->scratch_bytes : ck_int_lit(cx, at, 0, ul);
+        Node *pool = ck_var_ref(cx, at, fn->scratch_pool);
         Node *ptr = off->kind == N_C_INTLIT && off->ival == 0 ? pool : bin(cx, at, OP_ADD, pool, off);
         sc->sym = declare_view(cx, at, cx->bind_hint ? cx->bind_hint : name, ty, ptr, n);
         int stride = ty_vector_stride(ty->elem, ty->align);
         /* next offset: off + (n * stride + 15) / 16 * 16 */
-        Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, int_lit(cx, at, stride, ul)), int_lit(cx, at, 15, ul)),
-                                              int_lit(cx, at, 16, ul)),
-                          int_lit(cx, at, 16, ul));
+        Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, ck_int_lit(cx, at, stride, ul)), ck_int_lit(cx, at, 15, ul)),
+                                              ck_int_lit(cx, at, 16, ul)),
+                          ck_int_lit(cx, at, 16, ul));
         fn->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
     } else {
         sc->sym = kernel_param(cx, at, kind == SIDE_LOCAL && cx->bind_hint ? cx->bind_hint : name, ty);
@@ -292,7 +292,7 @@ static int uses_local_size(const SizeExpr *e) {
  * local size must be launched with one, so when it declares none, the
  * compiler declares 256 work-items (16x16, 8x8x4 in 2 and 3 dimensions) -
  * a size every OpenCL device runs - and says so in the hoists' comments. */
-void side_finish_kernel(Ctx *cx) {
+void ck_side_finish_kernel(Ctx *cx) {
     CFunc *fn = cx->fn;
     if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
     int needs = 0;
@@ -313,7 +313,7 @@ void side_finish_kernel(Ctx *cx) {
 static Node *inline_locals(Ctx *cx, Node *syn, int depth) {
     if (depth > 16) return syn;
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         if (s && s->kind == SYM_LOCAL && s->size_init && !s->assigned) return inline_locals(cx, s->size_init, depth + 1);
         return syn;
     }
@@ -351,13 +351,13 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
 
 /* The slot of a uniform value in a function: a hidden __local parameter
  * every caller fills with a slot of its own (types/uniform.c). */
-Sym *side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt) {
+Sym *ck_side_uniform_param(Ctx *cx, const Node *at, const char *name, Type *vt) {
     return function_side(cx, SIDE_UNIFORM, name, NULL, vt, cx_int(cx, at, 1), at);
 }
 
 static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comment, Type *ty, Node *count,
                       const Node *at) {
-    if (kind == SIDE_UNIFORM) return uniform_slot(cx, at, name, ty->elem); /* uniform.c */
+    if (kind == SIDE_UNIFORM) return ck_uniform_slot(cx, at, name, ty->elem); /* uniform.c */
     if (cx->fn->kind != FN_FUNCTION && cx->fn->exact) return exact_side(cx, kind, name, at);
     if (cx->fn->kind == FN_KERNEL) return kernel_side(cx, kind, name, comment, ty, count, at);
     return function_side(cx, kind, name, comment, ty, count, at);
@@ -367,7 +367,7 @@ static Sym *make_side(Ctx *cx, SideKind kind, const char *name, const char *comm
  * (make-scratch-vector ...)  (make-implicit-vector ...)
  * VEC-EXPR is a vector value (same type and length) or a type expression,
  * written as one type or as (vector-type ...) arguments. */
-Node *side_make(Ctx *cx, Node *syn, Type *want) {
+Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
@@ -407,7 +407,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
     }
     Type *ty = NULL;
     Node *count = NULL;
-    Sym *src = pos[0]->kind == N_SYMBOL ? scope_lookup(cx, pos[0]->key) : NULL;
+    Sym *src = pos[0]->kind == N_SYMBOL ? ck_scope_lookup(cx, pos[0]->key) : NULL;
     if (src && src->ty && src->ty->kind == TY_VECTOR && src->kind != SYM_TYPE) {
         /* same element type and layout; the length unless given */
         ty = src->ty;
@@ -420,8 +420,8 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
         Type *base = (pos[0]->kind == N_SYMBOL || pos[0]->kind == N_LIST) && !syn_is_form(pos[0], "vector-type")
                          ? NULL
                          : NULL;
-        Sym *alias = pos[0]->kind == N_SYMBOL ? global_lookup(ck, pos[0]->key) : NULL;
-        if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = type_expr(ck, pos[0]);
+        Sym *alias = pos[0]->kind == N_SYMBOL ? ck_global_lookup(ck, pos[0]->key) : NULL;
+        if ((alias && alias->kind == SYM_TYPE) || syn_is_form(pos[0], "vector-type")) base = ck_type_expr(ck, pos[0]);
         if (base && base->kind == TY_VECTOR) {
             ty = base;
             if (np > 1) count = pos[1];
@@ -431,7 +431,7 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
             }
         } else {
             Node *args = syn_list(ck->a, syn->loc, pos, np);
-            ty = vector_type_args(ck, args, 0, 1, &count);
+            ty = ck_vector_type_args(ck, args, 0, 1, &count);
         }
         if (!ty) return NULL;
         if (!count && ty->length >= 0) count = cx_int(cx, syn, ty->length);
@@ -455,12 +455,12 @@ Node *side_make(Ctx *cx, Node *syn, Type *want) {
     Type *vt = ty_vector(ck->a, ty->elem, kind == SIDE_LOCAL ? AS_LOCAL : AS_GLOBAL, ACC_READ_WRITE,
                          ty->align ? ty->align : AL_COMPACT, -1);
     Sym *s = make_side(cx, kind, name, comment, vt, count, syn);
-    return s ? var_ref(cx, syn, s) : NULL;
+    return s ? ck_var_ref(cx, syn, s) : NULL;
 }
 
 /* Extra arguments a call to `callee` needs: a side channel of the caller
  * for each of the callee's, and the debug channel. */
-int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
+int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
     for (int i = 0; i < callee->nfsides; i++) {
         FnSide *fs = callee->fsides[i];
         if (cx->loop_depth > 0 && fs->kind != SIDE_UNIFORM) {
@@ -477,16 +477,16 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
             if (cx->ck->d->errors > errs) diag_note(D(cx), fs->at->loc, "`%s` makes the side channel here", fd->name);
             return 0;
         }
-        extra[(*nextra)++] = var_ref(cx, call_syn, s);
+        extra[(*nextra)++] = ck_var_ref(cx, call_syn, s);
         Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
         len->sym = s;
         extra[(*nextra)++] = len;
     }
-    if (!warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
+    if (!ck_warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
     if (callee->debug) {
-        Sym *d = debug_sym(cx, call_syn);
+        Sym *d = ck_debug_sym(cx, call_syn);
         if (!d) return 0;
-        extra[(*nextra)++] = var_ref(cx, call_syn, d);
+        extra[(*nextra)++] = ck_var_ref(cx, call_syn, d);
         Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
         len->sym = d;
         extra[(*nextra)++] = len;
@@ -496,7 +496,7 @@ int side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **e
 
 /* ---- the debug channel ---- */
 
-Sym *debug_sym(Ctx *cx, const Node *at) {
+Sym *ck_debug_sym(Ctx *cx, const Node *at) {
     CFunc *fn = cx->fn;
     if (fn->debug) return fn->debug;
     if (fn->kind == FN_KERNEL && fn->exact) {
@@ -522,7 +522,7 @@ static int site_parts(Ctx *cx, Node **args, int n, DebugSite *site, const char *
 }
 
 static Node *new_site(Ctx *cx, Node *syn, const char *kind, Node **args, int n, const char *prefix) {
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     DebugSite *site = arena_alloc(cx->ck->a, sizeof *site);
     if (!site || !site_parts(cx, args, n, site, prefix)) return NULL;
     const Expansion *x = syn->origin;
@@ -555,7 +555,7 @@ static Node *nothing(Ctx *cx, Node *syn) {
 /* (r-t-output E...)  (r-t-assert TEST E...)  (r-t-assert-0 TEST E...)
  * (r-t-workgroup-output-if TEST E...)  (r-t-workgroup-assert TEST E...)
  * Without --debug-output these compile to nothing (arguments unevaluated). */
-Node *debug_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
@@ -565,32 +565,32 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                           "`%%debug-log` is internal to crisp (what r-t-output and r-t-assert become); log with r-t-output");
             return NULL;
         }
-        Sym *d = debug_sym(cx, syn);
+        Sym *d = ck_debug_sym(cx, syn);
         if (!d) return NULL;
         int site_id = (int)syn->kids[1]->ival;
-        DebugSite *site = prog_of(cx)->sites[site_id];
+        DebugSite *site = ck_prog_of(cx)->sites[site_id];
         int nv = syn->nkids - 2;
         Type **tys = arena_alloc(ck->a, sizeof(Type *) * (size_t)(nv + 1));
         Node *call = ck_node(cx, N_C_CALL, syn, &ty_void);
         call->kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(nv + 3));
         if (!tys || !call->kids) return NULL;
-        call->kids[call->nkids++] = var_ref(cx, syn, d);
+        call->kids[call->nkids++] = ck_var_ref(cx, syn, d);
         Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
         len->sym = d;
         call->kids[call->nkids++] = len;
-        call->kids[call->nkids++] = int_lit(cx, syn, site_id, ty_num(SC_UINT));
+        call->kids[call->nkids++] = ck_int_lit(cx, syn, site_id, ty_num(SC_UINT));
         int vi = 0;
         for (int i = 0; i < nv; i++) {
-            Node *v = expr(cx, syn->kids[i + 2], NULL);
+            Node *v = ck_expr(cx, syn->kids[i + 2], NULL);
             if (!v) return NULL;
             if (v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT))
-                v = coerce(cx, v, v->kind == N_C_INTLIT ? ty_num(SC_INT) : ty_num(SC_FLOAT), syn->kids[i + 2], "logged value");
+                v = ck_coerce(cx, v, v->kind == N_C_INTLIT ? ty_num(SC_INT) : ty_num(SC_FLOAT), syn->kids[i + 2], "logged value");
             if (!v) return NULL;
             if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
             if (v->ty->kind != TY_NUM && v->ty->kind != TY_BOOL) {
                 diag_error_at(D(cx), syn->kids[i + 2], "E0821",
                               "only numbers, bools and literal strings can be logged, found `%s` (log the components one by one)",
-                              tname(cx, v->ty));
+                              ck_tname(cx, v->ty));
                 return NULL;
             }
             tys[vi] = v->ty;
@@ -600,7 +600,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                 if (!site->parts[j].text && seen++ == i) site->parts[j].ty = v->ty;
         }
         /* one helper per sequence of value types */
-        Program *p = prog_of(cx);
+        Program *p = ck_prog_of(cx);
         Helper *hp = NULL;
         for (int i = 0; i < p->nhelpers_of_kind[H_DEBUG_LOG] && !hp; i++) {
             Helper *x = p->helpers_of_kind[H_DEBUG_LOG][i];
@@ -610,13 +610,13 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
             if (same) hp = x;
         }
         if (!hp) {
-            hp = need_helper(cx, H_DEBUG_LOG, NULL, AS_NONE);
+            hp = ck_need_helper(cx, H_DEBUG_LOG, NULL, AS_NONE);
             if (!hp) return NULL;
             hp->tys = tys;
             hp->ntys = nv;
         }
-        need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
-        need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
+        ck_need_helper(cx, H_GLOBAL_ID, NULL, AS_NONE);
+        ck_need_helper(cx, H_GLOBAL_LINEAR_ID, NULL, AS_NONE);
         call->op = BI_HELPER;
         call->ival = hp->index;
         return call;
@@ -636,7 +636,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     Dest discard = {D_DISCARD, NULL, NULL};
     if (is_output) {
         Node *log = new_site(cx, syn, "output", args, n, NULL);
-        return log ? debug_form(cx, log, NULL) : NULL;
+        return log ? ck_debug_form(cx, log, NULL) : NULL;
     }
     Node *test = syn->kids[1];
     const char *prefix = arena_printf(ck->a, "assertion failed: %s", syn_to_string(ck->a, test, 120));
@@ -648,7 +648,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
     if (!wg) {
         if (!strcmp(h, "r-t-assert-0"))
             cond = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), cx_list(cx, syn, 1, cx_sym(cx, syn, "get-global-linear-id")), cx_int(cx, syn, 0)), cond);
-        form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
+        ck_form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
         return nothing(cx, syn);
     }
     /* workgroup forms: the lowest local id for which the test holds logs */
@@ -667,7 +667,7 @@ Node *debug_form(Ctx *cx, Node *syn, Type *want) {
                    cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), lid, first), log));
     Node *mkv = cx_list(cx, syn, 4, cx_sym(cx, syn, "make-vector"), cx_sym(cx, syn, "uint"), syn_keyword(ck->a, syn->loc, "local"), cx_int(cx, syn, 1));
     Node *let = cx_list(cx, syn, 3, cx_sym(cx, syn, "let"), cx_list(cx, syn, 1, cx_list(cx, syn, 2, cx_sym(cx, syn, "%wg-first"), mkv)), body);
-    form_to(cx, let, &discard);
+    ck_form_to(cx, let, &discard);
     return nothing(cx, syn);
 }
 
@@ -689,7 +689,7 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
  * (marshall-result-vector PTR BYTES :name N [:type T]), and the scratch,
  * implicit and debug-logging variants: memory for the side channels of the
  * functions a def-kernel-exact calls.  Only in def-kernel-exact. */
-Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
@@ -702,47 +702,47 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     Node *p = syn->kids[1];
-    Sym *ps = p->kind == N_SYMBOL ? scope_lookup(cx, p->key) : NULL;
+    Sym *ps = p->kind == N_SYMBOL ? ck_scope_lookup(cx, p->key) : NULL;
     if (!ps || ps->kind != SYM_PARAM || !ps->ty || ps->ty->kind != TY_VOIDP) {
         diag_error_at(D(cx), p, "E0832", "`%s` takes a voidp parameter of the kernel, found `%s`", syn->kids[0]->name,
                       syn_to_string(ck->a, p, 30));
         return NULL;
     }
     Type *ul = ty_num(SC_ULONG);
-    Node *bytes = expr(cx, syn->kids[2], ul);
-    if (bytes) bytes = coerce(cx, bytes, ul, syn->kids[2], "byte count");
+    Node *bytes = ck_expr(cx, syn->kids[2], ul);
+    if (bytes) bytes = ck_coerce(cx, bytes, ul, syn->kids[2], "byte count");
     if (!bytes) return NULL;
     if (!strcmp(h, "marshall-vector")) {
         if (syn->nkids != 4) {
             diag_error_at(D(cx), syn, "E0320", "expected (marshall-vector ptr bytes vector-type)");
             return NULL;
         }
-        Type *t = type_expr(ck, syn->kids[3]);
+        Type *t = ck_type_expr(ck, syn->kids[3]);
         if (!t) return NULL;
         if (t->kind != TY_VECTOR || !t->elem) {
             diag_error_at(D(cx), syn->kids[3], "E0833", "marshall-vector needs a vector type with an element type, found `%s`",
-                          tname(cx, t));
+                          ck_tname(cx, t));
             return NULL;
         }
         Type *vt = ty_vector(ck->a, t->elem, t->as ? t->as : AS_GLOBAL, t->acc ? t->acc : ACC_READ_WRITE,
                              t->align ? t->align : AL_COMPACT, -1);
         if (vt->as != AS_GLOBAL) {
             diag_error_at(D(cx), syn->kids[3], "E0834", "voidp parameters point to :global memory; marshall-vector cannot make `%s`",
-                          tname(cx, vt));
+                          ck_tname(cx, vt));
             return NULL;
         }
         if (vt->align == AL_STD140 && ty_vector_stride(vt->elem, AL_STD140) != ty_sizeof(vt->elem))
-            need_helper(cx, H_STD140_ELEM, vt->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, vt->elem, AS_NONE);
         Node *count = ck_node(cx, N_C_BINARY, syn, ul);
         count->op = OP_DIV;
         count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
         if (!count->kids) return NULL;
         count->kids[0] = bytes;
-        count->kids[1] = int_lit(cx, syn, ty_vector_stride(vt->elem, vt->align), ul);
+        count->kids[1] = ck_int_lit(cx, syn, ty_vector_stride(vt->elem, vt->align), ul);
         count->nkids = 2;
         Sym *s = declare_view(cx, syn, cx->bind_hint ? cx->bind_hint : arena_printf(ck->a, "%s-vec", ps->name), vt,
-                              var_ref(cx, syn, ps), count);
-        return s ? var_ref(cx, syn, s) : NULL;
+                              ck_var_ref(cx, syn, ps), count);
+        return s ? ck_var_ref(cx, syn, s) : NULL;
     }
     SideKind kind = strstr(h, "result") ? SIDE_RESULT : strstr(h, "scratch") ? SIDE_SCRATCH : strstr(h, "implicit") ? SIDE_IMPLICIT : SIDE_DEBUG;
     const char *name = NULL;
@@ -751,7 +751,7 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         Node *k = syn->kids[i], *v = syn->kids[i + 1];
         if (syn_is_kw(k, "name") && v->kind == N_STRING) name = v->name;
         else if (syn_is_kw(k, "type")) {
-            Type *t = type_expr(ck, v);
+            Type *t = ck_type_expr(ck, v);
             if (!t) return NULL;
             et = t->kind == TY_VECTOR ? t->elem : t;
         } else {
@@ -779,9 +779,9 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
     count->kids = arena_alloc(ck->a, sizeof(Node *) * 2);
     if (!count->kids) return NULL;
     count->kids[0] = bytes;
-    count->kids[1] = int_lit(cx, syn, ty_vector_stride(et, AL_COMPACT), ul);
+    count->kids[1] = ck_int_lit(cx, syn, ty_vector_stride(et, AL_COMPACT), ul);
     count->nkids = 2;
-    Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, var_ref(cx, syn, ps), count);
+    Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, ck_var_ref(cx, syn, ps), count);
     if (!s) return NULL;
     if (kind == SIDE_DEBUG) {
         cx->fn->debug = s;
@@ -797,5 +797,5 @@ Node *marshall_form(Ctx *cx, Node *syn, Type *want) {
         arena_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
         if (kind == SIDE_SCRATCH) cx->fn->scratch_pool = s;
     }
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }

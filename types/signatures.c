@@ -38,7 +38,7 @@ static Node *const_value(Checker *ck, Sym *s) {
             }
         }
     }
-    Type *t = s->type_syn ? type_expr(ck, s->type_syn) : NULL;
+    Type *t = s->type_syn ? ck_type_expr(ck, s->type_syn) : NULL;
     if (!init) {
         if (!t) t = ty_num(SC_INT);
         init = syn_int(ck->a, s->def->loc, 0);
@@ -48,8 +48,8 @@ static Node *const_value(Checker *ck, Sym *s) {
     CFunc dummy = {.kind = FN_FUNCTION, .name = s->name, .ret = &ty_void};
     Node blk = {.kind = N_C_BLOCK};
     Ctx cx = {.ck = ck, .fn = &dummy, .block = &blk};
-    Node *v = expr(&cx, init, t);
-    if (v && t) v = coerce(&cx, v, t, init, "constant value");
+    Node *v = ck_expr(&cx, init, t);
+    if (v && t) v = ck_coerce(&cx, v, t, init, "constant value");
     if (v && (blk.nkids || (v->kind != N_C_INTLIT && v->kind != N_C_FLOATLIT && v->kind != N_C_BOOLLIT))) {
         CeVal r;
         CeResult res = ce_constant(ck, &blk, v, 1, 0, &r);
@@ -67,7 +67,7 @@ static Node *const_value(Checker *ck, Sym *s) {
     return v;
 }
 
-Node *global_const_value(Checker *ck, Sym *s) {
+Node *ck_global_const_value(Checker *ck, Sym *s) {
     return const_value(ck, s);
 }
 
@@ -75,7 +75,7 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     Type **ps;
     int *outs, np;
     Type *ret;
-    if (!parse_signature(ck, sig, &ps, &outs, &np, &ret)) {
+    if (!ck_parse_signature(ck, sig, &ps, &outs, &np, &ret)) {
         fd->bad = 1;
         return;
     }
@@ -99,7 +99,7 @@ static void apply_signature(Checker *ck, FuncDef *fd, Node *sig, const Node *at)
     fd->ret_declared = 1;
 }
 
-void resolve_signature(Checker *ck, FuncDef *fd) {
+void ck_resolve_signature(Checker *ck, FuncDef *fd) {
     if (fd->resolved) return;
     fd->resolved = 1;
     int saved_voidp = ck->allow_voidp;
@@ -120,7 +120,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
     for (int i = 0; i < fd->nparams; i++) {
         Node *p = (Node *)fd->params[i].name;
         if (p->ann) {
-            fd->params[i].ty = type_expr(ck, p->ann);
+            fd->params[i].ty = ck_type_expr(ck, p->ann);
             if (!fd->params[i].ty) fd->bad = 1;
         }
     }
@@ -133,13 +133,13 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 apply_signature(ck, fd, e, e);
             } else if (h && !strcmp(h, "type-signature-of")) {
                 if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
-                    FuncDef *f = func_lookup(ck, e->kids[1]->kids[1]->key);
+                    FuncDef *f = ck_func_lookup(ck, e->kids[1]->kids[1]->key);
                     if (!f) {
                         diag_error_at(ck->d, e->kids[1], "E0115", "unknown function `%s`", e->kids[1]->kids[1]->name);
                         fd->bad = 1;
                         continue;
                     }
-                    resolve_signature(ck, f);
+                    ck_resolve_signature(ck, f);
                     if (f->nparams != fd->nparams) {
                         diag_error_at(ck->d, e, "E0117", "`%s` has %d parameters but `%s` has %d", f->name, f->nparams,
                                       fd->name, fd->nparams);
@@ -157,7 +157,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 Type *rs[16];
                 int nr = 0;
                 for (int k = 1; k < e->nkids && nr < 16; k++) {
-                    Type *t = type_expr(ck, e->kids[k]);
+                    Type *t = ck_type_expr(ck, e->kids[k]);
                     if (!t) {
                         fd->bad = 1;
                         continue;
@@ -173,7 +173,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                     int found = 0;
                     for (int m = 0; m < fd->nparams; m++) {
                         if (vn->kind == N_SYMBOL && !strcmp(fd->params[m].name->key, vn->key)) {
-                            if (!t) t = type_expr(ck, e->kids[e->nkids - 1]);
+                            if (!t) t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                             if (!t) {
                                 fd->bad = 1;
                                 break;
@@ -227,7 +227,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           p->name->name);
             fd->bad = 1;
         }
-        if (t->kind == TY_VOIDP) continue; /* def-kernel-exact only (checked by type_expr) */
+        if (t->kind == TY_VOIDP) continue; /* def-kernel-exact only (checked by ck_type_expr) */
         if (p->is_out && (t->kind != TY_VECTOR || (t->as && t->as != AS_GLOBAL))) {
             diag_error_at(ck->d, p->name, "E0123", "`&out` parameter `%s` must be a :global vector, found `%s`",
                           p->name->name, ty_name(ck->a, t));
@@ -248,7 +248,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                           "kernel parameter `%s` cannot be a soa-vector (`%s`): soa-vectors never cross the host boundary; pass a vector per field, or a vector of structs and convert it with convert-aos-to-soa",
                           p->name->name, ty_name(ck->a, t));
             fd->bad = 1;
-        } else if (fd->kind == FN_KERNEL && struct_holds_views(ck, t)) {
+        } else if (fd->kind == FN_KERNEL && ck_struct_holds_views(ck, t)) {
             diag_error_at(ck->d, p->name, "E0159",
                           "kernel parameter `%s` (`%s`) holds vector-views: a struct with vector-view fields never crosses the host boundary; pass the vectors and make the struct inside the kernel",
                           p->name->name, ty_name(ck->a, t));
@@ -284,11 +284,11 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
 /* Merge a declared (possibly incomplete) vector type with the argument's. */
 /* BASE followed by the parameter types of the overload FD (twice_int,
  * count_if_is_even_intvec): C names that say which overload is which. */
-const char *overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
+const char *ck_overload_cname(Checker *ck, const FuncDef *fd, const char *base) {
     for (int k = 0; k < fd->nparams; k++) {
         Type *t = fd->params[k].ty;
         if (!t) continue;
-        base = name_join(ck, base, type_part(ck, t)); /* a derived vector type: its name */
+        base = ck_name_join(ck, base, ck_type_part(ck, t)); /* a derived vector type: its name */
     }
     return base;
 }
@@ -347,13 +347,13 @@ static void unused_defines(Checker *ck) {
 /* Pass "constants": def-const and def-parameter values, def-type aliases
  * (constants first, so errors in them appear once), and -D values nothing
  * takes. */
-void pass_constants(Checker *ck) {
+void ck_pass_constants(Checker *ck) {
     for (int g = 0; g < ck->globals.n && !ck->c->diag.fatal; g++) {
         Sym *s = ck->globals.syms[g];
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) const_value(ck, s);
         else if (s->kind == SYM_TYPE) {
             ck->allow_incomplete = 1; /* an alias of an incomplete type is checked where it is used */
-            type_expr(ck, s->def ? (Node *)s->def : NULL);
+            ck_type_expr(ck, s->def ? (Node *)s->def : NULL);
             ck->allow_incomplete = 0;
         }
     }
@@ -362,21 +362,21 @@ void pass_constants(Checker *ck) {
 
 /* Pass "signatures": every function's and kernel's parameter and return
  * types. */
-void pass_signatures(Checker *ck) {
-    for (int i = 0; i < ck->nfuncs; i++) resolve_signature(ck, ck->funcs[i]);
+void ck_pass_signatures(Checker *ck) {
+    for (int i = 0; i < ck->nfuncs; i++) ck_resolve_signature(ck, ck->funcs[i]);
 }
 
 /* Pass "overloads": no two with the same parameter types; C names that say
  * which instance is which (distance_point, distance_coordinate). */
-void pass_overloads(Checker *ck) {
+void ck_pass_overloads(Checker *ck) {
     for (int i = 0; i < ck->nfuncs; i++) {
         FuncDef *a = ck->funcs[i];
         if (!a->overloaded || a->bad) continue;
         if (!a->is_instance) {
-            a->cname_base = overload_cname(ck, a, mangle(ck, a->name));
+            a->cname_base = ck_overload_cname(ck, a, ck_mangle(ck, a->name));
             strmap_put(ck->a, &ck->fnbases, a->cname_base, a);
         }
-        for (FuncDef *b = func_lookup(ck, a->key); b && b != a; b = b->next_overload) {
+        for (FuncDef *b = ck_func_lookup(ck, a->key); b && b != a; b = b->next_overload) {
             if (b->bad || b->kind == FN_KERNEL || a->nparams != b->nparams) continue;
             int same = 1;
             for (int k = 0; k < a->nparams && same; k++) same = ty_equal(a->params[k].ty, b->params[k].ty);

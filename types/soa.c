@@ -16,19 +16,19 @@
 static Diag *D(Ctx *cx) { return cx->ck->d; }
 
 /* The soa-vector a symbol names, or NULL. */
-Sym *soa_sym(Ctx *cx, Node *syn) {
+Sym *ck_soa_sym(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return NULL;
-    Sym *s = scope_lookup(cx, syn->key);
+    Sym *s = ck_scope_lookup(cx, syn->key);
     return s && s->soa_fields ? s : NULL;
 }
 
-int soa_init_form(const Node *init) {
+int ck_soa_init_form(const Node *init) {
     return init && (syn_is_form(init, "make-soa-vector") || syn_is_form(init, "make-soa-view"));
 }
 
 /* Only scalars and hardware vectors may be fields (spec "Member Data
  * Rules"). */
-int soa_struct_ok(Checker *ck, Node *at, Type *t) {
+int ck_soa_struct_ok(Checker *ck, Node *at, Type *t) {
     if (!t || t->kind != TY_STRUCT) {
         diag_error_at(ck->d, at, "E0487", "a soa-vector holds structs, found `%s`", t ? ty_name(ck->a, t) : "nothing");
         return 0;
@@ -49,15 +49,15 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     Checker *ck = cx->ck;
     Node *len_expr = NULL;
     Type *bt = NULL;
-    Type *t = make_vector_type(ck, init, &len_expr, &bt);
+    Type *t = ck_make_vector_type(ck, init, &len_expr, &bt);
     if (!t) return NULL;
     if (bt && bt->kind == TY_STRUCT && !t->elem) {
         t->elem = bt; /* (make-soa-vector point ...) */
     } else if (bt && (bt->kind != TY_VECTOR || !bt->soa)) {
-        diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", tname(cx, bt));
+        diag_error_at(ck->d, init->kids[1], "E0489", "`make-soa-vector` needs a soa-vector type or a struct, found `%s`", ck_tname(cx, bt));
         return NULL;
     }
-    if (!soa_struct_ok(ck, init, t->elem)) return NULL;
+    if (!ck_soa_struct_ok(ck, init, t->elem)) return NULL;
     if (t->length <= 0 || t->length > (1 << 24)) {
         diag_error_at(D(cx), init, "E0442", "make-soa-vector needs a compile-time length from 1 to 16777216");
         return NULL;
@@ -80,17 +80,17 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     if (!s->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = new_local(cx, name, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, name, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
         if (!f) return NULL;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
-            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         if (ft->as == AS_LOCAL) {
             f->hoisted_local = 1;
             arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, ft);
             decl->sym = f;
-            emit_stmt(cx, decl);
+            ck_emit_stmt(cx, decl);
         }
         s->soa_fields[i] = f;
     }
@@ -105,18 +105,18 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         diag_error_at(D(cx), init, "E0320", "`make-soa-view` takes 2 to 3 arguments, found %d", init->nkids - 1);
         return NULL;
     }
-    Sym *p = soa_sym(cx, init->kids[1]);
+    Sym *p = ck_soa_sym(cx, init->kids[1]);
     if (!p) {
         diag_error_at(D(cx), init->kids[1], "E0489", "`make-soa-view` needs a soa-vector, found `%s`",
                       syn_to_string(ck->a, init->kids[1], 30));
         return NULL;
     }
-    Node *len = ulong_arg(cx, init->kids[2], "view length");
-    Node *off = init->nkids > 3 ? ulong_arg(cx, init->kids[3], "view offset") : int_lit(cx, init, 0, ty_num(SC_ULONG));
+    Node *len = ck_ulong_arg(cx, init->kids[2], "view length");
+    Node *off = init->nkids > 3 ? ck_ulong_arg(cx, init->kids[3], "view offset") : ck_int_lit(cx, init, 0, ty_num(SC_ULONG));
     if (!len || !off) return NULL;
     /* one offset and length for all the fields */
-    Sym *o = new_temp(cx, init, name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
-    Sym *l = new_temp(cx, init, name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
+    Sym *o = ck_new_temp(cx, init, ck_name_join(ck, s->cname, "off"), ty_num(SC_ULONG));
+    Sym *l = ck_new_temp(cx, init, ck_name_join(ck, s->cname, "len"), ty_num(SC_ULONG));
     if (!o || !l) return NULL;
     Node *ds[2] = {ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG)), ck_node(cx, N_C_DECL, init, ty_num(SC_ULONG))};
     Sym *vs[2] = {o, l};
@@ -126,7 +126,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         ds[k]->kids = arena_alloc(ck->a, sizeof(Node *));
         if (!ds[k]->kids) return NULL;
         ds[k]->kids[ds[k]->nkids++] = vals[k];
-        emit_stmt(cx, ds[k]);
+        ck_emit_stmt(cx, ds[k]);
     }
     StructDef *sd = p->ty->elem->sd;
     s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
@@ -135,10 +135,10 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         Sym *pf = p->soa_fields[i];
         Type *ft = ty_vector(ck->a, pf->ty->elem, pf->ty->as, pf->ty->acc, pf->ty->align, -1);
         ft->view = 1;
-        Node *foff = var_ref(cx, init, o);
-        if (pf->off_sym) foff = mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, var_ref(cx, init, pf->off_sym), foff);
-        Sym *f = new_view(cx, init, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft, var_ref(cx, init, pf), foff,
-                          var_ref(cx, init, l));
+        Node *foff = ck_var_ref(cx, init, o);
+        if (pf->off_sym) foff = ck_mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, init, pf->off_sym), foff);
+        Sym *f = ck_new_view(cx, init, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft, ck_var_ref(cx, init, pf), foff,
+                          ck_var_ref(cx, init, l));
         if (!f) return NULL;
         s->soa_fields[i] = f;
     }
@@ -151,7 +151,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
 }
 
 /* (let ((NAME (make-soa-vector ...)))) / (make-soa-view ...) */
-Sym *soa_bind(Ctx *cx, Sym *s, Node *name, Node *init) {
+Sym *ck_soa_bind(Ctx *cx, Sym *s, Node *name, Node *init) {
     return syn_is_form(init, "make-soa-vector") ? make_soa_vector(cx, s, name, init) : make_soa_view(cx, s, init);
 }
 
@@ -173,9 +173,9 @@ static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
 static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, int obj_soa) {
     if (!setter) {
         FuncDef *c[16];
-        int nc = func_overloads(ck, h, c, 16);
+        int nc = ck_func_overloads(ck, h, c, 16);
         for (int i = 0; i < nc; i++) {
-            resolve_signature(ck, c[i]);
+            ck_resolve_signature(ck, c[i]);
             Type *t = !c[i]->bad && c[i]->nparams == 1 + obj_soa ? c[i]->params[0].ty : NULL;
             if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
         }
@@ -183,8 +183,8 @@ static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, 
     }
     for (int i = 0; i < ck->nsetters; i++) {
         Node *f = ck->setters[i];
-        Node *ts = setter_object_type(f);
-        Type *t = ts && !strcmp(f->kids[1]->key, h) ? type_expr(ck, ts) : NULL;
+        Node *ts = ck_setter_object_type(f);
+        Type *t = ts && !strcmp(f->kids[1]->key, h) ? ck_type_expr(ck, ts) : NULL;
         if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
     }
     return 0;
@@ -206,7 +206,7 @@ static void overload_warning(Ctx *cx, Node *syn, Sym *s, const char *h, int for_
  * take soa-vectors and soa-views alike): field vector k is the parameter
  * S_F, a pointer to the first element the caller's vector or view holds;
  * all share the length S_len. */
-int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
+int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     Checker *ck = cx->ck;
     Type *t = s->ty;
     StructDef *sd = t->elem->sd;
@@ -214,12 +214,12 @@ int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     if (!s->soa_fields) return 0;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
-        Sym *f = new_local(cx, at, name_join(ck, s->cname, mangle(ck, sd->fields[i].name)), ft);
+        Sym *f = ck_new_local(cx, at, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
         if (!f) return 0;
         f->kind = SYM_PARAM;
         f->len_cname = s->len_cname;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
-            need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
+            ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         s->soa_fields[i] = f;
     }
     return 1;
@@ -227,12 +227,12 @@ int soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
 
 /* The call arguments for soa-vector ARG passed to a soa parameter: each
  * field's first element (a view starts at its offset), then the length. */
-void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
+void ck_soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
     StructDef *sd = arg->ty->elem->sd;
     for (int i = 0; i < sd->nfields; i++) {
         Sym *f = arg->soa_fields[i];
-        Node *p = var_ref(cx, syn, f);
-        call->kids[call->nkids++] = f->off_sym ? mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, var_ref(cx, syn, f->off_sym)) : p;
+        Node *p = ck_var_ref(cx, syn, f);
+        call->kids[call->nkids++] = f->off_sym ? ck_mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, ck_var_ref(cx, syn, f->off_sym)) : p;
     }
     Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
     len->sym = arg->soa_fields[0];
@@ -241,11 +241,11 @@ void soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
 
 /* (F~ SV) is the field vector; (F~ SV I) its element I, readable and (when
  * FOR_WRITE) settable.  Returns 0 when SYN is not a soa-vector access. */
-int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
+int ck_soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
     const char *h = syn_head(syn);
     size_t hl = h ? strlen(h) : 0;
     if (hl < 2 || h[hl - 1] != '~' || syn->nkids < 2 || syn->nkids > 3) return 0;
-    Sym *s = soa_sym(cx, syn->kids[1]);
+    Sym *s = ck_soa_sym(cx, syn->kids[1]);
     if (!s || !strcmp(h, "length~") || !strcmp(h, "~length~")) return 0;
     /* (x~ sv i) with an overload for soa-vectors of the struct: a call */
     if (h[0] != '~' && syn->nkids == 3 && user_accessor(cx->ck, h, s->ty->elem->sd, for_write, 1)) return 0;
@@ -258,22 +258,22 @@ int soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
             diag_error_at(D(cx), syn, "E0432", "cannot assign to the vector `%s`; assign its elements with (set! (%s %s i) ...)",
                           syn_to_string(cx->ck->a, syn, 30), h, s->name);
         else
-            *out = var_ref(cx, syn, f);
+            *out = ck_var_ref(cx, syn, f);
         return 1;
     }
     if (for_write && (f->ty->acc == ACC_READ_ONLY)) {
         diag_error_at(D(cx), syn, "E0434", "cannot write to `%s`: it is read-only", s->name);
         return 1;
     }
-    *out = index_node(cx, syn, f, syn->kids[2]);
+    *out = ck_index_node(cx, syn, f, syn->kids[2]);
     return 1;
 }
 
 /* (get-struct SV I): the struct at I, built from its fields. */
-Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
+Node *ck_soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
-    Sym *s = soa_sym(cx, syn->kids[1]);
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
+    Sym *s = ck_soa_sym(cx, syn->kids[1]);
     if (!s) {
         diag_error_at(D(cx), syn->kids[1], "E0489", "`get-struct` needs a soa-vector, found `%s`",
                       syn_to_string(cx->ck->a, syn->kids[1], 30));
@@ -289,31 +289,31 @@ Node *soa_get_struct(Ctx *cx, Node *syn, Type *want) {
     }
     Node *mk_syn = syn_list(cx->ck->a, syn->loc, args, sd->nfields + 1);
     mk_syn->origin = syn->origin;
-    return struct_make(cx, mk_syn, sd);
+    return ck_struct_make(cx, mk_syn, sd);
 }
 
 /* (convert-aos-to-soa VECTOR SOA) / (convert-soa-to-aos SOA VECTOR) - spec
  * "Converting between SoA and AoS vectors": the calling thread copies the
  * first min(length) elements, field by field.  Both must hold the same
  * struct.  (Split the work between threads by giving each a view.) */
-Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
+Node *ck_soa_convert(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     Arena *a = cx->ck->a;
     int to_soa = !strcmp(syn->kids[0]->key, "convert-aos-to-soa");
     Node *vsyn = syn->kids[to_soa ? 1 : 2], *ssyn = syn->kids[to_soa ? 2 : 1];
-    Sym *s = soa_sym(cx, ssyn);
+    Sym *s = ck_soa_sym(cx, ssyn);
     if (!s) {
         diag_error_at(D(cx), ssyn, "E0489", "`%s` needs a soa-vector here, found `%s`", syn->kids[0]->name,
                       syn_to_string(a, ssyn, 30));
         return NULL;
     }
-    Sym *v = vector_operand(cx, vsyn, syn->kids[0]->name);
+    Sym *v = ck_vector_operand(cx, vsyn, syn->kids[0]->name);
     if (!v) return NULL;
     StructDef *sd = s->ty->elem->sd;
     if (!v->ty->elem || v->ty->elem->kind != TY_STRUCT || v->ty->elem->sd != sd) {
         diag_error_at(D(cx), vsyn, "E0487", "`%s` needs a vector of `%s` to match the soa-vector `%s`, found `%s`", syn->kids[0]->name,
-                      sd->name, s->name, tname(cx, v->ty));
+                      sd->name, s->name, ck_tname(cx, v->ty));
         return NULL;
     }
     /* for i below (min (length~ V) (length~ S)): (set! (F~ S i) (F~ (~ V i)) ...), or the reverse */
@@ -344,6 +344,6 @@ Node *soa_convert(Ctx *cx, Node *syn, Type *want) {
         loop->origin = x;
     }
     Dest d = {D_DISCARD, NULL, NULL};
-    form_to(cx, loop, &d);
+    ck_form_to(cx, loop, &d);
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }

@@ -16,7 +16,7 @@ static Diag *D(Checker *ck) {
 }
 
 /* (def-struct NAME FIELD...) with FIELD (name type), (name:type) or name:type */
-void struct_collect(Checker *ck, Node *form) {
+void ck_struct_collect(Checker *ck, Node *form) {
     if (form->nkids < 2 || form->kids[1]->kind != N_SYMBOL || form->kids[1]->ann) {
         diag_error_at(D(ck), form, "E0140", "expected (def-struct name (field type)...)");
         return;
@@ -38,7 +38,7 @@ void struct_collect(Checker *ck, Node *form) {
     t->kind = TY_STRUCT;
     t->sd = sd;
     sd->type = t;
-    Sym *s = new_global(ck, SYM_TYPE, name);
+    Sym *s = ck_new_global(ck, SYM_TYPE, name);
     if (!s) return;
     s->ty = t;
     arena_push(ck->a, (void ***)&ck->prog->structs, &ck->prog->nstructs, &ck->prog->capstructs, sd);
@@ -46,7 +46,7 @@ void struct_collect(Checker *ck, Node *form) {
 
 /* Is F a field spec: name:type, (name:type) or (name type)?  Sets *name and
  * *type when it is (either may be NULL). */
-int struct_field_shape(Node *f, Node **name, Node **type) {
+int ck_struct_field_shape(Node *f, Node **name, Node **type) {
     Node *n = NULL, *t = NULL;
     if (f->kind == N_SYMBOL && f->ann) n = f, t = f->ann;
     else if (f->kind == N_LIST && f->nkids == 1 && f->kids[0]->kind == N_SYMBOL && f->kids[0]->ann)
@@ -60,7 +60,7 @@ int struct_field_shape(Node *f, Node **name, Node **type) {
 }
 
 static int field_syntax(Checker *ck, Node *f, Node **name, Node **type) {
-    if (struct_field_shape(f, name, type)) return 1;
+    if (ck_struct_field_shape(f, name, type)) return 1;
     diag_error_at(D(ck), f, "E0142", "expected a field (name type) or name:type, found `%s`", syn_to_string(ck->a, f, 40));
     return 0;
 }
@@ -88,19 +88,19 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
     size_t hl = h ? strlen(h) : 0;
     if (syn->kind == N_LIST && hl > 5 && !strcmp(h + hl - 5, "-type")) {
         /* (NAME-type ARGS...) of a templated def-type: a vector type when
-           the template's body is one (type_expr says E0164 otherwise) */
-        if (template_is_def_type(ck, arena_strndup(ck->a, h, hl - 5))) return 1;
+           the template's body is one (ck_type_expr says E0164 otherwise) */
+        if (ck_template_is_def_type(ck, arena_strndup(ck->a, h, hl - 5))) return 1;
     }
-    Sym *s = h && depth < 16 ? global_lookup(ck, h) : NULL;
+    Sym *s = h && depth < 16 ? ck_global_lookup(ck, h) : NULL;
     if (!s || s->kind != SYM_TYPE) return 0;
     if (s->ty) return s->ty->kind == TY_VECTOR;
     return s->type_syn && (syn_is_form(s->type_syn, "def-derived-type") || vector_original(ck, s->type_syn, depth + 1));
 }
 
 /* The :subst of a (def-derived-type NAME ORIGINAL [:subst MODE]) form
- * (already checked by derived_collect): 0 :no, 1 :equal, 2 :pass-orig,
+ * (already checked by ck_derived_collect): 0 :no, 1 :equal, 2 :pass-orig,
  * 3 :pass-derived. */
-int derived_subst_of(const Node *form) {
+int ck_derived_subst_of(const Node *form) {
     static const char *names[] = {"no", "equal", "pass-orig", "pass-derived", NULL};
     for (int i = 3; i + 1 < form->nkids; i += 2)
         if (syn_is_kw(form->kids[i], "subst"))
@@ -111,7 +111,7 @@ int derived_subst_of(const Node *form) {
 
 /* (def-derived-type NEW ORIGINAL &key (subst :no)): a new struct type with
  * the original's fields and layout (spec "Derived Types"). */
-void derived_collect(Checker *ck, Node *form) {
+void ck_derived_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || form->kids[1]->kind != N_SYMBOL) {
         diag_error_at(D(ck), form, "E0161", "expected (def-derived-type name original-type [:subst :no])");
         return;
@@ -127,9 +127,9 @@ void derived_collect(Checker *ck, Node *form) {
     }
     if (vector_original(ck, form->kids[2], 0)) {
         /* a derived vector, view, soa or tensor-view type: an alias
-           resolved by type_expr through this very form (typeexpr.c,
+           resolved by ck_type_expr through this very form (typeexpr.c,
            "def-derived-type") */
-        Sym *s = new_global(ck, SYM_TYPE, form->kids[1]);
+        Sym *s = ck_new_global(ck, SYM_TYPE, form->kids[1]);
         if (s) s->type_syn = form;
         return;
     }
@@ -137,7 +137,7 @@ void derived_collect(Checker *ck, Node *form) {
     Node *fake_kids[3] = {form->kids[0], form->kids[1], form->kids[2]};
     Node *fake = syn_list(ck->a, form->loc, fake_kids, 3);
     int before = ck->prog->nstructs;
-    struct_collect(ck, fake);
+    ck_struct_collect(ck, fake);
     if (ck->prog->nstructs == before) return;
     StructDef *sd = ck->prog->structs[ck->prog->nstructs - 1];
     sd->def = form;
@@ -147,12 +147,12 @@ void derived_collect(Checker *ck, Node *form) {
 
 /* (set-derived ORIGINAL DERIVED &key subst): relate two existing structs;
  * the sizes must allow the substitution the :subst key promises. */
-void set_derived(Checker *ck, Node *form) {
+void ck_set_derived(Checker *ck, Node *form) {
     if (form->nkids < 3) {
         diag_error_at(D(ck), form, "E0162", "expected (set-derived original-type derived-type [:subst ...])");
         return;
     }
-    Type *o = type_expr(ck, form->kids[1]), *d = type_expr(ck, form->kids[2]);
+    Type *o = ck_type_expr(ck, form->kids[1]), *d = ck_type_expr(ck, form->kids[2]);
     if (!o || !d) return;
     if (o->kind != TY_STRUCT || d->kind != TY_STRUCT) {
         diag_error_at(D(ck), form, "E0162", "set-derived relates two struct types, found `%s` and `%s`", ty_name(ck->a, o), ty_name(ck->a, d));
@@ -174,13 +174,13 @@ void set_derived(Checker *ck, Node *form) {
 }
 
 /* Is T a struct holding vector-views, or a vector of them (device only)? */
-int struct_holds_views(Checker *ck, const Type *t) {
+int ck_struct_holds_views(Checker *ck, const Type *t) {
     if (t && t->kind == TY_VECTOR) t = t->elem;
-    return t && t->kind == TY_STRUCT && !t->sd->pattern && struct_resolve(ck, t->sd) && t->sd->has_views;
+    return t && t->kind == TY_STRUCT && !t->sd->pattern && ck_struct_resolve(ck, t->sd) && t->sd->has_views;
 }
 
 /* May a value of struct type `from` stand where `to` is expected? */
-int struct_subst_ok(const Type *from, const Type *to) {
+int ck_struct_subst_ok(const Type *from, const Type *to) {
     if (!from || !to || from->kind != TY_STRUCT || to->kind != TY_STRUCT) return 0;
     const StructDef *f = from->sd, *t = to->sd;
     if (f->derived_from == t) return f->subst == 1 || f->subst == 2;  /* derived -> original */
@@ -193,7 +193,7 @@ int struct_subst_ok(const Type *from, const Type *to) {
  * the same (or no) derived type, 2 by the derived type's :subst.  A
  * derived tensor-view type always passes for its original (docs/types.md,
  * tensor-views). */
-int vector_tag_fit(const Type *from, const Type *to) {
+int ck_vector_tag_fit(const Type *from, const Type *to) {
     if (from->tag == to->tag || (from->tag && to->tag && !strcmp(from->tag, to->tag))) return 1;
     if (from->tag && to->tag) return 0;
     if (from->tag) return from->ndims || from->tag_subst == 1 || from->tag_subst == 2 ? 2 : 0; /* derived -> original */
@@ -203,10 +203,10 @@ int vector_tag_fit(const Type *from, const Type *to) {
 /* May a value of type FROM stand where TO is expected through a derived
  * type's :subst (is-substitutable-for?): structs, or a derived vector type
  * and its original. */
-int derived_subst_ok(const Type *from, const Type *to) {
+int ck_derived_subst_ok(const Type *from, const Type *to) {
     if (!from || !to) return 0;
-    if (from->kind == TY_STRUCT) return struct_subst_ok(from, to);
-    if (from->kind != TY_VECTOR || to->kind != TY_VECTOR || vector_tag_fit(from, to) != 2) return 0;
+    if (from->kind == TY_STRUCT) return ck_struct_subst_ok(from, to);
+    if (from->kind != TY_VECTOR || to->kind != TY_VECTOR || ck_vector_tag_fit(from, to) != 2) return 0;
     Type a = *from, b = *to;
     a.tag = b.tag = NULL;
     a.tag_subst = b.tag_subst = 0;
@@ -214,7 +214,7 @@ int derived_subst_ok(const Type *from, const Type *to) {
 }
 
 /* Resolve the field types and compute the std140 layout (once). */
-int struct_resolve(Checker *ck, StructDef *sd) {
+int ck_struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->state == 2) return 1;
     if (sd->state == -1) return 0;
     const Node *form = sd->def;
@@ -227,7 +227,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
     if (sd->orig_syn) {
         /* a derived type: the original's fields and layout */
         sd->state = 1;
-        Type *o = type_expr(ck, (Node *)sd->orig_syn);
+        Type *o = ck_type_expr(ck, (Node *)sd->orig_syn);
         if (!o) {
             sd->state = -1;
             return 0;
@@ -262,7 +262,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
                 diag_error_at(D(ck), fname, "E0144", "struct `%s` has two fields named `%s`", sd->name, fname->name);
                 ok = 0;
             }
-        Type *t = type_expr(ck, ftype);
+        Type *t = ck_type_expr(ck, ftype);
         if (!t) {
             ok = 0;
             continue;
@@ -273,7 +273,7 @@ int struct_resolve(Checker *ck, StructDef *sd) {
             ok = 0;
             continue;
         }
-        if (t->kind == TY_STRUCT && !struct_resolve(ck, t->sd)) {
+        if (t->kind == TY_STRUCT && !ck_struct_resolve(ck, t->sd)) {
             ok = 0;
             continue;
         }
@@ -346,7 +346,7 @@ static const char *member_path(Ctx *cx, const Node *base) {
     if (base->kind == N_C_VAR && base->sym && base->sym->cname) return base->sym->cname;
     if (base->kind == N_C_MEMBER && !base->op && base->nkids == 1) {
         const char *p = member_path(cx, base->kids[0]);
-        return p ? names_member(cx->ck, p, mangle(cx->ck, base->text)) : NULL;
+        return p ? ck_names_member(cx->ck, p, ck_mangle(cx->ck, base->text)) : NULL;
     }
     return NULL;
 }
@@ -374,17 +374,17 @@ static Node *view_field(Ctx *cx, Node *syn, Node *base, Field *f, int for_write)
     s->kind = SYM_LOCAL;
     s->name = arena_printf(cx->ck->a, "(%s~ %s)", f->name, syn_to_string(cx->ck->a, syn->kids[1], 30));
     s->key = s->name;
-    const char *field = mangle(cx->ck, f->name);
-    s->cname = names_member(cx->ck, path, field);
-    s->len_cname = names_member(cx->ck, path, name_join(cx->ck, field, "len"));
+    const char *field = ck_mangle(cx->ck, f->name);
+    s->cname = ck_names_member(cx->ck, path, field);
+    s->len_cname = ck_names_member(cx->ck, path, ck_name_join(cx->ck, field, "len"));
     s->ty = f->ty;
     s->def = syn;
-    return var_ref(cx, syn, s);
+    return ck_var_ref(cx, syn, s);
 }
 
 /* (NAME~ S) and (~NAME~ S): a field of struct value `base` (already
  * checked).  for_write: the caller assigns through it. */
-Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
+Node *ck_struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
     (void)for_write;
     const char *h = syn->kids[0]->key;
     size_t hl = strlen(h);
@@ -412,12 +412,12 @@ Node *struct_member(Ctx *cx, Node *syn, Node *base, int for_write) {
 }
 
 /* Component k of a 3-vector field stored as T[3]: s.field[k]. */
-Node *struct_component(Ctx *cx, Node *m, int k) {
+Node *ck_struct_component(Ctx *cx, Node *m, int k) {
     Node *x = ck_node(cx, N_C_INDEX, m, ty_num(m->ty->sc));
     x->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 2);
     if (!x->kids) return NULL;
     x->kids[0] = m;
-    x->kids[1] = int_lit(cx, m, k, ty_num(SC_INT));
+    x->kids[1] = ck_int_lit(cx, m, k, ty_num(SC_INT));
     x->nkids = 2;
     return x;
 }
@@ -425,12 +425,12 @@ Node *struct_component(Ctx *cx, Node *m, int k) {
 /* A 3-vector field read: (float3)(s.f[0], s.f[1], s.f[2]).  (Plain
  * component reads rather than vload3: portable, and tools such as oclgrind
  * handle them.) */
-Node *struct_member_value(Ctx *cx, Node *m) {
+Node *ck_struct_member_value(Ctx *cx, Node *m) {
     if (!m || !m->op) return m;
     Node *c = ck_node(cx, N_C_HWVEC, m, m->ty);
     c->kids = arena_alloc(cx->ck->a, sizeof(Node *) * 3);
     if (!c->kids) return NULL;
-    for (int k = 0; k < 3; k++) c->kids[k] = struct_component(cx, m, k);
+    for (int k = 0; k < 3; k++) c->kids[k] = ck_struct_component(cx, m, k);
     c->nkids = 3;
     return c;
 }
@@ -443,7 +443,7 @@ static Node *view_field_value(Ctx *cx, const Node *v, Node *cv, const Field *f, 
                       : t->soa || t->ndims                             ? "a field holds a vector or vector-view, not a soa or tensor-view"
                       : !ty_equal(t->elem, ft->elem)                    ? "element types differ"
                       : t->as != ft->as                                 ? "address spaces differ"
-                      : !vector_tag_fit(t, ft)                          ? "its derived type's :subst does not let it pass for the original"
+                      : !ck_vector_tag_fit(t, ft)                          ? "its derived type's :subst does not let it pass for the original"
                       : (ft->acc == ACC_READ_WRITE || ft->acc == ACC_WRITE_ONLY) && (t->acc == ACC_READ_ONLY || t->as == AS_CONSTANT)
                           ? "the field is writable but the vector is read-only"
                       : (cv->sym->write_only || t->acc == ACC_WRITE_ONLY) && ft->acc != ACC_WRITE_ONLY
@@ -459,16 +459,16 @@ static Node *view_field_value(Ctx *cx, const Node *v, Node *cv, const Field *f, 
 
 /* (make-NAME :field value ...) or (make-NAME value ...): a struct value;
  * fields not given are zero. */
-Node *struct_make(Ctx *cx, Node *syn, StructDef *sd) {
-    return struct_make_checked(cx, syn, sd, NULL);
+Node *ck_struct_make(Ctx *cx, Node *syn, StructDef *sd) {
+    return ck_struct_make_checked(cx, syn, sd, NULL);
 }
 
-/* struct_make with the value arguments already checked: PRE[i] is the
+/* ck_struct_make with the value arguments already checked: PRE[i] is the
  * i-th value of SYN (make-NAME by template name, templates.c), or PRE is
  * NULL and each value is checked here against its field's type. */
-Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
+Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
     Checker *ck = cx->ck;
-    if (!struct_resolve(ck, sd)) return NULL;
+    if (!ck_struct_resolve(ck, sd)) return NULL;
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)sd->nfields);
     if (!vals) return NULL;
     int keyed = syn->nkids > 1 && syn->kids[1]->kind == N_KEYWORD;
@@ -501,9 +501,9 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             diag_error_at(D(ck), v, "E0149", "field `%s` of `%s` is given twice", f->name, sd->name);
             return NULL;
         }
-        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : expr(cx, v, f->view ? NULL : f->ty);
+        Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : ck_expr(cx, v, f->view ? NULL : f->ty);
         if (cv && f->view) cv = view_field_value(cx, v, cv, f, sd);
-        else if (cv) cv = coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
+        else if (cv) cv = ck_coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
         if (!cv) return NULL;
         vals[fi] = cv;
     }
@@ -517,7 +517,7 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             Sym *vs = vals[i]->sym;
             Node *len = ck_node(cx, N_C_LENGTH, vals[i], ty_num(SC_ULONG));
             len->sym = vs;
-            c->kids[c->nkids++] = vs->off_sym ? mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], var_ref(cx, vals[i], vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], ck_var_ref(cx, vals[i], vs->off_sym)) : vals[i];
             c->kids[c->nkids++] = len;
         } else if (vals[i]) c->kids[c->nkids++] = vals[i];
         else if (f->ty->kind == TY_STRUCT || f->view) {
@@ -527,14 +527,14 @@ Node *struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             Node *z = ck_node(cx, N_C_CAST, syn, f->ty);
             z->kids = arena_alloc(ck->a, sizeof(Node *));
             if (!z->kids) return NULL;
-            z->kids[0] = int_lit(cx, syn, 0, ty_num(f->ty->sc));
+            z->kids[0] = ck_int_lit(cx, syn, 0, ty_num(f->ty->sc));
             z->nkids = 1;
             c->kids[c->nkids++] = z;
         } else {
-            c->kids[c->nkids++] = int_lit(cx, syn, 0, f->ty);
+            c->kids[c->nkids++] = ck_int_lit(cx, syn, 0, f->ty);
         }
     }
-    Helper *h = need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
+    Helper *h = ck_need_helper(cx, H_MAKE_STRUCT, c->ty, AS_NONE);
     if (!h) return NULL;
     c->op = BI_HELPER;
     c->ival = h->index;

@@ -52,15 +52,15 @@ static Diag *D(Checker *ck) {
     return ck->d;
 }
 
-Template *template_lookup(Checker *ck, const char *key) {
+Template *ck_template_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->ntemplates; i++)
         if (!strcmp(ck->templates[i]->key, key)) return ck->templates[i];
     return NULL;
 }
 
 /* Is KEY a templated def-type (its NAME-type makes an alias)? */
-int template_is_def_type(Checker *ck, const char *key) {
-    Template *t = template_lookup(ck, key);
+int ck_template_is_def_type(Checker *ck, const char *key) {
+    Template *t = ck_template_lookup(ck, key);
     return t && !strcmp(t->kind, "def-type");
 }
 
@@ -156,7 +156,7 @@ static void let_definitions(Checker *ck, Node *def, Node **names, Node **vals, i
     arena_push(ck->a, (void ***)out, n, cap, nb ? subst_value(ck, def, names, vals, nb, 0) : def);
 }
 
-void template_collect(Checker *ck, Node *form) {
+void ck_template_collect(Checker *ck, Node *form) {
     if (form->nkids < 3 || !syn_is_list(form->kids[1])) {
         diag_error_at(D(ck), form, "E1001", "expected (with-template-type (T ...) (def-... ))");
         return;
@@ -261,7 +261,7 @@ static Node *type_name_node(Checker *ck, Type *t, SrcLoc loc) {
     s->name = arena_printf(ck->a, "%%type%d", ck->globals.n);
     s->key = s->name;
     s->ty = t;
-    scope_insert(ck->a, &ck->globals, s);
+    ck_scope_insert(ck->a, &ck->globals, s);
     return syn_symbol(ck->a, loc, s->name);
 }
 
@@ -275,9 +275,9 @@ static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
         /* a vector argument is named after its element type alone */
         Type plain = *ty;
         if (ty->kind == TY_VECTOR) plain.tag = NULL, plain.soa = 0;
-        return type_part(ck, &plain);
+        return ck_type_part(ck, &plain);
     }
-    return mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
+    return ck_mangle(ck, val->kind == N_KEYWORD ? val->name : syn_to_string(ck->a, val, 20));
 }
 
 /* Built-in type constraints (spec "type constraints"). */
@@ -295,18 +295,18 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
             const char *tn = arena_strndup(ck->a, pred + 3, n - 4);
             if (ty->kind == TY_STRUCT) return !strcmp(syn_lower(ck->a, ty->sd->name), tn);
             if (ty->kind == TY_ENUM) return !strcmp(syn_lower(ck->a, ty->ed->name), tn);
-            Sym *s = global_lookup(ck, tn);
+            Sym *s = ck_global_lookup(ck, tn);
             if (s && s->kind == SYM_TYPE) return 0;
         }
     } else if (val) {
-        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && as_keyword(val->key) != AS_NONE;
+        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && ck_as_keyword(val->key) != AS_NONE;
         /* :std140 or :compact (spec "layout and alignment"); the spec's
            sorting blocks use it ((value-is A #'is-alignment?)) and define
            it nowhere */
-        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && align_keyword(val->key) != AL_NONE;
+        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && ck_align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
-            Sym *s = global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
+            Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
             if (s && s->ty && s->ty->kind == TY_ENUM) {
                 for (int i = 0; i < s->ty->ed->nkeys; i++)
                     if (!strcmp(s->ty->ed->keys[i], val->key)) return 1;
@@ -438,7 +438,7 @@ static int open_vector_fits(const Type *p, const Type *t) {
            (!p->align || p->align == t->align) && (p->length < 0 || p->length == t->length);
 }
 
-int template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
+int ck_template_pattern_match(Checker *ck, const Type *pattern, const Type *arg) {
     (void)ck;
     const Pattern *pt = pattern->sd->pattern;
     if (!arg || arg->kind != TY_STRUCT || arg->sd->pattern) return 0;
@@ -479,9 +479,9 @@ static Eval *template_eval(Checker *ck) {
 
 /* Is V a list of several field specs, (x:T y:T) or ((a T) (b T))? */
 static int field_list(Node *v) {
-    if (v->kind != N_LIST || v->nkids == 0 || struct_field_shape(v, NULL, NULL)) return 0;
+    if (v->kind != N_LIST || v->nkids == 0 || ck_struct_field_shape(v, NULL, NULL)) return 0;
     for (int i = 0; i < v->nkids; i++)
-        if (!struct_field_shape(v->kids[i], NULL, NULL)) return 0;
+        if (!ck_struct_field_shape(v->kids[i], NULL, NULL)) return 0;
     return 1;
 }
 
@@ -493,7 +493,7 @@ static int entry_kind(Checker *ck, Node *f) {
     if (syn_is_nil(f)) return 2; /* what (cond) expands to */
     if (f->kind != N_LIST) return 0;
     if (field_list(f)) return 1;
-    if (!struct_field_shape(f, NULL, NULL)) return 2;
+    if (!ck_struct_field_shape(f, NULL, NULL)) return 2;
     Eval *ev = template_eval(ck);
     return ev && f->kids[0]->kind == N_SYMBOL && !f->kids[0]->ann && eval_is_special_form(ev, f->kids[0]->key) ? 2 : 0;
 }
@@ -539,7 +539,7 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
         Node *v = eval_form(ev, syn_list(ck->a, e->loc, let, 3));
         if (!v) return NULL;
         if (syn_is_nil(v)) continue;
-        int one = struct_field_shape(v, NULL, NULL);
+        int one = ck_struct_field_shape(v, NULL, NULL);
         int nv = one ? 1 : v->kind == N_LIST ? v->nkids : 0;
         if (!nv) {
             diag_error_at(D(ck), e, "E1018", "a computed field of struct template `%s` must give a field spec, a list of them or nil, found `%s`",
@@ -548,7 +548,7 @@ static Node *computed_fields(Checker *ck, Template *t, Node **repl) {
         }
         for (int k = 0; k < nv; k++) {
             Node *f = one ? v : v->kids[k];
-            if (!struct_field_shape(f, NULL, NULL)) {
+            if (!ck_struct_field_shape(f, NULL, NULL)) {
                 diag_error_at(D(ck), e, "E1018",
                               "a computed field of struct template `%s` must give a field spec, a list of them or nil, found `%s` in `%s`",
                               t->name, syn_to_string(ck->a, f, 30), syn_to_string(ck->a, v, 40));
@@ -634,21 +634,21 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
             return NULL;
         }
         form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, kernel_name);
-        in->fd = collect_instance(ck, form, FN_KERNEL, kernel_name);
+        in->fd = ck_collect_instance(ck, form, FN_KERNEL, kernel_name);
         if (!in->fd) return NULL;
     } else if (!strcmp(h, "def-struct")) {
         const char *iname = arena_printf(ck->a, "%s%s", t->name, suffix);
         form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, iname);
-        struct_collect(ck, form);
-        Sym *sym = global_lookup(ck, syn_lower(ck->a, iname));
-        if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !struct_resolve(ck, sym->ty->sd)) return NULL;
+        ck_struct_collect(ck, form);
+        Sym *sym = ck_global_lookup(ck, syn_lower(ck->a, iname));
+        if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !ck_struct_resolve(ck, sym->ty->sd)) return NULL;
         in->ty = sym->ty;
     } else if (!strcmp(h, "def-type")) {
-        in->ty = type_expr(ck, form->kids[2]);
+        in->ty = ck_type_expr(ck, form->kids[2]);
         if (!in->ty) return NULL;
     } else {
-        in->fd = collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
-                                  arena_printf(ck->a, "%s%s", mangle(ck, t->name), suffix));
+        in->fd = ck_collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
+                                  arena_printf(ck->a, "%s%s", ck_mangle(ck, t->name), suffix));
         if (!in->fd) return NULL;
     }
     arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
@@ -668,11 +668,11 @@ static int resolve_arg(Checker *ck, Template *t, int i, Node *g, Type **args, No
         vals[i] = syn_symbol(ck->a, g->loc, "nil");
         return 1;
     }
-    int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (global_lookup(ck, g->key) &&
-                                                                       global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
+    int is_type = (g->kind == N_SYMBOL && (ty_lookup_base(g->key) || (ck_global_lookup(ck, g->key) &&
+                                                                       ck_global_lookup(ck, g->key)->kind == SYM_TYPE))) ||
                   (g->kind == N_LIST && syn_head(g));
     if (is_type) {
-        args[i] = type_expr(ck, g);
+        args[i] = ck_type_expr(ck, g);
         if (!args[i]) return 0;
     } else {
         vals[i] = g;
@@ -774,7 +774,7 @@ static int template_args(Checker *ck, Template *t, Node **given, int n, Type ***
 /* The template of (gen-NAME ...), or NULL after an error. */
 static Template *gen_template(Checker *ck, Node *form) {
     const char *h = syn_head(form);
-    Template *t = template_lookup(ck, h + 4);
+    Template *t = ck_template_lookup(ck, h + 4);
     if (!t) {
         /* kernel templates are keyed by their exact name */
         for (int i = 0; i < ck->ntemplates && !t; i++)
@@ -786,7 +786,7 @@ static Template *gen_template(Checker *ck, Node *form) {
     return t;
 }
 
-int template_is_gen(const Node *a) {
+int ck_template_is_gen(const Node *a) {
     const char *h = syn_head(a);
     return h && !strncmp(h, "gen-", 4) && h[4];
 }
@@ -794,16 +794,16 @@ int template_is_gen(const Node *a) {
 /* Is A (gen-NAME ARGS...) of a templated def-function or def-grid-function
  * (a function value known at compile time: spec "gen-XXXX", "generating
  * scratch vectors" binds one to a let variable and calls it)? */
-int template_is_gen_function(Checker *ck, const Node *a) {
-    if (!template_is_gen(a)) return 0;
-    Template *t = template_lookup(ck, syn_head(a) + 4);
+int ck_template_is_gen_function(Checker *ck, const Node *a) {
+    if (!ck_template_is_gen(a)) return 0;
+    Template *t = ck_template_lookup(ck, syn_head(a) + 4);
     return t && (!strcmp(t->kind, "def-function") || !strcmp(t->kind, "def-grid-function"));
 }
 
 /* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
  * "gen-XXXX": (fold someVector (gen-addTwo int))): the instance of the
  * templated function NAME for TYPES, or NULL after an error. */
-FuncDef *template_function_arg(Checker *ck, Node *a) {
+FuncDef *ck_template_function_arg(Checker *ck, Node *a) {
     Template *t = gen_template(ck, a);
     if (!t) return NULL;
     if (strcmp(t->kind, "def-function") && strcmp(t->kind, "def-grid-function")) {
@@ -819,7 +819,7 @@ FuncDef *template_function_arg(Checker *ck, Node *a) {
 }
 
 /* (gen-NAME ARGS... ["kernel_name"]) at top level. */
-void template_gen(Checker *ck, Node *form) {
+void ck_template_gen(Checker *ck, Node *form) {
     Template *t = gen_template(ck, form);
     if (!t) return;
     int n = form->nkids - 1;
@@ -839,10 +839,10 @@ void template_gen(Checker *ck, Node *form) {
 }
 
 /* (NAME-type ARGS...) in a type position. */
-Type *template_type(Checker *ck, Node *syn) {
+Type *ck_template_type(Checker *ck, Node *syn) {
     const char *h = syn_head(syn);
     size_t n = strlen(h);
-    Template *t = template_lookup(ck, arena_strndup(ck->a, h, n - 5));
+    Template *t = ck_template_lookup(ck, arena_strndup(ck->a, h, n - 5));
     if (!t || (strcmp(t->kind, "def-struct") && strcmp(t->kind, "def-type"))) return NULL;
     Type **args;
     Node **vals;
@@ -875,7 +875,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     const char *h = syn_head(psyn);
     size_t hl = h ? strlen(h) : 0;
     if (hl > 5 && !strcmp(h + hl - 5, "-type") && at->kind == TY_STRUCT) {
-        Template *st = template_lookup(ck, arena_strndup(ck->a, h, hl - 5));
+        Template *st = ck_template_lookup(ck, arena_strndup(ck->a, h, hl - 5));
         for (int k = 0; st && !strcmp(st->kind, "def-struct") && k < st->ninsts; k++) {
             TmplInst *in = st->insts[k];
             if (in->failed || !in->ty || !ty_equal(in->ty, at)) continue;
@@ -888,8 +888,8 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
        the element type (the first argument that is not a keyword) */
     if (syn_is_list(psyn) && psyn->nkids > 1 && psyn->kids[0]->kind == N_SYMBOL && psyn->kids[1]->kind != N_KEYWORD &&
         at->kind == TY_VECTOR && at->elem) {
-        Sym *alias = global_lookup(ck, psyn->kids[0]->key);
-        Type *base = alias && alias->kind == SYM_TYPE ? type_expr(ck, psyn->kids[0]) : NULL;
+        Sym *alias = ck_global_lookup(ck, psyn->kids[0]->key);
+        Type *base = alias && alias->kind == SYM_TYPE ? ck_type_expr(ck, psyn->kids[0]) : NULL;
         if (base && base->kind == TY_VECTOR)
             deduce(ck, t, psyn->kids[1], at->elem, args, conflict);
     }
@@ -907,9 +907,9 @@ static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Nod
     for (int k = 2; k < psyn->nkids; k++) {
         Node *e = psyn->kids[k];
         if (e->kind == N_KEYWORD) {
-            if (as_keyword(e->key) != AS_NONE) has_as = 1;
-            else if (acc_keyword(e->key) != ACC_NONE) has_acc = 1;
-            else if (align_keyword(e->key) != AL_NONE) has_al = 1;
+            if (ck_as_keyword(e->key) != AS_NONE) has_as = 1;
+            else if (ck_acc_keyword(e->key) != ACC_NONE) has_acc = 1;
+            else if (ck_align_keyword(e->key) != AL_NONE) has_al = 1;
         } else if (e->kind == N_SYMBOL && !sym) {
             sym = e;
         }
@@ -924,7 +924,7 @@ static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Nod
 /* The type syntax of the I-th parameter of a def-function FORM: its
  * annotation, a (declare (type P T)) or its place in a declared signature
  * #'(...); NULL when untyped. */
-Node *param_type_syntax(Node *form, int i) {
+Node *ck_param_type_syntax(Node *form, int i) {
     Node *pl = form->kids[2];
     int k = -1;
     Node *name = NULL;
@@ -982,7 +982,7 @@ static int make_fits(Checker *ck, Node *syn, int keyed, Node **pre, int n, Struc
         if (f->view) { /* a vector-view field: a vector of its element type and address space */
             const Type *t = pre[i]->ty;
             if (pre[i]->kind != N_C_VAR || t->kind != TY_VECTOR || t->soa || t->ndims || !ty_equal(t->elem, f->ty->elem) ||
-                t->as != f->ty->as || !vector_tag_fit(t, f->ty) || (f->ty->acc != ACC_READ_ONLY && t->acc == ACC_READ_ONLY) ||
+                t->as != f->ty->as || !ck_vector_tag_fit(t, f->ty) || (f->ty->acc != ACC_READ_ONLY && t->acc == ACC_READ_ONLY) ||
                 ((pre[i]->sym->write_only || t->acc == ACC_WRITE_ONLY) && f->ty->acc != ACC_WRITE_ONLY))
                 return 0;
             continue;
@@ -1017,9 +1017,9 @@ static const char *describe_instances(Checker *ck, Template *t, TmplInst **set, 
  * wins).  Returns 0 when NAME is no struct template;
  * otherwise 1 with *SD the instance and *PRE the checked values, or *SD
  * NULL after an error. */
-int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
+int ck_template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
     Checker *ck = cx->ck;
-    Template *t = template_lookup(ck, syn->kids[0]->key + 5);
+    Template *t = ck_template_lookup(ck, syn->kids[0]->key + 5);
     *sd = NULL;
     if (!t || strcmp(t->kind, "def-struct")) return 0;
     const char *mk = syn->kids[0]->name;
@@ -1036,7 +1036,7 @@ int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
     const char *given = "";
     for (int i = 0; i < n; i++) {
         Node *v = syn->kids[keyed ? 2 + 2 * i : 1 + i];
-        (*pre)[i] = expr(cx, v, NULL);
+        (*pre)[i] = ck_expr(cx, v, NULL);
         if (!(*pre)[i]) return 1;
         given = arena_printf(ck->a, "%s%s%s%s", given, *given ? " " : "", keyed ? arena_printf(ck->a, ":%s ", syn->kids[1 + 2 * i]->name) : "",
                              ty_name(ck->a, (*pre)[i]->ty));
@@ -1084,8 +1084,8 @@ int template_make_struct(Ctx *cx, Node *syn, StructDef **sd, Node ***pre) {
 
 /* The instance of templated function `key` for a call with checked
  * arguments ARGV, or NULL (with a diagnostic when deduction fails). */
-FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n) {
-    Template *t = template_lookup(ck, key);
+FuncDef *ck_template_for_call(Checker *ck, const char *key, Node *call, Node **argv, int n) {
+    Template *t = ck_template_lookup(ck, key);
     if (!t || (strcmp(t->kind, "def-function") && strcmp(t->kind, "def-grid-function"))) return NULL;
     Type **args = arena_alloc(ck->a, sizeof(Type *) * (size_t)(t->nparams + 1));
     Node **vals = arena_alloc(ck->a, sizeof(Node *) * (size_t)(t->nparams + 1));
@@ -1101,13 +1101,13 @@ FuncDef *template_for_call(Checker *ck, const char *key, Node *call, Node **argv
                 Type *tmp[32] = {0};
                 int c2 = 0;
                 if (t->nparams > 32) continue;
-                deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, tmp, &c2);
+                deduce(ck, t, ck_param_type_syntax(t->form, i), argv[i]->ty, tmp, &c2);
                 for (int k = 0; k < t->nparams; k++)
                     if (tmp[k] && !args[k]) args[k] = tmp[k];
                 continue;
             }
-            deduce(ck, t, param_type_syntax(t->form, i), argv[i]->ty, args, &conflict);
-            deduce_alignment(ck, t, param_type_syntax(t->form, i), argv[i]->ty, vals);
+            deduce(ck, t, ck_param_type_syntax(t->form, i), argv[i]->ty, args, &conflict);
+            deduce_alignment(ck, t, ck_param_type_syntax(t->form, i), argv[i]->ty, vals);
         }
     if (conflict) {
         diag_error_at(D(ck), call, "E1013",

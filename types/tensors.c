@@ -26,24 +26,24 @@ static Type *ulong_ty(void) { return ty_num(SC_ULONG); }
 /* A private ulong[n] initialised with VALS, named NAME. */
 static Sym *ulong_array(Ctx *cx, Node *syn, const char *name, Node **vals, int n) {
     Type *t = ty_vector(cx->ck->a, ulong_ty(), AS_PRIVATE, ACC_READ_WRITE, AL_COMPACT, n);
-    Sym *s = new_local(cx, syn, name, t);
-    Node *lst = mk(cx, N_C_HWVEC, syn, NULL, n);
+    Sym *s = ck_new_local(cx, syn, name, t);
+    Node *lst = ck_mk(cx, N_C_HWVEC, syn, NULL, n);
     if (!s || !lst) return NULL;
     for (int i = 0; i < n; i++) lst->kids[lst->nkids++] = vals[i];
     s->init = lst;
     Node *decl = ck_node(cx, N_C_DECL, syn, t);
     decl->sym = s;
-    emit_stmt(cx, decl);
+    ck_emit_stmt(cx, decl);
     return s;
 }
 
 /* ARR[k] for a ulong array symbol. */
 static Node *at(Ctx *cx, Node *syn, Sym *arr, int k) {
-    return mk2(cx, N_C_INDEX, syn, ulong_ty(), 0, var_ref(cx, syn, arr), int_lit(cx, syn, k, ulong_ty()));
+    return ck_mk2(cx, N_C_INDEX, syn, ulong_ty(), 0, ck_var_ref(cx, syn, arr), ck_int_lit(cx, syn, k, ulong_ty()));
 }
 
-static Node *mul(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_MUL, a, b); }
-static Node *add(Ctx *cx, Node *syn, Node *a, Node *b) { return mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_ADD, a, b); }
+static Node *mul(Ctx *cx, Node *syn, Node *a, Node *b) { return ck_mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_MUL, a, b); }
+static Node *add(Ctx *cx, Node *syn, Node *a, Node *b) { return ck_mk2(cx, N_C_BINARY, syn, ulong_ty(), OP_ADD, a, b); }
 
 /* The product of the N extents in DIMS: the number of elements. */
 static Node *extent_product(Ctx *cx, Node *syn, Sym *dims, int n) {
@@ -54,12 +54,12 @@ static Node *extent_product(Ctx *cx, Node *syn, Sym *dims, int n) {
 
 /* An index of `~` on a tensor: any integer (like a vector index), as ulong. */
 static Node *tensor_subscript(Ctx *cx, Node *isyn) {
-    Node *i = index_expr(cx, isyn, "tensor index");
+    Node *i = ck_index_expr(cx, isyn, "tensor index");
     if (!i || (i->ty->kind == TY_NUM && i->ty->sc == SC_ULONG)) return i;
-    return mk1(cx, N_C_CAST, isyn, ty_num(SC_ULONG), i);
+    return ck_mk1(cx, N_C_CAST, isyn, ty_num(SC_ULONG), i);
 }
 
-Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
+Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
 
 /* A new tensor-view on the data PARENT's pointer points to (a vector, a
  * vector-view or a tensor-view: all point to the root), starting at the
@@ -67,32 +67,32 @@ Node *tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn,
 static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims, Node **strides, int n) {
     const char *base = cx->bind_hint ? cx->bind_hint : n == 2 ? "matrix" : "tensor";
     cx->bind_hint = NULL;
-    Sym *ds = ulong_array(cx, syn, name_join(cx->ck, base, "dims"), dims, n);
+    Sym *ds = ulong_array(cx, syn, ck_name_join(cx->ck, base, "dims"), dims, n);
     if (!ds) return NULL;
     /* strides computed from the extents read the dims array */
     for (int k = 0; k < n; k++)
         if (!strides[k]) {
-            Node *s = int_lit(cx, syn, 1, ulong_ty());
+            Node *s = ck_int_lit(cx, syn, 1, ulong_ty());
             for (int j = n - 1; j > k; j--) s = j == n - 1 ? at(cx, syn, ds, j) : mul(cx, syn, at(cx, syn, ds, j), s);
             strides[k] = s;
         }
-    Sym *ss = ulong_array(cx, syn, name_join(cx->ck, base, "strides"), strides, n);
+    Sym *ss = ulong_array(cx, syn, ck_name_join(cx->ck, base, "strides"), strides, n);
     if (!ss) return NULL;
     Node *len = extent_product(cx, syn, ds, n);
     Type *t = ty_vector(cx->ck->a, parent->ty->elem, parent->ty->as, parent->ty->acc, parent->ty->align, -1);
     t->view = 1;
     t->ndims = n;
-    Sym *v = new_view(cx, syn, base, t, var_ref(cx, syn, parent), off, len);
+    Sym *v = ck_new_view(cx, syn, base, t, ck_var_ref(cx, syn, parent), off, len);
     if (!v) return NULL;
     v->write_only = parent->write_only;
     v->dims_sym = ds;
     v->strides_sym = ss;
-    return var_ref(cx, syn, v);
+    return ck_var_ref(cx, syn, v);
 }
 
 /* The parent of a new tensor-view: a vector or vector-view, not a tensor. */
 static Sym *tensor_parent(Ctx *cx, Node *syn, const char *what) {
-    Sym *p = vector_operand(cx, syn, what);
+    Sym *p = ck_vector_operand(cx, syn, what);
     if (p && sym_ndims(p)) {
         diag_error_at(D(cx), syn, "E0474", "`%s` needs a vector or vector-view as parent, `%s` is already a tensor-view", what,
                       p->name);
@@ -103,8 +103,8 @@ static Sym *tensor_parent(Ctx *cx, Node *syn, const char *what) {
 
 /* The offset of a view on P: :offset K (default 0) plus P's own offset. */
 static Node *view_offset(Ctx *cx, Node *syn, Sym *p, Node *ksyn) {
-    Node *off = ksyn ? ulong_arg(cx, ksyn, "view offset") : int_lit(cx, syn, 0, ulong_ty());
-    if (off && p->off_sym) off = add(cx, syn, var_ref(cx, syn, p->off_sym), off);
+    Node *off = ksyn ? ck_ulong_arg(cx, ksyn, "view offset") : ck_int_lit(cx, syn, 0, ulong_ty());
+    if (off && p->off_sym) off = add(cx, syn, ck_var_ref(cx, syn, p->off_sym), off);
     return off;
 }
 
@@ -141,7 +141,7 @@ static int split_args(Ctx *cx, Node *syn, Node **pos, int max, Node **offset, No
 /* Is SYN a variable holding a vector (not a tensor)? */
 static int names_vector(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return 0;
-    Sym *s = scope_lookup(cx, syn->key);
+    Sym *s = ck_scope_lookup(cx, syn->key);
     return s && s->ty && s->ty->kind == TY_VECTOR;
 }
 
@@ -153,20 +153,20 @@ static int stride_values(Ctx *cx, Node *syn, Node *ssyn, Node **out, int n) {
             return 0;
         }
         for (int k = 0; k < n; k++)
-            if (!(out[k] = ulong_arg(cx, ssyn->kids[k], "stride"))) return 0;
+            if (!(out[k] = ck_ulong_arg(cx, ssyn->kids[k], "stride"))) return 0;
         return 1;
     }
-    Sym *sv = vector_operand(cx, ssyn, "strides");
+    Sym *sv = ck_vector_operand(cx, ssyn, "strides");
     if (!sv) return 0;
     if (sv->ty->length >= 0 && sv->ty->length != n) {
         diag_error_at(D(cx), ssyn, "E0477", "%lld strides for %d dimensions", (long long)sv->ty->length, n);
         return 0;
     }
     for (int k = 0; k < n; k++) {
-        Node *i = int_lit(cx, syn, k, ulong_ty());
-        Node *e = mk2(cx, N_C_INDEX, syn, sv->ty->elem, 0, var_ref(cx, syn, sv), i);
-        if (sv->off_sym) e->kids[1] = add(cx, syn, var_ref(cx, syn, sv->off_sym), i);
-        out[k] = coerce(cx, e, ulong_ty(), ssyn, "stride");
+        Node *i = ck_int_lit(cx, syn, k, ulong_ty());
+        Node *e = ck_mk2(cx, N_C_INDEX, syn, sv->ty->elem, 0, ck_var_ref(cx, syn, sv), i);
+        if (sv->off_sym) e->kids[1] = add(cx, syn, ck_var_ref(cx, syn, sv->off_sym), i);
+        out[k] = ck_coerce(cx, e, ulong_ty(), ssyn, "stride");
         if (!out[k]) return 0;
     }
     return 1;
@@ -194,7 +194,7 @@ static Node *make_tensor_view(Ctx *cx, Node *syn) {
     if (!p) return NULL;
     Node *dims[MAX_DIMS], *strides[MAX_DIMS] = {0};
     for (int k = 0; k < n; k++)
-        if (!(dims[k] = ulong_arg(cx, pos[first + k], "tensor extent"))) return NULL;
+        if (!(dims[k] = ck_ulong_arg(cx, pos[first + k], "tensor extent"))) return NULL;
     if (with_strides && !stride_values(cx, syn, pos[0], strides, n)) return NULL;
     Node *off = view_offset(cx, syn, p, offset);
     return off ? new_tensor(cx, syn, p, off, dims, strides, n) : NULL;
@@ -215,7 +215,7 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
     if (!p) return NULL;
     Node *dims[2], *strides[2] = {0};
     for (int k = 0; k < 2; k++)
-        if (!(dims[k] = ulong_arg(cx, pos[np - 2 + k], "matrix extent"))) return NULL;
+        if (!(dims[k] = ck_ulong_arg(cx, pos[np - 2 + k], "matrix extent"))) return NULL;
     if (np == 4) {
         if (major) {
             diag_error_at(D(cx), major, "E0475", "`make-matrix` takes either strides or :major, not both");
@@ -233,32 +233,32 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
     if (m && major && !strcmp(major->key, "col")) {
         /* column-major: the row index is contiguous */
         Sym *s = m->sym;
-        Node *set0 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), int_lit(cx, syn, 1, ulong_ty()));
-        Node *set1 = mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 1), at(cx, syn, s->dims_sym, 0));
-        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set0));
-        emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void, set1));
+        Node *set0 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), ck_int_lit(cx, syn, 1, ulong_ty()));
+        Node *set1 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 1), at(cx, syn, s->dims_sym, 0));
+        ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, set0));
+        ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, set1));
     }
     return m;
 }
 
 /* (~ T I...): odometer order, one index per dimension. */
-Node *tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
+Node *ck_tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
     if (n != sym_ndims(t)) {
         diag_error_at(D(cx), syn, "E0483", "`%s` has %d dimension%s: `~` needs %d ind%s, found %d", t->name, sym_ndims(t),
                       sym_ndims(t) == 1 ? "" : "s", sym_ndims(t), sym_ndims(t) == 1 ? "ex" : "ices", n);
         return NULL;
     }
-    Node *flat = var_ref(cx, syn, t->off_sym);
+    Node *flat = ck_var_ref(cx, syn, t->off_sym);
     for (int k = 0; k < n; k++) {
         Node *i = tensor_subscript(cx, idx[k]);
         if (!i) return NULL;
         flat = add(cx, syn, flat, mul(cx, syn, i, at(cx, syn, t->strides_sym, k)));
     }
-    return mk2(cx, N_C_INDEX, syn, t->ty->elem, 0, var_ref(cx, syn, t), flat);
+    return ck_mk2(cx, N_C_INDEX, syn, t->ty->elem, 0, ck_var_ref(cx, syn, t), flat);
 }
 
 static Sym *tensor_operand(Ctx *cx, Node *syn, const char *what, int ndims) {
-    Sym *t = vector_operand(cx, syn, what);
+    Sym *t = ck_vector_operand(cx, syn, what);
     if (!t) return NULL;
     if (!sym_ndims(t) || (ndims && sym_ndims(t) != ndims)) {
         diag_error_at(D(cx), syn, "E0484", "`%s` needs a %s, `%s` is %s", what, ndims == 2 ? "matrix (a 2-dimensional tensor-view)" : "tensor-view",
@@ -271,22 +271,22 @@ static Sym *tensor_operand(Ctx *cx, Node *syn, const char *what, int ndims) {
 /* (row Y M) / (col X M), also (row M Y): a 1-dimensional view of one row
  * or column. */
 static Node *row_or_col(Ctx *cx, Node *syn, int is_col) {
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     const char *what = syn->kids[0]->name;
     int mfirst = names_vector(cx, syn->kids[1]);
     Sym *m = tensor_operand(cx, syn->kids[mfirst ? 1 : 2], what, 2);
     if (!m) return NULL;
-    Node *i = ulong_arg(cx, syn->kids[mfirst ? 2 : 1], is_col ? "column index" : "row index");
+    Node *i = ck_ulong_arg(cx, syn->kids[mfirst ? 2 : 1], is_col ? "column index" : "row index");
     if (!i) return NULL;
     int fixed = is_col ? 1 : 0, free = 1 - fixed;
-    Node *off = add(cx, syn, var_ref(cx, syn, m->off_sym), mul(cx, syn, i, at(cx, syn, m->strides_sym, fixed)));
+    Node *off = add(cx, syn, ck_var_ref(cx, syn, m->off_sym), mul(cx, syn, i, at(cx, syn, m->strides_sym, fixed)));
     Node *dims[1] = {at(cx, syn, m->dims_sym, free)}, *strides[1] = {at(cx, syn, m->strides_sym, free)};
     return new_tensor(cx, syn, m, off, dims, strides, 1); /* m's pointer is the root's */
 }
 
 /* (transpose T): a new view with the order of dimensions reversed. */
 static Node *transpose(Ctx *cx, Node *syn) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], "transpose", 0);
     if (!t) return NULL;
     int n = sym_ndims(t);
@@ -295,30 +295,30 @@ static Node *transpose(Ctx *cx, Node *syn) {
         dims[k] = at(cx, syn, t->dims_sym, n - 1 - k);
         strides[k] = at(cx, syn, t->strides_sym, n - 1 - k);
     }
-    return new_tensor(cx, syn, t, var_ref(cx, syn, t->off_sym), dims, strides, n);
+    return new_tensor(cx, syn, t, ck_var_ref(cx, syn, t->off_sym), dims, strides, n);
 }
 
 /* (transpose! T): reverse the dimensions in place (no data moves). */
 static Node *transpose_x(Ctx *cx, Node *syn) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], "transpose!", 0);
     if (!t) return NULL;
     Sym *arrs[2] = {t->dims_sym, t->strides_sym};
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < sym_ndims(t) / 2; k++) {
             int j = sym_ndims(t) - 1 - k;
-            Sym *tmp = new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
+            Sym *tmp = ck_new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
             if (!tmp) return NULL;
             Node *d = ck_node(cx, N_C_DECL, syn, ulong_ty());
             d->sym = tmp;
             d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
             if (!d->kids) return NULL;
             d->kids[d->nkids++] = at(cx, syn, arrs[a], k);
-            emit_stmt(cx, d);
-            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
-                              mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], k), at(cx, syn, arrs[a], j))));
-            emit_stmt(cx, mk1(cx, N_C_EXPR, syn, &ty_void,
-                              mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], j), var_ref(cx, syn, tmp))));
+            ck_emit_stmt(cx, d);
+            ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void,
+                              ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], k), at(cx, syn, arrs[a], j))));
+            ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void,
+                              ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], j), ck_var_ref(cx, syn, tmp))));
         }
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }
@@ -326,22 +326,22 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
 /* (dims~ T), (strides~ T): the ulong[N] arrays (readable and settable
  * element by element); (num-dims~ T): N; (num-rows M), (num-cols M). */
 static Node *property(Ctx *cx, Node *syn, const char *h) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     int matrix = !strcmp(h, "num-rows") || !strcmp(h, "num-cols");
     Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, matrix ? 2 : 0);
     if (!t) return NULL;
-    if (!strcmp(h, "dims~")) return var_ref(cx, syn, t->dims_sym);
-    if (!strcmp(h, "strides~")) return var_ref(cx, syn, t->strides_sym);
-    if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, sym_ndims(t), ulong_ty());
+    if (!strcmp(h, "dims~")) return ck_var_ref(cx, syn, t->dims_sym);
+    if (!strcmp(h, "strides~")) return ck_var_ref(cx, syn, t->strides_sym);
+    if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, sym_ndims(t), ulong_ty());
     return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
 }
 
 /* (set! (dims~ T) V) / (set! (strides~ T) V) - spec "Mutable Strides":
  * every extent or stride from V, a vector (or view) of N integers or a
  * #(...) literal of N. */
-Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
+Node *ck_tensor_set_array(Ctx *cx, Node *place, Node *value) {
     Checker *ck = cx->ck;
-    if (!nargs_ok(cx, place, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, place, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, place->kids[1], place->kids[0]->name, 0);
     if (!t) return NULL;
     int n = sym_ndims(t);
@@ -356,10 +356,10 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
             return NULL;
         }
     } else {
-        v = vector_operand(cx, value, place->kids[0]->name);
+        v = ck_vector_operand(cx, value, place->kids[0]->name);
         if (!v) return NULL;
         if (!ty_is_int(v->ty->elem)) {
-            diag_error_at(ck->d, value, "E0403", "`%s` takes integers, found a vector of `%s`", place->kids[0]->name, tname(cx, v->ty->elem));
+            diag_error_at(ck->d, value, "E0403", "`%s` takes integers, found a vector of `%s`", place->kids[0]->name, ck_tname(cx, v->ty->elem));
             return NULL;
         }
         if (v->ty->length >= 0 && v->ty->length != n) {
@@ -372,13 +372,13 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
         Node *e;
         if (literal) {
             Node *src = value->kids[k];
-            e = ulong_arg(cx, src, place->kids[0]->name);
+            e = ck_ulong_arg(cx, src, place->kids[0]->name);
         } else {
-            e = index_node(cx, value, v, cx_int(cx, value, k));
-            if (e) e = mk1(cx, N_C_CAST, value, ulong_ty(), e);
+            e = ck_index_node(cx, value, v, cx_int(cx, value, k));
+            if (e) e = ck_mk1(cx, N_C_CAST, value, ulong_ty(), e);
         }
         if (!e) return NULL;
-        emit_stmt(cx, mk1(cx, N_C_EXPR, place, &ty_void, mk2(cx, N_C_ASSIGN, place, ulong_ty(), OP_SET, at(cx, place, arr, k), e)));
+        ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, place, &ty_void, ck_mk2(cx, N_C_ASSIGN, place, ulong_ty(), OP_SET, at(cx, place, arr, k), e)));
     }
     return ck_node(cx, N_C_BLOCK, place, &ty_void);
 }
@@ -387,17 +387,17 @@ Node *tensor_set_array(Ctx *cx, Node *place, Node *value) {
  * (:row-major :col-major :other-layout), from M's current strides.  The
  * enumeration is defined on first use. */
 static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     if (!tensor_operand(cx, syn->kids[1], "get-layout", 2)) return NULL;
     Checker *ck = cx->ck;
     Arena *a = ck->a;
     SrcLoc l = syn->loc;
-    Sym *e = global_lookup(ck, "matrix-layout");
+    Sym *e = ck_global_lookup(ck, "matrix-layout");
     if (!e) {
-        enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
+        ck_enum_collect(ck, cx_list(cx, syn, 5, cx_sym(cx, syn, "def-enumeration"), cx_sym(cx, syn, "matrix-layout"),
                                  syn_keyword(a, l, "row-major"), syn_keyword(a, l, "col-major"),
                                  syn_keyword(a, l, "other-layout")));
-        e = global_lookup(ck, "matrix-layout");
+        e = ck_global_lookup(ck, "matrix-layout");
     }
     if (!e || !e->ty || e->ty->kind != TY_ENUM) {
         diag_error_at(D(cx), syn, "E0412", "`get-layout` returns the built-in enumeration `matrix-layout`, but the program defines `matrix-layout` as something else");
@@ -418,15 +418,15 @@ static Node *get_layout(Ctx *cx, Node *syn, Type *want) {
     Node *q = cx_list(cx, syn, 4, cx_sym(cx, syn, "if"), row, syn_keyword(a, l, "row-major"),
                       cx_list(cx, syn, 4, cx_sym(cx, syn, "if"), col, syn_keyword(a, l, "col-major"),
                               syn_keyword(a, l, "other-layout")));
-    return expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
+    return ck_expr(cx, q, want && want->kind == TY_ENUM ? want : e->ty);
 }
 
 /* (as-NAME T)  - spec "Overloading Element Access", "Derived Types"
  * For a derived tensor-view type NAME (def-derived-type NAME
  * (tensor-view-type N ...)): the same view (same C variables) typed NAME,
  * so `~` and other overloads on NAME apply to it. */
-Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
+Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, dt->ndims);
     if (!t) return NULL;
     const Type *at = t->ty;
@@ -436,7 +436,7 @@ Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
                       : dt->align && dt->align != at->align    ? "alignments differ"
                                                                : NULL;
     if (why) {
-        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", t->name, dt->tag, tname(cx, at), why);
+        diag_error_at(D(cx), syn, "E0548", "`%s` is not a `%s` (`%s`): %s", t->name, dt->tag, ck_tname(cx, at), why);
         return NULL;
     }
     Sym *v = arena_alloc(cx->ck->a, sizeof *v);
@@ -446,7 +446,7 @@ Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
     ty->tag = dt->tag;
     *v = *t; /* another name for the same view */
     v->ty = ty;
-    return var_ref(cx, syn, v);
+    return ck_var_ref(cx, syn, v);
 }
 
 /* ---- identity tensors (spec "identity-tensor") ----
@@ -459,16 +459,16 @@ Node *tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
 
 /* The rank of the identity tensor SYN names (a variable or a
  * (make-identity-tensor N) form), without checking it; 0 for anything else. */
-int identity_rank(Ctx *cx, Node *syn) {
+int ck_identity_rank(Ctx *cx, Node *syn) {
     if (syn->kind == N_SYMBOL) {
-        Sym *s = scope_lookup(cx, syn->key);
+        Sym *s = ck_scope_lookup(cx, syn->key);
         return s && s->ty && s->ty->kind == TY_IDENT ? s->ty->ndims : 0;
     }
     int64_t n;
-    if (syn_is_form(syn, "make-identity-tensor") && syn->nkids == 2 && const_syn_int(cx, syn->kids[1], &n) && n >= 1 &&
+    if (syn_is_form(syn, "make-identity-tensor") && syn->nkids == 2 && ck_const_syn_int(cx, syn->kids[1], &n) && n >= 1 &&
         n <= MAX_DIMS)
         return (int)n;
-    if (syn_is_form(syn, "transpose") && syn->nkids == 2) return identity_rank(cx, syn->kids[1]);
+    if (syn_is_form(syn, "transpose") && syn->nkids == 2) return ck_identity_rank(cx, syn->kids[1]);
     return 0;
 }
 
@@ -476,13 +476,13 @@ int identity_rank(Ctx *cx, Node *syn) {
  * A value with no data; RANK is a compile-time integer from 1 to 8. */
 static Node *make_identity_tensor(Ctx *cx, Node *syn) {
     int64_t n = 0;
-    if (syn->nkids != 2 || !const_syn_int(cx, syn->kids[1], &n) || n < 1 || n > MAX_DIMS) {
+    if (syn->nkids != 2 || !ck_const_syn_int(cx, syn->kids[1], &n) || n < 1 || n > MAX_DIMS) {
         diag_error_at(D(cx), syn, "E0540", "expected (make-identity-tensor RANK) with a compile-time RANK from 1 to %d, found `%s`",
                       MAX_DIMS, syn_to_string(cx->ck->a, syn, 40));
         return NULL;
     }
-    Sym *s = new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
-    return s ? var_ref(cx, syn, s) : NULL;
+    Sym *s = ck_new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
+    return s ? ck_var_ref(cx, syn, s) : NULL;
 }
 
 /* Are index syntaxes A and B the same variable or integer? */
@@ -494,25 +494,25 @@ static int same_index(const Node *a, const Node *b) {
 
 /* (~ I i j ...) on an identity tensor of rank N  - spec "identity-tensor"
  * 1 where all N indices are equal, else 0 (N = 1: always 1). */
-Node *identity_index(Ctx *cx, Node *syn, int rank) {
-    if (tensor_ref_error(cx, syn)) return NULL;
+Node *ck_identity_index(Ctx *cx, Node *syn, int rank) {
+    if (ck_tensor_ref_error(cx, syn)) return NULL;
     int n = syn->nkids - 2;
     if (n != rank) {
         diag_error_at(D(cx), syn, "E0483", "`%s` is an identity tensor of rank %d: `~` needs %d ind%s, found %d",
                       syn_to_string(cx->ck->a, syn->kids[1], 30), rank, rank, rank == 1 ? "ex" : "ices", n);
         return NULL;
     }
-    if (!expr(cx, syn->kids[1], NULL)) return NULL; /* a make-identity-tensor form is checked */
+    if (!ck_expr(cx, syn->kids[1], NULL)) return NULL; /* a make-identity-tensor form is checked */
     Node *idx[MAX_DIMS];
     int64_t v[MAX_DIMS];
     int all_const = 1;
     for (int k = 0; k < n; k++) {
         if (!(idx[k] = tensor_subscript(cx, syn->kids[2 + k]))) return NULL;
-        all_const &= const_int(cx, idx[k], &v[k]);
+        all_const &= ck_const_int(cx, idx[k], &v[k]);
     }
     int equal = 1;
     for (int k = 1; all_const && k < n; k++) equal &= v[k] == v[0];
-    if (all_const || n == 1) return adopting_delta(cx, syn, NULL, equal);
+    if (all_const || n == 1) return ck_adopting_delta(cx, syn, NULL, equal);
     Node *cond = NULL;
     for (int k = 1; k < n; k++) {
         /* an index written like an earlier one adds nothing (and a == a
@@ -520,22 +520,22 @@ Node *identity_index(Ctx *cx, Node *syn, int rank) {
         int repeat = 0;
         for (int j = 0; j < k; j++) repeat |= same_index(syn->kids[2 + j], syn->kids[2 + k]);
         if (repeat) continue;
-        Node *eq = mk2(cx, N_C_BINARY, syn, &ty_bool, OP_EQ, idx[0], idx[k]);
-        cond = cond ? mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, cond, eq) : eq;
+        Node *eq = ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_EQ, idx[0], idx[k]);
+        cond = cond ? ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_AND, cond, eq) : eq;
     }
-    return adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
+    return ck_adopting_delta(cx, syn, cond, 1); /* no distinct indices: 1 */
 }
 
 /* (is-identity-tensor? T)  - spec "identity-tensor"
  * true for an identity tensor, false for a tensor-view, decided at compile
  * time. */
 static Node *is_identity_tensor(Ctx *cx, Node *syn) {
-    if (!nargs_ok(cx, syn, 1, 1)) return NULL;
-    Node *v = expr(cx, syn->kids[1], NULL);
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    Node *v = ck_expr(cx, syn->kids[1], NULL);
     if (!v) return NULL;
     int yes = v->ty->kind == TY_IDENT;
     if (!yes && !(v->ty->kind == TY_VECTOR && v->ty->ndims && v->kind == N_C_VAR)) {
-        diag_error_at(D(cx), syn->kids[1], "E0543", "`is-identity-tensor?` needs a tensor-view, found `%s`", tname(cx, v->ty));
+        diag_error_at(D(cx), syn->kids[1], "E0543", "`is-identity-tensor?` needs a tensor-view, found `%s`", ck_tname(cx, v->ty));
         return NULL;
     }
     Node *b = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
@@ -546,16 +546,16 @@ static Node *is_identity_tensor(Ctx *cx, Node *syn) {
 /* An identity tensor A passed as parameter PNAME (type PT) of FNAME, or
  * anything passed to an (identity-tensor-type [N]) parameter: only an
  * identity tensor of the parameter's rank fits. */
-int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname) {
+int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, const char *fname) {
     if (pt->kind != TY_IDENT) {
         diag_error_at(D(cx), asyn, "E0545",
                       "`%s` is an identity tensor: it holds no data, so it cannot be passed as parameter `%s` of `%s` (`%s`); declare the parameter (identity-tensor-type [RANK])",
-                      syn_to_string(cx->ck->a, asyn, 30), pname, fname, tname(cx, pt));
+                      syn_to_string(cx->ck->a, asyn, 30), pname, fname, ck_tname(cx, pt));
         return 0;
     }
     if (a->ty->kind != TY_IDENT || (pt->ndims && pt->ndims != a->ty->ndims)) {
-        diag_error_at(D(cx), asyn, "E0544", "parameter `%s` of `%s` is `%s`, found `%s`%s", pname, fname, tname(cx, pt),
-                      tname(cx, a->ty), a->ty->kind == TY_IDENT ? "" : "; pass (make-identity-tensor RANK)");
+        diag_error_at(D(cx), asyn, "E0544", "parameter `%s` of `%s` is `%s`, found `%s`%s", pname, fname, ck_tname(cx, pt),
+                      ck_tname(cx, a->ty), a->ty->kind == TY_IDENT ? "" : "; pass (make-identity-tensor RANK)");
         return 0;
     }
     return 1;
@@ -563,16 +563,16 @@ int identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname, c
 
 /* The tensor forms of the builtin table.  A user function of the same
  * name (row, col, transpose ...) wins over the builtin. */
-Node *tensor_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
-    if (func_lookup(ck, h) || template_lookup(ck, h) || hof_lookup(ck, h)) return user_call(cx, syn, want, NULL, 0);
+    if (ck_func_lookup(ck, h) || ck_template_lookup(ck, h) || ck_hof_lookup(ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
     if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
     if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
-    if (syn->nkids == 2 && identity_rank(cx, syn->kids[1])) {
+    if (syn->nkids == 2 && ck_identity_rank(cx, syn->kids[1])) {
         /* (num-dims~ I) is the rank; (transpose I) is I itself */
-        if (!strcmp(h, "num-dims~")) return int_lit(cx, syn, identity_rank(cx, syn->kids[1]), ulong_ty());
-        if (!strcmp(h, "transpose")) return expr(cx, syn->kids[1], NULL);
+        if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, ck_identity_rank(cx, syn->kids[1]), ulong_ty());
+        if (!strcmp(h, "transpose")) return ck_expr(cx, syn->kids[1], NULL);
     }
     if (!strcmp(h, "make-tensor-view")) return make_tensor_view(cx, syn);
     if (!strcmp(h, "make-matrix")) return make_matrix(cx, syn);

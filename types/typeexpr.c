@@ -9,7 +9,7 @@
 #include "../core/suggest.h"
 #include "check_int.h"
 
-AddrSpace as_keyword(const char *key) {
+AddrSpace ck_as_keyword(const char *key) {
     if (!strcmp(key, "global")) return AS_GLOBAL;
     if (!strcmp(key, "local")) return AS_LOCAL;
     if (!strcmp(key, "constant")) return AS_CONSTANT;
@@ -19,7 +19,7 @@ AddrSpace as_keyword(const char *key) {
 
 /* :readable is read-only and :writable/:writeable read-write: the hoisting
  * code can only express the three OpenCL access qualifiers (docs/language.md). */
-Access acc_keyword(const char *key) {
+Access ck_acc_keyword(const char *key) {
     if (!strcmp(key, "read-only") || !strcmp(key, "read_only") || !strcmp(key, "readable"))
         return ACC_READ_ONLY;
     if (!strcmp(key, "write-only") || !strcmp(key, "write_only")) return ACC_WRITE_ONLY;
@@ -29,14 +29,14 @@ Access acc_keyword(const char *key) {
     return ACC_NONE;
 }
 
-Align align_keyword(const char *key) {
+Align ck_align_keyword(const char *key) {
     if (!strcmp(key, "std140")) return AL_STD140;
     if (!strcmp(key, "compact")) return AL_COMPACT;
     return AL_NONE;
 }
 
 static Type *alias_type(Checker *ck, Sym *s, Node *at) {
-    if (s->ty && s->ty->kind == TY_STRUCT) return struct_resolve(ck, s->ty->sd) ? s->ty : NULL;
+    if (s->ty && s->ty->kind == TY_STRUCT) return ck_struct_resolve(ck, s->ty->sd) ? s->ty : NULL;
     if (s->ty) return s->ty;
     if (s->resolving < 0) return NULL; /* already reported */
     if (s->resolving) {
@@ -47,7 +47,7 @@ static Type *alias_type(Checker *ck, Sym *s, Node *at) {
     s->resolving = 1;
     int saved = ck->allow_incomplete;
     ck->allow_incomplete = 1; /* checked where the alias is used */
-    Type *t = type_expr(ck, s->type_syn);
+    Type *t = ck_type_expr(ck, s->type_syn);
     ck->allow_incomplete = saved;
     if (s->resolving > 0) s->resolving = t ? 0 : -1;
     s->ty = t;
@@ -80,22 +80,22 @@ static int elem_ok(Checker *ck, Type *t, Node *at) {
  * The length must be a compile-time constant; when it is not and
  * allow_len_expr is set, the expression is handed back in *len_expr. */
 /* The type of (make-vector ...) or (make-soa-vector ...): the arguments of
- * vector_type_args, optionally preceded by a vector type - an alias name or
+ * ck_vector_type_args, optionally preceded by a vector type - an alias name or
  * a type form, spec "Creating Vectors": (make-vector vectorType [length]) -
  * whose properties fill those the arguments leave out.  *BASE receives that
  * type (NULL when there is none; the caller checks its kind). */
-Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base) {
+Type *ck_make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base) {
     static const char *forms[] = {"vector-type", "vector", "vector-view-type", "soa-vector-type", "soa-view-type"};
     Node *k = form->nkids > 1 ? form->kids[1] : NULL;
     int typed = 0;
     if (k && k->kind == N_SYMBOL) {
-        Sym *a = global_lookup(ck, k->key);
+        Sym *a = ck_global_lookup(ck, k->key);
         typed = a && a->kind == SYM_TYPE;
     }
     for (size_t i = 0; k && i < sizeof forms / sizeof *forms; i++) typed |= syn_is_form(k, forms[i]);
-    *base = typed ? type_expr(ck, k) : NULL;
+    *base = typed ? ck_type_expr(ck, k) : NULL;
     if (typed && !*base) return NULL;
-    Type *t = vector_type_args(ck, form, typed ? 2 : 1, 0, len_expr);
+    Type *t = ck_vector_type_args(ck, form, typed ? 2 : 1, 0, len_expr);
     Type *b = *base;
     if (!t || !b || b->kind != TY_VECTOR) return t;
     if (!t->elem) t->elem = b->elem;
@@ -106,7 +106,7 @@ Type *make_vector_type(Checker *ck, Node *form, Node **len_expr, Type **base) {
     return t;
 }
 
-Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr) {
+Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, Node **len_expr) {
     Type *elem = NULL;
     AddrSpace as = AS_NONE;
     Access acc = ACC_NONE;
@@ -133,30 +133,30 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                 const char *vk = v->kind == N_KEYWORD || v->kind == N_SYMBOL ? v->key : "";
                 if (!strcmp(key, "element-type")) {
                     if (syn_is_nil(v)) continue; /* left open (incomplete) */
-                    elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : type_expr(ck, v);
+                    elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : ck_type_expr(ck, v);
                     if (!elem_ok(ck, elem, v)) ok = 0;
                 } else if (!strcmp(key, "address-space")) {
-                    if (!(as = as_keyword(vk))) {
+                    if (!(as = ck_as_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0907",
                                       "expected an address space (:global, :local, :constant, :private), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
                 } else if (!strcmp(key, "access")) {
-                    if (!(acc = acc_keyword(vk))) {
+                    if (!(acc = ck_acc_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0908",
                                       "expected an access (:read-only, :write-only, :read-write, :readable, :writable), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
                 } else if (!strcmp(key, "align")) {
-                    if (!(al = align_keyword(vk))) {
+                    if (!(al = ck_align_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0909", "expected :std140 or :compact, found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
                 } else {
-                    if (!const_syn_int(&tmp, v, &len)) {
+                    if (!ck_const_syn_int(&tmp, v, &len)) {
                         if (allow_len_expr && len_expr) *len_expr = v;
                         else {
                             diag_error_at(ck->d, v, "E0910", "vector length must be a compile-time constant");
@@ -166,9 +166,9 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
                 }
                 continue;
             }
-            AddrSpace a2 = as_keyword(key);
-            Access c2 = acc_keyword(key);
-            Align l2 = align_keyword(key);
+            AddrSpace a2 = ck_as_keyword(key);
+            Access c2 = ck_acc_keyword(key);
+            Align l2 = ck_align_keyword(key);
             if (a2) as = a2;
             else if (c2) acc = c2;
             else if (l2) al = l2;
@@ -193,16 +193,16 @@ Type *vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr, N
         /* after a base type ((make-vector image-t n)), a symbol that names
            no type is the length, not an unknown element type */
         int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || !strcmp(k->key, "voidp") ||
-                                                 (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind == SYM_TYPE));
+                                                 (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind == SYM_TYPE));
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
-            !(k->kind == N_SYMBOL && (global_lookup(ck, k->key) && global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
+            !(k->kind == N_SYMBOL && (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
             !(start == 2 && k->kind == N_SYMBOL && !names_type)) {
-            elem = type_expr(ck, k);
+            elem = ck_type_expr(ck, k);
             if (!elem_ok(ck, elem, k)) ok = 0;
             continue;
         }
         int64_t v;
-        if (const_syn_int(&tmp, k, &v)) {
+        if (ck_const_syn_int(&tmp, k, &v)) {
             if (v < 0) {
                 diag_error_at(ck->d, k, "E0912", "vector length must not be negative, found %lld", (long long)v);
                 ok = 0;
@@ -246,7 +246,7 @@ static void suggest_type(Checker *ck, const Node *name) {
 /* TYPE-EXPR: a base type name, a def-type alias, (vector-type ...), nil.
  * An incomplete struct template ((pair-type nil int)) only where
  * ck->allow_incomplete (def-function parameter types). */
-Type *type_expr(Checker *ck, Node *syn) {
+Type *ck_type_expr(Checker *ck, Node *syn) {
     Type *t = type_expr_any(ck, syn);
     if (t && t->kind == TY_STRUCT && t->sd->pattern && !ck->allow_incomplete) {
         diag_error_at(ck->d, syn, "E1017", "expected a complete type here, found the incomplete `%s` (allowed only as a def-function parameter type)",
@@ -261,7 +261,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     if (syn->kind == N_SYMBOL || syn->kind == N_KEYWORD) {
         Type *t = ty_lookup_base(syn->key);
         if (t) return t;
-        Sym *s = global_lookup(ck, syn->key);
+        Sym *s = ck_global_lookup(ck, syn->key);
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
         if (!strcmp(syn->key, "voidp")) {
             if (ck->allow_voidp) return &ty_voidp;
@@ -276,9 +276,9 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     const char *h = syn_head(syn);
     /* (vector T ...) is the spec's spelling in some examples ("Converting
        between SoA and AoS vectors"); the same as (vector-type T ...) */
-    if (h && (!strcmp(h, "vector-type") || !strcmp(h, "vector"))) return vector_type_args(ck, syn, 1, 0, NULL);
-    if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
-        Type *t = template_type(ck, syn);
+    if (h && (!strcmp(h, "vector-type") || !strcmp(h, "vector"))) return ck_vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && ck_template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
+        Type *t = ck_template_type(ck, syn);
         return t && t->kind != TY_VOID ? t : NULL;
     }
     if (h && !strcmp(h, "maybe")) {
@@ -287,7 +287,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         int n = 0;
         ts[n++] = &ty_bool;
         for (int i = 1; i < syn->nkids && n < 17; i++) {
-            Type *t = type_expr(ck, syn->kids[i]);
+            Type *t = ck_type_expr(ck, syn->kids[i]);
             if (!t) return NULL;
             if (!ty_is_arith(t) && t->kind != TY_ENUM && t->kind != TY_BOOL) {
                 diag_error_at(ck->d, syn->kids[i], "E0922", "(maybe ...) holds numbers, bools and enumeration values, found `%s`",
@@ -323,16 +323,16 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             diag_error_at(ck->d, syn, "E0921", "expected (return-type-of #'function), found `%s`", syn_to_string(ck->a, syn, 40));
             return NULL;
         }
-        FuncDef *fd = func_lookup(ck, f->kids[1]->key);
+        FuncDef *fd = ck_func_lookup(ck, f->kids[1]->key);
         if (!fd) {
             diag_error_at(ck->d, f, "E0920", "unknown function `%s`", f->kids[1]->name);
             return NULL;
         }
-        resolve_signature(ck, fd);
+        ck_resolve_signature(ck, fd);
         return fd->bad ? NULL : fd->ret;
     }
     if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type"))) {
-        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        Type *t = ck_vector_type_args(ck, syn, 1, 0, NULL);
         if (t) t->view = h[7] == 'v'; /* vector-view-type; vector-base-type is not a view */
         return t;
     }
@@ -343,7 +343,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
                           syn_to_string(ck->a, syn, 60));
             return NULL;
         }
-        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        Type *t = ck_vector_type_args(ck, syn, 1, 0, NULL);
         if (!t) return NULL;
         if (!t->elem) {
             diag_error_at(ck->d, syn, "E0923", "expected (const-vec-type ELEMENT-TYPE [LENGTH]), found `%s`",
@@ -361,14 +361,14 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         int64_t n = TY_ANY_RANK;
         if (syn->nkids == 1) {
             /* any rank */
-        } else if ( syn->nkids > 3 || !const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
+        } else if ( syn->nkids > 3 || !ck_const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8) {
             diag_error_at(ck->d, syn, "E0924", "expected (tensor-view-type [N [vector-type]]) with N from 1 to 8, found `%s`",
                           syn_to_string(ck->a, syn, 60));
             return NULL;
         }
         Type *t;
         if (syn->nkids == 3) {
-            Type *p = type_expr(ck, syn->kids[2]);
+            Type *p = ck_type_expr(ck, syn->kids[2]);
             if (!p) return NULL;
             if (p->kind != TY_VECTOR || p->soa || p->ndims) {
                 diag_error_at(ck->d, syn->kids[2], "E0924", "the parent of a tensor-view type is a vector type, found `%s`",
@@ -385,10 +385,10 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     }
     if (h && !strcmp(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
         /* (def-derived-type NAME VECTOR-TYPE ...), reached through the
-           alias NAME (structs.c derived_collect): the vector, vector-view,
+           alias NAME (structs.c ck_derived_collect): the vector, vector-view,
            soa or tensor-view type under a name of its own, so overloads (of
            ~ too) can tell it apart (spec "Derived Types") */
-        Type *o = type_expr(ck, syn->kids[2]);
+        Type *o = ck_type_expr(ck, syn->kids[2]);
         if (!o) return NULL;
         if (o->kind != TY_VECTOR || o->tag) {
             diag_error_at(ck->d, syn->kids[2], "E0164",
@@ -400,7 +400,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         if (!t) return NULL;
         *t = *o;
         t->tag = syn->kids[1]->name;
-        t->tag_subst = derived_subst_of(syn);
+        t->tag_subst = ck_derived_subst_of(syn);
         return t;
     }
     if (h && !strcmp(h, "identity-tensor-type")) {
@@ -409,7 +409,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
            function is instantiated per rank */
         Ctx tmp = {.ck = ck};
         int64_t n = 0;
-        if (syn->nkids > 2 || (syn->nkids == 2 && (!const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
+        if (syn->nkids > 2 || (syn->nkids == 2 && (!ck_const_syn_int(&tmp, syn->kids[1], &n) || n < 1 || n > 8))) {
             diag_error_at(ck->d, syn, "E0540", "expected (identity-tensor-type [RANK]) with RANK from 1 to 8, found `%s`",
                           syn_to_string(ck->a, syn, 60));
             return NULL;
@@ -419,20 +419,20 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "soa-view-type"))) {
         /* (soa-vector-type STRUCT [address-space] [access] [align] [length])
            or the key form: spec "soa-vector and soa-view", "Defining" */
-        Type *t = vector_type_args(ck, syn, 1, 0, NULL);
+        Type *t = ck_vector_type_args(ck, syn, 1, 0, NULL);
         if (!t) return NULL;
         if (!t->elem) {
             diag_error_at(ck->d, syn, "E0914", "`%s` needs its struct element type, found `%s`", h, syn_to_string(ck->a, syn, 60));
             return NULL;
         }
-        if (!soa_struct_ok(ck, syn, t->elem)) return NULL;
+        if (!ck_soa_struct_ok(ck, syn, t->elem)) return NULL;
         t->soa = 1;
         t->view = h[4] == 'v' && h[5] == 'i'; /* soa-view-type */
         return t;
     }
     /* (ALIAS :read_only ...): a vector type alias with some properties
        changed, as in the spec's marshall-vector example */
-    Sym *alias = h ? global_lookup(ck, h) : NULL;
+    Sym *alias = h ? ck_global_lookup(ck, h) : NULL;
     if (alias && alias->kind == SYM_TYPE) {
         Type *base = alias_type(ck, alias, syn);
         if (!base) return NULL;
@@ -441,7 +441,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
                           ty_name(ck->a, base));
             return NULL;
         }
-        Type *mod = vector_type_args(ck, syn, 1, 0, NULL);
+        Type *mod = ck_vector_type_args(ck, syn, 1, 0, NULL);
         if (!mod) return NULL;
         Type *t = ty_vector(ck->a, mod->elem ? mod->elem : base->elem, mod->as ? mod->as : base->as,
                             mod->acc ? mod->acc : base->acc, mod->align ? mod->align : base->align,
@@ -465,7 +465,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
 
 /* #'(T1 T2 [&out T3] => R1 R2) or #(...): the function signature form.
  * `->` is accepted as a spelling of `=>` (used in the spec's examples). */
-int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret) {
+int ck_parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *nparams, Type **ret) {
     Node **k = sig->kids;
     int n = sig->nkids;
     if (sig->kind == N_LIST && syn_is_form(sig, "function") && n == 2 && sig->kids[1]->kind == N_LIST) {
@@ -498,7 +498,7 @@ int parse_signature(Checker *ck, Node *sig, Type ***params, int **outs, int *npa
             continue;
         }
         if (after && syn_is_sym(e, "void")) continue; /* #(point => void): no value */
-        Type *t = e->kind == N_SYMBOL && e->ann ? type_expr(ck, e->ann) : type_expr(ck, e);
+        Type *t = e->kind == N_SYMBOL && e->ann ? ck_type_expr(ck, e->ann) : ck_type_expr(ck, e);
         if (!t) {
             ok = 0;
             continue;

@@ -16,7 +16,7 @@
  *   (%uniform* "NAME" (if TEST ...))   the same, after capturing TEST as a
  *       uniform value (the `*` conditionals).
  *   (declare (uniform V...)) in a let: V is computed by one work-item and
- *       shared through __local memory and a barrier (uniform_bind), in a
+ *       shared through __local memory and a barrier (ck_uniform_bind), in a
  *       C_BLOCK marked "uniform"; (declare (%capture-uniform V...)), made
  *       by the `*` variants, is marked "uniform*": the pass drops that
  *       capture when the value is uniform already.
@@ -85,7 +85,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         Node blk = {.kind = N_C_BLOCK};
         Node *saved = cx->block;
         cx->block = &blk;
-        Node *r = expr(cx, syn, NULL);
+        Node *r = ck_expr(cx, syn, NULL);
         cx->block = saved;
         if (r && r->kind == N_C_BOOLLIT && !blk.nkids) return *truth = r->ival != 0, 1;
         return 0;
@@ -96,7 +96,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         if (!strcmp(h, cmp[i])) op = i;
     if (op < 0 || n != 2) {
         int64_t x;
-        if (const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
+        if (ck_const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
         return 0;
     }
     CtVal a, b;
@@ -134,7 +134,7 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v) {
         if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
     }
     v->kind = CV_INT;
-    return const_syn_int(cx, syn, &v->i);
+    return ck_const_syn_int(cx, syn, &v->i);
 }
 
 /* ---- (%uniform "NAME" FORM) and (%uniform* "NAME" (if TEST ...)) ---- */
@@ -154,22 +154,22 @@ static Node *core_form(Ctx *cx, Node *form) {
 static void static_branch(Ctx *cx, Node *ifs, int truth, Dest *d) {
     Node *branch = truth ? ifs->kids[2] : ifs->nkids == 4 ? ifs->kids[3] : NULL;
     if (!branch) {
-        form_to(cx, cx_list(cx, ifs, 1, cx_sym(cx, ifs, "progn")), d);
+        ck_form_to(cx, cx_list(cx, ifs, 1, cx_sym(cx, ifs, "progn")), d);
         return;
     }
-    if (truth && syn_mentions_it(branch)) {
+    if (truth && ck_syn_mentions_it(branch)) {
         /* `it` is the test's value: a constant number as written, else t */
         int64_t k;
-        Node *val = const_syn_int(cx, ifs->kids[1], &k) ? ifs->kids[1] : cx_sym(cx, ifs->kids[1], "t");
+        Node *val = ck_const_syn_int(cx, ifs->kids[1], &k) ? ifs->kids[1] : cx_sym(cx, ifs->kids[1], "t");
         Node *bind = cx_list(cx, ifs->kids[1], 2, cx_sym(cx, ifs->kids[1], "it"), val);
         Node *decl = cx_list(cx, ifs, 2, cx_sym(cx, ifs, "declare"),
                              cx_list(cx, ifs, 2, cx_sym(cx, ifs, "%immutable"), cx_sym(cx, ifs, "it")));
         branch = cx_list(cx, ifs, 4, cx_sym(cx, ifs, "let"), cx_list(cx, ifs, 1, bind), decl, branch);
     }
-    form_to(cx, branch, d);
+    ck_form_to(cx, branch, d);
 }
 
-void uniform_form(Ctx *cx, Node *syn, Dest *d) {
+void ck_uniform_form(Ctx *cx, Node *syn, Dest *d) {
     int capture = !strcmp(syn_head(syn), "%uniform*");
     if (syn->nkids != 3 || syn->kids[1]->kind != N_STRING) {
         diag_error_at(D(cx), syn, "E1100", "expected (%s \"NAME\" FORM)", syn_head(syn));
@@ -199,22 +199,22 @@ void uniform_form(Ctx *cx, Node *syn, Dest *d) {
         Node *decl = cx_list(cx, syn, 2, cx_sym(cx, syn, "declare"),
                              cx_list(cx, syn, 2, cx_sym(cx, syn, "%capture-uniform"), var));
         Node *let = cx_list(cx, syn, 4, cx_sym(cx, syn, "let"), cx_list(cx, at, 1, cx_list(cx, at, 2, var, at)), decl, mark);
-        form_to(cx, let, d);
+        ck_form_to(cx, let, d);
         return;
     }
     Node *saved = cx->block;
     Node *blk = ck_node(cx, N_C_BLOCK, syn, &ty_void);
     blk->text = who;
     cx->block = blk;
-    form_to(cx, form, d);
+    ck_form_to(cx, form, d);
     cx->block = saved;
-    emit_stmt(cx, blk);
+    ck_emit_stmt(cx, blk);
 }
 
 /* ---- (declare (uniform V)) ---- */
 
 static Node *stmt_expr(Ctx *cx, const Node *at, Node *e) {
-    return mk1(cx, N_C_EXPR, at, &ty_void, e);
+    return ck_mk1(cx, N_C_EXPR, at, &ty_void, e);
 }
 
 static Node *local_barrier(Ctx *cx, const Node *at) {
@@ -223,7 +223,7 @@ static Node *local_barrier(Ctx *cx, const Node *at) {
     return b;
 }
 
-Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture) {
+Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *decl_at, int capture) {
     Checker *ck = cx->ck;
     const char *what = capture ? "this form" : "(declare (uniform ...))";
     if (!init) {
@@ -239,35 +239,35 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     cx->block = then_b;
     cx->branch_depth++;
     cx->bind_hint = name->name;
-    Node *v = expr(cx, init, declared);
+    Node *v = ck_expr(cx, init, declared);
     cx->bind_hint = NULL;
     cx->branch_depth--;
     cx->block = saved;
     if (!v) return NULL;
-    if (v->ty && v->ty->kind == TY_TUPLE && !v->ty->maybe) v = coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
+    if (v->ty && v->ty->kind == TY_TUPLE && !v->ty->maybe) v = ck_coerce(cx, v, declared ? declared : v->ty->elems[0], init, "value");
     if (!v) return NULL;
     Type *t = declared ? declared : v->ty;
     if (!t || t->kind == TY_VOID || t->kind == TY_KEYWORD || t->kind == TY_STRING || t->kind == TY_TUPLE ||
         t->kind == TY_VECTOR || t->kind == TY_IDENT || t->kind == TY_VOIDP) {
         diag_error_at(D(cx), init, "E1105", "%s needs a number, bool, hardware vector, struct or enumeration value; `%s` is %s",
                       what, syn_to_string(ck->a, init, 40),
-                      !t || t->kind == TY_VOID ? "no value" : arena_printf(ck->a, "a `%s`", tname(cx, t)));
+                      !t || t->kind == TY_VOID ? "no value" : arena_printf(ck->a, "a `%s`", ck_tname(cx, t)));
         return NULL;
     }
-    v = coerce(cx, v, t, init, "initial value");
+    v = ck_coerce(cx, v, t, init, "initial value");
     if (!v) return NULL;
     /* the workgroup's slot */
-    Sym *s = new_local(cx, name, name->name, t);
-    Sym *slot = s ? uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
+    Sym *s = ck_new_local(cx, name, name->name, t);
+    Sym *slot = s ? ck_uniform_slot(cx, name, arena_printf(ck->a, "%s-uniform", s->cname), t) : NULL;
     if (!slot || !s) return NULL;
     Type *ul = ty_num(SC_ULONG);
-    Node *cell = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
-    Node *store = mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
+    Node *cell = ck_mk2(cx, N_C_INDEX, name, t, 0, ck_var_ref(cx, name, slot), ck_int_lit(cx, name, 0, ul));
+    Node *store = ck_mk2(cx, N_C_ASSIGN, init, t, OP_SET, cell, v);
     if (!cell || !store) return NULL;
-    block_add(cx, then_b, stmt_expr(cx, init, store));
-    Node *lid = helper_call(cx, decl_at, ul, need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
-    Node *first = lid ? mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, int_lit(cx, decl_at, 0, ul)) : NULL;
-    Node *ifn = mk(cx, N_C_IF, decl_at, &ty_void, 3);
+    ck_block_add(cx, then_b, stmt_expr(cx, init, store));
+    Node *lid = ck_helper_call(cx, decl_at, ul, ck_need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE), NULL, 0);
+    Node *first = lid ? ck_mk2(cx, N_C_BINARY, decl_at, &ty_bool, OP_EQ, lid, ck_int_lit(cx, decl_at, 0, ul)) : NULL;
+    Node *ifn = ck_mk(cx, N_C_IF, decl_at, &ty_void, 3);
     if (!first || !ifn) return NULL;
     ifn->origin = NULL; /* the comment below says where it comes from */
     ifn->kids[0] = first;
@@ -279,31 +279,31 @@ Sym *uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node *d
     while (x && x->parent) x = x->parent;
     c->text = capture && x ? arena_printf(ck->a, "%s: work-item 0 computes `%s`, the workgroup shares it", x->macro, syn_to_string(ck->a, init, 40))
                            : arena_printf(ck->a, "uniform %s: work-item 0 computes it, the workgroup shares it", name->name);
-    block_add(cx, mark, c);
-    block_add(cx, mark, ifn);
-    block_add(cx, mark, local_barrier(cx, decl_at));
+    ck_block_add(cx, mark, c);
+    ck_block_add(cx, mark, ifn);
+    ck_block_add(cx, mark, local_barrier(cx, decl_at));
     Node *decl = ck_node(cx, N_C_DECL, name, t);
     decl->sym = s;
-    Node *read = mk2(cx, N_C_INDEX, name, t, 0, var_ref(cx, name, slot), int_lit(cx, name, 0, ul));
+    Node *read = ck_mk2(cx, N_C_INDEX, name, t, 0, ck_var_ref(cx, name, slot), ck_int_lit(cx, name, 0, ul));
     decl->kids = arena_alloc(ck->a, sizeof(Node *));
     if (!read || !decl->kids) return NULL;
     decl->kids[0] = read;
     decl->nkids = 1;
-    block_add(cx, mark, decl);
+    ck_block_add(cx, mark, decl);
     /* in a loop (or a function, which a loop may call) the slot is written
        again: every work-item must have read it before work-item 0 goes
        round */
-    if (cx->loop_depth > 0 || cx->fn->kind != FN_KERNEL) block_add(cx, mark, local_barrier(cx, decl_at));
-    emit_stmt(cx, mark);
+    if (cx->loop_depth > 0 || cx->fn->kind != FN_KERNEL) ck_block_add(cx, mark, local_barrier(cx, decl_at));
+    ck_emit_stmt(cx, mark);
     return s;
 }
 
-Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
+Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
     Checker *ck = cx->ck;
     Type *vt = ty_vector(ck->a, t, AS_LOCAL, ACC_READ_WRITE, AL_COMPACT, 1);
-    if (cx->fn->kind != FN_KERNEL) return side_uniform_param(cx, at, name, vt);
+    if (cx->fn->kind != FN_KERNEL) return ck_side_uniform_param(cx, at, name, vt);
     /* __local T NAME[1] at kernel scope */
-    Sym *slot = new_local(cx, at, name, vt);
+    Sym *slot = ck_new_local(cx, at, name, vt);
     if (!slot) return NULL;
     slot->hoisted_local = 1;
     arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, slot);
@@ -312,7 +312,7 @@ Sym *uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
 
 /* ---- static-analysis opt-ins (spec "Static Analysys") ---- */
 
-int is_analysis_decl(const char *head) {
+int ck_is_analysis_decl(const char *head) {
     static const char *const names[] = {"check-barriers", "check-divergence", "check-coalesce", "check-bank-conflicts",
                                         "max-registers", "warn-max-registers", NULL};
     for (int i = 0; head && names[i]; i++)

@@ -55,8 +55,8 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     case N_SYMBOL: {
         const char *k = syn->key;
         if (!strcmp(k, "t") || !strcmp(k, "nil") || !strcmp(k, "true") || !strcmp(k, "false")) return 1;
-        Sym *s = scope_lookup(cx, k);
-        if (!s) s = parameter_lookup(cx->ck, syn);
+        Sym *s = ck_scope_lookup(cx, k);
+        if (!s) s = ck_parameter_lookup(cx->ck, syn);
         if (!s) return !strcmp(k, "+warp-size+");
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) return 1;
         /* a kernel's scalar arguments are the same for every thread */
@@ -76,7 +76,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     for (int i = 0; launch[i]; i++)
         if (!strcmp(h, launch[i])) return all_uniform(cx, syn, 1);
     if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
-        Sym *v = scope_lookup(cx, syn->kids[1]->key);
+        Sym *v = ck_scope_lookup(cx, syn->kids[1]->key);
         return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
     }
     /* pure operators of uniform operands */
@@ -90,7 +90,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     return 0;
 }
 
-const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) {
+const Node *ck_warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) {
     const Node *saved = cx->divergent;
     if (!cx->divergent && !uniform_syn(cx, test)) cx->divergent = construct;
     return saved;
@@ -98,7 +98,7 @@ const Node *warp_branch_enter(Ctx *cx, const Node *construct, const Node *test) 
 
 /* A loop is uniform when its start, test and step are, its counter being
  * uniform in them; the counter is then uniform in the body too. */
-const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step) {
+const Node *ck_warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *init, const Node *test, const Node *step) {
     const Node *saved = cx->divergent;
     if (!uniform_syn(cx, init)) {
         if (!cx->divergent) cx->divergent = loop;
@@ -112,7 +112,7 @@ const Node *warp_loop_enter(Ctx *cx, const Node *loop, Sym *var, const Node *ini
     return saved;
 }
 
-const Node *warp_divergent_enter(Ctx *cx, const Node *construct) {
+const Node *ck_warp_divergent_enter(Ctx *cx, const Node *construct) {
     const Node *saved = cx->divergent;
     if (!cx->divergent) cx->divergent = construct;
     return saved;
@@ -170,7 +170,7 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
 }
 
 static Helper *warp_helper(Ctx *cx, WarpOp op, Type *ty) {
-    Program *p = prog_of(cx);
+    Program *p = ck_prog_of(cx);
     for (int i = 0; i < p->nhelpers_of_kind[H_WARP]; i++) {
         Helper *h = p->helpers_of_kind[H_WARP][i];
         if (h->op == (int)op && (!ty || ty_equal(h->ty, ty)) && helper_live(p, h)) return h;
@@ -180,15 +180,15 @@ static Helper *warp_helper(Ctx *cx, WarpOp op, Type *ty) {
     h->kind = H_WARP;
     h->op = (int)op;
     h->ty = ty;
-    helper_add(cx->ck->a, p, h);
+    ck_helper_add(cx->ck->a, p, h);
     return h;
 }
 
 /* Support every warp op needs: the path selection, lanes and ids. */
 static void uses_warp(Ctx *cx) {
     cx->fn->uses_warp = 1;
-    need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE);
-    need_helper(cx, H_LOCAL_LINEAR_SIZE, NULL, AS_NONE);
+    ck_need_helper(cx, H_LOCAL_LINEAR_ID, NULL, AS_NONE);
+    ck_need_helper(cx, H_LOCAL_LINEAR_SIZE, NULL, AS_NONE);
     warp_helper(cx, WARP_LANE_ID, NULL);
 }
 
@@ -221,14 +221,14 @@ static const struct {
     {NULL, WARP__COUNT, NULL},
 };
 
-int warp_form_name(const char *key) {
+int ck_warp_form_name(const char *key) {
     for (int i = 0; forms[i].name; i++)
         if (syn_streq(forms[i].name, key)) return 1;
     return 0;
 }
 
 static Node *warp_node(Ctx *cx, const Node *at, WarpOp op, Type *ty, int nkids) {
-    Node *n = mk(cx, N_C_WARP, at, ty, nkids);
+    Node *n = ck_mk(cx, N_C_WARP, at, ty, nkids);
     if (n) n->op = (int)op;
     return n;
 }
@@ -258,7 +258,7 @@ static Node *in_warp(Ctx *cx, Node *syn) {
     const Node *saved = cx->in_warp;
     cx->in_warp = syn;
     Dest discard = {D_DISCARD, NULL, NULL};
-    form_to(cx, let, &discard);
+    ck_form_to(cx, let, &discard);
     cx->in_warp = saved;
     return ck_node(cx, N_C_BLOCK, syn, &ty_void);
 }
@@ -269,7 +269,7 @@ static Node *in_warp(Ctx *cx, Node *syn) {
  * that lane does not exist, the caller's own value (docs/warps.md). */
 static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     const char *name = syn->kids[0]->name;
-    if (!nargs_ok(cx, syn, 2, 2)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     if (!cx->in_warp) {
         diag_error_at(D(cx), syn, "E0580", "`%s` outside `in-warp`: shuffles exchange values between the lanes of a warp, "
                       "so they belong inside (in-warp (lane-id) ...)", name);
@@ -277,28 +277,28 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     }
     /* in %native-warp-if's native branch only the warp's own lanes meet */
     if (!cx->native_warp && !convergent(cx, syn, arena_printf(cx->ck->a, "`%s`", name))) return NULL;
-    Node *v = expr(cx, syn->kids[1], want && ty_is_arith(want) ? want : NULL);
+    Node *v = ck_expr(cx, syn->kids[1], want && ty_is_arith(want) ? want : NULL);
     if (!v) return NULL;
     if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
     int words = words_of(v->ty);
     if (!words) {
         diag_error_at(D(cx), syn->kids[1], "E0583",
-                      "`%s` moves numbers, bools and hardware vectors between lanes, not `%s`%s", name, tname(cx, v->ty),
+                      "`%s` moves numbers, bools and hardware vectors between lanes, not `%s`%s", name, ck_tname(cx, v->ty),
                       v->ty->kind == TY_STRUCT ? ": shuffle the struct field by field" : "");
         return NULL;
     }
     if (v->op && (v->kind == N_C_INTLIT || v->kind == N_C_FLOATLIT)) v->op = 0; /* a literal takes its default type */
-    Node *l = expr(cx, syn->kids[2], NULL); /* a literal keeps its sign: -1 is no lane */
+    Node *l = ck_expr(cx, syn->kids[2], NULL); /* a literal keeps its sign: -1 is no lane */
     if (!l) return NULL;
     if (!ty_is_int(l->ty)) {
         diag_error_at(D(cx), syn->kids[2], "E0584", "the %s of `%s` must be an integer, found `%s`",
-                      op == WARP_SHUFFLE ? "lane" : op == WARP_SHUFFLE_XOR ? "lane mask" : "lane delta", name, tname(cx, l->ty));
+                      op == WARP_SHUFFLE ? "lane" : op == WARP_SHUFFLE_XOR ? "lane mask" : "lane delta", name, ck_tname(cx, l->ty));
         return NULL;
     }
     if (l->kind == N_C_INTLIT && l->op && l->ival >= 0) {
-        l = int_lit(cx, syn->kids[2], l->ival, ty_num(SC_ULONG)); /* 16UL */
+        l = ck_int_lit(cx, syn->kids[2], l->ival, ty_num(SC_ULONG)); /* 16UL */
     } else if (!(l->ty->kind == TY_NUM && l->ty->sc == SC_ULONG)) {
-        l = mk1(cx, N_C_CAST, syn->kids[2], ty_num(SC_ULONG), l); /* negative: no lane, the own value */
+        l = ck_mk1(cx, N_C_CAST, syn->kids[2], ty_num(SC_ULONG), l); /* negative: no lane, the own value */
         if (!l) return NULL;
     }
     uses_warp(cx);
@@ -320,19 +320,19 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
 
 /* %native-warp-if (check.c): the warp support code, and crisp_warp_native,
  * which tells whether this device's shuffles are native. */
-void warp_native_use(Ctx *cx) {
+void ck_warp_native_use(Ctx *cx) {
     uses_warp(cx);
     warp_helper(cx, WARP_NATIVE, NULL);
 }
 
-Node *warp_form(Ctx *cx, Node *syn, Type *want) {
+Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     int i = 0;
     while (strcmp(forms[i].name, h)) i++;
     WarpOp op = forms[i].op;
     if (op == WARP__COUNT) return in_warp(cx, syn);
     if (op >= WARP_SHUFFLE) return shuffle(cx, syn, op, want);
-    if (!nargs_ok(cx, syn, 0, 0)) return NULL;
+    if (!ck_nargs_ok(cx, syn, 0, 0)) return NULL;
     if (op == WARP_SYNC && !cx->native_warp && !convergent(cx, syn, "`sync-warp`")) return NULL;
     uses_warp(cx);
     if (op == WARP_SYNC && !cx->native_warp) cx->fn->warp_collective = 1;
@@ -346,12 +346,12 @@ Node *warp_form(Ctx *cx, Node *syn, Type *want) {
 /* The user may restate the spec's (def-constant +warp-size+:ulong 32);
  * any other value contradicts the warp the lowerings build. */
 static int user_warp_size_ok(Ctx *cx, const Node *at) {
-    Sym *s = global_lookup(cx->ck, "+warp-size+");
+    Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     if (!s || (s->kind != SYM_CONST && s->kind != SYM_PARAMETER)) return 1;
-    Node *v = global_const_value(cx->ck, s);
+    Node *v = ck_global_const_value(cx->ck, s);
     int64_t n;
     if (!v) return 0;
-    if (const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
+    if (ck_const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
     diag_error_at(D(cx), at, "E0480", "`+warp-size+` is %d on every device (docs/warps.md), but this program defines it as `%s`",
                   CRISP_WARP_SIZE, syn_to_string(cx->ck->a, s->init ? s->init : at, 30));
     if (s->def) diag_note(D(cx), s->def->loc, "`+warp-size+` is defined here; remove the definition or make it %d", CRISP_WARP_SIZE);
@@ -360,11 +360,11 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
 
 /* +warp-size+ - spec "Builtin GPU Functions & Constants": 32, a literal
  * that takes the type its context wants (ulong when it has no say). */
-Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
+Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
-    Sym *s = global_lookup(cx->ck, "+warp-size+");
+    Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
-    Node *n = int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
+    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
     if (!s || !s->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
     return n;
 }
@@ -372,8 +372,8 @@ Node *warp_size_value(Ctx *cx, Node *syn, Type *want) {
 /* (device-has :subgroups) - spec "target-has / device-has": a file for
  * OpenCL C 2.0 or 3.0 lets the device answer; an OpenCL C 1.2 one cannot
  * use sub-groups, so the answer is nil, with a warning naming the flag. */
-int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
-    if (prog_of(cx)->ocl_version >= 200) return 1;
+int ck_warp_device_has_subgroups(Ctx *cx, const Node *syn) {
+    if (ck_prog_of(cx)->ocl_version >= 200) return 1;
     diag_warning_at(D(cx), syn, "W0580",
                     "(device-has :subgroups) is always nil in an OpenCL C 1.2 file: sub-groups need OpenCL C 2.0; "
                     "compile with --ocl-version=2.0 or --ocl-version=3.0 to let the device answer");
@@ -382,7 +382,7 @@ int warp_device_has_subgroups(Ctx *cx, const Node *syn) {
 
 /* ---- calls ---- */
 
-int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra) {
+int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, int *nextra) {
     if (!callee->uses_warp) return 1;
     if (callee->warp_collective) {
         if (!convergent(cx, call_syn, arena_printf(cx->ck->a, "a call of `%s`, which uses warp operations,", callee->name)))
@@ -393,7 +393,7 @@ int warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra, i
     if (!callee->warp_mem) return 1;
     Sym *m = warp_mem(cx, call_syn, callee->warp_words);
     if (!m) return 0;
-    extra[(*nextra)++] = var_ref(cx, call_syn, m);
+    extra[(*nextra)++] = ck_var_ref(cx, call_syn, m);
     Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));
     len->sym = m;
     extra[(*nextra)++] = len;

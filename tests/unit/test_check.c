@@ -611,7 +611,7 @@ static void test_passes_one_by_one(void **state) {
     assert_non_null(f);
     assert_non_null(funcdef(&ck, "unused"));
     assert_true(ck.forms.n >= 4);
-    Sym *c = global_lookup(&ck, "+c+");
+    Sym *c = ck_global_lookup(&ck, "+c+");
     assert_non_null(c);
     assert_null(c->value);
     assert_null(f->ret);
