@@ -106,7 +106,10 @@ struct Analysis {
     Arena *a;
     Diag *d;
     Program *p;
-    PtrMap sums;           /* CFunc* and its cname -> FnSum* */
+    FnSum *sumv;           /* one per function, in p->funcs' order */
+    PtrMap sums;           /* a function's cname -> its FnSum* (a map by
+                              the CFunc too was a sixth of the analysis'
+                              memory, issue 14) */
     ArenaMark scope;       /* the arena before the analysis (analysis_release) */
     Node **fix_node;       /* comments rewritten by dropped captures, and */
     char **fix_text;       /* ... their new texts, on the heap until the release */

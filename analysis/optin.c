@@ -90,7 +90,7 @@ static void own_declarations(Analysis *an, FnSum *s) {
 }
 
 static FnSum *sum_at(Analysis *an, int i) {
-    return ptrmap_get(&an->sums, an->p->funcs[i]);
+    return &an->sumv[i];
 }
 
 /* (declaim (check-x [#'f ...]) ...) */
@@ -374,14 +374,15 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     an->p = p;
     an->optin = !c->opt->no_static_analysis;
     an->dump = c->opt->dump == DUMP_ANALYSIS;
-    ptrmap_reserve(an->a, &an->sums, 2 * p->nfuncs); /* a function and its C name each */
+    ptrmap_reserve(an->a, &an->sums, p->nfuncs);
+    an->sumv = arena_alloc(an->a, sizeof(FnSum) * (size_t)(p->nfuncs ? p->nfuncs : 1));
+    if (!an->sumv) return NULL;
     for (int i = 0; i < p->nfuncs; i++) {
-        FnSum *s = arena_alloc(an->a, sizeof *s);
-        if (!s) return NULL;
+        FnSum *s = &an->sumv[i];
         memset(s, 0, sizeof *s);
         s->fn = p->funcs[i];
         sb_init(&s->dump);
-        if (!ptrmap_put(an->a, &an->sums, s->fn, s) || !ptrmap_put(an->a, &an->sums, s->fn->cname, s)) return NULL;
+        if (!ptrmap_put(an->a, &an->sums, s->fn->cname, s)) return NULL;
     }
     if (an->optin) {
         declaims(an);
@@ -401,8 +402,7 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
 
 void analysis_dump(StrBuf *b, const Analysis *an) {
     for (int i = 0; i < an->p->nfuncs; i++) {
-        FnSum *s = ptrmap_get(&an->sums, an->p->funcs[i]);
-        if (!s) continue;
+        FnSum *s = &an->sumv[i];
         const CFunc *fn = s->fn;
         sb_printf(b, "(%s %s\n", fn->kind == FN_KERNEL ? "kernel" : fn->kind == FN_GRID ? "grid-function" : "function", fn->cname);
         sb_puts(b, sb_cstr(&s->dump));

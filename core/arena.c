@@ -125,6 +125,27 @@ static void set_window(Arena *a, ArenaChunk *c, size_t cap) {
     a->end = a->cur + (room < under ? room : under);
 }
 
+/* Zero data[from..to) of `c`, which nothing uses any more: memory is
+ * handed out zeroed.  A large stretch of a mapped chunk is given back to
+ * the system instead (issue 14: the analysis' memory, taken back before
+ * the emitters run, stayed resident, and the output text the emitters
+ * build on the heap came on top of it): its pages, from the first whole
+ * one to the end of what was populated, read as zero again and are
+ * populated anew when the arena reaches them (chunk_ready). */
+static void chunk_clear(ArenaChunk *c, size_t from, size_t to) {
+    if (to <= from) return;
+    if (c->mapped && to - from >= ARENA_POPULATE && to <= c->lim) {
+        size_t page = 4096;
+        size_t first = ((sizeof *c + from + page - 1) & ~(page - 1)) - sizeof *c;
+        if (madvise(c->data + first, c->lim - first, MADV_DONTNEED) == 0) {
+            memset(c->data + from, 0, first - from);
+            c->lim = first;
+            return;
+        }
+    }
+    memset(c->data + from, 0, to - from);
+}
+
 /* The slow path of arena_alloc: the cap, a new chunk, pages to populate.
  * `size` is already rounded to mask + 1. */
 void *arena_alloc_slow(Arena *a, size_t size, size_t mask) {
@@ -207,7 +228,7 @@ void arena_scope_end(Arena *a, ArenaMark m) {
            the instructions), the others are freed */
         ArenaChunk *keep = a->head, *c = keep->next;
         size_t off = head_off(a);
-        memset(keep->data, 0, off); /* arena memory is handed out zeroed */
+        chunk_clear(keep, 0, off);
         a->used -= off;
         keep->off = 0;
         while (c && c != m.chunk) {
@@ -218,7 +239,7 @@ void arena_scope_end(Arena *a, ArenaMark m) {
         }
         keep->next = c;
         if (c && c->off > m.off) { /* the scope's start, in the chunk it began in */
-            memset(c->data + m.off, 0, c->off - m.off);
+            chunk_clear(c, m.off, c->off);
             a->used -= c->off - m.off;
             c->off = m.off;
         }
@@ -227,7 +248,7 @@ void arena_scope_end(Arena *a, ArenaMark m) {
     }
     size_t now = head_off(a);
     if (now > m.off) {
-        memset(a->head->data + m.off, 0, now - m.off); /* arena memory is handed out zeroed */
+        chunk_clear(a->head, m.off, now);
         a->used -= now - m.off;
     }
     a->head->off = m.off;

@@ -445,7 +445,11 @@ static int stage_emit(Crisp *c, const Program *p, const char *kept, const char *
             bins[i].target = t->id;
             bins[i].loader = target_loader(t, o->fat_binary);
         }
+        /* its ABI and extents are dead once the text is made: their memory
+           serves the hoists' ABI (issue 14) */
+        ArenaMark meta_scope = arena_scope_begin(&c->arena);
         emit_metadata_binaries(&outs[n].text, p, &c->arena, bins, bins ? ntargets : 0);
+        arena_scope_end(&c->arena, meta_scope);
         n++;
     }
     /* IR and binaries through the vendor tools (targets.c), or from the

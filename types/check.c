@@ -79,15 +79,31 @@ Program *ck_prog_of(Ctx *cx) {
 /* ------------------------------------------------------------------ */
 /* scopes                                                              */
 
+/* Every scope but the globals is made here, and nothing refers to one
+ * once it is popped (its symbols live on): a popped scope serves the next
+ * push, its array of symbols emptied but kept. */
 void ck_scope_push(Ctx *cx) {
-    Scope *s = arena_alloc(cx->ck->a, sizeof *s);
-    if (!s) return;
+    Checker *ck = cx->ck;
+    Scope *s = ck->spare_scopes;
+    if (s) {
+        ck->spare_scopes = s->up;
+        s->n = 0;
+        s->idx = (StrMap){0};
+    } else {
+        s = arena_alloc(ck->a, sizeof *s);
+        if (!s) return;
+    }
     s->up = cx->scope;
     cx->scope = s;
 }
 
 void ck_scope_pop(Ctx *cx) {
-    if (cx->scope) cx->scope = cx->scope->up;
+    Scope *s = cx->scope;
+    if (!s) return;
+    cx->scope = s->up;
+    if (cx->ck->a->exhausted) return; /* a push may have failed: pops may not match */
+    s->up = cx->ck->spare_scopes;
+    cx->ck->spare_scopes = s;
 }
 
 /* Small scopes (most blocks) are scanned; from 16 symbols on (the

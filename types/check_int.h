@@ -78,6 +78,9 @@ typedef struct Checker {
     Diag *d;
     Program *prog;
     Scope globals;           /* types, consts, parameters */
+    Scope *spare_scopes;     /* popped scopes, for the next push (issue 14:
+                                one per block, let and loop was 5 MiB of
+                                the 10 MB program's peak) */
     FuncDef **funcs;         /* every def-function / def-grid-function / kernel */
     int nfuncs, capfuncs;
     const TargetNames *names; /* what the target language reserves (NULL: nothing) */
