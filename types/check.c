@@ -215,6 +215,20 @@ Sym *ck_new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty) {
     return s;
 }
 
+Sym *ck_declare_temp(Ctx *cx, const Node *at, const char *hint, Type *ty, Node *init) {
+    Sym *s = ck_new_temp(cx, at, hint, ty);
+    if (!s) return NULL;
+    Node *d = ck_node(cx, N_C_DECL, at, ty);
+    d->sym = s;
+    if (init) {
+        d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
+        if (!d->kids) return NULL;
+        d->kids[d->nkids++] = init;
+    }
+    ck_emit_stmt(cx, d);
+    return s;
+}
+
 /* Whether `h` is still one of p's helpers (a rollback may have cut it). */
 int helper_live(const Program *p, const Helper *h) {
     return h->index < p->nhelpers && p->helpers[h->index] == h;
@@ -1637,16 +1651,10 @@ static void form_let_maybe(Ctx *cx, Node *syn, Dest *d) {
     Node *blk = ck_new_block(cx, syn);
     cx->block = blk;
     ck_scope_push(cx);
-    Sym *ok = ck_new_temp(cx, syn, "ok", &ty_bool);
+    Node *yes = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
+    yes->ival = 1;
+    Sym *ok = ck_declare_temp(cx, syn, "ok", &ty_bool, yes);
     if (!ok) return;
-    Node *okd = ck_node(cx, N_C_DECL, syn, &ty_bool);
-    okd->sym = ok;
-    okd->kids = arena_alloc(ck->a, sizeof(Node *));
-    if (!okd->kids) return;
-    okd->kids[0] = ck_node(cx, N_C_BOOLLIT, syn, &ty_bool);
-    okd->kids[0]->ival = 1;
-    okd->nkids = 1;
-    ck_emit_stmt(cx, okd);
     Sym **vars = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(bl->nkids + 1));
     if (!vars) return;
     for (int i = 0; i < bl->nkids; i++) {

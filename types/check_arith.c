@@ -341,11 +341,8 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
     HelperKind k = !strcmp(h, "floor") ? H_FLOOR_DIV : !strcmp(h, "ceil") ? H_CEIL_DIV : H_ROUND_DIV;
     Helper *hp = ck_need_helper(cx, k, t, AS_NONE);
     if (!hp) return 0;
-    Sym *rem = ck_new_temp(cx, syn, "rem", t);
+    Sym *rem = ck_declare_temp(cx, syn, "rem", t, NULL);
     if (!rem) return 0;
-    Node *d = ck_node(cx, N_C_DECL, syn, t);
-    d->sym = rem;
-    ck_emit_stmt(cx, d);
     Node *addr = ck_mk1(cx, N_C_UNARY, syn, t, ck_var_ref(cx, syn, rem));
     if (!addr) return 0;
     addr->op = OP_ADDR;

@@ -430,11 +430,8 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     for (int i = 0; i < nside; i++) c->kids[c->nkids++] = side[i];
     for (int i = 1; i < nret; i++) {
-        Sym *t = ck_new_temp(cx, syn, "value", fn->ret->elems[i]);
+        Sym *t = ck_declare_temp(cx, syn, "value", fn->ret->elems[i], NULL);
         if (!t) return NULL;
-        Node *d = ck_node(cx, N_C_DECL, syn, t->ty);
-        d->sym = t;
-        ck_emit_stmt(cx, d);
         Node *ad = ck_mk1(cx, N_C_UNARY, syn, t->ty, ck_var_ref(cx, syn, t));
         if (!ad) return NULL;
         ad->op = OP_ADDR;

@@ -571,16 +571,8 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     if (!e || e->kind == N_C_VAR || e->kind == N_C_INTLIT || e->kind == N_C_FLOATLIT || e->kind == N_C_BOOLLIT ||
         e->kind == N_C_LENGTH)
         return e;
-    Sym *t = ck_new_temp(cx, at, "tmp", e->ty);
-    if (!t) return NULL;
-    Node *d = ck_node(cx, N_C_DECL, at, e->ty);
-    d->sym = t;
-    d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
-    if (!d->kids) return NULL;
-    d->kids[0] = e;
-    d->nkids = 1;
-    ck_emit_stmt(cx, d);
-    return ck_var_ref(cx, at, t);
+    Sym *t = ck_declare_temp(cx, at, "tmp", e->ty, e);
+    return t ? ck_var_ref(cx, at, t) : NULL;
 }
 
 int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {

@@ -264,11 +264,8 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
             s->nkids = 3;
             return s->kids[1] && s->kids[2] ? s : NULL;
         }
-        Sym *tmp = ck_new_temp(cx, syn, "value", t);
+        Sym *tmp = ck_declare_temp(cx, syn, "value", t, NULL);
         if (!tmp) return NULL;
-        Node *d = ck_node(cx, N_C_DECL, syn, t);
-        d->sym = tmp;
-        ck_emit_stmt(cx, d);
         Dest dv = {D_VAR, tmp, t};
         cx->block = b1;
         ck_deliver(cx, v1, &dv, syn->kids[2]);
@@ -291,7 +288,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     }
     Sym *tmp = ck_new_temp(cx, syn, "value", NULL);
     if (!tmp) return NULL;
-    Node *d = ck_node(cx, N_C_DECL, syn, NULL);
+    Node *d = ck_node(cx, N_C_DECL, syn, NULL); /* typed once the form has delivered */
     d->sym = tmp;
     ck_emit_stmt(cx, d);
     Dest dv = {D_VAR, tmp, want};

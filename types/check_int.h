@@ -200,6 +200,9 @@ int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max);
 Sym *ck_parameter_lookup(Checker *ck, const Node *name);
 Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty);
 Sym *ck_new_temp(Ctx *cx, const Node *at, const char *hint, Type *ty);
+/* A temporary of type TY (NULL: set later) declared in the current block,
+ * with INIT as its value when INIT is not NULL; NULL when out of memory. */
+Sym *ck_declare_temp(Ctx *cx, const Node *at, const char *hint, Type *ty, Node *init);
 void ck_scope_push(Ctx *cx);
 void ck_scope_pop(Ctx *cx);
 void ck_scope_add(Ctx *cx, Sym *s);

@@ -76,16 +76,11 @@ Node *cx_andor(Ctx *cx, Node *syn, Type *want) {
         return acc;
     }
     /* operands that need statements: lower to a flag and nested ifs */
-    Sym *flag = ck_new_temp(cx, syn, is_and ? "all" : "any", &ty_bool);
+    Node *first = vals[0]->ty->kind == TY_BOOL
+                      ? vals[0]
+                      : ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[0], ck_int_lit(cx, syn, 0, vals[0]->ty));
+    Sym *flag = ck_declare_temp(cx, syn, is_and ? "all" : "any", &ty_bool, first);
     if (!flag) return NULL;
-    Node *d = ck_node(cx, N_C_DECL, syn, &ty_bool);
-    d->sym = flag;
-    d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
-    if (!d->kids) return NULL;
-    d->kids[0] = ck_mk2(cx, N_C_BINARY, syn, &ty_bool, OP_NE, vals[0], ck_int_lit(cx, syn, 0, vals[0]->ty));
-    if (vals[0]->ty->kind == TY_BOOL) d->kids[0] = vals[0];
-    d->nkids = 1;
-    ck_emit_stmt(cx, d);
     Node *outer = cx->block;
     for (int i = 1; i < n; i++) {
         Node *test = ck_var_ref(cx, syn, flag);

@@ -307,14 +307,8 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < sym_ndims(t) / 2; k++) {
             int j = sym_ndims(t) - 1 - k;
-            Sym *tmp = ck_new_temp(cx, syn, a ? "stride" : "dim", ulong_ty());
+            Sym *tmp = ck_declare_temp(cx, syn, a ? "stride" : "dim", ulong_ty(), at(cx, syn, arrs[a], k));
             if (!tmp) return NULL;
-            Node *d = ck_node(cx, N_C_DECL, syn, ulong_ty());
-            d->sym = tmp;
-            d->kids = arena_alloc(cx->ck->a, sizeof(Node *));
-            if (!d->kids) return NULL;
-            d->kids[d->nkids++] = at(cx, syn, arrs[a], k);
-            ck_emit_stmt(cx, d);
             ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void,
                               ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, arrs[a], k), at(cx, syn, arrs[a], j))));
             ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void,
