@@ -322,13 +322,18 @@ def check_cpp(out, base):
                         capture_output=True, text=True, timeout=300)
     if cc.returncode:
         return "fail", "nvcc: " + (cc.stdout + cc.stderr)[-400:]
+    return run_and_compare(exe, os.path.join(out, base + ".ptx"), ref_path, "module:")
+
+
+def run_and_compare(exe, arg, ref_path, what):
+    """Run the C demo EXE on ARG and compare its output with the PoCL one."""
     try:
-        r = subprocess.run([exe, os.path.join(out, base + ".ptx")], capture_output=True, text=True, timeout=TIMEOUT)
+        r = subprocess.run([exe, arg], capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired as e:
         return "fail", "the demo did not finish in %d s: %s" % (TIMEOUT, (e.stdout or b"")[-300:])
     if r.returncode:
         return "fail", "the demo failed: " + (r.stdout + r.stderr)[-400:]
-    return compare_output(r.stdout, ref_path, "module:")
+    return compare_output(r.stdout, ref_path, what)
 
 
 def compare_output(stdout, ref_path, what):
@@ -370,13 +375,7 @@ def check_c_opencl(out, base):
                         ["-lOpenCL", "-lm", "-o", exe], capture_output=True, text=True, timeout=300)
     if cc.returncode:
         return "fail", "cc: " + (cc.stdout + cc.stderr)[-400:]
-    try:
-        r = subprocess.run([exe, os.path.join(out, base + ".cl")], capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired as e:
-        return "fail", "the demo did not finish in %d s: %s" % (TIMEOUT, (e.stdout or b"")[-300:])
-    if r.returncode:
-        return "fail", "the demo failed: " + (r.stdout + r.stderr)[-400:]
-    return compare_output(r.stdout, ref_path, "program:")
+    return run_and_compare(exe, os.path.join(out, base + ".cl"), ref_path, "program:")
 
 
 def jobs():
