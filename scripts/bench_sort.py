@@ -29,7 +29,18 @@ Options / environment:
                     :local-size, :keys-per-thread), separated by spaces or
                     commas, e.g. "4:256:8 8:32:32"; a variant that fails to
                     build or run is reported and skipped
-  BENCH_SORT_ONLY   radix or bitonic: time only those
+  BENCH_SORT_TYPED  radix sorts of other keys and key-value pairs, each
+                    KEY[/VALUE][:BITS:LOCAL:KEYS] (numpy-named scalar
+                    types: uint32 int32 float32 int64 uint64 float64 int16
+                    ...), e.g. "float32/int32 float32/int32:4:128:24":
+                    without a shape gen-radix-sort-vector's default for
+                    those types (docs/library.md "Radix sort"), with one
+                    that shape; each timed on BENCH_SORT_TYPED_N random
+                    keys (default BENCH_SORT_N / 4) and their indices as
+                    values, checked against numpy's stable argsort, and
+                    printed with its ratio to the first entry of the same
+                    types (the default when it comes first)
+  BENCH_SORT_ONLY   radix, bitonic or typed: time only those
   BENCH_SORT_PROFILE=1
                     also run the default radix sort once on a profiling
                     queue and print the device time of its count, scan and
@@ -39,6 +50,7 @@ No clang is needed: crisp writes the .cl and the OpenCL driver builds it.
 """
 import argparse
 import importlib.util
+import json
 import os
 import statistics
 import subprocess
@@ -139,7 +151,7 @@ pyrs = RadixSort(ctx, "uint *keys", key_expr="keys[i]", sort_arg_names=["keys"],
 pybs = BitonicSort(ctx)
 
 t_variants = []
-if ONLY != "bitonic":
+if ONLY not in ("bitonic", "typed"):
     print("-- radix")
     t_cr = timed("crisp gen-radix-sort-vector", crisp_radix, lambda o, d: o)
     t_pr = timed("pyopencl.algorithm.RadixSort", lambda d: pyrs(d, key_bits=32, queue=queue)[0][0], lambda o, d: o)
@@ -155,7 +167,7 @@ if ONLY != "bitonic":
             t_variants.append((v, t_v))
         except Exception as e:  # a variant that does not build or run here
             print("  variant %s: failed: %s" % (v, str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__))
-if ONLY != "bitonic" and os.environ.get("BENCH_SORT_PROFILE"):
+if ONLY not in ("bitonic", "typed") and os.environ.get("BENCH_SORT_PROFILE"):
     pq = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
     spec = importlib.util.spec_from_file_location("bench_sort_hoist_profile", os.path.join(OUT, "default", "bench_sort_hoist_PyOpenCL.py"))
     pmod = importlib.util.module_from_spec(spec)
@@ -187,7 +199,7 @@ if ONLY != "bitonic" and os.environ.get("BENCH_SORT_PROFILE"):
         parts.append("%s %.3f ms (%d)" % (part, dt * 1e3, len(events.get(part, []))))
     print("  profile: wall %.3f ms, kernels %.3f ms: %s" % (wall * 1e3, total * 1e3, ", ".join(parts)))
 t_cu = None
-if "nvidia" in args.platform.lower() and ONLY != "bitonic":
+if "nvidia" in args.platform.lower() and ONLY not in ("bitonic", "typed"):
     try:
         import cupy
         dk = cupy.asarray(keys)
@@ -209,7 +221,76 @@ if "nvidia" in args.platform.lower() and ONLY != "bitonic":
     except ImportError as e:
         print("  cupy.sort: not measured (%s)" % e)
 
-if ONLY == "radix":
+TYPED = os.environ.get("BENCH_SORT_TYPED", "").replace(",", " ").split()
+CRISP_TYPES = {"uint32": "uint", "int32": "int", "float32": "float", "uint64": "ulong", "int64": "long",
+               "float64": "double", "uint16": "ushort", "int16": "short", "uint8": "uchar", "int8": "char"}
+
+
+def typed_keys(dt, n, rng):
+    """random keys of numpy type DT: no -0.0 or NaN (their radix-key order is
+    not numpy's), many repeats (stability shows in the values)"""
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return (np.round(rng.standard_normal(n) * 1000) / 8).astype(dt) + dt.type(0.0)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+
+
+if TYPED and ONLY in ("", "typed"):
+    NT = int(os.environ.get("BENCH_SORT_TYPED_N", str(max(1, N // 4))))
+    rng = np.random.default_rng(5)
+    firsts = {}
+    print("-- radix, other types: %d keys, the values their indices, median of %d runs" % (NT, RUNS))
+    for entry in TYPED:
+        try:
+            kinds, _, shape = entry.partition(":")
+            kt, _, vt = kinds.partition("/")
+            ck, cv = CRISP_TYPES[kt], (CRISP_TYPES[vt] if vt else None)
+            opts = ""
+            if shape:
+                bits, wg, kpt = (int(x) for x in shape.split(":"))
+                opts = " :digit-bits %d :local-size %d :keys-per-thread %d" % (bits, wg, kpt)
+            src = "(gen-radix-sort-vector %s%s%s)\n" % (ck, " :values " + cv if cv else "", opts)
+            tag = "t_" + entry.replace("/", "_").replace(":", "_")
+            kv = hoist(tag, src)
+            r = subprocess.run([crisp, "--metadata", "--output-dir=" + os.path.join(OUT, tag),
+                                os.path.join(OUT, tag, "bench_sort.crisp")], capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError("crisp --metadata failed:\n" + r.stderr)
+            info = json.load(open(os.path.join(OUT, tag, "bench_sort.metacrisp")))["sorts"][0]
+            fn = getattr(kv, info["name"])
+            hk = typed_keys(kt, NT, rng)
+            hv = np.arange(NT, dtype=vt) if vt else None
+            order = np.argsort(hk, kind="stable")
+            wk = hk[order]
+            wv = hv[order] if vt else None
+            ts = []
+            for i in range(RUNS + 1):
+                dk = cla.to_device(queue, hk)
+                dv = cla.to_device(queue, hv) if vt else None
+                queue.finish()
+                t0 = time.perf_counter()
+                fn(dk, dv) if vt else fn(dk)
+                queue.finish()
+                if i:
+                    ts.append(time.perf_counter() - t0)
+                elif not np.array_equal(dk.get(), wk) or (vt and not np.array_equal(dv.get(), wv)):
+                    raise RuntimeError("sorted wrongly")
+            t = statistics.median(ts)
+            key = kinds
+            ratio = ""
+            if key in firsts:
+                ratio = "  speed %.2fx the first %s" % (firsts[key] / t, key)
+            else:
+                firsts[key] = t
+            print("  %-22s %d bits, %3d x %2d keys %9.2f ms %8.1f Mkeys/s%s"
+                  % (entry, info["digit_bits"], info["local_size"], info["keys_per_thread"], t * 1e3, NT / t / 1e6, ratio),
+                  flush=True)
+        except Exception as e:  # a variant that does not build or run here
+            print("  %s: failed: %s" % (entry, str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__),
+                  flush=True)
+
+if ONLY in ("radix", "typed"):
     pass
 elif N & (N - 1):
     print("-- bitonic")

@@ -7,6 +7,7 @@ hoist's _run and _enqueue against qsort (tests/hoist/sort_caller.c, built
 with gcc and g++); the orchestrations gen-bitonic-sort-vector makes (the
 same passes in run-time loops) through both hoists against numpy and
 qsort, and their metadata (steps, buffers, loops)."""
+import json
 import importlib.util
 import os
 import shutil
@@ -202,18 +203,38 @@ def py_radix_pairs_stable():
         assert_equal(lv, want_v, name="ulong values n=%d" % n)
 
 
+def radix_tiles():
+    """{host function: keys a tile (local size x keys per thread)} of the
+    radix sorts, from the metadata's "sorts" list (docs/abi.md)"""
+    d = out_dir("sort_hoists_meta")
+    status, out, err = crisp("--metadata", "--output-dir=" + d, os.path.relpath(SRC, REPO))
+    if status != 0:
+        raise CompileError("crisp --metadata failed:\n" + err + out)
+    m = json.load(open(os.path.join(d, "sort_vector.metacrisp")))
+    return {x["name"]: x["local_size"] * x["keys_per_thread"] for x in m["sorts"] if x["kind"] == "radix"
+            and x["name"] in ("radix_sort_vector_uint", "radix_sort_vector_float_int", "radix_sort_vector_long_ulong")}
+
+
 @case
 def py_radix_orchestrations():
     """The orchestrations gen-radix-sort-vector makes (the passes unrolled):
-    the caller gives the counts (16 per tile of 128 x 24 keys; 16 keys per
-    thread when a key and its value take more than 8 bytes) and the second
-    buffers; the result
-    ends in the keys (and values), which the call returns by name."""
+    the caller gives the counts (16 per tile of L x E keys, the local size
+    and keys per thread the metadata's "sorts" entry gives: derived from the
+    bytes of a key and its value, docs/library.md "Radix sort") and the
+    second buffers; the result ends in the keys (and values), which the
+    call returns by name."""
     k = kernels()
-    for n in (0, 1, 2, 15, 16, 17, 2048, 3072, 3073, 65537, 10 ** 6 + 7):
+    tile = radix_tiles()
+    check("the default tiles fit 32 KiB: 128 x 24 for 4-byte keys, 3072 for 8 bytes a pair, 1536 for 16",
+          tile == {"radix_sort_vector_uint": 3072, "radix_sort_vector_float_int": 3072,
+                   "radix_sort_vector_long_ulong": 1536}, tile)
+
+    def counts_for(name, n):
+        return np.zeros(16 * max(1, -(-n // tile[name])), np.uint32)
+    for n in (0, 1, 2, 15, 16, 17, 1536, 1537, 2048, 3072, 3073, 65537, 10 ** 6 + 7):
         keys = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
         keys[::3] = 77
-        counts = np.zeros(16 * max(1, -(-n // 3072)), np.uint32)
+        counts = counts_for("radix_sort_vector_uint", n)
         want = np.sort(keys)
         r = k.radix_sort_vector_uint_orchestration(keys, counts, np.zeros_like(keys))
         assert_equal(keys, want, name="uint n=%d" % n)
@@ -223,12 +244,13 @@ def py_radix_orchestrations():
         fv = np.arange(n, dtype=np.int32)
         order = np.argsort(radix_keys(fk), kind="stable")
         wk, wv = fk[order], fv[order]
-        k.radix_sort_vector_float_int_orchestration(fk, counts, np.zeros_like(fk), fv, np.zeros_like(fv))
+        k.radix_sort_vector_float_int_orchestration(fk, counts_for("radix_sort_vector_float_int", n), np.zeros_like(fk), fv,
+                                                    np.zeros_like(fv))
         assert_equal(fk, wk, name="float keys n=%d" % n)
         assert_equal(fv, wv, name="int values (stable) n=%d" % n)
         lk = rng.integers(-(1 << 62), 1 << 62, n, dtype=np.int64)
         lv = rng.integers(0, 1 << 64, n, dtype=np.uint64)
-        lc = np.zeros(16 * max(1, -(-n // 2048)), np.uint32)
+        lc = counts_for("radix_sort_vector_long_ulong", n)
         order = np.argsort(lk, kind="stable")
         wk, wv = lk[order], lv[order]
         k.radix_sort_vector_long_ulong_orchestration(lk, lc, np.zeros_like(lk), lv, np.zeros_like(lv))
@@ -328,7 +350,7 @@ def metadata_lists_the_sorts():
                                "bitonic_sort_vector_int_merge_local"], b)
     r = s["radix_sort_vector_long_ulong"]
     check("radix entry", r["kind"] == "radix" and r["passes"] == 16 and r["pairs"] is True and r["element"] == "long"
-          and r["digit_bits"] == 4 and r["local_size"] == 128 and r["keys_per_thread"] == 16, r)
+          and r["digit_bits"] == 4 and r["local_size"] == 64 and r["keys_per_thread"] == 24, r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
     # the orchestrations gen-bitonic-sort-vector and gen-radix-sort-vector

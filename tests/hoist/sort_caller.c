@@ -153,9 +153,11 @@ int main(int argc, char **argv) {
                     if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
                 expect(i == n, "radix pairs sorted, stable", n);
                 /* the orchestrations gen-radix-sort-vector makes (the same
-                   passes, unrolled): the counts (16 per tile of 128 x 24
-                   keys) and a second buffer are the caller's; the result
-                   ends in the keys (and values) */
+                   passes, unrolled): the counts (16 per tile of 3072
+                   keys: 128 x 24 int keys, 96 x 32 float-int pairs, the
+                   metadata's local_size x keys_per_thread) and a second
+                   buffer are the caller's; the result ends in the keys
+                   (and values) */
                 {
                     size_t tiles = (n + 3071) / 3072, nc = 16 * (tiles ? tiles : 1);
                     cl_uint *counts = (cl_uint *)calloc(nc, sizeof *counts);
