@@ -471,6 +471,16 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
+            } else if (h && !strcmp(h, "%default-local-size")) {
+                /* the library's local size for crisp to choose when the
+                   kernel declares none (sidechan.c; the radix passes:
+                   docs/library.md "Radix sort"); the smallest wins */
+                int64_t v = 0;
+                if (e->nkids != 2 || !ck_const_syn_int(cx, e->kids[1], &v) || v <= 0 || v > 1024)
+                    diag_error_at(ck->d, e, "E0704", "(%%default-local-size N) takes a size from 1 to 1024, found `%s`",
+                                  syn_to_string(ck->a, e, 40));
+                else if (cx->fn && (!cx->fn->lsize_default || v < cx->fn->lsize_default))
+                    cx->fn->lsize_default = v;
             } else if (h && !strcmp(h, "%workgroup-uniform")) {
                 /* the library's promise that a let variable has the same
                    value in every work-item of the workgroup (a verdict read

@@ -151,6 +151,9 @@ typedef struct CFunc {
     Sym **local_arrays;     /* kernel: __local arrays hoisted to kernel scope */
     int nlocal, caplocal;
     SizeDecl gsize, lsize;
+    int64_t lsize_default;  /* (%default-local-size N) in the body or a
+                               callee's: the local size crisp chooses
+                               when none is declared (sidechan.c), or 0 */
     int single_task;
     int exact;              /* def-kernel-exact */
     SideChannel **sides;    /* kernels: side channels in source order */

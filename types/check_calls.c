@@ -374,6 +374,8 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     if (!fn) return NULL;
     merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
     merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
+    if (fn->lsize_default && (!cx->fn->lsize_default || fn->lsize_default < cx->fn->lsize_default))
+        cx->fn->lsize_default = fn->lsize_default;
     /* side channels and the debug channel the callee needs from us */
     Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;

@@ -291,7 +291,11 @@ static int uses_local_size(const SizeExpr *e) {
 /* After a kernel's body: a kernel whose side channels are sized by the
  * local size must be launched with one, so when it declares none, the
  * compiler declares 256 work-items (16x16, 8x8x4 in 2 and 3 dimensions) -
- * a size every OpenCL device runs - and says so in the hoists' comments. */
+ * a size every OpenCL device runs - and says so in the hoists' comments.
+ * A one-dimensional kernel whose library code asked for fewer
+ * (`(%default-local-size N)`: the radix passes, whose tiles need more than
+ * the 32 KiB of local memory OpenCL guarantees at 256, docs/library.md
+ * "Radix sort") gets N. */
 void ck_side_finish_kernel(Ctx *cx) {
     CFunc *fn = cx->fn;
     if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
@@ -305,6 +309,10 @@ void ck_side_finish_kernel(Ctx *cx) {
     fn->lsize.nset = dims;
     for (int d = 0; d < dims; d++) fn->lsize.set_to[d] = sizes[dims - 1][d];
     fn->lsize.msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size; declare (local-size ...) to choose another";
+    if (dims == 1 && fn->lsize_default > 0 && fn->lsize_default < sizes[0][0]) {
+        fn->lsize.set_to[0] = fn->lsize_default;
+        fn->lsize.msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size, and at this one the library's tiles fit 32 KiB; declare (local-size ...) to choose another";
+    }
     fn->lsize.at = fn->def;
 }
 
