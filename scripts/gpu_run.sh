@@ -38,6 +38,11 @@ want hoist && step bench_hoist 180 "$PY" scripts/bench_hoist.py
 want local_mem && step local_mem_probe 60 "$PY" scripts/local_mem_probe.py tests/e2e/lib/filter.crisp \
     filter_small_double_tuned filter_big_ulong_tuned filter_small_double filter_even_int --wg 64,128,192,256 --launch
 want sort && BENCH_SORT_PROFILE=1 step bench_sort 300 "$PY" scripts/bench_sort.py --platform NVIDIA
+# gen-radix-sort-vector's defaults for 8- and 16-byte pairs (tiles that fit 32 KiB) next to the
+# shapes they replaced (docs/performance.md "Radix sort of other types")
+want sort && BENCH_SORT_ONLY=typed BENCH_SORT_N=1048576 BENCH_SORT_TYPED_N=${BENCH_SORT_TYPED_N:-8388608} \
+    BENCH_SORT_TYPED=${BENCH_SORT_TYPED:-"uint32 float32/int32 float32/int32:4:128:24 float64 float64:4:128:24 int64/uint64 int64/uint64:4:128:16 int32/float64 int32/float64:4:128:16"} \
+    step bench_sort_typed 240 "$PY" scripts/bench_sort.py --platform NVIDIA
 want matmul && step bench_matmul 240 "$PY" scripts/bench_matmul.py --platform NVIDIA
 want orch && step bench_orch 300 "$PY" scripts/bench_orch.py --platform NVIDIA --bytes ${BENCH_ORCH_BYTES:-4294967296} --sweep
 # the CUDA hoists and the OpenCL hoists over the PTX (docs/hoisting-cuda.md): DIR is built where
