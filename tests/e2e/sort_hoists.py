@@ -212,7 +212,8 @@ def radix_tiles():
         raise CompileError("crisp --metadata failed:\n" + err + out)
     m = json.load(open(os.path.join(d, "sort_vector.metacrisp")))
     return {x["name"]: x["local_size"] * x["keys_per_thread"] for x in m["sorts"] if x["kind"] == "radix"
-            and x["name"] in ("radix_sort_vector_uint", "radix_sort_vector_float_int", "radix_sort_vector_long_ulong")}
+            and x["name"] in ("radix_sort_vector_uint", "radix_sort_vector_int", "radix_sort_vector_float_int",
+                              "radix_sort_vector_long_ulong")}
 
 
 @case
@@ -226,7 +227,7 @@ def py_radix_orchestrations():
     k = kernels()
     tile = radix_tiles()
     check("the default tiles fit 32 KiB: 128 x 24 for 4-byte keys, 3072 for 8 bytes a pair, 1536 for 16",
-          tile == {"radix_sort_vector_uint": 3072, "radix_sort_vector_float_int": 3072,
+          tile == {"radix_sort_vector_uint": 3072, "radix_sort_vector_int": 3072, "radix_sort_vector_float_int": 3072,
                    "radix_sort_vector_long_ulong": 1536}, tile)
 
     def counts_for(name, n):
@@ -390,8 +391,10 @@ for compiler in ("gcc", "g++"):
     def _(compiler=compiler):
         d, c_file = hoist(SRC, "sort_hoists_c_" + compiler.replace("+", "p"))
         exe = os.path.join(d, "sort_caller")
-        status, out, err = sh(COMPILERS[compiler] + ["-I", d, os.path.join(HOIST_TESTS, "sort_caller.c"), "-lOpenCL",
-                                                     "-o", exe])
+        tile = radix_tiles()
+        status, out, err = sh(COMPILERS[compiler] + ["-I", d, "-DRADIX_TILE_INT=%d" % tile["radix_sort_vector_int"],
+                                                     "-DRADIX_TILE_FLOAT_INT=%d" % tile["radix_sort_vector_float_int"],
+                                                     os.path.join(HOIST_TESTS, "sort_caller.c"), "-lOpenCL", "-o", exe])
         check("compiles", status == 0 and not err.strip(), (err + out)[:3000])
         status, out, err = sh(COMPILERS[compiler] + ["-I", d, c_file, c_file[:-2] + "_demo.c", "-lOpenCL",
                                                      "-o", exe + "_demo"])

@@ -5,8 +5,15 @@
  * Run by tests/e2e/sort_hoists.py: compiled with the hoist of
  * sort_vector.crisp, argv[1] the .cl.  Sorts host arrays (_run, in place
  * and into another array) and device memory (_enqueue) of several sizes,
- * with duplicates, negatives, sorted and reversed inputs. */
+ * with duplicates, negatives, sorted and reversed inputs.  The radix
+ * orchestrations' counts are sized from RADIX_TILE_INT and
+ * RADIX_TILE_FLOAT_INT, the keys a tile (local_size x keys_per_thread of
+ * the metadata's "sorts"), which the test passes with -D. */
 #include "sort_vector_hoist_OpenCL.c"
+
+#if !defined(RADIX_TILE_INT) || !defined(RADIX_TILE_FLOAT_INT)
+#error "build with -DRADIX_TILE_INT=N -DRADIX_TILE_FLOAT_INT=N (tests/e2e/sort_hoists.py reads them from the metadata)"
+#endif
 
 #include <stdlib.h>
 
@@ -153,14 +160,16 @@ int main(int argc, char **argv) {
                     if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
                 expect(i == n, "radix pairs sorted, stable", n);
                 /* the orchestrations gen-radix-sort-vector makes (the same
-                   passes, unrolled): the counts (16 per tile of 3072
-                   keys: 128 x 24 int keys, 96 x 32 float-int pairs, the
-                   metadata's local_size x keys_per_thread) and a second
-                   buffer are the caller's; the result ends in the keys
-                   (and values) */
+                   passes, unrolled): the counts (16 per tile of
+                   RADIX_TILE_* keys: the metadata's local_size x
+                   keys_per_thread, which follow the bytes of a key and its
+                   value) and a second buffer are the caller's; the result
+                   ends in the keys (and values) */
                 {
-                    size_t tiles = (n + 3071) / 3072, nc = 16 * (tiles ? tiles : 1);
+                    size_t tiles = (n + RADIX_TILE_INT - 1) / RADIX_TILE_INT, nc = 16 * (tiles ? tiles : 1);
+                    size_t ptiles = (n + RADIX_TILE_FLOAT_INT - 1) / RADIX_TILE_FLOAT_INT, npc = 16 * (ptiles ? ptiles : 1);
                     cl_uint *counts = (cl_uint *)calloc(nc, sizeof *counts);
+                    cl_uint *pcounts = (cl_uint *)calloc(npc, sizeof *pcounts);
                     cl_int *o = (cl_int *)malloc((n + 1) * sizeof *o), *ov = (cl_int *)malloc((n + 1) * sizeof *ov);
                     float *ok = (float *)malloc((n + 1) * sizeof *ok);
                     for (i = 0; i < n; i++) {
@@ -175,12 +184,12 @@ int main(int argc, char **argv) {
                     expect(sort_vector_radix_sort_vector_int_orchestration_run(&prog, r, n, counts, nc, o, n) == CL_SUCCESS,
                            "radix int orchestration", n);
                     expect(!memcmp(r, aw, n * sizeof *r), "radix int orchestration sorted", n);
-                    expect(sort_vector_radix_sort_vector_float_int_orchestration_run(&prog, rk, n, counts, nc, ok, n, b, n, ov, n) ==
+                    expect(sort_vector_radix_sort_vector_float_int_orchestration_run(&prog, rk, n, pcounts, npc, ok, n, b, n, ov, n) ==
                                CL_SUCCESS, "radix pairs orchestration", n);
                     for (i = 0; i < n; i++)
                         if (rk[i] != pw[i].key || b[i] != pw[i].value) break;
                     expect(i == n, "radix pairs orchestration sorted, stable", n);
-                    free(counts), free(o), free(ov), free(ok);
+                    free(counts), free(pcounts), free(o), free(ov), free(ok);
                 }
                 free(r), free(rk), free(pw);
             }
