@@ -226,8 +226,8 @@ def py_radix_orchestrations():
     call returns by name."""
     k = kernels()
     tile = radix_tiles()
-    check("the default tiles fit 32 KiB: 128 x 24 for 4-byte keys, 3072 for 8 bytes a pair, 1536 for 16",
-          tile == {"radix_sort_vector_uint": 3072, "radix_sort_vector_int": 3072, "radix_sort_vector_float_int": 3072,
+    check("the default tiles fit 32 KiB: 128 x 24 for 4-byte keys, 128 x 16 for 8 bytes a pair, 96 x 16 for 16",
+          tile == {"radix_sort_vector_uint": 3072, "radix_sort_vector_int": 3072, "radix_sort_vector_float_int": 2048,
                    "radix_sort_vector_long_ulong": 1536}, tile)
 
     def counts_for(name, n):
@@ -351,7 +351,7 @@ def metadata_lists_the_sorts():
                                "bitonic_sort_vector_int_merge_local"], b)
     r = s["radix_sort_vector_long_ulong"]
     check("radix entry", r["kind"] == "radix" and r["passes"] == 16 and r["pairs"] is True and r["element"] == "long"
-          and r["digit_bits"] == 4 and r["local_size"] == 64 and r["keys_per_thread"] == 24, r)
+          and r["digit_bits"] == 4 and r["local_size"] == 96 and r["keys_per_thread"] == 16, r)
     names = {k["name"] for k in m["kernels"]}
     check("the kernels exist", all(k in names for x in s.values() for k in x["kernels"]))
     # the orchestrations gen-bitonic-sort-vector and gen-radix-sort-vector
