@@ -136,7 +136,9 @@ def radix_tiles_follow_the_types():
     check("4-byte keys keep 128 x 24", shape["radix_sort_vector_uint"] == (128, 24) and
           shape["radix_sort_vector_float"] == (128, 24), shape)
     check("8 bytes a pair: 128 x 16", shape["radix_sort_vector_float_int"] == (128, 16) and
-          shape["radix_sort_vector_double"] == (128, 16), shape)
+          shape["radix_sort_vector_uint_uint"] == (128, 16), shape)
+    check("8-byte keys alone: 96 x 32", shape["radix_sort_vector_double"] == (96, 32) and
+          shape["radix_sort_vector_long"] == (96, 32), shape)
     check("12 and 16 bytes a pair: 96 x 16", shape["radix_sort_vector_long_ulong"] == (96, 16) and
           shape["radix_sort_vector_int_double"] == (96, 16), shape)
     check("a short key with a char value: 128 x 24", shape["radix_sort_vector_short_char"] == (128, 24), shape)
