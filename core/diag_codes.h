@@ -332,7 +332,7 @@ DIAG_INTERNAL(E0603, ERROR, "function instantiated with an incomplete parameter 
 DIAG(E0701, ERROR, "size declaration given twice")
 DIAG(E0702, ERROR, "unknown key in a size declaration")
 DIAG(E0703, ERROR, "wrong number of `:set-to` sizes")
-DIAG(E0704, ERROR, "`:set-to` size not a positive constant (or a bad library `default-local-size`)")
+DIAG(E0704, ERROR, "`:set-to` size not a positive constant, or a library default local size outside 1 to 1024")
 DIAG(E0705, ERROR, "`:derive-from` names no kernel parameter")
 DIAG(E0706, ERROR, "`:derive-from` parameter of the wrong type")
 DIAG(E0707, ERROR, "bad `:dims`")
