@@ -10,6 +10,7 @@
  * names mangled, BASE_K to make a name unique, reserved words avoided -
  * so the checker stays target-neutral. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,14 @@
 #include "names.h"
 
 /* C keywords, OpenCL C types and built-ins a user name must not take
- * (sorted: looked up by binary search). */
+ * (looked up through reserved_set below). */
 static const char *const reserved_c[] = {
     "__kernel", "abs", "acos", "asin", "atan", "auto", "barrier", "bool", "break", "case", "ceil",
     "char", "clamp", "const", "constant", "continue", "cos", "cross", "default", "distance", "do",
     "dot", "double", "else", "enum", "event_t", "exp", "extern", "fabs", "false", "float", "floor",
     "fma", "for", "get_global_id", "get_global_offset", "get_global_size", "get_group_id",
     "get_local_id", "get_local_size", "get_num_groups", "get_work_dim", "global", "goto", "half",
-    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "it", "kernel", "length", "local",
+    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "kernel", "length", "local",
     "log", "log2", "long", "mad", "main", "max", "mem_fence", "min", "mix", "normalize", "pow",
     "printf", "private", "ptrdiff_t", "read_only", "read_write", "register", "restrict", "return",
     "round", "rsqrt", "sampler_t", "select", "short", "sign", "signed", "sin", "size_t", "sizeof",
@@ -50,17 +51,36 @@ int oclc_reserved_prefix(const char *s) {
     return 0;
 }
 
-static int cmp_word(const void *k, const void *e) {
-    return strcmp((const char *)k, *(const char *const *)e);
+/* The reserved words (reserved_c and the upper-case macros of the
+ * OpenCL C headers) in an open-addressed set made once: the checker asks
+ * for every name it makes, and a binary search of strcmp's was most of
+ * oclc_unique's cost (issue 14). */
+#define RESERVED_SLOTS 512 /* a power of two, over twice the words */
+static const char *reserved_set[RESERVED_SLOTS];
+static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
+
+static uint32_t word_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void reserved_add(const char *w) {
+    uint32_t j = word_hash(w) & (RESERVED_SLOTS - 1);
+    while (reserved_set[j]) j = (j + 1) & (RESERVED_SLOTS - 1);
+    reserved_set[j] = w;
+}
+
+static void reserved_build(void) {
+    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA"};
+    for (size_t i = 0; i < sizeof reserved_c / sizeof reserved_c[0]; i++) reserved_add(reserved_c[i]);
+    for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++) reserved_add(macros[i]);
 }
 
 int oclc_reserved(const char *s) {
-    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
-    if (bsearch(s, reserved_c, sizeof reserved_c / sizeof reserved_c[0], sizeof reserved_c[0], cmp_word))
-        return strcmp(s, "it") != 0;
-    if (s[0] >= 'A' && s[0] <= 'Z') /* the macros are upper case */
-        for (int i = 0; macros[i]; i++)
-            if (!strcmp(macros[i], s)) return 1;
+    pthread_once(&reserved_once, reserved_build);
+    for (uint32_t j = word_hash(s) & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
+        if (reserved_set[j][0] == s[0] && !strcmp(reserved_set[j], s)) return 1;
     return oclc_reserved_prefix(s);
 }
 
