@@ -40,6 +40,15 @@ static void free_chunk(ArenaChunk *c) {
     else free(c);
 }
 
+void *os_pages_alloc(size_t size) {
+    void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void os_pages_free(void *p, size_t size) {
+    if (p) munmap(p, size ? size : 1);
+}
+
 void arena_free(Arena *a) {
     ArenaChunk *c = a->head;
     while (c) {

@@ -110,7 +110,7 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
-    struct Interned *names; /* interned spellings (open addressing, malloc'ed) */
+    struct Interned *names; /* interned spellings (open addressing, os_pages_alloc) */
     size_t nnames, capnames;
 } St;
 
@@ -287,7 +287,7 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
     uint32_t h = spelling_hash(b, n);
     if ((s->nnames + 1) * 2 > s->capnames) {
         size_t cap = s->capnames ? s->capnames * 2 : 1024;
-        Interned *v = calloc(cap, sizeof *v);
+        Interned *v = os_pages_alloc(cap * sizeof *v);
         if (!v) {
             oom(s);
             return NULL;
@@ -298,7 +298,7 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
             while (v[j].name) j = (j + 1) & (cap - 1);
             v[j] = s->names[i];
         }
-        free(s->names);
+        os_pages_free(s->names, s->capnames * sizeof *s->names);
         s->names = v;
         s->capnames = cap;
     }
@@ -1219,7 +1219,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         }
     }
     free(s.stk);
-    free(s.names);
+    os_pages_free(s.names, s.capnames * sizeof *s.names);
     return c->diag.errors - before;
 }
 
