@@ -47,6 +47,16 @@ void sb_putc(StrBuf *b, char c) {
 }
 
 void sb_puts(StrBuf *b, const char *s) {
+    /* copied byte by byte while there is room: the texts are short names
+       and operators, for which strlen and memcpy cost more than the copy
+       (issue 14); the rest, if it did not fit, the usual way */
+    if (!b->oom && b->data) {
+        char *d = b->data + b->len, *end = b->data + b->cap - 1; /* the NUL's byte */
+        while (*s && d < end) *d++ = *s++;
+        b->len = (size_t)(d - b->data);
+        *d = 0;
+        if (!*s) return;
+    }
     sb_putn(b, s, strlen(s));
 }
 
@@ -67,6 +77,14 @@ static void out_putn(Out *o, const char *s, size_t n) {
     o->n += n;
 }
 
+/* out_putn of the NUL-terminated s. */
+static void out_puts(Out *o, const char *s) {
+    char *d = o->p + o->n, *end = o->p + o->cap - 1; /* the NUL's byte */
+    while (*s && d < end) *d++ = *s++;
+    o->n = (size_t)(d - o->p);
+    if (*s) o->full = 1;
+}
+
 static void out_unsigned(Out *o, unsigned long long v, int neg) {
     char d[24];
     int i = (int)sizeof d;
@@ -82,9 +100,15 @@ static void out_signed(Out *o, long long v) {
 int sb_format(char *buf, size_t cap, size_t *len, const char *f, va_list ap) {
     Out o = {buf, 0, cap, cap == 0};
     while (*f && !o.full) {
+        /* the text up to the next directive, copied as it is scanned */
         const char *q = f;
-        while (*q && *q != '%') q++;
-        if (q > f) out_putn(&o, f, (size_t)(q - f));
+        char *d = o.p + o.n, *end = o.p + o.cap - 1; /* the NUL's byte */
+        while (*q && *q != '%' && d < end) *d++ = *q++;
+        o.n = (size_t)(d - o.p);
+        if (*q && *q != '%') {
+            o.full = 1;
+            break;
+        }
         if (!*q) break;
         q++;
         int l = 0, z = 0;
@@ -109,7 +133,7 @@ int sb_format(char *buf, size_t cap, size_t *len, const char *f, va_list ap) {
             if (l || z) return 0;
             const char *s = va_arg(ap, const char *);
             if (!s) return 0;
-            out_putn(&o, s, strlen(s));
+            out_puts(&o, s);
             break;
         }
         case 'c': {
