@@ -145,18 +145,20 @@ typedef struct NameSuffixes {
 /* BASE_K with K a positive number without leading zeros: its K, and the
  * length of BASE; else 0. */
 static int name_suffix(const char *nm, size_t *baselen) {
-    const char *u = strrchr(nm, '_');
-    if (!u || u == nm || u[1] < '1' || u[1] > '9') return 0;
-    char *end;
-    long k = strtol(u + 1, &end, 10);
-    if (*end || k <= 0 || k >= 1000000000) return 0;
-    *baselen = (size_t)(u - nm);
-    return (int)k;
+    /* the digits at the end, then the last `_` (issue 14: strrchr and
+       strtol made most of the cost of taking a name) */
+    size_t n = strlen(nm), d = n;
+    while (d > 0 && nm[d - 1] >= '0' && nm[d - 1] <= '9') d--;
+    if (d == n || n - d > 9 || d < 2 || nm[d - 1] != '_' || nm[d] == '0') return 0;
+    int k = 0;
+    for (size_t i = d; i < n; i++) k = k * 10 + (nm[i] - '0');
+    *baselen = d - 1;
+    return k;
 }
 
 static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
-    intptr_t c = (intptr_t)strmap_get(&t->live, nm);
-    strmap_put(a, &t->live, nm, (void *)(c + delta));
+    void **live = strmap_slot(a, &t->live, nm);
+    if (live) *live = (void *)((intptr_t)*live + delta);
     size_t bl;
     int k = name_suffix(nm, &bl);
     if (!k) return;
