@@ -9,6 +9,8 @@
  * "Symbols and Identifiers", "Dereferencing and Swizzles" (accessors),
  * "Hardware Vectors" (##(...)) and "Enumerations". */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +70,52 @@ static const Builtin builtins[] = {
     {"marshall-debug-logging-vector", ck_marshall_form},
     {NULL, NULL},
 };
+
+/* The builtin forms by name (builtins, cx_id_builtins, cx_atomic_ops, in
+ * that order of precedence), hashed once per process: ck_expr looked for
+ * every call's head in the three tables one entry at a time (issue 14). */
+typedef struct HeadEnt {
+    const char *name;
+    const Builtin *b;
+    const IdBuiltin *id;
+    const AtomicOp *atomic;
+} HeadEnt;
+#define HEAD_SLOTS 512 /* a power of two, over twice the names */
+static HeadEnt head_table[HEAD_SLOTS];
+static pthread_once_t head_once = PTHREAD_ONCE_INIT;
+
+static uint32_t head_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static HeadEnt *head_slot(const char *name) {
+    uint32_t j = head_hash(name) & (HEAD_SLOTS - 1);
+    while (head_table[j].name && strcmp(head_table[j].name, name)) j = (j + 1) & (HEAD_SLOTS - 1);
+    return &head_table[j];
+}
+
+static void head_build(void) {
+    for (int i = 0; builtins[i].name; i++) {
+        HeadEnt *e = head_slot(builtins[i].name);
+        if (!e->name) e->name = builtins[i].name, e->b = &builtins[i];
+    }
+    for (int i = 0; cx_id_builtins[i].name; i++) {
+        HeadEnt *e = head_slot(cx_id_builtins[i].name);
+        if (!e->name) e->name = cx_id_builtins[i].name, e->id = &cx_id_builtins[i];
+    }
+    for (int i = 0; cx_atomic_ops[i].name; i++) {
+        HeadEnt *e = head_slot(cx_atomic_ops[i].name);
+        if (!e->name) e->name = cx_atomic_ops[i].name, e->atomic = &cx_atomic_ops[i];
+    }
+}
+
+static const HeadEnt *head_lookup(const char *name) {
+    pthread_once(&head_once, head_build);
+    const HeadEnt *e = head_slot(name);
+    return e->name ? e : NULL;
+}
 
 /* Is KEY a builtin function a variable may hold, (let ((op #'max)) ...)
  * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
@@ -511,12 +559,10 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         if (handled) return r;
     }
     if (ck_warp_form_name(h)) return ck_warp_form(cx, syn, want); /* types/warps.c */
-    for (int i = 0; builtins[i].name; i++)
-        if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
-    for (int i = 0; cx_id_builtins[i].name; i++)
-        if (syn_streq(cx_id_builtins[i].name, h)) return cx_gpu_id(cx, syn, &cx_id_builtins[i]);
-    for (int i = 0; cx_atomic_ops[i].name; i++)
-        if (syn_streq(cx_atomic_ops[i].name, h)) return cx_atomic(cx, syn, &cx_atomic_ops[i]);
+    const HeadEnt *he = head_lookup(h);
+    if (he && he->b) return he->b->fn(cx, syn, want);
+    if (he && he->id) return cx_gpu_id(cx, syn, he->id);
+    if (he && he->atomic) return cx_atomic(cx, syn, he->atomic);
     if (syn_streq("%atomic-load", h) || syn_streq("%atomic-store", h)) return cx_atomic_load_store(cx, syn, want);
     if (cx_is_swizzle_name(h)) return cx_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return cx_conversion(cx, syn, h);
