@@ -77,14 +77,6 @@ static void out_putn(Out *o, const char *s, size_t n) {
     o->n += n;
 }
 
-/* out_putn of the NUL-terminated s. */
-static void out_puts(Out *o, const char *s) {
-    char *d = o->p + o->n, *end = o->p + o->cap - 1; /* the NUL's byte */
-    while (*s && d < end) *d++ = *s++;
-    o->n = (size_t)(d - o->p);
-    if (*s) o->full = 1;
-}
-
 static void out_unsigned(Out *o, unsigned long long v, int neg) {
     char d[24];
     int i = (int)sizeof d;
@@ -133,7 +125,7 @@ int sb_format(char *buf, size_t cap, size_t *len, const char *f, va_list ap) {
             if (l || z) return 0;
             const char *s = va_arg(ap, const char *);
             if (!s) return 0;
-            out_puts(&o, s);
+            out_putn(&o, s, strlen(s));
             break;
         }
         case 'c': {

@@ -1,0 +1,32 @@
+/* libforms.h - the built-in library's forms, read at build time.
+ *
+ * Why it exists: reading the library's 280 KB of Crisp (the lib folder) was
+ * the same work in every run of crisp, a twentieth of compiling a 1 MB
+ * program and nearly all of compiling a small one (issue 14).  The build
+ * runs the reader once (scripts/gen_libforms.c, a program linked with the
+ * reader) and writes the syntax nodes it made as C data
+ * (build/gen/libforms.c); reader/builtin.c hands those out instead of
+ * parsing the text.  They are the nodes the reader makes at run time, field
+ * for field (the tree, the spellings, which nodes share a spelling), except
+ * the file number of their locations, which only a running process knows:
+ * builtin.c sets it before first use.  A file the reader cannot read the
+ * same way every time (one with #+ / #-, whose reading depends on -D) is
+ * not there (nforms < 0) and is read at run time, as before. */
+#ifndef CRISP_LIBFORMS_H
+#define CRISP_LIBFORMS_H
+
+#include "../core/node.h"
+
+typedef struct LibForms {
+    const char *name;  /* the library file (crisp_library's name); NULL ends */
+    Node **forms;      /* its top-level forms */
+    int nforms;        /* -1: not read at build time */
+    Node *nodes;       /* every node of the forms, for their file number */
+    int nnodes;
+} LibForms;
+
+/* One entry per crisp_library entry, in its order (build/gen/libforms.c;
+ * scripts/libforms_stub.c, with none, for the program that writes it). */
+extern const LibForms crisp_libforms[];
+
+#endif
