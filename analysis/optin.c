@@ -71,7 +71,7 @@ static void own_declarations(Analysis *an, FnSum *s) {
             int known;
             int bit = check_bit(name, &known);
             if (!known) continue; /* the checker judged the others */
-            if (!strcmp(name, "max-registers") || !strcmp(name, "warn-max-registers")) {
+            if (syn_streq(name, "max-registers") || syn_streq(name, "warn-max-registers")) {
                 int n = budget(an, e);
                 if (name[0] == 'm') s->max_regs = n;
                 else s->warn_regs = n;

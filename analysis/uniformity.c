@@ -829,7 +829,7 @@ static int needless_capture(Fn *f, Node *s, const Node *decl) {
 }
 
 static void walk_mark(Fn *f, Node *s) {
-    int capture = !strcmp(s->text, "uniform") || !strcmp(s->text, "uniform*");
+    int capture = syn_streq(s->text, "uniform") || syn_streq(s->text, "uniform*");
     if (!capture) {
         /* a `+` form: its first if or loop is judged */
         const Node *saved = f->mark;

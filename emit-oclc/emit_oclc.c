@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/printer.h"
+#include "../core/syntax.h"
 #include "names.h"
 #include "reads.h"
 #include "warps.h"
@@ -361,7 +362,7 @@ static const Expansion *comment_origin(const Node *n) {
     if (!n->origin) return NULL;
     const Expansion *x = n->origin;
     while (x->parent) x = x->parent; /* the macro the user wrote */
-    if (!strcmp(x->macro, "when") || !strcmp(x->macro, "unless") || !strcmp(x->macro, "cond")) return NULL;
+    if (syn_streq(x->macro, "when") || syn_streq(x->macro, "unless") || syn_streq(x->macro, "cond")) return NULL;
     return x;
 }
 
@@ -689,7 +690,7 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "/* device-has: decided when the driver builds this source for a device */");
         pr_line(p, "bool %s(void)", hname);
         pr_line(p, "{");
-        if (!strcmp(h->key, "subgroups")) /* docs/warps.md */
+        if (syn_streq(h->key, "subgroups")) /* docs/warps.md */
             pr_line(p, "#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)");
         else
             pr_line(p, "#ifdef cl_khr_%s", h->key);
@@ -1166,16 +1167,16 @@ static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
             for (int si = 0; si < 2; si++) {
                 const char *t = types[ti], *op = names[i] + 5;
                 const char *ptr = arena_printf(e->a, "volatile %s %s *p", spaces[si], t);
-                if (!strcmp(op, "inc") || !strcmp(op, "dec")) {
+                if (syn_streq(op, "inc") || syn_streq(op, "dec")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s) { return __sync_fetch_and_%s(p, (%s)1); }", t,
                             names[i], ptr, op[0] == 'i' ? "add" : "sub", t);
-                } else if (!strcmp(op, "cmpxchg")) {
+                } else if (syn_streq(op, "cmpxchg")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s cmp, %s v) { return __sync_val_compare_and_swap(p, cmp, v); }",
                             t, names[i], ptr, t, t);
-                } else if (!strcmp(op, "xchg")) {
+                } else if (syn_streq(op, "xchg")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v) { return __sync_lock_test_and_set(p, v); }", t,
                             names[i], ptr, t);
-                } else if (!strcmp(op, "min") || !strcmp(op, "max")) {
+                } else if (syn_streq(op, "min") || syn_streq(op, "max")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v)", t, names[i], ptr, t);
                     pr_line(pr, "{");
                     pr_line(pr, "    %s old = *p;", t);

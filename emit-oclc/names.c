@@ -17,6 +17,7 @@
 
 #include "ctext.h"
 #include "names.h"
+#include "../core/syntax.h"
 
 /* C keywords, OpenCL C types and built-ins a user name must not take
  * (looked up through reserved_set below). */
@@ -87,7 +88,7 @@ int oclc_reserved(const char *s) {
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
  * `*` `_star`, `+` `_plus`, other punctuation `_`. */
 const char *oclc_spell(Arena *a, const char *s) {
-    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
+    if (syn_streq(s, "~")) return "elem"; /* an overload of element access */
     char buf[512];
     size_t o = 0;
     for (const char *p = s; *p && o < sizeof buf - 8; p++) {
@@ -232,8 +233,8 @@ const char *oclc_host_ident(Arena *a, const char *name) {
 /* The variables of crisp's support code (emit-oclc/warps.c prints the
  * functions that take them). */
 const char *oclc_support(const char *what) {
-    if (!strcmp(what, "warp-memory")) return "crisp_warp_mem";
-    if (!strcmp(what, "warp-memory-length")) return "crisp_warp_mem_len";
+    if (syn_streq(what, "warp-memory")) return "crisp_warp_mem";
+    if (syn_streq(what, "warp-memory-length")) return "crisp_warp_mem_len";
     return NULL;
 }
 

@@ -611,13 +611,13 @@ static Node *expand_deep(Expander *x, Node *n, int depth) {
     if (h->kind != N_SYMBOL) return expand_kids(x, n, 1, depth);
     const char *k = h->key;
     if (is_opaque(k)) return n;
-    if (!strcmp(k, "def-kernel") || !strcmp(k, "def-function") || !strcmp(k, "def-grid-function"))
+    if (syn_streq(k, "def-kernel") || syn_streq(k, "def-function") || syn_streq(k, "def-grid-function"))
         return expand_kids(x, n, 3, depth);
-    if (!strcmp(k, "def-const") || !strcmp(k, "def-constant") || !strcmp(k, "def-parameter") ||
-        !strcmp(k, "multiple-value-bind"))
+    if (syn_streq(k, "def-const") || syn_streq(k, "def-constant") || syn_streq(k, "def-parameter") ||
+        syn_streq(k, "multiple-value-bind"))
         return expand_kids(x, n, 2, depth);
-    if (!strcmp(k, "let") || !strcmp(k, "let*")) return expand_let(x, n, depth);
-    if (!strcmp(k, "%loop")) return expand_loop(x, n, depth);
+    if (syn_streq(k, "let") || syn_streq(k, "let*")) return expand_let(x, n, depth);
+    if (syn_streq(k, "%loop")) return expand_loop(x, n, depth);
     return expand_kids(x, n, 1, depth);
 }
 

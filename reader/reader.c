@@ -1013,7 +1013,7 @@ static int eval_feature(St *s, const Node *f) {
         return -1;
     case N_LIST: {
         const char *h = syn_head(f);
-        int and_ = h && !strcmp(h, "and"), or_ = h && !strcmp(h, "or");
+        int and_ = h && syn_streq(h, "and"), or_ = h && syn_streq(h, "or");
         if (and_ || or_) {
             int v = and_, bad = 0, later = 0;
             for (int i = 1; i < f->nkids; i++) {
@@ -1025,7 +1025,7 @@ static int eval_feature(St *s, const Node *f) {
             }
             return bad ? -1 : later ? FEATURE_LATER : v;
         }
-        if (h && !strcmp(h, "not")) {
+        if (h && syn_streq(h, "not")) {
             if (f->nkids != 2) {
                 err(s, f->loc, "E0023", "(not ...) in a feature expression expects exactly one "
                     "argument, found %d", f->nkids - 1);
@@ -1034,7 +1034,7 @@ static int eval_feature(St *s, const Node *f) {
             int x = eval_feature(s, f->kids[1]);
             return x == FEATURE_LATER ? x : x < 0 ? -1 : !x;
         }
-        if (h && !strcmp(h, "target-has")) return eval_target_has(s, f);
+        if (h && syn_streq(h, "target-has")) return eval_target_has(s, f);
         /* (is-floating-point? T) and other compile-time calls: decided
            when the form is checked - inside a template, once T is known */
         if (h) return FEATURE_LATER;
@@ -1228,7 +1228,7 @@ int reader_form_truthy(const Node *n) {
     switch (n->kind) {
     case N_INT: return n->ival != 0;
     case N_FLOAT: return n->fval != 0.0;
-    case N_SYMBOL: return !(n->key && (!strcmp(n->key, "nil") || !strcmp(n->key, "false")));
+    case N_SYMBOL: return !(n->key && (syn_streq(n->key, "nil") || syn_streq(n->key, "false")));
     case N_LIST: return n->nkids != 0;
     default: return 1;
     }
@@ -1236,7 +1236,7 @@ int reader_form_truthy(const Node *n) {
 
 int reader_text_truthy(const char *text) {
     if (!text || !*text) return 0;
-    if (ascii_ieq(text, "nil") || ascii_ieq(text, "false") || !strcmp(text, "()")) return 0;
+    if (ascii_ieq(text, "nil") || ascii_ieq(text, "false") || syn_streq(text, "()")) return 0;
     size_t n = strlen(text);
     if (number_shape(text, n)) {
         for (size_t i = 0; i < n; i++) {

@@ -438,7 +438,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
         for (int j = 1; j < d->nkids; j++) {
             Node *e = d->kids[j];
             const char *h = syn_head(e);
-            if (h && !strcmp(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
+            if (h && syn_streq(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) continue;
                     int m = ds->nsig;
@@ -450,7 +450,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     PUSH(ck->a, ds->types, m2, ds->capt, NULL);
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
-            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
+            } else if (h && syn_streq(h, "type") && e->nkids >= 3) {
                 Type *t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) {
@@ -465,13 +465,13 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     int m3 = m;
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
-            } else if (h && !strcmp(h, "grid-level")) {
+            } else if (h && syn_streq(h, "grid-level")) {
                 ds->grid_level = 1;
-            } else if (h && !strcmp(h, "%immutable")) {
+            } else if (h && syn_streq(h, "%immutable")) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
-            } else if (h && !strcmp(h, "%workgroup-uniform")) {
+            } else if (h && syn_streq(h, "%workgroup-uniform")) {
                 /* the library's promise that a let variable has the same
                    value in every work-item of the workgroup (a verdict read
                    from __local memory after a barrier): E0581 takes it as
@@ -479,7 +479,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->wg_uniform, ds->nwgu, ds->capwgu, (void *)e->kids[k]->key);
-            } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
+            } else if (h && (syn_streq(h, "uniform") || syn_streq(h, "%capture-uniform"))) {
                 if (!ds->in_let)
                     diag_error_at(ck->d, e, "E1101",
                                   "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\")");
@@ -497,9 +497,9 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 diag_warning_at(ck->d, e, "W1107",
                                 "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
                                 h ? h : e->key);
-            } else if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) {
+            } else if (h && (syn_streq(h, "global-mem") || syn_streq(h, "local"))) {
                 diag_error_at(ck->d, e, "E0396", "(declare (%s ...)) belongs in the let that binds the variable (docs/language.md, \"Shared variables\")", h);
-            } else if (h && (!strcmp(h, "grid-stride-target"))) {
+            } else if (h && (syn_streq(h, "grid-stride-target"))) {
                 diag_error_at(ck->d, e, "E0302", "`grid-stride-target` belongs directly inside loop-grid-stride");
             } else {
                 diag_warning_at(ck->d, e, "W0302", "unknown declaration `%s` ignored", syn_to_string(ck->a, e, 40));
@@ -553,7 +553,7 @@ static int decl_wg_uniform(Decls *ds, const char *key) {
 /* Does `n` mention the symbol `it` (outside quoted data)? */
 static int mentions_it(const Node *n) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
@@ -798,7 +798,7 @@ static void no_inference(Ctx *cx, const Node *form, const Node *name) {
  * else the let rewritten without them. */
 static const char *shared_decl_kind(const Node *e) {
     const char *h = syn_head(e);
-    if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) return h;
+    if (h && (syn_streq(h, "global-mem") || syn_streq(h, "local"))) return h;
     return NULL;
 }
 
@@ -842,7 +842,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
                 kept[nk++] = e;
                 continue;
             }
-            int is_global = !strcmp(k, "global-mem");
+            int is_global = syn_streq(k, "global-mem");
             for (int m = 1; m < e->nkids; m++) {
                 Node *v = e->kids[m];
                 if (is_global && syn_is_kw(v, "return-value")) continue;
@@ -874,7 +874,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
         Node *bind = bl->kids[b];
         Node *name = bind->kind == N_LIST ? bind->kids[0] : bind;
         Node *init = bind->kind == N_LIST && bind->nkids == 2 ? bind->kids[1] : NULL;
-        int is_global = !strcmp(kinds[b], "global-mem");
+        int is_global = syn_streq(kinds[b], "global-mem");
         /* the type: annotated, (type T X) declared, or from a literal */
         Node *ty = name->ann;
         for (int i = 2; i < first_body && !ty; i++)
@@ -920,7 +920,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
             Node *mk[4] = {syn_symbol(a, name->loc, "make-vector"), ty, syn_keyword(a, name->loc, "local"), syn_int(a, name->loc, 1)};
             make = syn_list(a, name->loc, mk, 4);
             inits[b] = init ? init : syn_int(a, name->loc, 0);
-            if (!init && ty->kind == N_SYMBOL && (!strcmp(ty->key, "float") || !strcmp(ty->key, "double") || !strcmp(ty->key, "half")))
+            if (!init && ty->kind == N_SYMBOL && (syn_streq(ty->key, "float") || syn_streq(ty->key, "double") || syn_streq(ty->key, "half")))
                 inits[b] = syn_float(a, name->loc, 0.0);
         }
         Node *pair[2] = {memsym, make};
@@ -1258,8 +1258,8 @@ int ck_static_truth(Ctx *cx, const Node *form, Node *test) {
     if (test->kind == N_INT) return test->ival != 0;
     if (test->kind == N_LIST && test->nkids == 0) return 0;
     if (test->kind != N_SYMBOL || test->ann) return -1;
-    if (!strcmp(test->key, "nil") || !strcmp(test->key, "false")) return 0;
-    if (!strcmp(test->key, "t") || !strcmp(test->key, "true")) return 1;
+    if (syn_streq(test->key, "nil") || syn_streq(test->key, "false")) return 0;
+    if (syn_streq(test->key, "t") || syn_streq(test->key, "true")) return 1;
     /* A vector is never nil at run time: (when ,return-vec ...) in a
        macro (spec "reduce-to-workgroup") tests that the optional vector
        argument was given, as `if (ptr)` would in C (docs/library.md).
@@ -1757,27 +1757,27 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
     if (cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return;
     const char *h = syn_head(syn);
     if (h) {
-        if (!strcmp(h, "let")) return form_let(cx, syn, d, 0);
-        if (!strcmp(h, "let*")) return form_let(cx, syn, d, 1);
-        if (!strcmp(h, "progn")) return form_progn(cx, syn, d);
-        if (!strcmp(h, "if")) return form_if(cx, syn, d);
-        if (!strcmp(h, "%loop")) return form_loop(cx, syn, d);
-        if (!strcmp(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
-        if (!strcmp(h, "return")) {
+        if (syn_streq(h, "let")) return form_let(cx, syn, d, 0);
+        if (syn_streq(h, "let*")) return form_let(cx, syn, d, 1);
+        if (syn_streq(h, "progn")) return form_progn(cx, syn, d);
+        if (syn_streq(h, "if")) return form_if(cx, syn, d);
+        if (syn_streq(h, "%loop")) return form_loop(cx, syn, d);
+        if (syn_streq(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
+        if (syn_streq(h, "return")) {
             /* a macro's expansion ending in (return X), used as a value:
                X is the value of the macro call (the spec's reduce-vec-small
                and filter end this way) */
             if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return ck_form_to(cx, syn->kids[1], d);
             return form_return(cx, syn);
         }
-        if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
-        if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
-        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
-        if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
-        if (!strcmp(h, "result")) return form_result(cx, syn);
-        if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
-        if (!strcmp(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
-        if (!strcmp(h, "declare")) {
+        if (syn_streq(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
+        if (syn_streq(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
+        if (syn_streq(h, "%uniform") || syn_streq(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
+        if (syn_streq(h, "%grid-body")) return form_grid_body(cx, syn, d);
+        if (syn_streq(h, "result")) return form_result(cx, syn);
+        if (syn_streq(h, "let-maybe")) return form_let_maybe(cx, syn, d);
+        if (syn_streq(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
+        if (syn_streq(h, "declare")) {
             diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
             return;
         }

@@ -153,22 +153,22 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     if (base->ty->kind == TY_IDENT) return ck_tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
-        (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
+        (syn_streq(h, "dims~") || syn_streq(h, "strides~") || syn_streq(h, "num-dims~")))
         return ck_tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return ck_struct_member_value(cx, ck_struct_member(cx, syn, base, 0));
-    if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+    if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
-    if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+    if ((syn_streq(h, "offset~") || syn_streq(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
-    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
-    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
+    if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
+    if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
                       "`%s` can be set in kernel code, (set! (parent~ v) w), but not read: a view's parent is the vector it was made from; use that vector",
                       syn->kids[0]->name);
         return NULL;
     }
     if (cx_is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return cx_swizzle_of(cx, syn, base, 0);
-    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+    if (syn_streq(h, "length~") || syn_streq(h, "~length~")) {
         diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, ck_tname(cx, base->ty));
         return NULL;
     }
@@ -267,11 +267,11 @@ int ck_syn_mentions_it(const Node *n);
 /* A statement-like form in value position: its value goes to a temporary. */
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
-    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         int known = ck_static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
-    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
         Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
@@ -329,7 +329,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         ck_emit_stmt(cx, ifn);
         return ck_var_ref(cx, syn, tmp);
     }
-    if (!strcmp(h, "return")) {
+    if (syn_streq(h, "return")) {
         Dest d = {D_DISCARD, NULL, NULL};
         ck_form_to(cx, syn, &d);
         return ck_node(cx, N_C_BLOCK, syn, &ty_void);
@@ -354,7 +354,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
 int ck_syn_mentions_it(const Node *n);
 int ck_syn_mentions_it(const Node *n) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
@@ -401,9 +401,9 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
             return ck_enum_value(cx, kw, e->ty);
         }
     }
-    if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
-    if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
-    if (!strcmp(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
+    if (syn_streq(k, "t") || syn_streq(k, "true")) return cx_bool_lit(cx, syn, 1);
+    if (syn_streq(k, "false") || syn_streq(k, "nil")) return cx_bool_lit(cx, syn, 0);
+    if (syn_streq(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
     Sym *s = ck_scope_lookup(cx, k);
     if (!s) s = ck_parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
@@ -533,11 +533,11 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     }
     const char *h = head->key;
     if (cx_is_statement_head(h)) return form_value(cx, syn, want);
-    if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
+    if (syn_streq(h, "quote") || syn_streq(h, "function") || syn_streq(h, "quasiquote")) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
-    if (!strcmp(h, "funcall")) return ck_fnval_call(cx, syn, want);
+    if (syn_streq(h, "funcall")) return ck_fnval_call(cx, syn, want);
     Sym *fs = ck_scope_lookup(cx, h);
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);

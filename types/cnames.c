@@ -143,7 +143,7 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
         size_t n = strlen(crisp_name);
         while (n > 2 && crisp_name[n - 1] >= '0' && crisp_name[n - 1] <= '9') n--;
         crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
-        if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
+        if (syn_streq(crisp_name, "%g")) crisp_name = "%tmp";
     }
     const char *base = ck_mangle(cx->ck, crisp_name);
     /* locals must not collide with file-scope names either: functions

@@ -152,7 +152,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         return NULL;
     }
     const char *h = syn_head(e);
-    if (h && !strcmp(h, "length") && e->nkids == 2) {
+    if (h && syn_streq(h, "length") && e->nkids == 2) {
         OrchArg ref;
         memset(&ref, 0, sizeof ref);
         if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
@@ -168,7 +168,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         x->param = ref.param;
         return x;
     }
-    if (h && (!strcmp(h, "+") || !strcmp(h, "-") || !strcmp(h, "*") || !strcmp(h, "/")) && e->nkids >= 3) {
+    if (h && (syn_streq(h, "+") || syn_streq(h, "-") || syn_streq(h, "*") || syn_streq(h, "/")) && e->nkids >= 3) {
         OrchExpr *acc = host_expr(ck, o, e->kids[1]);
         for (int i = 2; acc && i < e->nkids; i++) {
             OrchExpr *r = host_expr(ck, o, e->kids[i]);
@@ -407,13 +407,13 @@ static void run_time_loop(Checker *ck, Orchestration *o, Node *f, int depth) {
  * an I between underscores in KERNEL::VAR names replaced by 0 .. N-1. */
 static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
     const char *h = syn_head(f);
-    if (h && !strcmp(h, "launch-sequential")) {
+    if (h && syn_streq(h, "launch-sequential")) {
         for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_SEQUENTIAL, o->name);
-    } else if (h && !strcmp(h, "launch-parallel")) {
+    } else if (h && syn_streq(h, "launch-parallel")) {
         for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_PARALLEL, o->name);
-    } else if (h && !strcmp(h, "launch-interleaved")) {
+    } else if (h && syn_streq(h, "launch-interleaved")) {
         launch_interleaved(ck, o, f, o->name);
-    } else if (h && !strcmp(h, "dotimes") && depth < 8) {
+    } else if (h && syn_streq(h, "dotimes") && depth < 8) {
         Node *spec = f->nkids >= 2 ? f->kids[1] : NULL;
         if (!spec || !syn_is_list(spec) || spec->nkids != 2 || spec->kids[0]->kind != N_SYMBOL || spec->kids[1]->kind != N_INT ||
             spec->kids[1]->ival < 0 || spec->kids[1]->ival > 1024) {
@@ -425,7 +425,7 @@ static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
             const char *num = arena_printf(ck->a, "%lld", (long long)k);
             for (int j = 2; j < f->nkids; j++) body_form(ck, o, orch_subst_names(ck, f->kids[j], &var, &num, 1), depth + 1);
         }
-    } else if (h && (!strcmp(h, "do-times-by-doubling") || !strcmp(h, "do-times-by-half")) && depth < 8) {
+    } else if (h && (syn_streq(h, "do-times-by-doubling") || syn_streq(h, "do-times-by-half")) && depth < 8) {
         run_time_loop(ck, o, f, depth);
     } else {
         diag_error_at(ck->d, f, "E1201",

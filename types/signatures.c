@@ -131,7 +131,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
             const char *h = syn_head(e);
             if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
                 apply_signature(ck, fd, e, e);
-            } else if (h && !strcmp(h, "type-signature-of")) {
+            } else if (h && syn_streq(h, "type-signature-of")) {
                 if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
                     FuncDef *f = ck_func_lookup(ck, e->kids[1]->kids[1]->key);
                     if (!f) {
@@ -153,7 +153,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                     fd->ret = f->ret;
                     fd->ret_declared = 1;
                 }
-            } else if (h && !strcmp(h, "return-type")) {
+            } else if (h && syn_streq(h, "return-type")) {
                 Type *rs[16];
                 int nr = 0;
                 for (int k = 1; k < e->nkids && nr < 16; k++) {
@@ -166,7 +166,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 }
                 fd->ret = nr == 0 ? &ty_void : nr == 1 ? rs[0] : ty_tuple(ck->a, rs, nr);
                 fd->ret_declared = 1;
-            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
+            } else if (h && syn_streq(h, "type") && e->nkids >= 3) {
                 Type *t = NULL;
                 for (int k = 1; k < e->nkids - 1; k++) {
                     Node *vn = e->kids[k];

@@ -4,6 +4,7 @@
  * conversion only inside a category (signed, unsigned, floating) and only
  * from a smaller to a larger size; everything else needs to-XXXX/as-XXXX. */
 #include "types.h"
+#include "../core/syntax.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -127,8 +128,8 @@ Type *ty_tuple(Arena *a, Type **elems, int n) {
 }
 
 Type *ty_lookup_base(const char *key) {
-    if (!strcmp(key, "bool")) return &ty_bool;
-    if (!strcmp(key, "nil")) return &ty_void;
+    if (syn_streq(key, "bool")) return &ty_bool;
+    if (syn_streq(key, "nil")) return &ty_void;
     for (int s = 0; s < SC__COUNT; s++) {
         if (key[0] != scalars[s].name[0]) continue; /* most keys name no scalar type (issue 14) */
         size_t n = strlen(scalars[s].name);

@@ -47,8 +47,8 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v);
 static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     if (!syn) return 0;
     if (syn->kind == N_SYMBOL && !syn->ann) {
-        if (!strcmp(syn->key, "t") || !strcmp(syn->key, "true")) return *truth = 1, 1;
-        if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return *truth = 0, 1;
+        if (syn_streq(syn->key, "t") || syn_streq(syn->key, "true")) return *truth = 1, 1;
+        if (syn_streq(syn->key, "nil") || syn_streq(syn->key, "false")) return *truth = 0, 1;
     }
     CtVal v;
     if (syn->kind == N_KEYWORD || syn->kind == N_STRING) return *truth = 1, 1;
@@ -59,12 +59,12 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     const char *h = syn_head(syn);
     if (!h) return 0;
     int n = syn->nkids - 1;
-    if (!strcmp(h, "not") && n == 1) {
+    if (syn_streq(h, "not") && n == 1) {
         int t;
         if (!ct_truth(cx, syn->kids[1], &t)) return 0;
         return *truth = !t, 1;
     }
-    if ((!strcmp(h, "and") || !strcmp(h, "or")) && n >= 0) {
+    if ((syn_streq(h, "and") || syn_streq(h, "or")) && n >= 0) {
         int is_and = h[0] == 'a';
         /* decided when every operand is, or when one settles it */
         int all = 1;
@@ -80,7 +80,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         if (!all) return 0;
         return *truth = is_and, 1;
     }
-    if (!strcmp(h, "target-has")) {
+    if (syn_streq(h, "target-has")) {
         /* the target's properties are fixed per compilation */
         Node blk = {.kind = N_C_BLOCK};
         Node *saved = cx->block;
@@ -130,8 +130,8 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v) {
         return 1;
     }
     if (syn->kind == N_SYMBOL && !syn->ann) {
-        if (!strcmp(syn->key, "t") || !strcmp(syn->key, "true")) return v->kind = CV_INT, v->i = 1, 1;
-        if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
+        if (syn_streq(syn->key, "t") || syn_streq(syn->key, "true")) return v->kind = CV_INT, v->i = 1, 1;
+        if (syn_streq(syn->key, "nil") || syn_streq(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
     }
     v->kind = CV_INT;
     return ck_const_syn_int(cx, syn, &v->i);
