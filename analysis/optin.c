@@ -40,7 +40,7 @@ static const char *spec_name(const Node *e) {
 
 static int check_bit(const char *name, int *known) {
     for (int i = 0; name && check_names[i].name; i++)
-        if (!strcmp(check_names[i].name, name)) {
+        if (syn_streq(check_names[i].name, name)) {
             *known = 1;
             return check_names[i].bit;
         }
@@ -134,7 +134,7 @@ static void declaims(Analysis *an) {
                     FnSum *s = sum_at(an, i);
                     const CFunc *fn = s ? s->fn : NULL;
                     if (!fn) continue;
-                    int same = fn->kind == FN_KERNEL ? !strcmp(fn->name, f->name) : !strcasecmp(fn->name, f->name);
+                    int same = fn->kind == FN_KERNEL ? syn_streq(fn->name, f->name) : !strcasecmp(fn->name, f->name);
                     if (same) {
                         s->checks |= bit;
                         found = 1;

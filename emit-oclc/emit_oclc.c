@@ -159,7 +159,7 @@ static const char *member_ident(Em *e, const Node *n) {
     const Type *st = n->kids[0]->ty;
     if (st && st->kind == TY_STRUCT)
         for (int i = 0; i < st->sd->nfields; i++)
-            if (!strcmp(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
+            if (syn_streq(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
     return oclc_spell(e->a, n->text);
 }
 
@@ -168,7 +168,7 @@ static void int_out(Em *e, const Node *n) {
         /* a key (its Crisp key in n->text): its identifier, phylum_chordata */
         const EnumDef *ed = n->ty->ed;
         for (int j = 0; j < ed->nkeys; j++)
-            if (!strcmp(ed->keys[j], n->text)) {
+            if (syn_streq(ed->keys[j], n->text)) {
                 sb_puts(e->out, ed->cnames[j]);
                 return;
             }
@@ -846,7 +846,7 @@ static void helper_out(Em *e, const Helper *h) {
         for (int clash = 1; clash;) {
             clash = 0;
             for (int i = 0; i < sd->nfields; i++)
-                if (!strcmp(sd->fields[i].cname, sv) ||
+                if (syn_streq(sd->fields[i].cname, sv) ||
                     (sd->fields[i].view && !strcmp(arena_printf(e->a, "%s_len", sd->fields[i].cname), sv)))
                     clash = 1;
             if (clash) sv = arena_printf(e->a, "%s_", sv);
@@ -1062,7 +1062,7 @@ static void survey_tree(Survey *sv, const Node *n) {
         if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
             const char *name = builtin_spelling(n->op, n->ty);
             int seen = 0;
-            for (int i = 0; i < sv->natom64; i++) seen |= !strcmp(sv->atom64[i], name);
+            for (int i = 0; i < sv->natom64; i++) seen |= syn_streq(sv->atom64[i], name);
             if (!seen && sv->natom64 < 16) sv->atom64[sv->natom64++] = name;
         }
     }
@@ -1153,7 +1153,7 @@ static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
         static const char *cas[2] = {"atom_or", "atom_cmpxchg"}; /* what the CAS loops use */
         for (int k = 0; k < 2; k++) {
             int seen = 0;
-            for (int j = 0; j < n; j++) seen |= !strcmp(names[j], cas[k]);
+            for (int j = 0; j < n; j++) seen |= syn_streq(names[j], cas[k]);
             if (!seen && n < 16) names[n++] = cas[k];
         }
     }

@@ -47,8 +47,11 @@ int oclc_reserved_prefix(const char *s) {
        names are out after one comparison (issue 14: this was called for
        every name the checker makes) */
     if (s[0] != 'c' && s[0] != '_' && (s[0] < 'A' || s[0] > 'Z')) return 0;
-    for (int i = 0; reserved_prefix[i]; i++)
-        if (s[0] == reserved_prefix[i][0] && !strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
+    for (int i = 0; reserved_prefix[i]; i++) {
+        const char *p = reserved_prefix[i], *q = s;
+        while (*p && *p == *q) p++, q++;
+        if (!*p) return 1;
+    }
     return 0;
 }
 
@@ -81,7 +84,7 @@ static void reserved_build(void) {
 int oclc_reserved(const char *s) {
     pthread_once(&reserved_once, reserved_build);
     for (uint32_t j = word_hash(s) & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
-        if (reserved_set[j][0] == s[0] && !strcmp(reserved_set[j], s)) return 1;
+        if (reserved_set[j][0] == s[0] && syn_streq(reserved_set[j], s)) return 1;
     return oclc_reserved_prefix(s);
 }
 

@@ -63,7 +63,7 @@ static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *v
             *added = 1;
             return;
         }
-        if (!strcmp(e->key, key)) {
+        if (syn_streq(e->key, key)) {
             e->val = val;
             *added = 0;
             return;
@@ -667,7 +667,7 @@ static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
 static int is_key_arg(const EvalLambdaList *ll, const Node *a) {
     if (a->kind != N_KEYWORD) return 0;
     for (int k = 0; k < ll->nkey; k++)
-        if (!strcmp(ll->key[k].kw, a->key)) return 1;
+        if (syn_streq(ll->key[k].kw, a->key)) return 1;
     return 0;
 }
 
@@ -701,7 +701,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
         for (int k = 0; k < ll->nkey; k++) {
             Node *v = ev->nil;
             for (int j = i + nopt_given; j + 1 < n; j += 2)
-                if (args[j]->kind == N_KEYWORD && !strcmp(args[j]->key, ll->key[k].kw)) v = args[j + 1];
+                if (args[j]->kind == N_KEYWORD && syn_streq(args[j]->key, ll->key[k].kw)) v = args[j + 1];
             keyenv = bind(ev, keyenv, ll->key[k].var->key, v);
         }
     }
@@ -743,7 +743,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
             if (allow || syn_streq(args[j]->key, "allow-other-keys")) continue;
             int known = 0;
             for (int k = 0; k < ll->nkey; k++)
-                if (!strcmp(ll->key[k].kw, args[j]->key)) known = 1;
+                if (syn_streq(ll->key[k].kw, args[j]->key)) known = 1;
             if (!known) {
                 bind_error(ev, bc, args[j], "unknown keyword argument `:%s`", args[j]->name);
                 return 0;
@@ -753,7 +753,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
             const LLParam *p = &ll->key[k];
             Node *v = NULL;
             for (int j = i; j < n && !v; j += 2)
-                if (!strcmp(args[j]->key, p->kw)) v = args[j + 1];
+                if (syn_streq(args[j]->key, p->kw)) v = args[j + 1];
             int supplied = v != NULL;
             if (!v) v = init_value(ev, p, *envp);
             if (!v) return 0;
@@ -1904,7 +1904,7 @@ static int val_eql(const Node *a, const Node *b) {
     switch (a->kind) {
     case N_INT: return a->ival == b->ival && a->is_unsigned == b->is_unsigned;
     case N_FLOAT: return a->fval == b->fval;
-    case N_KEYWORD: return !strcmp(a->key, b->key);
+    case N_KEYWORD: return syn_streq(a->key, b->key);
     case N_SYMBOL:
         if (as_closure(a) && as_closure(b) && as_closure(a)->host && as_closure(b)->host)
             return !strcmp(as_closure(a)->name, as_closure(b)->name);
@@ -2351,7 +2351,7 @@ static Node *bi_string_eq(Eval *ev, Node *form, Node **a, int n) {
     const char *y = a[1]->kind == N_STRING ? a[1]->name : NULL;
     if (!x && !(x = name_arg(ev, form, a[0], "string="))) return NULL;
     if (!y && !(y = name_arg(ev, form, a[1], "string="))) return NULL;
-    return mk_bool(ev, !strcmp(x, y));
+    return mk_bool(ev, syn_streq(x, y));
 }
 
 static Node *change_case(Eval *ev, Node *form, Node *v, int up) {
@@ -2713,7 +2713,7 @@ static int is_host_query(const char *key) {
         "type-has-prop?", "is-substitutable-for?", "is-numeric?", "is-scalar?", "is-hardware-vector?",
         "is-integer?", "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?", NULL};
     for (int i = 0; names[i]; i++)
-        if (!strcmp(key, names[i])) return 1;
+        if (syn_streq(key, names[i])) return 1;
     return 0;
 }
 
@@ -3077,7 +3077,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     if (!is_sym(name) || name->ann || is_nil(name) || syn_streq(name->key, "t"))
         return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid macro name `%s`", show(ev, name));
     for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
-        if (!strcmp(name->key, reserved_names[i]))
+        if (syn_streq(name->key, reserved_names[i]))
             return !code_error(ev, EVAL_E_DEFMACRO, name,
                                "cannot define macro `%s`: it is a core form", name->name);
     EvalLambdaList *ll = ll_parse(ev, form->kids[2], 0);

@@ -590,7 +590,7 @@ static Node *expand_loop(Expander *x, Node *n, int depth) {
 static int is_opaque(const char *k) {
     static const char *const names[] = {"quote", "function", "declare", "declaim", "def-type"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(k, names[i])) return 1;
+        if (syn_streq(k, names[i])) return 1;
     return 0;
 }
 

@@ -165,7 +165,7 @@ Sym *ck_scope_lookup(Ctx *cx, const char *key) {
 Sym *ck_parameter_lookup(Checker *ck, const Node *name) {
     if (!name || name->kind != N_SYMBOL) return NULL;
     for (int g = 0; g < ck->globals.n; g++)
-        if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name->name))
+        if (ck->globals.syms[g]->kind == SYM_PARAMETER && syn_streq(ck->globals.syms[g]->name, name->name))
             return ck->globals.syms[g];
     return NULL;
 }
@@ -310,7 +310,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
                caller's vector */
             for (int i = 0; i < cx->fn->nfsides; i++)
                 if (cx->fn->fsides[i]->param == val->sym ||
-                    (val->sym->cname && !strcmp(cx->fn->fsides[i]->param->cname, val->sym->cname)))
+                    (val->sym->cname && syn_streq(cx->fn->fsides[i]->param->cname, val->sym->cname)))
                     cx->fn->ret_side = i + 1;
             if (cx->fn->ret_side) return;
         }
@@ -511,7 +511,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
 
 static Type *decl_type(Decls *ds, const char *key, const Node **at) {
     for (int i = ds->n - 1; i >= 0; i--)
-        if (!strcmp(ds->keys[i], key)) {
+        if (syn_streq(ds->keys[i], key)) {
             if (at) *at = ds->at[i];
             return ds->types[i];
         }
@@ -520,14 +520,14 @@ static Type *decl_type(Decls *ds, const char *key, const Node **at) {
 
 static Node *decl_signature(Decls *ds, const char *key) {
     for (int i = ds->nsig - 1; i >= 0; i--)
-        if (!strcmp(ds->sig_keys[i], key)) return ds->sigs[i];
+        if (syn_streq(ds->sig_keys[i], key)) return ds->sigs[i];
     return NULL;
 }
 
 /* The (uniform V) naming KEY, or NULL; *capture when a `*` variant made it. */
 static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
     for (int i = 0; i < ds->nuni; i++)
-        if (!strcmp(ds->uniform[i]->key, key)) {
+        if (syn_streq(ds->uniform[i]->key, key)) {
             *capture = syn_is_form(ds->uforms[i], "%capture-uniform");
             return ds->uniform[i];
         }
@@ -536,7 +536,7 @@ static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
 
 static int decl_immutable(Decls *ds, const char *key) {
     for (int i = 0; i < ds->nimm; i++)
-        if (!strcmp(ds->immutable[i], key)) return 1;
+        if (syn_streq(ds->immutable[i], key)) return 1;
     return 0;
 }
 
@@ -546,7 +546,7 @@ static int decl_wg_uniform(Decls *ds, const char *key) {
     int capture;
     if (decl_uniform(ds, key, &capture)) return 1;
     for (int i = 0; i < ds->nwgu; i++)
-        if (!strcmp(ds->wg_uniform[i], key)) return 1;
+        if (syn_streq(ds->wg_uniform[i], key)) return 1;
     return 0;
 }
 
@@ -804,7 +804,7 @@ static const char *shared_decl_kind(const Node *e) {
 
 static int syn_mentions(const Node *n, const char *key) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, key);
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, key);
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     for (int i = 0; i < n->nkids; i++)
         if (syn_mentions(n->kids[i], key)) return 1;
@@ -849,7 +849,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
                 int found = -1;
                 for (int b = 0; b < bl->nkids && v->kind == N_SYMBOL; b++) {
                     Node *bn = bl->kids[b]->kind == N_LIST && bl->kids[b]->nkids ? bl->kids[b]->kids[0] : bl->kids[b];
-                    if (bn->kind == N_SYMBOL && !strcmp(bn->key, v->key)) found = b;
+                    if (bn->kind == N_SYMBOL && syn_streq(bn->key, v->key)) found = b;
                 }
                 if (found < 0) {
                     diag_error_at(ck->d, v, "E0396", "(%s %s): `%s` is %s; (declare (%s VAR)) names a variable of the let it is in",
@@ -882,7 +882,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
                 Node *e = syn->kids[i]->kids[j];
                 if (syn_is_form(e, "type") && e->nkids >= 3)
                     for (int m = 1; m < e->nkids - 1; m++)
-                        if (e->kids[m]->kind == N_SYMBOL && !strcmp(e->kids[m]->key, name->key)) ty = e->kids[e->nkids - 1];
+                        if (e->kids[m]->kind == N_SYMBOL && syn_streq(e->kids[m]->key, name->key)) ty = e->kids[e->nkids - 1];
             }
         if (!ty && init && init->kind == N_INT) ty = syn_symbol(a, name->loc, "uint");
         if (!ty && init && init->kind == N_FLOAT) ty = syn_symbol(a, name->loc, "float");
@@ -1158,7 +1158,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     for (int i = 0; i < ds.n; i++) {
         int found = 0;
         for (int j = 0; j < inner->n; j++)
-            if (!strcmp(inner->syms[j]->key, ds.keys[i])) found = 1;
+            if (syn_streq(inner->syms[j]->key, ds.keys[i])) found = 1;
         if (!found)
             diag_error_at(ck->d, ds.at[i], "E0308", "(type %s ...) declares a variable this let does not bind",
                           ds.at[i]->name);
@@ -1167,7 +1167,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         int found = 0;
         for (int j = 0; j < bl->nkids && !found; j++) {
             Node *b = bl->kids[j]->kind == N_LIST && bl->kids[j]->nkids ? bl->kids[j]->kids[0] : bl->kids[j];
-            found = b->kind == N_SYMBOL && !strcmp(b->key, ds.uniform[i]->key);
+            found = b->kind == N_SYMBOL && syn_streq(b->key, ds.uniform[i]->key);
         }
         if (!found)
             diag_error_at(ck->d, ds.uniform[i], "E1102",

@@ -308,7 +308,7 @@ Node *cx_math(Ctx *cx, Node *syn, Type *want) {
         {"atan", BI_ATAN}, {"atan2", BI_ATAN2}, {NULL, 0}};
     int op = BI_SQRT;
     for (int i = 0; fns[i].name; i++)
-        if (!strcmp(fns[i].name, h)) op = fns[i].op;
+        if (syn_streq(fns[i].name, h)) op = fns[i].op;
     return cx_call_n(cx, syn, t, op, args, two ? 2 : 1);
 }
 

@@ -123,13 +123,13 @@ static const HeadEnt *head_lookup(const char *name) {
  * are not. */
 int ck_builtin_function_value(const char *key) {
     for (int i = 0; builtins[i].name; i++)
-        if (!strcmp(builtins[i].name, key)) {
+        if (syn_streq(builtins[i].name, key)) {
             BuiltinFn f = builtins[i].fn;
             return f == cx_arith || f == cx_slash || f == cx_compare || f == cx_bitop || f == cx_lognot || f == cx_ash ||
                    f == cx_minmax || f == cx_math || f == cx_rounding || f == cx_not;
         }
     for (int i = 0; cx_atomic_ops[i].name; i++)
-        if (!strcmp(cx_atomic_ops[i].name, key)) return 1;
+        if (syn_streq(cx_atomic_ops[i].name, key)) return 1;
     return 0;
 }
 
@@ -197,7 +197,7 @@ Node *ck_setter_object_type(const Node *f) {
             Node *e = f->kids[j]->kids[m];
             if (syn_is_form(e, "type"))
                 for (int q = 1; q < e->nkids - 1; q++)
-                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
+                    if (e->kids[q]->kind == N_SYMBOL && syn_streq(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
             Node *sig = e->kind == N_VECLIT ? e                                            /* #(...) */
                         : syn_is_form(e, "function") && e->nkids == 2 && e->kids[1]->kind == N_LIST ? e->kids[1] /* #'(...) */
                                                                                                      : NULL;
@@ -454,7 +454,7 @@ static void suggest_form(Ctx *cx, const Node *head) {
         {"setq", "set!"}, {"incf", "inc!"}, {"decf", "dec!"}, {"while", "dotimes"}, {"for", "dotimes"},
         {"aref", "~"}, {"elt", "~"}, {"nth", "~"}, {"length", "length~"}, {NULL, NULL}};
     for (int i = 0; lisp[i].from; i++)
-        if (!strcmp(head->key, lisp[i].from)) {
+        if (syn_streq(head->key, lisp[i].from)) {
             diag_note(D(cx), head->loc, "Crisp has no `%s`: did you mean `%s`?", head->name, lisp[i].to);
             return;
         }
@@ -598,7 +598,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
         {NULL, NULL}};
     for (int i = 0; later[i].name; i++)
-        if (!strcmp(later[i].name, h)) {
+        if (syn_streq(later[i].name, h)) {
             diag_error_at(D(cx), head, "E0495", "`%s` %s", head->name, later[i].why);
             return NULL;
         }

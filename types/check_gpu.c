@@ -316,7 +316,7 @@ static int builtin_binop(const char *k, int *op) {
         {"bit-and", OP_BAND}, {"logand", OP_BAND}, {"bit-or", OP_BOR}, {"logior", OP_BOR},
         {"bit-xor", OP_BXOR}, {"logxor", OP_BXOR}, {NULL, 0}};
     for (int i = 0; ops[i].name; i++)
-        if (!strcmp(ops[i].name, k)) {
+        if (syn_streq(ops[i].name, k)) {
             *op = ops[i].op;
             return 1;
         }
@@ -489,7 +489,7 @@ Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
         Helper *x = p->helpers_of_kind[H_DEVICE_HAS][i];
-        if (!strcmp(x->key, k->key) && helper_live(p, x)) h = x;
+        if (syn_streq(x->key, k->key) && helper_live(p, x)) h = x;
     }
     if (!h) {
         h = ck_need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);

@@ -130,7 +130,7 @@ static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
     for (int i = 0; i < nc; i++) {
         ck_resolve_signature(cx->ck, cands[i]);
         if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
-            cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
+            cands[i]->params[0].ty->tag && syn_streq(cands[i]->params[0].ty->tag, v->ty->tag))
             return 1;
     }
     return 0;

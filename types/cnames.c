@@ -154,7 +154,7 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
        again, even after the block that made them (uniform slots) */
     const char *name = ck_unique_name(cx->ck, &cx->names, base);
     for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
-        if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
+        if (syn_streq(cx->fn->local_arrays[i]->cname, name)) {
             name = ck_unique_name(cx->ck, &cx->names, ck_name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
             i = -1;
         }

@@ -147,7 +147,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
             continue;
         }
         for (int j = 0; j < fd->nparams; j++)
-            if (!strcmp(fd->params[j].name->key, p->key)) {
+            if (syn_streq(fd->params[j].name->key, p->key)) {
                 diag_error_at(ck->d, p, "E0109", "parameter `%s` appears twice", p->name);
                 fd->bad = 1;
             }
@@ -351,7 +351,7 @@ static void collect(Checker *ck, Node *f) {
  * P... ALIAS)). */
 static Node *alias_signature(Checker *ck, Node *t) {
     for (int j = 0; t && t->kind == N_SYMBOL && j < ck->nsigs; j++)
-        if (!strcmp(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
+        if (syn_streq(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
     return NULL;
 }
 

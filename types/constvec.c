@@ -528,7 +528,7 @@ static int declares_use(const FuncDef *fd, const char *key) {
         for (int j = 1; j < d->nkids; j++)
             if (syn_is_form(d->kids[j], "use"))
                 for (int k = 1; k < d->kids[j]->nkids; k++)
-                    if (d->kids[j]->kids[k]->kind == N_SYMBOL && !strcmp(d->kids[j]->kids[k]->key, key)) return 1;
+                    if (d->kids[j]->kids[k]->kind == N_SYMBOL && syn_streq(d->kids[j]->kids[k]->key, key)) return 1;
     }
     return 0;
 }

@@ -258,11 +258,11 @@ static int builtin_kind(const char *f) {
     static const char *const bits[] = {"bit-and", "bit-or", "bit-xor", "logand", "logior", "logxor", NULL};
     static const char *const cmp[] = {"<", ">", "<=", ">=", "=", "/=", "!=", "==", NULL};
     for (int i = 0; arith[i]; i++)
-        if (!strcmp(f, arith[i])) return 1;
+        if (syn_streq(f, arith[i])) return 1;
     for (int i = 0; bits[i]; i++)
-        if (!strcmp(f, bits[i])) return 2;
+        if (syn_streq(f, bits[i])) return 2;
     for (int i = 0; cmp[i]; i++)
-        if (!strcmp(f, cmp[i])) return 3;
+        if (syn_streq(f, cmp[i])) return 3;
     return 0;
 }
 
@@ -395,7 +395,7 @@ static int is_builtin_predicate(const char *name) {
                                         "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?",
                                         "is-soa-vector?", NULL};
     for (int i = 0; preds[i]; i++)
-        if (!strcmp(name, preds[i])) return 1;
+        if (syn_streq(name, preds[i])) return 1;
     return 0;
 }
 
@@ -559,7 +559,7 @@ static int is_run_time_function(Checker *ck, const char *name) {
     static const char *const makers[] = {"make-scratch-vector", "make-result-vector", "make-implicit-vector",
                                          "make-vector", "make-vector-view", NULL};
     for (int i = 0; makers[i]; i++)
-        if (!strcmp(name, makers[i])) return 1;
+        if (syn_streq(name, makers[i])) return 1;
     if (!strncmp(name, "gen-", 4) && ck_template_lookup(ck, name + 4)) return 1;
     return ck_func_lookup(ck, name) != NULL || ck_template_lookup(ck, name) != NULL;
 }

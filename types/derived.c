@@ -256,7 +256,7 @@ int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declar
                       declared->tag ? declared->tag : "original");
         return 0;
     }
-    if (s->ty->tag == declared->tag || (s->ty->tag && declared->tag && !strcmp(s->ty->tag, declared->tag))) return 1;
+    if (s->ty->tag == declared->tag || (s->ty->tag && declared->tag && syn_streq(s->ty->tag, declared->tag))) return 1;
     Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
     if (!ty) return 0;
     *ty = *s->ty;

@@ -40,7 +40,7 @@ static SizeOp launch_input(const char *h, int *takes_dim) {
         {"get-local-linear-size", SZ_LOCAL_LINEAR_SIZE, 0}, {"get-linear-work-size", SZ_LOCAL_LINEAR_SIZE, 0},
         {NULL, SZ_INT, 0}};
     for (int i = 0; t[i].crisp; i++)
-        if (!strcmp(h, t[i].crisp)) {
+        if (syn_streq(h, t[i].crisp)) {
             *takes_dim = t[i].dim;
             return t[i].op;
         }
@@ -149,7 +149,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         {"ceil", SZ_CEIL_DIV}, {"floor", SZ_FLOOR_DIV}, {NULL, SZ_INT}};
     int op = -1;
     for (int i = 0; ops[i].name; i++)
-        if (!strcmp(ops[i].name, hd)) op = i;
+        if (syn_streq(ops[i].name, hd)) op = i;
     int binary = op >= 0 && (ops[op].op == SZ_CEIL_DIV || ops[op].op == SZ_FLOOR_DIV);
     if (op < 0 || syn->nkids < 2 || (binary && syn->nkids != 3) || syn->nkids > 65) {
         diag_error_at(D(cx), syn, "E0806",
@@ -227,7 +227,7 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
         name = arena_printf(ck->a, "%s%d", side_word(kind), k);
     }
     for (int i = 0; i < fn->nsides; i++)
-        if (!strcmp(fn->sides[i]->name, name)) {
+        if (syn_streq(fn->sides[i]->name, name)) {
             diag_error_at(D(cx), at, "E0807", "kernel `%s` already has a side channel named \"%s\"", fn->name, name);
             diag_note(D(cx), fn->sides[i]->at->loc, "the other one is made here");
             break;
@@ -677,7 +677,7 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
     (void)kind;
     for (int i = 0; i < cx->fn->nsides; i++) {
         SideChannel *sc = cx->fn->sides[i];
-        if (sc->kind == kind && name && !strcmp(sc->name, name)) return sc->sym;
+        if (sc->kind == kind && name && syn_streq(sc->name, name)) return sc->sym;
     }
     diag_error_at(D(cx), at, "E0830",
                   "def-kernel-exact `%s` has no marshalled %s vector named \"%s\": add (marshall-%s-vector ptr bytes :name \"%s\") before this",

@@ -172,7 +172,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                     Node *vn = e->kids[k];
                     int found = 0;
                     for (int m = 0; m < fd->nparams; m++) {
-                        if (vn->kind == N_SYMBOL && !strcmp(fd->params[m].name->key, vn->key)) {
+                        if (vn->kind == N_SYMBOL && syn_streq(fd->params[m].name->key, vn->key)) {
                             if (!t) t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                             if (!t) {
                                 fd->bad = 1;
@@ -325,9 +325,9 @@ static void unused_defines(Checker *ck) {
     for (int i = 0; o && i < o->ndefines; i++) {
         const char *name = o->defines[i].name;
         int used = 0;
-        for (int j = i + 1; j < o->ndefines && !used; j++) used = !strcmp(o->defines[j].name, name); /* reported once */
+        for (int j = i + 1; j < o->ndefines && !used; j++) used = syn_streq(o->defines[j].name, name); /* reported once */
         for (int g = 0; g < ck->globals.n && !used; g++)
-            used = ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name);
+            used = ck->globals.syms[g]->kind == SYM_PARAMETER && syn_streq(ck->globals.syms[g]->name, name);
         for (int f = 0; f < ck->c->nfiles && !used; f++) used = feature_mentions(ck->c->files[f]->text, name);
         if (used) continue;
         Suggest sg;

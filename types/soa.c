@@ -184,7 +184,7 @@ static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, 
     for (int i = 0; i < ck->nsetters; i++) {
         Node *f = ck->setters[i];
         Node *ts = ck_setter_object_type(f);
-        Type *t = ts && !strcmp(f->kids[1]->key, h) ? ck_type_expr(ck, ts) : NULL;
+        Type *t = ts && syn_streq(f->kids[1]->key, h) ? ck_type_expr(ck, ts) : NULL;
         if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
     }
     return 0;

@@ -54,7 +54,7 @@ static Diag *D(Checker *ck) {
 
 Template *ck_template_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->ntemplates; i++)
-        if (!strcmp(ck->templates[i]->key, key)) return ck->templates[i];
+        if (syn_streq(ck->templates[i]->key, key)) return ck->templates[i];
     return NULL;
 }
 
@@ -67,7 +67,7 @@ int ck_template_is_def_type(Checker *ck, const char *key) {
 /* Does syntax N mention the symbol KEY (anywhere, annotations included)? */
 static int mentions(const Node *n, const char *key, int depth) {
     if (!n || depth > 10000) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, key) || mentions(n->ann, key, depth + 1);
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, key) || mentions(n->ann, key, depth + 1);
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
         for (int i = 0; i < n->nkids; i++)
             if (mentions(n->kids[i], key, depth + 1)) return 1;
@@ -101,7 +101,7 @@ static Node *subst_value(Checker *ck, Node *n, Node **names, Node **vals, int nb
     if (depth > 500) return n;
     if (n->kind == N_SYMBOL && !n->ann) {
         for (int k = 0; k < nb; k++)
-            if (!strcmp(n->key, names[k]->key)) return vals[k];
+            if (syn_streq(n->key, names[k]->key)) return vals[k];
         return n;
     }
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return n;
@@ -109,7 +109,7 @@ static Node *subst_value(Checker *ck, Node *n, Node **names, Node **vals, int nb
     int head_is_name = -1;
     if (n->kind == N_LIST && n->nkids && n->kids[0]->kind == N_SYMBOL && !n->kids[0]->ann)
         for (int k = 0; k < nb; k++)
-            if (!strcmp(n->kids[0]->key, names[k]->key)) head_is_name = k;
+            if (syn_streq(n->kids[0]->key, names[k]->key)) head_is_name = k;
     if (head_is_name >= 0) {
         Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n->nkids + 1));
         if (!kids) return n;
@@ -309,7 +309,7 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
             Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
             if (s && s->ty && s->ty->kind == TY_ENUM) {
                 for (int i = 0; i < s->ty->ed->nkeys; i++)
-                    if (!strcmp(s->ty->ed->keys[i], val->key)) return 1;
+                    if (syn_streq(s->ty->ed->keys[i], val->key)) return 1;
                 return 0;
             }
         }
@@ -345,7 +345,7 @@ static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals,
         if (syn_is_form(pred, "function") && pred->nkids == 2) pred = pred->kids[1];
         int k = -1;
         for (int j = 0; j < t->nparams; j++)
-            if (pn->kind == N_SYMBOL && !strcmp(t->params[j]->key, pn->key)) k = j;
+            if (pn->kind == N_SYMBOL && syn_streq(t->params[j]->key, pn->key)) k = j;
         if (k < 0 || pred->kind != N_SYMBOL) {
             diag_error_at(D(ck), c, "E1005", "`%s` names no template parameter of `%s`", syn_to_string(ck->a, c, 40), t->name);
             return 0;
@@ -702,7 +702,7 @@ static int take_default(Checker *ck, Template *t, int i, Type **args, Node **val
 static int key_param(Template *t, const Node *k) {
     if (k->kind != N_KEYWORD) return -1;
     for (int i = 0; i < t->nparams; i++)
-        if (t->iskey[i] && !strcmp(t->params[i]->key, k->key)) return i;
+        if (t->iskey[i] && syn_streq(t->params[i]->key, k->key)) return i;
     return -1;
 }
 
@@ -856,7 +856,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     if (!psyn || !at) return;
     if (psyn->kind == N_SYMBOL) {
         for (int i = 0; i < t->nparams; i++)
-            if (!strcmp(t->params[i]->key, psyn->key)) {
+            if (syn_streq(t->params[i]->key, psyn->key)) {
                 if (args[i] && !ty_equal(args[i], at)) *conflict = i + 1;
                 else args[i] = at;
             }
@@ -916,7 +916,7 @@ static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Nod
     }
     if (!sym || !has_as || !has_acc || has_al) return;
     for (int i = 0; i < t->nparams; i++)
-        if (!strcmp(t->params[i]->key, sym->key) && !vals[i])
+        if (syn_streq(t->params[i]->key, sym->key) && !vals[i])
             vals[i] = syn_keyword(ck->a, psyn->loc, ty_align_name(at->align));
 }
 
@@ -944,7 +944,7 @@ Node *ck_param_type_syntax(Node *form, int i) {
             Node *e = d->kids[m];
             if (syn_is_form(e, "type") && e->nkids >= 3)
                 for (int q = 1; q < e->nkids - 1; q++)
-                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, name->key)) return e->kids[e->nkids - 1];
+                    if (e->kids[q]->kind == N_SYMBOL && syn_streq(e->kids[q]->key, name->key)) return e->kids[e->nkids - 1];
             Node *sig = e->kind == N_VECLIT ? e : syn_is_form(e, "function") && e->nkids == 2 ? e->kids[1] : NULL;
             if (sig) {
                 int pos = -1;

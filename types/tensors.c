@@ -482,7 +482,7 @@ static Node *make_identity_tensor(Ctx *cx, Node *syn) {
 /* Are index syntaxes A and B the same variable or integer? */
 static int same_index(const Node *a, const Node *b) {
     if (a->kind != b->kind) return 0;
-    if (a->kind == N_SYMBOL) return !strcmp(a->key, b->key);
+    if (a->kind == N_SYMBOL) return syn_streq(a->key, b->key);
     return a->kind == N_INT && a->ival == b->ival;
 }
 

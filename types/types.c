@@ -140,7 +140,7 @@ Type *ty_lookup_base(const char *key) {
         if (sscanf(rest, "%d", &w) == 1) {
             char buf[8];
             snprintf(buf, sizeof buf, "%d", w);
-            if (!strcmp(buf, rest) && s != SC_BFLOAT16) {
+            if (syn_streq(buf, rest) && s != SC_BFLOAT16) {
                 Type *t = ty_hwvec((Scalar)s, w);
                 if (t) return t;
             }
@@ -166,7 +166,7 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
                a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims &&
-               (a->tag == b->tag || (a->tag && b->tag && !strcmp(a->tag, b->tag)));
+               (a->tag == b->tag || (a->tag && b->tag && syn_streq(a->tag, b->tag)));
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_IDENT: return a->ndims == b->ndims;

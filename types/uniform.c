@@ -93,7 +93,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     static const char *const cmp[] = {"=", "==", "eq", "eql", "equal", "/=", "!=", "<", ">", "<=", ">=", NULL};
     int op = -1;
     for (int i = 0; cmp[i]; i++)
-        if (!strcmp(h, cmp[i])) op = i;
+        if (syn_streq(h, cmp[i])) op = i;
     if (op < 0 || n != 2) {
         int64_t x;
         if (ck_const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
@@ -316,6 +316,6 @@ int ck_is_analysis_decl(const char *head) {
     static const char *const names[] = {"check-barriers", "check-divergence", "check-coalesce", "check-bank-conflicts",
                                         "max-registers", "warn-max-registers", NULL};
     for (int i = 0; head && names[i]; i++)
-        if (!strcmp(head, names[i])) return 1;
+        if (syn_streq(head, names[i])) return 1;
     return 0;
 }

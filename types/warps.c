@@ -74,7 +74,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
                                    "global-work-size", "get-work-dim", "get-global-offset", "get-local-linear-size",
                                    "get-global-linear-size", "get-total-threads", "get-num-warps", NULL};
     for (int i = 0; launch[i]; i++)
-        if (!strcmp(h, launch[i])) return all_uniform(cx, syn, 1);
+        if (syn_streq(h, launch[i])) return all_uniform(cx, syn, 1);
     if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *v = ck_scope_lookup(cx, syn->kids[1]->key);
         return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
@@ -85,7 +85,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
                                 "bit-or", "bit-xor", "bit-not", "ash", "floor", "ceil", "round", "truncate",
                                 "select-if", "the", NULL};
     for (int i = 0; ops[i]; i++)
-        if (!strcmp(h, ops[i])) return all_uniform(cx, syn, 1);
+        if (syn_streq(h, ops[i])) return all_uniform(cx, syn, 1);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && syn->nkids == 2) return uniform_syn(cx, syn->kids[1]);
     return 0;
 }
