@@ -43,12 +43,15 @@ static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "H
                                         "MAX", "HUGE_", NULL};
 
 int oclc_reserved_prefix(const char *s) {
-    /* every prefix starts with `c`, `_` or an upper-case letter: most
-       names are out after one comparison (issue 14: this was called for
-       every name the checker makes) */
-    if (s[0] != 'c' && s[0] != '_' && (s[0] < 'A' || s[0] > 'Z')) return 0;
+    /* most names are out after one comparison (issue 14: this is asked
+       for every name the checker makes) */
+    switch (s[0]) { /* the first letters of reserved_prefix (keep them in step) */
+    case 'c': case '_': case 'M': case 'F': case 'D': case 'H': case 'C': case 'S': case 'U': case 'I': case 'L': break;
+    default: return 0;
+    }
     for (int i = 0; reserved_prefix[i]; i++) {
         const char *p = reserved_prefix[i], *q = s;
+        if (*p != *q) continue;
         while (*p && *p == *q) p++, q++;
         if (!*p) return 1;
     }
