@@ -9,7 +9,8 @@
  * compilations in separate threads may ask at once.  A text with reader
  * conditionals (#+ / #-) depends on -D values and is read each time.
  * The library's texts come read already: the build ran the reader on them
- * (reader/libforms.h), so a run only gives their nodes their file number. */
+ * (reader/libforms.h), so a run only gives their nodes their file number;
+ * the build knows which texts have #+ / #- forms (not "#+" in a comment). */
 #include <pthread.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static Arena builtin_arena; /* never freed: lives as long as the process */
 static int prebuilt_builtin(Builtin *b) {
     const LibForms *lf = NULL;
     for (const LibForms *p = crisp_libforms; p->name && !lf; p++)
-        if (!strcmp(p->name, b->file.name)) lf = p;
+        if (!strcmp(p->name, b->file.name) && p->textlen == b->file.len) lf = p;
     if (!lf || lf->nforms < 0) return 0;
     srcfile_keep(&b->file); /* its forms are shared by every compilation */
     unsigned fid = srcfile_id(&b->file);
@@ -63,25 +64,26 @@ static void parse_builtin(Builtin *b) {
 }
 
 int reader_read_builtin(Reader *r, const char *name, const char *text, Forms *out) {
-    if (strstr(text, "#+") || strstr(text, "#-")) goto uncached;
+    int conditional = strstr(text, "#+") || strstr(text, "#-"); /* perhaps: parsed each time */
     pthread_mutex_lock(&builtin_lock);
     Builtin *b = NULL;
     for (int i = 0; i < nbuiltins && !b; i++)
         if (builtins[i].text == text) b = &builtins[i];
     if (!b && nbuiltins < MAX_BUILTINS) {
-        b = &builtins[nbuiltins++];
+        b = &builtins[nbuiltins];
         b->text = text;
         b->file.name = name;
         b->file.text = text;
         b->file.len = (int)strlen(text);
-        if (!prebuilt_builtin(b)) parse_builtin(b);
+        if (prebuilt_builtin(b)) nbuiltins++;              /* read at build time: no #+ / #- form */
+        else if (!conditional) nbuiltins++, parse_builtin(b);
+        else b = NULL;
     }
     pthread_mutex_unlock(&builtin_lock);
     if (b && b->ok) {
         for (int i = 0; i < b->forms.n; i++) forms_push(&r->c->arena, out, b->forms.v[i]);
         return 0;
     }
-uncached:;
     SrcFile *f = arena_alloc(&r->c->arena, sizeof *f);
     if (!f) return 1;
     f->name = name;

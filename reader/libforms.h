@@ -10,8 +10,8 @@
  * for field (the tree, the spellings, which nodes share a spelling), except
  * the file number of their locations, which only a running process knows:
  * builtin.c sets it before first use.  A file the reader cannot read the
- * same way every time (one with #+ / #-, whose reading depends on -D) is
- * not there (nforms < 0) and is read at run time, as before. */
+ * same way every time (one with a #+ / #- form, whose reading depends on
+ * -D) is not there (nforms < 0) and is read at run time, as before. */
 #ifndef CRISP_LIBFORMS_H
 #define CRISP_LIBFORMS_H
 
@@ -19,6 +19,7 @@
 
 typedef struct LibForms {
     const char *name;  /* the library file (crisp_library's name); NULL ends */
+    int textlen;       /* the length of the text it was read from */
     Node **forms;      /* its top-level forms */
     int nforms;        /* -1: not read at build time */
     Node *nodes;       /* every node of the forms, for their file number */

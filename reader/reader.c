@@ -1052,6 +1052,7 @@ static int eval_feature(St *s, const Node *f) {
 
 /* #+FEATURE FORM / #-FEATURE FORM: the cursor is at `#`. */
 static RdStatus read_conditional(St *s, Node **out) {
+    s->r->conditionals++;
     if (!enter(s)) return RD_ERROR;
     SrcLoc loc = here(s);
     int plus = s->p[1] == '+';

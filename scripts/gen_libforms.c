@@ -7,8 +7,9 @@
  * nowhere - and prints every node reachable from the forms (kids and
  * annotations) as a Node initializer, every distinct spelling once (nodes
  * that shared a spelling's pointer share it here), every kids array as an
- * array of pointers into the nodes.  A text with #+ / #- or with reader
- * errors gets nforms = -1: builtin.c reads it at run time.
+ * array of pointers into the nodes.  A text with a #+ / #- form (the
+ * reader counts them: "#+" in a comment is none) or with reader errors
+ * gets nforms = -1: builtin.c reads it at run time.
  *
  * Usage: gen_libforms > build/gen/libforms.c */
 #include <inttypes.h>
@@ -149,7 +150,6 @@ int main(void) {
     if (!ok || !nforms || !nnodes) return 1;
     for (int f = 0; f < nfiles; f++) {
         const LibFile *lf = &crisp_library[f];
-        if (strstr(lf->text, "#+") || strstr(lf->text, "#-")) continue; /* as builtin.c: read each time */
         Crisp c;
         memset(&c, 0, sizeof c);
         arena_init(&c.arena);
@@ -159,7 +159,8 @@ int main(void) {
         SrcFile file = {lf->name, lf->text, (int)strlen(lf->text)};
         Forms forms = {0};
         reader_read_file(&r, &file, &forms);
-        if (c.diag.errors || c.arena.exhausted) continue;
+        /* a #+ / #- form: what it keeps may depend on -D, read it each time */
+        if (c.diag.errors || c.arena.exhausted || r.conditionals) continue;
         Gen g;
         memset(&g, 0, sizeof g);
         g.a = &c.arena;
@@ -180,11 +181,11 @@ int main(void) {
     }
     printf("const LibForms crisp_libforms[] = {\n");
     for (int f = 0; f < nfiles; f++) {
-        printf("    {\"%s\", ", crisp_library[f].name);
+        printf("    {\"%s\", %d, ", crisp_library[f].name, (int)strlen(crisp_library[f].text));
         if (ok[f]) printf("f%d, %d, n%d, %d},\n", f, nforms[f], f, nnodes[f]);
         else printf("0, -1, 0, 0},\n");
     }
-    printf("    {0, 0, 0, 0, 0},\n};\n");
+    printf("    {0, 0, 0, 0, 0, 0},\n};\n");
     free(ok);
     free(nforms);
     free(nnodes);
