@@ -31,16 +31,19 @@ static Builtin builtins[MAX_BUILTINS];
 static int nbuiltins;
 static Arena builtin_arena; /* never freed: lives as long as the process */
 
-/* The forms the build read for `b` (reader/libforms.h), given their file
+/* The forms the build read for `b` (reader/libforms.h), with its file
  * number: 1 when there are such forms. */
 static int prebuilt_builtin(Builtin *b) {
     const LibForms *lf = NULL;
     for (const LibForms *p = crisp_libforms; p->name && !lf; p++)
         if (!strcmp(p->name, b->file.name) && p->textlen == b->file.len) lf = p;
     if (!lf || lf->nforms < 0) return 0;
-    srcfile_keep(&b->file); /* its forms are shared by every compilation */
-    unsigned fid = srcfile_id(&b->file);
-    for (int i = 0; i < lf->nnodes; i++) lf->nodes[i].loc.fid = fid;
+    /* its forms are shared by every compilation: its number is kept */
+    if (!srcfile_claim(&b->file, lf->fid)) { /* taken: the one it gets */
+        srcfile_keep(&b->file);
+        unsigned fid = srcfile_id(&b->file);
+        for (int i = 0; i < lf->nnodes; i++) lf->nodes[i].loc.fid = fid;
+    }
     b->forms.v = lf->forms;
     b->forms.n = b->forms.cap = lf->nforms;
     b->ok = 1;

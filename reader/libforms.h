@@ -7,15 +7,23 @@
  * reader) and writes the syntax nodes it made as C data
  * (build/gen/libforms.c); reader/builtin.c hands those out instead of
  * parsing the text.  They are the nodes the reader makes at run time, field
- * for field (the tree, the spellings, which nodes share a spelling), except
- * the file number of their locations, which only a running process knows:
- * builtin.c sets it before first use.  A file the reader cannot read the
+ * for field (the tree, the spellings, which nodes share a spelling); the
+ * file number of their locations is one the build chose (LIBFORMS_FID0 +
+ * the file's index), which builtin.c claims for the file at first use (or,
+ * if a process has given that number to another file, writes the one it
+ * gets into the nodes).  A file the reader cannot read the
  * same way every time (one with a #+ / #- form, whose reading depends on
  * -D) is not there (nforms < 0) and is read at run time, as before. */
 #ifndef CRISP_LIBFORMS_H
 #define CRISP_LIBFORMS_H
 
 #include "../core/node.h"
+
+/* The file numbers the build gives the library's texts (their index in
+ * crisp_library from this one up): the top of the table, which a process
+ * reaches only after thousands of files (core/srcfile.c numbers from 1). */
+#define LIBFORMS_FID0 (SRCFILE_MAX - 64)
+#define LIBFORMS_MAX 64
 
 typedef struct LibForms {
     const char *name;  /* the library file (crisp_library's name); NULL ends */
@@ -24,6 +32,7 @@ typedef struct LibForms {
     int nforms;        /* -1: not read at build time */
     Node *nodes;       /* every node of the forms, for their file number */
     int nnodes;
+    unsigned fid;      /* the file number the nodes' locations carry */
 } LibForms;
 
 /* One entry per crisp_library entry, in its order (build/gen/libforms.c;

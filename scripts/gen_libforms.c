@@ -118,8 +118,9 @@ static void print_file(Gen *g, int f) {
     printf("static Node n%d[%d] = {\n", f, g->nnodes > 0 ? g->nnodes : 1);
     for (int i = 0; i < g->nnodes; i++) {
         const Node *n = g->nodes[i];
-        printf("    {.kind = %d, .is_unsigned = %d, .radix = %d, .op = %d, .nkids = %d, .loc = {.line = %d, .col = %u}",
-               n->kind, n->is_unsigned, n->radix, n->op, n->nkids, n->loc.line, (unsigned)n->loc.col);
+        printf("    {.kind = %d, .is_unsigned = %d, .radix = %d, .op = %d, .nkids = %d, .loc = {.line = %d, .col = %u, .fid = %u}",
+               n->kind, n->is_unsigned, n->radix, n->op, n->nkids, n->loc.line, (unsigned)n->loc.col,
+               (unsigned)(LIBFORMS_FID0 + f));
         if (n->nkids > 0 && n->kids)
             printf(", .kids = &k%d[%d]", f, (int)(intptr_t)ptrmap_get(&g->kids_ix, n->kids) - 1);
         if (n->kind == N_INT) {
@@ -145,6 +146,10 @@ int main(void) {
     printf("#include <stdint.h>\n#include \"../../reader/libforms.h\"\n");
     int nfiles = 0;
     for (const LibFile *lf = crisp_library; lf->name; lf++) nfiles++;
+    if (nfiles > LIBFORMS_MAX) {
+        fprintf(stderr, "gen_libforms: %d library files, at most %d (reader/libforms.h)\n", nfiles, LIBFORMS_MAX);
+        return 1;
+    }
     int *ok = calloc((size_t)nfiles + 1, sizeof *ok), *nforms = calloc((size_t)nfiles + 1, sizeof *nforms),
         *nnodes = calloc((size_t)nfiles + 1, sizeof *nnodes);
     if (!ok || !nforms || !nnodes) return 1;
@@ -182,10 +187,10 @@ int main(void) {
     printf("const LibForms crisp_libforms[] = {\n");
     for (int f = 0; f < nfiles; f++) {
         printf("    {\"%s\", %d, ", crisp_library[f].name, (int)strlen(crisp_library[f].text));
-        if (ok[f]) printf("f%d, %d, n%d, %d},\n", f, nforms[f], f, nnodes[f]);
-        else printf("0, -1, 0, 0},\n");
+        if (ok[f]) printf("f%d, %d, n%d, %d, %u},\n", f, nforms[f], f, nnodes[f], (unsigned)(LIBFORMS_FID0 + f));
+        else printf("0, -1, 0, 0, 0},\n");
     }
-    printf("    {0, 0, 0, 0, 0, 0},\n};\n");
+    printf("    {0, 0, 0, 0, 0, 0, 0},\n};\n");
     free(ok);
     free(nforms);
     free(nnodes);

@@ -2,4 +2,4 @@
  * in place of build/gen/libforms.c, the file it writes (reader/libforms.h). */
 #include "../reader/libforms.h"
 
-const LibForms crisp_libforms[] = {{0, 0, 0, 0, 0, 0}};
+const LibForms crisp_libforms[] = {{0, 0, 0, 0, 0, 0, 0}};
