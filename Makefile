@@ -23,7 +23,7 @@ DIRS     = core reader macros types analysis emit-oclc emit-hoist src
 LIB_SRC  = $(filter-out src/main.c,$(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIB_CRISP = lib/prelude.crisp $(filter-out lib/prelude.crisp,$(sort $(wildcard lib/*.crisp)))
 GEN_SRC  = $(B)/gen/library.c $(B)/gen/runtime_h.c $(B)/gen/runtime_py.c $(B)/gen/runtime_cuda_h.c \
-           $(B)/gen/runtime_cuda_py.c $(B)/gen/diag_examples.c
+           $(B)/gen/runtime_cuda_py.c $(B)/gen/diag_examples.c $(B)/gen/libforms.c
 NEG_TESTS = $(sort $(wildcard tests/neg/*.crisp tests/neg/*/*.crisp))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 # library objects: position-independent, internal symbols hidden
@@ -65,6 +65,16 @@ $(B)/%.o: %.c $(wildcard include/*.h $(DIRS:%=%/*.h))
 $(B)/gen/library.c: $(LIB_CRISP) scripts/embed_lib.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed_lib.sh $(LIB_CRISP) > $@
+
+# ... and read at build time: the forms the reader makes of it, as C data
+# (reader/libforms.h), by a program linked with the rest of the library.
+GEN_TOOL_OBJ = $(filter-out $(B)/gen/libforms.o,$(LIB_OBJ))
+$(B)/gen_libforms: scripts/gen_libforms.c scripts/libforms_stub.c $(GEN_TOOL_OBJ)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ scripts/gen_libforms.c scripts/libforms_stub.c $(GEN_TOOL_OBJ) $(LIBS)
+
+$(B)/gen/libforms.c: $(B)/gen_libforms
+	@mkdir -p $(dir $@)
+	$(B)/gen_libforms > $@.tmp && mv $@.tmp $@
 
 # So is the runtime shim, which --emit-runtime=DIR writes next to outputs.
 # The OpenCL and CUDA shims share parts, written once in runtime-shim/parts/:

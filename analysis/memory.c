@@ -342,7 +342,7 @@ static void report(MemWalk *m, const Finding *fd) {
 
 static void mem_walk(MemWalk *m, const Node *n, int depth) {
     if (!n || depth > 10000) return;
-    if (n->kind == N_C_BLOCK && n->text && (!strcmp(n->text, "uniform") || !strcmp(n->text, "uniform*"))) {
+    if (n->kind == N_C_BLOCK && n->text && (syn_streq(n->text, "uniform") || syn_streq(n->text, "uniform*"))) {
         /* a uniform capture's slot is one broadcast word: skip the slot */
         for (int i = 0; i < n->nkids; i++)
             if (n->kids[i]->kind == N_C_IF) mem_walk(m, n->kids[i]->kids[1], depth + 1);

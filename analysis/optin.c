@@ -40,7 +40,7 @@ static const char *spec_name(const Node *e) {
 
 static int check_bit(const char *name, int *known) {
     for (int i = 0; name && check_names[i].name; i++)
-        if (!strcmp(check_names[i].name, name)) {
+        if (syn_streq(check_names[i].name, name)) {
             *known = 1;
             return check_names[i].bit;
         }
@@ -71,7 +71,7 @@ static void own_declarations(Analysis *an, FnSum *s) {
             int known;
             int bit = check_bit(name, &known);
             if (!known) continue; /* the checker judged the others */
-            if (!strcmp(name, "max-registers") || !strcmp(name, "warn-max-registers")) {
+            if (syn_streq(name, "max-registers") || syn_streq(name, "warn-max-registers")) {
                 int n = budget(an, e);
                 if (name[0] == 'm') s->max_regs = n;
                 else s->warn_regs = n;
@@ -134,7 +134,7 @@ static void declaims(Analysis *an) {
                     FnSum *s = sum_at(an, i);
                     const CFunc *fn = s ? s->fn : NULL;
                     if (!fn) continue;
-                    int same = fn->kind == FN_KERNEL ? !strcmp(fn->name, f->name) : !strcasecmp(fn->name, f->name);
+                    int same = fn->kind == FN_KERNEL ? syn_streq(fn->name, f->name) : !strcasecmp(fn->name, f->name);
                     if (same) {
                         s->checks |= bit;
                         found = 1;

@@ -146,20 +146,21 @@ int uni_param_of_arg(const CFunc *g, int k) {
 
 /* The level of a call's result: a user function's summary applied to the
  * arguments, a builtin's own level, or the join of a pure call's. */
-static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform) {
+static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform, const Uni *kl) {
     FnSum *g = uni_sum_of_call(f->an, e);
     if (g) {
         Uni r = {g->ret.lv, 0};
         for (int k = 0; k < e->nkids && g->ret.pm; k++) {
             int i = uni_param_of_arg(g->fn, k);
-            if (i >= 0 && (g->ret.pm >> (i < 63 ? i : 63) & 1)) r = uni_join(r, uni_peek(f, e->kids[k], as_uniform));
+            if (i >= 0 && (g->ret.pm >> (i < 63 ? i : 63) & 1))
+                r = uni_join(r, kl ? kl[k] : uni_peek(f, e->kids[k], as_uniform));
         }
         return r;
     }
     CallInfo ci = uni_call_info(f->an, e);
     if (!ci.pure) return uni(ci.lv);
     Uni r = uni(L_CONST);
-    for (int k = 0; k < e->nkids; k++) r = uni_join(r, uni_peek(f, e->kids[k], as_uniform));
+    for (int k = 0; k < e->nkids; k++) r = uni_join(r, kl ? kl[k] : uni_peek(f, e->kids[k], as_uniform));
     return r;
 }
 
@@ -171,10 +172,10 @@ static const Sym *vec_sym(const Node *v) {
 /* Shared memory (local, or global that the kernel may write) read by
  * another work-item's store is not uniform; read-only and private memory
  * are as uniform as their index and contents. */
-static Uni index_level(Fn *f, const Node *e, const Sym *as_uniform) {
+static Uni index_level(Fn *f, const Node *e, const Sym *as_uniform, const Uni *kl) {
     const Sym *v = vec_sym(e->kids[0]);
     const Type *t = v ? v->ty : e->kids[0]->ty;
-    Uni idx = uni_peek(f, e->kids[1], as_uniform);
+    Uni idx = kl ? kl[1] : uni_peek(f, e->kids[1], as_uniform);
     if (!t || t->kind != TY_VECTOR) return uni(L_VARYING);
     if (t->as == AS_PRIVATE || t->as == AS_NONE) return uni_join(var_level(f, v, as_uniform), idx);
     if (t->as == AS_CONSTANT || t->acc == ACC_READ_ONLY) return uni_join(var_level(f, v, as_uniform), idx);
@@ -200,8 +201,8 @@ Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
     case N_C_COMMENT: return uni(L_CONST);
     case N_C_VAR: return var_level(f, e->sym, as_uniform);
     case N_C_LENGTH: return length_level(f, e->sym);
-    case N_C_INDEX: return index_level(f, e, as_uniform);
-    case N_C_CALL: return call_level(f, e, as_uniform);
+    case N_C_INDEX: return index_level(f, e, as_uniform, NULL);
+    case N_C_CALL: return call_level(f, e, as_uniform, NULL);
     case N_C_ATOMIC: return uni(L_VARYING);
     case N_C_WARP: /* docs/warps.md: lanes vary, warp ids are per warp */
         switch (e->op) {
@@ -545,7 +546,7 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
     for (int k = 0; k < call->nkids; k++) {
         Node *a = call->kids[k];
         if (a->kind == N_C_UNARY && a->op == OP_ADDR && a->kids[0]->kind == N_C_VAR && uni_param_of_arg(g->fn, k) < 0)
-            assign_var(f, a->kids[0]->sym, call_level(f, call, NULL), call);
+            assign_var(f, a->kids[0]->sym, call_level(f, call, NULL, NULL), call);
     }
     if (g->has_barrier) barrier(f, call, g);
     if (!f->report || !(g->req_plus | g->req_barrier)) return;
@@ -592,6 +593,17 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
 
 /* ---- the walk ---- */
 
+/* The level of `e` (uni_peek's answer once its effects are in), after
+ * walking it for its effects: assignments, calls' effects, barriers.  A
+ * node's level is made from its kids' levels as ev returned them when
+ * nothing rose and no variable was first met meanwhile (f->changes and
+ * f->nv unchanged: then uni_peek would find the same levels), instead of
+ * peeking into every subexpression again at every level (issue 14: that
+ * made the walk quadratic in an expression's depth and a tenth of the
+ * compilation's instructions).  An assignment's result is what it
+ * assigns, from before its effect: its effect, if any, moved f->changes
+ * or f->nv, so its parent peeks. */
+#define EV_KIDS 8
 static Uni ev(Fn *f, Node *e) {
     if (!e) return uni(L_CONST);
     switch (e->kind) {
@@ -604,17 +616,39 @@ static Uni ev(Fn *f, Node *e) {
         return v;
     }
     case N_C_CALL: {
-        for (int i = 0; i < e->nkids; i++) ev(f, e->kids[i]);
+        long changes = f->changes;
+        int nv = f->nv;
+        Uni kl[EV_KIDS];
+        for (int i = 0; i < e->nkids; i++) {
+            Uni u = ev(f, e->kids[i]);
+            if (i < EV_KIDS) kl[i] = u;
+        }
         FnSum *g = uni_sum_of_call(f->an, e);
         if (g) call_effects(f, e, g);
+        if (e->nkids <= EV_KIDS && f->changes == changes && f->nv == nv) return call_level(f, e, NULL, kl);
         return uni_peek(f, e, NULL);
     }
     case N_C_BARRIER:
         if (is_barrier(e)) barrier(f, e, NULL);
         return uni(L_CONST);
-    default:
-        for (int i = 0; i < e->nkids; i++) ev(f, e->kids[i]);
-        return uni_peek(f, e, NULL);
+    default: {
+        long changes = f->changes;
+        int nv = f->nv;
+        Uni kl[EV_KIDS], r = uni(L_CONST);
+        for (int i = 0; i < e->nkids; i++) {
+            Uni u = ev(f, e->kids[i]);
+            if (i < EV_KIDS) kl[i] = u;
+            r = uni_join(r, u);
+        }
+        if (f->changes != changes || f->nv != nv) return uni_peek(f, e, NULL);
+        switch (e->kind) { /* uni_peek's answer from the kids' levels */
+        case N_C_INDEX: return e->nkids == 2 ? index_level(f, e, NULL, kl) : uni_peek(f, e, NULL);
+        case N_C_UNARY: return e->op == OP_DEREF ? uni(L_VARYING) : r;
+        case N_C_BINARY: case N_C_SWIZZLE: case N_C_MEMBER: case N_C_CAST: case N_C_SELECT: case N_C_HWVEC:
+            return r;
+        default: return uni_peek(f, e, NULL);
+        }
+    }
     }
 }
 
@@ -795,7 +829,7 @@ static int needless_capture(Fn *f, Node *s, const Node *decl) {
 }
 
 static void walk_mark(Fn *f, Node *s) {
-    int capture = !strcmp(s->text, "uniform") || !strcmp(s->text, "uniform*");
+    int capture = syn_streq(s->text, "uniform") || syn_streq(s->text, "uniform*");
     if (!capture) {
         /* a `+` form: its first if or loop is judged */
         const Node *saved = f->mark;

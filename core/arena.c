@@ -27,6 +27,14 @@ struct ArenaChunk {
 
 #define ARENA_CHUNK (64 * 1024)
 #define ARENA_MAP_FROM ((size_t)2 << 20)   /* a huge page */
+/* Mapped chunks made while the arena holds less than this are advised to
+ * the kernel as huge pages (MADV_HUGEPAGE): the arena fills its memory
+ * densely, and a 2 MiB page is one fault where 4 KiB pages were 512 (issue
+ * 14: the 1 MB program's system time 12 -> 4 ms, its CPU time a fifth
+ * less).  Not past it: with every chunk advised, the 10 MB program spent
+ * 0.04 to 1 s in the kernel compacting memory for more huge pages, against
+ * 0.2 s with none (measured on a shared 24 GiB VM, THP "madvise"). */
+#define ARENA_HUGE_UNTIL ((size_t)128 << 20)
 #define ARENA_CHUNK_MAX ((size_t)32 << 20)
 #define ARENA_POPULATE ((size_t)1 << 20) /* a mapped chunk's pages are faulted in this many at a time */
 #define ARENA_DEFAULT_CAP ((size_t)4 << 30) /* 10 MB of Crisp needs about 1 GiB */
@@ -38,6 +46,15 @@ void arena_init(Arena *a) {
 static void free_chunk(ArenaChunk *c) {
     if (c->mapped) munmap(c, sizeof *c + c->size);
     else free(c);
+}
+
+void *os_pages_alloc(size_t size) {
+    void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void os_pages_free(void *p, size_t size) {
+    if (p) munmap(p, size ? size : 1);
 }
 
 void arena_free(Arena *a) {
@@ -97,6 +114,9 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
         size_t total = (sizeof *c + want + ARENA_MAP_FROM - 1) & ~(ARENA_MAP_FROM - 1);
         void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+            if (a->used < ARENA_HUGE_UNTIL) madvise(p, total, MADV_HUGEPAGE);
+#endif
             c = p;
             c->mapped = 1;
             want = total - sizeof *c;

@@ -57,6 +57,14 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
  * Only blocks of 2^k bytes are kept; other sizes are plain arena_alloc. */
 void *arena_alloc_block(Arena *a, size_t size);
 void arena_give_back(Arena *a, void *p, size_t size);
+/* Zeroed pages straight from the system for a large table that dies
+ * early (the reader's spellings), and their release: malloc would keep a
+ * freed block of that size in its heap and raise the size from which it
+ * maps blocks, so that later large buffers (the .cl text) stay resident
+ * after they are outgrown (issue 14: 7 MiB at the 10 MB program's peak).
+ * NULL when out of memory. */
+void *os_pages_alloc(size_t size);
+void os_pages_free(void *p, size_t size);
 
 /* A point in the arena's history: arena_since(a, m, p) says whether `p`
  * was handed out after arena_mark(a) returned m (p must come from `a`, or

@@ -52,3 +52,18 @@ int HM_FN(put)(Arena *a, HM_MAP *m, HM_KEY key, void *val) {
     m->ents[j].val = val;
     return 1;
 }
+
+/* The value slot of `key`, made (holding NULL) when it is not there: a
+ * read and a write of the same key with one probe.  NULL when out of
+ * memory.  The slot is valid until the next insertion. */
+void **HM_FN(slot)(Arena *a, HM_MAP *m, HM_KEY key) {
+    if ((m->n + 1) * 2 >= m->cap && !hm_grow_to(a, m, m->cap ? m->cap * 2 : 8)) return NULL;
+    uint32_t mask = (uint32_t)m->cap - 1, j = HM_HASH(key) & mask;
+    while (m->ents[j].key && !HM_EQ(m->ents[j].key, key)) j = (j + 1) & mask;
+    if (!m->ents[j].key) {
+        m->n++;
+        m->ents[j].key = key;
+        m->ents[j].val = NULL;
+    }
+    return &m->ents[j].val;
+}

@@ -43,6 +43,10 @@ typedef struct SrcLoc {
  * few files; the built-in texts, shared by every compilation, are kept). */
 unsigned srcfile_id(const SrcFile *f);
 void srcfile_keep(const SrcFile *f);
+/* Give `f` the number `id` for good (kept), if `id` is free or f's
+ * already: 1; else 0 (the library's forms carry numbers made at build
+ * time, reader/libforms.h). */
+int srcfile_claim(const SrcFile *f, unsigned id);
 const SrcFile *srcfile_of(unsigned fid);
 
 static inline SrcLoc srcloc_in(unsigned fid, int line, int col) {

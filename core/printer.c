@@ -2,6 +2,7 @@
 #include "printer.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 void pr_init(Printer *p, StrBuf *out) {
     p->out = out;
@@ -9,11 +10,16 @@ void pr_init(Printer *p, StrBuf *out) {
 }
 
 void pr_line(Printer *p, const char *fmt, ...) {
-    for (int i = 0; i < p->indent; i++) sb_puts(p->out, "    ");
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vprintf(p->out, fmt, ap);
-    va_end(ap);
+    static const char spaces[] = "                                "; /* 8 levels */
+    for (int i = p->indent; i > 0; i -= 8) sb_putn(p->out, spaces, 4 * (size_t)(i < 8 ? i : 8));
+    if (!strchr(fmt, '%')) { /* a line without directives: "{", "}", "break;" */
+        sb_puts(p->out, fmt);
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        sb_vprintf(p->out, fmt, ap);
+        va_end(ap);
+    }
     sb_putc(p->out, '\n');
 }
 

@@ -27,5 +27,8 @@ int ptrmap_put(Arena *a, PtrMap *m, const void *key, void *val);
 /* Make room for `n` entries in all (a table whose size is known: no
  * chain of doubled tables left behind).  Returns 0 when out of memory. */
 int ptrmap_reserve(Arena *a, PtrMap *m, int n);
+/* The value slot of `key`, made holding NULL when it is not there; valid
+ * until the next insertion.  NULL when out of memory. */
+void **ptrmap_slot(Arena *a, PtrMap *m, const void *key);
 
 #endif

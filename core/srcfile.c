@@ -43,6 +43,20 @@ void srcfile_keep(const SrcFile *f) {
     pthread_mutex_unlock(&srcfile_lock);
 }
 
+int srcfile_claim(const SrcFile *f, unsigned id) {
+    if (!f || !id || id >= SRCFILE_MAX) return 0;
+    pthread_mutex_lock(&srcfile_lock);
+    int ok = srcfiles[id] == f;
+    if (!ok && !srcfiles[id]) {
+        ok = 1;
+        for (unsigned i = 1; i < SRCFILE_MAX && ok; i++) ok = srcfiles[i] != f; /* not numbered already */
+        if (ok) srcfiles[id] = f;
+    }
+    if (ok) srcfile_kept[id] = 1;
+    pthread_mutex_unlock(&srcfile_lock);
+    return ok;
+}
+
 const SrcFile *srcfile_of(unsigned fid) {
     if (!fid || fid >= SRCFILE_MAX) return NULL;
     pthread_mutex_lock(&srcfile_lock);

@@ -47,6 +47,16 @@ void sb_putc(StrBuf *b, char c) {
 }
 
 void sb_puts(StrBuf *b, const char *s) {
+    /* copied byte by byte while there is room: the texts are short names
+       and operators, for which strlen and memcpy cost more than the copy
+       (issue 14); the rest, if it did not fit, the usual way */
+    if (!b->oom && b->data) {
+        char *d = b->data + b->len, *end = b->data + b->cap - 1; /* the NUL's byte */
+        while (*s && d < end) *d++ = *s++;
+        b->len = (size_t)(d - b->data);
+        *d = 0;
+        if (!*s) return;
+    }
     sb_putn(b, s, strlen(s));
 }
 
@@ -82,9 +92,15 @@ static void out_signed(Out *o, long long v) {
 int sb_format(char *buf, size_t cap, size_t *len, const char *f, va_list ap) {
     Out o = {buf, 0, cap, cap == 0};
     while (*f && !o.full) {
+        /* the text up to the next directive, copied as it is scanned */
         const char *q = f;
-        while (*q && *q != '%') q++;
-        if (q > f) out_putn(&o, f, (size_t)(q - f));
+        char *d = o.p + o.n, *end = o.p + o.cap - 1; /* the NUL's byte */
+        while (*q && *q != '%' && d < end) *d++ = *q++;
+        o.n = (size_t)(d - o.p);
+        if (*q && *q != '%') {
+            o.full = 1;
+            break;
+        }
         if (!*q) break;
         q++;
         int l = 0, z = 0;

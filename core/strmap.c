@@ -18,7 +18,7 @@ static uint32_t str_hash(const char *s) {
 #define HM_KEY const char *
 #define HM_FN(name) strmap_##name
 #define HM_HASH(k) str_hash(k)
-#define HM_EQ(a, b) (!strcmp((a), (b)))
+#define HM_EQ(a, b) ((a) == (b) || ((a)[0] == (b)[0] && !strcmp((a), (b))))
 #include "hashmap_impl.h"
 
 void strmap_release(Arena *a, StrMap *m) {

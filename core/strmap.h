@@ -24,6 +24,11 @@ void *strmap_get(const StrMap *m, const char *key);
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val);
 
+/* The value slot of `key`, made holding NULL when it is not there (one
+ * probe for a read and a write); valid until the next insertion.  NULL
+ * when out of memory. */
+void **strmap_slot(Arena *a, StrMap *m, const char *key);
+
 /* The map is dead (a function's table after it was checked): its array
  * goes back to the arena for the next table of its size; `m` is empty. */
 void strmap_release(Arena *a, StrMap *m);

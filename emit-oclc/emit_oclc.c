@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/printer.h"
+#include "../core/syntax.h"
 #include "names.h"
 #include "reads.h"
 #include "warps.h"
@@ -27,6 +28,7 @@ typedef struct Em {
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
     const OclcReads *reads; /* the function's unread variables (reads.h) */
     int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
+    struct FloatSpelling *floats; /* FLOAT_MEMO spellings (float_out), or NULL */
 } Em;
 
 static const char *basename_of(const char *path);
@@ -106,18 +108,49 @@ static int narrow_int(const Type *t) {
 static void expr_out(Em *e, const Node *n, int min_prec);
 static void warp_out(Em *e, const Node *n);
 
+/* The shortest %g spelling of v that reads back as the same float or
+ * double, with `.0` where it would read as an integer and `f` on a float.
+ * Finding it takes up to 17 snprintf/strtod round trips (5,000
+ * instructions, a twentieth of the emitter: issue 14), and a program
+ * repeats its constants, so emit_oclc remembers the spellings it made,
+ * direct-mapped by the value's bits (the spelling depends on nothing
+ * else). */
+#define FLOAT_MEMO_BITS 12
+#define FLOAT_MEMO (1 << FLOAT_MEMO_BITS)
+typedef struct FloatSpelling {
+    uint64_t bits;
+    unsigned char used, is_double, len;
+    char text[29]; /* at most 24: "-1.2345678901234567e-308" and ".0" or "f" */
+} FloatSpelling;
+
 static void float_out(Em *e, double v, int is_double) {
     if (isnan(v)) { sb_puts(e->out, "NAN"); return; }
     if (isinf(v)) { sb_puts(e->out, v < 0 ? "-INFINITY" : "INFINITY"); return; }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint64_t h = (bits ^ (uint64_t)is_double) * 0x9E3779B97F4A7C15ull;
+    FloatSpelling *m = e->floats ? &e->floats[h >> (64 - FLOAT_MEMO_BITS)] : NULL;
+    if (m && m->used && m->bits == bits && m->is_double == is_double) {
+        sb_putn(e->out, m->text, m->len);
+        return;
+    }
     char buf[64];
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, sizeof buf, "%.*g", p, v);
         double back = is_double ? strtod(buf, NULL) : (double)strtof(buf, NULL);
         if (back == (is_double ? v : (double)(float)v)) break;
     }
-    sb_puts(e->out, buf);
-    if (!strpbrk(buf, ".eEn")) sb_puts(e->out, ".0");
-    if (!is_double) sb_putc(e->out, 'f');
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    if (!is_double) strcat(buf, "f");
+    size_t n = strlen(buf);
+    sb_putn(e->out, buf, n);
+    if (m && n < sizeof m->text) {
+        m->used = 1;
+        m->bits = bits;
+        m->is_double = (unsigned char)is_double;
+        m->len = (unsigned char)n;
+        memcpy(m->text, buf, n + 1);
+    }
 }
 
 /* The identifier of the field a member node selects (its Crisp name in
@@ -126,7 +159,7 @@ static const char *member_ident(Em *e, const Node *n) {
     const Type *st = n->kids[0]->ty;
     if (st && st->kind == TY_STRUCT)
         for (int i = 0; i < st->sd->nfields; i++)
-            if (!strcmp(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
+            if (syn_streq(st->sd->fields[i].name, n->text) && st->sd->fields[i].cname) return st->sd->fields[i].cname;
     return oclc_spell(e->a, n->text);
 }
 
@@ -135,7 +168,7 @@ static void int_out(Em *e, const Node *n) {
         /* a key (its Crisp key in n->text): its identifier, phylum_chordata */
         const EnumDef *ed = n->ty->ed;
         for (int j = 0; j < ed->nkeys; j++)
-            if (!strcmp(ed->keys[j], n->text)) {
+            if (syn_streq(ed->keys[j], n->text)) {
                 sb_puts(e->out, ed->cnames[j]);
                 return;
             }
@@ -329,7 +362,7 @@ static const Expansion *comment_origin(const Node *n) {
     if (!n->origin) return NULL;
     const Expansion *x = n->origin;
     while (x->parent) x = x->parent; /* the macro the user wrote */
-    if (!strcmp(x->macro, "when") || !strcmp(x->macro, "unless") || !strcmp(x->macro, "cond")) return NULL;
+    if (syn_streq(x->macro, "when") || syn_streq(x->macro, "unless") || syn_streq(x->macro, "cond")) return NULL;
     return x;
 }
 
@@ -657,7 +690,7 @@ static void helper_out(Em *e, const Helper *h) {
         pr_line(p, "/* device-has: decided when the driver builds this source for a device */");
         pr_line(p, "bool %s(void)", hname);
         pr_line(p, "{");
-        if (!strcmp(h->key, "subgroups")) /* docs/warps.md */
+        if (syn_streq(h->key, "subgroups")) /* docs/warps.md */
             pr_line(p, "#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)");
         else
             pr_line(p, "#ifdef cl_khr_%s", h->key);
@@ -813,7 +846,7 @@ static void helper_out(Em *e, const Helper *h) {
         for (int clash = 1; clash;) {
             clash = 0;
             for (int i = 0; i < sd->nfields; i++)
-                if (!strcmp(sd->fields[i].cname, sv) ||
+                if (syn_streq(sd->fields[i].cname, sv) ||
                     (sd->fields[i].view && !strcmp(arena_printf(e->a, "%s_len", sd->fields[i].cname), sv)))
                     clash = 1;
             if (clash) sv = arena_printf(e->a, "%s_", sv);
@@ -1029,7 +1062,7 @@ static void survey_tree(Survey *sv, const Node *n) {
         if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
             const char *name = builtin_spelling(n->op, n->ty);
             int seen = 0;
-            for (int i = 0; i < sv->natom64; i++) seen |= !strcmp(sv->atom64[i], name);
+            for (int i = 0; i < sv->natom64; i++) seen |= syn_streq(sv->atom64[i], name);
             if (!seen && sv->natom64 < 16) sv->atom64[sv->natom64++] = name;
         }
     }
@@ -1120,7 +1153,7 @@ static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
         static const char *cas[2] = {"atom_or", "atom_cmpxchg"}; /* what the CAS loops use */
         for (int k = 0; k < 2; k++) {
             int seen = 0;
-            for (int j = 0; j < n; j++) seen |= !strcmp(names[j], cas[k]);
+            for (int j = 0; j < n; j++) seen |= syn_streq(names[j], cas[k]);
             if (!seen && n < 16) names[n++] = cas[k];
         }
     }
@@ -1134,16 +1167,16 @@ static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
             for (int si = 0; si < 2; si++) {
                 const char *t = types[ti], *op = names[i] + 5;
                 const char *ptr = arena_printf(e->a, "volatile %s %s *p", spaces[si], t);
-                if (!strcmp(op, "inc") || !strcmp(op, "dec")) {
+                if (syn_streq(op, "inc") || syn_streq(op, "dec")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s) { return __sync_fetch_and_%s(p, (%s)1); }", t,
                             names[i], ptr, op[0] == 'i' ? "add" : "sub", t);
-                } else if (!strcmp(op, "cmpxchg")) {
+                } else if (syn_streq(op, "cmpxchg")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s cmp, %s v) { return __sync_val_compare_and_swap(p, cmp, v); }",
                             t, names[i], ptr, t, t);
-                } else if (!strcmp(op, "xchg")) {
+                } else if (syn_streq(op, "xchg")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v) { return __sync_lock_test_and_set(p, v); }", t,
                             names[i], ptr, t);
-                } else if (!strcmp(op, "min") || !strcmp(op, "max")) {
+                } else if (syn_streq(op, "min") || syn_streq(op, "max")) {
                     pr_line(pr, "%s __attribute__((overloadable)) %s(%s, %s v)", t, names[i], ptr, t);
                     pr_line(pr, "{");
                     pr_line(pr, "    %s old = *p;", t);
@@ -1270,7 +1303,7 @@ typedef struct FnHelpers {
 } FnHelpers;
 
 void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
-    Em e = {.out = out, .a = scratch, .p = p};
+    Em e = {.out = out, .a = scratch, .p = p, .floats = calloc(FLOAT_MEMO, sizeof(FloatSpelling))};
     pr_init(&e.pr, out);
     pr_line(&e.pr, "/* Generated by crisp %s from %s - edit the Crisp source, not this file. */", CRISP_VERSION, p->source);
     pr_line(&e.pr, "/* OpenCL C %d.%d */", p->ocl_version / 100, p->ocl_version / 10 % 10); /* --ocl-version */
@@ -1308,7 +1341,10 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
         FnHelpers *fh = ptrmap_get(&own, h->fn);
         if (!fh) {
             fh = arena_alloc(e.a, sizeof *fh);
-            if (!fh || !ptrmap_put(e.a, &own, h->fn, fh)) return;
+            if (!fh || !ptrmap_put(e.a, &own, h->fn, fh)) {
+                free(e.floats);
+                return;
+            }
         }
         arena_push(e.a, (void ***)&fh->v, &fh->n, &fh->cap, h);
     }
@@ -1317,6 +1353,7 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
         const FnHelpers *fh = ptrmap_get(&own, p->funcs[i]);
         for (int j = 0; fh && j < fh->n; j++) helper_out(&e, fh->v[j]);
     }
+    free(e.floats);
 }
 
 void emit_oclc_expr(StrBuf *out, const Program *p, const Node *n, Arena *scratch) {

@@ -10,22 +10,24 @@
  * names mangled, BASE_K to make a name unique, reserved words avoided -
  * so the checker stays target-neutral. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctext.h"
 #include "names.h"
+#include "../core/syntax.h"
 
 /* C keywords, OpenCL C types and built-ins a user name must not take
- * (sorted: looked up by binary search). */
+ * (looked up through reserved_set below). */
 static const char *const reserved_c[] = {
     "__kernel", "abs", "acos", "asin", "atan", "auto", "barrier", "bool", "break", "case", "ceil",
     "char", "clamp", "const", "constant", "continue", "cos", "cross", "default", "distance", "do",
     "dot", "double", "else", "enum", "event_t", "exp", "extern", "fabs", "false", "float", "floor",
     "fma", "for", "get_global_id", "get_global_offset", "get_global_size", "get_group_id",
     "get_local_id", "get_local_size", "get_num_groups", "get_work_dim", "global", "goto", "half",
-    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "it", "kernel", "length", "local",
+    "if", "image2d_t", "image3d_t", "inline", "int", "intptr_t", "kernel", "length", "local",
     "log", "log2", "long", "mad", "main", "max", "mem_fence", "min", "mix", "normalize", "pow",
     "printf", "private", "ptrdiff_t", "read_only", "read_write", "register", "restrict", "return",
     "round", "rsqrt", "sampler_t", "select", "short", "sign", "signed", "sin", "size_t", "sizeof",
@@ -41,33 +43,58 @@ static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "H
                                         "MAX", "HUGE_", NULL};
 
 int oclc_reserved_prefix(const char *s) {
-    /* every prefix starts with `c`, `_` or an upper-case letter: most
-       names are out after one comparison (issue 14: this was called for
-       every name the checker makes) */
-    if (s[0] != 'c' && s[0] != '_' && (s[0] < 'A' || s[0] > 'Z')) return 0;
-    for (int i = 0; reserved_prefix[i]; i++)
-        if (s[0] == reserved_prefix[i][0] && !strncmp(s, reserved_prefix[i], strlen(reserved_prefix[i]))) return 1;
+    /* most names are out after one comparison (issue 14: this is asked
+       for every name the checker makes) */
+    switch (s[0]) { /* the first letters of reserved_prefix (keep them in step) */
+    case 'c': case '_': case 'M': case 'F': case 'D': case 'H': case 'C': case 'S': case 'U': case 'I': case 'L': break;
+    default: return 0;
+    }
+    for (int i = 0; reserved_prefix[i]; i++) {
+        const char *p = reserved_prefix[i], *q = s;
+        if (*p != *q) continue;
+        while (*p && *p == *q) p++, q++;
+        if (!*p) return 1;
+    }
     return 0;
 }
 
-static int cmp_word(const void *k, const void *e) {
-    return strcmp((const char *)k, *(const char *const *)e);
+/* The reserved words (reserved_c and the upper-case macros of the
+ * OpenCL C headers) in an open-addressed set made once: the checker asks
+ * for every name it makes, and a binary search of strcmp's was most of
+ * oclc_unique's cost (issue 14). */
+#define RESERVED_SLOTS 512 /* a power of two, over twice the words */
+static const char *reserved_set[RESERVED_SLOTS];
+static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
+
+static uint32_t word_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void reserved_add(const char *w) {
+    uint32_t j = word_hash(w) & (RESERVED_SLOTS - 1);
+    while (reserved_set[j]) j = (j + 1) & (RESERVED_SLOTS - 1);
+    reserved_set[j] = w;
+}
+
+static void reserved_build(void) {
+    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA"};
+    for (size_t i = 0; i < sizeof reserved_c / sizeof reserved_c[0]; i++) reserved_add(reserved_c[i]);
+    for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++) reserved_add(macros[i]);
 }
 
 int oclc_reserved(const char *s) {
-    static const char *macros[] = {"NULL", "INFINITY", "NAN", "MAXFLOAT", "CHAR_BIT", "FP_FAST_FMA", NULL};
-    if (bsearch(s, reserved_c, sizeof reserved_c / sizeof reserved_c[0], sizeof reserved_c[0], cmp_word))
-        return strcmp(s, "it") != 0;
-    if (s[0] >= 'A' && s[0] <= 'Z') /* the macros are upper case */
-        for (int i = 0; macros[i]; i++)
-            if (!strcmp(macros[i], s)) return 1;
+    pthread_once(&reserved_once, reserved_build);
+    for (uint32_t j = word_hash(s) & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
+        if (reserved_set[j][0] == s[0] && syn_streq(reserved_set[j], s)) return 1;
     return oclc_reserved_prefix(s);
 }
 
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
  * `*` `_star`, `+` `_plus`, other punctuation `_`. */
 const char *oclc_spell(Arena *a, const char *s) {
-    if (!strcmp(s, "~")) return "elem"; /* an overload of element access */
+    if (syn_streq(s, "~")) return "elem"; /* an overload of element access */
     char buf[512];
     size_t o = 0;
     for (const char *p = s; *p && o < sizeof buf - 8; p++) {
@@ -125,18 +152,20 @@ typedef struct NameSuffixes {
 /* BASE_K with K a positive number without leading zeros: its K, and the
  * length of BASE; else 0. */
 static int name_suffix(const char *nm, size_t *baselen) {
-    const char *u = strrchr(nm, '_');
-    if (!u || u == nm || u[1] < '1' || u[1] > '9') return 0;
-    char *end;
-    long k = strtol(u + 1, &end, 10);
-    if (*end || k <= 0 || k >= 1000000000) return 0;
-    *baselen = (size_t)(u - nm);
-    return (int)k;
+    /* the digits at the end, then the last `_` (issue 14: strrchr and
+       strtol made most of the cost of taking a name) */
+    size_t n = strlen(nm), d = n;
+    while (d > 0 && nm[d - 1] >= '0' && nm[d - 1] <= '9') d--;
+    if (d == n || n - d > 9 || d < 2 || nm[d - 1] != '_' || nm[d] == '0') return 0;
+    int k = 0;
+    for (size_t i = d; i < n; i++) k = k * 10 + (nm[i] - '0');
+    *baselen = d - 1;
+    return k;
 }
 
 static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
-    intptr_t c = (intptr_t)strmap_get(&t->live, nm);
-    strmap_put(a, &t->live, nm, (void *)(c + delta));
+    void **live = strmap_slot(a, &t->live, nm);
+    if (live) *live = (void *)((intptr_t)*live + delta);
     size_t bl;
     int k = name_suffix(nm, &bl);
     if (!k) return;
@@ -210,8 +239,8 @@ const char *oclc_host_ident(Arena *a, const char *name) {
 /* The variables of crisp's support code (emit-oclc/warps.c prints the
  * functions that take them). */
 const char *oclc_support(const char *what) {
-    if (!strcmp(what, "warp-memory")) return "crisp_warp_mem";
-    if (!strcmp(what, "warp-memory-length")) return "crisp_warp_mem_len";
+    if (syn_streq(what, "warp-memory")) return "crisp_warp_mem";
+    if (syn_streq(what, "warp-memory-length")) return "crisp_warp_mem_len";
     return NULL;
 }
 

@@ -63,7 +63,7 @@ static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *v
             *added = 1;
             return;
         }
-        if (!strcmp(e->key, key)) {
+        if (syn_streq(e->key, key)) {
             e->val = val;
             *added = 0;
             return;
@@ -132,7 +132,7 @@ static int is_sym(const Node *v) {
 
 static int is_nil(const Node *v) {
     return v && ((v->kind == N_LIST && v->nkids == 0) ||
-                 (is_sym(v) && !v->ann && !strcmp(v->key, "nil")));
+                 (is_sym(v) && !v->ann && syn_streq(v->key, "nil")));
 }
 
 /* A proper list value: () or nil or a LIST node. */
@@ -151,7 +151,7 @@ int eval_truthy(const Node *v) {
     case N_INT: return v->ival != 0;
     case N_FLOAT: return v->fval != 0.0;
     case N_SYMBOL:
-        return !(is_sym(v) && !v->ann && (!strcmp(v->key, "nil") || !strcmp(v->key, "false")));
+        return !(is_sym(v) && !v->ann && (syn_streq(v->key, "nil") || syn_streq(v->key, "false")));
     default: return 1;
     }
 }
@@ -436,7 +436,7 @@ static int is_ll_keyword(const Node *n) {
 
 /* A symbol usable as a variable. */
 static int ll_var_ok(Eval *ev, const Node *n) {
-    if (!is_sym(n) || is_ll_keyword(n) || !strcmp(n->key, "nil") || !strcmp(n->key, "t")) {
+    if (!is_sym(n) || is_ll_keyword(n) || syn_streq(n->key, "nil") || syn_streq(n->key, "t")) {
         ll_error(ev, n, "`%s` cannot be used as a variable in a lambda list", show(ev, n));
         return 0;
     }
@@ -523,7 +523,7 @@ static EvalLambdaList *ll_parse(Eval *ev, const Node *src, int depth) {
         const Node *x = src->kids[i];
         if (is_ll_keyword(x)) {
             const char *k = x->key;
-            if (!strcmp(k, "&whole")) {
+            if (syn_streq(k, "&whole")) {
                 if (i != 0 || i + 1 >= src->nkids || !ll_var_ok(ev, src->kids[i + 1])) {
                     if (!ev->failed) ll_error(ev, x, "&whole must come first, followed by a variable");
                     return NULL;
@@ -531,11 +531,11 @@ static EvalLambdaList *ll_parse(Eval *ev, const Node *src, int depth) {
                 ll->whole = src->kids[++i];
                 continue;
             }
-            if (!strcmp(k, "&optional") && mode == REQ) {
+            if (syn_streq(k, "&optional") && mode == REQ) {
                 mode = OPT;
                 continue;
             }
-            if ((!strcmp(k, "&rest") || !strcmp(k, "&body")) && (mode == REQ || mode == OPT)) {
+            if ((syn_streq(k, "&rest") || syn_streq(k, "&body")) && (mode == REQ || mode == OPT)) {
                 if (i + 1 >= src->nkids || !ll_var_ok(ev, src->kids[i + 1])) {
                     if (!ev->failed) ll_error(ev, x, "%s must be followed by a variable", x->name);
                     return NULL;
@@ -544,16 +544,16 @@ static EvalLambdaList *ll_parse(Eval *ev, const Node *src, int depth) {
                 mode = AFTER_REST;
                 continue;
             }
-            if (!strcmp(k, "&key") && mode != KEY && mode != AUX) {
+            if (syn_streq(k, "&key") && mode != KEY && mode != AUX) {
                 ll->has_key = 1;
                 mode = KEY;
                 continue;
             }
-            if (!strcmp(k, "&allow-other-keys") && mode == KEY) {
+            if (syn_streq(k, "&allow-other-keys") && mode == KEY) {
                 ll->allow_other_keys = 1;
                 continue;
             }
-            if (!strcmp(k, "&aux") && mode != AUX) {
+            if (syn_streq(k, "&aux") && mode != AUX) {
                 mode = AUX;
                 continue;
             }
@@ -640,7 +640,7 @@ static int bind_var_or_pattern(Eval *ev, const LLParam *p, Node *val, const Bind
 
 /* Is `v` run-time code a staged call produced: (funcall (gen-...) ...)? */
 static int is_staged_code(const Node *v) {
-    return v->kind == N_LIST && v->nkids >= 2 && is_sym(v->kids[0]) && !strcmp(v->kids[0]->key, "funcall") &&
+    return v->kind == N_LIST && v->nkids >= 2 && is_sym(v->kids[0]) && syn_streq(v->kids[0]->key, "funcall") &&
            v->kids[1]->kind == N_LIST;
 }
 
@@ -667,7 +667,7 @@ static Node *init_value(Eval *ev, const LLParam *p, Binding *env) {
 static int is_key_arg(const EvalLambdaList *ll, const Node *a) {
     if (a->kind != N_KEYWORD) return 0;
     for (int k = 0; k < ll->nkey; k++)
-        if (!strcmp(ll->key[k].kw, a->key)) return 1;
+        if (syn_streq(ll->key[k].kw, a->key)) return 1;
     return 0;
 }
 
@@ -701,7 +701,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
         for (int k = 0; k < ll->nkey; k++) {
             Node *v = ev->nil;
             for (int j = i + nopt_given; j + 1 < n; j += 2)
-                if (args[j]->kind == N_KEYWORD && !strcmp(args[j]->key, ll->key[k].kw)) v = args[j + 1];
+                if (args[j]->kind == N_KEYWORD && syn_streq(args[j]->key, ll->key[k].kw)) v = args[j + 1];
             keyenv = bind(ev, keyenv, ll->key[k].var->key, v);
         }
     }
@@ -740,10 +740,10 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
                 bind_error(ev, bc, args[j], "expected a keyword, got `%s`", show(ev, args[j]));
                 return 0;
             }
-            if (allow || !strcmp(args[j]->key, "allow-other-keys")) continue;
+            if (allow || syn_streq(args[j]->key, "allow-other-keys")) continue;
             int known = 0;
             for (int k = 0; k < ll->nkey; k++)
-                if (!strcmp(ll->key[k].kw, args[j]->key)) known = 1;
+                if (syn_streq(ll->key[k].kw, args[j]->key)) known = 1;
             if (!known) {
                 bind_error(ev, bc, args[j], "unknown keyword argument `:%s`", args[j]->name);
                 return 0;
@@ -753,7 +753,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
             const LLParam *p = &ll->key[k];
             Node *v = NULL;
             for (int j = i; j < n && !v; j += 2)
-                if (!strcmp(args[j]->key, p->kw)) v = args[j + 1];
+                if (syn_streq(args[j]->key, p->kw)) v = args[j + 1];
             int supplied = v != NULL;
             if (!v) v = init_value(ev, p, *envp);
             if (!v) return 0;
@@ -809,8 +809,8 @@ static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
     const char *k = x->key;
     Binding *b = lookup(env, k);
     if (b) return b->val;
-    if (!strcmp(k, "nil") || !strcmp(k, "false")) return !x->ann ? ev->nil : x;
-    if (!strcmp(k, "t") || !strcmp(k, "true")) return x->ann ? x : ev->t;
+    if (syn_streq(k, "nil") || syn_streq(k, "false")) return !x->ann ? ev->nil : x;
+    if (syn_streq(k, "t") || syn_streq(k, "true")) return x->ann ? x : ev->t;
     const Node *c = map_get(&ev->consts, k);
     if (c) return (Node *)(uintptr_t)c;
     Node *out = NULL;
@@ -1354,7 +1354,7 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
     /* its name printed once (a lambda's is always the same text) */
-    const char *name = !cl->name || !strcmp(cl->name, "lambda")
+    const char *name = !cl->name || syn_streq(cl->name, "lambda")
                            ? "#<function lambda>"
                            : arena_printf(&ev->c->arena, "#<function %s>", cl->name);
     Node *n = syn_new(&ev->c->arena, N_SYMBOL, no_loc);
@@ -1659,7 +1659,7 @@ const char *eval_function_name(const Node *v) {
 
 static Node *compare(Eval *ev, Node *form, Node **a, int n, const char *op) {
     Num x, y;
-    if (n == 2 && (op[0] == '=' || !strcmp(op, "/=")) && eval_function_name(a[0]) && eval_function_name(a[1])) {
+    if (n == 2 && (op[0] == '=' || syn_streq(op, "/=")) && eval_function_name(a[0]) && eval_function_name(a[1])) {
         /* (= someFunction #'+): function designators compare by name
            (spec "reduce-to-1-atomic") */
         int same = !strcasecmp(eval_function_name(a[0]), eval_function_name(a[1]));
@@ -1667,7 +1667,7 @@ static Node *compare(Eval *ev, Node *form, Node **a, int n, const char *op) {
     }
     for (int i = 0; i < n; i++)
         if (!get_num(ev, form, a[i], op, &x)) return NULL;
-    if (!strcmp(op, "/=")) {
+    if (syn_streq(op, "/=")) {
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++) {
                 get_num(ev, form, a[i], op, &x);
@@ -1904,7 +1904,7 @@ static int val_eql(const Node *a, const Node *b) {
     switch (a->kind) {
     case N_INT: return a->ival == b->ival && a->is_unsigned == b->is_unsigned;
     case N_FLOAT: return a->fval == b->fval;
-    case N_KEYWORD: return !strcmp(a->key, b->key);
+    case N_KEYWORD: return syn_streq(a->key, b->key);
     case N_SYMBOL:
         if (as_closure(a) && as_closure(b) && as_closure(a)->host && as_closure(b)->host)
             return !strcmp(as_closure(a)->name, as_closure(b)->name);
@@ -2351,7 +2351,7 @@ static Node *bi_string_eq(Eval *ev, Node *form, Node **a, int n) {
     const char *y = a[1]->kind == N_STRING ? a[1]->name : NULL;
     if (!x && !(x = name_arg(ev, form, a[0], "string="))) return NULL;
     if (!y && !(y = name_arg(ev, form, a[1], "string="))) return NULL;
-    return mk_bool(ev, !strcmp(x, y));
+    return mk_bool(ev, syn_streq(x, y));
 }
 
 static Node *change_case(Eval *ev, Node *form, Node *v, int up) {
@@ -2651,8 +2651,8 @@ static int want_type(Eval *ev, Node *form, const Node *v, const char *fn) {
 static Node *bi_is_address_space(Eval *ev, Node *form, Node **a, int n) {
     (void)form, (void)n;
     const Node *v = a[0];
-    int ok = v->kind == N_KEYWORD && (!strcmp(v->key, "global") || !strcmp(v->key, "local") ||
-                                      !strcmp(v->key, "constant") || !strcmp(v->key, "private"));
+    int ok = v->kind == N_KEYWORD && (syn_streq(v->key, "global") || syn_streq(v->key, "local") ||
+                                      syn_streq(v->key, "constant") || syn_streq(v->key, "private"));
     return mk_bool(ev, ok);
 }
 
@@ -2713,7 +2713,7 @@ static int is_host_query(const char *key) {
         "type-has-prop?", "is-substitutable-for?", "is-numeric?", "is-scalar?", "is-hardware-vector?",
         "is-integer?", "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?", NULL};
     for (int i = 0; names[i]; i++)
-        if (!strcmp(key, names[i])) return 1;
+        if (syn_streq(key, names[i])) return 1;
     return 0;
 }
 
@@ -2759,7 +2759,7 @@ static Node *function_arg(Eval *ev, Node *form, Node *arg, Binding *env, const c
 static Node *sf_value_query(Eval *ev, Node *form, Binding *env) {
     const char *fn = form->kids[0]->key;
     int n = form->nkids - 1;
-    int want = !strcmp(fn, "is-type-of") ? 2 : 1;
+    int want = syn_streq(fn, "is-type-of") ? 2 : 1;
     if (!want_args(ev, form, want, want)) return NULL;
     Node *a[2];
     for (int i = 0; i < n; i++) {
@@ -2810,7 +2810,7 @@ static Node *bi_int_var_type(Eval *ev, Node *form, Node **a, int n) {
  * arguments go to the host as designators and signatures. */
 static Node *sf_function_query(Eval *ev, Node *form, Binding *env) {
     const char *fn = form->kids[0]->key;
-    int two = !strcmp(fn, "has-overload?");
+    int two = syn_streq(fn, "has-overload?");
     if (!want_args(ev, form, two ? 2 : 1, two ? 2 : 1)) return NULL;
     Node *a[2];
     if (!(a[0] = function_arg(ev, form, form->kids[1], env, fn))) return NULL;
@@ -3074,10 +3074,10 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
         return !code_error(ev, EVAL_E_DEFMACRO, form,
                            "`defmacro` expects (defmacro NAME LAMBDA-LIST [DOCSTRING] BODY...)");
     Node *name = form->kids[1];
-    if (!is_sym(name) || name->ann || is_nil(name) || !strcmp(name->key, "t"))
+    if (!is_sym(name) || name->ann || is_nil(name) || syn_streq(name->key, "t"))
         return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid macro name `%s`", show(ev, name));
     for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
-        if (!strcmp(name->key, reserved_names[i]))
+        if (syn_streq(name->key, reserved_names[i]))
             return !code_error(ev, EVAL_E_DEFMACRO, name,
                                "cannot define macro `%s`: it is a core form", name->name);
     EvalLambdaList *ll = ll_parse(ev, form->kids[2], 0);
@@ -3107,7 +3107,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
  * the parsed lambda list, or NULL to parse form->kids[2]). */
 static int define_function(Eval *ev, const Node *form, const char *what, EvalLambdaList *ll) {
     Node *name = form->kids[1];
-    if (!is_sym(name) || name->ann || is_nil(name) || !strcmp(name->key, "t"))
+    if (!is_sym(name) || name->ann || is_nil(name) || syn_streq(name->key, "t"))
         return !code_error(ev, EVAL_E_DEFMACRO, name, "invalid %s name `%s`", what, show(ev, name));
     if (map_get(&ev->prims, name->key) || is_host_query(name->key))
         return !code_error(ev, EVAL_E_DEFMACRO, name,

@@ -87,11 +87,12 @@ static void set_clear(PtrSet *s) {
     s->n = 0;
 }
 
-static int set_add(Arena *a, PtrSet *s, const Node *p) {
+/* Add p: 1 when it was not there, 0 when it was, -1 out of memory. */
+static int set_insert(Arena *a, PtrSet *s, const Node *p) {
     if ((s->n + 1) * 2 >= s->cap) {
         int ncap = s->cap ? s->cap * 2 : 256;
         PtrEnt *nv = arena_alloc(a, sizeof *nv * (size_t)ncap);
-        if (!nv) return 0;
+        if (!nv) return -1;
         for (int i = 0; i < s->cap; i++) {
             if (s->v[i].gen != s->gen || !s->v[i].p) continue;
             uint32_t j = ptr_hash(s->v[i].p) & (uint32_t)(ncap - 1);
@@ -103,7 +104,7 @@ static int set_add(Arena *a, PtrSet *s, const Node *p) {
     }
     uint32_t j = ptr_hash(p) & (uint32_t)(s->cap - 1);
     while (s->v[j].gen == s->gen && s->v[j].p) {
-        if (s->v[j].p == p) return 1;
+        if (s->v[j].p == p) return 0;
         j = (j + 1) & (uint32_t)(s->cap - 1);
     }
     s->v[j].p = p;
@@ -125,8 +126,8 @@ static int set_has(const PtrSet *s, const Node *p) {
 /* Add `n` and everything below it.  Argument trees come from the reader or
  * from earlier (checked) expansions, so their depth is bounded. */
 static void collect_args(Expander *x, const Node *n, int depth) {
-    if (set_has(&x->args, n) || depth > x->ev.max_nesting + READER_MAX_DEPTH) return;
-    if (!set_add(&x->c->arena, &x->args, n)) return;
+    if (depth > x->ev.max_nesting + READER_MAX_DEPTH) return;
+    if (set_insert(&x->c->arena, &x->args, n) != 1) return; /* there already, or out of memory */
     if (n->kind == N_SYMBOL && n->ann) collect_args(x, n->ann, depth + 1);
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
         for (int i = 0; i < n->nkids; i++) collect_args(x, n->kids[i], depth + 1);
@@ -589,7 +590,7 @@ static Node *expand_loop(Expander *x, Node *n, int depth) {
 static int is_opaque(const char *k) {
     static const char *const names[] = {"quote", "function", "declare", "declaim", "def-type"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(k, names[i])) return 1;
+        if (syn_streq(k, names[i])) return 1;
     return 0;
 }
 
@@ -610,13 +611,13 @@ static Node *expand_deep(Expander *x, Node *n, int depth) {
     if (h->kind != N_SYMBOL) return expand_kids(x, n, 1, depth);
     const char *k = h->key;
     if (is_opaque(k)) return n;
-    if (!strcmp(k, "def-kernel") || !strcmp(k, "def-function") || !strcmp(k, "def-grid-function"))
+    if (syn_streq(k, "def-kernel") || syn_streq(k, "def-function") || syn_streq(k, "def-grid-function"))
         return expand_kids(x, n, 3, depth);
-    if (!strcmp(k, "def-const") || !strcmp(k, "def-constant") || !strcmp(k, "def-parameter") ||
-        !strcmp(k, "multiple-value-bind"))
+    if (syn_streq(k, "def-const") || syn_streq(k, "def-constant") || syn_streq(k, "def-parameter") ||
+        syn_streq(k, "multiple-value-bind"))
         return expand_kids(x, n, 2, depth);
-    if (!strcmp(k, "let") || !strcmp(k, "let*")) return expand_let(x, n, depth);
-    if (!strcmp(k, "%loop")) return expand_loop(x, n, depth);
+    if (syn_streq(k, "let") || syn_streq(k, "let*")) return expand_let(x, n, depth);
+    if (syn_streq(k, "%loop")) return expand_loop(x, n, depth);
     return expand_kids(x, n, 1, depth);
 }
 

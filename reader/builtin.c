@@ -7,10 +7,14 @@
  * syntax nodes (a macro's result is always a fresh copy; test_api checks
  * the shared forms stay unchanged).  A mutex guards the table, so
  * compilations in separate threads may ask at once.  A text with reader
- * conditionals (#+ / #-) depends on -D values and is read each time. */
+ * conditionals (#+ / #-) depends on -D values and is read each time.
+ * The library's texts come read already: the build ran the reader on them
+ * (reader/libforms.h), so a run only gives their nodes their file number;
+ * the build knows which texts have #+ / #- forms (not "#+" in a comment). */
 #include <pthread.h>
 #include <string.h>
 
+#include "libforms.h"
 #include "reader.h"
 
 #define MAX_BUILTINS 16
@@ -26,6 +30,25 @@ static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
 static Builtin builtins[MAX_BUILTINS];
 static int nbuiltins;
 static Arena builtin_arena; /* never freed: lives as long as the process */
+
+/* The forms the build read for `b` (reader/libforms.h), with its file
+ * number: 1 when there are such forms. */
+static int prebuilt_builtin(Builtin *b) {
+    const LibForms *lf = NULL;
+    for (const LibForms *p = crisp_libforms; p->name && !lf; p++)
+        if (!strcmp(p->name, b->file.name) && p->textlen == b->file.len) lf = p;
+    if (!lf || lf->nforms < 0) return 0;
+    /* its forms are shared by every compilation: its number is kept */
+    if (!srcfile_claim(&b->file, lf->fid)) { /* taken: the one it gets */
+        srcfile_keep(&b->file);
+        unsigned fid = srcfile_id(&b->file);
+        for (int i = 0; i < lf->nnodes; i++) lf->nodes[i].loc.fid = fid;
+    }
+    b->forms.v = lf->forms;
+    b->forms.n = b->forms.cap = lf->nforms;
+    b->ok = 1;
+    return 1;
+}
 
 /* Parse `b` into the process-wide arena, with a private context whose
  * diagnostics go nowhere (a built-in text with errors is not cached: the
@@ -44,25 +67,26 @@ static void parse_builtin(Builtin *b) {
 }
 
 int reader_read_builtin(Reader *r, const char *name, const char *text, Forms *out) {
-    if (strstr(text, "#+") || strstr(text, "#-")) goto uncached;
+    int conditional = strstr(text, "#+") || strstr(text, "#-"); /* perhaps: parsed each time */
     pthread_mutex_lock(&builtin_lock);
     Builtin *b = NULL;
     for (int i = 0; i < nbuiltins && !b; i++)
         if (builtins[i].text == text) b = &builtins[i];
     if (!b && nbuiltins < MAX_BUILTINS) {
-        b = &builtins[nbuiltins++];
+        b = &builtins[nbuiltins];
         b->text = text;
         b->file.name = name;
         b->file.text = text;
         b->file.len = (int)strlen(text);
-        parse_builtin(b);
+        if (prebuilt_builtin(b)) nbuiltins++;              /* read at build time: no #+ / #- form */
+        else if (!conditional) nbuiltins++, parse_builtin(b);
+        else b = NULL;
     }
     pthread_mutex_unlock(&builtin_lock);
     if (b && b->ok) {
         for (int i = 0; i < b->forms.n; i++) forms_push(&r->c->arena, out, b->forms.v[i]);
         return 0;
     }
-uncached:;
     SrcFile *f = arena_alloc(&r->c->arena, sizeof *f);
     if (!f) return 1;
     f->name = name;

@@ -110,14 +110,40 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
-    const char **names;  /* interned spellings (open addressing, malloc'ed) */
+    struct Interned *names; /* interned spellings (open addressing, os_pages_alloc) */
     size_t nnames, capnames;
 } St;
 
 /* ---- characters and positions ---- */
 
+/* Byte classes, one table look-up per byte (issue 14: the reader's tests
+ * of each byte were a tenth of its instructions).  CL_SPACE: whitespace;
+ * CL_CONST: a token constituent (printable ASCII but the delimiters
+ * ( ) " ; ' ` ,); CL_COLON and CL_UPPER: constituents that are `:` or a
+ * capital letter, so that one scan of a token also says whether it has
+ * an annotation and whether its key differs from its spelling. */
+enum { CL_SPACE = 1, CL_CONST = 2, CL_COLON = 4, CL_UPPER = 8 };
+static const unsigned char byte_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 2, 0, 2, 2, 2, 2, 0, 0, 0, 2, 2, 0, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6, 0, 2, 2, 2, 2,
+    2, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 2, 2, 2, 2, 2,
+    0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static int is_space(int c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    return byte_class[(unsigned char)c] & CL_SPACE;
 }
 
 static int is_digit(int c) {
@@ -137,11 +163,7 @@ static int is_bad_byte(int c) {
 }
 
 static int is_constituent(int c) {
-    if (c <= 0x20 || c >= 0x7f) return 0;
-    switch (c) { /* a switch, not strchr: this runs once per byte of a name */
-    case '(': case ')': case '"': case ';': case '\'': case '`': case ',': return 0;
-    default: return 1;
-    }
+    return byte_class[(unsigned char)c] & CL_CONST;
 }
 
 static int at_end(const St *s) {
@@ -243,66 +265,94 @@ static Node *mk(St *s, NodeKind k, SrcLoc loc) {
     return n;
 }
 
-/* The one copy of the spelling b[0..n) in the arena: a program repeats
- * its names, and a copy per occurrence (two, with the key) was a tenth of
- * the reader's memory (issue 14).  NULL when out of memory. */
-static const char *intern(St *s, const char *b, size_t n) {
+/* An interned spelling and its key (the lower-case spelling, itself
+ * interned; the same pointer when the spelling has no capital). */
+typedef struct Interned {
+    const char *name, *key;
+    uint32_t hash, len;
+} Interned;
+
+static uint32_t spelling_hash(const char *b, size_t n) {
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)b[i]) * 16777619u;
+    return h;
+}
+
+/* The one copy of the spelling b[0..n) in the arena, with its key: a
+ * program repeats its names, and a copy per occurrence (two, with the
+ * key) was a tenth of the reader's memory; the key is made once per
+ * spelling, not per occurrence (issue 14).  `upper`: b has a capital
+ * letter (0 when it surely has none).  NULL when out of memory. */
+static const Interned *intern(St *s, const char *b, size_t n, int upper) {
+    uint32_t h = spelling_hash(b, n);
     if ((s->nnames + 1) * 2 > s->capnames) {
         size_t cap = s->capnames ? s->capnames * 2 : 1024;
-        const char **v = calloc(cap, sizeof *v);
+        Interned *v = os_pages_alloc(cap * sizeof *v);
         if (!v) {
             oom(s);
             return NULL;
         }
         for (size_t i = 0; i < s->capnames; i++) {
-            const char *e = s->names[i];
-            if (!e) continue;
-            uint32_t eh = 2166136261u;
-            for (const char *q = e; *q; q++) eh = (eh ^ (unsigned char)*q) * 16777619u;
-            size_t j = eh & (cap - 1);
-            while (v[j]) j = (j + 1) & (cap - 1);
-            v[j] = e;
+            if (!s->names[i].name) continue;
+            size_t j = s->names[i].hash & (cap - 1);
+            while (v[j].name) j = (j + 1) & (cap - 1);
+            v[j] = s->names[i];
         }
-        free(s->names);
+        os_pages_free(s->names, s->capnames * sizeof *s->names);
         s->names = v;
         s->capnames = cap;
     }
     size_t j = h & (s->capnames - 1);
-    for (; s->names[j]; j = (j + 1) & (s->capnames - 1))
-        if (!strncmp(s->names[j], b, n) && s->names[j][n] == 0) return s->names[j];
-    char *p = dup_n(s, b, n);
-    if (!p) return NULL;
-    s->names[j] = p;
-    s->nnames++;
-    return p;
-}
-
-/* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key (both
- * interned: the same pointer when the spelling is lower-case). */
-static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
-    Node *x = mk(s, k, loc);
-    const char *name = intern(s, b, n), *key = name;
-    if (!x || !name) return NULL;
-    if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11)) s->c->feature_forms++; /* expand.c */
-    size_t i = 0;
-    while (i < n && !(b[i] >= 'A' && b[i] <= 'Z')) i++;
-    if (i < n) {
+    for (; s->names[j].name; j = (j + 1) & (s->capnames - 1))
+        if (s->names[j].hash == h && s->names[j].len == n && !memcmp(s->names[j].name, b, n)) return &s->names[j];
+    const char *key = NULL;
+    if (upper) {
+        size_t i = 0;
+        while (i < n && !(b[i] >= 'A' && b[i] <= 'Z')) i++;
+        if (i == n) upper = 0;
+    }
+    if (upper) {
         char small[64], *low = n < sizeof small ? small : malloc(n + 1);
         if (!low) {
             oom(s);
             return NULL;
         }
-        for (size_t j = 0; j < n; j++) low[j] = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
+        for (size_t i = 0; i < n; i++) low[i] = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] - 'A' + 'a') : b[i];
         low[n] = 0;
-        key = intern(s, low, n);
+        const Interned *k = intern(s, low, n, 0);
         if (low != small) free(low);
-        if (!key) return NULL;
+        if (!k) return NULL;
+        key = k->name;
+        /* the key's entry may have grown the table: find the slot again */
+        j = h & (s->capnames - 1);
+        while (s->names[j].name) j = (j + 1) & (s->capnames - 1);
     }
-    x->name = name;
-    x->key = key;
+    char *p = dup_n(s, b, n);
+    if (!p) return NULL;
+    Interned *e = &s->names[j];
+    e->name = p;
+    e->key = key ? key : p;
+    e->hash = h;
+    e->len = (uint32_t)n;
+    s->nnames++;
+    return e;
+}
+
+/* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key (both
+ * interned: the same pointer when the spelling is lower-case); `upper`
+ * as intern's. */
+static Node *mk_name_cl(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n, int upper) {
+    Node *x = mk(s, k, loc);
+    const Interned *e = intern(s, b, n, upper);
+    if (!x || !e) return NULL;
+    if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11)) s->c->feature_forms++; /* expand.c */
+    x->name = e->name;
+    x->key = e->key;
     return x;
+}
+
+static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
+    return mk_name_cl(s, k, loc, b, n, 1);
 }
 
 static void push(St *s, Node *n) {
@@ -746,10 +796,10 @@ static RdStatus read_keyword(St *s, SrcLoc loc, const char *b, size_t n, Node **
 }
 
 /* A symbol token, possibly `name:type`, `name:(type ...)` or `a::b`. */
-static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, Node **out) {
+static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, unsigned cl, Node **out) {
     char tb[64], fb[16];
     size_t sep = n;  /* index of the single `:` separating name and type */
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; (cl & CL_COLON) && i < n;) {
         if (b[i] != ':') {
             i++;
             continue;
@@ -766,7 +816,7 @@ static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, Node **o
         }
         i = j;
     }
-    Node *sym = mk_name(s, N_SYMBOL, loc, b, sep);
+    Node *sym = mk_name_cl(s, N_SYMBOL, loc, b, sep, cl & CL_UPPER);
     if (!sym) return RD_ERROR;
     *out = sym;
     if (sep == n) return RD_NODE;
@@ -777,7 +827,7 @@ static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, Node **o
     }
     if (sep + 1 < n) {
         SrcLoc tl = srcloc_in(loc.fid, loc.line, (int)loc.col + (int)sep + 1);
-        sym->ann = mk_name(s, N_SYMBOL, tl, b + sep + 1, n - sep - 1);
+        sym->ann = mk_name_cl(s, N_SYMBOL, tl, b + sep + 1, n - sep - 1, cl & CL_UPPER);
         return sym->ann ? RD_NODE : RD_ERROR;
     }
     if (peek(s, 0) != '(') {
@@ -797,7 +847,11 @@ static RdStatus read_token(St *s, Node **out) {
         err(s, loc, "E0024", "unexpected `|#`: expected a form (no block comment is open)");
         return RD_ERROR;
     }
-    while (e < s->end && is_constituent((unsigned char)*e)) e++;
+    unsigned cl = 0, c;
+    while (e < s->end && ((c = byte_class[(unsigned char)*e]) & CL_CONST)) {
+        cl |= c;
+        e++;
+    }
     size_t n = (size_t)(e - b);
     s->p = e;  /* tokens hold no newline */
     if (n > READER_MAX_TOKEN) {
@@ -809,7 +863,7 @@ static RdStatus read_token(St *s, Node **out) {
     if (starts_like_number(b, n)) {
         int shape = number_shape(b, n);
         if (shape) return read_number(s, loc, b, n, shape, out);
-        if (is_digit_symbol(b, n)) return read_symbol(s, loc, b, n, out);
+        if (is_digit_symbol(b, n)) return read_symbol(s, loc, b, n, cl, out);
         char tb[64];
         show(tb, sizeof tb, b, n);
         if (n > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X'))
@@ -820,7 +874,7 @@ static RdStatus read_token(St *s, Node **out) {
                 "a float (1.0, .5, 2.5e3) or a symbol that does not start like a number", tb);
         return RD_ERROR;
     }
-    return read_symbol(s, loc, b, n, out);
+    return read_symbol(s, loc, b, n, cl, out);
 }
 
 /* #x... / #b...: the cursor is at `#`. */
@@ -959,7 +1013,7 @@ static int eval_feature(St *s, const Node *f) {
         return -1;
     case N_LIST: {
         const char *h = syn_head(f);
-        int and_ = h && !strcmp(h, "and"), or_ = h && !strcmp(h, "or");
+        int and_ = h && syn_streq(h, "and"), or_ = h && syn_streq(h, "or");
         if (and_ || or_) {
             int v = and_, bad = 0, later = 0;
             for (int i = 1; i < f->nkids; i++) {
@@ -971,7 +1025,7 @@ static int eval_feature(St *s, const Node *f) {
             }
             return bad ? -1 : later ? FEATURE_LATER : v;
         }
-        if (h && !strcmp(h, "not")) {
+        if (h && syn_streq(h, "not")) {
             if (f->nkids != 2) {
                 err(s, f->loc, "E0023", "(not ...) in a feature expression expects exactly one "
                     "argument, found %d", f->nkids - 1);
@@ -980,7 +1034,7 @@ static int eval_feature(St *s, const Node *f) {
             int x = eval_feature(s, f->kids[1]);
             return x == FEATURE_LATER ? x : x < 0 ? -1 : !x;
         }
-        if (h && !strcmp(h, "target-has")) return eval_target_has(s, f);
+        if (h && syn_streq(h, "target-has")) return eval_target_has(s, f);
         /* (is-floating-point? T) and other compile-time calls: decided
            when the form is checked - inside a template, once T is known */
         if (h) return FEATURE_LATER;
@@ -998,6 +1052,7 @@ static int eval_feature(St *s, const Node *f) {
 
 /* #+FEATURE FORM / #-FEATURE FORM: the cursor is at `#`. */
 static RdStatus read_conditional(St *s, Node **out) {
+    s->r->conditionals++;
     if (!enter(s)) return RD_ERROR;
     SrcLoc loc = here(s);
     int plus = s->p[1] == '+';
@@ -1165,7 +1220,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         }
     }
     free(s.stk);
-    free(s.names);
+    os_pages_free(s.names, s.capnames * sizeof *s.names);
     return c->diag.errors - before;
 }
 
@@ -1174,7 +1229,7 @@ int reader_form_truthy(const Node *n) {
     switch (n->kind) {
     case N_INT: return n->ival != 0;
     case N_FLOAT: return n->fval != 0.0;
-    case N_SYMBOL: return !(n->key && (!strcmp(n->key, "nil") || !strcmp(n->key, "false")));
+    case N_SYMBOL: return !(n->key && (syn_streq(n->key, "nil") || syn_streq(n->key, "false")));
     case N_LIST: return n->nkids != 0;
     default: return 1;
     }
@@ -1182,7 +1237,7 @@ int reader_form_truthy(const Node *n) {
 
 int reader_text_truthy(const char *text) {
     if (!text || !*text) return 0;
-    if (ascii_ieq(text, "nil") || ascii_ieq(text, "false") || !strcmp(text, "()")) return 0;
+    if (ascii_ieq(text, "nil") || ascii_ieq(text, "false") || syn_streq(text, "()")) return 0;
     size_t n = strlen(text);
     if (number_shape(text, n)) {
         for (size_t i = 0; i < n; i++) {

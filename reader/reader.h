@@ -24,6 +24,7 @@ typedef struct Reader {
     Crisp *c;
     ReaderParam *params;
     int nparams, capparams;
+    int conditionals;   /* #+ / #- forms read: what they keep may depend on -D */
 } Reader;
 
 void reader_init(Reader *r, Crisp *c);

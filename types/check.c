@@ -165,7 +165,7 @@ Sym *ck_scope_lookup(Ctx *cx, const char *key) {
 Sym *ck_parameter_lookup(Checker *ck, const Node *name) {
     if (!name || name->kind != N_SYMBOL) return NULL;
     for (int g = 0; g < ck->globals.n; g++)
-        if (ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name->name))
+        if (ck->globals.syms[g]->kind == SYM_PARAMETER && syn_streq(ck->globals.syms[g]->name, name->name))
             return ck->globals.syms[g];
     return NULL;
 }
@@ -310,7 +310,7 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
                caller's vector */
             for (int i = 0; i < cx->fn->nfsides; i++)
                 if (cx->fn->fsides[i]->param == val->sym ||
-                    (val->sym->cname && !strcmp(cx->fn->fsides[i]->param->cname, val->sym->cname)))
+                    (val->sym->cname && syn_streq(cx->fn->fsides[i]->param->cname, val->sym->cname)))
                     cx->fn->ret_side = i + 1;
             if (cx->fn->ret_side) return;
         }
@@ -438,7 +438,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
         for (int j = 1; j < d->nkids; j++) {
             Node *e = d->kids[j];
             const char *h = syn_head(e);
-            if (h && !strcmp(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
+            if (h && syn_streq(h, "type") && e->nkids >= 3 && ck_is_signature_type(e->kids[e->nkids - 1])) {
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) continue;
                     int m = ds->nsig;
@@ -450,7 +450,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     PUSH(ck->a, ds->types, m2, ds->capt, NULL);
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
-            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
+            } else if (h && syn_streq(h, "type") && e->nkids >= 3) {
                 Type *t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                 for (int k = 1; k < e->nkids - 1; k++) {
                     if (e->kids[k]->kind != N_SYMBOL) {
@@ -465,13 +465,13 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                     int m3 = m;
                     PUSH(ck->a, ds->at, m3, ds->capa, e->kids[k]);
                 }
-            } else if (h && !strcmp(h, "grid-level")) {
+            } else if (h && syn_streq(h, "grid-level")) {
                 ds->grid_level = 1;
-            } else if (h && !strcmp(h, "%immutable")) {
+            } else if (h && syn_streq(h, "%immutable")) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);
-            } else if (h && !strcmp(h, "%default-local-size")) {
+            } else if (h && syn_streq(h, "%default-local-size")) {
                 /* the library's local size for crisp to choose when the
                    kernel declares none (sidechan.c; the radix passes:
                    docs/library.md "Radix sort"); the smallest wins */
@@ -481,7 +481,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                                   syn_to_string(ck->a, e, 40));
                 else if (cx->fn && (!cx->fn->lsize_default || v < cx->fn->lsize_default))
                     cx->fn->lsize_default = v;
-            } else if (h && !strcmp(h, "%workgroup-uniform")) {
+            } else if (h && syn_streq(h, "%workgroup-uniform")) {
                 /* the library's promise that a let variable has the same
                    value in every work-item of the workgroup (a verdict read
                    from __local memory after a barrier): E0581 takes it as
@@ -489,7 +489,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->wg_uniform, ds->nwgu, ds->capwgu, (void *)e->kids[k]->key);
-            } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
+            } else if (h && (syn_streq(h, "uniform") || syn_streq(h, "%capture-uniform"))) {
                 if (!ds->in_let)
                     diag_error_at(ck->d, e, "E1101",
                                   "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\")");
@@ -507,9 +507,9 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
                 diag_warning_at(ck->d, e, "W1107",
                                 "`%s` opts a whole function into a static analysis: put it in the declare at the top of the def-kernel or def-function, or use declaim",
                                 h ? h : e->key);
-            } else if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) {
+            } else if (h && (syn_streq(h, "global-mem") || syn_streq(h, "local"))) {
                 diag_error_at(ck->d, e, "E0396", "(declare (%s ...)) belongs in the let that binds the variable (docs/language.md, \"Shared variables\")", h);
-            } else if (h && (!strcmp(h, "grid-stride-target"))) {
+            } else if (h && (syn_streq(h, "grid-stride-target"))) {
                 diag_error_at(ck->d, e, "E0302", "`grid-stride-target` belongs directly inside loop-grid-stride");
             } else {
                 diag_warning_at(ck->d, e, "W0302", "unknown declaration `%s` ignored", syn_to_string(ck->a, e, 40));
@@ -521,7 +521,7 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
 
 static Type *decl_type(Decls *ds, const char *key, const Node **at) {
     for (int i = ds->n - 1; i >= 0; i--)
-        if (!strcmp(ds->keys[i], key)) {
+        if (syn_streq(ds->keys[i], key)) {
             if (at) *at = ds->at[i];
             return ds->types[i];
         }
@@ -530,14 +530,14 @@ static Type *decl_type(Decls *ds, const char *key, const Node **at) {
 
 static Node *decl_signature(Decls *ds, const char *key) {
     for (int i = ds->nsig - 1; i >= 0; i--)
-        if (!strcmp(ds->sig_keys[i], key)) return ds->sigs[i];
+        if (syn_streq(ds->sig_keys[i], key)) return ds->sigs[i];
     return NULL;
 }
 
 /* The (uniform V) naming KEY, or NULL; *capture when a `*` variant made it. */
 static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
     for (int i = 0; i < ds->nuni; i++)
-        if (!strcmp(ds->uniform[i]->key, key)) {
+        if (syn_streq(ds->uniform[i]->key, key)) {
             *capture = syn_is_form(ds->uforms[i], "%capture-uniform");
             return ds->uniform[i];
         }
@@ -546,7 +546,7 @@ static const Node *decl_uniform(Decls *ds, const char *key, int *capture) {
 
 static int decl_immutable(Decls *ds, const char *key) {
     for (int i = 0; i < ds->nimm; i++)
-        if (!strcmp(ds->immutable[i], key)) return 1;
+        if (syn_streq(ds->immutable[i], key)) return 1;
     return 0;
 }
 
@@ -556,14 +556,14 @@ static int decl_wg_uniform(Decls *ds, const char *key) {
     int capture;
     if (decl_uniform(ds, key, &capture)) return 1;
     for (int i = 0; i < ds->nwgu; i++)
-        if (!strcmp(ds->wg_uniform[i], key)) return 1;
+        if (syn_streq(ds->wg_uniform[i], key)) return 1;
     return 0;
 }
 
 /* Does `n` mention the symbol `it` (outside quoted data)? */
 static int mentions_it(const Node *n) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
@@ -808,13 +808,13 @@ static void no_inference(Ctx *cx, const Node *form, const Node *name) {
  * else the let rewritten without them. */
 static const char *shared_decl_kind(const Node *e) {
     const char *h = syn_head(e);
-    if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) return h;
+    if (h && (syn_streq(h, "global-mem") || syn_streq(h, "local"))) return h;
     return NULL;
 }
 
 static int syn_mentions(const Node *n, const char *key) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, key);
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, key);
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     for (int i = 0; i < n->nkids; i++)
         if (syn_mentions(n->kids[i], key)) return 1;
@@ -852,14 +852,14 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
                 kept[nk++] = e;
                 continue;
             }
-            int is_global = !strcmp(k, "global-mem");
+            int is_global = syn_streq(k, "global-mem");
             for (int m = 1; m < e->nkids; m++) {
                 Node *v = e->kids[m];
                 if (is_global && syn_is_kw(v, "return-value")) continue;
                 int found = -1;
                 for (int b = 0; b < bl->nkids && v->kind == N_SYMBOL; b++) {
                     Node *bn = bl->kids[b]->kind == N_LIST && bl->kids[b]->nkids ? bl->kids[b]->kids[0] : bl->kids[b];
-                    if (bn->kind == N_SYMBOL && !strcmp(bn->key, v->key)) found = b;
+                    if (bn->kind == N_SYMBOL && syn_streq(bn->key, v->key)) found = b;
                 }
                 if (found < 0) {
                     diag_error_at(ck->d, v, "E0396", "(%s %s): `%s` is %s; (declare (%s VAR)) names a variable of the let it is in",
@@ -884,7 +884,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
         Node *bind = bl->kids[b];
         Node *name = bind->kind == N_LIST ? bind->kids[0] : bind;
         Node *init = bind->kind == N_LIST && bind->nkids == 2 ? bind->kids[1] : NULL;
-        int is_global = !strcmp(kinds[b], "global-mem");
+        int is_global = syn_streq(kinds[b], "global-mem");
         /* the type: annotated, (type T X) declared, or from a literal */
         Node *ty = name->ann;
         for (int i = 2; i < first_body && !ty; i++)
@@ -892,7 +892,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
                 Node *e = syn->kids[i]->kids[j];
                 if (syn_is_form(e, "type") && e->nkids >= 3)
                     for (int m = 1; m < e->nkids - 1; m++)
-                        if (e->kids[m]->kind == N_SYMBOL && !strcmp(e->kids[m]->key, name->key)) ty = e->kids[e->nkids - 1];
+                        if (e->kids[m]->kind == N_SYMBOL && syn_streq(e->kids[m]->key, name->key)) ty = e->kids[e->nkids - 1];
             }
         if (!ty && init && init->kind == N_INT) ty = syn_symbol(a, name->loc, "uint");
         if (!ty && init && init->kind == N_FLOAT) ty = syn_symbol(a, name->loc, "float");
@@ -930,7 +930,7 @@ static Node *shared_let(Ctx *cx, Node *syn, int sequential) {
             Node *mk[4] = {syn_symbol(a, name->loc, "make-vector"), ty, syn_keyword(a, name->loc, "local"), syn_int(a, name->loc, 1)};
             make = syn_list(a, name->loc, mk, 4);
             inits[b] = init ? init : syn_int(a, name->loc, 0);
-            if (!init && ty->kind == N_SYMBOL && (!strcmp(ty->key, "float") || !strcmp(ty->key, "double") || !strcmp(ty->key, "half")))
+            if (!init && ty->kind == N_SYMBOL && (syn_streq(ty->key, "float") || syn_streq(ty->key, "double") || syn_streq(ty->key, "half")))
                 inits[b] = syn_float(a, name->loc, 0.0);
         }
         Node *pair[2] = {memsym, make};
@@ -1168,7 +1168,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
     for (int i = 0; i < ds.n; i++) {
         int found = 0;
         for (int j = 0; j < inner->n; j++)
-            if (!strcmp(inner->syms[j]->key, ds.keys[i])) found = 1;
+            if (syn_streq(inner->syms[j]->key, ds.keys[i])) found = 1;
         if (!found)
             diag_error_at(ck->d, ds.at[i], "E0308", "(type %s ...) declares a variable this let does not bind",
                           ds.at[i]->name);
@@ -1177,7 +1177,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
         int found = 0;
         for (int j = 0; j < bl->nkids && !found; j++) {
             Node *b = bl->kids[j]->kind == N_LIST && bl->kids[j]->nkids ? bl->kids[j]->kids[0] : bl->kids[j];
-            found = b->kind == N_SYMBOL && !strcmp(b->key, ds.uniform[i]->key);
+            found = b->kind == N_SYMBOL && syn_streq(b->key, ds.uniform[i]->key);
         }
         if (!found)
             diag_error_at(ck->d, ds.uniform[i], "E1102",
@@ -1268,8 +1268,8 @@ int ck_static_truth(Ctx *cx, const Node *form, Node *test) {
     if (test->kind == N_INT) return test->ival != 0;
     if (test->kind == N_LIST && test->nkids == 0) return 0;
     if (test->kind != N_SYMBOL || test->ann) return -1;
-    if (!strcmp(test->key, "nil") || !strcmp(test->key, "false")) return 0;
-    if (!strcmp(test->key, "t") || !strcmp(test->key, "true")) return 1;
+    if (syn_streq(test->key, "nil") || syn_streq(test->key, "false")) return 0;
+    if (syn_streq(test->key, "t") || syn_streq(test->key, "true")) return 1;
     /* A vector is never nil at run time: (when ,return-vec ...) in a
        macro (spec "reduce-to-workgroup") tests that the optional vector
        argument was given, as `if (ptr)` would in C (docs/library.md).
@@ -1767,27 +1767,27 @@ static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
     if (cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return;
     const char *h = syn_head(syn);
     if (h) {
-        if (!strcmp(h, "let")) return form_let(cx, syn, d, 0);
-        if (!strcmp(h, "let*")) return form_let(cx, syn, d, 1);
-        if (!strcmp(h, "progn")) return form_progn(cx, syn, d);
-        if (!strcmp(h, "if")) return form_if(cx, syn, d);
-        if (!strcmp(h, "%loop")) return form_loop(cx, syn, d);
-        if (!strcmp(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
-        if (!strcmp(h, "return")) {
+        if (syn_streq(h, "let")) return form_let(cx, syn, d, 0);
+        if (syn_streq(h, "let*")) return form_let(cx, syn, d, 1);
+        if (syn_streq(h, "progn")) return form_progn(cx, syn, d);
+        if (syn_streq(h, "if")) return form_if(cx, syn, d);
+        if (syn_streq(h, "%loop")) return form_loop(cx, syn, d);
+        if (syn_streq(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
+        if (syn_streq(h, "return")) {
             /* a macro's expansion ending in (return X), used as a value:
                X is the value of the macro call (the spec's reduce-vec-small
                and filter end this way) */
             if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return ck_form_to(cx, syn->kids[1], d);
             return form_return(cx, syn);
         }
-        if (!strcmp(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
-        if (!strcmp(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
-        if (!strcmp(h, "%uniform") || !strcmp(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
-        if (!strcmp(h, "%grid-body")) return form_grid_body(cx, syn, d);
-        if (!strcmp(h, "result")) return form_result(cx, syn);
-        if (!strcmp(h, "let-maybe")) return form_let_maybe(cx, syn, d);
-        if (!strcmp(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
-        if (!strcmp(h, "declare")) {
+        if (syn_streq(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
+        if (syn_streq(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
+        if (syn_streq(h, "%uniform") || syn_streq(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
+        if (syn_streq(h, "%grid-body")) return form_grid_body(cx, syn, d);
+        if (syn_streq(h, "result")) return form_result(cx, syn);
+        if (syn_streq(h, "let-maybe")) return form_let_maybe(cx, syn, d);
+        if (syn_streq(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
+        if (syn_streq(h, "declare")) {
             diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
             return;
         }

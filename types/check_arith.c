@@ -55,7 +55,7 @@ static Node *fold_flexible(Ctx *cx, Node *syn, Node *res, Node **args, int n) {
 /* (+ A B...)  (- A B...)  (* A B...)  (/ A B...)   spec "Arithmetic" */
 Node *cx_arith(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
-    int op = !strcmp(h, "+") ? OP_ADD : !strcmp(h, "-") ? OP_SUB : !strcmp(h, "*") ? OP_MUL : OP_DIV;
+    int op = syn_streq(h, "+") ? OP_ADD : syn_streq(h, "-") ? OP_SUB : syn_streq(h, "*") ? OP_MUL : OP_DIV;
     int n = syn->nkids - 1;
     if (n == 0) {
         if (op == OP_ADD || op == OP_MUL) return ck_int_lit(cx, syn, op == OP_MUL, ty_num(SC_INT));
@@ -100,8 +100,8 @@ Node *cx_compare(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     const char *h = syn->kids[0]->key;
     if (!ck_nargs_ok(cx, syn, 2, 16)) return NULL;
-    int op = !strcmp(h, "<") ? OP_LT : !strcmp(h, ">") ? OP_GT : !strcmp(h, "<=") ? OP_LE : !strcmp(h, ">=") ? OP_GE
-           : !strcmp(h, "=") || !strcmp(h, "==") ? OP_EQ : OP_NE;
+    int op = syn_streq(h, "<") ? OP_LT : syn_streq(h, ">") ? OP_GT : syn_streq(h, "<=") ? OP_LE : syn_streq(h, ">=") ? OP_GE
+           : syn_streq(h, "=") || syn_streq(h, "==") ? OP_EQ : OP_NE;
     int n = syn->nkids - 1;
     Node *args[16];
     if (n == 2 && (op == OP_EQ || op == OP_NE)) {
@@ -258,7 +258,7 @@ Node *cx_ash(Ctx *cx, Node *syn, Type *want) {
 /* (min A B...) (max A B...) (clamp X LO HI) (abs X) */
 Node *cx_minmax(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
-    int is_clamp = !strcmp(h, "clamp"), is_abs = !strcmp(h, "abs");
+    int is_clamp = syn_streq(h, "clamp"), is_abs = syn_streq(h, "abs");
     if (!ck_nargs_ok(cx, syn, is_abs ? 1 : is_clamp ? 3 : 2, is_abs ? 1 : is_clamp ? 3 : 64)) return NULL;
     Node *args[64];
     int n = syn->nkids - 1;
@@ -283,7 +283,7 @@ Node *cx_minmax(Ctx *cx, Node *syn, Type *want) {
     Node *acc = args[0];
     for (int i = 1; i < n; i++) {
         Node *pair[2] = {acc, args[i]};
-        acc = cx_call_n(cx, syn, t, !strcmp(h, "min") ? BI_MIN : BI_MAX, pair, 2);
+        acc = cx_call_n(cx, syn, t, syn_streq(h, "min") ? BI_MIN : BI_MAX, pair, 2);
     }
     return acc;
 }
@@ -292,7 +292,7 @@ Node *cx_minmax(Ctx *cx, Node *syn, Type *want) {
  * (asin X) (acos X) (atan X) (pow X Y) - floating point only. */
 Node *cx_math(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
-    int two = !strcmp(h, "pow") || !strcmp(h, "expt") || !strcmp(h, "atan2");
+    int two = syn_streq(h, "pow") || syn_streq(h, "expt") || syn_streq(h, "atan2");
     if (!ck_nargs_ok(cx, syn, two ? 2 : 1, two ? 2 : 1)) return NULL;
     Node *args[2];
     Type *t = cx_unify(cx, syn, syn->kids + 1, two ? 2 : 1, args, ty_is_floatlike(want) ? want : ty_num(SC_FLOAT), h);
@@ -308,7 +308,7 @@ Node *cx_math(Ctx *cx, Node *syn, Type *want) {
         {"atan", BI_ATAN}, {"atan2", BI_ATAN2}, {NULL, 0}};
     int op = BI_SQRT;
     for (int i = 0; fns[i].name; i++)
-        if (!strcmp(fns[i].name, h)) op = fns[i].op;
+        if (syn_streq(fns[i].name, h)) op = fns[i].op;
     return cx_call_n(cx, syn, t, op, args, two ? 2 : 1);
 }
 
@@ -331,14 +331,14 @@ static int int_division(Ctx *cx, Node *syn, Node **q, Node **r, int in_order) {
         return 0;
     }
     Node *a = cx_simple(cx, args[0], syn), *b = cx_simple(cx, args[1], syn);
-    int trunc = !strcmp(h, "/") || !strcmp(h, "truncate") ||
-                (ty_category(t) == CAT_UNSIGNED && (!strcmp(h, "floor")));
+    int trunc = syn_streq(h, "/") || syn_streq(h, "truncate") ||
+                (ty_category(t) == CAT_UNSIGNED && (syn_streq(h, "floor")));
     if (trunc) {
         *q = ck_mk2(cx, N_C_BINARY, syn, t, OP_DIV, a, b);
         if (r) *r = ck_mk2(cx, N_C_BINARY, syn, t, OP_MOD, a, b);
         return 1;
     }
-    HelperKind k = !strcmp(h, "floor") ? H_FLOOR_DIV : !strcmp(h, "ceil") ? H_CEIL_DIV : H_ROUND_DIV;
+    HelperKind k = syn_streq(h, "floor") ? H_FLOOR_DIV : syn_streq(h, "ceil") ? H_CEIL_DIV : H_ROUND_DIV;
     Helper *hp = ck_need_helper(cx, k, t, AS_NONE);
     if (!hp) return 0;
     Sym *rem = ck_declare_temp(cx, syn, "rem", t, NULL);
@@ -377,7 +377,7 @@ Node *cx_rounding(Ctx *cx, Node *syn, Type *want) {
     Scalar rs = a->ty->sc == SC_DOUBLE ? SC_LONG : SC_INT;
     Type *rt = a->ty->kind == TY_HWVEC ? ty_hwvec(rs, a->ty->width) : ty_num(rs);
     Node *c = ck_mk1(cx, N_C_CAST, syn, rt, a);
-    if (c) c->op = !strcmp(h, "truncate") ? CAST_RTZ : !strcmp(h, "floor") ? CAST_RTN : !strcmp(h, "ceil") ? CAST_RTP : CAST_RTE;
+    if (c) c->op = syn_streq(h, "truncate") ? CAST_RTZ : syn_streq(h, "floor") ? CAST_RTN : syn_streq(h, "ceil") ? CAST_RTP : CAST_RTE;
     return c;
 }
 
@@ -394,7 +394,7 @@ Node *cx_slash(Ctx *cx, Node *syn, Type *want) {
 int cx_mv_values(Ctx *cx, Node *syn, int n, Node **out, int in_order) {
     const char *h = syn_head(syn);
     if (h && syn->nkids == 3 &&
-        (!strcmp(h, "/") || !strcmp(h, "floor") || !strcmp(h, "ceil") || !strcmp(h, "round") || !strcmp(h, "truncate"))) {
+        (syn_streq(h, "/") || syn_streq(h, "floor") || syn_streq(h, "ceil") || syn_streq(h, "round") || syn_streq(h, "truncate"))) {
         if (n > 2) {
             diag_error_at(D(cx), syn, "E0340", "`%s` returns 2 values, but %d are wanted", h, n);
             return 0;

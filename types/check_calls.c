@@ -43,7 +43,7 @@ static void merge_sizes(Ctx *cx, SizeDecl *mine, const SizeDecl *theirs, const c
     }
     int same = mine->dims == theirs->dims && mine->nset == theirs->nset && mine->nderive == theirs->nderive;
     for (int i = 0; same && i < mine->nset; i++) same = mine->set_to[i] == theirs->set_to[i];
-    for (int i = 0; same && i < mine->nderive; i++) same = !strcmp(mine->derive[i], theirs->derive[i]);
+    for (int i = 0; same && i < mine->nderive; i++) same = syn_streq(mine->derive[i], theirs->derive[i]);
     if (same) return;
     StrBuf a, b;
     sb_init(&a);
@@ -149,7 +149,7 @@ static FuncDef *choose_overload(Ctx *cx, Node *syn, FuncDef **cands, int nc, Nod
 static Node *subst_params(Ctx *cx, Node *syn, FuncDef *fd, Node **argsyn, int upto) {
     if (syn->kind == N_SYMBOL) {
         for (int i = 0; i < upto; i++)
-            if (!strcmp(fd->params[i].name->key, syn->key)) return argsyn[i];
+            if (syn_streq(fd->params[i].name->key, syn->key)) return argsyn[i];
         return syn;
     }
     if (syn->kind != N_LIST) return syn;
@@ -174,7 +174,7 @@ static Node **call_arguments(Ctx *cx, Node *syn, FuncDef *fd) {
         Node *a = syn->kids[k];
         int is_key = 0;
         for (int j = 0; a->kind == N_KEYWORD && j < fd->nparams; j++)
-            is_key |= fd->params[j].mode == 2 && !strcmp(fd->params[j].name->key, a->key);
+            is_key |= fd->params[j].mode == 2 && syn_streq(fd->params[j].name->key, a->key);
         if (is_key) continue;
         args[i] = a;
         k++;
@@ -183,7 +183,7 @@ static Node **call_arguments(Ctx *cx, Node *syn, FuncDef *fd) {
         Node *key = syn->kids[k];
         int found = -1;
         for (int j = 0; key->kind == N_KEYWORD && j < fd->nparams; j++)
-            if (fd->params[j].mode == 2 && !strcmp(fd->params[j].name->key, key->key)) found = j;
+            if (fd->params[j].mode == 2 && syn_streq(fd->params[j].name->key, key->key)) found = j;
         if (found < 0 || k + 1 >= syn->nkids) {
             if (found < 0 && key->kind == N_KEYWORD)
                 diag_error_at(D(cx), key, "E0375", "`%s` has no key parameter `%s`", fd->name, key->name);

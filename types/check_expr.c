@@ -460,7 +460,7 @@ int ck_is_value_form(Ctx *cx, const Node *syn) {
 static int is_bit_op(const char *what) {
     static const char *const ops[] = {"bit-and", "bit-or", "bit-xor", "logand", "logior", "logxor", NULL};
     for (int i = 0; ops[i]; i++)
-        if (!strcmp(ops[i], what)) return 1;
+        if (syn_streq(ops[i], what)) return 1;
     return 0;
 }
 

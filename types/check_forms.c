@@ -9,6 +9,8 @@
  * "Symbols and Identifiers", "Dereferencing and Swizzles" (accessors),
  * "Hardware Vectors" (##(...)) and "Enumerations". */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,19 +71,65 @@ static const Builtin builtins[] = {
     {NULL, NULL},
 };
 
+/* The builtin forms by name (builtins, cx_id_builtins, cx_atomic_ops, in
+ * that order of precedence), hashed once per process: ck_expr looked for
+ * every call's head in the three tables one entry at a time (issue 14). */
+typedef struct HeadEnt {
+    const char *name;
+    const Builtin *b;
+    const IdBuiltin *id;
+    const AtomicOp *atomic;
+} HeadEnt;
+#define HEAD_SLOTS 512 /* a power of two, over twice the names */
+static HeadEnt head_table[HEAD_SLOTS];
+static pthread_once_t head_once = PTHREAD_ONCE_INIT;
+
+static uint32_t head_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static HeadEnt *head_slot(const char *name) {
+    uint32_t j = head_hash(name) & (HEAD_SLOTS - 1);
+    while (head_table[j].name && strcmp(head_table[j].name, name)) j = (j + 1) & (HEAD_SLOTS - 1);
+    return &head_table[j];
+}
+
+static void head_build(void) {
+    for (int i = 0; builtins[i].name; i++) {
+        HeadEnt *e = head_slot(builtins[i].name);
+        if (!e->name) e->name = builtins[i].name, e->b = &builtins[i];
+    }
+    for (int i = 0; cx_id_builtins[i].name; i++) {
+        HeadEnt *e = head_slot(cx_id_builtins[i].name);
+        if (!e->name) e->name = cx_id_builtins[i].name, e->id = &cx_id_builtins[i];
+    }
+    for (int i = 0; cx_atomic_ops[i].name; i++) {
+        HeadEnt *e = head_slot(cx_atomic_ops[i].name);
+        if (!e->name) e->name = cx_atomic_ops[i].name, e->atomic = &cx_atomic_ops[i];
+    }
+}
+
+static const HeadEnt *head_lookup(const char *name) {
+    pthread_once(&head_once, head_build);
+    const HeadEnt *e = head_slot(name);
+    return e->name ? e : NULL;
+}
+
 /* Is KEY a builtin function a variable may hold, (let ((op #'max)) ...)
  * or (let ((op #'atomic-add!)) ...) (spec "First Order Functions",
  * "reduce-to-1-atomic")?  Forms that are not functions (set!, and, ~)
  * are not. */
 int ck_builtin_function_value(const char *key) {
     for (int i = 0; builtins[i].name; i++)
-        if (!strcmp(builtins[i].name, key)) {
+        if (syn_streq(builtins[i].name, key)) {
             BuiltinFn f = builtins[i].fn;
             return f == cx_arith || f == cx_slash || f == cx_compare || f == cx_bitop || f == cx_lognot || f == cx_ash ||
                    f == cx_minmax || f == cx_math || f == cx_rounding || f == cx_not;
         }
     for (int i = 0; cx_atomic_ops[i].name; i++)
-        if (!strcmp(cx_atomic_ops[i].name, key)) return 1;
+        if (syn_streq(cx_atomic_ops[i].name, key)) return 1;
     return 0;
 }
 
@@ -105,22 +153,22 @@ static Node *accessor(Ctx *cx, Node *syn) {
     }
     if (base->ty->kind == TY_IDENT) return ck_tensor_form(cx, syn, NULL); /* num-dims~, or a clear error */
     if (base->kind == N_C_VAR && sym_ndims(base->sym) &&
-        (!strcmp(h, "dims~") || !strcmp(h, "strides~") || !strcmp(h, "num-dims~")))
+        (syn_streq(h, "dims~") || syn_streq(h, "strides~") || syn_streq(h, "num-dims~")))
         return ck_tensor_form(cx, syn, NULL);
     if (base->ty->kind == TY_STRUCT) return ck_struct_member_value(cx, ck_struct_member(cx, syn, base, 0));
-    if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+    if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
-    if ((!strcmp(h, "offset~") || !strcmp(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
+    if ((syn_streq(h, "offset~") || syn_streq(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
-    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
-    if ((!strcmp(h, "parent~") || !strcmp(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
+    if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
+    if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
                       "`%s` can be set in kernel code, (set! (parent~ v) w), but not read: a view's parent is the vector it was made from; use that vector",
                       syn->kids[0]->name);
         return NULL;
     }
     if (cx_is_swizzle_name(h) && base->ty->kind != TY_VECTOR) return cx_swizzle_of(cx, syn, base, 0);
-    if (!strcmp(h, "length~") || !strcmp(h, "~length~")) {
+    if (syn_streq(h, "length~") || syn_streq(h, "~length~")) {
         diag_error_at(D(cx), syn->kids[1], "E0401", "`%s` needs a vector, found `%s`", syn->kids[0]->name, ck_tname(cx, base->ty));
         return NULL;
     }
@@ -149,7 +197,7 @@ Node *ck_setter_object_type(const Node *f) {
             Node *e = f->kids[j]->kids[m];
             if (syn_is_form(e, "type"))
                 for (int q = 1; q < e->nkids - 1; q++)
-                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
+                    if (e->kids[q]->kind == N_SYMBOL && syn_streq(e->kids[q]->key, obj->key)) return e->kids[e->nkids - 1];
             Node *sig = e->kind == N_VECLIT ? e                                            /* #(...) */
                         : syn_is_form(e, "function") && e->nkids == 2 && e->kids[1]->kind == N_LIST ? e->kids[1] /* #'(...) */
                                                                                                      : NULL;
@@ -219,11 +267,11 @@ int ck_syn_mentions_it(const Node *n);
 /* A statement-like form in value position: its value goes to a temporary. */
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
-    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         int known = ck_static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
-    if (!strcmp(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
         /* both branches plain expressions: a ?: */
         Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
@@ -281,7 +329,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
         ck_emit_stmt(cx, ifn);
         return ck_var_ref(cx, syn, tmp);
     }
-    if (!strcmp(h, "return")) {
+    if (syn_streq(h, "return")) {
         Dest d = {D_DISCARD, NULL, NULL};
         ck_form_to(cx, syn, &d);
         return ck_node(cx, N_C_BLOCK, syn, &ty_void);
@@ -306,7 +354,7 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
 int ck_syn_mentions_it(const Node *n);
 int ck_syn_mentions_it(const Node *n) {
     if (!n) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, "it");
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
     for (int i = 0; i < n->nkids; i++)
@@ -353,9 +401,9 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
             return ck_enum_value(cx, kw, e->ty);
         }
     }
-    if (!strcmp(k, "t") || !strcmp(k, "true")) return cx_bool_lit(cx, syn, 1);
-    if (!strcmp(k, "false") || !strcmp(k, "nil")) return cx_bool_lit(cx, syn, 0);
-    if (!strcmp(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
+    if (syn_streq(k, "t") || syn_streq(k, "true")) return cx_bool_lit(cx, syn, 1);
+    if (syn_streq(k, "false") || syn_streq(k, "nil")) return cx_bool_lit(cx, syn, 0);
+    if (syn_streq(k, "+warp-size+")) return ck_warp_size_value(cx, syn, want); /* types/warps.c */
     Sym *s = ck_scope_lookup(cx, k);
     if (!s) s = ck_parameter_lookup(cx->ck, syn); /* case-sensitive names */
     if (!s) {
@@ -406,7 +454,7 @@ static void suggest_form(Ctx *cx, const Node *head) {
         {"setq", "set!"}, {"incf", "inc!"}, {"decf", "dec!"}, {"while", "dotimes"}, {"for", "dotimes"},
         {"aref", "~"}, {"elt", "~"}, {"nth", "~"}, {"length", "length~"}, {NULL, NULL}};
     for (int i = 0; lisp[i].from; i++)
-        if (!strcmp(head->key, lisp[i].from)) {
+        if (syn_streq(head->key, lisp[i].from)) {
             diag_note(D(cx), head->loc, "Crisp has no `%s`: did you mean `%s`?", head->name, lisp[i].to);
             return;
         }
@@ -485,11 +533,11 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
     }
     const char *h = head->key;
     if (cx_is_statement_head(h)) return form_value(cx, syn, want);
-    if (!strcmp(h, "quote") || !strcmp(h, "function") || !strcmp(h, "quasiquote")) {
+    if (syn_streq(h, "quote") || syn_streq(h, "function") || syn_streq(h, "quasiquote")) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
-    if (!strcmp(h, "funcall")) return ck_fnval_call(cx, syn, want);
+    if (syn_streq(h, "funcall")) return ck_fnval_call(cx, syn, want);
     Sym *fs = ck_scope_lookup(cx, h);
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
@@ -511,12 +559,10 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         if (handled) return r;
     }
     if (ck_warp_form_name(h)) return ck_warp_form(cx, syn, want); /* types/warps.c */
-    for (int i = 0; builtins[i].name; i++)
-        if (syn_streq(builtins[i].name, h)) return builtins[i].fn(cx, syn, want);
-    for (int i = 0; cx_id_builtins[i].name; i++)
-        if (syn_streq(cx_id_builtins[i].name, h)) return cx_gpu_id(cx, syn, &cx_id_builtins[i]);
-    for (int i = 0; cx_atomic_ops[i].name; i++)
-        if (syn_streq(cx_atomic_ops[i].name, h)) return cx_atomic(cx, syn, &cx_atomic_ops[i]);
+    const HeadEnt *he = head_lookup(h);
+    if (he && he->b) return he->b->fn(cx, syn, want);
+    if (he && he->id) return cx_gpu_id(cx, syn, he->id);
+    if (he && he->atomic) return cx_atomic(cx, syn, he->atomic);
     if (syn_streq("%atomic-load", h) || syn_streq("%atomic-store", h)) return cx_atomic_load_store(cx, syn, want);
     if (cx_is_swizzle_name(h)) return cx_swizzle(cx, syn);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return cx_conversion(cx, syn, h);
@@ -552,7 +598,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         {"get-timestamp", "has no OpenCL C 1.2 equivalent"},
         {NULL, NULL}};
     for (int i = 0; later[i].name; i++)
-        if (!strcmp(later[i].name, h)) {
+        if (syn_streq(later[i].name, h)) {
             diag_error_at(D(cx), head, "E0495", "`%s` %s", head->name, later[i].why);
             return NULL;
         }

@@ -112,7 +112,7 @@ Node *cx_fence(Ctx *cx, Node *syn, Type *want) {
     int loc = 0, glob = 0;
     for (int i = 1; i < syn->nkids; i++) {
         Node *k = syn->kids[i];
-        if (!(k->kind == N_KEYWORD && (!strcmp(k->key, "local") || !strcmp(k->key, "global")))) {
+        if (!(k->kind == N_KEYWORD && (syn_streq(k->key, "local") || syn_streq(k->key, "global")))) {
             diag_error_at(D(cx), k, "E0452", "mem-fence takes :local and/or :global, found `%s`", syn_to_string(cx->ck->a, k, 30));
             return NULL;
         }
@@ -316,7 +316,7 @@ static int builtin_binop(const char *k, int *op) {
         {"bit-and", OP_BAND}, {"logand", OP_BAND}, {"bit-or", OP_BOR}, {"logior", OP_BOR},
         {"bit-xor", OP_BXOR}, {"logxor", OP_BXOR}, {NULL, 0}};
     for (int i = 0; ops[i].name; i++)
-        if (!strcmp(ops[i].name, k)) {
+        if (syn_streq(ops[i].name, k)) {
             *op = ops[i].op;
             return 1;
         }
@@ -329,7 +329,7 @@ static int builtin_binop(const char *k, int *op) {
  * "gen-XXXX"). */
 Node *cx_atomic_fn(Ctx *cx, Node *syn, Type *want) {
     (void)want;
-    int unary = !strcmp(syn->kids[0]->key, "atomic-op!");
+    int unary = syn_streq(syn->kids[0]->key, "atomic-op!");
     const char *what = syn->kids[0]->name;
     if (!ck_nargs_ok(cx, syn, unary ? 2 : 3, unary ? 2 : 3)) return NULL;
     Node *f = syn->kids[2];
@@ -483,13 +483,13 @@ Node *cx_device_has(Ctx *cx, Node *syn, Type *want) {
     int has = has_property(cx, syn, "device-has");
     if (has == -2) return NULL;
     Node *k = syn->kids[1];
-    if (!strcmp(k->key, "subgroups")) has = ck_warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
+    if (syn_streq(k->key, "subgroups")) has = ck_warp_device_has_subgroups(cx, syn) ? -1 : 0; /* types/warps.c */
     if (has >= 0) return cx_bool_lit(cx, syn, has);
     Program *p = ck_prog_of(cx);
     Helper *h = NULL;
     for (int i = 0; i < p->nhelpers_of_kind[H_DEVICE_HAS] && !h; i++) {
         Helper *x = p->helpers_of_kind[H_DEVICE_HAS][i];
-        if (!strcmp(x->key, k->key) && helper_live(p, x)) h = x;
+        if (syn_streq(x->key, k->key) && helper_live(p, x)) h = x;
     }
     if (!h) {
         h = ck_need_helper(cx, H_DEVICE_HAS, NULL, AS_NONE);

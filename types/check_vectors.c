@@ -124,13 +124,13 @@ static Node *element(Ctx *cx, Node *syn, Sym *v) {
  * (spec "Overloading Element Access")?  Not inside a `~` overload or a
  * def-setter body, where `~` on the tensor is the built-in access. */
 static int derived_elem_overload(Ctx *cx, Node *syn, Sym *v) {
-    if ((cx->fd && !strcmp(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
+    if ((cx->fd && syn_streq(cx->fd->name, "~")) || cx->setter_depth > 0) return 0;
     FuncDef *cands[16];
     int nc = ck_func_overloads(cx->ck, syn->kids[0]->key, cands, 16);
     for (int i = 0; i < nc; i++) {
         ck_resolve_signature(cx->ck, cands[i]);
         if (!cands[i]->bad && cands[i]->nparams == syn->nkids - 1 && cands[i]->params[0].ty->kind == TY_VECTOR &&
-            cands[i]->params[0].ty->tag && !strcmp(cands[i]->params[0].ty->tag, v->ty->tag))
+            cands[i]->params[0].ty->tag && syn_streq(cands[i]->params[0].ty->tag, v->ty->tag))
             return 1;
     }
     return 0;
@@ -263,7 +263,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
         return ck_var_ref(cx, syn, s);
     }
     const char *h = syn_head(syn);
-    if (h && (!strcmp(h, "~") || !strcmp(h, "~ref~"))) {
+    if (h && (syn_streq(h, "~") || syn_streq(h, "~ref~"))) {
         if (!ck_nargs_ok(cx, syn, 2, -1)) return NULL;
         if (ck_identity_rank(cx, syn->kids[1])) {
             diag_error_at(D(cx), syn, "E0541", "cannot write to `%s`: an identity tensor is immutable (it holds no data)",
@@ -296,7 +296,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
     Node *soa;
     if (ck_soa_access(cx, syn, 1, &soa)) return soa;
     const char *prop = h && h[0] == '~' ? h + 1 : h; /* ~length~ is the raw length~ */
-    if (prop && (!strcmp(prop, "length~") || !strcmp(prop, "offset~") || !strcmp(prop, "parent~")) && syn->nkids == 2) {
+    if (prop && (syn_streq(prop, "length~") || syn_streq(prop, "offset~") || syn_streq(prop, "parent~")) && syn->nkids == 2) {
         /* the settable properties of a vector-view */
         Node *v = ck_expr(cx, syn->kids[1], NULL);
         if (!v) return NULL;
@@ -332,7 +332,7 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
         return NULL;
     }
     diag_error_at(D(cx), syn, "E0435", "`%s` is not a place that can be assigned", syn_to_string(cx->ck->a, syn, 40));
-    if (h && (!strcmp(h, "aref") || !strcmp(h, "elt") || !strcmp(h, "nth") || !strcmp(h, "svref")))
+    if (h && (syn_streq(h, "aref") || syn_streq(h, "elt") || syn_streq(h, "nth") || syn_streq(h, "svref")))
         diag_note(D(cx), syn->kids[0]->loc, "Crisp has no `%s`: did you mean `~`, as in (set! (~ v i) x)?", syn->kids[0]->name);
     return NULL;
 }

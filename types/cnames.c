@@ -143,7 +143,7 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
         size_t n = strlen(crisp_name);
         while (n > 2 && crisp_name[n - 1] >= '0' && crisp_name[n - 1] <= '9') n--;
         crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
-        if (!strcmp(crisp_name, "%g")) crisp_name = "%tmp";
+        if (syn_streq(crisp_name, "%g")) crisp_name = "%tmp";
     }
     const char *base = ck_mangle(cx->ck, crisp_name);
     /* locals must not collide with file-scope names either: functions
@@ -154,7 +154,7 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
        again, even after the block that made them (uniform slots) */
     const char *name = ck_unique_name(cx->ck, &cx->names, base);
     for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
-        if (!strcmp(cx->fn->local_arrays[i]->cname, name)) {
+        if (syn_streq(cx->fn->local_arrays[i]->cname, name)) {
             name = ck_unique_name(cx->ck, &cx->names, ck_name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
             i = -1;
         }

@@ -147,7 +147,7 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
             continue;
         }
         for (int j = 0; j < fd->nparams; j++)
-            if (!strcmp(fd->params[j].name->key, p->key)) {
+            if (syn_streq(fd->params[j].name->key, p->key)) {
                 diag_error_at(ck->d, p, "E0109", "parameter `%s` appears twice", p->name);
                 fd->bad = 1;
             }
@@ -226,15 +226,15 @@ static void collect(Checker *ck, Node *f) {
                       syn_to_string(ck->a, f, 40));
         return;
     }
-    if (!strcmp(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
-    else if (!strcmp(h, "def-function")) {
+    if (syn_streq(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
+    else if (syn_streq(h, "def-function")) {
         if (!ck_hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
     }
-    else if (!strcmp(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
-    else if (!strcmp(h, "def-struct")) ck_struct_collect(ck, f);
-    else if (!strcmp(h, "def-enumeration")) ck_enum_collect(ck, f);
-    else if (!strcmp(h, "def-derived-type")) ck_derived_collect(ck, f);
-    else if (!strcmp(h, "def-setter")) {
+    else if (syn_streq(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
+    else if (syn_streq(h, "def-struct")) ck_struct_collect(ck, f);
+    else if (syn_streq(h, "def-enumeration")) ck_enum_collect(ck, f);
+    else if (syn_streq(h, "def-derived-type")) ck_derived_collect(ck, f);
+    else if (syn_streq(h, "def-setter")) {
         if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
             diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
         else if (!all_symbols(f->kids[2]))
@@ -248,20 +248,20 @@ static void collect(Checker *ck, Node *f) {
         else
             arena_push(ck->a, (void ***)&ck->setters, &ck->nsetters, &ck->capsetters, f);
     }
-    else if (!strcmp(h, "set-derived")) {
+    else if (syn_streq(h, "set-derived")) {
         /* linked once every type is known (check_program) */
     }
-    else if (!strcmp(h, "with-template-type")) ck_template_collect(ck, f);
+    else if (syn_streq(h, "with-template-type")) ck_template_collect(ck, f);
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
     }
-    else if (!strcmp(h, "def-kernel-exact")) {
+    else if (syn_streq(h, "def-kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
         if (fd) fd->exact = 1;
     }
-    else if (!strcmp(h, "def-const") || !strcmp(h, "def-constant")) collect_const(ck, f);
-    else if (!strcmp(h, "def-parameter")) collect_parameter(ck, f);
-    else if (!strcmp(h, "def-type")) {
+    else if (syn_streq(h, "def-const") || syn_streq(h, "def-constant")) collect_const(ck, f);
+    else if (syn_streq(h, "def-parameter")) collect_parameter(ck, f);
+    else if (syn_streq(h, "def-type")) {
         if (f->nkids != 3 || f->kids[1]->kind != N_SYMBOL) {
             diag_error_at(ck->d, f, "E0131", "expected (def-type name type-expr)");
             return;
@@ -273,10 +273,10 @@ static void collect(Checker *ck, Node *f) {
         if (ck_is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
         Sym *s = ck_new_global(ck, SYM_TYPE, f->kids[1]);
         if (s) s->type_syn = f->kids[2];
-    } else if (!strcmp(h, "declaim")) {
+    } else if (syn_streq(h, "declaim")) {
         /* static-analysis opt-ins: read by analysis/ */
         PUSH(ck->a, ck->prog->declaims, ck->prog->ndeclaims, ck->prog->capdeclaims, f);
-    } else if (!strcmp(h, "declare")) {
+    } else if (syn_streq(h, "declare")) {
         /* (declare (type +PI+ float)) after a def-const: spec style */
         for (int j = 1; j < f->nkids; j++) {
             Node *e = f->kids[j];
@@ -295,7 +295,7 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (!strcmp(h, "def-const-vec")) {
+    } else if (syn_streq(h, "def-const-vec")) {
         if (f->nkids < 3 || f->kids[1]->kind != N_SYMBOL) {
             diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
             return;
@@ -305,9 +305,9 @@ static void collect(Checker *ck, Node *f) {
             s->init = f;
             s->immutable = 1;
         }
-    } else if (!strcmp(h, "%host-bitonic-sort") || !strcmp(h, "%host-radix-sort")) {
+    } else if (syn_streq(h, "%host-bitonic-sort") || syn_streq(h, "%host-radix-sort")) {
         /* written by gen-bitonic-sort-vector and gen-radix-sort-vector (lib/sort.crisp) */
-        int radix = !strcmp(h, "%host-radix-sort");
+        int radix = syn_streq(h, "%host-radix-sort");
         int ok = f->nkids == (radix ? 10 : 7) && f->kids[5]->kind == N_INT && f->kids[5]->ival > 0 &&
                  f->kids[5]->ival <= 65536 && f->kids[6]->kind == N_INT;
         for (int i = 7; ok && i < f->nkids; i++) ok = f->kids[i]->kind == N_INT && f->kids[i]->ival > 0 && f->kids[i]->ival <= 1024;
@@ -334,7 +334,7 @@ static void collect(Checker *ck, Node *f) {
         }
         hs->line = f->loc.line;
         PUSH(ck->a, ck->prog->sorts, ck->prog->nsorts, ck->prog->capsorts, hs);
-    } else if (!strcmp(h, "def-orchestration")) {
+    } else if (syn_streq(h, "def-orchestration")) {
         orch_collect(ck, f, NULL);
     } else {
         diag_error_at(ck->d, f, "E0130",
@@ -351,7 +351,7 @@ static void collect(Checker *ck, Node *f) {
  * P... ALIAS)). */
 static Node *alias_signature(Checker *ck, Node *t) {
     for (int j = 0; t && t->kind == N_SYMBOL && j < ck->nsigs; j++)
-        if (!strcmp(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
+        if (syn_streq(ck->sig_names[j]->key, t->key)) return ck->sig_types[j];
     return NULL;
 }
 

@@ -981,7 +981,7 @@ static const CFunc *callee(Ce *ce, const Node *n) {
     Checker *ck = ce->ck;
     for (int i = 0; i < ck->nfuncs && !f; i++)
         for (int j = 0; j < ck->funcs[i]->ninsts && !f; j++)
-            if (ck->funcs[i]->insts[j]->consteval && !strcmp(ck->funcs[i]->insts[j]->cname, n->text)) f = ck->funcs[i]->insts[j];
+            if (ck->funcs[i]->insts[j]->consteval && syn_streq(ck->funcs[i]->insts[j]->cname, n->text)) f = ck->funcs[i]->insts[j];
     if (f) ptrmap_put(ck->a, &ce->callees, n, (void *)f);
     return f;
 }
@@ -1175,8 +1175,8 @@ static int builtin(Ce *ce, const Node *n, CeVal *out) {
 static NOINLINE int call(Ce *ce, const Node *n, CeVal *out) {
     if (n->op == BI_HELPER) return helper(ce, n, out);
     if (n->op != BI_CALL) return builtin(ce, n, out);
-    if (n->text && !strcmp(n->text, CE_COPY_VEC)) return copy_vec(ce, n, out);
-    if (n->text && (!strcmp(n->text, CE_PARENT) || !strcmp(n->text, CE_PARENT_LENGTH))) {
+    if (n->text && syn_streq(n->text, CE_COPY_VEC)) return copy_vec(ce, n, out);
+    if (n->text && (syn_streq(n->text, CE_PARENT) || syn_streq(n->text, CE_PARENT_LENGTH))) {
         CeVal v;
         if (n->nkids != 1 || !eval(ce, n->kids[0], &v)) return 0;
         if (v.k != CE_PTR || !v.obj) return ce_error(ce, n, CE_E_EVAL, "`parent~` needs a vector-view");
@@ -1509,7 +1509,7 @@ static int pure_head(const char *k) {
                                "sqrt", "rsqrt", "pow", "expt", "exp", "log", "log2", "sin", "cos", "tan", "asin",
                                "acos", "atan", NULL};
     for (int i = 0; ok[i]; i++)
-        if (!strcmp(ok[i], k)) return 1;
+        if (syn_streq(ok[i], k)) return 1;
     return (!strncmp(k, "to-", 3) || !strncmp(k, "as-", 3)) && ty_lookup_base(k + 3);
 }
 

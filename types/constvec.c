@@ -257,7 +257,7 @@ static Node *copy_vec(Ctx *cx, Node *syn) {
     int npos = 0;
     for (int i = 1; i < syn->nkids; i++) {
         Node *k = syn->kids[i];
-        if (k->kind == N_KEYWORD && (!strcmp(k->key, "from") || !strcmp(k->key, "to"))) {
+        if (k->kind == N_KEYWORD && (syn_streq(k->key, "from") || syn_streq(k->key, "to"))) {
             if (i + 1 >= syn->nkids) {
                 diag_error_at(D(cx), k, CV_E_FORM, "`:%s` needs a vector", k->key);
                 return NULL;
@@ -316,8 +316,8 @@ static Node *copy_vec(Ctx *cx, Node *syn) {
 Node *constvec_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 1;
-    if (h && !strcmp(h, "copy-vec")) return copy_vec(cx, syn);
-    if (h && !strcmp(h, "make-vector")) {
+    if (h && syn_streq(h, "copy-vec")) return copy_vec(cx, syn);
+    if (h && syn_streq(h, "make-vector")) {
         Node *name = cx_sym(cx, syn, cx->bind_hint ? cx->bind_hint : "vec");
         Sym *s = constvec_make_vector(cx, name, syn);
         return s ? ck_var_ref(cx, syn, s) : NULL;
@@ -528,7 +528,7 @@ static int declares_use(const FuncDef *fd, const char *key) {
         for (int j = 1; j < d->nkids; j++)
             if (syn_is_form(d->kids[j], "use"))
                 for (int k = 1; k < d->kids[j]->nkids; k++)
-                    if (d->kids[j]->kids[k]->kind == N_SYMBOL && !strcmp(d->kids[j]->kids[k]->key, key)) return 1;
+                    if (d->kids[j]->kids[k]->kind == N_SYMBOL && syn_streq(d->kids[j]->kids[k]->key, key)) return 1;
     }
     return 0;
 }

@@ -139,7 +139,7 @@ static int names_type(Checker *ck, const Node *syn) {
     const char *h = syn_head(syn);
     if (!h) return 0;
     size_t n = strlen(h);
-    return is_literal_type(syn) || !strcmp(h, "vector-type") || !strcmp(h, "vector") || !strcmp(h, "maybe") ||
+    return is_literal_type(syn) || syn_streq(h, "vector-type") || syn_streq(h, "vector") || syn_streq(h, "maybe") ||
            (n > 5 && !strcmp(h + n - 5, "-type"));
 }
 
@@ -258,11 +258,11 @@ static int builtin_kind(const char *f) {
     static const char *const bits[] = {"bit-and", "bit-or", "bit-xor", "logand", "logior", "logxor", NULL};
     static const char *const cmp[] = {"<", ">", "<=", ">=", "=", "/=", "!=", "==", NULL};
     for (int i = 0; arith[i]; i++)
-        if (!strcmp(f, arith[i])) return 1;
+        if (syn_streq(f, arith[i])) return 1;
     for (int i = 0; bits[i]; i++)
-        if (!strcmp(f, bits[i])) return 2;
+        if (syn_streq(f, bits[i])) return 2;
     for (int i = 0; cmp[i]; i++)
-        if (!strcmp(f, cmp[i])) return 3;
+        if (syn_streq(f, cmp[i])) return 3;
     return 0;
 }
 
@@ -379,14 +379,14 @@ static Node *element_type(Checker *ck, Eval *ev, Node *form, Node *x) {
 
 /* The built-in predicates of spec "type constraints" on a type. */
 static int type_predicate(const char *pred, const Type *t) {
-    if (!strcmp(pred, "is-numeric?") || !strcmp(pred, "is-scalar?")) return t->kind == TY_NUM;
-    if (!strcmp(pred, "is-hardware-vector?")) return t->kind == TY_HWVEC;
-    if (!strcmp(pred, "is-integer?")) return ty_is_intlike(t);
-    if (!strcmp(pred, "is-floating-point?")) return ty_is_floatlike(t);
-    if (!strcmp(pred, "is-signed?")) return ty_is_arith(t) && ty_category(t) != CAT_UNSIGNED;
-    if (!strcmp(pred, "is-orderable?")) return t->kind == TY_NUM;
-    if (!strcmp(pred, "is-vector?")) return t->kind == TY_VECTOR;
-    if (!strcmp(pred, "is-soa-vector?")) return t->kind == TY_VECTOR && t->soa;
+    if (syn_streq(pred, "is-numeric?") || syn_streq(pred, "is-scalar?")) return t->kind == TY_NUM;
+    if (syn_streq(pred, "is-hardware-vector?")) return t->kind == TY_HWVEC;
+    if (syn_streq(pred, "is-integer?")) return ty_is_intlike(t);
+    if (syn_streq(pred, "is-floating-point?")) return ty_is_floatlike(t);
+    if (syn_streq(pred, "is-signed?")) return ty_is_arith(t) && ty_category(t) != CAT_UNSIGNED;
+    if (syn_streq(pred, "is-orderable?")) return t->kind == TY_NUM;
+    if (syn_streq(pred, "is-vector?")) return t->kind == TY_VECTOR;
+    if (syn_streq(pred, "is-soa-vector?")) return t->kind == TY_VECTOR && t->soa;
     return -1;
 }
 
@@ -395,7 +395,7 @@ static int is_builtin_predicate(const char *name) {
                                         "is-floating-point?", "is-signed?", "is-orderable?", "is-vector?",
                                         "is-soa-vector?", NULL};
     for (int i = 0; preds[i]; i++)
-        if (!strcmp(name, preds[i])) return 1;
+        if (syn_streq(name, preds[i])) return 1;
     return 0;
 }
 
@@ -559,7 +559,7 @@ static int is_run_time_function(Checker *ck, const char *name) {
     static const char *const makers[] = {"make-scratch-vector", "make-result-vector", "make-implicit-vector",
                                          "make-vector", "make-vector-view", NULL};
     for (int i = 0; makers[i]; i++)
-        if (!strcmp(name, makers[i])) return 1;
+        if (syn_streq(name, makers[i])) return 1;
     if (!strncmp(name, "gen-", 4) && ck_template_lookup(ck, name + 4)) return 1;
     return ck_func_lookup(ck, name) != NULL || ck_template_lookup(ck, name) != NULL;
 }
@@ -581,36 +581,36 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         }                                                                                                    \
     } while (0)
     int errs = ck->d->errors;
-    if (!strcmp(name, "type-of")) {
+    if (syn_streq(name, "type-of")) {
         NEED(1);
         *out = q_type_of(ck, ev, form, a[0]);
-    } else if (!strcmp(name, "is-type-of")) {
+    } else if (syn_streq(name, "is-type-of")) {
         NEED(2);
         r = is_type_of(ck, ev, form, a[0], a[1]);
-    } else if (!strcmp(name, "type-equal") || !strcmp(name, "is-type-equal?")) {
+    } else if (syn_streq(name, "type-equal") || syn_streq(name, "is-type-equal?")) {
         NEED(2);
         r = types_equal(ck, a[0], a[1]);
-    } else if (!strcmp(name, "element-type")) {
+    } else if (syn_streq(name, "element-type")) {
         NEED(1);
         *out = element_type(ck, ev, form, a[0]);
     } else if (is_builtin_predicate(name)) {
         NEED(1);
         Type *t = type_arg(ck, ev, form, a[0]);
         r = t ? type_predicate(name, t) : -1;
-    } else if (!strcmp(name, "address-space-of")) {
+    } else if (syn_streq(name, "address-space-of")) {
         NEED(1);
         *out = address_space_of(ck, ev, form, a[0]);
-    } else if (!strcmp(name, "num-dims-of")) {
+    } else if (syn_streq(name, "num-dims-of")) {
         NEED(1);
         *out = num_dims_of(ck, ev, form, a[0]);
-    } else if (!strcmp(name, "type-has-prop?")) {
+    } else if (syn_streq(name, "type-has-prop?")) {
         NEED(2);
         r = type_has_prop(ck, ev, form, a[0], a[1]);
-    } else if (!strcmp(name, "is-substitutable-for?")) {
+    } else if (syn_streq(name, "is-substitutable-for?")) {
         NEED(2);
         Type *x = type_arg(ck, ev, form, a[0]), *y = x ? type_arg(ck, ev, form, a[1]) : NULL;
         r = x && y ? ty_equal(x, y) || ck_derived_subst_ok(x, y) : -1;
-    } else if (!strcmp(name, "has-overload?")) {
+    } else if (syn_streq(name, "has-overload?")) {
         if (!is_signature(a[1])) {
             eval_error_code(ev, EVAL_E_SIG, form->nkids > 2 ? form->kids[2] : form,
                             "`has-overload?` expects a signature #(PARAM-TYPE... => RETURN-TYPE) or "
@@ -620,20 +620,20 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         }
         const char *f = designated(ck, a[0]);
         r = f ? function_fits(ck, f, a[1], 1) : 0;
-    } else if (!strcmp(name, "return-type-of")) {
+    } else if (syn_streq(name, "return-type-of")) {
         if (is_signature(a[0])) *out = return_part(ck, a[0], form->loc);
         else {
             const char *f = designated(ck, a[0]);
             Node *sig = f ? signature_of(ck, ev, form, f, a[0]) : NULL;
             *out = sig ? return_part(ck, sig, form->loc) : NULL;
         }
-    } else if (!strcmp(name, "type-signature-of")) {
+    } else if (syn_streq(name, "type-signature-of")) {
         if (is_signature(a[0])) *out = a[0];
         else {
             const char *f = designated(ck, a[0]);
             *out = f ? signature_of(ck, ev, form, f, a[0]) : NULL;
         }
-    } else if (!strcmp(name, "%integer-variable-type")) {
+    } else if (syn_streq(name, "%integer-variable-type")) {
         /* the integer type of a visible variable or constant, else nil:
            dotimes counts in its count's type (no error when it is none) */
         NEED(1);
@@ -647,14 +647,14 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         }
         *out = t && ty_is_int(t) ? ctq_type_syntax(ck, t, form->loc) : ev->nil;
         return 1;
-    } else if (!strcmp(name, "%aligned-buffer?")) {
+    } else if (syn_streq(name, "%aligned-buffer?")) {
         NEED(1);
         r = aligned_buffer(ck, a[0]);
-    } else if (!strcmp(name, "%struct-fields")) {
+    } else if (syn_streq(name, "%struct-fields")) {
         NEED(1);
         *out = struct_fields(ck, a[0]);
         return *out ? 1 : 0;
-    } else if (!strcmp(name, "%struct-field-types")) {
+    } else if (syn_streq(name, "%struct-field-types")) {
         NEED(1);
         *out = struct_field_types(ck, a[0]);
         return *out ? 1 : 0;

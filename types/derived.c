@@ -210,8 +210,8 @@ Node *ck_derived_form(Ctx *cx, Node *syn, int *handled) {
     const char *h = syn_head(syn);
     *handled = 0;
     if (!h || ck_func_lookup(cx->ck, h) || ck_template_lookup(cx->ck, h)) return NULL; /* a program's own definition wins */
-    if (!strcmp(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
-    if (!strcmp(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
+    if (syn_streq(h, "as-original") && !ck_global_lookup(cx->ck, "original")) return *handled = 1, as_original(cx, syn);
+    if (syn_streq(h, "as-derived") && !ck_global_lookup(cx->ck, "derived")) return *handled = 1, as_derived(cx, syn);
     if (!strncmp(h, "as-", 3)) {
         Type *dt = ck_derived_vector_type(cx, syn, h + 3);
         if (dt) return *handled = 1, ck_derived_vector_as(cx, syn, dt);
@@ -256,7 +256,7 @@ int ck_derived_bind_declared(Ctx *cx, const Node *at, Sym *s, const Type *declar
                       declared->tag ? declared->tag : "original");
         return 0;
     }
-    if (s->ty->tag == declared->tag || (s->ty->tag && declared->tag && !strcmp(s->ty->tag, declared->tag))) return 1;
+    if (s->ty->tag == declared->tag || (s->ty->tag && declared->tag && syn_streq(s->ty->tag, declared->tag))) return 1;
     Type *ty = arena_alloc(cx->ck->a, sizeof *ty);
     if (!ty) return 0;
     *ty = *s->ty;

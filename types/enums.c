@@ -52,7 +52,7 @@ void ck_enum_collect(Checker *ck, Node *form) {
             return;
         }
         for (int j = 0; j < ed->nkeys; j++)
-            if (!strcmp(ed->keys[j], k->key)) {
+            if (syn_streq(ed->keys[j], k->key)) {
                 diag_error_at(ck->d, k, "E0154", "enumeration `%s` lists `:%s` twice", ed->name, k->name);
                 return;
             }
@@ -77,7 +77,7 @@ static Node *enum_literal(Ctx *cx, const Node *at, EnumDef *ed, int i) {
 
 static int find_key(EnumDef *ed, const char *key) {
     for (int i = 0; i < ed->nkeys; i++)
-        if (!strcmp(ed->keys[i], key)) return i;
+        if (syn_streq(ed->keys[i], key)) return i;
     return -1;
 }
 

@@ -72,7 +72,7 @@ int ck_hof_collect(Checker *ck, Node *form) {
 static int hof_forms(Checker *ck, const char *key, Node **out, int max) {
     int n = 0;
     for (int i = 0; i < ck->nhofs && n < max; i++)
-        if (!strcmp(ck->hofs[i]->kids[1]->key, key)) out[n++] = ck->hofs[i];
+        if (syn_streq(ck->hofs[i]->kids[1]->key, key)) out[n++] = ck->hofs[i];
     return n;
 }
 
@@ -87,7 +87,7 @@ int ck_hof_lookup(Checker *ck, const char *key) {
 static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
     if (syn->kind == N_SYMBOL && !syn->ann) {
         for (int i = 0; i < n; i++)
-            if (names[i]->key && syn->key && !strcmp(names[i]->key, syn->key)) {
+            if (names[i]->key && syn->key && syn_streq(names[i]->key, syn->key)) {
                 Node *k[2] = {syn_symbol(ck->a, syn->loc, "function"), syn_copy(ck->a, by[i])};
                 k[1]->loc = syn->loc;
                 Node *f = syn_list(ck->a, syn->loc, k, 2);
@@ -101,7 +101,7 @@ static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
     if (syn_is_form(syn, "function") && syn->nkids == 2) {
         if (syn->kids[1]->kind != N_SYMBOL) return syn; /* a signature */
         for (int i = 0; i < n; i++)
-            if (names[i]->key && syn->kids[1]->key && !strcmp(names[i]->key, syn->kids[1]->key)) {
+            if (names[i]->key && syn->kids[1]->key && syn_streq(names[i]->key, syn->kids[1]->key)) {
                 Node *f = syn_copy(ck->a, syn);
                 f->kids[1] = syn_copy(ck->a, by[i]);
                 f->kids[1]->loc = syn->kids[1]->loc;
@@ -117,7 +117,7 @@ static Node *subst_fns(Checker *ck, Node *syn, Node **names, Node **by, int n) {
         if (syn_is_sym(h, "funcall") && c->nkids >= 2 && c->kids[1]->kind == N_SYMBOL) call = 1;
         Node *f = call ? c->kids[1] : h;
         for (int i = 0; f->kind == N_SYMBOL && i < n; i++)
-            if (names[i]->key && f->key && !strcmp(names[i]->key, f->key)) {
+            if (names[i]->key && f->key && syn_streq(names[i]->key, f->key)) {
                 Node *nh = syn_copy(ck->a, by[i]);
                 nh->loc = f->loc;
                 nh->origin = f->origin;
@@ -184,7 +184,7 @@ static Node *specialise(Checker *ck, Node *form, const char *name, const int *is
                 for (int v = 1; v < e->nkids - 1; v++) {
                     int drop = 0;
                     for (int x = 0; x < nf; x++)
-                        if (e->kids[v]->kind == N_SYMBOL && !strcmp(e->kids[v]->key, fnames[x]->key)) drop = 1;
+                        if (e->kids[v]->kind == N_SYMBOL && syn_streq(e->kids[v]->key, fnames[x]->key)) drop = 1;
                     if (!drop) ne->kids[r++] = e->kids[v];
                 }
                 if (r == 1) continue; /* only function parameters */

@@ -45,7 +45,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
         }
         Node *v = e->kids[++i];
         Node *items[3];
-        if (!strcmp(k->key, "set-to")) {
+        if (syn_streq(k->key, "set-to")) {
             int n = size_list(cx, v, items);
             if (n < 0) {
                 diag_error_at(ck->d, v, "E0703", ":set-to takes 1 to 3 sizes");
@@ -61,7 +61,7 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 sd->set_to[j] = x;
             }
             sd->nset = n;
-        } else if (!strcmp(k->key, "derive-from")) {
+        } else if (syn_streq(k->key, "derive-from")) {
             int n = size_list(cx, v, items);
             if (n < 0) {
                 diag_error_at(ck->d, v, "E0703", ":derive-from takes 1 to 3 parameters");
@@ -83,14 +83,14 @@ static void size_decl(Ctx *cx, Node *e, SizeDecl *sd) {
                 sd->derive_sym[j] = s;
             }
             sd->nderive = n;
-        } else if (!strcmp(k->key, "dims")) {
+        } else if (syn_streq(k->key, "dims")) {
             int64_t x;
             if (!ck_const_syn_int(cx, v, &x) || x < 1 || x > 3) {
                 diag_error_at(ck->d, v, "E0707", ":dims must be 1, 2 or 3");
                 return;
             }
             sd->dims = (int)x;
-        } else if (!strcmp(k->key, "msg")) {
+        } else if (syn_streq(k->key, "msg")) {
             if (v->kind != N_STRING) {
                 diag_error_at(ck->d, v, "E0708", ":msg takes a string");
                 return;
@@ -127,27 +127,27 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 if (fd->kind != FN_KERNEL)
                     diag_error_at(cx->ck->d, e, "E0711", "`single-task` is a kernel declaration");
                 fn->single_task = 1;
-            } else if (h && (!strcmp(h, "global-size") || !strcmp(h, "local-size") || !strcmp(h, "global-work-size") ||
-                             !strcmp(h, "local-work-size"))) {
+            } else if (h && (syn_streq(h, "global-size") || syn_streq(h, "local-size") || syn_streq(h, "global-work-size") ||
+                             syn_streq(h, "local-work-size"))) {
                 /* (local-work-size :set-to N) is the spec's other spelling
                    (its histogram-pass block; bitonic-sort-workgroup writes
                    local-size), after its get-local-work-size query */
                 size_decl(cx, e, h[0] == 'g' ? &fn->gsize : &fn->lsize);
-            } else if (h && (!strcmp(h, "return-type") || !strcmp(h, "type") || !strcmp(h, "type-signature-of"))) {
+            } else if (h && (syn_streq(h, "return-type") || syn_streq(h, "type") || syn_streq(h, "type-signature-of"))) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
-            } else if (h && !strcmp(h, "use")) {
+            } else if (h && syn_streq(h, "use")) {
                 constvec_decl(cx, e);
             } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
                 /* a static-analysis opt-in: read by analysis/ */
-            } else if (h && (!strcmp(h, "uniform") || !strcmp(h, "%capture-uniform"))) {
+            } else if (h && (syn_streq(h, "uniform") || syn_streq(h, "%capture-uniform"))) {
                 diag_error_at(cx->ck->d, e, "E1101",
                               "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\"), not in the declarations of `%s`",
                               fd->name);
-            } else if (h && (!strcmp(h, "global-mem") || !strcmp(h, "local"))) {
+            } else if (h && (syn_streq(h, "global-mem") || syn_streq(h, "local"))) {
                 diag_error_at(cx->ck->d, e, "E0396",
                               "(declare (%s ...)) belongs in the let that binds the variable (docs/language.md, \"Shared variables\"), not in the declarations of `%s`",
                               h, fd->name);
-            } else if (h && !strcmp(h, "grid-level")) {
+            } else if (h && syn_streq(h, "grid-level")) {
                 if (fd->kind == FN_FUNCTION)
                     diag_error_at(cx->ck->d, e, "E0501",
                                   "`%s` declares (grid-level), but def-function bodies are thread level; use def-grid-function",

@@ -98,7 +98,7 @@ static FuncDef *step_kernel(Checker *ck, Node *h, const char *orch) {
 static int param_index(Checker *ck, FuncDef *fd, const char *name) {
     const char *key = syn_lower(ck->a, name);
     for (int i = 0; i < fd->nparams; i++)
-        if (!strcmp(fd->params[i].name->key, key)) return i;
+        if (syn_streq(fd->params[i].name->key, key)) return i;
     return -1;
 }
 
@@ -152,7 +152,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         return NULL;
     }
     const char *h = syn_head(e);
-    if (h && !strcmp(h, "length") && e->nkids == 2) {
+    if (h && syn_streq(h, "length") && e->nkids == 2) {
         OrchArg ref;
         memset(&ref, 0, sizeof ref);
         if (!resolve_ref(ck, o, o->nsteps, e->kids[1], &ref, o->name)) return NULL;
@@ -168,7 +168,7 @@ static OrchExpr *host_expr(Checker *ck, Orchestration *o, Node *e) {
         x->param = ref.param;
         return x;
     }
-    if (h && (!strcmp(h, "+") || !strcmp(h, "-") || !strcmp(h, "*") || !strcmp(h, "/")) && e->nkids >= 3) {
+    if (h && (syn_streq(h, "+") || syn_streq(h, "-") || syn_streq(h, "*") || syn_streq(h, "/")) && e->nkids >= 3) {
         OrchExpr *acc = host_expr(ck, o, e->kids[1]);
         for (int i = 2; acc && i < e->nkids; i++) {
             OrchExpr *r = host_expr(ck, o, e->kids[i]);
@@ -407,13 +407,13 @@ static void run_time_loop(Checker *ck, Orchestration *o, Node *f, int depth) {
  * an I between underscores in KERNEL::VAR names replaced by 0 .. N-1. */
 static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
     const char *h = syn_head(f);
-    if (h && !strcmp(h, "launch-sequential")) {
+    if (h && syn_streq(h, "launch-sequential")) {
         for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_SEQUENTIAL, o->name);
-    } else if (h && !strcmp(h, "launch-parallel")) {
+    } else if (h && syn_streq(h, "launch-parallel")) {
         for (int j = 1; j < f->nkids; j++) launch_spec(ck, o, f->kids[j], ORCH_PARALLEL, o->name);
-    } else if (h && !strcmp(h, "launch-interleaved")) {
+    } else if (h && syn_streq(h, "launch-interleaved")) {
         launch_interleaved(ck, o, f, o->name);
-    } else if (h && !strcmp(h, "dotimes") && depth < 8) {
+    } else if (h && syn_streq(h, "dotimes") && depth < 8) {
         Node *spec = f->nkids >= 2 ? f->kids[1] : NULL;
         if (!spec || !syn_is_list(spec) || spec->nkids != 2 || spec->kids[0]->kind != N_SYMBOL || spec->kids[1]->kind != N_INT ||
             spec->kids[1]->ival < 0 || spec->kids[1]->ival > 1024) {
@@ -425,7 +425,7 @@ static void body_form(Checker *ck, Orchestration *o, Node *f, int depth) {
             const char *num = arena_printf(ck->a, "%lld", (long long)k);
             for (int j = 2; j < f->nkids; j++) body_form(ck, o, orch_subst_names(ck, f->kids[j], &var, &num, 1), depth + 1);
         }
-    } else if (h && (!strcmp(h, "do-times-by-doubling") || !strcmp(h, "do-times-by-half")) && depth < 8) {
+    } else if (h && (syn_streq(h, "do-times-by-doubling") || syn_streq(h, "do-times-by-half")) && depth < 8) {
         run_time_loop(ck, o, f, depth);
     } else {
         diag_error_at(ck->d, f, "E1201",
@@ -444,7 +444,7 @@ static void resolve_one(Checker *ck, Node *form, const char *name) {
     o->origin = "def-orchestration";
     o->line = form->loc.line;
     for (int i = 0; i < ck->prog->norchs; i++)
-        if (!strcmp(ck->prog->orchs[i]->ident, o->ident)) {
+        if (syn_streq(ck->prog->orchs[i]->ident, o->ident)) {
             diag_error_at(ck->d, form->kids[1], "E1200", "orchestration `%s` is already defined", o->name);
             return;
         }
@@ -478,7 +478,7 @@ void orch_resolve(Checker *ck) {
 
 static const CFunc *checked_kernel(const Program *p, const char *name) {
     for (int k = 0; k < p->nfuncs; k++)
-        if (p->funcs[k]->kind == FN_KERNEL && !strcmp(p->funcs[k]->name, name)) return p->funcs[k];
+        if (p->funcs[k]->kind == FN_KERNEL && syn_streq(p->funcs[k]->name, name)) return p->funcs[k];
     return NULL;
 }
 
@@ -493,7 +493,7 @@ static void check_passed(Checker *ck, const Orchestration *o, int s, int j) {
     const Type *want = to->params[j]->ty, *have = NULL;
     if (a->side) {
         for (int k = 0; k < from->nsides; k++)
-            if (!strcmp(from->sides[k]->name, a->side)) have = from->sides[k]->ty;
+            if (syn_streq(from->sides[k]->name, a->side)) have = from->sides[k]->ty;
     } else if (a->param < from->nparams) {
         have = from->params[a->param]->ty;
     }
@@ -535,7 +535,7 @@ void orch_finish(Checker *ck) {
                 const OrchStep *from = &o->steps[a->step];
                 const CFunc *cf = NULL;
                 for (int k = 0; k < p->nfuncs; k++)
-                    if (p->funcs[k]->kind == FN_KERNEL && !strcmp(p->funcs[k]->name, from->kernel)) cf = p->funcs[k];
+                    if (p->funcs[k]->kind == FN_KERNEL && syn_streq(p->funcs[k]->name, from->kernel)) cf = p->funcs[k];
                 int found = 0;
                 for (int k = 0; cf && k < cf->nsides; k++)
                     if (cf->sides[k]->kind == SIDE_RESULT && !strcmp(syn_lower(ck->a, cf->sides[k]->name), syn_lower(ck->a, a->side))) {
@@ -626,7 +626,7 @@ int orch_capture_error(Ctx *cx, const Node *name) {
     FuncDef *fd = cx->fd;
     if (!fd || !fd->outer_kernel || name->kind != N_SYMBOL) return 0;
     for (int i = 0; i < fd->nouter; i++)
-        if (!strcmp(fd->outer_names[i], name->key)) {
+        if (syn_streq(fd->outer_names[i], name->key)) {
             diag_error_at(cx->ck->d, name, "E1211",
                           "continuation kernel `%s` cannot capture `%s`, a run-time value of kernel `%s`: pass it as an argument",
                           fd->name, name->name, fd->outer_kernel);
@@ -750,14 +750,14 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
         Sym *s = a->kind == N_SYMBOL ? ck_scope_lookup(cx, a->key) : NULL;
         int found = 0;
         for (int k = 0; s && s->cname && k < cx->fn->nparams && !found; k++)
-            if (cx->fn->params[k]->cname && !strcmp(cx->fn->params[k]->cname, s->cname)) {
+            if (cx->fn->params[k]->cname && syn_streq(cx->fn->params[k]->cname, s->cname)) {
                 oa->step = 0;
                 oa->param = k;
                 found = 1;
             }
         for (int k = 0; s && s->cname && k < cx->fn->nsides && !found; k++) {
             const SideChannel *sc = cx->fn->sides[k];
-            if (sc->kind == SIDE_RESULT && sc->sym && sc->sym->cname && !strcmp(sc->sym->cname, s->cname)) {
+            if (sc->kind == SIDE_RESULT && sc->sym && sc->sym->cname && syn_streq(sc->sym->cname, s->cname)) {
                 oa->step = 0;
                 oa->side = sc->name;
                 found = 1;
@@ -804,7 +804,7 @@ void orch_let_kernel(Ctx *cx, Node *syn, Dest *d) {
     for (int i = 0; i < n; i++) {
         ContBinding *cb = NULL;
         for (int k = 0; k < nb && syn_is_list(body[i]) && body[i]->nkids && body[i]->kids[0]->kind == N_SYMBOL; k++)
-            if (!strcmp(cbs[k].key, body[i]->kids[0]->key)) cb = &cbs[k];
+            if (syn_streq(cbs[k].key, body[i]->kids[0]->key)) cb = &cbs[k];
         if (!cb) {
             if (invoked >= 0)
                 diag_warning_at(ck->d, body[i], "W1214", "code after the invocation of continuation kernel `%s` runs before it, not after",

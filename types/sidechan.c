@@ -40,7 +40,7 @@ static SizeOp launch_input(const char *h, int *takes_dim) {
         {"get-local-linear-size", SZ_LOCAL_LINEAR_SIZE, 0}, {"get-linear-work-size", SZ_LOCAL_LINEAR_SIZE, 0},
         {NULL, SZ_INT, 0}};
     for (int i = 0; t[i].crisp; i++)
-        if (!strcmp(h, t[i].crisp)) {
+        if (syn_streq(h, t[i].crisp)) {
             *takes_dim = t[i].dim;
             return t[i].op;
         }
@@ -86,7 +86,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
             if (out) *out = const_leaf(cx, v);
             return 1;
         }
-        if (!s && !strcmp(syn->key, "+warp-size+")) {
+        if (!s && syn_streq(syn->key, "+warp-size+")) {
             /* the warp's lanes, the same on every device (docs/warps.md) */
             if (out) *out = sz_int(a, CRISP_WARP_SIZE);
             return 1;
@@ -115,7 +115,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         diag_error_at(D(cx), syn, "E0806", "unexpected `%s` in a side-channel size", syn_to_string(a, syn, 40));
         return 0;
     }
-    if (!strcmp(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
+    if (syn_streq(hd, "length~") && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *s = ck_scope_lookup(cx, syn->kids[1]->key);
         if (!s || s->kind != SYM_PARAM || !s->ty || s->ty->kind != TY_VECTOR) {
             diag_error_at(D(cx), syn->kids[1], "E0806", "a side-channel size can take the length of a vector parameter only, not `%s`",
@@ -125,7 +125,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         if (out) *out = s->ty->length >= 0 ? sz_int(a, s->ty->length) : sz_param(a, SZ_LENGTH, s->name, param_index(cx, s), 0);
         return 1;
     }
-    if (!strcmp(hd, "get-warp-size") && syn->nkids == 1) {
+    if (syn_streq(hd, "get-warp-size") && syn->nkids == 1) {
         /* lib/prelude.crisp's (get-warp-size), +warp-size+: sizes are read
            before macros run (spec "generating scratch vectors" uses it) */
         if (out) *out = sz_int(a, CRISP_WARP_SIZE);
@@ -149,7 +149,7 @@ static int size_expr(Ctx *cx, Node *syn, SizeExpr **out, const Node *site) {
         {"ceil", SZ_CEIL_DIV}, {"floor", SZ_FLOOR_DIV}, {NULL, SZ_INT}};
     int op = -1;
     for (int i = 0; ops[i].name; i++)
-        if (!strcmp(ops[i].name, hd)) op = i;
+        if (syn_streq(ops[i].name, hd)) op = i;
     int binary = op >= 0 && (ops[op].op == SZ_CEIL_DIV || ops[op].op == SZ_FLOOR_DIV);
     if (op < 0 || syn->nkids < 2 || (binary && syn->nkids != 3) || syn->nkids > 65) {
         diag_error_at(D(cx), syn, "E0806",
@@ -182,8 +182,8 @@ static Node *subst(Ctx *cx, Node *syn, FuncDef *fd, Node *call) {
 static Node *floatify(Ctx *cx, Node *syn) {
     if (syn->kind == N_INT || syn->kind == N_FLOAT) return syn;
     const char *h = syn_head(syn);
-    if (h && (!strcmp(h, "+") || !strcmp(h, "-") || !strcmp(h, "*") || !strcmp(h, "/") || !strcmp(h, "min") ||
-              !strcmp(h, "max"))) {
+    if (h && (syn_streq(h, "+") || syn_streq(h, "-") || syn_streq(h, "*") || syn_streq(h, "/") || syn_streq(h, "min") ||
+              syn_streq(h, "max"))) {
         Node *c = syn_copy(cx->ck->a, syn);
         for (int i = 1; i < c->nkids; i++) c->kids[i] = floatify(cx, c->kids[i]);
         return c;
@@ -227,7 +227,7 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
         name = arena_printf(ck->a, "%s%d", side_word(kind), k);
     }
     for (int i = 0; i < fn->nsides; i++)
-        if (!strcmp(fn->sides[i]->name, name)) {
+        if (syn_streq(fn->sides[i]->name, name)) {
             diag_error_at(D(cx), at, "E0807", "kernel `%s` already has a side channel named \"%s\"", fn->name, name);
             diag_note(D(cx), fn->sides[i]->at->loc, "the other one is made here");
             break;
@@ -379,13 +379,13 @@ Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
-    SideKind kind = !strcmp(h, "make-result-vector") ? SIDE_RESULT : !strcmp(h, "make-scratch-vector") ? SIDE_SCRATCH : SIDE_IMPLICIT;
+    SideKind kind = syn_streq(h, "make-result-vector") ? SIDE_RESULT : syn_streq(h, "make-scratch-vector") ? SIDE_SCRATCH : SIDE_IMPLICIT;
     const char *name = NULL, *comment = NULL;
     Node *pos[16];
     int np = 0;
     for (int i = 1; i < syn->nkids; i++) {
         Node *k = syn->kids[i];
-        if (k->kind == N_KEYWORD && (!strcmp(k->key, "name") || !strcmp(k->key, "comment"))) {
+        if (k->kind == N_KEYWORD && (syn_streq(k->key, "name") || syn_streq(k->key, "comment"))) {
             if (i + 1 >= syn->nkids || syn->kids[i + 1]->kind != N_STRING) {
                 diag_error_at(D(cx), k, "E0808", "`:%s` takes a string", k->key);
                 return NULL;
@@ -567,7 +567,7 @@ Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     Checker *ck = cx->ck;
     const char *h = syn->kids[0]->key;
-    if (!strcmp(h, "%debug-log")) {
+    if (syn_streq(h, "%debug-log")) {
         if (!ptrmap_get(&ck->internal, syn)) {
             diag_error_at(D(cx), syn->kids[0], "E0405",
                           "`%%debug-log` is internal to crisp (what r-t-output and r-t-assert become); log with r-t-output");
@@ -629,7 +629,7 @@ Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
         call->ival = hp->index;
         return call;
     }
-    int is_output = !strcmp(h, "r-t-output");
+    int is_output = syn_streq(h, "r-t-output");
     if (!is_output && syn->nkids < 2) {
         diag_error_at(D(cx), syn, "E0320", "`%s` needs a test expression", syn->kids[0]->name);
         return NULL;
@@ -654,7 +654,7 @@ Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
     if (!log) return NULL;
     Node *cond = assert_ ? cx_list(cx, syn, 2, cx_sym(cx, syn, "not"), test) : test;
     if (!wg) {
-        if (!strcmp(h, "r-t-assert-0"))
+        if (syn_streq(h, "r-t-assert-0"))
             cond = cx_list(cx, syn, 3, cx_sym(cx, syn, "and"), cx_list(cx, syn, 3, cx_sym(cx, syn, "="), cx_list(cx, syn, 1, cx_sym(cx, syn, "get-global-linear-id")), cx_int(cx, syn, 0)), cond);
         ck_form_to(cx, cx_list(cx, syn, 3, cx_sym(cx, syn, "if"), cond, log), &discard);
         return nothing(cx, syn);
@@ -685,7 +685,7 @@ static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at)
     (void)kind;
     for (int i = 0; i < cx->fn->nsides; i++) {
         SideChannel *sc = cx->fn->sides[i];
-        if (sc->kind == kind && name && !strcmp(sc->name, name)) return sc->sym;
+        if (sc->kind == kind && name && syn_streq(sc->name, name)) return sc->sym;
     }
     diag_error_at(D(cx), at, "E0830",
                   "def-kernel-exact `%s` has no marshalled %s vector named \"%s\": add (marshall-%s-vector ptr bytes :name \"%s\") before this",
@@ -720,7 +720,7 @@ Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
     Node *bytes = ck_expr(cx, syn->kids[2], ul);
     if (bytes) bytes = ck_coerce(cx, bytes, ul, syn->kids[2], "byte count");
     if (!bytes) return NULL;
-    if (!strcmp(h, "marshall-vector")) {
+    if (syn_streq(h, "marshall-vector")) {
         if (syn->nkids != 4) {
             diag_error_at(D(cx), syn, "E0320", "expected (marshall-vector ptr bytes vector-type)");
             return NULL;

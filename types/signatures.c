@@ -131,7 +131,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
             const char *h = syn_head(e);
             if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
                 apply_signature(ck, fd, e, e);
-            } else if (h && !strcmp(h, "type-signature-of")) {
+            } else if (h && syn_streq(h, "type-signature-of")) {
                 if (e->nkids == 2 && syn_is_form(e->kids[1], "function") && e->kids[1]->kids[1]->kind == N_SYMBOL) {
                     FuncDef *f = ck_func_lookup(ck, e->kids[1]->kids[1]->key);
                     if (!f) {
@@ -153,7 +153,7 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                     fd->ret = f->ret;
                     fd->ret_declared = 1;
                 }
-            } else if (h && !strcmp(h, "return-type")) {
+            } else if (h && syn_streq(h, "return-type")) {
                 Type *rs[16];
                 int nr = 0;
                 for (int k = 1; k < e->nkids && nr < 16; k++) {
@@ -166,13 +166,13 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd) {
                 }
                 fd->ret = nr == 0 ? &ty_void : nr == 1 ? rs[0] : ty_tuple(ck->a, rs, nr);
                 fd->ret_declared = 1;
-            } else if (h && !strcmp(h, "type") && e->nkids >= 3) {
+            } else if (h && syn_streq(h, "type") && e->nkids >= 3) {
                 Type *t = NULL;
                 for (int k = 1; k < e->nkids - 1; k++) {
                     Node *vn = e->kids[k];
                     int found = 0;
                     for (int m = 0; m < fd->nparams; m++) {
-                        if (vn->kind == N_SYMBOL && !strcmp(fd->params[m].name->key, vn->key)) {
+                        if (vn->kind == N_SYMBOL && syn_streq(fd->params[m].name->key, vn->key)) {
                             if (!t) t = ck_type_expr(ck, e->kids[e->nkids - 1]);
                             if (!t) {
                                 fd->bad = 1;
@@ -325,9 +325,9 @@ static void unused_defines(Checker *ck) {
     for (int i = 0; o && i < o->ndefines; i++) {
         const char *name = o->defines[i].name;
         int used = 0;
-        for (int j = i + 1; j < o->ndefines && !used; j++) used = !strcmp(o->defines[j].name, name); /* reported once */
+        for (int j = i + 1; j < o->ndefines && !used; j++) used = syn_streq(o->defines[j].name, name); /* reported once */
         for (int g = 0; g < ck->globals.n && !used; g++)
-            used = ck->globals.syms[g]->kind == SYM_PARAMETER && !strcmp(ck->globals.syms[g]->name, name);
+            used = ck->globals.syms[g]->kind == SYM_PARAMETER && syn_streq(ck->globals.syms[g]->name, name);
         for (int f = 0; f < ck->c->nfiles && !used; f++) used = feature_mentions(ck->c->files[f]->text, name);
         if (used) continue;
         Suggest sg;

@@ -184,7 +184,7 @@ static int user_accessor(Checker *ck, const char *h, StructDef *sd, int setter, 
     for (int i = 0; i < ck->nsetters; i++) {
         Node *f = ck->setters[i];
         Node *ts = ck_setter_object_type(f);
-        Type *t = ts && !strcmp(f->kids[1]->key, h) ? ck_type_expr(ck, ts) : NULL;
+        Type *t = ts && syn_streq(f->kids[1]->key, h) ? ck_type_expr(ck, ts) : NULL;
         if (t && (obj_soa ? t->soa && t->elem && t->elem->sd == sd : t->kind == TY_STRUCT && t->sd == sd)) return 1;
     }
     return 0;
@@ -246,7 +246,7 @@ int ck_soa_access(Ctx *cx, Node *syn, int for_write, Node **out) {
     size_t hl = h ? strlen(h) : 0;
     if (hl < 2 || h[hl - 1] != '~' || syn->nkids < 2 || syn->nkids > 3) return 0;
     Sym *s = ck_soa_sym(cx, syn->kids[1]);
-    if (!s || !strcmp(h, "length~") || !strcmp(h, "~length~")) return 0;
+    if (!s || syn_streq(h, "length~") || syn_streq(h, "~length~")) return 0;
     /* (x~ sv i) with an overload for soa-vectors of the struct: a call */
     if (h[0] != '~' && syn->nkids == 3 && user_accessor(cx->ck, h, s->ty->elem->sd, for_write, 1)) return 0;
     *out = NULL;
@@ -300,7 +300,7 @@ Node *ck_soa_convert(Ctx *cx, Node *syn, Type *want) {
     (void)want;
     if (!ck_nargs_ok(cx, syn, 2, 2)) return NULL;
     Arena *a = cx->ck->a;
-    int to_soa = !strcmp(syn->kids[0]->key, "convert-aos-to-soa");
+    int to_soa = syn_streq(syn->kids[0]->key, "convert-aos-to-soa");
     Node *vsyn = syn->kids[to_soa ? 1 : 2], *ssyn = syn->kids[to_soa ? 2 : 1];
     Sym *s = ck_soa_sym(cx, ssyn);
     if (!s) {

@@ -194,7 +194,7 @@ int ck_struct_subst_ok(const Type *from, const Type *to) {
  * derived tensor-view type always passes for its original (docs/types.md,
  * tensor-views). */
 int ck_vector_tag_fit(const Type *from, const Type *to) {
-    if (from->tag == to->tag || (from->tag && to->tag && !strcmp(from->tag, to->tag))) return 1;
+    if (from->tag == to->tag || (from->tag && to->tag && syn_streq(from->tag, to->tag))) return 1;
     if (from->tag && to->tag) return 0;
     if (from->tag) return from->ndims || from->tag_subst == 1 || from->tag_subst == 2 ? 2 : 0; /* derived -> original */
     return to->tag_subst == 1 || to->tag_subst == 3 ? 2 : 0;                                    /* original -> derived */
@@ -258,7 +258,7 @@ int ck_struct_resolve(Checker *ck, StructDef *sd) {
             continue;
         }
         for (int j = 0; j < sd->nfields; j++)
-            if (!strcmp(sd->fields[j].key, fname->key)) {
+            if (syn_streq(sd->fields[j].key, fname->key)) {
                 diag_error_at(D(ck), fname, "E0144", "struct `%s` has two fields named `%s`", sd->name, fname->name);
                 ok = 0;
             }
@@ -336,7 +336,7 @@ int ck_struct_resolve(Checker *ck, StructDef *sd) {
 
 static Field *find_field(StructDef *sd, const char *key) {
     for (int i = 0; i < sd->nfields; i++)
-        if (!strcmp(sd->fields[i].key, key)) return &sd->fields[i];
+        if (syn_streq(sd->fields[i].key, key)) return &sd->fields[i];
     return NULL;
 }
 

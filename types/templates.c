@@ -54,20 +54,20 @@ static Diag *D(Checker *ck) {
 
 Template *ck_template_lookup(Checker *ck, const char *key) {
     for (int i = 0; i < ck->ntemplates; i++)
-        if (!strcmp(ck->templates[i]->key, key)) return ck->templates[i];
+        if (syn_streq(ck->templates[i]->key, key)) return ck->templates[i];
     return NULL;
 }
 
 /* Is KEY a templated def-type (its NAME-type makes an alias)? */
 int ck_template_is_def_type(Checker *ck, const char *key) {
     Template *t = ck_template_lookup(ck, key);
-    return t && !strcmp(t->kind, "def-type");
+    return t && syn_streq(t->kind, "def-type");
 }
 
 /* Does syntax N mention the symbol KEY (anywhere, annotations included)? */
 static int mentions(const Node *n, const char *key, int depth) {
     if (!n || depth > 10000) return 0;
-    if (n->kind == N_SYMBOL) return !strcmp(n->key, key) || mentions(n->ann, key, depth + 1);
+    if (n->kind == N_SYMBOL) return syn_streq(n->key, key) || mentions(n->ann, key, depth + 1);
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
         for (int i = 0; i < n->nkids; i++)
             if (mentions(n->kids[i], key, depth + 1)) return 1;
@@ -85,7 +85,7 @@ static Node *absent_node(Checker *ck, SrcLoc loc) {
 }
 
 static int is_absent(const Node *n) {
-    return n && n->kind == N_SYMBOL && !strcmp(n->key, "%absent");
+    return n && n->kind == N_SYMBOL && syn_streq(n->key, "%absent");
 }
 
 /* Is template argument I left open (an explicit nil: incomplete)? */
@@ -101,7 +101,7 @@ static Node *subst_value(Checker *ck, Node *n, Node **names, Node **vals, int nb
     if (depth > 500) return n;
     if (n->kind == N_SYMBOL && !n->ann) {
         for (int k = 0; k < nb; k++)
-            if (!strcmp(n->key, names[k]->key)) return vals[k];
+            if (syn_streq(n->key, names[k]->key)) return vals[k];
         return n;
     }
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return n;
@@ -109,7 +109,7 @@ static Node *subst_value(Checker *ck, Node *n, Node **names, Node **vals, int nb
     int head_is_name = -1;
     if (n->kind == N_LIST && n->nkids && n->kids[0]->kind == N_SYMBOL && !n->kids[0]->ann)
         for (int k = 0; k < nb; k++)
-            if (!strcmp(n->kids[0]->key, names[k]->key)) head_is_name = k;
+            if (syn_streq(n->kids[0]->key, names[k]->key)) head_is_name = k;
     if (head_is_name >= 0) {
         Node **kids = arena_alloc(ck->a, sizeof(Node *) * (size_t)(n->nkids + 1));
         if (!kids) return n;
@@ -219,8 +219,8 @@ void ck_template_collect(Checker *ck, Node *form) {
     for (int j = 0; j < nflat; j++) {
         Node *def = flat[j];
         const char *h = syn_head(def);
-        if (!h || !(!strcmp(h, "def-function") || !strcmp(h, "def-grid-function") || !strcmp(h, "def-kernel") ||
-                    !strcmp(h, "def-struct") || !strcmp(h, "def-type") || !strcmp(h, "def-orchestration"))) {
+        if (!h || !(syn_streq(h, "def-function") || syn_streq(h, "def-grid-function") || syn_streq(h, "def-kernel") ||
+                    syn_streq(h, "def-struct") || syn_streq(h, "def-type") || syn_streq(h, "def-orchestration"))) {
             diag_error_at(D(ck), def, "E1004",
                           "with-template-type wraps def-function, def-grid-function, def-kernel, def-struct, def-type or def-orchestration, found `%s`",
                           syn_to_string(ck->a, def, 30));
@@ -234,7 +234,7 @@ void ck_template_collect(Checker *ck, Node *form) {
         Template *t = arena_alloc(ck->a, sizeof *t);
         if (!t) return;
         t->name = def->kids[1]->name;
-        t->key = !strcmp(h, "def-kernel") ? def->kids[1]->name : def->kids[1]->key;
+        t->key = syn_streq(h, "def-kernel") ? def->kids[1]->name : def->kids[1]->key;
         t->form = def;
         t->kind = h;
         t->params = params;
@@ -284,12 +284,12 @@ static const char *arg_cname(Checker *ck, Type *ty, Node *val) {
 static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val, int *known) {
     *known = 1;
     if (ty) {
-        if (!strcmp(pred, "is-numeric?") || !strcmp(pred, "is-scalar?")) return ty->kind == TY_NUM;
-        if (!strcmp(pred, "is-hardware-vector?")) return ty->kind == TY_HWVEC;
-        if (!strcmp(pred, "is-integer?")) return ty_is_int(ty);
-        if (!strcmp(pred, "is-floating-point?")) return ty_is_float(ty);
-        if (!strcmp(pred, "is-orderable?")) return ty->kind == TY_NUM;
-        if (!strcmp(pred, "is-signed?")) return ty->kind == TY_NUM && ty_category(ty) != CAT_UNSIGNED;
+        if (syn_streq(pred, "is-numeric?") || syn_streq(pred, "is-scalar?")) return ty->kind == TY_NUM;
+        if (syn_streq(pred, "is-hardware-vector?")) return ty->kind == TY_HWVEC;
+        if (syn_streq(pred, "is-integer?")) return ty_is_int(ty);
+        if (syn_streq(pred, "is-floating-point?")) return ty_is_float(ty);
+        if (syn_streq(pred, "is-orderable?")) return ty->kind == TY_NUM;
+        if (syn_streq(pred, "is-signed?")) return ty->kind == TY_NUM && ty_category(ty) != CAT_UNSIGNED;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?') {
             const char *tn = arena_strndup(ck->a, pred + 3, n - 4);
@@ -299,17 +299,17 @@ static int builtin_constraint(Checker *ck, const char *pred, Type *ty, Node *val
             if (s && s->kind == SYM_TYPE) return 0;
         }
     } else if (val) {
-        if (!strcmp(pred, "is-address-space?")) return val->kind == N_KEYWORD && ck_as_keyword(val->key) != AS_NONE;
+        if (syn_streq(pred, "is-address-space?")) return val->kind == N_KEYWORD && ck_as_keyword(val->key) != AS_NONE;
         /* :std140 or :compact (spec "layout and alignment"); the spec's
            sorting blocks use it ((value-is A #'is-alignment?)) and define
            it nowhere */
-        if (!strcmp(pred, "is-alignment?")) return val->kind == N_KEYWORD && ck_align_keyword(val->key) != AL_NONE;
+        if (syn_streq(pred, "is-alignment?")) return val->kind == N_KEYWORD && ck_align_keyword(val->key) != AL_NONE;
         size_t n = strlen(pred);
         if (!strncmp(pred, "is-", 3) && n > 4 && pred[n - 1] == '?' && val->kind == N_KEYWORD) {
             Sym *s = ck_global_lookup(ck, arena_strndup(ck->a, pred + 3, n - 4));
             if (s && s->ty && s->ty->kind == TY_ENUM) {
                 for (int i = 0; i < s->ty->ed->nkeys; i++)
-                    if (!strcmp(s->ty->ed->keys[i], val->key)) return 1;
+                    if (syn_streq(s->ty->ed->keys[i], val->key)) return 1;
                 return 0;
             }
         }
@@ -345,7 +345,7 @@ static int check_constraints(Checker *ck, Template *t, Type **args, Node **vals,
         if (syn_is_form(pred, "function") && pred->nkids == 2) pred = pred->kids[1];
         int k = -1;
         for (int j = 0; j < t->nparams; j++)
-            if (pn->kind == N_SYMBOL && !strcmp(t->params[j]->key, pn->key)) k = j;
+            if (pn->kind == N_SYMBOL && syn_streq(t->params[j]->key, pn->key)) k = j;
         if (k < 0 || pred->kind != N_SYMBOL) {
             diag_error_at(D(ck), c, "E1005", "`%s` names no template parameter of `%s`", syn_to_string(ck->a, c, 40), t->name);
             return 0;
@@ -600,7 +600,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
     in->vals = vals;
     in->nargs = t->nparams;
     Node *form = t->form;
-    if (!strcmp(t->kind, "def-struct") && !incomplete) form = computed_fields(ck, t, repl);
+    if (syn_streq(t->kind, "def-struct") && !incomplete) form = computed_fields(ck, t, repl);
     if (!form) {
         /* remembered, so the error is not repeated at each use */
         in->failed = 1;
@@ -616,8 +616,8 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         return NULL;
     }
     const char *h = t->kind;
-    if (incomplete && !strcmp(h, "def-struct")) return pattern_instance(ck, t, in);
-    if (!strcmp(h, "def-orchestration")) {
+    if (incomplete && syn_streq(h, "def-struct")) return pattern_instance(ck, t, in);
+    if (syn_streq(h, "def-orchestration")) {
         /* spec "template def-orchestration": (gen-NAME T) makes NAME_T;
            "v_a_${T}" and v_a_T::C name the instance's kernels */
         const char **cn = arena_alloc(ck->a, sizeof(char *) * (size_t)(t->nparams + 1));
@@ -628,7 +628,7 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         arena_push(ck->a, (void ***)&t->insts, &t->ninsts, &t->capinsts, in);
         return in;
     }
-    if (!strcmp(h, "def-kernel")) {
+    if (syn_streq(h, "def-kernel")) {
         if (!kernel_name) {
             diag_error_at(D(ck), at, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
             return NULL;
@@ -636,18 +636,18 @@ static TmplInst *instance_1(Checker *ck, Template *t, Type **args, Node **vals, 
         form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, kernel_name);
         in->fd = ck_collect_instance(ck, form, FN_KERNEL, kernel_name);
         if (!in->fd) return NULL;
-    } else if (!strcmp(h, "def-struct")) {
+    } else if (syn_streq(h, "def-struct")) {
         const char *iname = arena_printf(ck->a, "%s%s", t->name, suffix);
         form->kids[1] = syn_symbol(ck->a, form->kids[1]->loc, iname);
         ck_struct_collect(ck, form);
         Sym *sym = ck_global_lookup(ck, syn_lower(ck->a, iname));
         if (!sym || !sym->ty || sym->ty->kind != TY_STRUCT || !ck_struct_resolve(ck, sym->ty->sd)) return NULL;
         in->ty = sym->ty;
-    } else if (!strcmp(h, "def-type")) {
+    } else if (syn_streq(h, "def-type")) {
         in->ty = ck_type_expr(ck, form->kids[2]);
         if (!in->ty) return NULL;
     } else {
-        in->fd = ck_collect_instance(ck, form, !strcmp(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
+        in->fd = ck_collect_instance(ck, form, syn_streq(h, "def-grid-function") ? FN_GRID : FN_FUNCTION,
                                   arena_printf(ck->a, "%s%s", ck_mangle(ck, t->name), suffix));
         if (!in->fd) return NULL;
     }
@@ -702,7 +702,7 @@ static int take_default(Checker *ck, Template *t, int i, Type **args, Node **val
 static int key_param(Template *t, const Node *k) {
     if (k->kind != N_KEYWORD) return -1;
     for (int i = 0; i < t->nparams; i++)
-        if (t->iskey[i] && !strcmp(t->params[i]->key, k->key)) return i;
+        if (t->iskey[i] && syn_streq(t->params[i]->key, k->key)) return i;
     return -1;
 }
 
@@ -778,7 +778,7 @@ static Template *gen_template(Checker *ck, Node *form) {
     if (!t) {
         /* kernel templates are keyed by their exact name */
         for (int i = 0; i < ck->ntemplates && !t; i++)
-            if (!strcmp(ck->templates[i]->kind, "def-kernel") && !strcmp(syn_lower(ck->a, ck->templates[i]->name), h + 4))
+            if (syn_streq(ck->templates[i]->kind, "def-kernel") && !strcmp(syn_lower(ck->a, ck->templates[i]->name), h + 4))
                 t = ck->templates[i];
     }
     if (!t)
@@ -797,7 +797,7 @@ int ck_template_is_gen(const Node *a) {
 int ck_template_is_gen_function(Checker *ck, const Node *a) {
     if (!ck_template_is_gen(a)) return 0;
     Template *t = ck_template_lookup(ck, syn_head(a) + 4);
-    return t && (!strcmp(t->kind, "def-function") || !strcmp(t->kind, "def-grid-function"));
+    return t && (syn_streq(t->kind, "def-function") || syn_streq(t->kind, "def-grid-function"));
 }
 
 /* (gen-NAME TYPES...) passed where a function is expected, #'NAME (spec
@@ -824,7 +824,7 @@ void ck_template_gen(Checker *ck, Node *form) {
     if (!t) return;
     int n = form->nkids - 1;
     const char *kname = NULL;
-    if (!strcmp(t->kind, "def-kernel")) {
+    if (syn_streq(t->kind, "def-kernel")) {
         if (n < 1 || form->kids[form->nkids - 1]->kind != N_STRING) {
             diag_error_at(D(ck), form, "E1009", "templated kernel `%s` needs a name: (gen-%s ARGS... \"kernel_name\")", t->name, t->name);
             return;
@@ -856,7 +856,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     if (!psyn || !at) return;
     if (psyn->kind == N_SYMBOL) {
         for (int i = 0; i < t->nparams; i++)
-            if (!strcmp(t->params[i]->key, psyn->key)) {
+            if (syn_streq(t->params[i]->key, psyn->key)) {
                 if (args[i] && !ty_equal(args[i], at)) *conflict = i + 1;
                 else args[i] = at;
             }
@@ -876,7 +876,7 @@ static void deduce(Checker *ck, Template *t, Node *psyn, Type *at, Type **args, 
     size_t hl = h ? strlen(h) : 0;
     if (hl > 5 && !strcmp(h + hl - 5, "-type") && at->kind == TY_STRUCT) {
         Template *st = ck_template_lookup(ck, arena_strndup(ck->a, h, hl - 5));
-        for (int k = 0; st && !strcmp(st->kind, "def-struct") && k < st->ninsts; k++) {
+        for (int k = 0; st && syn_streq(st->kind, "def-struct") && k < st->ninsts; k++) {
             TmplInst *in = st->insts[k];
             if (in->failed || !in->ty || !ty_equal(in->ty, at)) continue;
             for (int j = 0; j + 1 < psyn->nkids && j < in->nargs; j++)
@@ -916,7 +916,7 @@ static void deduce_alignment(Checker *ck, Template *t, Node *psyn, Type *at, Nod
     }
     if (!sym || !has_as || !has_acc || has_al) return;
     for (int i = 0; i < t->nparams; i++)
-        if (!strcmp(t->params[i]->key, sym->key) && !vals[i])
+        if (syn_streq(t->params[i]->key, sym->key) && !vals[i])
             vals[i] = syn_keyword(ck->a, psyn->loc, ty_align_name(at->align));
 }
 
@@ -944,7 +944,7 @@ Node *ck_param_type_syntax(Node *form, int i) {
             Node *e = d->kids[m];
             if (syn_is_form(e, "type") && e->nkids >= 3)
                 for (int q = 1; q < e->nkids - 1; q++)
-                    if (e->kids[q]->kind == N_SYMBOL && !strcmp(e->kids[q]->key, name->key)) return e->kids[e->nkids - 1];
+                    if (e->kids[q]->kind == N_SYMBOL && syn_streq(e->kids[q]->key, name->key)) return e->kids[e->nkids - 1];
             Node *sig = e->kind == N_VECLIT ? e : syn_is_form(e, "function") && e->nkids == 2 ? e->kids[1] : NULL;
             if (sig) {
                 int pos = -1;

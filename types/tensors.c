@@ -119,8 +119,8 @@ static int split_args(Ctx *cx, Node *syn, Node **pos, int max, Node **offset, No
                 diag_error_at(D(cx), a, "E0475", ":%s without a value in `%s`", a->name, syn->kids[0]->name);
                 return -1;
             }
-            if (!strcmp(a->key, "offset")) *offset = syn->kids[i + 1];
-            else if (allow_major && !strcmp(a->key, "major")) *major = syn->kids[i + 1];
+            if (syn_streq(a->key, "offset")) *offset = syn->kids[i + 1];
+            else if (allow_major && syn_streq(a->key, "major")) *major = syn->kids[i + 1];
             else {
                 diag_error_at(D(cx), a, "E0475", "`%s` takes :offset%s, found `:%s`", syn->kids[0]->name,
                               allow_major ? " and :major" : "", a->name);
@@ -225,12 +225,12 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
     }
     Node *off = view_offset(cx, syn, p, offset);
     if (!off) return NULL;
-    if (major && !(major->kind == N_KEYWORD && (!strcmp(major->key, "row") || !strcmp(major->key, "col")))) {
+    if (major && !(major->kind == N_KEYWORD && (syn_streq(major->key, "row") || syn_streq(major->key, "col")))) {
         diag_error_at(D(cx), major, "E0479", "`:major` is :row or :col, found `%s`", syn_to_string(cx->ck->a, major, 30));
         return NULL;
     }
     Node *m = new_tensor(cx, syn, p, off, dims, strides, 2);
-    if (m && major && !strcmp(major->key, "col")) {
+    if (m && major && syn_streq(major->key, "col")) {
         /* column-major: the row index is contiguous */
         Sym *s = m->sym;
         Node *set0 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), ck_int_lit(cx, syn, 1, ulong_ty()));
@@ -321,13 +321,13 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
  * element by element); (num-dims~ T): N; (num-rows M), (num-cols M). */
 static Node *property(Ctx *cx, Node *syn, const char *h) {
     if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
-    int matrix = !strcmp(h, "num-rows") || !strcmp(h, "num-cols");
+    int matrix = syn_streq(h, "num-rows") || syn_streq(h, "num-cols");
     Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, matrix ? 2 : 0);
     if (!t) return NULL;
-    if (!strcmp(h, "dims~")) return ck_var_ref(cx, syn, t->dims_sym);
-    if (!strcmp(h, "strides~")) return ck_var_ref(cx, syn, t->strides_sym);
-    if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, sym_ndims(t), ulong_ty());
-    return at(cx, syn, t->dims_sym, !strcmp(h, "num-rows") ? 0 : 1);
+    if (syn_streq(h, "dims~")) return ck_var_ref(cx, syn, t->dims_sym);
+    if (syn_streq(h, "strides~")) return ck_var_ref(cx, syn, t->strides_sym);
+    if (syn_streq(h, "num-dims~")) return ck_int_lit(cx, syn, sym_ndims(t), ulong_ty());
+    return at(cx, syn, t->dims_sym, syn_streq(h, "num-rows") ? 0 : 1);
 }
 
 /* (set! (dims~ T) V) / (set! (strides~ T) V) - spec "Mutable Strides":
@@ -482,7 +482,7 @@ static Node *make_identity_tensor(Ctx *cx, Node *syn) {
 /* Are index syntaxes A and B the same variable or integer? */
 static int same_index(const Node *a, const Node *b) {
     if (a->kind != b->kind) return 0;
-    if (a->kind == N_SYMBOL) return !strcmp(a->key, b->key);
+    if (a->kind == N_SYMBOL) return syn_streq(a->key, b->key);
     return a->kind == N_INT && a->ival == b->ival;
 }
 
@@ -561,18 +561,18 @@ Node *ck_tensor_form(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn->kids[0]->key;
     Checker *ck = cx->ck;
     if (ck_func_lookup(ck, h) || ck_template_lookup(ck, h) || ck_hof_lookup(ck, h)) return ck_user_call(cx, syn, want, NULL, 0);
-    if (!strcmp(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
-    if (!strcmp(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
+    if (syn_streq(h, "make-identity-tensor")) return make_identity_tensor(cx, syn);
+    if (syn_streq(h, "is-identity-tensor?")) return is_identity_tensor(cx, syn);
     if (syn->nkids == 2 && ck_identity_rank(cx, syn->kids[1])) {
         /* (num-dims~ I) is the rank; (transpose I) is I itself */
-        if (!strcmp(h, "num-dims~")) return ck_int_lit(cx, syn, ck_identity_rank(cx, syn->kids[1]), ulong_ty());
-        if (!strcmp(h, "transpose")) return ck_expr(cx, syn->kids[1], NULL);
+        if (syn_streq(h, "num-dims~")) return ck_int_lit(cx, syn, ck_identity_rank(cx, syn->kids[1]), ulong_ty());
+        if (syn_streq(h, "transpose")) return ck_expr(cx, syn->kids[1], NULL);
     }
-    if (!strcmp(h, "make-tensor-view")) return make_tensor_view(cx, syn);
-    if (!strcmp(h, "make-matrix")) return make_matrix(cx, syn);
-    if (!strcmp(h, "row") || !strcmp(h, "col")) return row_or_col(cx, syn, h[0] == 'c');
-    if (!strcmp(h, "transpose")) return transpose(cx, syn);
-    if (!strcmp(h, "transpose!")) return transpose_x(cx, syn);
-    if (!strcmp(h, "get-layout")) return get_layout(cx, syn, want);
+    if (syn_streq(h, "make-tensor-view")) return make_tensor_view(cx, syn);
+    if (syn_streq(h, "make-matrix")) return make_matrix(cx, syn);
+    if (syn_streq(h, "row") || syn_streq(h, "col")) return row_or_col(cx, syn, h[0] == 'c');
+    if (syn_streq(h, "transpose")) return transpose(cx, syn);
+    if (syn_streq(h, "transpose!")) return transpose_x(cx, syn);
+    if (syn_streq(h, "get-layout")) return get_layout(cx, syn, want);
     return property(cx, syn, h);
 }

@@ -10,28 +10,28 @@
 #include "check_int.h"
 
 AddrSpace ck_as_keyword(const char *key) {
-    if (!strcmp(key, "global")) return AS_GLOBAL;
-    if (!strcmp(key, "local")) return AS_LOCAL;
-    if (!strcmp(key, "constant")) return AS_CONSTANT;
-    if (!strcmp(key, "private")) return AS_PRIVATE;
+    if (syn_streq(key, "global")) return AS_GLOBAL;
+    if (syn_streq(key, "local")) return AS_LOCAL;
+    if (syn_streq(key, "constant")) return AS_CONSTANT;
+    if (syn_streq(key, "private")) return AS_PRIVATE;
     return AS_NONE;
 }
 
 /* :readable is read-only and :writable/:writeable read-write: the hoisting
  * code can only express the three OpenCL access qualifiers (docs/language.md). */
 Access ck_acc_keyword(const char *key) {
-    if (!strcmp(key, "read-only") || !strcmp(key, "read_only") || !strcmp(key, "readable"))
+    if (syn_streq(key, "read-only") || syn_streq(key, "read_only") || syn_streq(key, "readable"))
         return ACC_READ_ONLY;
-    if (!strcmp(key, "write-only") || !strcmp(key, "write_only")) return ACC_WRITE_ONLY;
-    if (!strcmp(key, "read-write") || !strcmp(key, "read_write") || !strcmp(key, "writable") ||
-        !strcmp(key, "writeable"))
+    if (syn_streq(key, "write-only") || syn_streq(key, "write_only")) return ACC_WRITE_ONLY;
+    if (syn_streq(key, "read-write") || syn_streq(key, "read_write") || syn_streq(key, "writable") ||
+        syn_streq(key, "writeable"))
         return ACC_READ_WRITE;
     return ACC_NONE;
 }
 
 Align ck_align_keyword(const char *key) {
-    if (!strcmp(key, "std140")) return AL_STD140;
-    if (!strcmp(key, "compact")) return AL_COMPACT;
+    if (syn_streq(key, "std140")) return AL_STD140;
+    if (syn_streq(key, "compact")) return AL_COMPACT;
     return AL_NONE;
 }
 
@@ -118,12 +118,12 @@ Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr
     for (int i = start; i < form->nkids; i++) {
         Node *k = form->kids[i];
         if (k->kind == N_SYMBOL && k->ann && k->ann->kind == N_SYMBOL &&
-            (!strcmp(k->key, "address-space") || !strcmp(k->key, "access") || !strcmp(k->key, "align")))
+            (syn_streq(k->key, "address-space") || syn_streq(k->key, "access") || syn_streq(k->key, "align")))
             k = syn_keyword(ck->a, k->loc, k->ann->name); /* address-space:global - spec "Enumerations" */
         if (k->kind == N_KEYWORD) {
             const char *key = k->key;
-            int is_key = !strcmp(key, "element-type") || !strcmp(key, "address-space") ||
-                         !strcmp(key, "access") || !strcmp(key, "align") || !strcmp(key, "length");
+            int is_key = syn_streq(key, "element-type") || syn_streq(key, "address-space") ||
+                         syn_streq(key, "access") || syn_streq(key, "align") || syn_streq(key, "length");
             if (is_key) {
                 if (i + 1 >= form->nkids) {
                     diag_error_at(ck->d, k, "E0906", "`:%s` needs a value", key);
@@ -131,25 +131,25 @@ Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr
                 }
                 Node *v = form->kids[++i];
                 const char *vk = v->kind == N_KEYWORD || v->kind == N_SYMBOL ? v->key : "";
-                if (!strcmp(key, "element-type")) {
+                if (syn_streq(key, "element-type")) {
                     if (syn_is_nil(v)) continue; /* left open (incomplete) */
                     elem = v->kind == N_KEYWORD ? ty_lookup_base(vk) : ck_type_expr(ck, v);
                     if (!elem_ok(ck, elem, v)) ok = 0;
-                } else if (!strcmp(key, "address-space")) {
+                } else if (syn_streq(key, "address-space")) {
                     if (!(as = ck_as_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0907",
                                       "expected an address space (:global, :local, :constant, :private), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
-                } else if (!strcmp(key, "access")) {
+                } else if (syn_streq(key, "access")) {
                     if (!(acc = ck_acc_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0908",
                                       "expected an access (:read-only, :write-only, :read-write, :readable, :writable), found `%s`",
                                       syn_to_string(ck->a, v, 40));
                         ok = 0;
                     }
-                } else if (!strcmp(key, "align")) {
+                } else if (syn_streq(key, "align")) {
                     if (!(al = ck_align_keyword(vk))) {
                         diag_error_at(ck->d, v, "E0909", "expected :std140 or :compact, found `%s`",
                                       syn_to_string(ck->a, v, 40));
@@ -192,7 +192,7 @@ Type *ck_vector_type_args(Checker *ck, Node *form, int start, int allow_len_expr
         if (!elem && i == start && syn_is_nil(k)) continue; /* element type left open (incomplete) */
         /* after a base type ((make-vector image-t n)), a symbol that names
            no type is the length, not an unknown element type */
-        int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || !strcmp(k->key, "voidp") ||
+        int names_type = k->kind == N_SYMBOL && (ty_lookup_base(k->key) || syn_streq(k->key, "voidp") ||
                                                  (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind == SYM_TYPE));
         if (!elem && i == start && (k->kind == N_SYMBOL || k->kind == N_LIST) &&
             !(k->kind == N_SYMBOL && (ck_global_lookup(ck, k->key) && ck_global_lookup(ck, k->key)->kind != SYM_TYPE)) &&
@@ -263,7 +263,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         if (t) return t;
         Sym *s = ck_global_lookup(ck, syn->key);
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
-        if (!strcmp(syn->key, "voidp")) {
+        if (syn_streq(syn->key, "voidp")) {
             if (ck->allow_voidp) return &ty_voidp;
             diag_error_at(ck->d, syn, "E0913", "`voidp` is only allowed in def-kernel-exact parameters");
             return NULL;
@@ -276,12 +276,12 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
     const char *h = syn_head(syn);
     /* (vector T ...) is the spec's spelling in some examples ("Converting
        between SoA and AoS vectors"); the same as (vector-type T ...) */
-    if (h && (!strcmp(h, "vector-type") || !strcmp(h, "vector"))) return ck_vector_type_args(ck, syn, 1, 0, NULL);
+    if (h && (syn_streq(h, "vector-type") || syn_streq(h, "vector"))) return ck_vector_type_args(ck, syn, 1, 0, NULL);
     if (h && strlen(h) > 5 && !strcmp(h + strlen(h) - 5, "-type") && ck_template_lookup(ck, arena_strndup(ck->a, h, strlen(h) - 5))) {
         Type *t = ck_template_type(ck, syn);
         return t && t->kind != TY_VOID ? t : NULL;
     }
-    if (h && !strcmp(h, "maybe")) {
+    if (h && syn_streq(h, "maybe")) {
         /* (maybe T...): a success flag and the values (spec "Maybe Type") */
         Type *ts[17];
         int n = 0;
@@ -304,7 +304,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         m->maybe = 1;
         return m;
     }
-    if (h && !strcmp(h, "type-signature-of") && syn->nkids == 2) {
+    if (h && syn_streq(h, "type-signature-of") && syn->nkids == 2) {
         /* (def-type NAME (type-signature-of #'f)) was replaced by f's
            signature when f has one (check.c signature_aliases): here it has
            none */
@@ -316,7 +316,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
             return NULL;
         }
     }
-    if (h && !strcmp(h, "return-type-of")) {
+    if (h && syn_streq(h, "return-type-of")) {
         /* (return-type-of #'f): the declared return type of another function */
         Node *f = syn->nkids == 2 ? syn->kids[1] : NULL;
         if (!f || !syn_is_form(f, "function") || f->nkids != 2 || f->kids[1]->kind != N_SYMBOL) {
@@ -331,12 +331,12 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         ck_resolve_signature(ck, fd);
         return fd->bad ? NULL : fd->ret;
     }
-    if (h && (!strcmp(h, "vector-view-type") || !strcmp(h, "vector-base-type"))) {
+    if (h && (syn_streq(h, "vector-view-type") || syn_streq(h, "vector-base-type"))) {
         Type *t = ck_vector_type_args(ck, syn, 1, 0, NULL);
         if (t) t->view = h[7] == 'v'; /* vector-view-type; vector-base-type is not a view */
         return t;
     }
-    if (h && !strcmp(h, "const-vec-type")) {
+    if (h && syn_streq(h, "const-vec-type")) {
         /* (const-vec-type ELEM [LENGTH]): spec "def-const-vec" */
         if (syn->nkids < 2 || syn->nkids > 3) {
             diag_error_at(ck->d, syn, "E0923", "expected (const-vec-type ELEMENT-TYPE [LENGTH]), found `%s`",
@@ -352,7 +352,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         }
         return ty_vector(ck->a, t->elem, AS_CONSTANT, ACC_READ_ONLY, AL_COMPACT, t->length);
     }
-    if (h && (!strcmp(h, "tensor-view-type") || !strcmp(h, "tensor-view"))) { /* the spec writes both */
+    if (h && (syn_streq(h, "tensor-view-type") || syn_streq(h, "tensor-view"))) { /* the spec writes both */
         /* (tensor-view-type [N [PARENT-VECTOR-TYPE]]): an N-dimensional
            tensor-view; without a parent the element type and address space
            stay open, without N the rank too (the function is instantiated
@@ -383,7 +383,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         t->ndims = (int)n;
         return t;
     }
-    if (h && !strcmp(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
+    if (h && syn_streq(h, "def-derived-type") && syn->nkids >= 3 && syn->kids[1]->kind == N_SYMBOL) {
         /* (def-derived-type NAME VECTOR-TYPE ...), reached through the
            alias NAME (structs.c ck_derived_collect): the vector, vector-view,
            soa or tensor-view type under a name of its own, so overloads (of
@@ -403,7 +403,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         t->tag_subst = ck_derived_subst_of(syn);
         return t;
     }
-    if (h && !strcmp(h, "identity-tensor-type")) {
+    if (h && syn_streq(h, "identity-tensor-type")) {
         /* (identity-tensor-type [RANK]) - spec "identity-tensor": no data;
            without a rank (a parameter type) any rank is accepted and the
            function is instantiated per rank */
@@ -416,7 +416,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
         }
         return ty_identity(ck->a, (int)n);
     }
-    if (h && (!strcmp(h, "soa-vector-type") || !strcmp(h, "soa-view-type"))) {
+    if (h && (syn_streq(h, "soa-vector-type") || syn_streq(h, "soa-view-type"))) {
         /* (soa-vector-type STRUCT [address-space] [access] [align] [length])
            or the key form: spec "soa-vector and soa-view", "Defining" */
         Type *t = ck_vector_type_args(ck, syn, 1, 0, NULL);

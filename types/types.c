@@ -4,6 +4,7 @@
  * conversion only inside a category (signed, unsigned, floating) and only
  * from a smaller to a larger size; everything else needs to-XXXX/as-XXXX. */
 #include "types.h"
+#include "../core/syntax.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -127,8 +128,8 @@ Type *ty_tuple(Arena *a, Type **elems, int n) {
 }
 
 Type *ty_lookup_base(const char *key) {
-    if (!strcmp(key, "bool")) return &ty_bool;
-    if (!strcmp(key, "nil")) return &ty_void;
+    if (syn_streq(key, "bool")) return &ty_bool;
+    if (syn_streq(key, "nil")) return &ty_void;
     for (int s = 0; s < SC__COUNT; s++) {
         if (key[0] != scalars[s].name[0]) continue; /* most keys name no scalar type (issue 14) */
         size_t n = strlen(scalars[s].name);
@@ -139,7 +140,7 @@ Type *ty_lookup_base(const char *key) {
         if (sscanf(rest, "%d", &w) == 1) {
             char buf[8];
             snprintf(buf, sizeof buf, "%d", w);
-            if (!strcmp(buf, rest) && s != SC_BFLOAT16) {
+            if (syn_streq(buf, rest) && s != SC_BFLOAT16) {
                 Type *t = ty_hwvec((Scalar)s, w);
                 if (t) return t;
             }
@@ -165,7 +166,7 @@ int ty_equal(const Type *a, const Type *b) {
     case TY_VECTOR:
         return ty_equal(a->elem, b->elem) && a->as == b->as && a->acc == b->acc &&
                a->align == b->align && a->length == b->length && a->soa == b->soa && a->ndims == b->ndims &&
-               (a->tag == b->tag || (a->tag && b->tag && !strcmp(a->tag, b->tag)));
+               (a->tag == b->tag || (a->tag && b->tag && syn_streq(a->tag, b->tag)));
     case TY_STRUCT: return a->sd == b->sd;
     case TY_ENUM: return a->ed == b->ed;
     case TY_IDENT: return a->ndims == b->ndims;

@@ -47,8 +47,8 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v);
 static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     if (!syn) return 0;
     if (syn->kind == N_SYMBOL && !syn->ann) {
-        if (!strcmp(syn->key, "t") || !strcmp(syn->key, "true")) return *truth = 1, 1;
-        if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return *truth = 0, 1;
+        if (syn_streq(syn->key, "t") || syn_streq(syn->key, "true")) return *truth = 1, 1;
+        if (syn_streq(syn->key, "nil") || syn_streq(syn->key, "false")) return *truth = 0, 1;
     }
     CtVal v;
     if (syn->kind == N_KEYWORD || syn->kind == N_STRING) return *truth = 1, 1;
@@ -59,12 +59,12 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     const char *h = syn_head(syn);
     if (!h) return 0;
     int n = syn->nkids - 1;
-    if (!strcmp(h, "not") && n == 1) {
+    if (syn_streq(h, "not") && n == 1) {
         int t;
         if (!ct_truth(cx, syn->kids[1], &t)) return 0;
         return *truth = !t, 1;
     }
-    if ((!strcmp(h, "and") || !strcmp(h, "or")) && n >= 0) {
+    if ((syn_streq(h, "and") || syn_streq(h, "or")) && n >= 0) {
         int is_and = h[0] == 'a';
         /* decided when every operand is, or when one settles it */
         int all = 1;
@@ -80,7 +80,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
         if (!all) return 0;
         return *truth = is_and, 1;
     }
-    if (!strcmp(h, "target-has")) {
+    if (syn_streq(h, "target-has")) {
         /* the target's properties are fixed per compilation */
         Node blk = {.kind = N_C_BLOCK};
         Node *saved = cx->block;
@@ -93,7 +93,7 @@ static int ct_truth(Ctx *cx, Node *syn, int *truth) {
     static const char *const cmp[] = {"=", "==", "eq", "eql", "equal", "/=", "!=", "<", ">", "<=", ">=", NULL};
     int op = -1;
     for (int i = 0; cmp[i]; i++)
-        if (!strcmp(h, cmp[i])) op = i;
+        if (syn_streq(h, cmp[i])) op = i;
     if (op < 0 || n != 2) {
         int64_t x;
         if (ck_const_syn_int(cx, syn, &x)) return *truth = x != 0, 1;
@@ -130,8 +130,8 @@ static int ct_value(Ctx *cx, Node *syn, CtVal *v) {
         return 1;
     }
     if (syn->kind == N_SYMBOL && !syn->ann) {
-        if (!strcmp(syn->key, "t") || !strcmp(syn->key, "true")) return v->kind = CV_INT, v->i = 1, 1;
-        if (!strcmp(syn->key, "nil") || !strcmp(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
+        if (syn_streq(syn->key, "t") || syn_streq(syn->key, "true")) return v->kind = CV_INT, v->i = 1, 1;
+        if (syn_streq(syn->key, "nil") || syn_streq(syn->key, "false")) return v->kind = CV_INT, v->i = 0, 1;
     }
     v->kind = CV_INT;
     return ck_const_syn_int(cx, syn, &v->i);
@@ -316,6 +316,6 @@ int ck_is_analysis_decl(const char *head) {
     static const char *const names[] = {"check-barriers", "check-divergence", "check-coalesce", "check-bank-conflicts",
                                         "max-registers", "warn-max-registers", NULL};
     for (int i = 0; head && names[i]; i++)
-        if (!strcmp(head, names[i])) return 1;
+        if (syn_streq(head, names[i])) return 1;
     return 0;
 }

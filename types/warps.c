@@ -54,10 +54,10 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     case N_KEYWORD: return 1;
     case N_SYMBOL: {
         const char *k = syn->key;
-        if (!strcmp(k, "t") || !strcmp(k, "nil") || !strcmp(k, "true") || !strcmp(k, "false")) return 1;
+        if (syn_streq(k, "t") || syn_streq(k, "nil") || syn_streq(k, "true") || syn_streq(k, "false")) return 1;
         Sym *s = ck_scope_lookup(cx, k);
         if (!s) s = ck_parameter_lookup(cx->ck, syn);
-        if (!s) return !strcmp(k, "+warp-size+");
+        if (!s) return syn_streq(k, "+warp-size+");
         if (s->kind == SYM_CONST || s->kind == SYM_PARAMETER) return 1;
         /* a kernel's scalar arguments are the same for every thread */
         if (s->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL && s->ty && s->ty->kind != TY_VECTOR) return 1;
@@ -74,8 +74,8 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
                                    "global-work-size", "get-work-dim", "get-global-offset", "get-local-linear-size",
                                    "get-global-linear-size", "get-total-threads", "get-num-warps", NULL};
     for (int i = 0; launch[i]; i++)
-        if (!strcmp(h, launch[i])) return all_uniform(cx, syn, 1);
-    if ((!strcmp(h, "length~") || !strcmp(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
+        if (syn_streq(h, launch[i])) return all_uniform(cx, syn, 1);
+    if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *v = ck_scope_lookup(cx, syn->kids[1]->key);
         return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
     }
@@ -85,7 +85,7 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
                                 "bit-or", "bit-xor", "bit-not", "ash", "floor", "ceil", "round", "truncate",
                                 "select-if", "the", NULL};
     for (int i = 0; ops[i]; i++)
-        if (!strcmp(h, ops[i])) return all_uniform(cx, syn, 1);
+        if (syn_streq(h, ops[i])) return all_uniform(cx, syn, 1);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && syn->nkids == 2) return uniform_syn(cx, syn->kids[1]);
     return 0;
 }
@@ -126,8 +126,8 @@ static const char *construct_name(Ctx *cx, const Node *c) {
         return x->macro;
     }
     const char *h = syn_head(c);
-    if (h && !strcmp(h, "%no-barrier") && c->nkids > 1 && c->kids[1]->kind == N_STRING) return c->kids[1]->name;
-    if (h && !strcmp(h, "%loop")) return "loop";
+    if (h && syn_streq(h, "%no-barrier") && c->nkids > 1 && c->kids[1]->kind == N_STRING) return c->kids[1]->name;
+    if (h && syn_streq(h, "%loop")) return "loop";
     return h ? h : syn_to_string(cx->ck->a, c, 20);
 }
 
