@@ -217,7 +217,7 @@ class FastScan:
         if save_as:
             os.makedirs(os.path.dirname(save_as), exist_ok=True)
             with open(save_as, "wb") as f:
-                f.write(self.prog.get_info(cl.program_info.BINARIES)[0])
+                f.write(bytes(self.prog.get_info(cl.program_info.BINARIES)[0]).rstrip(b"\0"))
             with open(save_as + ".options", "w") as f:
                 f.write(opts + "\n")
         self.n = n
