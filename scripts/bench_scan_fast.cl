@@ -42,6 +42,15 @@
  *             bar.warp.sync), 1 by a work-group barrier
  *   SCAN_NV   1 on NVIDIA's OpenCL (the bench passes it): shuffles, ballots
  *             and warp barriers in inline PTX.
+ *   REREAD    1 (LOAD 0 or 2, the scans): a thread's ints are read again
+ *             from its stretch after the look-back instead of being kept in
+ *             registers across it (fewer registers, more occupancy)
+ *   VSTORE    1: the int4 stores through vstore4 (for oclgrind, which
+ *             reports every store of a vector built lane by lane as
+ *             uninitialized; docs/library.md); 0: stores of uint4
+ *   DIAG      timing diagnostics, WRONG results: 1 no look-back (each
+ *             tile's prefix is 0, no status), 2 no work-group scan either
+ *             (loads, transposes, stores and tickets)
  *   SCAN_SG   1 (built as OpenCL C 3.0, Intel): the same warp steps on
  *             32-wide sub-groups (cl_khr_subgroup_shuffle_relative,
  *             cl_khr_subgroup_ballot, intel_reqd_sub_group_size).
@@ -89,6 +98,20 @@
 #endif
 #ifndef SCAN_SG
 #define SCAN_SG 0
+#endif
+#ifndef DIAG
+#define DIAG 0
+#endif
+#ifndef REREAD
+#define REREAD 0
+#endif
+#ifndef VSTORE
+#define VSTORE 0
+#endif
+#if VSTORE
+#define STORE4(q, i) vstore4((q), (i), out)
+#else
+#define STORE4(q, i) (((__global uint4 *)out)[i] = (q))
 #endif
 #define WARP_PATH (SCAN_NV || SCAN_SG)   /* native shuffles and ballots */
 
@@ -199,15 +222,15 @@ static inline uint look_back_thread(__global ulong *flags, ulong tile_no, uint e
 static inline uint look_back_warp(__global ulong *flags, ulong tile_no, uint etag, uint lane)
 {
     uint prefix = 0;
-    long base = (long)tile_no;
+    int base = (int)tile_no;             /* tiles: fewer than 2^31 */
     for (;;) {
-        long idx = base - 1 - (long)lane;
+        int idx = base - 1 - (int)lane;
         ulong w = 0;
         uint st = idx >= 0 ? 0u : ST_INC;   /* before tile 0: an inclusive 0 */
         uint need, incl;
         for (;;) {
             if (st == 0) {                   /* read again what was not ready */
-                w = status_read(flags, (ulong)idx);
+                w = status_read(flags, (uint)idx);
                 st = status_state(w, etag);
             }
             incl = ballot(st == ST_INC);
@@ -345,7 +368,9 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
         /* 3. the warp scan of the thread totals -> wexcl (exclusive in the
            warp), the warp totals scanned by every work-item */
         uint wexcl;
-#if WARP_PATH
+#if DIAG >= 2
+        wexcl = 0;
+#elif WARP_PATH
         {
             uint x = tsum;
 #pragma unroll
@@ -373,15 +398,23 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
         }
 #endif
         uint wpre = 0, agg = 0;
+#if DIAG < 2
 #pragma unroll
         for (uint w = 0; w < WARPS; w++) {
             uint x = wtot[w];
             wpre += w < warp ? x : 0u;
             agg += x;
         }
+#endif
         /* 4. publish, look back, publish */
         uint prefix;
-#if LOOKBACK == 1 || WARP_PATH
+#if DIAG >= 1
+        prefix = 0;
+#if PERSIST && TICKET == 1
+        if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#elif LOOKBACK == 1 || WARP_PATH
 #if LOOKBACK == 1
         if (lid == 0) {
             if (tile_no == 0) status_write(flags, 0, etag, ST_INC, agg);
@@ -435,6 +468,17 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             barrier(CLK_LOCAL_MEM_FENCE);   /* the stage is read before the next tile */
 #endif
         } else {
+#if REREAD && LOAD != 1
+            {
+#if LOAD == 0
+                const uint xb = warp * 33 * IPT, sl = lane;
+#else
+                const uint xb = 0, sl = lid;
+#endif
+#pragma unroll
+                for (int k = 0; k < IPT; k++) v[k] = xs[xb + PAD(sl * IPT + k)];
+            }
+#endif
 #pragma unroll
             for (int k = 0; k < IPT; k++) {
                 uint x = v[k];
@@ -446,7 +490,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             if (full) {
 #pragma unroll
                 for (int r = 0; r < IPT / 4; r++)
-                    ((__global uint4 *)out)[first / 4 + r] = (uint4)(v[4 * r], v[4 * r + 1], v[4 * r + 2], v[4 * r + 3]);
+                    STORE4(((uint4)(v[4 * r], v[4 * r + 1], v[4 * r + 2], v[4 * r + 3])), first / 4 + r);
             } else {
 #pragma unroll
                 for (int k = 0; k < IPT; k++) if (first + k < n) out[first + k] = v[k];
@@ -469,7 +513,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
                     uint i = 4 * (r * sw + sl);
                     uint4 q = (uint4)(xs[xb + PAD(i)], xs[xb + PAD(i + 1)], xs[xb + PAD(i + 2)], xs[xb + PAD(i + 3)]);
                     ulong g = gseg + i;
-                    if (full) ((__global uint4 *)out)[g / 4] = q;
+                    if (full) STORE4(q, g / 4);
                     else {
                         if (g < n) out[g] = q.x;
                         if (g + 1 < n) out[g + 1] = q.y;
