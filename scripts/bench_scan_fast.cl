@@ -42,6 +42,12 @@
  *             bar.warp.sync), 1 by a work-group barrier
  *   SCAN_NV   1 on NVIDIA's OpenCL (the bench passes it): shuffles, ballots
  *             and warp barriers in inline PTX.
+ *   PREFETCH  1 (PERSIST 1, LOAD 0 or 2): the next tile's ticket is taken
+ *             before the warp totals' barrier and its int4 loads issued
+ *             before the look-back (two barriers per tile; the loads of the
+ *             next tile in flight while warp 0 waits)
+ *   PADDING   1: one pad int per 32 ints of the transpose (the default
+ *             where IPT divides 32), 0: none
  *   REREAD    1 (LOAD 0 or 2, the scans): a thread's ints are read again
  *             from its stretch after the look-back instead of being kept in
  *             registers across it (fewer registers, more occupancy)
@@ -108,6 +114,13 @@
 #ifndef VSTORE
 #define VSTORE 0
 #endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
+#define EARLY_TICKET (PERSIST && TICKET == 1 && !PREFETCH)
+#if PREFETCH && (!PERSIST || LOAD == 1)
+#error "PREFETCH needs PERSIST=1 and LOAD 0 or 2"
+#endif
 #if VSTORE
 #define STORE4(q, i) vstore4((q), (i), out)
 #else
@@ -121,8 +134,40 @@
 
 #define WARPS (WG / 32)
 #define TILE (WG * IPT)
+/* PADDING: one pad int per 32 in the transpose (default where IPT divides
+   32: conflict-free; elsewhere a thread's blocked ints would straddle pads,
+   each with its own address, so none by default) */
+#ifndef PADDING
+#define PADDING (32 % IPT == 0)
+#endif
+#if PADDING
 #define PAD(i) ((i) + (i) / 32)
-#define XS_LEN (WARPS * 33 * IPT)   /* = PAD(TILE): the transpose, the filter's stage */
+#else
+#define PAD(i) (i)
+#endif
+#define XS_LEN (WARPS * 33 * IPT)   /* >= PAD(TILE): the transpose, the filter's stage */
+/* In a stretch (base XB) of SW lanes, the striped int 4 * (r * SW + SL) + c
+   lies at PAD(that) = XS_STRIPE(XB, SL) + r * (33 * SW / 8) + c, and a
+   thread's blocked int k at XS_BLOCK(XB, SL, K): one base per thread plus
+   constants, so that the compiler keeps one address register, not 2 x IPT
+   (the pad never falls inside a thread's 4 striped ints, nor inside its IPT
+   blocked ones when IPT divides 32). */
+#define XS_SW (LOAD == 0 ? 32 : WG)
+#if PADDING
+#define XS_STRIPE(xb, sl) ((xb) + 4 * (sl) + (sl) / 8)
+#define XS_ROW (33 * XS_SW / 8)
+#else
+#define XS_STRIPE(xb, sl) ((xb) + 4 * (sl))
+#define XS_ROW (4 * XS_SW)
+#endif
+#if 32 % IPT == 0 || !PADDING
+#define XS_BLOCK(xb, sl, k) ((xb) + PAD((sl) * IPT) + (k))
+#else
+#define XS_BLOCK(xb, sl, k) ((xb) + PAD((sl) * IPT + (k)))
+#endif
+/* (used through pointers: xs + base, then constant offsets, which the
+   compiler folds into the instructions; 32-bit index sums are not folded
+   (they might wrap) and each became a 64-bit address register) */
 #define ST_AGG 1u
 #define ST_INC 2u
 
@@ -283,10 +328,40 @@ static inline uint look_back_window(__global ulong *flags, ulong tile_no, uint e
 }
 #endif
 
+/* ---- the striped int4 loads of one tile (LOAD 0: the warp's segment,
+   LOAD 2: the whole tile); past N, the neutral value (0; 1, odd, for the
+   filter) ---- */
+static inline void stripe_load(__global const uint *in, ulong n, ulong tbase, uint warp, uint lane,
+                               uint lid, const int mode, uint4 *q)
+{
+#if LOAD == 0
+    const ulong gseg = tbase + (ulong)warp * 32 * IPT;
+    const uint sl = lane, sw = 32;
+#else
+    const ulong gseg = tbase;
+    const uint sl = lid, sw = WG;
+#endif
+    (void)warp; (void)lane; (void)lid;
+    if (tbase + TILE <= n) {
+#pragma unroll
+        for (int r = 0; r < IPT / 4; r++) q[r] = ((__global const uint4 *)in)[gseg / 4 + r * sw + sl];
+    } else {
+#pragma unroll
+        for (int r = 0; r < IPT / 4; r++) {
+            ulong g = gseg + 4 * (ulong)(r * sw + sl);
+            uint d = mode == 2 ? 1u : 0u;
+            q[r].x = g < n ? in[g] : d;
+            q[r].y = g + 1 < n ? in[g + 1] : d;
+            q[r].z = g + 2 < n ? in[g + 2] : d;
+            q[r].w = g + 3 < n ? in[g + 3] : d;
+        }
+    }
+}
+
 /* ---- the tile loop, shared by the scans and the filter ----
    MODE 0 exclusive scan, 1 inclusive scan, 2 filter (the even ints, in
    order; the count is the last tile's inclusive prefix) */
-static inline void scan_tiles(__global const uint *in, __global uint *out, ulong n,
+static inline __attribute__((always_inline)) void scan_tiles(__global const uint *in, __global uint *out, ulong n,
                               __global ulong *ticket, __global ulong *flags, const int mode,
                               __local uint *xs, __local uint *wtot, __local ulong *ctl,
                               __local ulong *win)
@@ -304,6 +379,10 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
     const uint etag = (uint)((t / period + 1) & 0x3fffffffu);
     ulong tile_no = t % period;
     (void)win;
+#if PREFETCH
+    uint4 q[IPT / 4];
+    if (tile_no < ntiles) stripe_load(in, n, tile_no * TILE, warp, lane, lid, mode, q);
+#endif
     while (tile_no < ntiles) {
         const ulong tbase = tile_no * TILE;
         const int full = tbase + TILE <= n;
@@ -332,33 +411,25 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             const uint sl = lid, sw = WG, xb = 0;
             const ulong gseg = tbase;
 #endif
+#if !PREFETCH
             uint4 q[IPT / 4];
-            if (full) {
-#pragma unroll
-                for (int r = 0; r < IPT / 4; r++) q[r] = ((__global const uint4 *)in)[gseg / 4 + r * sw + sl];
-            } else {
-#pragma unroll
-                for (int r = 0; r < IPT / 4; r++) {
-                    ulong g = gseg + 4 * (ulong)(r * sw + sl);
-                    uint d = mode == 2 ? 1u : 0u;
-                    q[r].x = g < n ? in[g] : d;
-                    q[r].y = g + 1 < n ? in[g + 1] : d;
-                    q[r].z = g + 2 < n ? in[g + 2] : d;
-                    q[r].w = g + 3 < n ? in[g + 3] : d;
-                }
-            }
+            stripe_load(in, n, tbase, warp, lane, lid, mode, q);
+#endif
+            (void)gseg;
             SEG_SYNC();   /* the last tile's stretch has been read */
+            (void)sw;
+            __local uint *ps = xs + XS_STRIPE(xb, sl);
 #pragma unroll
             for (int r = 0; r < IPT / 4; r++) {
-                uint i = 4 * (r * sw + sl);
-                xs[xb + PAD(i)] = q[r].x;
-                xs[xb + PAD(i + 1)] = q[r].y;
-                xs[xb + PAD(i + 2)] = q[r].z;
-                xs[xb + PAD(i + 3)] = q[r].w;
+                ps[r * XS_ROW] = q[r].x;
+                ps[r * XS_ROW + 1] = q[r].y;
+                ps[r * XS_ROW + 2] = q[r].z;
+                ps[r * XS_ROW + 3] = q[r].w;
             }
             SEG_SYNC();
+            __local uint *pb = xs + XS_BLOCK(xb, sl, 0);
 #pragma unroll
-            for (int k = 0; k < IPT; k++) v[k] = xs[xb + PAD(sl * IPT + k)];
+            for (int k = 0; k < IPT; k++) v[k] = pb[XS_BLOCK(xb, sl, k) - XS_BLOCK(xb, sl, 0)];
         }
 #endif
         /* 2. the thread's total */
@@ -368,8 +439,16 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
         /* 3. the warp scan of the thread totals -> wexcl (exclusive in the
            warp), the warp totals scanned by every work-item */
         uint wexcl;
+#if PREFETCH
+        /* read after step 3's barrier; its own slot: with warp barriers only,
+           a work-item may not have read the first ticket from ctl[0] yet */
+        if (lid == 0) ctl[1] = atom_add(ticket, 1UL);
+#endif
 #if DIAG >= 2
         wexcl = 0;
+#if PREFETCH
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #elif WARP_PATH
         {
             uint x = tsum;
@@ -397,6 +476,10 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             wexcl = sc[lid];
         }
 #endif
+#if PREFETCH
+        const ulong next = ctl[1] % period;
+        if (next < ntiles) stripe_load(in, n, next * TILE, warp, lane, lid, mode, q);
+#endif
         uint wpre = 0, agg = 0;
 #if DIAG < 2
 #pragma unroll
@@ -410,7 +493,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
         uint prefix;
 #if DIAG >= 1
         prefix = 0;
-#if PERSIST && TICKET == 1
+#if EARLY_TICKET
         if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -437,7 +520,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
                 }
             }
 #endif
-#if PERSIST && TICKET == 1
+#if EARLY_TICKET
             if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
 #endif
         }
@@ -448,7 +531,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
         if (lid == 0) status_write(flags, tile_no, etag, tile_no == 0 ? ST_INC : ST_AGG, agg);
         prefix = look_back_window(flags, tile_no, etag, lid, win);
         if (lid == 0 && tile_no != 0) status_write(flags, tile_no, etag, ST_INC, prefix + agg);
-#if PERSIST && TICKET == 1
+#if EARLY_TICKET
         if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -464,7 +547,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             for (uint j = lid; j < agg; j += WG) out[prefix + j] = xs[j];
-#if PERSIST && TICKET == 1
+#if EARLY_TICKET || PREFETCH
             barrier(CLK_LOCAL_MEM_FENCE);   /* the stage is read before the next tile */
 #endif
         } else {
@@ -475,8 +558,9 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
 #else
                 const uint xb = 0, sl = lid;
 #endif
+                __local uint *pb = xs + XS_BLOCK(xb, sl, 0);
 #pragma unroll
-                for (int k = 0; k < IPT; k++) v[k] = xs[xb + PAD(sl * IPT + k)];
+                for (int k = 0; k < IPT; k++) v[k] = pb[XS_BLOCK(xb, sl, k) - XS_BLOCK(xb, sl, 0)];
             }
 #endif
 #pragma unroll
@@ -505,13 +589,15 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
                 const ulong gseg = tbase;
 #endif
                 /* the stretch was read (blocked) before the barriers above */
+                __local uint *pb = xs + XS_BLOCK(xb, sl, 0);
 #pragma unroll
-                for (int k = 0; k < IPT; k++) xs[xb + PAD(sl * IPT + k)] = v[k];
+                for (int k = 0; k < IPT; k++) pb[XS_BLOCK(xb, sl, k) - XS_BLOCK(xb, sl, 0)] = v[k];
                 SEG_SYNC();
+                __local uint *ps = xs + XS_STRIPE(xb, sl);
 #pragma unroll
                 for (int r = 0; r < IPT / 4; r++) {
                     uint i = 4 * (r * sw + sl);
-                    uint4 q = (uint4)(xs[xb + PAD(i)], xs[xb + PAD(i + 1)], xs[xb + PAD(i + 2)], xs[xb + PAD(i + 3)]);
+                    uint4 q = (uint4)(ps[r * XS_ROW], ps[r * XS_ROW + 1], ps[r * XS_ROW + 2], ps[r * XS_ROW + 3]);
                     ulong g = gseg + i;
                     if (full) STORE4(q, g / 4);
                     else {
@@ -524,7 +610,9 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
             }
 #endif
         }
-#if PERSIST
+#if PREFETCH
+        tile_no = next;
+#elif PERSIST
 #if TICKET == 0
         if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -545,7 +633,7 @@ static inline void scan_tiles(__global const uint *in, __global uint *out, ulong
 #define SCAN_LOCALS                                                              \
     __local uint xs[XS_LEN + (WARP_PATH ? 0 : WG)];                                \
     __local uint wtot[WARPS + 1];                                                \
-    __local ulong ctl[1];                                                        \
+    __local ulong ctl[2];                                                        \
     __local ulong win[32];
 
 SCAN_KERNEL
