@@ -376,8 +376,9 @@ static inline __attribute__((always_inline)) void scan_tiles(__global const uint
     if (lid == 0) ctl[0] = atom_add(ticket, 1UL);
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong t = ctl[0];
-    const uint etag = (uint)((t / period + 1) & 0x3fffffffu);
-    ulong tile_no = t % period;
+    const ulong epoch = t / period;
+    const uint etag = (uint)((epoch + 1) & 0x3fffffffu);
+    ulong tile_no = t - epoch * period;   /* not t % period: LLVM's freeze of the pair stops oclgrind */
     (void)win;
 #if PREFETCH
     uint4 q[IPT / 4];
