@@ -206,7 +206,7 @@ class FastScan:
         self.defs = d
         self.label = variant.strip() or "defaults"
         self.wg = int(d.get("WG", 256))
-        if "IPT" not in d and dev.local_mem_size < 4 * 33 * 32 * self.wg + 1024:
+        if "IPT" not in d and dev.local_mem_size < 4 * 33 * 32 * (self.wg // 32) + 1024:
             d["IPT"] = "16"     # the default 32 ints per thread needs 33.8 KB of local memory at 256
         ipt = int(d.get("IPT", 32))
         self.ntiles = -(-n // (self.wg * ipt))
