@@ -2,8 +2,11 @@
 "Filtering / Prefix-Sum Scan", lib/scan*.crisp and lib/filter.crisp).
 
 For each form, on one OpenCL device, in one run: the kernel crisp
-generates, a hand-written OpenCL C kernel of the best known algorithm (a
-single-pass scan with decoupled look-back, bench/scan_ref.cl), PyOpenCL's
+generates, the hand-written OpenCL C kernel of the best known algorithm
+(scripts/bench_scan_fast.cl: CUB's single-pass scan - warp-striped int4
+loads through a padded warp transpose, warp scans, decoupled look-back by
+warp 0), an older hand-written single-pass scan (scripts/bench_scan_ref.cl:
+blocked loads, raking scan, thread 0's serial look-back), PyOpenCL's
 own algorithm (pyopencl.scan.GenericScanKernel / ExclusiveScanKernel,
 pyopencl.algorithm.copy_if) and, where `import cupy` works, CuPy (cumsum,
 boolean compaction: NVIDIA's CUB); plus a plain int4 copy, the bandwidth
@@ -32,6 +35,19 @@ Environment:
                     -DCRISP_STATUS_RELAXED=1); each
                     prints one line per kernel (GB/s, % of the copy, checked)
   BENCH_SCAN_SWEEP_ONLY=1  the copy and the sweep only
+  BENCH_SCAN_FAST   -D variants of scripts/bench_scan_fast.cl for the main
+                    table, e.g. "LOAD=1 LOOKBACK=1" (default: its defaults;
+                    words starting with - are OpenCL build options;
+                    SCAN_NV=1 is added on NVIDIA's OpenCL; G=xK or G=N sets
+                    the work-groups of a persistent variant)
+  BENCH_SCAN_FAST_SWEEP  variants of bench_scan_fast.cl to time after the
+                    main table: entries separated by ';', each like
+                    BENCH_SCAN_FAST; each prints its GB/s, % of the copy and
+                    whether numpy agrees, per kernel
+  BENCH_SCAN_FAST_KERNELS  the sweep's kernels (default "excl,filter"; also incl)
+  BENCH_SCAN_FAST_ONLY=1  the copy and bench_scan_fast.cl's sweep only
+  BENCH_SCAN_FAST_BIN  a folder: each built variant's program binary is
+                    saved there (on NVIDIA its PTX, for ptxas -v)
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
 import json
@@ -166,6 +182,115 @@ class RefKernel:
         return int(w[0] & np.uint64(0xffffffff))
 
 
+FAST_CL = os.path.join(REPO, "scripts", "bench_scan_fast.cl")
+FAST_KERNELS = {"excl": "exclusive_scan_fast", "incl": "inclusive_scan_fast", "filter": "filter_even_fast"}
+
+
+class FastScan:
+    """bench_scan_fast.cl built with one variant's -D macros: (in, out, n,
+    ticket, flags); the ticket counter and the statuses are zero-filled
+    once and serve every launch of this n and work-group count (the epoch
+    comes from the ticket count, see the .cl)."""
+
+    def __init__(self, variant, n, save_as=None):
+        d, extra = {}, []
+        for w in variant.split():
+            if w.startswith("-"):       # an OpenCL build option, e.g. -cl-nv-maxrregcount=64
+                extra.append(w)
+                continue
+            k, _, v = w.partition("=")
+            d[k] = v
+        self.groups_spec = d.pop("G", None)
+        if "SCAN_NV" not in d and "nvidia" in dev.platform.name.lower():
+            d["SCAN_NV"] = "1"
+        self.defs = d
+        self.label = variant.strip() or "defaults"
+        self.wg = int(d.get("WG", 256))
+        if "IPT" not in d and dev.local_mem_size < 4 * 33 * 32 * (self.wg // 32) + 1024:
+            d["IPT"] = "16"     # the default 32 ints per thread needs 33.8 KB of local memory at 256
+        ipt = int(d.get("IPT", 32))
+        self.ntiles = -(-n // (self.wg * ipt))
+        if d.get("PERSIST", "1") == "0":
+            self.groups = self.ntiles
+        elif self.groups_spec:
+            g = self.groups_spec
+            self.groups = int(g[1:]) * dev.max_compute_units if g.startswith("x") else int(g)
+        else:
+            self.groups = (8 if dev.type & cl.device_type.GPU else 4) * dev.max_compute_units
+        opts = ("-cl-std=CL3.0 " if d.get("SCAN_SG", "0") != "0" else "-cl-std=CL1.2 ") + " ".join(["-D%s=%s" % kv for kv in sorted(d.items())] + extra)
+        with open(FAST_CL) as f:
+            self.prog = cl.Program(ctx, f.read()).build(options=opts)
+        if save_as:
+            os.makedirs(os.path.dirname(save_as), exist_ok=True)
+            with open(save_as, "wb") as f:
+                f.write(bytes(self.prog.get_info(cl.program_info.BINARIES)[0]).rstrip(b"\0"))
+            with open(save_as + ".options", "w") as f:
+                f.write(opts + "\n")
+        self.n = n
+        self.ticket = cl.Buffer(ctx, MF.READ_WRITE | MF.COPY_HOST_PTR, hostbuf=np.zeros(2, np.uint64))
+        self.flags = cl.Buffer(ctx, MF.READ_WRITE | MF.COPY_HOST_PTR,
+                               hostbuf=np.zeros(max(self.ntiles, 1), np.uint64))
+        self.kernels = {}
+
+    def enqueue(self, which, src, dst):
+        name = FAST_KERNELS[which]
+        k = self.kernels.get(name)
+        if k is None:
+            k = self.kernels[name] = cl.Kernel(self.prog, name)
+        k.set_args(src, dst, np.uint64(self.n), self.ticket, self.flags)
+        return cl.enqueue_nd_range_kernel(queue, k, (self.groups * self.wg,), (self.wg,))
+
+    def count(self):
+        """the filter's count: the last tile's inclusive prefix"""
+        w = np.zeros(1, np.uint64)
+        cl.enqueue_copy(queue, w, self.flags, src_offset=8 * (self.ntiles - 1))
+        return int(w[0] & np.uint64(0xffffffff))
+
+
+def fast_check(fs, which, o_buf, back, excl, incl, evens):
+    if which == "filter":
+        c = fs.count()
+        return c == evens.size and np.array_equal(back(o_buf, c), evens)
+    return np.array_equal(back(o_buf), excl if which == "excl" else incl)
+
+
+def fast_sweep(a_buf, o_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps):
+    """BENCH_SCAN_FAST_SWEEP: bench_scan_fast.cl's variants; returns the
+    number of wrong results (and variants that did not build or launch)."""
+    spec = os.environ.get("BENCH_SCAN_FAST_SWEEP", "").strip()
+    if not spec:
+        return 0
+    kernels = os.environ.get("BENCH_SCAN_FAST_KERNELS", "excl,filter").split(",")
+    bindir = os.environ.get("BENCH_SCAN_FAST_BIN")
+    bad = 0
+    print("fast sweep (scripts/bench_scan_fast.cl): variant | kernel | ms | GB/s | of copy")
+    for v, entry in enumerate(e.strip() for e in spec.split(";") if e.strip()):
+        try:
+            fs = FastScan(entry, n, os.path.join(bindir, "fast%02d.ptx" % v) if bindir else None)
+        except BaseException as e:   # a variant that does not build is reported, not fatal
+            msg = str(e).strip().splitlines()
+            print("  %-44s build failed: %s" % (entry, " | ".join(msg[-6:])))
+            bad += 1
+            continue
+        label = "%s [%d groups]" % (entry, fs.groups)
+        diag = fs.defs.get("DIAG", "0") != "0"   # timing diagnostics: wrong results, not checked
+        for which in (["excl"] if diag else kernels):
+            try:
+                t = timed(lambda: fs.enqueue(which, a_buf, o_buf))
+            except cl.Error as e:   # e.g. too many registers for the work-group size
+                print("  %-44s %-7s launch failed: %s" % (label, which, e))
+                bad += 1
+                continue
+            ok = diag or fast_check(fs, which, o_buf, back, excl, incl, evens)
+            b = fbytes if which == "filter" else nbytes
+            bad += not ok
+            print("  %-44s %-7s %8.3f %8.1f %5.0f%% %s" % (label, which, t * 1e3, gbps(b, t),
+                                                       100 * gbps(b, t) / copy_gbps,
+                                                       "diagnostic" if diag else "ok" if ok else "WRONG RESULT"))
+            sys.stdout.flush()
+    return bad
+
+
 def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps):
     """BENCH_SCAN_SWEEP: the crisp kernels under other tunings and launch
     sizes; returns the number of wrong results."""
@@ -262,32 +387,43 @@ def main():
     t = timed(lambda: copy.copy4(queue, (n // 4,), None, a_buf, o_buf))
     copy_gbps = gbps(nbytes, t)
     add_row(("copy", "int4 copy kernel", t, nbytes, True))
+    if os.environ.get("BENCH_SCAN_FAST_ONLY") == "1":   # the copy, then bench_scan_fast.cl's sweep
+        print("copy: %.3f ms, %.1f GB/s" % (t * 1e3, copy_gbps))
+        return 1 if fast_sweep(a_buf, o_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps) else 0
     if os.environ.get("BENCH_SCAN_SWEEP_ONLY") == "1":   # the copy, then the sweep alone
         print("copy: %.3f ms, %.1f GB/s" % (t * 1e3, copy_gbps))
-        return 1 if sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps) else 0
+        bad = sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps)
+        bad += fast_sweep(a_buf, o_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps)
+        return 1 if bad else 0
 
     # crisp
     prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"), "bench_scan")
+    fast = FastScan(os.environ.get("BENCH_SCAN_FAST", ""), n)
     for name, form, want in (("exclusive_scan_ints", "exclusive-scan", excl),
                              ("inclusive_scan_ints", "inclusive-scan", incl)):
         k = CrispKernel(prog, meta, name)
         t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n)))
         add_row((form, "crisp", t, nbytes, np.array_equal(back(o_buf), want)))
+        which = "excl" if form == "exclusive-scan" else "incl"
+        t = timed(lambda: fast.enqueue(which, a_buf, o_buf))
+        add_row((form, "hand-written CUB-style", t, nbytes, fast_check(fast, which, o_buf, back, excl, incl, evens)))
         if form == "exclusive-scan":
             ref = cl.Program(ctx, open(os.path.join(REPO, "scripts", "bench_scan_ref.cl")).read()).build(
                 options="-cl-std=CL1.2")
             hk = RefKernel(ref, "exclusive_scan_ref", n, wg)
             t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
-            add_row((form, "hand-written OpenCL C", t, nbytes, np.array_equal(back(o_buf), want)))
+            add_row((form, "hand-written blocked+raking", t, nbytes, np.array_equal(back(o_buf), want)))
     k = CrispKernel(prog, meta, "filter_even_ints")
     t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n), Count=(c_buf, 1)))
     cnt = np.zeros(1, np.uint64)
     cl.enqueue_copy(queue, cnt, c_buf)
     add_row(("filter", "crisp", t, fbytes,
                  int(cnt[0]) == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
+    t = timed(lambda: fast.enqueue("filter", a_buf, o_buf))
+    add_row(("filter", "hand-written CUB-style", t, fbytes, fast_check(fast, "filter", o_buf, back, excl, incl, evens)))
     hk = RefKernel(ref, "filter_even_ref", n, wg)
     t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
-    add_row(("filter", "hand-written OpenCL C", t, fbytes,
+    add_row(("filter", "hand-written blocked+raking", t, fbytes,
                  hk.last_prefix() == evens.size and np.array_equal(back(o_buf)[:evens.size], evens)))
 
     # CuPy (NVIDIA's CUB) on the same GPU, where there is one
@@ -347,6 +483,7 @@ def main():
                                                       100 * gbps(b, t) / copy_gbps, "" if ok else "WRONG RESULT"))
         bad += not ok
     bad += sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps)
+    bad += fast_sweep(a_buf, o_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_gbps)
     print("ratios (crisp throughput / the other's):")
     for form in ("exclusive-scan", "inclusive-scan", "filter"):
         mine = [r for r in rows if r[0] == form and r[1] == "crisp"][0]

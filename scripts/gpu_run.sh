@@ -29,6 +29,9 @@ want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce 240
 # the same with the workgroup tree forced instead of the warp path (docs/performance.md)
 want reduce && BENCH_REDUCE_N=${BENCH_REDUCE_N:-268435456} step bench_reduce_tree 240 env BENCH_CL_OPTIONS=-DCRISP_WARP_LOCAL=1 "$PY" scripts/bench_reduce.py
 want scan && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan 240 "$PY" scripts/bench_scan.py
+# issue 8: the hand-written CUB-style scan's main variants (scripts/bench_scan_fast.cl, docs/performance.md)
+want scan_fast && BENCH_SCAN_N=${BENCH_SCAN_N:-268435456} step bench_scan_fast 120 env BENCH_SCAN_FAST_ONLY=1 \
+    BENCH_SCAN_FAST_SWEEP="${BENCH_SCAN_FAST_SWEEP:-IPT=32;IPT=16;LOOKBACK=1;LOAD=2;PERSIST=0;REREAD=1}" "$PY" scripts/bench_scan.py
 # BENCH_WARPS_ARGS: more bench_warps.py options, e.g. a sweep:
 #   --kernel warp_sum4,warp_sum4_x2,warp_sum4_x4 --threads-per-cu 1024,2048 --n 268435456
 want warps && step bench_warps 120 "$PY" scripts/bench_warps.py --platform NVIDIA ${BENCH_WARPS_ARGS:-}
