@@ -91,6 +91,11 @@ Node *cx_make_view(Ctx *cx, Node *syn, Type *want) {
 
 /* (set! (parent~ VIEW) VECTOR): the view now looks into VECTOR. */
 Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
+    if (place_syn->nkids != 2) {
+        diag_error_at(D(cx), place_syn, "E0498", "`%s` must name one view: (set! (parent~ VIEW) VECTOR)",
+                      syn_to_string(cx->ck->a, place_syn, 30));
+        return NULL;
+    }
     Node *v = ck_expr(cx, place_syn->kids[1], NULL);
     if (!v) return NULL;
     if (v->ty->kind != TY_VECTOR || v->kind != N_C_VAR || !v->sym->off_sym) {
