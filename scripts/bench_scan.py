@@ -48,6 +48,9 @@ Environment:
   BENCH_SCAN_FAST_ONLY=1  the copy and bench_scan_fast.cl's sweep only
   BENCH_SCAN_FAST_BIN  a folder: each built variant's program binary is
                     saved there (on NVIDIA its PTX, for ptxas -v)
+  BENCH_SCAN_BINARIES  a folder: each crisp program's device binary is
+                    saved there as BASE.bin (on NVIDIA its PTX, for
+                    `ptxas -v -arch=sm_90 BASE.bin`: registers and spills)
 No clang is needed: the .cl files are built by the OpenCL driver.
 """
 import json
@@ -149,7 +152,13 @@ def crisp_program(src, base, flags=None, build_options=""):
         text = f.read()
     with open(os.path.join(OUT, base + ".metacrisp")) as f:
         meta = json.load(f)
-    return cl.Program(ctx, text).build(options="-cl-std=CL1.2 " + build_options), meta
+    prog = cl.Program(ctx, text).build(options="-cl-std=CL1.2 " + build_options)
+    bins = os.environ.get("BENCH_SCAN_BINARIES")
+    if bins:
+        os.makedirs(bins, exist_ok=True)
+        with open(os.path.join(bins, base + ".bin"), "wb") as f:
+            f.write(prog.get_info(cl.program_info.BINARIES)[0])
+    return prog, meta
 
 
 def gbps(nbytes, secs):

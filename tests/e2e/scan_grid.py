@@ -44,8 +44,18 @@ KERNELS = [  # name, kind, dtype, op
     ("gincl_int_transposed", "inclusive", np.int32, "add"),
     ("gexcl_long_user_transposed", "exclusive", np.int64, "user_right"),
     ("gexcl_float_transposed_early", "exclusive", np.float32, "add"),
+    # the warp-striped layout (a warp's own stretch of local memory; on
+    # PoCL its syncs are workgroup barriers and the warp paths the serial ones)
+    ("gexcl_int_wstriped", "exclusive", np.int32, "add"),
+    ("gincl_int_wstriped", "inclusive", np.int32, "add"),
+    ("gincl_uint_wstriped", "inclusive", np.uint32, "add"),
+    ("gexcl_long_wstriped", "exclusive", np.int64, "add"),
+    ("gincl_float_min_wstriped", "inclusive", np.float32, "min"),
+    ("gexcl_double_wstriped", "exclusive", np.float64, "add"),
+    ("gincl_int_user_wstriped", "inclusive", np.int32, "user_sat"),
+    ("gexcl_long_user_wstriped", "exclusive", np.int64, "user_right"),
 ]
-WARP_KERNELS = [k for k in KERNELS if k[0].endswith("_warp")]
+WARP_KERNELS = [k for k in KERNELS if k[0].endswith("_warp") or k[0].endswith("_wstriped")]
 
 
 def run(name, kind, dt, op, n, wg=64, groups=None, program=None):
@@ -178,6 +188,18 @@ def striped_views_and_in_place():
 @case
 def transposed_views_and_in_place():
     layout_views_and_in_place("transposed")
+
+
+@case
+def warp_striped_views_and_in_place():
+    layout_views_and_in_place("wstriped")
+
+
+@case
+def warp_striped_2_20_plus_3():
+    for name, kind, dt, op in KERNELS:
+        if name.endswith("_wstriped") and dt in (np.int32, np.float64):
+            run(name, kind, dt, op, (1 << 20) + 3, 256, 16)
 
 
 @case
