@@ -24,7 +24,12 @@ for name, kind, dt, op, n, wg, groups in (
         ("gexcl_uchar", "exclusive", np.uint8, "add", 130, 16, 1),
         # the warp paths' keys (oclgrind has no native shuffles: the serial walk)
         ("gincl_int_warp", "inclusive", np.int32, "add", 700, 32, 3),
-        ("gexcl_long_user_warp", "exclusive", np.int64, "user_right", 300, 16, 2)):
+        ("gexcl_long_user_warp", "exclusive", np.int64, "user_right", 300, 16, 2),
+        # the warp-striped layout: each warp's stretch of local memory (a
+        # partial warp at 48 and 40 work-items)
+        ("gexcl_int_wstriped", "exclusive", np.int32, "add", 700, 48, 3),
+        ("gincl_uint_wstriped", "inclusive", np.uint32, "add", 900, 40, 2),
+        ("gexcl_long_wstriped", "exclusive", np.int64, "add", 300, 32, 2)):
     a = ref.data(rng, dt, n, op)
     o = np.zeros(n, dt)
     t = np.zeros(1, dt)
