@@ -90,6 +90,25 @@ if device_ocl_version() >= (2, 0):
                 run(name, kind, dt, op, n, wg, groups, prog3)
 
 
+    @case
+    def default_layout_native():
+        # the scans' default layout in an OpenCL C 3.0 file, where warps are
+        # native (docs/library.md "Scans"), views and in place too
+        prog3 = compile("tests/e2e/lib/scan_grid.crisp", flags=["--ocl-version=3.0"])
+        for name, kind, dt, op in KERNELS[:12]:
+            for n, wg, groups in [(1, 64, None), (4099, 96, 3), (30011, 33, 5), ((1 << 20) + 3, 256, 16)]:
+                run(name, kind, dt, op, n, wg, groups, prog3)
+        a = ref.data(rng, np.int32, 100003, "add")
+        out = np.zeros(a.size, np.int32)
+        off = np.zeros(a.size, np.int32)
+        prog3.run("gincl_views", a, out, off, global_size=1024, local_size=128)
+        ref.check_scan(out[3:], a[:-3], "add", "inclusive", "into a view at 3")
+        ref.check_scan(off[4:], a[:-4], "add", "inclusive", "into a view at 4")
+        v = a.copy()
+        prog3.run("gexcl_in_place", v, global_size=512, local_size=128)
+        ref.check_scan(v, a, "add", "exclusive", "in place")
+
+
 @case
 def big_int_2_20_plus_3():
     for name, kind, groups in (("gexcl_int", "exclusive", 16), ("gincl_int", "inclusive", None)):
