@@ -288,6 +288,24 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_putc(e->out, ')');
         break;
     case N_C_INDEX:
+        /* A __local vector indexed by BASE + K, K a literal: (V + BASE)[K].
+           NVIDIA's OpenCL compiler does not fold the K of V[BASE + K] into the
+           shared-memory instruction: each such index became a 64-bit register
+           held across the loop (the grid scans' warp-striped tile, 122
+           registers; docs/performance.md); V + BASE is one pointer and K an
+           offset in the instruction. */
+        if (n->kids[0]->ty && n->kids[0]->ty->kind == TY_VECTOR && n->kids[0]->ty->as == AS_LOCAL &&
+            n->op != INDEX_PADDED && n->kids[1]->kind == N_C_BINARY && n->kids[1]->op == OP_ADD &&
+            n->kids[1]->kids[1]->kind == N_C_INTLIT && n->kids[1]->kids[0]->kind != N_C_INTLIT) {
+            sb_putc(e->out, '(');
+            expr_out(e, n->kids[0], 12);
+            sb_puts(e->out, " + ");
+            expr_out(e, n->kids[1]->kids[0], 13);
+            sb_puts(e->out, ")[");
+            expr_out(e, n->kids[1]->kids[1], 0);
+            sb_putc(e->out, ']');
+            break;
+        }
         expr_out(e, n->kids[0], 16);
         sb_putc(e->out, '[');
         expr_out(e, n->kids[1], 0);

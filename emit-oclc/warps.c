@@ -112,7 +112,8 @@ static void base_out(Printer *pr, const Program *p) {
     pr_line(pr, "{");
     pr_line(pr, "#if defined(CRISP_WARP_PTX)");
     pr_line(pr, "    uint lane;");
-    pr_line(pr, "    __asm__ __volatile__(\"mov.u32 %%0, %%%%laneid;\" : \"=r\"(lane));");
+    /* (not volatile: a thread's lane never changes, so the compiler may reuse it) */
+    pr_line(pr, "    __asm__(\"mov.u32 %%0, %%%%laneid;\" : \"=r\"(lane));");
     pr_line(pr, "    return lane;");
     pr_line(pr, "#else");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");

@@ -62,7 +62,7 @@ uint crisp_lane_id(void)
 {
 #if defined(CRISP_WARP_PTX)
     uint lane;
-    __asm__ __volatile__("mov.u32 %0, %%laneid;" : "=r"(lane));
+    __asm__("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
 #else
 #ifdef CRISP_WARP_SUBGROUPS
