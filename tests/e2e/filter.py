@@ -27,6 +27,10 @@ PREDS["filter_positive_float_warp"] = PREDS["filter_positive_float"]
 PREDS["filter_small_double_warp"] = PREDS["filter_small_double"]
 PREDS["filter_big_ulong_direct_warp"] = PREDS["filter_big_ulong"]
 PREDS["filter_even_int_direct"] = PREDS["filter_even_int"]
+# the warp-striped tile
+PREDS["filter_even_int_wstriped"] = PREDS["filter_even_int"]
+PREDS["filter_positive_float_wstriped"] = PREDS["filter_positive_float"]
+PREDS["filter_big_ulong_wstriped"] = PREDS["filter_big_ulong"]
 
 
 def run_grid(name, n, out_len=None, wg=64, groups=None, program=None):
@@ -67,7 +71,7 @@ if device_ocl_version() >= (2, 0):
     @case
     def warp_paths_native():
         prog3 = compile("tests/e2e/lib/filter.crisp", flags=["--ocl-version=3.0"])
-        for name in [k for k in PREDS if k.endswith("_warp")]:
+        for name in [k for k in PREDS if k.endswith("_warp") or k.endswith("_wstriped")]:
             for n, wg, groups in [(1, 64, None), (1000, 64, 1), (4099, 96, 3), (30011, 33, 5),
                                   (50000, 20, 7), (100003, 256, None)]:
                 run_grid(name, n, None, wg, groups, prog3)
