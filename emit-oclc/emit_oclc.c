@@ -293,10 +293,13 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
            shared-memory instruction: each such index became a 64-bit register
            held across the loop (the grid scans' warp-striped tile, 122
            registers; docs/performance.md); V + BASE is one pointer and K an
-           offset in the instruction. */
+           offset in the instruction.  (An unsigned BASE only: a negative one
+           would point before the vector.) */
         if (n->kids[0]->ty && n->kids[0]->ty->kind == TY_VECTOR && n->kids[0]->ty->as == AS_LOCAL &&
             n->op != INDEX_PADDED && n->kids[1]->kind == N_C_BINARY && n->kids[1]->op == OP_ADD &&
-            n->kids[1]->kids[1]->kind == N_C_INTLIT && n->kids[1]->kids[0]->kind != N_C_INTLIT) {
+            n->kids[1]->kids[1]->kind == N_C_INTLIT && n->kids[1]->kids[0]->kind != N_C_INTLIT &&
+            n->kids[1]->kids[0]->ty && n->kids[1]->kids[0]->ty->kind == TY_NUM &&
+            (n->kids[1]->kids[0]->ty->sc == SC_ULONG || n->kids[1]->kids[0]->ty->sc == SC_UINT)) {
             sb_putc(e->out, '(');
             expr_out(e, n->kids[0], 12);
             sb_puts(e->out, " + ");
