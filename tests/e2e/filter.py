@@ -76,6 +76,15 @@ if device_ocl_version() >= (2, 0):
                                   (50000, 20, 7), (100003, 256, None)]:
                 run_grid(name, n, None, wg, groups, prog3)
 
+    @case
+    def default_layout_native():
+        # the filter's default layout in an OpenCL C 3.0 file, where warps are
+        # native (docs/library.md "Scans")
+        prog3 = compile("tests/e2e/lib/filter.crisp", flags=["--ocl-version=3.0"])
+        for name in ("filter_even_int", "filter_positive_float", "filter_big_ulong", "filter_small_double"):
+            for n, wg, groups in [(1, 64, None), (4099, 96, 3), (30011, 33, 5), ((1 << 20) + 3, 256, 16)]:
+                run_grid(name, n, None, wg, groups, prog3)
+
 
 @case
 def local_memory_figures():
