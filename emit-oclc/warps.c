@@ -112,8 +112,14 @@ static void base_out(Printer *pr, const Program *p) {
     pr_line(pr, "{");
     pr_line(pr, "#if defined(CRISP_WARP_PTX)");
     pr_line(pr, "    uint lane;");
-    /* (not volatile: a thread's lane never changes, so the compiler may reuse it) */
+    /* (not volatile: a thread's lane never changes, so the compiler may reuse
+       it; -DCRISP_LANEID_VOLATILE=1 reads it again each time, for measuring
+       which one costs fewer registers in a loop) */
+    pr_line(pr, "#ifdef CRISP_LANEID_VOLATILE");
+    pr_line(pr, "    __asm__ __volatile__(\"mov.u32 %%0, %%%%laneid;\" : \"=r\"(lane));");
+    pr_line(pr, "#else");
     pr_line(pr, "    __asm__(\"mov.u32 %%0, %%%%laneid;\" : \"=r\"(lane));");
+    pr_line(pr, "#endif");
     pr_line(pr, "    return lane;");
     pr_line(pr, "#else");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");

@@ -44,7 +44,11 @@ uint crisp_lane_id(void)
 {
 #if defined(CRISP_WARP_PTX)
     uint lane;
+#ifdef CRISP_LANEID_VOLATILE
+    __asm__ __volatile__("mov.u32 %0, %%laneid;" : "=r"(lane));
+#else
     __asm__("mov.u32 %0, %%laneid;" : "=r"(lane));
+#endif
     return lane;
 #else
     return (uint)(crisp_local_linear_id() % CRISP_WARP_SIZE);
