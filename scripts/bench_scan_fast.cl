@@ -161,6 +161,15 @@
    (the pad never falls inside a thread's 4 striped ints, nor inside its IPT
    blocked ones when IPT divides 32). */
 #define XS_SW (LOAD == 0 ? 32 : WG)
+/* where a thread's stretch of the transpose is: its lane (sl) of sw
+   work-items, the stretch's first local index (xb) and the first global
+   index of the segment it covers (gseg); used by the loads and the stores */
+#if LOAD == 0
+#define STRETCH_GEOMETRY const uint sl = lane, sw = 32, xb = warp * 33 * IPT; \
+                         const ulong gseg = tbase + (ulong)warp * 32 * IPT
+#else
+#define STRETCH_GEOMETRY const uint sl = lid, sw = WG, xb = 0; const ulong gseg = tbase
+#endif
 #if PADDING
 #define XS_STRIPE(xb, sl) ((xb) + 4 * (sl) + (sl) / 8)
 #define XS_ROW (33 * XS_SW / 8)
@@ -413,13 +422,7 @@ static inline __attribute__((always_inline)) void scan_tiles(__global const uint
         }
 #else
         {
-#if LOAD == 0
-            const uint sl = lane, sw = 32, xb = warp * 33 * IPT;
-            const ulong gseg = tbase + (ulong)warp * 32 * IPT;
-#else
-            const uint sl = lid, sw = WG, xb = 0;
-            const ulong gseg = tbase;
-#endif
+            STRETCH_GEOMETRY;
 #if !PREFETCH
             uint4 q[IPT / 4];
             stripe_load(in, n, tbase, warp, lane, lid, mode, q);
@@ -590,13 +593,7 @@ static inline __attribute__((always_inline)) void scan_tiles(__global const uint
             }
 #else
             {
-#if LOAD == 0
-                const uint sl = lane, sw = 32, xb = warp * 33 * IPT;
-                const ulong gseg = tbase + (ulong)warp * 32 * IPT;
-#else
-                const uint sl = lid, sw = WG, xb = 0;
-                const ulong gseg = tbase;
-#endif
+                STRETCH_GEOMETRY;
                 /* the stretch was read (blocked) before the barriers above */
                 __local uint *pb = xs + XS_BLOCK(xb, sl, 0);
 #pragma unroll
