@@ -133,29 +133,38 @@ static void collect_args(Expander *x, const Node *n, int depth) {
         for (int i = 0; i < n->nkids; i++) collect_args(x, n->kids[i], depth + 1);
 }
 
+/* A node of an expansion that is not an argument: code (not a function
+ * object), within the nesting and size limits; counts it.  0 after
+ * reporting an error. */
+static int fresh_node_ok(Expander *x, Node *n, int depth) {
+    Crisp *c = x->c;
+    if (eval_is_function(n)) {
+        diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` returned a function object, which is not code", x->macro);
+        return 0;
+    }
+    if (depth > x->ev.max_nesting) {
+        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` produced a form nested more than %ld levels deep", x->macro,
+                   x->ev.max_nesting);
+        return 0;
+    }
+    if (++x->fresh > x->ev.max_output_nodes) {
+        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
+                   "macro `%s` exceeded the expansion size limit (%ld nodes)", x->macro,
+                   x->ev.max_output_nodes);
+        return 0;
+    }
+    return 1;
+}
+
 /* Copy the nodes of an expansion that did not come from the arguments,
  * giving them the call's location and the new origin.  Enforces the
  * output limits.  NULL after reporting an error. */
 static Node *mark_fresh(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
     if (set_has(&x->args, n)) return n;
-    if (eval_is_function(n)) {
-        diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` returned a function object, which is not code", x->macro);
-        return NULL;
-    }
-    if (depth > x->ev.max_nesting) {
-        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` produced a form nested more than %ld levels deep", x->macro,
-                   x->ev.max_nesting);
-        return NULL;
-    }
-    if (++x->fresh > x->ev.max_output_nodes) {
-        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` exceeded the expansion size limit (%ld nodes)", x->macro,
-                   x->ev.max_output_nodes);
-        return NULL;
-    }
+    if (!fresh_node_ok(x, n, depth)) return NULL;
     /* A node this call's evaluation made is this expansion's own: it is
        marked in place, the first time it is met (issue 14: copying every
        one was a tenth of the compilation's nodes).  Older nodes (the
@@ -256,7 +265,6 @@ static long hold_chars(Expander *x, Hold *h, const char *s, long len) {
  * an argument node (-1 - its index); INT_MIN after an error, reported as
  * mark_fresh reports it. */
 static int hold_ref(Expander *x, Hold *h, Node *n, int depth) {
-    Crisp *c = x->c;
     if (set_has(&x->args, n)) {
         long na = h->nargs, cap = h->capargs;
         if (!hold_grow(h, (void **)&h->args, na + 1, &cap, sizeof *h->args)) return h->oom = 1, INT_MIN;
@@ -264,23 +272,7 @@ static int hold_ref(Expander *x, Hold *h, Node *n, int depth) {
         h->args[h->nargs++] = n;
         return -1 - (int)na;
     }
-    if (eval_is_function(n)) {
-        diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` returned a function object, which is not code", x->macro);
-        return INT_MIN;
-    }
-    if (depth > x->ev.max_nesting) {
-        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` produced a form nested more than %ld levels deep", x->macro,
-                   x->ev.max_nesting);
-        return INT_MIN;
-    }
-    if (++x->fresh > x->ev.max_output_nodes) {
-        diag_fatal(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
-                   "macro `%s` exceeded the expansion size limit (%ld nodes)", x->macro,
-                   x->ev.max_output_nodes);
-        return INT_MIN;
-    }
+    if (!fresh_node_ok(x, n, depth)) return INT_MIN;
     long cap = h->cap;
     if (!hold_grow(h, (void **)&h->v, h->n + 1, &cap, sizeof *h->v)) return h->oom = 1, INT_MIN;
     h->cap = (int)cap;
