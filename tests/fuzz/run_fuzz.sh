@@ -10,7 +10,9 @@
 #   build-fuzz/corpus/NAME   (kept between runs; new inputs go here)
 #   build-fuzz/seeds         (examples/, tests/golden/, tests/neg/ programs)
 #   tests/fuzz/corpus_NAME/  (checked-in seeds, if present; never written)
-# with -timeout=5 -rss_limit_mb=2048 (and -dict=tests/fuzz/NAME.dict if
+# with -timeout=$FUZZ_TIMEOUT (seconds an input may take, default 5; a
+# long run on a loaded machine may raise it, so CPU starvation is not
+# reported as a hang) -rss_limit_mb=2048 (and -dict=tests/fuzz/NAME.dict if
 # present).  A target that does not build or finds a crash fails; crashing
 # inputs are saved as build-fuzz/artifacts/NAME-crash-*.
 # Ends with `fuzz: N passed, N failed`.
@@ -18,6 +20,7 @@ cd "$(dirname "$0")/../.." || exit 2
 CLANG=${CLANG:-clang}
 MAKE=${MAKE:-make}
 secs=${FUZZ_SECONDS:-30}
+tmo=${FUZZ_TIMEOUT:-5}
 jobs=$(nproc 2>/dev/null || echo 2)
 B=build-fuzz
 CFLAGS_FUZZ="-std=c11 -D_POSIX_C_SOURCE=200809L -I. -g -O1 -fno-omit-frame-pointer
@@ -110,7 +113,7 @@ for name in $built; do
     [ -f tests/fuzz/$name.dict ] && dict="-dict=tests/fuzz/$name.dict"
     echo "fuzz_$name: running for ${secs}s"
     # shellcheck disable=SC2086
-    $B/fuzz_$name -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
+    $B/fuzz_$name -max_total_time="$secs" -timeout="$tmo" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix=$B/artifacts/$name- $dict $dirs \
         </dev/null >$B/fuzz_$name.log 2>&1 &
     pids="$pids $!:$name"
