@@ -110,6 +110,28 @@ static Val at_most(SizeExpr *base, int64_t c) {
     return v;
 }
 
+/* Bounds are int64_t: a sum, difference or product that does not fit
+ * (an index of 2^63 - 1 plus one) makes the value unknown, never wraps. */
+static int c_add(int64_t a, int64_t b, int64_t *r) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+
+static int c_sub(int64_t a, int64_t b, int64_t *r) {
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 0;
+    *r = a - b;
+    return 1;
+}
+
+/* V's constant part plus D; on overflow V becomes unknown (returns 0). */
+static int shift(Val *v, int64_t d) {
+    if (v->kind == V_UNKNOWN) return 1;
+    if (c_add(v->c, d, &v->c)) return 1;
+    *v = unknown();
+    return 0;
+}
+
 static int is_const(const Val *v) {
     return v->kind == V_EXACT && !v->base;
 }
@@ -119,7 +141,7 @@ static SizeExpr *to_expr(Ex *x, const Val *v) {
     if (!v->base) return sz_int(x->a, v->c > 0 ? v->c : 0);
     if (v->c == 0) return v->base;
     if (v->c > 0) return sz_simplify(x->a, sz_bin(x->a, SZ_ADD, v->base, sz_int(x->a, v->c)));
-    return sz_bin(x->a, SZ_MONUS, v->base, sz_int(x->a, -v->c));
+    return sz_bin(x->a, SZ_MONUS, v->base, sz_int(x->a, v->c == INT64_MIN ? INT64_MAX : -v->c));
 }
 
 static void add_guard(Ex *x, Val *v, SizeExpr *g) {
@@ -143,9 +165,11 @@ static SizeExpr *sum(Ex *x, SizeExpr *a, SizeExpr *b) {
 }
 
 static Val v_add(Ex *x, const Val *a, const Val *b) {
-    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign) return unknown();
-    Val v = a->kind == V_EXACT && b->kind == V_EXACT ? exact(sum(x, a->base, b->base), a->c + b->c)
-                                                      : at_most(sum(x, a->base, b->base), a->c + b->c);
+    int64_t c;
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN || a->sign || b->sign || !c_add(a->c, b->c, &c))
+        return unknown();
+    Val v = a->kind == V_EXACT && b->kind == V_EXACT ? exact(sum(x, a->base, b->base), c)
+                                                      : at_most(sum(x, a->base, b->base), c);
     union_guards(x, &v, a, b);
     return v;
 }
@@ -162,6 +186,7 @@ static Val v_mul(Ex *x, const Val *a, const Val *b) {
         if (a->c <= 0) return exact(NULL, 0);
         if (a->c == 1) return *b;
         SizeExpr *base = b->base ? sz_simplify(x->a, sz_bin(x->a, SZ_MUL, b->base, sz_int(x->a, a->c))) : NULL;
+        if (b->c > INT64_MAX / a->c || b->c < INT64_MIN / a->c) return unknown();
         v = exact(base, b->c * a->c);
         v.kind = b->kind;
     } else {
@@ -193,7 +218,7 @@ static Val v_sub(Ex *x, const Val *a, const Val *b) {
     Val v;
     if (is_const(b)) {
         v = *a;
-        v.c -= b->c;
+        if (!c_sub(v.c, b->c, &v.c)) return unknown();
         return v;
     }
     if (a->kind == V_EXACT && b->kind == V_EXACT) {
@@ -346,13 +371,13 @@ static void touch(Ex *x, const Origin *o, const Val *idx, const Node *at) {
        parameter's: element i of a view whose elements are num/den of the
        parameter's ends at ceil((i + 1) * num / den) */
     Val end = *idx;
-    if (end.kind != V_UNKNOWN) end.c += 1;
+    shift(&end, 1);
     if (o->num > 1) {
         Val k = exact(NULL, o->num);
         end = v_mul(x, &end, &k);
     } else if (o->den > 1) {
         Val k = exact(NULL, o->den);
-        if (end.kind != V_UNKNOWN) end.c += o->den - 1;
+        shift(&end, o->den - 1);
         end = v_div(x, &end, &k);
     }
     Val n = v_add(x, &o->off, &end);
@@ -562,7 +587,7 @@ static Val binary_val(Ex *x, const Node *n) {
         {
             Val v = b;
             v.kind = V_MAX;
-            v.c -= 1;
+            if (!shift(&v, -1)) return v;
             if (b.base) add_guard(x, &v, to_expr(x, &b));
             return v;
         }
@@ -694,7 +719,7 @@ static void narrow(Ex *x, const Sym *var, Val l, int strict) {
     v.kind = V_MAX;
     v.sign = 0;
     if (strict) {
-        v.c -= 1;
+        if (!shift(&v, -1)) return;
         /* var < limit: the limit is at least 1 here */
         add_guard(x, &v, l.sign ? l.base : to_expr(x, &l));
     } else if (l.sign) {
@@ -724,16 +749,21 @@ static Val minus(Ex *x, const Val *l, const Val *e, int plus, SizeExpr **guard) 
     Val v;
     if (is_const(e)) {
         v = *l;
-        v.c -= e->c;
         Val g = v;
-        g.c += plus;
+        if (!c_sub(v.c, e->c, &v.c) || !c_add(v.c, plus, &g.c)) {
+            *guard = NULL;
+            return unknown();
+        }
         *guard = to_expr(x, &g);
     } else {
         SizeExpr *le = to_expr(x, l), *ee = to_expr(x, e);
         v = exact(sz_bin(x->a, SZ_MONUS, le, ee), 0);
         v.kind = l->kind;
         Val lp = *l;
-        lp.c += plus;
+        if (!shift(&lp, plus)) {
+            *guard = NULL;
+            return unknown();
+        }
         *guard = sz_bin(x->a, SZ_MONUS, to_expr(x, &lp), ee);
         union_guards(x, &v, l, e);
     }
@@ -758,7 +788,7 @@ static void bound(Ex *x, const Node *a, Val l, int strict) {
     f->val = l;
     f->val.kind = V_MAX;
     if (strict) {
-        f->val.c -= 1;
+        if (!shift(&f->val, -1)) return;
         add_guard(x, &f->val, to_expr(x, &l));
     }
     x->any_facts = 1;
@@ -798,11 +828,11 @@ static void differ(Ex *x, const Node *a, Val l, const SizeExpr *need) {
         Val v;
         if (b->val.c == l.c && ((!b->val.base && !l.base) || (b->val.base && l.base && sz_equal(b->val.base, l.base)))) {
             v = b->val;
-            v.c -= 1;
+            if (!shift(&v, -1)) return;
         } else if (at_most_tree(to_expr(x, &b->val), to_expr(x, &l))) {
             Val below_l = l;
             below_l.kind = V_MAX;
-            below_l.c -= 1;
+            if (!shift(&below_l, -1)) return;
             v = tighter(x, &b->val, &below_l);
         } else {
             return;
