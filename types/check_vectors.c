@@ -94,6 +94,17 @@ Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
                       (long long)vec->ty->length);
         return NULL;
     }
+    /* a vector of unknown length still lives in a 64-bit address space: a
+       constant index whose byte offset does not fit is wrong on any device
+       (and clang rejects it) */
+    int64_t stride = vec->ty->elem ? ty_vector_stride(vec->ty->elem, vec->ty->align) : 0;
+    if (vec->ty->length < 0 && stride > 0 && ck_const_int(cx, i, &k) && (k < 0 || k > INT64_MAX / stride)) {
+        diag_error_at(D(cx), isyn, "E0404",
+                      "index %llu is out of bounds for any `%s`: %llu elements of %lld bytes are past the "
+                      "64-bit address space", (unsigned long long)k, vec->name, (unsigned long long)k,
+                      (long long)stride);
+        return NULL;
+    }
     if (vec->off_sym) /* a vector-view: element i of the view is root[offset + i] */
         i = ck_mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, ck_var_ref(cx, syn, vec->off_sym),
                 ty_equal(i->ty, ty_num(SC_ULONG)) ? i : ck_mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
