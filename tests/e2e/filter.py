@@ -31,6 +31,7 @@ PREDS["filter_even_int_direct"] = PREDS["filter_even_int"]
 PREDS["filter_even_int_wstriped"] = PREDS["filter_even_int"]
 PREDS["filter_positive_float_wstriped"] = PREDS["filter_positive_float"]
 PREDS["filter_big_ulong_wstriped"] = PREDS["filter_big_ulong"]
+PREDS["filter_even_int_registers_wstriped"] = PREDS["filter_even_int"]
 
 
 def run_grid(name, n, out_len=None, wg=64, groups=None, program=None):
