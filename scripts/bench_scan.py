@@ -20,15 +20,21 @@ Environment:
                     "Portable Computing Language"; "NVIDIA" on an H100)
   BENCH_SCAN_N      elements (default 2^24; 2^28 for the H100 figures)
   BENCH_SCAN_RUNS   timed runs per kernel (default 10)
-  BENCH_SCAN_WG     work-group size of the crisp and hand-written kernels (256)
+  BENCH_SCAN_WG     work-group size of the hand-written kernels (256), and of
+                    the crisp ones when set (default: the local size the
+                    kernel's metadata gives, crisp's choice - 128 for the
+                    scans of ints, docs/library.md "Scans")
   BENCH_SCAN_GROUPS work-groups launched (default: 8 per compute unit on a
-                    GPU, 4 on a CPU; the single-pass forms work with any)
+                    GPU, 4 on a CPU, at 256 work-items; as many more as
+                    make the same work-items at a smaller local size; the
+                    single-pass forms work with any number)
   BENCH_SCAN_CRISP_FLAGS  extra crisp options, e.g. the tile engine's tuning
                     -D+items-per-thread+=32 -D+look-back-batch+=16 -D+window+=64
                     (def-parameters of scripts/bench_scan.crisp)
   BENCH_SCAN_SWEEP  variants of the crisp kernels to time after the main
                     table, in the same process on the same data: entries
                     separated by ';', each "WG GROUPS [FLAGS...]" with
+                    WG a work-group size or "auto" (the kernel's metadata's),
                     GROUPS a count or xK (K per compute unit) and FLAGS
                     crisp options, or OpenCL build options when they start
                     with -cl- or -DCRISP_ (e.g. NVIDIA's -cl-nv-maxrregcount=64,
@@ -68,6 +74,7 @@ OUT = os.path.join(REPO, "tests", "out", "bench", "scan")
 N = int(os.environ.get("BENCH_SCAN_N", str(1 << 24)))
 RUNS = int(os.environ.get("BENCH_SCAN_RUNS", "10"))
 WG = int(os.environ.get("BENCH_SCAN_WG", "256"))
+CRISP_WG = int(os.environ["BENCH_SCAN_WG"]) if os.environ.get("BENCH_SCAN_WG") else None
 PLATFORM = os.environ.get("CRISP_PLATFORM", "Portable Computing Language")
 
 
@@ -85,6 +92,15 @@ def context():
 ctx, queue, dev = context()
 GROUPS = int(os.environ.get("BENCH_SCAN_GROUPS", str(
     (8 if dev.type & cl.device_type.GPU else 4) * dev.max_compute_units)))
+
+
+def crisp_launch(k):
+    """(work-groups, local size) of a crisp kernel in the main table: its
+    metadata's local size unless BENCH_SCAN_WG says, GROUPS (at 256) scaled
+    to as many work-items unless BENCH_SCAN_GROUPS says."""
+    wg = CRISP_WG or k.local_size()
+    groups = GROUPS if os.environ.get("BENCH_SCAN_GROUPS") else max(1, GROUPS * 256 // wg)
+    return groups, wg
 MF = cl.mem_flags
 
 
@@ -113,6 +129,14 @@ class CrispKernel:
         self.k = cl.Kernel(prog, name)
         self.meta = [k for k in meta["kernels"] if k["name"] == name][0]
         self.pool = None
+
+    def local_size(self):
+        """The local size the kernel declares or crisp chose (metadata), or 256."""
+        ls = self.meta.get("local_size") or {}
+        n = 1
+        for x in ls.get("set_to") or [256]:
+            n *= x
+        return n
 
     def enqueue(self, gsize, lsize, **vecs):
         env = {"local_linear_size": lsize, "global_linear_size": gsize,
@@ -310,13 +334,13 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
     print("sweep: variant | kernel | ms | GB/s | of copy")
     for v, entry in enumerate(e for e in spec.split(";") if e.strip()):
         words = entry.split()
-        wg = int(words[0])
+        wg = 0 if words[0] == "auto" else int(words[0])
         g = words[1]
         groups = int(g[1:]) * dev.max_compute_units if g.startswith("x") else int(g)
         ocl = lambda w: w.startswith("-cl-") or w.startswith("-DCRISP_")   # OpenCL build options
         flags = [w for w in words[2:] if not ocl(w)]
         opts = " ".join(w for w in words[2:] if ocl(w))
-        label = "wg=%d groups=%d %s" % (wg, groups, " ".join(words[2:]))
+        label = "wg=%s groups=%d %s" % (wg or "auto", groups, " ".join(words[2:]))
         try:
             prog, meta = crisp_program(os.path.join(REPO, "scripts", "bench_scan.crisp"),
                                        "bench_scan_sweep%d" % v, flags, opts)
@@ -330,10 +354,12 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
             vecs = dict(In=(a_buf, n), Out=(o_buf, n))
             if want is None:
                 vecs["Count"] = (c_buf, 1)
+            kwg = wg or k.local_size()
+            klabel = label if wg else label.replace("wg=auto", "wg=auto(%d)" % kwg)
             try:
-                t = timed(lambda: k.enqueue(groups * wg, wg, **vecs))
+                t = timed(lambda: k.enqueue(groups * kwg, kwg, **vecs))
             except cl.Error as e:   # e.g. too many registers for the work-group size
-                print("  %-50s %-20s launch failed: %s" % (label, name, e))
+                print("  %-50s %-20s launch failed: %s" % (klabel, name, e))
                 bad += 1
                 continue
             if want is None:
@@ -345,7 +371,7 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
                 ok = np.array_equal(back(o_buf), want)
                 b = nbytes
             bad += not ok
-            print("  %-50s %-20s %8.3f %8.1f %5.0f%% %s" % (label, name, t * 1e3, gbps(b, t),
+            print("  %-50s %-20s %8.3f %8.1f %5.0f%% %s" % (klabel, name, t * 1e3, gbps(b, t),
                                                          100 * gbps(b, t) / copy_gbps,
                                                          "" if ok else "WRONG RESULT"))
             sys.stdout.flush()
@@ -411,7 +437,9 @@ def main():
     for name, form, want in (("exclusive_scan_ints", "exclusive-scan", excl),
                              ("inclusive_scan_ints", "inclusive-scan", incl)):
         k = CrispKernel(prog, meta, name)
-        t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n)))
+        kg, kwg = crisp_launch(k)
+        print("  (%s: %d work-groups of %d)" % (name, kg, kwg))
+        t = timed(lambda: k.enqueue(kg * kwg, kwg, In=(a_buf, n), Out=(o_buf, n)))
         add_row((form, "crisp", t, nbytes, np.array_equal(back(o_buf), want)))
         which = "excl" if form == "exclusive-scan" else "incl"
         t = timed(lambda: fast.enqueue(which, a_buf, o_buf))
@@ -423,7 +451,8 @@ def main():
             t = timed(lambda: hk.enqueue(a_buf, o_buf, groups))
             add_row((form, "hand-written blocked+raking", t, nbytes, np.array_equal(back(o_buf), want)))
     k = CrispKernel(prog, meta, "filter_even_ints")
-    t = timed(lambda: k.enqueue(groups * wg, wg, In=(a_buf, n), Out=(o_buf, n), Count=(c_buf, 1)))
+    kg, kwg = crisp_launch(k)
+    t = timed(lambda: k.enqueue(kg * kwg, kwg, In=(a_buf, n), Out=(o_buf, n), Count=(c_buf, 1)))
     cnt = np.zeros(1, np.uint64)
     cl.enqueue_copy(queue, cnt, c_buf)
     add_row(("filter", "crisp", t, fbytes,

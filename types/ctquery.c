@@ -647,6 +647,28 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
         }
         *out = t && ty_is_int(t) ? ctq_type_syntax(ck, t, form->loc) : ev->nil;
         return 1;
+    } else if (syn_streq(name, "%declared-local-size")) {
+        /* the local size the code being expanded will run at, as far as
+           the checker knows it now: the linear size of the function's
+           (local-size :set-to ...); nil in a one-dimensional kernel that
+           declares none (crisp chooses one after the body, sidechan.c,
+           following the library's (%default-local-size N)); :unknown
+           elsewhere (:derive-from, a kernel of 2 or 3 dimensions, a
+           function that declares none).  The grid scans' tile shape
+           follows it (lib/scan-grid.crisp, docs/library.md "Scans"). */
+        NEED(0);
+        const CFunc *fn = ck->cur ? ck->cur->fn : NULL;
+        const SizeDecl *sd = fn ? &fn->lsize : NULL;
+        if (sd && sd->present && sd->nset > 0) {
+            int64_t l = 1;
+            for (int d = 0; d < sd->nset; d++) l *= sd->set_to[d] > 0 ? sd->set_to[d] : 1;
+            *out = syn_int(ck->a, form->loc, l);
+        } else if (fn && fn->kind == FN_KERNEL && !sd->present && !fn->exact && !fn->single_task && fn->gsize.dims <= 1) {
+            *out = ev->nil;
+        } else {
+            *out = syn_keyword(ck->a, form->loc, "unknown");
+        }
+        return 1;
     } else if (syn_streq(name, "%aligned-buffer?")) {
         NEED(1);
         r = aligned_buffer(ck, a[0]);

@@ -336,8 +336,9 @@ def fake_local_memory_checked_before_launch():
     assert_equal(k.runtime.local_mem_size, 49152)
     a, out, count = np.zeros(5000), np.zeros(5000), np.zeros(1, np.uint64)
     n = len(fake.launches)
-    e = assert_raises(mod.crisp_runtime.LocalMemoryError, k.filter_small_double_tuned, a, out, count,
-                      match="kernel filter_small_double_tuned (global 5120, local 256) needs 67408 bytes of local "
+    # (at 256 work-items: 34,880 bytes at the 128 crisp chose would fit)
+    e = assert_raises(mod.crisp_runtime.LocalMemoryError, k.filter_small_double_tuned, a, out, count, local_size=256,
+                      match="kernel filter_small_double_tuned (global 5120, local 256) needs 69456 bytes of local "
                             "memory per workgroup, but the device has 49152 "
                             "(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)")
     assert_equal(e.code, 1)

@@ -150,5 +150,76 @@ def radix_tiles_follow_the_types():
     check("64 for 8-byte keys", ls["count_double"] == 64 and ls["scatter_long_ulong"] == 64, ls)
 
 
+@case
+def scan_tiles_follow_the_local_size():
+    """The grid scans' and filter's default tile shape (docs/library.md
+    "Scans", lib/scan-grid.crisp %scan-tile-items): a kernel that declares
+    no local size gets crisp's 128 and 32 elements per thread for 4-byte
+    types; a declared local size L gives the largest of 32, 16, 8 ... with
+    L x items x bytes <= 16 KiB; in a def-grid-function, 256 is assumed;
+    :items-per-thread wins.  Read from the metadata: the local size and the
+    status words' comment ("per tile of N elements per thread")."""
+    import re
+    d = out_dir("scan_shapes")
+    src = os.path.join(d, "scan_shapes.crisp")
+    cases = {}   # kernel -> (local size, items)
+    text = ";; the grid scans' default tile shapes (tests/e2e/library_local_memory.py)\n"
+    for t, b in (("int", 4), ("float", 4), ("double", 8), ("long", 8), ("uchar", 1), ("short", 2)):
+        for ls in (None, 64, 128, 256, 512, 1024):
+            name = "x_%s_%s" % (t, ls or "auto")
+            decl = "\n  (declare (local-size :set-to %d))" % ls if ls else ""
+            text += "(def-kernel %s (In:%s &out Out:%s)%s\n  (exclusive-scan In Out))\n" % (
+                name, vec(t, ":read-only"), vec(t, ":write-only"), decl)
+            l = ls or 128
+            items = next(i for i in (32, 16, 8, 4, 2, 1) if l * i * b <= 16384 or i == 1)
+            cases[name] = (l, items)
+        name = "f_%s_auto" % t
+        text += """(def-function keep_{t}? (x:{t})
+  (declare (return-type bool))
+  (> x 1))
+(def-kernel {n} (In:{r} &out Out:{w} Counts:(vector-type ulong :global :write-only))
+  (let ((count (filter In #'keep_{t}? Out)))
+    (when (= (get-global-linear-id) 0)
+      (set! (~ Counts 0) count))))
+""".format(t=t, n=name, r=vec(t, ":read-only"), w=vec(t, ":write-only"))
+        cases[name] = (128, 32 if b <= 4 else 16)
+    text += """(def-grid-function prefix-sums (A B)
+  (declare #({r} {w} => nil))
+  (inclusive-scan A B))
+(def-kernel in_function_128 (In:{r} &out Out:{w})
+  (declare (local-size :set-to 128))
+  (prefix-sums In Out))
+(def-kernel tuned_auto (In:{r} &out Out:{w})
+  (inclusive-scan In Out :items-per-thread 8))
+(def-kernel two_dims (In:{r} &out Out:{w})
+  (declare (global-size :dims 2))
+  (inclusive-scan In Out))
+""".format(r=vec("int", ":read-only"), w=vec("int", ":write-only"))
+    cases["in_function_128"] = (128, 16)
+    cases["tuned_auto"] = (128, 8)
+    cases["two_dims"] = (256, 16)
+    with open(src, "w") as f:
+        f.write(text)
+    status, out, err = crisp("--transpile-to=oclc", "--metadata", "--output-dir=" + d, src, timeout=300)
+    check("scan_shapes compiles", status == 0, err[-3000:])
+    warned = [line for line in err.splitlines() if "W0704" in line]
+    check("scan_shapes: no W0704", not warned, "\n".join(warned[:10]))
+    m = json.load(open(os.path.join(d, "scan_shapes.metacrisp")))
+    got = {}
+    for k in m["kernels"]:
+        ls = k.get("local_size") or {}
+        l = 1
+        for x in ls.get("set_to") or [0]:
+            l *= x
+        items = [int(mm.group(1)) for s in k.get("scratch", []) + k.get("args", [])
+                 for mm in [re.search(r"per tile of (\d+) elements per thread", s.get("comment") or "")] if mm]
+        got[k["name"]] = (l, items[0] if items else None)
+        lm = k.get("local_mem") or {}
+        check("%s: local memory <= 32 KiB" % k["name"], lm.get("bytes") is not None and lm["bytes"] <= LIMIT, lm)
+    bad = ["%s: want %s x %s, got %s x %s" % (n, w[0], w[1], got.get(n, (None, None))[0], got.get(n, (None, None))[1])
+           for n, w in sorted(cases.items()) if got.get(n) != w]
+    check("tile shapes follow the local size", not bad, "\n".join(bad))
+
+
 if __name__ == "__main__":
     main()
