@@ -238,10 +238,18 @@ static void warp_out(Em *e, const Node *n) {
     e->in_arith = 0;
     sb_printf(e->out, "%s(", oclc_warp_name(e->a, n->sym ? WARP_READ : WARP_READ_NATIVE, n->ty));
     expr_out(e, n->kids[0], 3);
-    sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
-    expr_out(e, n->kids[1], 3);
-    if (n->sym) sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
-    else sb_puts(e->out, "))"); /* %native-warp-if: native shuffles need no memory */
+    if (n->sym) {
+        sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
+        expr_out(e, n->kids[1], 3);
+        sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
+    } else {
+        /* %native-warp-if: native shuffles need no memory, and take the
+           form's own mode and operand (emit-oclc/warps.c) */
+        static const char *const mode[] = {"CRISP_SHFL_IDX", "CRISP_SHFL_UP", "CRISP_SHFL_DOWN", "CRISP_SHFL_XOR"};
+        sb_printf(e->out, ", %s, ", mode[n->op - WARP_SHUFFLE]);
+        expr_out(e, n->kids[1], 3);
+        sb_putc(e->out, ')');
+    }
     e->in_arith = saved;
 }
 

@@ -308,7 +308,9 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
         mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
         if (!mem) return NULL;
     }
-    if (!warp_helper(cx, op, NULL) || !warp_helper(cx, mem ? WARP_READ : WARP_READ_NATIVE, v->ty)) return NULL;
+    /* the lane helpers (crisp_lane_up, ...) serve the local-memory lowering;
+       native shuffles pass their mode and operand (emit-oclc/warps.c) */
+    if ((mem && !warp_helper(cx, op, NULL)) || !warp_helper(cx, mem ? WARP_READ : WARP_READ_NATIVE, v->ty)) return NULL;
     Node *n = warp_node(cx, syn, op, v->ty, 2);
     if (!n) return NULL;
     n->kids[0] = v;
