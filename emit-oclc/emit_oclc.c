@@ -230,6 +230,16 @@ static void binary_out(Em *e, const Node *n) {
  * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem, crisp_warp_mem_len); in
  * %native-warp-if's native branch (no warp memory) crisp_shuffle_native_T(VALUE, ...). */
 static void warp_out(Em *e, const Node *n) {
+    if (n->op == WARP_BALLOT) {
+        int saved = e->in_arith;
+        e->in_arith = 0;
+        sb_printf(e->out, "%s(", oclc_warp_name(e->a, n->sym ? WARP_BALLOT : WARP_BALLOT_NATIVE, NULL));
+        expr_out(e, n->kids[0], 3);
+        if (n->sym) sb_printf(e->out, ", %s, %s", n->sym->cname, n->sym->len_cname);
+        sb_putc(e->out, ')');
+        e->in_arith = saved;
+        return;
+    }
     if (n->op < WARP_SHUFFLE) {
         sb_printf(e->out, "%s()", oclc_warp_name(e->a, n->op, NULL));
         return;

@@ -42,6 +42,8 @@ const char *oclc_warp_name(Arena *a, int op, const Type *ty) {
     case WARP_READ: return arena_printf(a, "crisp_shuffle_%s", oclc_type_name(ty));
     case WARP_NATIVE: return "crisp_warp_native";
     case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", oclc_type_name(ty));
+    case WARP_BALLOT: return "crisp_warp_ballot";
+    case WARP_BALLOT_NATIVE: return "crisp_warp_ballot_native";
     case WARP__COUNT: break;
     }
     return "crisp_warp_unknown";
@@ -321,6 +323,37 @@ static void read_native_out(Printer *pr) {
     pr_blank(pr);
 }
 
+/* crisp_warp_ballot(_native): %warp-ballot (types/warps.c).  NVIDIA: PTX
+ * vote.sync.ballot over the warp's lanes; elsewhere each lane's bit, then a
+ * shuffle-xor butterfly ORs the warp's bits together (lanes past a partial
+ * warp's last one read their own bits: OR is idempotent). */
+static void ballot_out(Printer *pr, int native) {
+    if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
+    pr_line(pr, "/* %%warp-ballot: bit l set where lane l's P holds%s */", native ? ", on native shuffles only" : "");
+    if (native) pr_line(pr, "uint crisp_warp_ballot_native(bool p)");
+    else pr_line(pr, "uint crisp_warp_ballot(bool p, __local uint *mem, ulong mem_len)");
+    pr_line(pr, "{");
+    pr_line(pr, "#if defined(CRISP_WARP_PTX)");
+    pr_line(pr, "    uint r;");
+    pr_line(pr, "    __asm__ __volatile__(\"{\\n\\t.reg .pred crisp_bp;\\n\\tsetp.ne.u32 crisp_bp, %%1, 0;\\n\\tvote.sync.ballot.b32 %%0, crisp_bp, %%2;\\n\\t}\"");
+    pr_line(pr, "                         : \"=r\"(r) : \"r\"(p ? 1u : 0u), \"r\"(crisp_warp_mask()));");
+    if (!native) {
+        pr_line(pr, "    (void)mem;");
+        pr_line(pr, "    (void)mem_len;");
+    }
+    pr_line(pr, "    return r;");
+    pr_line(pr, "#else");
+    pr_line(pr, "    uint bits = p ? 1u << crisp_lane_id() : 0u;");
+    pr_line(pr, "    for (uint m = 1u; m < CRISP_WARP_SIZE; m <<= 1)");
+    if (native) pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_XOR, (ulong)m);");
+    else pr_line(pr, "        bits |= crisp_warp_word(bits, crisp_lane_xor((ulong)m), mem, mem_len);");
+    pr_line(pr, "    return bits;");
+    pr_line(pr, "#endif");
+    pr_line(pr, "}");
+    if (native) pr_line(pr, "#endif");
+    pr_blank(pr);
+}
+
 /* One component C of scalar type S into words wK, wK+1 (K = *w). */
 static void pack(Printer *pr, Scalar s, const char *c, int *w) {
     switch (s) {
@@ -440,6 +473,8 @@ void oclc_warp_helpers(Printer *out, const Program *p, Arena *a) {
         for (int i = 0; i < p->nhelpers; i++)
             if (p->helpers[i]->kind == H_WARP && p->helpers[i]->op == WARP_READ_NATIVE) shuffle_out(pr, a, p->helpers[i]->ty, 1);
     }
+    if (has_op(p, WARP_BALLOT)) ballot_out(pr, 0);
+    if (has_op(p, WARP_BALLOT_NATIVE)) ballot_out(pr, 1);
     keep_paths(out, sb_cstr(&text), p->ocl_version >= 200);
     sb_free(&text);
 }

@@ -497,6 +497,8 @@ typedef enum WarpOp {
     WARP_READ,          /* helper only: a value as held by another lane */
     WARP_NATIVE,        /* helper only: crisp_warp_native, for %native-warp-if */
     WARP_READ_NATIVE,   /* helper only: WARP_READ without the local-memory path */
+    WARP_BALLOT,        /* %warp-ballot: the lanes whose PREDICATE holds, as bits */
+    WARP_BALLOT_NATIVE, /* helper only: WARP_BALLOT without the local-memory path */
     WARP__COUNT
 } WarpOp;
 

@@ -218,6 +218,7 @@ static const struct {
     {"shuffle-up", WARP_SHUFFLE_UP, "shuffle-up / shuffle-down"},
     {"shuffle-down", WARP_SHUFFLE_DOWN, "shuffle-up / shuffle-down"},
     {"shuffle-xor", WARP_SHUFFLE_XOR, "shuffle-xor"},
+    {"%warp-ballot", WARP_BALLOT, "docs/warps.md"},
     {NULL, WARP__COUNT, NULL},
 };
 
@@ -320,6 +321,49 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     return n;
 }
 
+/* (%warp-ballot PREDICATE) - the library's internal vote (docs/warps.md,
+ * "%warp-ballot"): a uint whose bit l is set where lane l of this warp has
+ * PREDICATE true (a bool, or a number: not zero), in every lane.  Like the
+ * shuffles it belongs inside `in-warp` and is reached by the whole
+ * workgroup outside %native-warp-if's native branch.  NVIDIA: one
+ * vote.sync.ballot; elsewhere a shuffle-xor butterfly of the lanes' bits
+ * (sub-groups or local memory). */
+static Node *ballot(Ctx *cx, Node *syn) {
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!cx->in_warp) {
+        diag_error_at(D(cx), syn, "E0580", "`%%warp-ballot` outside `in-warp`: a ballot gathers the lanes of a warp, "
+                      "so it belongs inside (in-warp (lane-id) ...)");
+        return NULL;
+    }
+    if (!cx->native_warp && !convergent(cx, syn, "`%warp-ballot`")) return NULL;
+    Node *v = ck_expr(cx, syn->kids[1], &ty_bool);
+    if (!v) return NULL;
+    if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
+    if (v->ty->kind != TY_BOOL && v->ty->kind != TY_NUM) {
+        diag_error_at(D(cx), syn->kids[1], "E0583", "`%%warp-ballot` tests a bool or a number in each lane, not `%s`",
+                      ck_tname(cx, v->ty));
+        return NULL;
+    }
+    uses_warp(cx);
+    Sym *mem = NULL;
+    if (!cx->native_warp) {
+        cx->fn->warp_collective = 1;
+        mem = warp_mem(cx, syn, 1);
+        if (!mem) return NULL;
+        /* the butterfly's exchanges: crisp_warp_word, crisp_lane_xor */
+        if (!warp_helper(cx, WARP_SHUFFLE_XOR, NULL) || !warp_helper(cx, WARP_READ, ty_num(SC_UINT))) return NULL;
+    } else if (!warp_helper(cx, WARP_READ_NATIVE, ty_num(SC_UINT))) {
+        return NULL;
+    }
+    if (!warp_helper(cx, mem ? WARP_BALLOT : WARP_BALLOT_NATIVE, NULL)) return NULL;
+    Node *n = warp_node(cx, syn, WARP_BALLOT, ty_num(SC_UINT), 1);
+    if (!n) return NULL;
+    n->kids[0] = v;
+    n->nkids = 1;
+    n->sym = mem;
+    return n;
+}
+
 /* %native-warp-if (check.c): the warp support code, and crisp_warp_native,
  * which tells whether this device's shuffles are native. */
 void ck_warp_native_use(Ctx *cx) {
@@ -333,6 +377,7 @@ Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     while (strcmp(forms[i].name, h)) i++;
     WarpOp op = forms[i].op;
     if (op == WARP__COUNT) return in_warp(cx, syn);
+    if (op == WARP_BALLOT) return ballot(cx, syn);
     if (op >= WARP_SHUFFLE) return shuffle(cx, syn, op, want);
     if (!ck_nargs_ok(cx, syn, 0, 0)) return NULL;
     if (op == WARP_SYNC && !cx->native_warp && !convergent(cx, syn, "`sync-warp`")) return NULL;
