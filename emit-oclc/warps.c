@@ -324,9 +324,10 @@ static void read_native_out(Printer *pr) {
 }
 
 /* crisp_warp_ballot(_native): %warp-ballot (types/warps.c).  NVIDIA: PTX
- * vote.sync.ballot over the warp's lanes; elsewhere each lane's bit, then a
- * shuffle-xor butterfly ORs the warp's bits together (lanes past a partial
- * warp's last one read their own bits: OR is idempotent). */
+ * vote.sync.ballot over the warp's lanes; elsewhere each lane's bit, OR-ed
+ * down to lane 0 by shuffle-down (a lane past a partial warp's last reads
+ * its own bits: OR is idempotent, and every lane after it is missing too;
+ * a butterfly would lose bits there), then lane 0's bits to every lane. */
 static void ballot_out(Printer *pr, int native) {
     if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
     pr_line(pr, "/* %%warp-ballot: bit l set where lane l's P holds%s */", native ? ", on native shuffles only" : "");
@@ -344,10 +345,14 @@ static void ballot_out(Printer *pr, int native) {
     pr_line(pr, "    return r;");
     pr_line(pr, "#else");
     pr_line(pr, "    uint bits = p ? 1u << crisp_lane_id() : 0u;");
-    pr_line(pr, "    for (uint m = 1u; m < CRISP_WARP_SIZE; m <<= 1)");
-    if (native) pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_XOR, (ulong)m);");
-    else pr_line(pr, "        bits |= crisp_warp_word(bits, crisp_lane_xor((ulong)m), mem, mem_len);");
-    pr_line(pr, "    return bits;");
+    pr_line(pr, "    for (uint d = 1u; d < CRISP_WARP_SIZE; d <<= 1)");
+    if (native) {
+        pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_DOWN, (ulong)d);");
+        pr_line(pr, "    return crisp_warp_word_native(bits, CRISP_SHFL_IDX, 0UL);");
+    } else {
+        pr_line(pr, "        bits |= crisp_warp_word(bits, crisp_lane_down((ulong)d), mem, mem_len);");
+        pr_line(pr, "    return crisp_warp_word(bits, crisp_lane_idx(0UL), mem, mem_len);");
+    }
     pr_line(pr, "#endif");
     pr_line(pr, "}");
     if (native) pr_line(pr, "#endif");

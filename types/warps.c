@@ -326,8 +326,8 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
  * PREDICATE true (a bool, or a number: not zero), in every lane.  Like the
  * shuffles it belongs inside `in-warp` and is reached by the whole
  * workgroup outside %native-warp-if's native branch.  NVIDIA: one
- * vote.sync.ballot; elsewhere a shuffle-xor butterfly of the lanes' bits
- * (sub-groups or local memory). */
+ * vote.sync.ballot; elsewhere the lanes' bits OR-ed by shuffles
+ * (sub-groups or local memory; emit-oclc/warps.c). */
 static Node *ballot(Ctx *cx, Node *syn) {
     if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     if (!cx->in_warp) {
@@ -350,8 +350,10 @@ static Node *ballot(Ctx *cx, Node *syn) {
         cx->fn->warp_collective = 1;
         mem = warp_mem(cx, syn, 1);
         if (!mem) return NULL;
-        /* the butterfly's exchanges: crisp_warp_word, crisp_lane_xor */
-        if (!warp_helper(cx, WARP_SHUFFLE_XOR, NULL) || !warp_helper(cx, WARP_READ, ty_num(SC_UINT))) return NULL;
+        /* its exchanges: crisp_warp_word, crisp_lane_down, crisp_lane_idx */
+        if (!warp_helper(cx, WARP_SHUFFLE_DOWN, NULL) || !warp_helper(cx, WARP_SHUFFLE, NULL) ||
+            !warp_helper(cx, WARP_READ, ty_num(SC_UINT)))
+            return NULL;
     } else if (!warp_helper(cx, WARP_READ_NATIVE, ty_num(SC_UINT))) {
         return NULL;
     }
