@@ -44,6 +44,7 @@ const char *oclc_warp_name(Arena *a, int op, const Type *ty) {
     case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", oclc_type_name(ty));
     case WARP_BALLOT: return "crisp_warp_ballot";
     case WARP_BALLOT_NATIVE: return "crisp_warp_ballot_native";
+    case WARP_SYNC_WHOLE: return "crisp_sync_warp_whole";
     case WARP__COUNT: break;
     }
     return "crisp_warp_unknown";
@@ -291,6 +292,7 @@ static void read_native_out(Printer *pr) {
     pr_line(pr, "#define CRISP_SHFL_UP 1u");
     pr_line(pr, "#define CRISP_SHFL_DOWN 2u");
     pr_line(pr, "#define CRISP_SHFL_XOR 3u");
+    pr_line(pr, "#define CRISP_SHFL_WHOLE 4u /* or-ed in: the workgroup is whole warps */");
     pr_blank(pr);
     pr_line(pr, "/* The word W as another lane of this warp holds it (MODE and ARG say which),");
     pr_line(pr, "   on native shuffles only; where that lane does not exist, our own */");
@@ -298,7 +300,10 @@ static void read_native_out(Printer *pr) {
     pr_line(pr, "{");
     pr_line(pr, "#ifdef CRISP_WARP_PTX");
     pr_line(pr, "    /* PTX reads ARG's low 5 bits; lanes past the warp's last (LAST) give our own */");
-    pr_line(pr, "    uint r, b = (uint)arg & 31u, last = crisp_warp_lanes() - 1u, mask = crisp_warp_mask();");
+    pr_line(pr, "    bool whole = (mode & CRISP_SHFL_WHOLE) != 0u;");
+    pr_line(pr, "    uint r, b = (uint)arg & 31u;");
+    pr_line(pr, "    uint last = whole ? CRISP_WARP_SIZE - 1u : crisp_warp_lanes() - 1u, mask = whole ? 0xffffffffu : crisp_warp_mask();");
+    pr_line(pr, "    mode &= ~CRISP_SHFL_WHOLE;");
     pr_line(pr, "    if (mode == CRISP_SHFL_UP)");
     pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.up.b32 %%0, %%1, %%2, 0, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(b), \"r\"(mask));");
     pr_line(pr, "    else if (mode == CRISP_SHFL_DOWN)");
@@ -310,6 +315,7 @@ static void read_native_out(Printer *pr) {
     pr_line(pr, "    return arg < (ulong)CRISP_WARP_SIZE ? r : w;");
     pr_line(pr, "#endif");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
+    pr_line(pr, "    mode &= ~CRISP_SHFL_WHOLE;");
     pr_line(pr, "    uint me = crisp_lane_id();");
     pr_line(pr, "    ulong n = (ulong)crisp_warp_lanes();");
     pr_line(pr, "    ulong src = mode == CRISP_SHFL_UP ? (arg <= (ulong)me ? (ulong)me - arg : (ulong)me)");
@@ -331,13 +337,13 @@ static void read_native_out(Printer *pr) {
 static void ballot_out(Printer *pr, int native) {
     if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
     pr_line(pr, "/* %%warp-ballot: bit l set where lane l's P holds%s */", native ? ", on native shuffles only" : "");
-    if (native) pr_line(pr, "uint crisp_warp_ballot_native(bool p)");
+    if (native) pr_line(pr, "uint crisp_warp_ballot_native(bool p, bool whole)");
     else pr_line(pr, "uint crisp_warp_ballot(bool p, __local uint *mem, ulong mem_len)");
     pr_line(pr, "{");
     pr_line(pr, "#if defined(CRISP_WARP_PTX)");
     pr_line(pr, "    uint r;");
     pr_line(pr, "    __asm__ __volatile__(\"{\\n\\t.reg .pred crisp_bp;\\n\\tsetp.ne.u32 crisp_bp, %%1, 0;\\n\\tvote.sync.ballot.b32 %%0, crisp_bp, %%2;\\n\\t}\"");
-    pr_line(pr, "                         : \"=r\"(r) : \"r\"(p ? 1u : 0u), \"r\"(crisp_warp_mask()));");
+    pr_line(pr, "                         : \"=r\"(r) : \"r\"(p ? 1u : 0u), \"r\"(%s));", native ? "whole ? 0xffffffffu : crisp_warp_mask()" : "crisp_warp_mask()");
     if (!native) {
         pr_line(pr, "    (void)mem;");
         pr_line(pr, "    (void)mem_len;");
@@ -347,8 +353,8 @@ static void ballot_out(Printer *pr, int native) {
     pr_line(pr, "    uint bits = p ? 1u << crisp_lane_id() : 0u;");
     pr_line(pr, "    for (uint d = 1u; d < CRISP_WARP_SIZE; d <<= 1)");
     if (native) {
-        pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_DOWN, (ulong)d);");
-        pr_line(pr, "    return crisp_warp_word_native(bits, CRISP_SHFL_IDX, 0UL);");
+        pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_DOWN | (whole ? CRISP_SHFL_WHOLE : 0u), (ulong)d);");
+        pr_line(pr, "    return crisp_warp_word_native(bits, CRISP_SHFL_IDX | (whole ? CRISP_SHFL_WHOLE : 0u), 0UL);");
     } else {
         pr_line(pr, "        bits |= crisp_warp_word(bits, crisp_lane_down((ulong)d), mem, mem_len);");
         pr_line(pr, "    return crisp_warp_word(bits, crisp_lane_idx(0UL), mem, mem_len);");
@@ -356,6 +362,22 @@ static void ballot_out(Printer *pr, int native) {
     pr_line(pr, "#endif");
     pr_line(pr, "}");
     if (native) pr_line(pr, "#endif");
+    pr_blank(pr);
+}
+
+/* crisp_sync_warp_whole: sync-warp in %native-warp-if :whole-warps, where
+ * every warp has its 32 lanes: on NVIDIA bar.warp.sync with the constant
+ * full mask (no member mask computed and held in a register). */
+static void sync_whole_out(Printer *pr) {
+    pr_line(pr, "/* sync-warp where the workgroup is whole warps */");
+    pr_line(pr, "void crisp_sync_warp_whole(void)");
+    pr_line(pr, "{");
+    pr_line(pr, "#if defined(CRISP_WARP_PTX)");
+    pr_line(pr, "    __asm__ __volatile__(\"bar.warp.sync 0xffffffff;\" : : : \"memory\");");
+    pr_line(pr, "#else");
+    pr_line(pr, "    crisp_sync_warp();");
+    pr_line(pr, "#endif");
+    pr_line(pr, "}");
     pr_blank(pr);
 }
 
@@ -480,6 +502,7 @@ void oclc_warp_helpers(Printer *out, const Program *p, Arena *a) {
     }
     if (has_op(p, WARP_BALLOT)) ballot_out(pr, 0);
     if (has_op(p, WARP_BALLOT_NATIVE)) ballot_out(pr, 1);
+    if (has_op(p, WARP_SYNC_WHOLE)) sync_whole_out(pr);
     keep_paths(out, sb_cstr(&text), p->ocl_version >= 200);
     sb_free(&text);
 }

@@ -318,6 +318,7 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
     n->kids[1] = l;
     n->nkids = 2;
     n->sym = mem;
+    n->ival = cx->native_warp == 2; /* whole warps (%native-warp-if :whole-warps) */
     return n;
 }
 
@@ -363,6 +364,7 @@ static Node *ballot(Ctx *cx, Node *syn) {
     n->kids[0] = v;
     n->nkids = 1;
     n->sym = mem;
+    n->ival = cx->native_warp == 2;
     return n;
 }
 
@@ -387,7 +389,10 @@ Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     if (op == WARP_SYNC && !cx->native_warp) cx->fn->warp_collective = 1;
     if (op != WARP_LANE_ID && !warp_helper(cx, op, NULL)) return NULL;
     if (op == WARP_SYNC && !warp_helper(cx, WARP_LANES, NULL)) return NULL; /* the PTX member mask */
-    return warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
+    if (op == WARP_SYNC && cx->native_warp == 2 && !warp_helper(cx, WARP_SYNC_WHOLE, NULL)) return NULL;
+    Node *n = warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
+    if (n) n->ival = op == WARP_SYNC && cx->native_warp == 2; /* crisp_sync_warp_whole */
+    return n;
 }
 
 /* ---- +warp-size+ ---- */
