@@ -207,7 +207,7 @@ Uni uni_peek(Fn *f, const Node *e, const Sym *as_uniform) {
     case N_C_WARP: /* docs/warps.md: lanes vary, warp ids are per warp */
         switch (e->op) {
         case WARP_LANE_ID: return uni(L_VARYING);
-        case WARP_ID: case WARP_LANES: return uni(L_WARP);
+        case WARP_ID: case WARP_LANES: case WARP_BALLOT: return uni(L_WARP); /* a ballot: the same in the warp */
         case WARP_NUM: case WARP_SYNC: return uni(L_UNIFORM);
         case WARP_SHUFFLE: /* from lane 0, which every warp has: a broadcast */
             return e->kids[1]->kind == N_C_INTLIT && e->kids[1]->ival == 0 ? uni(L_WARP) : uni(L_VARYING);

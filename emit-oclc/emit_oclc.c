@@ -230,18 +230,37 @@ static void binary_out(Em *e, const Node *n) {
  * crisp_shuffle_T(VALUE, crisp_lane_xor(MASK), crisp_warp_mem, crisp_warp_mem_len); in
  * %native-warp-if's native branch (no warp memory) crisp_shuffle_native_T(VALUE, ...). */
 static void warp_out(Em *e, const Node *n) {
+    if (n->op == WARP_BALLOT) {
+        int saved = e->in_arith;
+        e->in_arith = 0;
+        sb_printf(e->out, "%s(", oclc_warp_name(e->a, n->sym ? WARP_BALLOT : WARP_BALLOT_NATIVE, NULL));
+        expr_out(e, n->kids[0], 3);
+        if (n->sym) sb_printf(e->out, ", %s, %s", n->sym->cname, n->sym->len_cname);
+        else sb_puts(e->out, n->ival ? ", true" : ", false"); /* whole warps? */
+        sb_putc(e->out, ')');
+        e->in_arith = saved;
+        return;
+    }
     if (n->op < WARP_SHUFFLE) {
-        sb_printf(e->out, "%s()", oclc_warp_name(e->a, n->op, NULL));
+        sb_printf(e->out, "%s()", oclc_warp_name(e->a, n->op == WARP_SYNC && n->ival ? WARP_SYNC_WHOLE : n->op, NULL));
         return;
     }
     int saved = e->in_arith;
     e->in_arith = 0;
     sb_printf(e->out, "%s(", oclc_warp_name(e->a, n->sym ? WARP_READ : WARP_READ_NATIVE, n->ty));
     expr_out(e, n->kids[0], 3);
-    sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
-    expr_out(e, n->kids[1], 3);
-    if (n->sym) sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
-    else sb_puts(e->out, "))"); /* %native-warp-if: native shuffles need no memory */
+    if (n->sym) {
+        sb_printf(e->out, ", %s(", oclc_warp_name(e->a, n->op, NULL));
+        expr_out(e, n->kids[1], 3);
+        sb_printf(e->out, "), %s, %s)", n->sym->cname, n->sym->len_cname);
+    } else {
+        /* %native-warp-if: native shuffles need no memory, and take the
+           form's own mode and operand (emit-oclc/warps.c) */
+        static const char *const mode[] = {"CRISP_SHFL_IDX", "CRISP_SHFL_UP", "CRISP_SHFL_DOWN", "CRISP_SHFL_XOR"};
+        sb_printf(e->out, ", %s%s, ", mode[n->op - WARP_SHUFFLE], n->ival ? " | CRISP_SHFL_WHOLE" : "");
+        expr_out(e, n->kids[1], 3);
+        sb_putc(e->out, ')');
+    }
     e->in_arith = saved;
 }
 

@@ -42,6 +42,9 @@ const char *oclc_warp_name(Arena *a, int op, const Type *ty) {
     case WARP_READ: return arena_printf(a, "crisp_shuffle_%s", oclc_type_name(ty));
     case WARP_NATIVE: return "crisp_warp_native";
     case WARP_READ_NATIVE: return arena_printf(a, "crisp_shuffle_native_%s", oclc_type_name(ty));
+    case WARP_BALLOT: return "crisp_warp_ballot";
+    case WARP_BALLOT_NATIVE: return "crisp_warp_ballot_native";
+    case WARP_SYNC_WHOLE: return "crisp_sync_warp_whole";
     case WARP__COUNT: break;
     }
     return "crisp_warp_unknown";
@@ -275,22 +278,106 @@ static void read_out(Printer *pr) {
 }
 
 /* crisp_warp_word_native: crisp_warp_word for %native-warp-if's native
- * branch, without the local-memory path and its barriers. */
+ * branch, without the local-memory path and its barriers.  It takes the
+ * shuffle's mode and operand rather than a computed source lane, so that
+ * on NVIDIA each form is its own PTX shuffle (shfl.sync.up/down/bfly/idx)
+ * with the operand as given: a literal delta or mask stays a constant the
+ * compiler folds into the instruction, where a computed lane (lane - 1,
+ * lane ^ 16, ...) is one more register per shuffle, held across loops
+ * (docs/performance.md, "H200, round of 2026-11-29: scan5"). */
 static void read_native_out(Printer *pr) {
     pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
-    pr_line(pr, "/* The word W as lane SRC of this warp holds it, on native shuffles only */");
-    pr_line(pr, "uint crisp_warp_word_native(uint w, uint src)");
+    pr_line(pr, "/* which lane a native shuffle reads: ARG, lane - ARG, lane + ARG, lane ^ ARG */");
+    pr_line(pr, "#define CRISP_SHFL_IDX 0u");
+    pr_line(pr, "#define CRISP_SHFL_UP 1u");
+    pr_line(pr, "#define CRISP_SHFL_DOWN 2u");
+    pr_line(pr, "#define CRISP_SHFL_XOR 3u");
+    pr_line(pr, "#define CRISP_SHFL_WHOLE 4u /* or-ed in: the workgroup is whole warps */");
+    pr_blank(pr);
+    pr_line(pr, "/* The word W as another lane of this warp holds it (MODE and ARG say which),");
+    pr_line(pr, "   on native shuffles only; where that lane does not exist, our own */");
+    pr_line(pr, "uint crisp_warp_word_native(uint w, uint mode, ulong arg)");
     pr_line(pr, "{");
     pr_line(pr, "#ifdef CRISP_WARP_PTX");
-    pr_line(pr, "    uint r;");
-    pr_line(pr, "    __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, 31, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(src), \"r\"(crisp_warp_mask()));");
-    pr_line(pr, "    return r;");
+    pr_line(pr, "    /* PTX reads ARG's low 5 bits; lanes past the warp's last (LAST) give our own */");
+    pr_line(pr, "    bool whole = (mode & CRISP_SHFL_WHOLE) != 0u;");
+    pr_line(pr, "    uint r, b = (uint)arg & 31u;");
+    pr_line(pr, "    uint last = whole ? CRISP_WARP_SIZE - 1u : crisp_warp_lanes() - 1u, mask = whole ? 0xffffffffu : crisp_warp_mask();");
+    pr_line(pr, "    mode &= ~CRISP_SHFL_WHOLE;");
+    pr_line(pr, "    if (mode == CRISP_SHFL_UP)");
+    pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.up.b32 %%0, %%1, %%2, 0, %%3;\" : \"=r\"(r) : \"r\"(w), \"r\"(b), \"r\"(mask));");
+    pr_line(pr, "    else if (mode == CRISP_SHFL_DOWN)");
+    pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.down.b32 %%0, %%1, %%2, %%3, %%4;\" : \"=r\"(r) : \"r\"(w), \"r\"(b), \"r\"(last), \"r\"(mask));");
+    pr_line(pr, "    else if (mode == CRISP_SHFL_XOR)");
+    pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.bfly.b32 %%0, %%1, %%2, %%3, %%4;\" : \"=r\"(r) : \"r\"(w), \"r\"(b), \"r\"(last), \"r\"(mask));");
+    pr_line(pr, "    else");
+    pr_line(pr, "        __asm__ __volatile__(\"shfl.sync.idx.b32 %%0, %%1, %%2, %%3, %%4;\" : \"=r\"(r) : \"r\"(w), \"r\"(b), \"r\"(last), \"r\"(mask));");
+    pr_line(pr, "    return arg < (ulong)CRISP_WARP_SIZE ? r : w;");
     pr_line(pr, "#endif");
     pr_line(pr, "#ifdef CRISP_WARP_SUBGROUPS");
-    pr_line(pr, "    return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + src);");
+    pr_line(pr, "    mode &= ~CRISP_SHFL_WHOLE;");
+    pr_line(pr, "    uint me = crisp_lane_id();");
+    pr_line(pr, "    ulong n = (ulong)crisp_warp_lanes();");
+    pr_line(pr, "    ulong src = mode == CRISP_SHFL_UP ? (arg <= (ulong)me ? (ulong)me - arg : (ulong)me)");
+    pr_line(pr, "              : mode == CRISP_SHFL_DOWN ? (arg < n - (ulong)me ? (ulong)me + arg : (ulong)me)");
+    pr_line(pr, "              : mode == CRISP_SHFL_XOR ? ((ulong)me ^ arg) : arg;");
+    pr_line(pr, "    if (src >= n) src = (ulong)me;");
+    pr_line(pr, "    return sub_group_shuffle(w, get_sub_group_local_id() / CRISP_WARP_SIZE * CRISP_WARP_SIZE + (uint)src);");
     pr_line(pr, "#endif");
     pr_line(pr, "}");
     pr_line(pr, "#endif");
+    pr_blank(pr);
+}
+
+/* crisp_warp_ballot(_native): %warp-ballot (types/warps.c).  NVIDIA: PTX
+ * vote.sync.ballot over the warp's lanes; elsewhere each lane's bit, OR-ed
+ * down to lane 0 by shuffle-down (a lane past a partial warp's last reads
+ * its own bits: OR is idempotent, and every lane after it is missing too;
+ * a butterfly would lose bits there), then lane 0's bits to every lane. */
+static void ballot_out(Printer *pr, int native) {
+    if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
+    pr_line(pr, "/* %%warp-ballot: bit l set where lane l's P holds%s */", native ? ", on native shuffles only" : "");
+    if (native) pr_line(pr, "uint crisp_warp_ballot_native(bool p, bool whole)");
+    else pr_line(pr, "uint crisp_warp_ballot(bool p, __local uint *mem, ulong mem_len)");
+    pr_line(pr, "{");
+    pr_line(pr, "#if defined(CRISP_WARP_PTX)");
+    pr_line(pr, "    uint r;");
+    pr_line(pr, "    __asm__ __volatile__(\"{\\n\\t.reg .pred crisp_bp;\\n\\tsetp.ne.u32 crisp_bp, %%1, 0;\\n\\tvote.sync.ballot.b32 %%0, crisp_bp, %%2;\\n\\t}\"");
+    pr_line(pr, "                         : \"=r\"(r) : \"r\"(p ? 1u : 0u), \"r\"(%s));", native ? "whole ? 0xffffffffu : crisp_warp_mask()" : "crisp_warp_mask()");
+    if (!native) {
+        pr_line(pr, "    (void)mem;");
+        pr_line(pr, "    (void)mem_len;");
+    }
+    pr_line(pr, "    return r;");
+    pr_line(pr, "#else");
+    pr_line(pr, "    uint bits = p ? 1u << crisp_lane_id() : 0u;");
+    pr_line(pr, "    for (uint d = 1u; d < CRISP_WARP_SIZE; d <<= 1)");
+    if (native) {
+        pr_line(pr, "        bits |= crisp_warp_word_native(bits, CRISP_SHFL_DOWN | (whole ? CRISP_SHFL_WHOLE : 0u), (ulong)d);");
+        pr_line(pr, "    return crisp_warp_word_native(bits, CRISP_SHFL_IDX | (whole ? CRISP_SHFL_WHOLE : 0u), 0UL);");
+    } else {
+        pr_line(pr, "        bits |= crisp_warp_word(bits, crisp_lane_down((ulong)d), mem, mem_len);");
+        pr_line(pr, "    return crisp_warp_word(bits, crisp_lane_idx(0UL), mem, mem_len);");
+    }
+    pr_line(pr, "#endif");
+    pr_line(pr, "}");
+    if (native) pr_line(pr, "#endif");
+    pr_blank(pr);
+}
+
+/* crisp_sync_warp_whole: sync-warp in %native-warp-if :whole-warps, where
+ * every warp has its 32 lanes: on NVIDIA bar.warp.sync with the constant
+ * full mask (no member mask computed and held in a register). */
+static void sync_whole_out(Printer *pr) {
+    pr_line(pr, "/* sync-warp where the workgroup is whole warps */");
+    pr_line(pr, "void crisp_sync_warp_whole(void)");
+    pr_line(pr, "{");
+    pr_line(pr, "#if defined(CRISP_WARP_PTX)");
+    pr_line(pr, "    __asm__ __volatile__(\"bar.warp.sync 0xffffffff;\" : : : \"memory\");");
+    pr_line(pr, "#else");
+    pr_line(pr, "    crisp_sync_warp();");
+    pr_line(pr, "#endif");
+    pr_line(pr, "}");
     pr_blank(pr);
 }
 
@@ -339,28 +426,29 @@ static void shuffle_out(Printer *pr, Arena *a, const Type *t, int native) {
     const char *tn = oclc_type_name(t);
     int n = words_of(t);
     const char *word = native ? "crisp_warp_word_native" : "crisp_warp_word";
+    const char *src = native ? "mode, arg" : "src";
     const char *rest = native ? "" : ", mem, mem_len";
     if (native) pr_line(pr, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)");
     pr_line(pr, "/* shuffle a %s: %d word%s through %s */", tn, n, n == 1 ? "" : "s", word);
-    if (native) pr_line(pr, "%s %s(%s x, uint src)", tn, oclc_warp_name(a, WARP_READ_NATIVE, t), tn);
+    if (native) pr_line(pr, "%s %s(%s x, uint mode, ulong arg)", tn, oclc_warp_name(a, WARP_READ_NATIVE, t), tn);
     else pr_line(pr, "%s %s(%s x, uint src, __local uint *mem, ulong mem_len)", tn, oclc_warp_name(a, WARP_READ, t), tn);
     pr_line(pr, "{");
     int k = 0;
     if (t->kind == TY_BOOL) {
-        pr_line(pr, "    return %s(x ? 1u : 0u, src%s) != 0u;", word, rest);
+        pr_line(pr, "    return %s(x ? 1u : 0u, %s%s) != 0u;", word, src, rest);
     } else if (t->kind == TY_ENUM) {
-        pr_line(pr, "    return (%s)(int)%s((uint)(int)x, src%s);", tn, word, rest);
+        pr_line(pr, "    return (%s)(int)%s((uint)(int)x, %s%s);", tn, word, src, rest);
     } else if (t->kind == TY_NUM && n == 1) {
         pack(pr, t->sc, "x", &k);
         k = 0;
-        pr_line(pr, "    w0 = %s(w0, src%s);", word, rest);
+        pr_line(pr, "    w0 = %s(w0, %s%s);", word, src, rest);
         pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
     } else {
         static const char hex[] = "0123456789abcdef";
         if (t->kind == TY_NUM) pack(pr, t->sc, "x", &k);
         else
             for (int i = 0; i < t->width; i++) pack(pr, t->sc, arena_printf(a, "x.s%c", hex[i]), &k);
-        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = %s(w%d, src%s);", i, word, i, rest);
+        for (int i = 0; i < n; i++) pr_line(pr, "    w%d = %s(w%d, %s%s);", i, word, i, src, rest);
         k = 0;
         if (t->kind == TY_NUM) {
             pr_line(pr, "    return %s;", unpack(a, t->sc, &k));
@@ -412,6 +500,9 @@ void oclc_warp_helpers(Printer *out, const Program *p, Arena *a) {
         for (int i = 0; i < p->nhelpers; i++)
             if (p->helpers[i]->kind == H_WARP && p->helpers[i]->op == WARP_READ_NATIVE) shuffle_out(pr, a, p->helpers[i]->ty, 1);
     }
+    if (has_op(p, WARP_BALLOT)) ballot_out(pr, 0);
+    if (has_op(p, WARP_BALLOT_NATIVE)) ballot_out(pr, 1);
+    if (has_op(p, WARP_SYNC_WHOLE)) sync_whole_out(pr);
     keep_paths(out, sb_cstr(&text), p->ocl_version >= 200);
     sb_free(&text);
 }

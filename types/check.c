@@ -1358,7 +1358,10 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
  * TEST holds, FALLBACK everywhere else.  The OpenCL emitter keeps NATIVE
  * behind #if, so a device without native shuffles compiles FALLBACK alone;
  * shuffles in NATIVE need no warp memory (the kernel's arguments do not
- * change) and are not workgroup-collective (warps.c). */
+ * change) and are not workgroup-collective (warps.c).  TEST :whole-warps
+ * is "the workgroup is whole warps" ((get-local-linear-size) a multiple of
+ * 32): the warp forms in NATIVE then know every warp has its 32 lanes (on
+ * NVIDIA, constant member masks and clamps: docs/warps.md). */
 static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
     Checker *ck = cx->ck;
     if (syn->nkids != 4) {
@@ -1366,11 +1369,20 @@ static void form_native_warp_if(Ctx *cx, Node *syn, Dest *d) {
                       syn->nkids - 1);
         return;
     }
-    Node *test = cx_cond_value(cx, syn->kids[1]);
+    int whole = syn->kids[1]->kind == N_KEYWORD && syn_streq(syn->kids[1]->key, "whole-warps");
+    Node *test_syn = syn->kids[1];
+    if (whole) /* (= (bit-and (get-local-linear-size) 31) 0) */
+        test_syn = cx_list(cx, syn->kids[1], 3, cx_sym(cx, syn->kids[1], "="),
+                           cx_list(cx, syn->kids[1], 3, cx_sym(cx, syn->kids[1], "bit-and"),
+                                   cx_list(cx, syn->kids[1], 1, cx_sym(cx, syn->kids[1], "get-local-linear-size")),
+                                   cx_int(cx, syn->kids[1], CRISP_WARP_SIZE - 1)),
+                           cx_int(cx, syn->kids[1], 0));
+    if (!test_syn) return;
+    Node *test = cx_cond_value(cx, test_syn);
     if (!test) return;
     ck_warp_native_use(cx);
     int saved = cx->native_warp;
-    cx->native_warp = 1;
+    cx->native_warp = whole ? 2 : 1;
     Node *then_b = branch_block(cx, syn->kids[2], d, syn->kids[2]);
     cx->native_warp = saved;
     Node *else_b = branch_block(cx, syn->kids[3], d, syn->kids[3]);

@@ -483,7 +483,9 @@ typedef enum BarrierKind {
 } BarrierKind;
 
 /* Operations of N_C_WARP nodes (types/warps.c, docs/warps.md).  The
- * shuffles have kids (VALUE LANE-ARG) and `sym`, the warp memory. */
+ * shuffles have kids (VALUE LANE-ARG) and `sym`, the warp memory; `ival`
+ * is 1 on the native shuffles, ballots and syncs of a region where the
+ * workgroup is whole warps (%native-warp-if :whole-warps). */
 typedef enum WarpOp {
     WARP_LANE_ID,       /* get-lane-id */
     WARP_ID,            /* get-warp-id */
@@ -497,6 +499,9 @@ typedef enum WarpOp {
     WARP_READ,          /* helper only: a value as held by another lane */
     WARP_NATIVE,        /* helper only: crisp_warp_native, for %native-warp-if */
     WARP_READ_NATIVE,   /* helper only: WARP_READ without the local-memory path */
+    WARP_BALLOT,        /* %warp-ballot: the lanes whose PREDICATE holds, as bits */
+    WARP_BALLOT_NATIVE, /* helper only: WARP_BALLOT without the local-memory path */
+    WARP_SYNC_WHOLE,    /* helper only: sync-warp where the workgroup is whole warps */
     WARP__COUNT
 } WarpOp;
 

@@ -48,7 +48,8 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
     }
     case N_C_WARP: {
         static const char *const ops[] = {"get-lane-id", "get-warp-id", "get-num-warps", "%warp-lanes", "sync-warp",
-                                          "shuffle", "shuffle-up", "shuffle-down", "shuffle-xor", "read", "native", "read-native"};
+                                          "shuffle", "shuffle-up", "shuffle-down", "shuffle-xor", "read", "native", "read-native",
+                                          "%warp-ballot", "ballot-native", "sync-whole"};
         if (n->op >= 0 && n->op < WARP__COUNT) sb_printf(b, " %s", ops[n->op]);
         break;
     }

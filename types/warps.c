@@ -218,6 +218,7 @@ static const struct {
     {"shuffle-up", WARP_SHUFFLE_UP, "shuffle-up / shuffle-down"},
     {"shuffle-down", WARP_SHUFFLE_DOWN, "shuffle-up / shuffle-down"},
     {"shuffle-xor", WARP_SHUFFLE_XOR, "shuffle-xor"},
+    {"%warp-ballot", WARP_BALLOT, "docs/warps.md"},
     {NULL, WARP__COUNT, NULL},
 };
 
@@ -308,13 +309,62 @@ static Node *shuffle(Ctx *cx, Node *syn, WarpOp op, Type *want) {
         mem = warp_mem(cx, syn, 1); /* values travel a 32-bit word at a time */
         if (!mem) return NULL;
     }
-    if (!warp_helper(cx, op, NULL) || !warp_helper(cx, mem ? WARP_READ : WARP_READ_NATIVE, v->ty)) return NULL;
+    /* the lane helpers (crisp_lane_up, ...) serve the local-memory lowering;
+       native shuffles pass their mode and operand (emit-oclc/warps.c) */
+    if ((mem && !warp_helper(cx, op, NULL)) || !warp_helper(cx, mem ? WARP_READ : WARP_READ_NATIVE, v->ty)) return NULL;
     Node *n = warp_node(cx, syn, op, v->ty, 2);
     if (!n) return NULL;
     n->kids[0] = v;
     n->kids[1] = l;
     n->nkids = 2;
     n->sym = mem;
+    n->ival = cx->native_warp == 2; /* whole warps (%native-warp-if :whole-warps) */
+    return n;
+}
+
+/* (%warp-ballot PREDICATE) - the library's internal vote (docs/warps.md,
+ * "%warp-ballot"): a uint whose bit l is set where lane l of this warp has
+ * PREDICATE true (a bool, or a number: not zero), in every lane.  Like the
+ * shuffles it belongs inside `in-warp` and is reached by the whole
+ * workgroup outside %native-warp-if's native branch.  NVIDIA: one
+ * vote.sync.ballot; elsewhere the lanes' bits OR-ed by shuffles
+ * (sub-groups or local memory; emit-oclc/warps.c). */
+static Node *ballot(Ctx *cx, Node *syn) {
+    if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
+    if (!cx->in_warp) {
+        diag_error_at(D(cx), syn, "E0580", "`%%warp-ballot` outside `in-warp`: a ballot gathers the lanes of a warp, "
+                      "so it belongs inside (in-warp (lane-id) ...)");
+        return NULL;
+    }
+    if (!cx->native_warp && !convergent(cx, syn, "`%warp-ballot`")) return NULL;
+    Node *v = ck_expr(cx, syn->kids[1], &ty_bool);
+    if (!v) return NULL;
+    if (v->ty->kind == TY_TUPLE) v->ty = v->ty->elems[0];
+    if (v->ty->kind != TY_BOOL && v->ty->kind != TY_NUM) {
+        diag_error_at(D(cx), syn->kids[1], "E0583", "`%%warp-ballot` tests a bool or a number in each lane, not `%s`",
+                      ck_tname(cx, v->ty));
+        return NULL;
+    }
+    uses_warp(cx);
+    Sym *mem = NULL;
+    if (!cx->native_warp) {
+        cx->fn->warp_collective = 1;
+        mem = warp_mem(cx, syn, 1);
+        if (!mem) return NULL;
+        /* its exchanges: crisp_warp_word, crisp_lane_down, crisp_lane_idx */
+        if (!warp_helper(cx, WARP_SHUFFLE_DOWN, NULL) || !warp_helper(cx, WARP_SHUFFLE, NULL) ||
+            !warp_helper(cx, WARP_READ, ty_num(SC_UINT)))
+            return NULL;
+    } else if (!warp_helper(cx, WARP_READ_NATIVE, ty_num(SC_UINT))) {
+        return NULL;
+    }
+    if (!warp_helper(cx, mem ? WARP_BALLOT : WARP_BALLOT_NATIVE, NULL)) return NULL;
+    Node *n = warp_node(cx, syn, WARP_BALLOT, ty_num(SC_UINT), 1);
+    if (!n) return NULL;
+    n->kids[0] = v;
+    n->nkids = 1;
+    n->sym = mem;
+    n->ival = cx->native_warp == 2;
     return n;
 }
 
@@ -331,6 +381,7 @@ Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     while (strcmp(forms[i].name, h)) i++;
     WarpOp op = forms[i].op;
     if (op == WARP__COUNT) return in_warp(cx, syn);
+    if (op == WARP_BALLOT) return ballot(cx, syn);
     if (op >= WARP_SHUFFLE) return shuffle(cx, syn, op, want);
     if (!ck_nargs_ok(cx, syn, 0, 0)) return NULL;
     if (op == WARP_SYNC && !cx->native_warp && !convergent(cx, syn, "`sync-warp`")) return NULL;
@@ -338,7 +389,10 @@ Node *ck_warp_form(Ctx *cx, Node *syn, Type *want) {
     if (op == WARP_SYNC && !cx->native_warp) cx->fn->warp_collective = 1;
     if (op != WARP_LANE_ID && !warp_helper(cx, op, NULL)) return NULL;
     if (op == WARP_SYNC && !warp_helper(cx, WARP_LANES, NULL)) return NULL; /* the PTX member mask */
-    return warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
+    if (op == WARP_SYNC && cx->native_warp == 2 && !warp_helper(cx, WARP_SYNC_WHOLE, NULL)) return NULL;
+    Node *n = warp_node(cx, syn, op, op == WARP_SYNC ? &ty_void : ty_num(SC_UINT), 0);
+    if (n) n->ival = op == WARP_SYNC && cx->native_warp == 2; /* crisp_sync_warp_whole */
+    return n;
 }
 
 /* ---- +warp-size+ ---- */

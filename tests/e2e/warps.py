@@ -53,6 +53,49 @@ for variant in VARIANTS:
                     want = x[base + source_lanes(kind, lane, lanes, arg)]
                     assert_equal(got, want, "%s of %s, local size %d" % (kind, tname, ls))
 
+    for tname, (dt, width) in (("int", TYPES["int"]), ("long", TYPES["long"]), ("float4", TYPES["float4"])):
+        @case("native_shuffles_%s_%s" % (tname, tag))
+        def _(variant=variant, tname=tname, dt=dt, width=width):
+            # %native-warp-if's shuffles: computed and literal operands
+            prog = program(variant)
+            for ls in (64, 48, 20):
+                n = ls * 2
+                x = values(dt, width, n)
+                arg = lane_args(n)
+                arg[n - 5:] = 1000   # these lanes also add the four literal-operand shuffles
+                outs = [np.zeros_like(x) for _ in range(4)]
+                prog.run("native_shuffle_" + tname, x, arg, *outs, global_size=n, local_size=ls)
+                base, lane, lanes = warp_layout(n, ls)
+                for kind, got in zip(("shuffle", "up", "down", "xor"), outs):
+                    want = x[base + source_lanes(kind, lane, lanes, arg)]
+                    if kind == "shuffle":
+                        lit = sum(x[base + source_lanes(k, lane, lanes, np.full(n, a))]
+                                  for k, a in (("shuffle", 3), ("up", 1), ("down", 2), ("xor", 16)))
+                        want = want.copy()
+                        want[arg == 1000] = lit[arg == 1000]
+                    assert_equal(got, want, "native %s of %s, local size %d" % (kind, tname, ls))
+
+    @case("ballot_%s" % tag)
+    def _(variant=variant):
+        prog = program(variant)
+        for ls in LOCAL_SIZES:
+            n = ls * 3
+            p = np.random.randint(-2, 3, n).astype(np.int32)
+            p[:ls] = 0                      # a workgroup of no votes
+            p[ls:2 * ls] = np.where(np.arange(ls) % 3 == 0, 0, 7)
+            b, nat, c = (np.zeros(n, np.uint32) for _ in range(3))
+            prog.run("ballot", p, b, nat, c, global_size=n, local_size=ls)
+            base, lane, lanes = warp_layout(n, ls)
+            bits = np.where(p != 0, np.left_shift(np.uint64(1), lane.astype(np.uint64)), np.uint64(0))
+            want = np.zeros(n, np.uint64)
+            for w in np.unique(base):
+                m = base == w
+                want[m] = np.bitwise_or.reduce(bits[m])
+            want = want.astype(np.uint32)
+            assert_equal(b, want, "%%warp-ballot, local size %d" % ls)
+            assert_equal(nat, want, "native %%warp-ballot, local size %d" % ls)
+            assert_equal(c, want, "%%warp-ballot of an int, local size %d" % ls)
+
     @case("shuffle_bool_%s" % tag)
     def _(variant=variant):
         prog = program(variant)
