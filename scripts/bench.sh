@@ -15,6 +15,10 @@
 #  4. the GPU library's scans and filter (scripts/bench_scan.py): crisp next
 #     to a hand-written kernel, PyOpenCL's algorithms and, where there is
 #     CuPy, CUB; CRISP_PLATFORM and BENCH_SCAN_N choose device and size.
+#  4b. issue 8's PoCL targets side by side (scripts/bench_pairs.py): the
+#     scans, the filter and the reductions against their hand-written and
+#     PyOpenCL baselines in interleaved rounds, per-round ratios with
+#     their quartiles (BENCH_PAIRS_ROUNDS, default 31; CRISP_PLATFORM).
 #  5. the library's reductions (scripts/bench_reduce.py): reduce-vec-atomic
 #     and reduce-vec-small next to a hand-written OpenCL C reduction,
 #     PyOpenCL's ReductionKernel and, where there is CuPy, cupy.sum/min/max
@@ -192,6 +196,8 @@ PYEOF
 status=$?
 echo
 PYTHONPATH=tests "$PY" scripts/bench_scan.py || status=1
+echo
+"$PY" scripts/bench_pairs.py || status=1
 echo
 "$PY" scripts/bench_reduce.py || status=1
 "$PY" scripts/bench_warps.py || status=1

@@ -54,6 +54,9 @@ Environment:
   BENCH_SCAN_FAST_ONLY=1  the copy and bench_scan_fast.cl's sweep only
   BENCH_SCAN_FAST_BIN  a folder: each built variant's program binary is
                     saved there (on NVIDIA its PTX, for ptxas -v)
+  BENCH_SCAN_REBIND=1  set every kernel's arguments again on every launch
+                    (as before 2026-11-29: the crisp launcher's size
+                    expressions then count in its times), to measure that
   BENCH_SCAN_BINARIES  a folder: each crisp program's device binary is
                     saved there as BASE.bin (on NVIDIA its PTX, for
                     `ptxas -v -arch=sm_90 BASE.bin`: registers and spills)
@@ -102,6 +105,7 @@ def crisp_launch(k):
     groups = GROUPS if os.environ.get("BENCH_SCAN_GROUPS") else max(1, GROUPS * 256 // wg)
     return groups, wg
 MF = cl.mem_flags
+REBIND = os.environ.get("BENCH_SCAN_REBIND") == "1"
 
 
 def timed(enqueue, runs=RUNS, warm=2):
@@ -144,7 +148,7 @@ class CrispKernel:
         # them (the size expressions evaluated in Python) took 0.43 ms a
         # launch on PoCL's 2-core host, timed with the kernel before
         key = (gsize, lsize, tuple((name, buf.int_ptr, n) for name, (buf, n) in sorted(vecs.items())))
-        if key == self.bound:
+        if key == self.bound and not REBIND:
             return cl.enqueue_nd_range_kernel(queue, self.k, (gsize,), (lsize,))
         self.bound = key
         env = {"local_linear_size": lsize, "global_linear_size": gsize,
@@ -211,7 +215,7 @@ class RefKernel:
     def enqueue(self, src, dst, groups):
         wg = self.wg
         key = (src.int_ptr, dst.int_ptr, groups)    # (arguments set once, as CrispKernel's)
-        if key == getattr(self, "bound", None):
+        if key == getattr(self, "bound", None) and not REBIND:
             return cl.enqueue_nd_range_kernel(queue, self.k, (groups * wg,), (wg,))
         self.bound = key
         args = [src, dst, np.uint64(self.n), self.state, self.flags,
@@ -283,7 +287,7 @@ class FastScan:
         if k is None:
             k = self.kernels[name] = cl.Kernel(self.prog, name)
         key = (name, src.int_ptr, dst.int_ptr)      # (arguments set once, as CrispKernel's)
-        if key != getattr(self, "bound_" + name, None):
+        if key != getattr(self, "bound_" + name, None) or REBIND:
             k.set_args(src, dst, np.uint64(self.n), self.ticket, self.flags)
             setattr(self, "bound_" + name, key)
         return cl.enqueue_nd_range_kernel(queue, k, (self.groups * self.wg,), (self.wg,))

@@ -144,6 +144,33 @@ def no_match_and_all_match():
 
 
 @case
+def match_patterns_within_a_thread():
+    # each thread's whole tile (ITEMS consecutive elements: 24 ints by
+    # default, 64 ulongs for filter_big_ulong_tuned) with its matches only
+    # first, only last, none, all, first and last, every third, or all but
+    # the last: where warps are not native the stage takes every item up
+    # to a thread's last match, matched or not (docs/library.md "Filter")
+    def patterns(items):
+        rows = [[k == 0 for k in range(items)], [k == items - 1 for k in range(items)],
+                [False] * items, [True] * items, [k in (0, items - 1) for k in range(items)],
+                [k % 3 == 0 for k in range(items)], [k < items - 1 for k in range(items)]]
+        return np.array([rows[(b * 5) % len(rows)] for b in range(97)]).reshape(-1)
+    for name, dt, items, yes, no in (("filter_even_int", np.int32, 24, 4, 7),
+                                     ("filter_big_ulong_tuned", np.uint64, 64, 1500000, 3)):
+        match = patterns(items)
+        for n in (match.size, match.size - 5):
+            a = np.where(match[:n], yes, no).astype(dt) + np.arange(n, dtype=dt) * 2
+            out = np.full(n, 77, dt)
+            count = np.zeros(1, np.uint64)
+            for wg, groups in ((64, 2), (32, 1), (64, None)):
+                gsize = wg * (groups if groups is not None else max(1, -(-n // wg)))
+                prog.run(name, a, out, count, global_size=gsize, local_size=wg)
+                want = a[PREDS[name][1](a)]
+                assert_equal(int(count[0]), want.size, "count of %s n=%d" % (name, n))
+                assert_equal(out[:want.size], want, "matches of %s n=%d" % (name, n))
+
+
+@case
 def in_place():
     a = rng.integers(-1000, 1000, 50001, dtype=np.int32)
     v = a.copy()
