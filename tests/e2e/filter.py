@@ -145,8 +145,9 @@ def no_match_and_all_match():
 
 @case
 def match_patterns_within_a_thread():
-    # each thread's whole tile (ITEMS consecutive elements: 24 ints by
-    # default, 64 ulongs for filter_big_ulong_tuned) with its matches only
+    # each thread's whole tile (ITEMS consecutive elements: 16, 24 or 32
+    # ints by the tile's shape, 64 ulongs for filter_big_ulong_tuned; the
+    # patterns are laid out for each) with its matches only
     # first, only last, none, all, first and last, every third, or all but
     # the last: where warps are not native the stage takes every item up
     # to a thread's last match, matched or not (docs/library.md "Filter")
@@ -155,7 +156,9 @@ def match_patterns_within_a_thread():
                 [False] * items, [True] * items, [k in (0, items - 1) for k in range(items)],
                 [k % 3 == 0 for k in range(items)], [k < items - 1 for k in range(items)]]
         return np.array([rows[(b * 5) % len(rows)] for b in range(97)]).reshape(-1)
-    for name, dt, items, yes, no in (("filter_even_int", np.int32, 24, 4, 7),
+    for name, dt, items, yes, no in (("filter_even_int", np.int32, 16, 4, 7),
+                                     ("filter_even_int", np.int32, 24, 4, 7),
+                                     ("filter_even_int", np.int32, 32, 4, 7),
                                      ("filter_big_ulong_tuned", np.uint64, 64, 1500000, 3)):
         match = patterns(items)
         for n in (match.size, match.size - 5):
