@@ -956,13 +956,13 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
         if (sym_ndims(s)) {
             if (k < call->nkids) lose_vectors(x, call->kids[k], call, "a vector passed as a tensor-view");
             k += 4;
-        } else if (s->soa_fields) {
+        } else if (sym_rare(s)->soa_fields) {
             int nf = s->ty->elem->sd->nfields;
             Val len = k + nf < call->nkids ? val(x, call->kids[k + nf]) : unknown();
             for (int f = 0; f < nf && k + f < call->nkids; f++) {
                 Origin o = origin(x, call->kids[k + f]);
                 o.len = len;
-                binds[nb].sym = s->soa_fields[f];
+                binds[nb].sym = sym_rare(s)->soa_fields[f];
                 binds[nb].is_vec = 1;
                 binds[nb++].vec = o;
             }
@@ -1241,7 +1241,7 @@ static Extent *extent_walk(Arena *a, const Program *p, const CFunc *f, Diag *d) 
     scan_mutations(&x, &fr.mutated, f->body);
     for (int i = 0; i < n; i++) {
         const Sym *s = f->params[i];
-        if (s->ty->kind == TY_VECTOR && !sym_ndims(s) && !s->soa_fields) {
+        if (s->ty->kind == TY_VECTOR && !sym_ndims(s) && !sym_rare(s)->soa_fields) {
             Origin o;
             memset(&o, 0, sizeof o);
             o.base = i;

@@ -134,7 +134,7 @@ int uni_param_of_arg(const CFunc *g, int k) {
     for (int i = 0; i < g->nparams; i++) {
         const Sym *p = g->params[i];
         int n = sym_ndims(p) ? 4
-                : p->soa_fields ? p->ty->elem->sd->nfields + 1
+                : sym_rare(p)->soa_fields ? p->ty->elem->sd->nfields + 1
                 : p->ty->kind == TY_VECTOR ? 2
                 : p->ty->kind == TY_IDENT ? 0
                                            : 1;
@@ -184,7 +184,7 @@ static Uni index_level(Fn *f, const Node *e, const Sym *as_uniform, const Uni *k
 
 static Uni length_level(Fn *f, const Sym *s) {
     if (!s) return uni(L_UNIFORM);
-    if (s->len_sym) return var_level(f, s->len_sym, NULL);
+    if (sym_rare(s)->len_sym) return var_level(f, sym_rare(s)->len_sym, NULL);
     if (s->kind == SYM_PARAM) return param_level(f, s);
     if (!s->len_cname && s->ty && s->ty->length >= 0) return uni(L_CONST);
     return uni(L_UNIFORM);
@@ -686,11 +686,11 @@ static void walk_decl(Fn *f, Node *s) {
     if (sym->is_view && s->nkids == 2) {
         u = ev(f, s->kids[0]);
         Uni len = ev(f, s->kids[1]);
-        if (sym->len_sym && (v = new_var(f, sym->len_sym))) rise(f, v, len, s->kids[1], 0);
+        if (sym_rare(sym)->len_sym && (v = new_var(f, sym_rare(sym)->len_sym))) rise(f, v, len, s->kids[1], 0);
     } else if (s->nkids >= 1 && s->kids[0]) {
         u = ev(f, s->kids[0]);
-    } else if (sym->init) {
-        u = ev(f, sym->init);
+    } else if (sym_rare(sym)->init) {
+        u = ev(f, sym_rare(sym)->init);
     }
     if (!(v = new_var(f, sym))) return;
     if (s->nkids >= 1) v->init = s->kids[0];
@@ -703,7 +703,7 @@ static void walk_decl(Fn *f, Node *s) {
            grid scan's next ticket, when-is-last-workgroup's verdict) */
         u = uni(L_UNIFORM);
     }
-    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
+    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym_rare(sym)->init, NULL);
     rise(f, v, u, why ? why : s, 0);
     if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured))
         sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,

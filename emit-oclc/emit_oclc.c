@@ -445,9 +445,9 @@ static void decl_out(Em *e, const Node *n) {
     indent_out(e);
     if (t->kind == TY_VECTOR) {
         sb_printf(e->out, "%s%s %s[%lld]", em_qual(e, t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
-        if (s->init) {
+        if (sym_rare(s)->init) {
             sb_puts(e->out, " = {");
-            args_out(e, s->init->kids, s->init->nkids);
+            args_out(e, sym_rare(s)->init->kids, sym_rare(s)->init->nkids);
             sb_putc(e->out, '}');
         }
     } else {
@@ -1027,11 +1027,11 @@ static void func_out_1(Em *e, const CFunc *f) {
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
         if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
-            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, s->off_sym->cname,
-                      s->dims_sym->cname, s->strides_sym->cname);
-        else if (s->soa_fields) { /* a soa-vector: one pointer per field, then the length */
+            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, sym_rare(s)->off_sym->cname,
+                      sym_rare(s)->dims_sym->cname, sym_rare(s)->strides_sym->cname);
+        else if (sym_rare(s)->soa_fields) { /* a soa-vector: one pointer per field, then the length */
             for (int k = 0; k < s->ty->elem->sd->nfields; k++)
-                sb_printf(o, "%s%s, ", em_pointer_type(e, s->soa_fields[k]->ty), s->soa_fields[k]->cname);
+                sb_printf(o, "%s%s, ", em_pointer_type(e, sym_rare(s)->soa_fields[k]->ty), sym_rare(s)->soa_fields[k]->cname);
             sb_printf(o, "ulong %s", s->len_cname);
         } else if (s->ty->kind == TY_VECTOR)
             sb_printf(o, "%s%s, ulong %s", em_pointer_type(e, s->ty), s->cname, s->len_cname);

@@ -133,7 +133,7 @@ void ck_scope_add(Ctx *cx, Sym *s) {
         /* Crisp names are case-insensitive: `b` hides a parameter `B` */
         Sym *o = ck_scope_lookup(cx, s->key);
         if (o && o != s && o->name && strcmp(o->name, s->name) && (o->kind == SYM_PARAM || o->kind == SYM_LOCAL)) {
-            s->shadows = o;
+            sym_rare_w(cx->ck->a, s)->shadows = o;
             diag_warning_at(cx->ck->d, s->def, "W0303", "`%s` hides the %s `%s`: Crisp names are case-insensitive", s->name,
                             o->kind == SYM_PARAM ? "parameter" : "variable", o->name);
             if (o->def) diag_note(cx->ck->d, o->def->loc, "`%s` is defined here", o->name);
@@ -192,6 +192,23 @@ int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
 
 FuncDef *ck_func_lookup(Checker *ck, const char *key) {
     return strmap_get(&ck->funcs_idx, key);
+}
+
+const SymRare sym_rare_none;
+
+SymRare *sym_rare_w(Arena *a, Sym *s) {
+    static _Thread_local SymRare scratch;
+    if (!s->rare) s->rare = arena_alloc(a, sizeof *s->rare);
+    if (s->rare) return s->rare;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
+void sym_rare_unshare(Arena *a, Sym *copy) {
+    if (!copy->rare) return;
+    SymRare *r = arena_alloc(a, sizeof *r);
+    if (r) *r = *copy->rare;
+    copy->rare = r;
 }
 
 Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
@@ -595,19 +612,23 @@ void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d) {
 
 /* A vector-valued let binding: make-vector, #(...) or another vector. */
 /* Make DST another name for the vector SRC (same C variables). */
-static void sym_alias(Sym *dst, const Sym *src) {
+static void sym_alias(Arena *a, Sym *dst, const Sym *src) {
     dst->ty = src->ty;
     dst->cname = src->cname;
     dst->len_cname = src->len_cname;
     dst->write_only = src->write_only;
     dst->hoisted_local = src->hoisted_local;
     dst->is_view = src->is_view;
-    dst->off_sym = src->off_sym;
-    dst->len_sym = src->len_sym;
-    dst->dims_sym = src->dims_sym;
-    dst->strides_sym = src->strides_sym;
-    dst->soa_fields = src->soa_fields;
-    dst->init = src->init;
+    if (src->rare || dst->rare) {
+        SymRare *r = sym_rare_w(a, dst);
+        const SymRare *o = sym_rare(src);
+        r->off_sym = o->off_sym;
+        r->len_sym = o->len_sym;
+        r->dims_sym = o->dims_sym;
+        r->strides_sym = o->strides_sym;
+        r->soa_fields = o->soa_fields;
+        r->init = o->init;
+    }
 }
 
 static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
@@ -700,7 +721,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
             }
         }
         s->ty = t;
-        s->init = lst;
+        sym_rare_w(cx->ck->a, s)->init = lst;
         Node *decl = ck_node(cx, N_C_DECL, name, t);
         decl->sym = s;
         ck_emit_stmt(cx, decl);
@@ -755,7 +776,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                       name->name, ck_tname(cx, declared), v->sym->name, ck_tname(cx, v->ty));
         return NULL;
     }
-    sym_alias(s, v->sym);
+    sym_alias(cx->ck->a, s, v->sym);
     return ck_derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }
 
@@ -1108,10 +1129,10 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
                         src->len_cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "len"));
-                        if (src->len_sym) src->len_sym->cname = src->len_cname;
-                        if (src->off_sym) src->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
+                        if (sym_rare(src)->len_sym) sym_rare(src)->len_sym->cname = src->len_cname;
+                        if (sym_rare(src)->off_sym) sym_rare(src)->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
                     }
-                    sym_alias(s, src);
+                    sym_alias(cx->ck->a, s, src);
                     ck_derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
@@ -1907,12 +1928,12 @@ static void pass_const_vecs(Checker *ck) {
         Sym *s = ck->globals.syms[g];
         if (s->kind != SYM_CONSTVEC) continue;
         constvec_eval(ck, s);
-        if (!s->cvec) continue;
+        if (!sym_rare(s)->cvec) continue;
         const char *base = ck_mangle(ck, s->name);
         int clash = ck_is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
         if (clash) base = ck_name_join(ck, "cv", base);
-        s->cname = s->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
-        PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
+        s->cname = sym_rare(s)->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
+        PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, sym_rare(s)->cvec);
     }
 }
 

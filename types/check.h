@@ -32,18 +32,17 @@ typedef enum SymKind {
 typedef struct ConstVec ConstVec;
 
 typedef struct Sym Sym;
-struct Sym {
-    /* pointers first, then the small fields packed (issue 14: a local
-       or parameter is one Sym, 224 bytes before, 184 now) */
-    const char *name;       /* as written */
-    const char *key;        /* canonical */
-    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
-    const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
-    Type *ty;
-    const Node *def;        /* defining syntax (for messages) */
-    Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
-    Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
-    Sym **soa_fields;       /* soa-vectors: one vector per struct field */
+/* The fields few symbols use (views, soa and tensor variables, constants,
+ * types, function values): a local or parameter is most of a program's
+ * symbols and has none of them, so they live apart (issue 14: a Sym was
+ * 184 bytes, 88 now; 18,000 per megabyte of Crisp).  Read them with
+ * sym_rare(s), which gives an empty set for a symbol without them, and
+ * write them with sym_rare_w(arena, s), which makes the set at the first
+ * write. */
+typedef struct SymRare {
+    struct Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
+    struct Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
+    struct Sym **soa_fields; /* soa-vectors: one vector per struct field */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */
@@ -51,10 +50,22 @@ struct Sym {
     Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
     Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
     struct FuncDef *fn_inst; /* SYM_FNVAL bound to (gen-NAME ARGS...): that instance */
-    Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
-                               side-channel size may name the variable */
     const struct Sym *shadows; /* a variable it hides that is spelled
                                differently (Crisp names ignore case) */
+} SymRare;
+
+struct Sym {
+    /* pointers first, then the small fields packed (issue 14: a local
+       or parameter is one Sym, 224 bytes before, 88 now) */
+    const char *name;       /* as written */
+    const char *key;        /* canonical */
+    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
+    const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
+    Type *ty;
+    const Node *def;        /* defining syntax (for messages) */
+    Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
+                               side-channel size may name the variable */
+    SymRare *rare;          /* NULL: none of SymRare's fields set */
     SymKind kind;
     int resolving;          /* cycle detection for aliases and consts */
     int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
@@ -70,6 +81,22 @@ struct Sym {
     signed char from_lib;   /* a global the library (lib/) defines: a
                                program's own definition replaces it */
 };
+
+extern const SymRare sym_rare_none;
+
+/* S's rare fields, for reading (all NULL when it has none). */
+static inline const SymRare *sym_rare(const Sym *s) {
+    return s->rare ? s->rare : &sym_rare_none;
+}
+
+/* S's rare fields, for writing: made (zero) in `a` at the first call.
+ * Out of memory: a scratch set (the arena is then exhausted, which stops
+ * the stage at its next check). */
+SymRare *sym_rare_w(Arena *a, Sym *s);
+
+/* After `*copy = *orig`: give the copy its own rare fields (the same
+ * values), so that a later write to one does not change the other. */
+void sym_rare_unshare(Arena *a, Sym *copy);
 
 /* A tensor-view's number of dimensions (0 for anything else). */
 static inline int sym_ndims(const Sym *s) {

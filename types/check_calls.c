@@ -384,7 +384,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     int nargs = nside;
     for (int i = 0; i < n; i++)
         nargs += sym_ndims(fn->params[i])                 ? 4
-                 : fn->params[i]->soa_fields              ? fn->params[i]->ty->elem->sd->nfields + 1
+                 : sym_rare(fn->params[i])->soa_fields              ? fn->params[i]->ty->elem->sd->nfields + 1
                  : fn->params[i]->ty->kind == TY_VECTOR ? 2
                  : fn->params[i]->ty->kind == TY_IDENT  ? 0
                                                           : 1;
@@ -397,7 +397,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         if (sym_ndims(fn->params[i])) {
             /* a tensor-view: root pointer, offset, dims and strides arrays */
             Sym *vs = vals[i]->sym;
-            if (!vs || !vs->off_sym || !vs->dims_sym || !vs->strides_sym) {
+            if (!vs || !sym_rare(vs)->off_sym || !sym_rare(vs)->dims_sym || !sym_rare(vs)->strides_sym) {
                 /* (let ((m (progn (make-matrix ...)))) ...): a vector, not a view */
                 diag_error_at(D(cx), syn, "E0484",
                               "`%s` takes a tensor-view, but argument %d is not a tensor-view variable: bind the view "
@@ -406,12 +406,12 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             c->kids[c->nkids++] = vals[i];
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->off_sym);
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->dims_sym);
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->strides_sym);
-        } else if (fn->params[i]->soa_fields) {
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->off_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->dims_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->strides_sym);
+        } else if (sym_rare(fn->params[i])->soa_fields) {
             Sym *vs = vals[i]->sym;
-            if (!vs || !vs->soa_fields) {
+            if (!vs || !sym_rare(vs)->soa_fields) {
                 /* (f (progn sv)): a value, not the soa variable whose fields are passed */
                 diag_error_at(D(cx), syn, "E0563",
                               "`%s` takes a soa-vector, but argument %d is not a soa-vector variable bound to "
@@ -424,7 +424,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
-            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = sym_rare(vs)->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, sym_rare(vs)->off_sym)) : vals[i];
             c->kids[c->nkids++] = cx_length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];

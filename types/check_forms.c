@@ -159,7 +159,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
     if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
     if ((syn_streq(h, "offset~") || syn_streq(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
-        return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
+        return sym_rare(base->sym)->off_sym ? ck_var_ref(cx, syn, sym_rare(base->sym)->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
     if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
@@ -429,8 +429,8 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         c->loc = syn->loc;
         c->origin = syn->origin;
         /* an untyped constant behaves like the literal it names */
-        if (!s->type_syn && c->op && want && ty_is_arith(want)) return c;
-        if (s->type_syn) c->op = 0;
+        if (!sym_rare(s)->type_syn && c->op && want && ty_is_arith(want)) return c;
+        if (sym_rare(s)->type_syn) c->op = 0;
         return c;
     }
     if (s->kind == SYM_CONSTVEC) return constvec_ref(cx, syn, s);

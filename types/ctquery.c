@@ -241,7 +241,7 @@ static const char *designated(Checker *ck, Node *v) {
     if (f) return f;
     if (v->kind == N_SYMBOL && !v->ann) {
         Sym *s = ck->cur ? ck_scope_lookup(ck->cur, v->key) : NULL;
-        if (s && s->kind == SYM_FNVAL && s->fn_name && s->fn_name->kind == N_SYMBOL) return s->fn_name->key;
+        if (s && s->kind == SYM_FNVAL && sym_rare(s)->fn_name && sym_rare(s)->fn_name->kind == N_SYMBOL) return sym_rare(s)->fn_name->key;
     }
     return NULL;
 }

@@ -71,9 +71,9 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
         sb_puts(b, " : ");
         dump_type(b, t);
     }
-    if (n->kind == N_C_DECL && n->sym && n->sym->init) {
+    if (n->kind == N_C_DECL && n->sym && sym_rare(n->sym)->init) {
         sb_putc(b, '\n');
-        dump_node(b, n->sym->init, depth + 1);
+        dump_node(b, sym_rare(n->sym)->init, depth + 1);
     }
     for (int i = 0; i < n->nkids; i++) {
         sb_putc(b, '\n');

@@ -194,9 +194,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         Sym *ss = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
-        s->off_sym = o;
-        s->dims_sym = ds;
-        s->strides_sym = ss;
+        sym_rare_w(cx->ck->a, s)->off_sym = o;
+        sym_rare_w(cx->ck->a, s)->dims_sym = ds;
+        sym_rare_w(cx->ck->a, s)->strides_sym = ss;
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
         s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));

@@ -407,7 +407,7 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
     if (!v) return 0;
     if (ck_const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
     diag_error_at(D(cx), at, "E0480", "`+warp-size+` is %d on every device (docs/warps.md), but this program defines it as `%s`",
-                  CRISP_WARP_SIZE, syn_to_string(cx->ck->a, s->init ? s->init : at, 30));
+                  CRISP_WARP_SIZE, syn_to_string(cx->ck->a, sym_rare(s)->init ? sym_rare(s)->init : at, 30));
     if (s->def) diag_note(D(cx), s->def->loc, "`+warp-size+` is defined here; remove the definition or make it %d", CRISP_WARP_SIZE);
     return 0;
 }
@@ -418,8 +418,8 @@ Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
     Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
-    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
-    if (!s || !s->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
+    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && sym_rare(s)->value ? sym_rare(s)->value->ty : ty_num(SC_ULONG));
+    if (!s || !sym_rare(s)->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
     return n;
 }
 

@@ -613,15 +613,15 @@ static void test_passes_one_by_one(void **state) {
     assert_true(ck.forms.n >= 4);
     Sym *c = ck_global_lookup(&ck, "+c+");
     assert_non_null(c);
-    assert_null(c->value);
+    assert_null(sym_rare(c)->value);
     assert_null(f->ret);
     assert_int_equal(ck.prog->nfuncs, 0);
 
     /* constants: the value, in its type */
     pass_named("constants")->run(&ck);
-    assert_non_null(c->value);
-    assert_int_equal(c->value->kind, N_C_FLOATLIT);
-    assert_true(c->value->fval == 0.25);
+    assert_non_null(sym_rare(c)->value);
+    assert_int_equal(sym_rare(c)->value->kind, N_C_FLOATLIT);
+    assert_true(sym_rare(c)->value->fval == 0.25);
 
     /* signatures: parameter and return types; still no body checked */
     pass_named("derived")->run(&ck);
