@@ -410,7 +410,7 @@ static int thread_id(Fn *f, const Node *e, int depth) {
     if (e->kind == N_C_CALL) {
         CallInfo id = uni_call_info(f->an, e);
         if (!id.thread_id) return 0;
-        const SizeDecl *ls = &f->fn->lsize, *gs = &f->fn->gsize;
+        const SizeDecl *ls = &cfunc_rare(f->fn)->lsize, *gs = cfunc_gsize(f->fn);
         int kernel = f->fn->kind == FN_KERNEL;
         if (kernel && ls->present && ls->nset) {
             /* the declared local size: a dimension of 1 (or beyond the
@@ -882,10 +882,11 @@ static void drop_capture(Fn *f, Node *s) {
     }
     s->kids[s->nkids++] = decl;
     CFunc *fn = f->fn;
-    for (int i = 0; i < fn->nlocal; i++)
-        if (fn->local_arrays[i] == slot) {
-            memmove(fn->local_arrays + i, fn->local_arrays + i + 1, sizeof(Sym *) * (size_t)(fn->nlocal - i - 1));
-            fn->nlocal--;
+    CFuncRare *r = fn->rare; /* the slot is one of its __local arrays */
+    for (int i = 0; r && i < r->nlocal; i++)
+        if (r->local_arrays[i] == slot) {
+            memmove(r->local_arrays + i, r->local_arrays + i + 1, sizeof(Sym *) * (size_t)(r->nlocal - i - 1));
+            r->nlocal--;
             break;
         }
 }

@@ -204,6 +204,25 @@ SymRare *sym_rare_w(Arena *a, Sym *s) {
     return &scratch;
 }
 
+const CFuncRare cfunc_rare_none;
+const SizeDecl size_decl_none;
+
+CFuncRare *cfunc_rare_w(Arena *a, CFunc *fn) {
+    static _Thread_local CFuncRare scratch;
+    if (!fn->rare) fn->rare = arena_alloc(a, sizeof *fn->rare);
+    if (fn->rare) return fn->rare;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
+SizeDecl *cfunc_gsize_w(Arena *a, CFunc *fn) {
+    static _Thread_local SizeDecl scratch;
+    if (!fn->gsize_decl) fn->gsize_decl = arena_alloc(a, sizeof *fn->gsize_decl);
+    if (fn->gsize_decl) return fn->gsize_decl;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
 void sym_rare_unshare(Arena *a, Sym *copy) {
     if (!copy->rare) return;
     SymRare *r = arena_alloc(a, sizeof *r);
@@ -325,9 +344,9 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             /* the body's value is one of the function's own side channels
                (spec "generating scratch vectors"): the call stands for the
                caller's vector */
-            for (int i = 0; i < cx->fn->nfsides; i++)
-                if (cx->fn->fsides[i]->param == val->sym ||
-                    (val->sym->cname && syn_streq(cx->fn->fsides[i]->param->cname, val->sym->cname)))
+            for (int i = 0; i < cfunc_rare(cx->fn)->nfsides; i++)
+                if (cfunc_rare(cx->fn)->fsides[i]->param == val->sym ||
+                    (val->sym->cname && syn_streq(cfunc_rare(cx->fn)->fsides[i]->param->cname, val->sym->cname)))
                     cx->fn->ret_side = i + 1;
             if (cx->fn->ret_side) return;
         }
@@ -688,7 +707,8 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         s->ty = t;
         if (t->as == AS_LOCAL) {
             s->hoisted_local = 1;
-            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            PUSH(ck->a, r->local_arrays, r->nlocal, r->caplocal, s);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, t);
             decl->sym = s;
@@ -751,7 +771,8 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                 return NULL;
             }
             s->hoisted_local = 1;
-            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            PUSH(ck->a, r->local_arrays, r->nlocal, r->caplocal, s);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, vt);
             decl->sym = s;

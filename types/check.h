@@ -160,6 +160,28 @@ typedef struct FnSide {
     const Node *at;
 } FnSide;
 
+/* What few functions have (kernels' local size, side channels, hoisted
+ * __local arrays, scratch pools, the debug channel, const-vecs read,
+ * warp memory): apart from CFunc, made at the first write, like SymRare
+ * (issue 14: a CFunc was 448 bytes, one per function instance).  Read
+ * with cfunc_rare(fn), write with cfunc_rare_w(arena, fn). */
+typedef struct CFuncRare {
+    SizeDecl lsize;
+    struct Sym **local_arrays; /* kernel: __local arrays hoisted to kernel scope */
+    int nlocal, caplocal;
+    SideChannel **sides;    /* kernels: side channels in source order */
+    int nsides, capsides;
+    struct Sym *scratch_pool; /* kernels: the scratch pool parameter, or NULL */
+    Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
+    FnSide **fsides;        /* functions: side channels the caller provides */
+    int nfsides, capfsides;
+    struct Sym *debug;      /* the debug channel parameter, or NULL */
+    struct Sym **cvuses;    /* const-vecs read here or in callees */
+    int ncvuses, capcvuses;
+    struct Sym *warp_mem;   /* __local words for the local-memory warp lowering, or NULL */
+    int warp_words;         /* ... 32-bit words per thread it needs */
+} CFuncRare;
+
 typedef struct CFunc {
     FnKind kind;
     const char *name;       /* Crisp name as written */
@@ -175,35 +197,44 @@ typedef struct CFunc {
     Type *ret;              /* &ty_void, a value type, or a TY_TUPLE */
     Sym **retptrs;          /* out-pointers for values 2..n of a tuple */
     Node *body;             /* C_BLOCK */
-    Sym **local_arrays;     /* kernel: __local arrays hoisted to kernel scope */
-    int nlocal, caplocal;
-    SizeDecl gsize, lsize;
+    SizeDecl *gsize_decl;   /* the global size, made at the first write
+                               (cfunc_gsize_w); read it with cfunc_gsize */
+    CFuncRare *rare;        /* NULL: none of CFuncRare's fields set */
     int64_t lsize_default;  /* (%default-local-size N) in the body or a
                                callee's: the local size crisp chooses
                                when none is declared (sidechan.c), or 0 */
     int single_task;
     int exact;              /* def-kernel-exact */
-    SideChannel **sides;    /* kernels: side channels in source order */
-    int nsides, capsides;
-    Sym *scratch_pool;      /* kernels: the scratch pool parameter, or NULL */
-    Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
-    FnSide **fsides;        /* functions: side channels the caller provides */
-    int nfsides, capfsides;
     int ret_side;           /* functions: 1 + the index of the side channel
                                the body's value is (a function that makes
                                and returns a scratch vector: the call is the
                                caller's vector), or 0 */
-    Sym *debug;             /* the debug channel parameter, or NULL */
-    Sym **cvuses;           /* const-vecs read here or in callees */
-    int ncvuses, capcvuses;
     int consteval;          /* an instance made for code the compiler runs (a
                                def-const-vec body calls it): never emitted */
 
     int uses_warp;          /* warp forms here or in callees (types/warps.c) */
     int warp_collective;    /* ... shuffles or sync-warp: callers must be convergent */
-    Sym *warp_mem;          /* __local words for the local-memory warp lowering, or NULL */
-    int warp_words;         /* ... 32-bit words per thread it needs */
 } CFunc;
+
+extern const CFuncRare cfunc_rare_none;
+extern const SizeDecl size_decl_none;
+
+/* FN's rare fields, for reading (all zero when it has none). */
+static inline const CFuncRare *cfunc_rare(const CFunc *fn) {
+    return fn->rare ? fn->rare : &cfunc_rare_none;
+}
+
+/* ... for writing: made (zero) in `a` at the first call; out of memory,
+ * a scratch set (the arena is then exhausted). */
+CFuncRare *cfunc_rare_w(Arena *a, CFunc *fn);
+
+/* FN's global size declaration, for reading (not present when none). */
+static inline const SizeDecl *cfunc_gsize(const CFunc *fn) {
+    return fn->gsize_decl ? fn->gsize_decl : &size_decl_none;
+}
+
+/* ... for writing, made at the first call like cfunc_rare_w. */
+SizeDecl *cfunc_gsize_w(Arena *a, CFunc *fn);
 
 /* Support code the emitted file needs (printed once, before user code). */
 typedef enum HelperKind {

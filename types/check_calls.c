@@ -372,12 +372,13 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     CFunc *fn = ck_instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
-    merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
-    merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
+    if (cfunc_gsize(fn)->present) merge_sizes(cx, cfunc_gsize_w(cx->ck->a, cx->fn), cfunc_gsize(fn), "global-size", fd, syn);
+    if (cfunc_rare(fn)->lsize.present)
+        merge_sizes(cx, &cfunc_rare_w(cx->ck->a, cx->fn)->lsize, &cfunc_rare(fn)->lsize, "local-size", fd, syn);
     if (fn->lsize_default && (!cx->fn->lsize_default || fn->lsize_default < cx->fn->lsize_default))
         cx->fn->lsize_default = fn->lsize_default;
     /* side channels and the debug channel the callee needs from us */
-    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
+    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * cfunc_rare(fn)->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;
     if (!side || !ck_side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;

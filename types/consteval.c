@@ -1016,7 +1016,7 @@ static int bind_args(Ce *ce, const Node *n, const CFunc *f, CeFrame *nf) {
         }
         if (!slot_set(ce, n, nf, p->cname, v)) return 0;
     }
-    if (f->nfsides || f->debug) return unsupported(ce, n, "side channels");
+    if (cfunc_rare(f)->nfsides || cfunc_rare(f)->debug) return unsupported(ce, n, "side channels");
     if (f->ret->kind == TY_TUPLE)
         for (int i = 1; i < f->ret->nelems; i++) {
             CeVal r;

@@ -535,9 +535,10 @@ static int declares_use(const FuncDef *fd, const char *key) {
 
 static void note_use(Ctx *cx, Sym *s) {
     CFunc *fn = cx->fn;
-    for (int i = 0; i < fn->ncvuses; i++)
-        if (fn->cvuses[i] == s) return;
-    arena_push(cx->ck->a, (void ***)&fn->cvuses, &fn->ncvuses, &fn->capcvuses, s);
+    for (int i = 0; i < cfunc_rare(fn)->ncvuses; i++)
+        if (cfunc_rare(fn)->cvuses[i] == s) return;
+    CFuncRare *r = cfunc_rare_w(cx->ck->a, fn);
+    arena_push(cx->ck->a, (void ***)&r->cvuses, &r->ncvuses, &r->capcvuses, s);
 }
 
 /* Is const-vec s readable here?  The kernel at the root of the call chain
@@ -586,9 +587,9 @@ Node *constvec_ref(Ctx *cx, Node *syn, Sym *s) {
  * reused instance was checked under another kernel, so check it again. */
 void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused) {
     if (cx->ck->ct) return; /* compile-time code: constvec_ref checked each read */
-    for (int i = 0; i < f->ncvuses; i++) {
-        if (reused && !use_ok(cx, call, f->cvuses[i], f->name)) return;
-        note_use(cx, f->cvuses[i]);
+    for (int i = 0; i < cfunc_rare(f)->ncvuses; i++) {
+        if (reused && !use_ok(cx, call, cfunc_rare(f)->cvuses[i], f->name)) return;
+        note_use(cx, cfunc_rare(f)->cvuses[i]);
     }
 }
 

@@ -95,9 +95,9 @@ void check_dump(StrBuf *b, const Program *p) {
         sb_puts(b, "\n  (returns ");
         dump_type(b, fn->ret);
         sb_puts(b, ")\n");
-        for (int i = 0; i < fn->nlocal; i++) {
-            sb_printf(b, "  (local %s : ", fn->local_arrays[i]->cname);
-            dump_type(b, fn->local_arrays[i]->ty);
+        for (int i = 0; i < cfunc_rare(fn)->nlocal; i++) {
+            sb_printf(b, "  (local %s : ", cfunc_rare(fn)->local_arrays[i]->cname);
+            dump_type(b, cfunc_rare(fn)->local_arrays[i]->ty);
             sb_puts(b, ")\n");
         }
         dump_node(b, fn->body, 1);

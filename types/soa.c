@@ -86,7 +86,8 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
             ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         if (ft->as == AS_LOCAL) {
             f->hoisted_local = 1;
-            arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            arena_push(ck->a, (void ***)&r->local_arrays, &r->nlocal, &r->caplocal, f);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, ft);
             decl->sym = f;

@@ -148,8 +148,8 @@ static int convergent(Ctx *cx, const Node *at, const char *what) {
  * parameter of a function its callers fill); at least WORDS per thread. */
 static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
     CFunc *fn = cx->fn;
-    if (words > fn->warp_words) fn->warp_words = words;
-    if (fn->warp_mem) return fn->warp_mem;
+    if (words > cfunc_rare(fn)->warp_words) cfunc_rare_w(cx->ck->a, fn)->warp_words = words;
+    if (cfunc_rare(fn)->warp_mem) return cfunc_rare(fn)->warp_mem;
     if (fn->kind == FN_KERNEL && fn->exact) {
         diag_error_at(D(cx), at, "E0586",
                       "def-kernel-exact `%s` takes exactly its declared parameters, but shuffles need the __local warp memory "
@@ -165,7 +165,7 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
     s->name = s->key = "warp-memory";
     s->ty = ty;
     s->def = at;
-    fn->warp_mem = s;
+    cfunc_rare_w(cx->ck->a, fn)->warp_mem = s;
     return s;
 }
 
@@ -444,8 +444,8 @@ int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra
         cx->fn->warp_collective = 1;
     }
     uses_warp(cx);
-    if (!callee->warp_mem) return 1;
-    Sym *m = warp_mem(cx, call_syn, callee->warp_words);
+    if (!cfunc_rare(callee)->warp_mem) return 1;
+    Sym *m = warp_mem(cx, call_syn, cfunc_rare(callee)->warp_words);
     if (!m) return 0;
     extra[(*nextra)++] = ck_var_ref(cx, call_syn, m);
     Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));

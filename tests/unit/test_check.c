@@ -426,19 +426,19 @@ static void test_warp_memory_is_the_targets(void **state) {
     T *t = check_ok(WARP_SRC, &oclc_names);
     CFunc *k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
-    assert_non_null(k->warp_mem);
-    assert_null(k->warp_mem->cname);
-    assert_string_equal(k->warp_mem->name, "warp-memory");
+    assert_non_null(cfunc_rare(k)->warp_mem);
+    assert_null(cfunc_rare(k)->warp_mem->cname);
+    assert_string_equal(cfunc_rare(k)->warp_mem->name, "warp-memory");
     oclc_name_program(t->p, &t->c.arena);
-    assert_string_equal(k->warp_mem->cname, "crisp_warp_mem");
-    assert_string_equal(k->warp_mem->len_cname, "crisp_warp_mem_len");
+    assert_string_equal(cfunc_rare(k)->warp_mem->cname, "crisp_warp_mem");
+    assert_string_equal(cfunc_rare(k)->warp_mem->len_cname, "crisp_warp_mem_len");
     t_free(t);
     t = check_ok(WARP_SRC, NULL);
     k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
-    assert_non_null(k->warp_mem);
-    assert_null(k->warp_mem->cname);
-    assert_null(k->warp_mem->len_cname);
+    assert_non_null(cfunc_rare(k)->warp_mem);
+    assert_null(cfunc_rare(k)->warp_mem->cname);
+    assert_null(cfunc_rare(k)->warp_mem->len_cname);
     t_free(t);
 }
 
