@@ -32,6 +32,7 @@
 struct EvalMapEnt {
     const char *key;
     const void *val;
+    uint32_t hash;      /* str_hash(key): most probes end at a differing hash */
 };
 
 static uint32_t str_hash(const char *s) {
@@ -43,27 +44,33 @@ static uint32_t str_hash(const char *s) {
     return h;
 }
 
+/* The tables are at most half full and compare the hashes first, then the
+ * pointers (a spelling is interned per file), and only then the strings:
+ * the checker asks the macro table about every form's head, mostly for
+ * names that are not macros (issue 14; the hash of the key is most of a
+ * lookup's cost now). */
 static const void *map_get(const EvalMap *m, const char *key) {
     if (!m->cap) return NULL;
-    uint32_t mask = (uint32_t)m->cap - 1;
-    for (uint32_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
+    uint32_t mask = (uint32_t)m->cap - 1, h = str_hash(key);
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         const EvalMapEnt *e = &m->ents[i];
         if (!e->key) return NULL;
-        if (syn_streq(e->key, key)) return e->val;
+        if (e->hash == h && (e->key == key || !strcmp(e->key, key))) return e->val;
     }
 }
 
-static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *val, int *added) {
+static void map_insert(EvalMapEnt *ents, int cap, const char *key, uint32_t h, const void *val, int *added) {
     uint32_t mask = (uint32_t)cap - 1;
-    for (uint32_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         EvalMapEnt *e = &ents[i];
         if (!e->key) {
             e->key = key;
             e->val = val;
+            e->hash = h;
             *added = 1;
             return;
         }
-        if (syn_streq(e->key, key)) {
+        if (e->hash == h && (e->key == key || !strcmp(e->key, key))) {
             e->val = val;
             *added = 0;
             return;
@@ -73,20 +80,20 @@ static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *v
 
 /* Returns 0 when the arena is exhausted. */
 static int map_put(Arena *a, EvalMap *m, const char *key, const void *val) {
-    if ((m->n + 1) * 4 >= m->cap * 3) {
+    if ((m->n + 1) * 2 >= m->cap) {
         int ncap = m->cap ? m->cap * 2 : 64;
         EvalMapEnt *ne = arena_alloc_block(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {
             int added;
-            if (m->ents[i].key) map_insert(ne, ncap, m->ents[i].key, m->ents[i].val, &added);
+            if (m->ents[i].key) map_insert(ne, ncap, m->ents[i].key, m->ents[i].hash, m->ents[i].val, &added);
         }
         arena_give_back(a, m->ents, sizeof *ne * (size_t)m->cap);
         m->ents = ne;
         m->cap = ncap;
     }
     int added;
-    map_insert(m->ents, m->cap, key, val, &added);
+    map_insert(m->ents, m->cap, key, str_hash(key), val, &added);
     m->n += added;
     return 1;
 }
