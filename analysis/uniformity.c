@@ -298,8 +298,12 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
             if (!uni_ok(f->stack[i].u)) cond = f->stack[i].cond ? f->stack[i].cond : f->stack[i].at;
         rise(f, v, uni_join(u, c), cond, 1);
     } else {
-        const Node *why = ex_culprit(f, src, NULL);
-        rise(f, v, uni_join(u, c), why ? why : src, 0);
+        /* the culprit is sought only when rise keeps it: the variable stops
+           being uniform here (issue 14: sought at every assignment, it was
+           a fiftieth of the compilation) */
+        Uni j = uni_join(u, c);
+        const Node *why = j.lv > L_UNIFORM && v->u.lv <= L_UNIFORM ? ex_culprit(f, src, NULL) : NULL;
+        rise(f, v, j, why ? why : src, 0);
     }
 }
 
