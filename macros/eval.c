@@ -3055,7 +3055,23 @@ void eval_each_macro(const Eval *ev, void (*fn)(void *ud, const char *name), voi
         if (ev->macros.ents[i].key) fn(ud, ev->macros.ents[i].key);
 }
 
+/* The bit of macro_prefixes for `key`: a hash of its first three bytes
+ * (fewer when it is shorter). */
+static unsigned macro_prefix_bit(const char *key) {
+    unsigned h = (unsigned char)key[0];
+    if (key[0]) {
+        h = h * 31 + (unsigned char)key[1];
+        if (key[1]) h = h * 31 + (unsigned char)key[2];
+    }
+    return h & 4095;
+}
+
+/* The checker asks about every form's head, mostly names that are no
+ * macro's: those whose first bytes begin no macro's name are answered
+ * without hashing the name (issue 14). */
 const Macro *eval_find_macro(const Eval *ev, const char *key) {
+    unsigned b = macro_prefix_bit(key);
+    if (!(ev->macro_prefixes[b >> 6] >> (b & 63) & 1)) return NULL;
     return map_get(&ev->macros, key);
 }
 
@@ -3099,7 +3115,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     m->nbody = form->nkids - 3;
     m->from_prelude = from_prelude;
     m->seq = ev->seq;
-    m->prev = map_get(&ev->macros, m->key);
+    m->prev = eval_find_macro(ev, m->key);
     if (m->nbody > 1 && m->body[0]->kind == N_STRING) {
         m->doc = m->body[0]->name;
         m->body++;
@@ -3107,6 +3123,8 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     }
     ev->writes++;
     if (!map_put(&ev->c->arena, &ev->macros, m->key, m)) return !oom_error(ev);
+    unsigned b = macro_prefix_bit(m->key);
+    ev->macro_prefixes[b >> 6] |= (uint64_t)1 << (b & 63);
     return 1;
 }
 
