@@ -144,8 +144,12 @@ void ck_scope_add(Ctx *cx, Sym *s) {
 
 static Sym *scope_find(Scope *sc, const char *key) {
     if (sc->idx.cap) return strmap_get(&sc->idx, key);
-    for (int i = sc->n - 1; i >= 0; i--)
-        if (syn_streq(sc->syms[i]->key, key)) return sc->syms[i];
+    for (int i = sc->n - 1; i >= 0; i--) {
+        /* a variable's key is mostly the very spelling its uses carry (the
+           reader interns them): found without comparing the bytes */
+        const char *k = sc->syms[i]->key;
+        if (k == key || syn_streq(k, key)) return sc->syms[i];
+    }
     return NULL;
 }
 
