@@ -538,7 +538,10 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     if (syn_streq(h, "funcall")) return ck_fnval_call(cx, syn, want);
-    Sym *fs = ck_scope_lookup(cx, h);
+    /* a let-bound function value called by its name (hof.c); none made
+       yet (most programs): no scope to search (issue 14: every call's head
+       walked every scope to the globals here) */
+    Sym *fs = cx->ck->nfnvals ? ck_scope_lookup(cx, h) : NULL;
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;

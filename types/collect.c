@@ -23,6 +23,7 @@ Sym *ck_sym_named(Checker *ck, SymKind k, Node *name) {
     s->name = name->name;
     s->key = name->key;
     s->def = name;
+    if (k == SYM_FNVAL) ck->nfnvals++;
     return s;
 }
 
