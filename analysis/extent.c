@@ -618,8 +618,8 @@ static Val length_val(Ex *x, const Sym *s) {
     if (b && b->is_vec) return b->vec.len;
     if (b && !b->is_vec) return b->val; /* a view: its length variable */
     if (x->frame->fn == x->kernel)
-        for (int i = 0; i < x->kernel->nsides; i++) {
-            const SideChannel *sc = x->kernel->sides[i];
+        for (int i = 0; i < cfunc_rare(x->kernel)->nsides; i++) {
+            const SideChannel *sc = cfunc_rare(x->kernel)->sides[i];
             if (sc->sym == s && sc->size) return exact(sc->size, 0);
         }
     if (s->ty && s->ty->kind == TY_VECTOR && !s->len_cname && s->ty->length >= 0) return exact(NULL, s->ty->length);
@@ -937,7 +937,7 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
        the environment before the body is walked, and nothing in between
        walks a call): one array per call was a tenth of --metadata's
        memory (issue 14) */
-    int need = 2 * fn->nparams + 2 * fn->nfsides + 8;
+    int need = 2 * fn->nparams + 2 * cfunc_rare(fn)->nfsides + 8;
     if (need > x->capscratch) {
         Binding *v = arena_alloc(x->a, sizeof(Binding) * (size_t)need);
         if (!v) {
@@ -956,13 +956,13 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
         if (sym_ndims(s)) {
             if (k < call->nkids) lose_vectors(x, call->kids[k], call, "a vector passed as a tensor-view");
             k += 4;
-        } else if (s->soa_fields) {
+        } else if (sym_rare(s)->soa_fields) {
             int nf = s->ty->elem->sd->nfields;
             Val len = k + nf < call->nkids ? val(x, call->kids[k + nf]) : unknown();
             for (int f = 0; f < nf && k + f < call->nkids; f++) {
                 Origin o = origin(x, call->kids[k + f]);
                 o.len = len;
-                binds[nb].sym = s->soa_fields[f];
+                binds[nb].sym = sym_rare(s)->soa_fields[f];
                 binds[nb].is_vec = 1;
                 binds[nb++].vec = o;
             }
@@ -980,10 +980,10 @@ static void walk_function(Ex *x, const CFunc *fn, const Node *call) {
             k += 1;
         }
     }
-    for (int i = 0; i < fn->nfsides; i++) { /* side channels: sized by the host */
+    for (int i = 0; i < cfunc_rare(fn)->nfsides; i++) { /* side channels: sized by the host */
         Origin o = not_caller();
         o.len = k + 1 < call->nkids ? val(x, call->kids[k + 1]) : unknown();
-        binds[nb].sym = fn->fsides[i]->param;
+        binds[nb].sym = cfunc_rare(fn)->fsides[i]->param;
         binds[nb].is_vec = 1;
         binds[nb++].vec = o;
         k += 2;
@@ -1241,7 +1241,7 @@ static Extent *extent_walk(Arena *a, const Program *p, const CFunc *f, Diag *d) 
     scan_mutations(&x, &fr.mutated, f->body);
     for (int i = 0; i < n; i++) {
         const Sym *s = f->params[i];
-        if (s->ty->kind == TY_VECTOR && !sym_ndims(s) && !s->soa_fields) {
+        if (s->ty->kind == TY_VECTOR && !sym_ndims(s) && !sym_rare(s)->soa_fields) {
             Origin o;
             memset(&o, 0, sizeof o);
             o.base = i;
@@ -1345,6 +1345,6 @@ Extent *extent_kernel(Arena *a, const Program *p, const CFunc *f) {
 }
 
 void extent_constvec_check(Arena *a, const Program *p, const CFunc *f, Diag *d) {
-    if (f->kind != FN_KERNEL || f->gsize.present || f->single_task || !f->ncvuses) return; /* nothing to read past */
+    if (f->kind != FN_KERNEL || cfunc_gsize(f)->present || f->single_task || !cfunc_rare(f)->ncvuses) return; /* nothing to read past */
     extent_run(a, p, f, d);
 }

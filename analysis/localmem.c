@@ -85,17 +85,17 @@ LocalMem *localmem_kernel(Arena *a, const CFunc *f) {
     as.local[0] = as.local[1] = as.local[2] = 1;
     if (f->single_task) {
         as.known = 1; /* one work-item */
-    } else if (f->lsize.present && f->lsize.nset > 0 && !f->lsize.nderive) {
+    } else if (cfunc_rare(f)->lsize.present && cfunc_rare(f)->lsize.nset > 0 && !cfunc_rare(f)->lsize.nderive) {
         as.known = 1;
-        for (int d = 0; d < f->lsize.nset && d < 3; d++) as.local[d] = f->lsize.set_to[d] > 0 ? f->lsize.set_to[d] : 1;
+        for (int d = 0; d < cfunc_rare(f)->lsize.nset && d < 3; d++) as.local[d] = cfunc_rare(f)->lsize.set_to[d] > 0 ? cfunc_rare(f)->lsize.set_to[d] : 1;
     }
     if (as.known) lm->local_size = as.local[0] * as.local[1] * as.local[2];
     int cap = 0;
     SizeExpr **terms = NULL;
     int nterms = 0, capterms = 0;
     /* the :local vectors at kernel scope */
-    for (int i = 0; i < f->nlocal; i++) {
-        const Sym *s = f->local_arrays[i];
+    for (int i = 0; i < cfunc_rare(f)->nlocal; i++) {
+        const Sym *s = cfunc_rare(f)->local_arrays[i];
         if (!s->ty || s->ty->kind != TY_VECTOR) continue;
         LocalPart *p = next_part(a, lm, &cap);
         if (!p) return NULL;
@@ -126,8 +126,8 @@ LocalMem *localmem_kernel(Arena *a, const CFunc *f) {
         p->at = s->def;
     }
     /* the workgroup scratch the host sizes */
-    for (int i = 0; i < f->nsides; i++) {
-        const SideChannel *sc = f->sides[i];
+    for (int i = 0; i < cfunc_rare(f)->nsides; i++) {
+        const SideChannel *sc = cfunc_rare(f)->sides[i];
         if (sc->kind != SIDE_LOCAL || !sc->ty || sc->ty->kind != TY_VECTOR) continue;
         LocalPart *p = next_part(a, lm, &cap);
         if (!p) return NULL;
@@ -144,16 +144,16 @@ LocalMem *localmem_kernel(Arena *a, const CFunc *f) {
         p->at_size = eval_at(p->bytes, &as);
     }
     /* the warp memory of the local-memory lowering */
-    if (f->warp_mem && f->warp_words > 0) {
+    if (cfunc_rare(f)->warp_mem && cfunc_rare(f)->warp_words > 0) {
         LocalPart *p = next_part(a, lm, &cap);
         if (!p) return NULL;
         p->kind = LP_WARP;
         p->name = "warp-memory";
         p->element = "uint";
         p->stride = 4;
-        p->count_crisp = arena_printf(a, "(* (get-local-linear-size) %d)", f->warp_words);
+        p->count_crisp = arena_printf(a, "(* (get-local-linear-size) %d)", cfunc_rare(f)->warp_words);
         p->comment = "the lanes of a warp exchange values here (docs/warps.md)";
-        p->bytes = sz_bin(a, SZ_MUL, sz_launch(a, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(a, 4 * f->warp_words));
+        p->bytes = sz_bin(a, SZ_MUL, sz_launch(a, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(a, 4 * cfunc_rare(f)->warp_words));
         p->at_size = eval_at(p->bytes, &as);
         p->at = f->def;
     }
@@ -221,7 +221,7 @@ void localmem_check(Analysis *an, const CFunc *f) {
     const char *at;
     if (lm->at_size >= 0 && lm->local_size && !f->single_task)
         at = arena_printf(a, " at its local size of %" PRId64 " work-items%s", lm->local_size,
-                          f->lsize.msg && strstr(f->lsize.msg, "chosen by crisp") ? " (which crisp chose: the kernel declares none)" : "");
+                          cfunc_rare(f)->lsize.msg && strstr(cfunc_rare(f)->lsize.msg, "chosen by crisp") ? " (which crisp chose: the kernel declares none)" : "");
     else if (lm->at_size >= 0)
         at = "";
     else

@@ -349,7 +349,7 @@ static void mem_walk(MemWalk *m, const Node *n, int depth) {
         return;
     }
     if (n->kind == N_C_INDEX) access(m, n);
-    if (n->kind == N_C_DECL && n->sym && n->sym->init) mem_walk(m, n->sym->init, depth + 1);
+    if (n->kind == N_C_DECL && n->sym && sym_rare(n->sym)->init) mem_walk(m, sym_rare(n->sym)->init, depth + 1);
     for (int i = 0; i < n->nkids; i++) mem_walk(m, n->kids[i], depth + 1);
 }
 

@@ -251,10 +251,10 @@ static void est_walk(Est *e, const Node *n, int depth) {
     if (n->kind == N_C_DECL && n->sym) {
         Live *l = live_of(e, n->sym, 1);
         if (l) l->first = l->last = e->pos;
-        if (n->sym->len_sym && (l = live_of(e, n->sym->len_sym, 1))) l->first = l->last = e->pos;
+        if (sym_rare(n->sym)->len_sym && (l = live_of(e, sym_rare(n->sym)->len_sym, 1))) l->first = l->last = e->pos;
     }
     if (n->kind == N_C_VAR && n->sym) use(e, n->sym);
-    if (n->kind == N_C_LENGTH && n->sym && n->sym->len_sym) use(e, n->sym->len_sym);
+    if (n->kind == N_C_LENGTH && n->sym && sym_rare(n->sym)->len_sym) use(e, sym_rare(n->sym)->len_sym);
     if ((n->kind == N_C_EXPR || n->kind == N_C_DECL || n->kind == N_C_RETURN || n->kind == N_C_IF) && n->nkids &&
         grow(e->f->an->a, (void **)&e->needs, e->nneed, &e->capneed, sizeof(Need))) {
         e->needs[e->nneed].pos = e->pos;
@@ -269,7 +269,7 @@ static void est_walk(Est *e, const Node *n, int depth) {
             if (l) l->first = l->last = e->pos;
         }
     }
-    if (n->kind == N_C_DECL && n->sym && n->sym->init) est_walk(e, n->sym->init, depth + 1);
+    if (n->kind == N_C_DECL && n->sym && sym_rare(n->sym)->init) est_walk(e, sym_rare(n->sym)->init, depth + 1);
     for (int i = 0; i < n->nkids; i++) est_walk(e, n->kids[i], depth + 1);
     if (is_loop) {
         e->nopen--;

@@ -134,7 +134,7 @@ int uni_param_of_arg(const CFunc *g, int k) {
     for (int i = 0; i < g->nparams; i++) {
         const Sym *p = g->params[i];
         int n = sym_ndims(p) ? 4
-                : p->soa_fields ? p->ty->elem->sd->nfields + 1
+                : sym_rare(p)->soa_fields ? p->ty->elem->sd->nfields + 1
                 : p->ty->kind == TY_VECTOR ? 2
                 : p->ty->kind == TY_IDENT ? 0
                                            : 1;
@@ -184,7 +184,7 @@ static Uni index_level(Fn *f, const Node *e, const Sym *as_uniform, const Uni *k
 
 static Uni length_level(Fn *f, const Sym *s) {
     if (!s) return uni(L_UNIFORM);
-    if (s->len_sym) return var_level(f, s->len_sym, NULL);
+    if (sym_rare(s)->len_sym) return var_level(f, sym_rare(s)->len_sym, NULL);
     if (s->kind == SYM_PARAM) return param_level(f, s);
     if (!s->len_cname && s->ty && s->ty->length >= 0) return uni(L_CONST);
     return uni(L_UNIFORM);
@@ -298,8 +298,12 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
             if (!uni_ok(f->stack[i].u)) cond = f->stack[i].cond ? f->stack[i].cond : f->stack[i].at;
         rise(f, v, uni_join(u, c), cond, 1);
     } else {
-        const Node *why = ex_culprit(f, src, NULL);
-        rise(f, v, uni_join(u, c), why ? why : src, 0);
+        /* the culprit is sought only when rise keeps it: the variable stops
+           being uniform here (issue 14: sought at every assignment, it was
+           a fiftieth of the compilation) */
+        Uni j = uni_join(u, c);
+        const Node *why = j.lv > L_UNIFORM && v->u.lv <= L_UNIFORM ? ex_culprit(f, src, NULL) : NULL;
+        rise(f, v, j, why ? why : src, 0);
     }
 }
 
@@ -410,7 +414,7 @@ static int thread_id(Fn *f, const Node *e, int depth) {
     if (e->kind == N_C_CALL) {
         CallInfo id = uni_call_info(f->an, e);
         if (!id.thread_id) return 0;
-        const SizeDecl *ls = &f->fn->lsize, *gs = &f->fn->gsize;
+        const SizeDecl *ls = &cfunc_rare(f->fn)->lsize, *gs = cfunc_gsize(f->fn);
         int kernel = f->fn->kind == FN_KERNEL;
         if (kernel && ls->present && ls->nset) {
             /* the declared local size: a dimension of 1 (or beyond the
@@ -686,11 +690,11 @@ static void walk_decl(Fn *f, Node *s) {
     if (sym->is_view && s->nkids == 2) {
         u = ev(f, s->kids[0]);
         Uni len = ev(f, s->kids[1]);
-        if (sym->len_sym && (v = new_var(f, sym->len_sym))) rise(f, v, len, s->kids[1], 0);
+        if (sym_rare(sym)->len_sym && (v = new_var(f, sym_rare(sym)->len_sym))) rise(f, v, len, s->kids[1], 0);
     } else if (s->nkids >= 1 && s->kids[0]) {
         u = ev(f, s->kids[0]);
-    } else if (sym->init) {
-        u = ev(f, sym->init);
+    } else if (sym_rare(sym)->init) {
+        u = ev(f, sym_rare(sym)->init);
     }
     if (!(v = new_var(f, sym))) return;
     if (s->nkids >= 1) v->init = s->kids[0];
@@ -703,7 +707,7 @@ static void walk_decl(Fn *f, Node *s) {
            grid scan's next ticket, when-is-last-workgroup's verdict) */
         u = uni(L_UNIFORM);
     }
-    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym->init, NULL);
+    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym_rare(sym)->init, NULL);
     rise(f, v, u, why ? why : s, 0);
     if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured))
         sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,
@@ -882,10 +886,11 @@ static void drop_capture(Fn *f, Node *s) {
     }
     s->kids[s->nkids++] = decl;
     CFunc *fn = f->fn;
-    for (int i = 0; i < fn->nlocal; i++)
-        if (fn->local_arrays[i] == slot) {
-            memmove(fn->local_arrays + i, fn->local_arrays + i + 1, sizeof(Sym *) * (size_t)(fn->nlocal - i - 1));
-            fn->nlocal--;
+    CFuncRare *r = fn->rare; /* the slot is one of its __local arrays */
+    for (int i = 0; r && i < r->nlocal; i++)
+        if (r->local_arrays[i] == slot) {
+            memmove(r->local_arrays + i, r->local_arrays + i + 1, sizeof(Sym *) * (size_t)(r->nlocal - i - 1));
+            r->nlocal--;
             break;
         }
 }

@@ -85,7 +85,7 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
  * kept at their number (issue 14: the room for the most was a tenth of
  * what --metadata allocated). */
 static void build_kernel(Arena *ar, AbiKernel *k, const Program *p, const CFunc *f) {
-    int cap = 2 * f->nparams + 2 * f->nsides + 8;
+    int cap = 2 * f->nparams + 2 * cfunc_rare(f)->nsides + 8;
     AbiArg *buf = malloc(sizeof(AbiArg) * (size_t)cap);
     build_kernel_1(ar, k, p, f, buf ? buf : arena_alloc(ar, sizeof(AbiArg) * (size_t)cap));
     if (!buf) return;
@@ -102,8 +102,8 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
     k->line = f->def->loc.line;
     k->exact = f->exact;
     k->nparams = f->nparams;
-    k->gsize = &f->gsize;
-    k->lsize = &f->lsize;
+    k->gsize = cfunc_gsize(f);
+    k->lsize = &cfunc_rare(f)->lsize;
     k->single_task = f->single_task;
     k->param_arg = arena_alloc(ar, sizeof(int) * (size_t)(f->nparams ? f->nparams : 1));
     if (!k->args || !k->param_arg) return;
@@ -142,8 +142,8 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
     }
     if (f->exact) return; /* exactly the declared parameters */
     int nscratch = 0;
-    for (int i = 0; i < f->nsides; i++) {
-        const SideChannel *sc = f->sides[i];
+    for (int i = 0; i < cfunc_rare(f)->nsides; i++) {
+        const SideChannel *sc = cfunc_rare(f)->sides[i];
         if (sc->kind == SIDE_SCRATCH) {
             nscratch++;
             continue;
@@ -155,10 +155,10 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
         sa->size = side_size(sc);
         sa->comment = sc->comment;
     }
-    if (f->scratch_pool) {
+    if (cfunc_rare(f)->scratch_pool) {
         k->scratch = arena_alloc(ar, sizeof(AbiScratchPart) * (size_t)(nscratch ? nscratch : 1));
-        for (int i = 0; k->scratch && i < f->nsides; i++) {
-            const SideChannel *sc = f->sides[i];
+        for (int i = 0; k->scratch && i < cfunc_rare(f)->nsides; i++) {
+            const SideChannel *sc = cfunc_rare(f)->sides[i];
             if (sc->kind != SIDE_SCRATCH) continue;
             AbiScratchPart *sp = &k->scratch[k->nscratch++];
             sp->name = sc->name;
@@ -167,7 +167,7 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
             sp->stride = ty_vector_stride(sc->ty->elem, sc->ty->align);
             sp->count = side_size(sc);
         }
-        add_pointer(ar, k, ROLE_SCRATCH, "scratch", f->scratch_pool, 0);
+        add_pointer(ar, k, ROLE_SCRATCH, "scratch", cfunc_rare(f)->scratch_pool, 0);
         /* pool bytes: every part rounded up to 16 bytes */
         AbiArg *pa = &k->args[k->nargs - 2];
         SizeExpr **parts = arena_alloc(ar, sizeof(SizeExpr *) * (size_t)(k->nscratch ? k->nscratch : 1));
@@ -182,16 +182,16 @@ static void build_kernel_1(Arena *ar, AbiKernel *k, const Program *p, const CFun
         pa->size.expr = !parts || !k->nscratch ? NULL : k->nscratch == 1 ? parts[0] : sz_node(ar, SZ_ADD, parts, k->nscratch);
     }
     k->uses_warp = f->uses_warp;
-    if (f->warp_mem) {
+    if (cfunc_rare(f)->warp_mem) {
         /* the local-memory warp lowering: warp_words per thread of the workgroup */
-        k->warp_words = f->warp_words;
-        add_pointer(ar, k, ROLE_LOCAL, "warp-memory", f->warp_mem, 0);
+        k->warp_words = cfunc_rare(f)->warp_words;
+        add_pointer(ar, k, ROLE_LOCAL, "warp-memory", cfunc_rare(f)->warp_mem, 0);
         AbiArg *w = &k->args[k->nargs - 2];
-        w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", f->warp_words);
-        w->size.expr = sz_simplify(ar, sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, f->warp_words)));
+        w->size.crisp = arena_printf(ar, "(* (get-local-linear-size) %d)", cfunc_rare(f)->warp_words);
+        w->size.expr = sz_simplify(ar, sz_bin(ar, SZ_MUL, sz_launch(ar, SZ_LOCAL_LINEAR_SIZE, 0), sz_int(ar, cfunc_rare(f)->warp_words)));
         w->comment = "the lanes of a warp exchange values here when the device has no shuffle instructions (docs/warps.md)";
     }
-    if (f->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", f->debug, 0);
+    if (cfunc_rare(f)->debug) add_pointer(ar, k, ROLE_DEBUG, "debug", cfunc_rare(f)->debug, 0);
     k->lmem = localmem_kernel(ar, f);
 }
 

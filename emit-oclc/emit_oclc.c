@@ -445,9 +445,9 @@ static void decl_out(Em *e, const Node *n) {
     indent_out(e);
     if (t->kind == TY_VECTOR) {
         sb_printf(e->out, "%s%s %s[%lld]", em_qual(e, t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
-        if (s->init) {
+        if (sym_rare(s)->init) {
             sb_puts(e->out, " = {");
-            args_out(e, s->init->kids, s->init->nkids);
+            args_out(e, sym_rare(s)->init->kids, sym_rare(s)->init->nkids);
             sb_putc(e->out, '}');
         }
     } else {
@@ -1012,14 +1012,14 @@ static void func_out_1(Em *e, const CFunc *f) {
     for (int i = 0; i < f->nparams && np < 500; i++)
         if (f->params[i]->ty->kind != TY_IDENT) ps[np++] = f->params[i]; /* an identity tensor has no data */
     if (f->kind == FN_KERNEL && !f->exact) {
-        for (int i = 0; i < f->nsides && np < 500; i++)
-            if (f->sides[i]->kind == SIDE_RESULT || f->sides[i]->kind == SIDE_IMPLICIT || f->sides[i]->kind == SIDE_LOCAL)
-                ps[np++] = f->sides[i]->sym;
-        if (f->scratch_pool) ps[np++] = f->scratch_pool;
+        for (int i = 0; i < cfunc_rare(f)->nsides && np < 500; i++)
+            if (cfunc_rare(f)->sides[i]->kind == SIDE_RESULT || cfunc_rare(f)->sides[i]->kind == SIDE_IMPLICIT || cfunc_rare(f)->sides[i]->kind == SIDE_LOCAL)
+                ps[np++] = cfunc_rare(f)->sides[i]->sym;
+        if (cfunc_rare(f)->scratch_pool) ps[np++] = cfunc_rare(f)->scratch_pool;
     }
-    for (int i = 0; f->kind != FN_KERNEL && i < f->nfsides && np < 500; i++) ps[np++] = f->fsides[i]->param;
-    if (f->warp_mem) ps[np++] = f->warp_mem; /* the local-memory warp lowering (docs/warps.md) */
-    if (f->debug && !(f->kind == FN_KERNEL && f->exact)) ps[np++] = f->debug;
+    for (int i = 0; f->kind != FN_KERNEL && i < cfunc_rare(f)->nfsides && np < 500; i++) ps[np++] = cfunc_rare(f)->fsides[i]->param;
+    if (cfunc_rare(f)->warp_mem) ps[np++] = cfunc_rare(f)->warp_mem; /* the local-memory warp lowering (docs/warps.md) */
+    if (cfunc_rare(f)->debug && !(f->kind == FN_KERNEL && f->exact)) ps[np++] = cfunc_rare(f)->debug;
     int first = 1, wrap = np > 2 || f->ret->kind == TY_TUPLE;
     for (int i = 0; i < np; i++) {
         const Sym *s = ps[i];
@@ -1027,11 +1027,11 @@ static void func_out_1(Em *e, const CFunc *f) {
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
         if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
-            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, s->off_sym->cname,
-                      s->dims_sym->cname, s->strides_sym->cname);
-        else if (s->soa_fields) { /* a soa-vector: one pointer per field, then the length */
+            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, sym_rare(s)->off_sym->cname,
+                      sym_rare(s)->dims_sym->cname, sym_rare(s)->strides_sym->cname);
+        else if (sym_rare(s)->soa_fields) { /* a soa-vector: one pointer per field, then the length */
             for (int k = 0; k < s->ty->elem->sd->nfields; k++)
-                sb_printf(o, "%s%s, ", em_pointer_type(e, s->soa_fields[k]->ty), s->soa_fields[k]->cname);
+                sb_printf(o, "%s%s, ", em_pointer_type(e, sym_rare(s)->soa_fields[k]->ty), sym_rare(s)->soa_fields[k]->cname);
             sb_printf(o, "ulong %s", s->len_cname);
         } else if (s->ty->kind == TY_VECTOR)
             sb_printf(o, "%s%s, ulong %s", em_pointer_type(e, s->ty), s->cname, s->len_cname);
@@ -1051,8 +1051,8 @@ static void func_out_1(Em *e, const CFunc *f) {
     if (first) sb_puts(o, "void");
     sb_puts(o, ")\n{\n");
     pr_indent(&e->pr);
-    for (int i = 0; i < f->nlocal; i++) {
-        Sym *s = f->local_arrays[i];
+    for (int i = 0; i < cfunc_rare(f)->nlocal; i++) {
+        Sym *s = cfunc_rare(f)->local_arrays[i];
         pr_line(&e->pr, "__local %s %s[%lld];", oclc_elem_type(e->a, s->ty), s->cname, (long long)s->ty->length);
     }
     e->reads = oclc_reads_build(e->a, f->body, e->p);
@@ -1119,9 +1119,9 @@ static void survey(Survey *sv, const Program *p) {
             sv->half |= is_half(fn->params[i]->ty);
             note_vec(&sv->std140, fn->params[i]->ty);
         }
-        for (int i = 0; i < fn->nsides; i++) note_vec(&sv->std140, fn->sides[i]->ty);
-        for (int i = 0; i < fn->nfsides; i++) note_vec(&sv->std140, fn->fsides[i]->ty);
-        for (int i = 0; i < fn->nlocal; i++) note_vec(&sv->std140, fn->local_arrays[i]->ty);
+        for (int i = 0; i < cfunc_rare(fn)->nsides; i++) note_vec(&sv->std140, cfunc_rare(fn)->sides[i]->ty);
+        for (int i = 0; i < cfunc_rare(fn)->nfsides; i++) note_vec(&sv->std140, cfunc_rare(fn)->fsides[i]->ty);
+        for (int i = 0; i < cfunc_rare(fn)->nlocal; i++) note_vec(&sv->std140, cfunc_rare(fn)->local_arrays[i]->ty);
         survey_tree(sv, fn->body);
     }
 }

@@ -270,7 +270,7 @@ void oclc_name_program(Program *p, Arena *a) {
     /* the __local words of the local-memory warp lowering: a variable of
        crisp's support code, whose prefix no user name takes */
     for (int i = 0; i < p->nfuncs; i++) {
-        Sym *m = p->funcs[i]->warp_mem;
+        Sym *m = cfunc_rare(p->funcs[i])->warp_mem;
         if (m && !m->cname) {
             m->cname = oclc_support("warp-memory");
             m->len_cname = oclc_support("warp-memory-length");

@@ -204,7 +204,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
     const Sym *s = n->sym;
     if (!s || (s->ty && s->ty->kind == TY_IDENT)) return; /* not emitted */
     int is_vec = s->ty && s->ty->kind == TY_VECTOR && !s->is_view;
-    int first = new_var(r, s->cname, s->is_view ? (n->nkids > 0 ? n->kids[0] : NULL) : is_vec ? s->init : n->nkids ? n->kids[0] : NULL);
+    int first = new_var(r, s->cname, s->is_view ? (n->nkids > 0 ? n->kids[0] : NULL) : is_vec ? sym_rare(s)->init : n->nkids ? n->kids[0] : NULL);
     int second = s->is_view ? new_var(r, s->len_cname, n->nkids > 1 ? n->kids[1] : NULL) : -1;
     if (first < 0) return;
     ptrmap_put(r->a, &r->decls, n, (void *)(intptr_t)(first + 1));
@@ -215,7 +215,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
         r->current = second;
         scan(r, n->nkids > 1 ? n->kids[1] : NULL);
     } else if (is_vec) {
-        scan(r, s->init);
+        scan(r, sym_rare(s)->init);
     } else {
         for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
     }

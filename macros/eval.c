@@ -32,6 +32,7 @@
 struct EvalMapEnt {
     const char *key;
     const void *val;
+    uint32_t hash;      /* str_hash(key): most probes end at a differing hash */
 };
 
 static uint32_t str_hash(const char *s) {
@@ -43,27 +44,33 @@ static uint32_t str_hash(const char *s) {
     return h;
 }
 
+/* The tables are at most half full and compare the hashes first, then the
+ * pointers (a spelling is interned per file), and only then the strings:
+ * the checker asks the macro table about every form's head, mostly for
+ * names that are not macros (issue 14; the hash of the key is most of a
+ * lookup's cost now). */
 static const void *map_get(const EvalMap *m, const char *key) {
     if (!m->cap) return NULL;
-    uint32_t mask = (uint32_t)m->cap - 1;
-    for (uint32_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
+    uint32_t mask = (uint32_t)m->cap - 1, h = str_hash(key);
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         const EvalMapEnt *e = &m->ents[i];
         if (!e->key) return NULL;
-        if (syn_streq(e->key, key)) return e->val;
+        if (e->hash == h && (e->key == key || !strcmp(e->key, key))) return e->val;
     }
 }
 
-static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *val, int *added) {
+static void map_insert(EvalMapEnt *ents, int cap, const char *key, uint32_t h, const void *val, int *added) {
     uint32_t mask = (uint32_t)cap - 1;
-    for (uint32_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         EvalMapEnt *e = &ents[i];
         if (!e->key) {
             e->key = key;
             e->val = val;
+            e->hash = h;
             *added = 1;
             return;
         }
-        if (syn_streq(e->key, key)) {
+        if (e->hash == h && (e->key == key || !strcmp(e->key, key))) {
             e->val = val;
             *added = 0;
             return;
@@ -73,20 +80,20 @@ static void map_insert(EvalMapEnt *ents, int cap, const char *key, const void *v
 
 /* Returns 0 when the arena is exhausted. */
 static int map_put(Arena *a, EvalMap *m, const char *key, const void *val) {
-    if ((m->n + 1) * 4 >= m->cap * 3) {
+    if ((m->n + 1) * 2 >= m->cap) {
         int ncap = m->cap ? m->cap * 2 : 64;
         EvalMapEnt *ne = arena_alloc_block(a, sizeof *ne * (size_t)ncap);
         if (!ne) return 0;
         for (int i = 0; i < m->cap; i++) {
             int added;
-            if (m->ents[i].key) map_insert(ne, ncap, m->ents[i].key, m->ents[i].val, &added);
+            if (m->ents[i].key) map_insert(ne, ncap, m->ents[i].key, m->ents[i].hash, m->ents[i].val, &added);
         }
         arena_give_back(a, m->ents, sizeof *ne * (size_t)m->cap);
         m->ents = ne;
         m->cap = ncap;
     }
     int added;
-    map_insert(m->ents, m->cap, key, val, &added);
+    map_insert(m->ents, m->cap, key, str_hash(key), val, &added);
     m->n += added;
     return 1;
 }
@@ -3048,7 +3055,23 @@ void eval_each_macro(const Eval *ev, void (*fn)(void *ud, const char *name), voi
         if (ev->macros.ents[i].key) fn(ud, ev->macros.ents[i].key);
 }
 
+/* The bit of macro_prefixes for `key`: a hash of its first three bytes
+ * (fewer when it is shorter). */
+static unsigned macro_prefix_bit(const char *key) {
+    unsigned h = (unsigned char)key[0];
+    if (key[0]) {
+        h = h * 31 + (unsigned char)key[1];
+        if (key[1]) h = h * 31 + (unsigned char)key[2];
+    }
+    return h & 4095;
+}
+
+/* The checker asks about every form's head, mostly names that are no
+ * macro's: those whose first bytes begin no macro's name are answered
+ * without hashing the name (issue 14). */
 const Macro *eval_find_macro(const Eval *ev, const char *key) {
+    unsigned b = macro_prefix_bit(key);
+    if (!(ev->macro_prefixes[b >> 6] >> (b & 63) & 1)) return NULL;
     return map_get(&ev->macros, key);
 }
 
@@ -3092,7 +3115,7 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     m->nbody = form->nkids - 3;
     m->from_prelude = from_prelude;
     m->seq = ev->seq;
-    m->prev = map_get(&ev->macros, m->key);
+    m->prev = eval_find_macro(ev, m->key);
     if (m->nbody > 1 && m->body[0]->kind == N_STRING) {
         m->doc = m->body[0]->name;
         m->body++;
@@ -3100,6 +3123,8 @@ int eval_define_macro(Eval *ev, const Node *form, int from_prelude) {
     }
     ev->writes++;
     if (!map_put(&ev->c->arena, &ev->macros, m->key, m)) return !oom_error(ev);
+    unsigned b = macro_prefix_bit(m->key);
+    ev->macro_prefixes[b >> 6] |= (uint64_t)1 << (b & 63);
     return 1;
 }
 

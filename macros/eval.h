@@ -105,6 +105,8 @@ struct Eval {
 
     EvalMap prims;   /* special forms and builtin functions   */
     EvalMap macros;  /* name key -> Macro*                    */
+    uint64_t macro_prefixes[64]; /* a bit per hash of a macro name's first
+                                    three bytes (eval_find_macro) */
     EvalMap funcs;   /* name key -> closure Node (%defun)     */
     EvalMap consts;  /* def-const values visible to macros    */
 

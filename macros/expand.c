@@ -493,8 +493,19 @@ void expander_leave(Expander *x, int saved) {
 }
 
 int expander_is_macro_call(Expander *x, const Node *form) {
-    return macro_of(x, form) || is_directive(form) || is_site_form(form) || syn_is_form(form, "defmacro") ||
-           syn_is_form(form, "%defun") || syn_is_form(form, "def-constraint");
+    if (macro_of(x, form)) return 1;
+    /* the other forms expander_expand rewrites, by the head's first byte
+       (issue 14: the checker asks about every list it reaches) */
+    const char *h = syn_head(form);
+    if (!h) return 0;
+    switch (h[0]) {
+    case 'c': return is_directive(form);
+    case 'd': return syn_streq(h, "defmacro") || syn_streq(h, "def-constraint");
+    case '%': return syn_streq(h, "%defun");
+    case 'l':
+    case 'f': return is_site_form(form);
+    default: return 0;
+    }
 }
 
 Node *expander_expand(Expander *x, Node *form) {

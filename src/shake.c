@@ -65,7 +65,7 @@ Program *tree_shake(Arena *a, const Program *p, StrBuf *kept, StrBuf *shaken) {
     for (int i = 0; i < p->ncvecs; i++) {
         int used = 0;
         for (int f = 0; f < q->nfuncs && !used; f++)
-            for (int u = 0; u < q->funcs[f]->ncvuses && !used; u++) used = q->funcs[f]->cvuses[u]->cvec == p->cvecs[i];
+            for (int u = 0; u < cfunc_rare(q->funcs[f])->ncvuses && !used; u++) used = sym_rare(cfunc_rare(q->funcs[f])->cvuses[u])->cvec == p->cvecs[i];
         if (used) q->cvecs[q->ncvecs++] = p->cvecs[i];
         else name_list(shaken, p->cvecs[i]->name);
     }

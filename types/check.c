@@ -133,7 +133,7 @@ void ck_scope_add(Ctx *cx, Sym *s) {
         /* Crisp names are case-insensitive: `b` hides a parameter `B` */
         Sym *o = ck_scope_lookup(cx, s->key);
         if (o && o != s && o->name && strcmp(o->name, s->name) && (o->kind == SYM_PARAM || o->kind == SYM_LOCAL)) {
-            s->shadows = o;
+            sym_rare_w(cx->ck->a, s)->shadows = o;
             diag_warning_at(cx->ck->d, s->def, "W0303", "`%s` hides the %s `%s`: Crisp names are case-insensitive", s->name,
                             o->kind == SYM_PARAM ? "parameter" : "variable", o->name);
             if (o->def) diag_note(cx->ck->d, o->def->loc, "`%s` is defined here", o->name);
@@ -144,8 +144,12 @@ void ck_scope_add(Ctx *cx, Sym *s) {
 
 static Sym *scope_find(Scope *sc, const char *key) {
     if (sc->idx.cap) return strmap_get(&sc->idx, key);
-    for (int i = sc->n - 1; i >= 0; i--)
-        if (syn_streq(sc->syms[i]->key, key)) return sc->syms[i];
+    for (int i = sc->n - 1; i >= 0; i--) {
+        /* a variable's key is mostly the very spelling its uses carry (the
+           reader interns them): found without comparing the bytes */
+        const char *k = sc->syms[i]->key;
+        if (k == key || syn_streq(k, key)) return sc->syms[i];
+    }
     return NULL;
 }
 
@@ -192,6 +196,42 @@ int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
 
 FuncDef *ck_func_lookup(Checker *ck, const char *key) {
     return strmap_get(&ck->funcs_idx, key);
+}
+
+const SymRare sym_rare_none;
+
+SymRare *sym_rare_w(Arena *a, Sym *s) {
+    static _Thread_local SymRare scratch;
+    if (!s->rare) s->rare = arena_alloc(a, sizeof *s->rare);
+    if (s->rare) return s->rare;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
+const CFuncRare cfunc_rare_none;
+const SizeDecl size_decl_none;
+
+CFuncRare *cfunc_rare_w(Arena *a, CFunc *fn) {
+    static _Thread_local CFuncRare scratch;
+    if (!fn->rare) fn->rare = arena_alloc(a, sizeof *fn->rare);
+    if (fn->rare) return fn->rare;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
+SizeDecl *cfunc_gsize_w(Arena *a, CFunc *fn) {
+    static _Thread_local SizeDecl scratch;
+    if (!fn->gsize_decl) fn->gsize_decl = arena_alloc(a, sizeof *fn->gsize_decl);
+    if (fn->gsize_decl) return fn->gsize_decl;
+    memset(&scratch, 0, sizeof scratch);
+    return &scratch;
+}
+
+void sym_rare_unshare(Arena *a, Sym *copy) {
+    if (!copy->rare) return;
+    SymRare *r = arena_alloc(a, sizeof *r);
+    if (r) *r = *copy->rare;
+    copy->rare = r;
 }
 
 Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
@@ -308,9 +348,9 @@ void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at) {
             /* the body's value is one of the function's own side channels
                (spec "generating scratch vectors"): the call stands for the
                caller's vector */
-            for (int i = 0; i < cx->fn->nfsides; i++)
-                if (cx->fn->fsides[i]->param == val->sym ||
-                    (val->sym->cname && syn_streq(cx->fn->fsides[i]->param->cname, val->sym->cname)))
+            for (int i = 0; i < cfunc_rare(cx->fn)->nfsides; i++)
+                if (cfunc_rare(cx->fn)->fsides[i]->param == val->sym ||
+                    (val->sym->cname && syn_streq(cfunc_rare(cx->fn)->fsides[i]->param->cname, val->sym->cname)))
                     cx->fn->ret_side = i + 1;
             if (cx->fn->ret_side) return;
         }
@@ -595,19 +635,23 @@ void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d) {
 
 /* A vector-valued let binding: make-vector, #(...) or another vector. */
 /* Make DST another name for the vector SRC (same C variables). */
-static void sym_alias(Sym *dst, const Sym *src) {
+static void sym_alias(Arena *a, Sym *dst, const Sym *src) {
     dst->ty = src->ty;
     dst->cname = src->cname;
     dst->len_cname = src->len_cname;
     dst->write_only = src->write_only;
     dst->hoisted_local = src->hoisted_local;
     dst->is_view = src->is_view;
-    dst->off_sym = src->off_sym;
-    dst->len_sym = src->len_sym;
-    dst->dims_sym = src->dims_sym;
-    dst->strides_sym = src->strides_sym;
-    dst->soa_fields = src->soa_fields;
-    dst->init = src->init;
+    if (src->rare || dst->rare) {
+        SymRare *r = sym_rare_w(a, dst);
+        const SymRare *o = sym_rare(src);
+        r->off_sym = o->off_sym;
+        r->len_sym = o->len_sym;
+        r->dims_sym = o->dims_sym;
+        r->strides_sym = o->strides_sym;
+        r->soa_fields = o->soa_fields;
+        r->init = o->init;
+    }
 }
 
 static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
@@ -667,7 +711,8 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
         s->ty = t;
         if (t->as == AS_LOCAL) {
             s->hoisted_local = 1;
-            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            PUSH(ck->a, r->local_arrays, r->nlocal, r->caplocal, s);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, t);
             decl->sym = s;
@@ -700,7 +745,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
             }
         }
         s->ty = t;
-        s->init = lst;
+        sym_rare_w(cx->ck->a, s)->init = lst;
         Node *decl = ck_node(cx, N_C_DECL, name, t);
         decl->sym = s;
         ck_emit_stmt(cx, decl);
@@ -730,7 +775,8 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                 return NULL;
             }
             s->hoisted_local = 1;
-            PUSH(ck->a, cx->fn->local_arrays, cx->fn->nlocal, cx->fn->caplocal, s);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            PUSH(ck->a, r->local_arrays, r->nlocal, r->caplocal, s);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, vt);
             decl->sym = s;
@@ -755,7 +801,7 @@ static Sym *bind_vector(Ctx *cx, Node *name, Node *init, Type *declared) {
                       name->name, ck_tname(cx, declared), v->sym->name, ck_tname(cx, v->ty));
         return NULL;
     }
-    sym_alias(s, v->sym);
+    sym_alias(cx->ck->a, s, v->sym);
     return ck_derived_bind_declared(cx, init, s, declared) ? s : NULL;
 }
 
@@ -1108,10 +1154,10 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
                            binding's C name (nothing has printed it yet) */
                         src->cname = s->cname;
                         src->len_cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "len"));
-                        if (src->len_sym) src->len_sym->cname = src->len_cname;
-                        if (src->off_sym) src->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
+                        if (sym_rare(src)->len_sym) sym_rare(src)->len_sym->cname = src->len_cname;
+                        if (sym_rare(src)->off_sym) sym_rare(src)->off_sym->cname = ck_local_cname(cx, ck_name_join(ck, s->cname, "off"));
                     }
-                    sym_alias(s, src);
+                    sym_alias(cx->ck->a, s, src);
                     ck_derived_bind_declared(cx, init, s, declared); /* a derived vector type declared (derived.c) */
                     if (!sequential) cx->scope = inner;
                     s->immutable = decl_immutable(&ds, name->key);
@@ -1907,12 +1953,12 @@ static void pass_const_vecs(Checker *ck) {
         Sym *s = ck->globals.syms[g];
         if (s->kind != SYM_CONSTVEC) continue;
         constvec_eval(ck, s);
-        if (!s->cvec) continue;
+        if (!sym_rare(s)->cvec) continue;
         const char *base = ck_mangle(ck, s->name);
         int clash = ck_is_reserved(ck, base) || strmap_get(&ck->fnbases, base);
         if (clash) base = ck_name_join(ck, "cv", base);
-        s->cname = s->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
-        PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, s->cvec);
+        s->cname = sym_rare(s)->cvec->cname = ck_unique_name(ck, &ck->cnames, base);
+        PUSH(ck->a, p->cvecs, p->ncvecs, p->capcvecs, sym_rare(s)->cvec);
     }
 }
 

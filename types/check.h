@@ -32,18 +32,17 @@ typedef enum SymKind {
 typedef struct ConstVec ConstVec;
 
 typedef struct Sym Sym;
-struct Sym {
-    /* pointers first, then the small fields packed (issue 14: a local
-       or parameter is one Sym, 224 bytes before, 184 now) */
-    const char *name;       /* as written */
-    const char *key;        /* canonical */
-    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
-    const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
-    Type *ty;
-    const Node *def;        /* defining syntax (for messages) */
-    Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
-    Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
-    Sym **soa_fields;       /* soa-vectors: one vector per struct field */
+/* The fields few symbols use (views, soa and tensor variables, constants,
+ * types, function values): a local or parameter is most of a program's
+ * symbols and has none of them, so they live apart (issue 14: a Sym was
+ * 184 bytes, 88 now; 18,000 per megabyte of Crisp).  Read them with
+ * sym_rare(s), which gives an empty set for a symbol without them, and
+ * write them with sym_rare_w(arena, s), which makes the set at the first
+ * write. */
+typedef struct SymRare {
+    struct Sym *len_sym, *off_sym; /* vector-views: their length and offset variables */
+    struct Sym *dims_sym, *strides_sym; /* tensor-views (ty->ndims > 0): their ulong[ndims] arrays */
+    struct Sym **soa_fields; /* soa-vectors: one vector per struct field */
     Node *value;            /* SYM_CONST/SYM_PARAMETER: checked literal */
     Node *init;             /* array initializer (#(...)) or NULL */
     Node *type_syn;         /* SYM_TYPE: the type expression */
@@ -51,10 +50,22 @@ struct Sym {
     Node *fn_name;          /* SYM_FNVAL: the function it holds (a symbol) */
     Node *fn_sig;           /* SYM_FNVAL: its declared signature #'(...), or NULL */
     struct FuncDef *fn_inst; /* SYM_FNVAL bound to (gen-NAME ARGS...): that instance */
-    Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
-                               side-channel size may name the variable */
     const struct Sym *shadows; /* a variable it hides that is spelled
                                differently (Crisp names ignore case) */
+} SymRare;
+
+struct Sym {
+    /* pointers first, then the small fields packed (issue 14: a local
+       or parameter is one Sym, 224 bytes before, 88 now) */
+    const char *name;       /* as written */
+    const char *key;        /* canonical */
+    const char *cname;      /* its identifier, as the target spells it (TargetNames) */
+    const char *len_cname;  /* vectors: the identifier of the length (NULL: constant) */
+    Type *ty;
+    const Node *def;        /* defining syntax (for messages) */
+    Node *size_init;        /* SYM_LOCAL: its initializer as written, so a
+                               side-channel size may name the variable */
+    SymRare *rare;          /* NULL: none of SymRare's fields set */
     SymKind kind;
     int resolving;          /* cycle detection for aliases and consts */
     int fn_depth;           /* SYM_FNVAL: branch depth of its binding (set! rule) */
@@ -70,6 +81,22 @@ struct Sym {
     signed char from_lib;   /* a global the library (lib/) defines: a
                                program's own definition replaces it */
 };
+
+extern const SymRare sym_rare_none;
+
+/* S's rare fields, for reading (all NULL when it has none). */
+static inline const SymRare *sym_rare(const Sym *s) {
+    return s->rare ? s->rare : &sym_rare_none;
+}
+
+/* S's rare fields, for writing: made (zero) in `a` at the first call.
+ * Out of memory: a scratch set (the arena is then exhausted, which stops
+ * the stage at its next check). */
+SymRare *sym_rare_w(Arena *a, Sym *s);
+
+/* After `*copy = *orig`: give the copy its own rare fields (the same
+ * values), so that a later write to one does not change the other. */
+void sym_rare_unshare(Arena *a, Sym *copy);
 
 /* A tensor-view's number of dimensions (0 for anything else). */
 static inline int sym_ndims(const Sym *s) {
@@ -133,6 +160,28 @@ typedef struct FnSide {
     const Node *at;
 } FnSide;
 
+/* What few functions have (kernels' local size, side channels, hoisted
+ * __local arrays, scratch pools, the debug channel, const-vecs read,
+ * warp memory): apart from CFunc, made at the first write, like SymRare
+ * (issue 14: a CFunc was 448 bytes, one per function instance).  Read
+ * with cfunc_rare(fn), write with cfunc_rare_w(arena, fn). */
+typedef struct CFuncRare {
+    SizeDecl lsize;
+    struct Sym **local_arrays; /* kernel: __local arrays hoisted to kernel scope */
+    int nlocal, caplocal;
+    SideChannel **sides;    /* kernels: side channels in source order */
+    int nsides, capsides;
+    struct Sym *scratch_pool; /* kernels: the scratch pool parameter, or NULL */
+    Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
+    FnSide **fsides;        /* functions: side channels the caller provides */
+    int nfsides, capfsides;
+    struct Sym *debug;      /* the debug channel parameter, or NULL */
+    struct Sym **cvuses;    /* const-vecs read here or in callees */
+    int ncvuses, capcvuses;
+    struct Sym *warp_mem;   /* __local words for the local-memory warp lowering, or NULL */
+    int warp_words;         /* ... 32-bit words per thread it needs */
+} CFuncRare;
+
 typedef struct CFunc {
     FnKind kind;
     const char *name;       /* Crisp name as written */
@@ -148,35 +197,44 @@ typedef struct CFunc {
     Type *ret;              /* &ty_void, a value type, or a TY_TUPLE */
     Sym **retptrs;          /* out-pointers for values 2..n of a tuple */
     Node *body;             /* C_BLOCK */
-    Sym **local_arrays;     /* kernel: __local arrays hoisted to kernel scope */
-    int nlocal, caplocal;
-    SizeDecl gsize, lsize;
+    SizeDecl *gsize_decl;   /* the global size, made at the first write
+                               (cfunc_gsize_w); read it with cfunc_gsize */
+    CFuncRare *rare;        /* NULL: none of CFuncRare's fields set */
     int64_t lsize_default;  /* (%default-local-size N) in the body or a
                                callee's: the local size crisp chooses
                                when none is declared (sidechan.c), or 0 */
     int single_task;
     int exact;              /* def-kernel-exact */
-    SideChannel **sides;    /* kernels: side channels in source order */
-    int nsides, capsides;
-    Sym *scratch_pool;      /* kernels: the scratch pool parameter, or NULL */
-    Node *scratch_bytes;    /* kernels: checked byte size of the pool so far */
-    FnSide **fsides;        /* functions: side channels the caller provides */
-    int nfsides, capfsides;
     int ret_side;           /* functions: 1 + the index of the side channel
                                the body's value is (a function that makes
                                and returns a scratch vector: the call is the
                                caller's vector), or 0 */
-    Sym *debug;             /* the debug channel parameter, or NULL */
-    Sym **cvuses;           /* const-vecs read here or in callees */
-    int ncvuses, capcvuses;
     int consteval;          /* an instance made for code the compiler runs (a
                                def-const-vec body calls it): never emitted */
 
     int uses_warp;          /* warp forms here or in callees (types/warps.c) */
     int warp_collective;    /* ... shuffles or sync-warp: callers must be convergent */
-    Sym *warp_mem;          /* __local words for the local-memory warp lowering, or NULL */
-    int warp_words;         /* ... 32-bit words per thread it needs */
 } CFunc;
+
+extern const CFuncRare cfunc_rare_none;
+extern const SizeDecl size_decl_none;
+
+/* FN's rare fields, for reading (all zero when it has none). */
+static inline const CFuncRare *cfunc_rare(const CFunc *fn) {
+    return fn->rare ? fn->rare : &cfunc_rare_none;
+}
+
+/* ... for writing: made (zero) in `a` at the first call; out of memory,
+ * a scratch set (the arena is then exhausted). */
+CFuncRare *cfunc_rare_w(Arena *a, CFunc *fn);
+
+/* FN's global size declaration, for reading (not present when none). */
+static inline const SizeDecl *cfunc_gsize(const CFunc *fn) {
+    return fn->gsize_decl ? fn->gsize_decl : &size_decl_none;
+}
+
+/* ... for writing, made at the first call like cfunc_rare_w. */
+SizeDecl *cfunc_gsize_w(Arena *a, CFunc *fn);
 
 /* Support code the emitted file needs (printed once, before user code). */
 typedef enum HelperKind {

@@ -372,19 +372,20 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     CFunc *fn = ck_instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
-    merge_sizes(cx, &cx->fn->gsize, &fn->gsize, "global-size", fd, syn);
-    merge_sizes(cx, &cx->fn->lsize, &fn->lsize, "local-size", fd, syn);
+    if (cfunc_gsize(fn)->present) merge_sizes(cx, cfunc_gsize_w(cx->ck->a, cx->fn), cfunc_gsize(fn), "global-size", fd, syn);
+    if (cfunc_rare(fn)->lsize.present)
+        merge_sizes(cx, &cfunc_rare_w(cx->ck->a, cx->fn)->lsize, &cfunc_rare(fn)->lsize, "local-size", fd, syn);
     if (fn->lsize_default && (!cx->fn->lsize_default || fn->lsize_default < cx->fn->lsize_default))
         cx->fn->lsize_default = fn->lsize_default;
     /* side channels and the debug channel the callee needs from us */
-    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * fn->nfsides + 4)); /* + warp memory, debug */
+    Node **side = arena_alloc(ck->a, sizeof(Node *) * (size_t)(2 * cfunc_rare(fn)->nfsides + 4)); /* + warp memory, debug */
     int nside = 0;
     if (!side || !ck_side_call_args(cx, fn, syn, fd, side, &nside)) return NULL;
     int nret = fn->ret->kind == TY_TUPLE ? fn->ret->nelems : 0;
     int nargs = nside;
     for (int i = 0; i < n; i++)
         nargs += sym_ndims(fn->params[i])                 ? 4
-                 : fn->params[i]->soa_fields              ? fn->params[i]->ty->elem->sd->nfields + 1
+                 : sym_rare(fn->params[i])->soa_fields              ? fn->params[i]->ty->elem->sd->nfields + 1
                  : fn->params[i]->ty->kind == TY_VECTOR ? 2
                  : fn->params[i]->ty->kind == TY_IDENT  ? 0
                                                           : 1;
@@ -397,7 +398,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         if (sym_ndims(fn->params[i])) {
             /* a tensor-view: root pointer, offset, dims and strides arrays */
             Sym *vs = vals[i]->sym;
-            if (!vs || !vs->off_sym || !vs->dims_sym || !vs->strides_sym) {
+            if (!vs || !sym_rare(vs)->off_sym || !sym_rare(vs)->dims_sym || !sym_rare(vs)->strides_sym) {
                 /* (let ((m (progn (make-matrix ...)))) ...): a vector, not a view */
                 diag_error_at(D(cx), syn, "E0484",
                               "`%s` takes a tensor-view, but argument %d is not a tensor-view variable: bind the view "
@@ -406,12 +407,12 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
                 return NULL;
             }
             c->kids[c->nkids++] = vals[i];
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->off_sym);
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->dims_sym);
-            c->kids[c->nkids++] = ck_var_ref(cx, syn, vs->strides_sym);
-        } else if (fn->params[i]->soa_fields) {
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->off_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->dims_sym);
+            c->kids[c->nkids++] = ck_var_ref(cx, syn, sym_rare(vs)->strides_sym);
+        } else if (sym_rare(fn->params[i])->soa_fields) {
             Sym *vs = vals[i]->sym;
-            if (!vs || !vs->soa_fields) {
+            if (!vs || !sym_rare(vs)->soa_fields) {
                 /* (f (progn sv)): a value, not the soa variable whose fields are passed */
                 diag_error_at(D(cx), syn, "E0563",
                               "`%s` takes a soa-vector, but argument %d is not a soa-vector variable bound to "
@@ -424,7 +425,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
         } else if (fn->params[i]->ty->kind == TY_VECTOR) {
             Sym *vs = vals[i]->sym;
             /* a view arrives as a vector starting at its first element */
-            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = sym_rare(vs)->off_sym ? ck_mk2(cx, N_C_BINARY, syn, vs->ty, OP_ADD, vals[i], ck_var_ref(cx, syn, sym_rare(vs)->off_sym)) : vals[i];
             c->kids[c->nkids++] = cx_length_of(cx, syn, vs);
         } else {
             c->kids[c->nkids++] = vals[i];

@@ -159,7 +159,7 @@ static Node *accessor(Ctx *cx, Node *syn) {
     if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
         return cx_length_of(cx, syn, base->sym);
     if ((syn_streq(h, "offset~") || syn_streq(h, "~offset~")) && base->ty->kind == TY_VECTOR && base->kind == N_C_VAR)
-        return base->sym->off_sym ? ck_var_ref(cx, syn, base->sym->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
+        return sym_rare(base->sym)->off_sym ? ck_var_ref(cx, syn, sym_rare(base->sym)->off_sym) : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && cx->consteval) return constvec_parent(cx, syn, base);
     if ((syn_streq(h, "parent~") || syn_streq(h, "~parent~")) && base->ty->kind == TY_VECTOR) {
         diag_error_at(D(cx), syn, "E0562",
@@ -429,8 +429,8 @@ static Node *symbol_value(Ctx *cx, Node *syn, Type *want) {
         c->loc = syn->loc;
         c->origin = syn->origin;
         /* an untyped constant behaves like the literal it names */
-        if (!s->type_syn && c->op && want && ty_is_arith(want)) return c;
-        if (s->type_syn) c->op = 0;
+        if (!sym_rare(s)->type_syn && c->op && want && ty_is_arith(want)) return c;
+        if (sym_rare(s)->type_syn) c->op = 0;
         return c;
     }
     if (s->kind == SYM_CONSTVEC) return constvec_ref(cx, syn, s);
@@ -538,7 +538,10 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     if (syn_streq(h, "funcall")) return ck_fnval_call(cx, syn, want);
-    Sym *fs = ck_scope_lookup(cx, h);
+    /* a let-bound function value called by its name (hof.c); none made
+       yet (most programs): no scope to search (issue 14: every call's head
+       walked every scope to the globals here) */
+    Sym *fs = cx->ck->nfnvals ? ck_scope_lookup(cx, h) : NULL;
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
     size_t hl = strlen(h);
     Node *soa;

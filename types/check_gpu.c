@@ -137,7 +137,7 @@ Node *cx_bounds(Ctx *cx, Node *syn, Type *want) {
     int global = syn->kids[0]->key[6] == 't';
     const char *what = syn->kids[0]->name;
     if (!ck_nargs_ok(cx, syn, 1, 3)) return NULL;
-    SizeDecl *sd = global ? &cx->fn->gsize : &cx->fn->lsize;
+    const SizeDecl *sd = global ? cfunc_gsize(cx->fn) : &cfunc_rare(cx->fn)->lsize;
     if (cx->fn->kind != FN_KERNEL || !sd->present || (!sd->nset && !sd->nderive)) {
         diag_error_at(D(cx), syn, "E0720", "`%s` compares against the kernel's (%s :set-to ...) or (%s :derive-from ...) declaration, and `%s` has none",
                       what, global ? "global-size" : "local-size", global ? "global-size" : "local-size", cx->fn->name);
@@ -506,7 +506,7 @@ Node *cx_require_gsize(Ctx *cx, Node *syn, Type *want) {
     const char *who = syn->nkids > 2 && syn->kids[2]->kind == N_STRING ? syn->kids[2]->name : "this form";
     if (syn->nkids > 1) ck_const_syn_int(cx, syn->kids[1], &n);
     if (cx->fn->kind == FN_KERNEL) {
-        SizeDecl *g = &cx->fn->gsize;
+        const SizeDecl *g = cfunc_gsize(cx->fn);
         if (!g->present)
             diag_warning_at(D(cx), syn, "W0701",
                             "`%s` in kernel `%s` without a (global-size ...) declaration: declare one so the host launches %lld-dimensional work",

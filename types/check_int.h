@@ -115,6 +115,7 @@ typedef struct Checker {
                                 (funcall (gen-NAME T...)) instance) */
     CtBody *ct;              /* the def-const-vec whose body is being checked
                                 and run (constvec.c), or NULL */
+    int nfnvals;             /* SYM_FNVAL symbols made so far (ck_sym_named) */
     int in_library;          /* collecting the library (lib/): definitions are
                                 emitted only when the program uses them */
     struct OrchForm **orch_forms; /* def-orchestrations, resolved after the gen- pass (orch.c) */

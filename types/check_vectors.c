@@ -26,10 +26,10 @@ static Diag *D(Ctx *cx) {
  * the likely cause of a type error (issue 14). */
 void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v) {
     const Sym *s = v && v->kind == N_C_VAR ? v->sym : NULL;
-    if (!s || !s->shadows || !s->def) return;
+    if (!s || !sym_rare(s)->shadows || !s->def) return;
     diag_note(D(cx), s->def->loc, "`%s` here is the variable `%s` bound at line %d; Crisp names are case-insensitive, so it hides the %s `%s`",
               syn && syn->kind == N_SYMBOL ? syn->name : s->name, s->name, s->def->loc.line,
-              s->shadows->kind == SYM_PARAM ? "parameter" : "variable", s->shadows->name);
+              sym_rare(s)->shadows->kind == SYM_PARAM ? "parameter" : "variable", sym_rare(s)->shadows->name);
 }
 
 Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what) {
@@ -46,12 +46,12 @@ Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what) {
         ck_shadow_note(cx, syn, v);
         return NULL;
     }
-    if (v->sym->soa_fields) {
+    if (sym_rare(v->sym)->soa_fields) {
         diag_error_at(D(cx), syn, "E0489", "`%s` is a soa-vector: `%s` works on its field vectors, (x~ %s) or (x~ %s i)",
                       v->sym->name, what, v->sym->name, v->sym->name);
         return NULL;
     }
-    if (sym_ndims(v->sym) && (!v->sym->off_sym || !v->sym->dims_sym || !v->sym->strides_sym)) {
+    if (sym_ndims(v->sym) && (!sym_rare(v->sym)->off_sym || !sym_rare(v->sym)->dims_sym || !sym_rare(v->sym)->strides_sym)) {
         /* a tensor-view made by an expression ((let ((x m)) x)): only a
            variable carries its offset, extents and strides */
         diag_error_at(D(cx), syn, "E0484", "`%s` needs a tensor-view variable, found the expression `%s`: bind the tensor-view with let and use the variable",
@@ -105,8 +105,8 @@ Node *ck_index_node(Ctx *cx, Node *syn, Sym *vec, Node *isyn) {
                       (long long)stride);
         return NULL;
     }
-    if (vec->off_sym) /* a vector-view: element i of the view is root[offset + i] */
-        i = ck_mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, ck_var_ref(cx, syn, vec->off_sym),
+    if (sym_rare(vec)->off_sym) /* a vector-view: element i of the view is root[offset + i] */
+        i = ck_mk2(cx, N_C_BINARY, syn, i->ty, OP_ADD, ck_var_ref(cx, syn, sym_rare(vec)->off_sym),
                 ty_equal(i->ty, ty_num(SC_ULONG)) ? i : ck_mk1(cx, N_C_CAST, syn, ty_num(SC_ULONG), i));
     Node *x = ck_mk2(cx, N_C_INDEX, syn, vec->ty->elem, 0, ck_var_ref(cx, syn, vec), i);
     if (x && vec->ty->align == AL_STD140 && ty_vector_stride(vec->ty->elem, AL_STD140) != ty_sizeof(vec->ty->elem))
@@ -183,7 +183,7 @@ Node *cx_bytes(Ctx *cx, Node *syn, Type *want) {
     int n = soa ? soa->ty->elem->sd->nfields : 1;
     Node *sum = NULL;
     for (int i = 0; i < n; i++) {
-        Sym *v = soa ? soa->soa_fields[i] : ck_vector_operand(cx, syn->kids[1], "bytes");
+        Sym *v = soa ? sym_rare(soa)->soa_fields[i] : ck_vector_operand(cx, syn->kids[1], "bytes");
         if (!v) return NULL;
         Node *b = ck_mk2(cx, N_C_BINARY, syn, ul, OP_MUL, cx_length_of(cx, syn, v),
                       ck_int_lit(cx, syn, ty_vector_stride(v->ty->elem, v->ty->align), ul));
@@ -313,17 +313,17 @@ Node *ck_place(Ctx *cx, Node *syn, int for_write) {
         if (!v) return NULL;
         if (v->ty->kind == TY_VECTOR && v->kind == N_C_VAR) {
             Sym *vs = v->sym;
-            if (!vs->off_sym) {
+            if (!sym_rare(vs)->off_sym) {
                 diag_error_at(D(cx), syn, "E0498", "`%s` of `%s` cannot be set: only a vector-view's properties can change", h,
                               vs->name);
                 return NULL;
             }
             if (prop[0] == 'p') return ck_var_ref(cx, syn, vs); /* (set! (parent~ v) w): handled by cx_set */
-            if (prop[0] == 'l' && !vs->len_sym) {
+            if (prop[0] == 'l' && !sym_rare(vs)->len_sym) {
                 diag_error_at(D(cx), syn, "E0498", "`length~` of the tensor-view `%s` cannot be set: set its extents with dims~", vs->name);
                 return NULL;
             }
-            return ck_var_ref(cx, syn, prop[0] == 'l' ? vs->len_sym : vs->off_sym);
+            return ck_var_ref(cx, syn, prop[0] == 'l' ? sym_rare(vs)->len_sym : sym_rare(vs)->off_sym);
         }
         if (v->ty->kind != TY_STRUCT) {
             diag_error_at(D(cx), syn, "E0496", "`%s` selects a property, but `%s` is `%s`", syn->kids[0]->name,

@@ -29,7 +29,7 @@ Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *l = v ? ck_new_local(cx, at, ck_name_join(cx->ck, v->cname, "len"), ty_num(SC_ULONG)) : NULL;
     if (!l) return NULL;
     v->is_view = 1;
-    v->len_sym = l;
+    sym_rare_w(cx->ck->a, v)->len_sym = l;
     v->len_cname = l->cname;
     return v;
 }
@@ -54,7 +54,7 @@ Sym *ck_new_view(Ctx *cx, Node *syn, const char *name, Type *ty, Node *ptr, Node
     Sym *v = ck_view_var(cx, syn, name, ty);
     Sym *o = v ? ck_new_local(cx, syn, ck_name_join(cx->ck, v->cname, "off"), ul) : NULL;
     if (!o) return NULL;
-    v->off_sym = o;
+    sym_rare_w(cx->ck->a, v)->off_sym = o;
     Node *od = ck_mk(cx, N_C_DECL, syn, ul, 1);
     if (!od) return NULL;
     od->sym = o;
@@ -81,7 +81,7 @@ Node *cx_make_view(Ctx *cx, Node *syn, Type *want) {
     Node *len = ck_ulong_arg(cx, syn->kids[2], "view length");
     Node *off = syn->nkids > 3 ? ck_ulong_arg(cx, syn->kids[3], "view offset") : ck_int_lit(cx, syn, 0, ty_num(SC_ULONG));
     if (!len || !off) return NULL;
-    if (p->off_sym) off = ck_mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, syn, p->off_sym), off);
+    if (sym_rare(p)->off_sym) off = ck_mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, syn, sym_rare(p)->off_sym), off);
     Type *t = ty_vector(cx->ck->a, p->ty->elem, p->ty->as, p->ty->acc, p->ty->align, -1);
     t->view = 1;
     Sym *v = ck_new_view(cx, syn, cx->bind_hint ? cx->bind_hint : "view", t, ck_var_ref(cx, syn, p), off, len);
@@ -98,7 +98,7 @@ Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
     }
     Node *v = ck_expr(cx, place_syn->kids[1], NULL);
     if (!v) return NULL;
-    if (v->ty->kind != TY_VECTOR || v->kind != N_C_VAR || !v->sym->off_sym) {
+    if (v->ty->kind != TY_VECTOR || v->kind != N_C_VAR || !sym_rare(v->sym)->off_sym) {
         diag_error_at(D(cx), place_syn, "E0498", "only a vector-view's parent~ can be set, `%s` is `%s`",
                       syn_to_string(cx->ck->a, place_syn->kids[1], 30), ck_tname(cx, v->ty));
         return NULL;
@@ -111,10 +111,10 @@ Node *cx_view_set_parent(Ctx *cx, Node *place_syn, Node *value) {
         return NULL;
     }
     Node *a = ck_mk2(cx, N_C_ASSIGN, place_syn, v->ty, OP_SET, ck_var_ref(cx, place_syn, v->sym), ck_var_ref(cx, place_syn, p));
-    if (p->off_sym) {
+    if (sym_rare(p)->off_sym) {
         ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, place_syn, &ty_void, a));
-        a = ck_mk2(cx, N_C_ASSIGN, place_syn, ty_num(SC_ULONG), OP_SET, ck_var_ref(cx, place_syn, v->sym->off_sym),
-                ck_var_ref(cx, place_syn, p->off_sym));
+        a = ck_mk2(cx, N_C_ASSIGN, place_syn, ty_num(SC_ULONG), OP_SET, ck_var_ref(cx, place_syn, sym_rare(v->sym)->off_sym),
+                ck_var_ref(cx, place_syn, sym_rare(p)->off_sym));
     }
     return a;
 }
@@ -158,7 +158,7 @@ Node *cx_reinterpret(Ctx *cx, Node *syn, Type *want) {
     }
     int sst = ty_vector_stride(st, src->ty->align), nst = ty_vector_stride(et, src->ty->align);
     Node *base = ck_var_ref(cx, syn, src);
-    if (src->off_sym) base = ck_mk2(cx, N_C_BINARY, syn, src->ty, OP_ADD, base, ck_var_ref(cx, syn, src->off_sym));
+    if (sym_rare(src)->off_sym) base = ck_mk2(cx, N_C_BINARY, syn, src->ty, OP_ADD, base, ck_var_ref(cx, syn, sym_rare(src)->off_sym));
     if (!len) {
         /* what fits: length * source stride / new stride */
         Node *bytes = ck_mk2(cx, N_C_BINARY, syn, ty_num(SC_ULONG), OP_MUL, cx_length_of(cx, syn, src), ck_int_lit(cx, syn, sst, ty_num(SC_ULONG)));

@@ -153,8 +153,8 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
     /* __local arrays live at kernel scope: their names are never free
        again, even after the block that made them (uniform slots) */
     const char *name = ck_unique_name(cx->ck, &cx->names, base);
-    for (int k = 2, i = 0; cx->fn && i < cx->fn->nlocal && k < 1000; i++)
-        if (syn_streq(cx->fn->local_arrays[i]->cname, name)) {
+    for (int k = 2, i = 0; cx->fn && i < cfunc_rare(cx->fn)->nlocal && k < 1000; i++)
+        if (syn_streq(cfunc_rare(cx->fn)->local_arrays[i]->cname, name)) {
             name = ck_unique_name(cx->ck, &cx->names, ck_name_join(cx->ck, base, arena_printf(cx->ck->a, "%d", k++)));
             i = -1;
         }

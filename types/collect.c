@@ -23,6 +23,7 @@ Sym *ck_sym_named(Checker *ck, SymKind k, Node *name) {
     s->name = name->name;
     s->key = name->key;
     s->def = name;
+    if (k == SYM_FNVAL) ck->nfnvals++;
     return s;
 }
 
@@ -194,8 +195,8 @@ static void collect_const(Checker *ck, Node *form) {
     }
     Sym *s = ck_new_global(ck, SYM_CONST, form->kids[1]);
     if (!s) return;
-    s->type_syn = form->kids[1]->ann;
-    s->init = form->kids[2];
+    sym_rare_w(ck->a, s)->type_syn = form->kids[1]->ann;
+    sym_rare_w(ck->a, s)->init = form->kids[2];
     s->immutable = 1;
 }
 
@@ -208,8 +209,8 @@ static void collect_parameter(Checker *ck, Node *form) {
     Sym *s = ck_new_global(ck, SYM_PARAMETER, name);
     if (!s) return;
     s->key = name->name; /* parameters are case sensitive */
-    s->type_syn = name->ann;
-    s->init = form->nkids == 3 ? form->kids[2] : NULL;
+    sym_rare_w(ck->a, s)->type_syn = name->ann;
+    sym_rare_w(ck->a, s)->init = form->nkids == 3 ? form->kids[2] : NULL;
     s->immutable = 1;
 }
 
@@ -272,7 +273,7 @@ static void collect(Checker *ck, Node *f) {
         }
         if (ck_is_signature_type(f->kids[2])) return; /* a signature alias: substituted by signature_aliases */
         Sym *s = ck_new_global(ck, SYM_TYPE, f->kids[1]);
-        if (s) s->type_syn = f->kids[2];
+        if (s) sym_rare_w(ck->a, s)->type_syn = f->kids[2];
     } else if (syn_streq(h, "declaim")) {
         /* static-analysis opt-ins: read by analysis/ */
         PUSH(ck->a, ck->prog->declaims, ck->prog->ndeclaims, ck->prog->capdeclaims, f);
@@ -289,7 +290,7 @@ static void collect(Checker *ck, Node *f) {
                                       syn_to_string(ck->a, e->kids[k], 30));
                         continue;
                     }
-                    s->type_syn = e->kids[e->nkids - 1];
+                    sym_rare_w(ck->a, s)->type_syn = e->kids[e->nkids - 1];
                 }
             } else {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
@@ -302,7 +303,7 @@ static void collect(Checker *ck, Node *f) {
         }
         Sym *s = ck_new_global(ck, SYM_CONSTVEC, f->kids[1]);
         if (s) {
-            s->init = f;
+            sym_rare_w(ck->a, s)->init = f;
             s->immutable = 1;
         }
     } else if (syn_streq(h, "%host-bitonic-sort") || syn_streq(h, "%host-radix-sort")) {

@@ -408,7 +408,7 @@ static int storable(const Type *t) {
 static CeObj *constvec_obj(Ce *ce, const Node *at, Sym *s) {
     CeObj *o = ptrmap_get(&ce->cvobjs, s);
     if (o) return o;
-    const ConstVec *cv = s->cvec;
+    const ConstVec *cv = sym_rare(s)->cvec;
     if (!cv) {
         ce->failed = 1; /* its body failed, and that was reported */
         return NULL;
@@ -861,15 +861,15 @@ static NOINLINE int index_loc(Ce *ce, const Node *n, CeVal *p, int64_t *byte) {
     int view = 0;
     const Node *iat = ix;
     CeVal iv;
-    if (vs && vs->off_sym && ix->kind == N_C_BINARY && ix->op == OP_ADD && ix->kids[0]->kind == N_C_VAR &&
-        ix->kids[0]->sym == vs->off_sym) {
+    if (vs && sym_rare(vs)->off_sym && ix->kind == N_C_BINARY && ix->op == OP_ADD && ix->kids[0]->kind == N_C_VAR &&
+        ix->kids[0]->sym == sym_rare(vs)->off_sym) {
         /* a view: element i of the view is root[offset + i] (ck_index_node) */
         view = 1;
         iat = ix->kids[1];
-        if (!var_int(ce, ix, vs->off_sym, &voff)) return 0;
-        if (vs->len_sym && !var_int(ce, ix, vs->len_sym, &len)) return 0;
-    } else if (vs && vs->len_sym) {
-        if (!var_int(ce, ix, vs->len_sym, &len)) return 0;
+        if (!var_int(ce, ix, sym_rare(vs)->off_sym, &voff)) return 0;
+        if (sym_rare(vs)->len_sym && !var_int(ce, ix, sym_rare(vs)->len_sym, &len)) return 0;
+    } else if (vs && sym_rare(vs)->len_sym) {
+        if (!var_int(ce, ix, sym_rare(vs)->len_sym, &len)) return 0;
     } else {
         len = vs && vs->ty && vs->ty->length >= 0 ? vs->ty->length : p->len;
     }
@@ -904,12 +904,12 @@ static int vector_value(Ce *ce, const Node *n, CeVal *out) {
     const Sym *s = n->kind == N_C_VAR ? n->sym : NULL;
     if (!s) return 1;
     int64_t v;
-    if (s->off_sym) {
-        if (!var_int(ce, n, s->off_sym, &v)) return 0;
+    if (sym_rare(s)->off_sym) {
+        if (!var_int(ce, n, sym_rare(s)->off_sym, &v)) return 0;
         out->off += v * elem_size(out->ty->elem);
     }
-    if (s->len_sym) {
-        if (!var_int(ce, n, s->len_sym, &v)) return 0;
+    if (sym_rare(s)->len_sym) {
+        if (!var_int(ce, n, sym_rare(s)->len_sym, &v)) return 0;
         out->len = v;
     } else if (s->ty && s->ty->length >= 0) {
         out->len = s->ty->length;
@@ -921,12 +921,12 @@ static NOINLINE int length(Ce *ce, const Node *n, CeVal *out) {
     const Sym *s = n->sym;
     int64_t len = -1;
     if (!s) return unsupported(ce, n, "length~");
-    if (s->len_sym) {
-        if (!var_int(ce, n, s->len_sym, &len)) return 0;
+    if (sym_rare(s)->len_sym) {
+        if (!var_int(ce, n, sym_rare(s)->len_sym, &len)) return 0;
     } else if (s->ty && s->ty->length >= 0) {
         len = s->ty->length;
-    } else if (s->kind == SYM_CONSTVEC && s->cvec) {
-        len = s->cvec->ty->length;
+    } else if (s->kind == SYM_CONSTVEC && sym_rare(s)->cvec) {
+        len = sym_rare(s)->cvec->ty->length;
     } else {
         CeVal v;
         if (!var_get(ce, n, s, &v)) return 0;
@@ -998,7 +998,7 @@ static int bind_args(Ce *ce, const Node *n, const CFunc *f, CeFrame *nf) {
     for (int i = 0; i < f->nparams; i++) {
         const Sym *p = f->params[i];
         if (p->ty->kind == TY_IDENT) continue;
-        if (sym_ndims(p) || p->soa_fields) return unsupported(ce, n, "tensor-view and soa-vector parameters");
+        if (sym_ndims(p) || sym_rare(p)->soa_fields) return unsupported(ce, n, "tensor-view and soa-vector parameters");
         if (k >= n->nkids) return unsupported(ce, n, f->name);
         CeVal v;
         if (p->ty->kind == TY_VECTOR) {
@@ -1016,7 +1016,7 @@ static int bind_args(Ce *ce, const Node *n, const CFunc *f, CeFrame *nf) {
         }
         if (!slot_set(ce, n, nf, p->cname, v)) return 0;
     }
-    if (f->nfsides || f->debug) return unsupported(ce, n, "side channels");
+    if (cfunc_rare(f)->nfsides || cfunc_rare(f)->debug) return unsupported(ce, n, "side channels");
     if (f->ret->kind == TY_TUPLE)
         for (int i = 1; i < f->ret->nelems; i++) {
             CeVal r;
@@ -1289,7 +1289,7 @@ static int eval1(Ce *ce, const Node *n, CeVal *out) {
             *out = (CeVal){.k = CE_PTR, .ty = n->ty, .obj = o, .off = 0, .len = o->n};
             return 1;
         }
-        if ((s->kind == SYM_CONST || s->kind == SYM_PARAMETER) && s->value) return eval(ce, s->value, out);
+        if ((s->kind == SYM_CONST || s->kind == SYM_PARAMETER) && sym_rare(s)->value) return eval(ce, sym_rare(s)->value, out);
         return var_get(ce, n, s, out);
     }
     case N_C_UNARY: return n->nkids == 1 ? unary(ce, n, out) : unsupported(ce, n, "this operation");
@@ -1347,9 +1347,9 @@ static NOINLINE int decl(Ce *ce, const Node *n) {
         p.ty = t;
         p.len = -1;
         if (!slot_set(ce, n, ce->fr, s->cname, p)) return 0;
-        if (n->nkids > 1 && n->kids[1] && s->len_sym) {
+        if (n->nkids > 1 && n->kids[1] && sym_rare(s)->len_sym) {
             if (!eval(ce, n->kids[1], &len) || !int_of(ce, n->kids[1], &len, &l)) return 0;
-            if (!slot_set(ce, n, ce->fr, s->len_sym->cname, int_val(ty_num(SC_ULONG), (uint64_t)l))) return 0;
+            if (!slot_set(ce, n, ce->fr, sym_rare(s)->len_sym->cname, int_val(ty_num(SC_ULONG), (uint64_t)l))) return 0;
         }
         return 1;
     }
@@ -1372,10 +1372,10 @@ static NOINLINE int decl(Ce *ce, const Node *n) {
         CeObj *o = new_obj(ce, n->kids && n->nkids > 1 && n->kids[1] ? n->kids[1] : n, t->elem, len);
         if (!o) return 0;
         int sz = elem_size(t->elem);
-        if (s->init && s->init->kind == N_C_HWVEC) {
-            for (int i = 0; i < s->init->nkids && i < len; i++) {
+        if (sym_rare(s)->init && sym_rare(s)->init->kind == N_C_HWVEC) {
+            for (int i = 0; i < sym_rare(s)->init->nkids && i < len; i++) {
                 CeVal v, c;
-                if (!eval(ce, s->init->kids[i], &v) || !convert(ce, s->init->kids[i], t->elem, v, &c)) return 0;
+                if (!eval(ce, sym_rare(s)->init->kids[i], &v) || !convert(ce, sym_rare(s)->init->kids[i], t->elem, v, &c)) return 0;
                 encode(t->elem, &c, o->bytes + (int64_t)i * sz);
             }
         } else if (n->nkids > 0 && n->kids[0]) {

@@ -239,7 +239,7 @@ Sym *constvec_make_vector(Ctx *cx, Node *name, Node *init) {
 /* A vector operand of copy-vec: its first element and its length. */
 static Node *first_elem(Ctx *cx, const Node *at, Sym *v) {
     Node *r = ck_var_ref(cx, at, v);
-    return v->off_sym ? ck_mk2(cx, N_C_BINARY, at, v->ty, OP_ADD, r, ck_var_ref(cx, at, v->off_sym)) : r;
+    return sym_rare(v)->off_sym ? ck_mk2(cx, N_C_BINARY, at, v->ty, OP_ADD, r, ck_var_ref(cx, at, sym_rare(v)->off_sym)) : r;
 }
 
 static Node *length_node(Ctx *cx, const Node *at, Sym *v) {
@@ -337,7 +337,7 @@ Node *constvec_parent(Ctx *cx, Node *syn, Node *base) {
         return NULL;
     }
     Sym *v = base->sym;
-    if (!v->off_sym) return base;
+    if (!sym_rare(v)->off_sym) return base;
     Type *t = ty_vector(cx->ck->a, v->ty->elem, v->ty->as, v->ty->acc, v->ty->align, -1);
     t->view = 1;
     Node *p = ck_mk1(cx, N_C_CALL, syn, t, ck_var_ref(cx, syn, v));
@@ -379,7 +379,7 @@ int constvec_call_ok(Ctx *cx, Node *syn) {
 /* (declare (use A B ...) (max-steps N)) at the top of def-const-vec S.
  * Returns the index of the first body form, or -1 after an error. */
 static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
-    Node *form = s->init;
+    Node *form = sym_rare(s)->init;
     int i = 2;
     for (; i < form->nkids && syn_is_form(form->kids[i], "declare"); i++) {
         Node *d = form->kids[i];
@@ -414,7 +414,7 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
                                   u->name, s->name);
                     return -1;
                 }
-                if (!u->cvec) return -1; /* it failed and was reported */
+                if (!sym_rare(u)->cvec) return -1; /* it failed and was reported */
                 arena_push(ck->a, (void ***)&ct->uses, &ct->nuses, &ct->capuses, u);
             }
         }
@@ -424,7 +424,7 @@ static int body_decls(Checker *ck, Sym *s, CtBody *ct, long *max_steps) {
 
 /* The vector the run returned, as the const-vec's values. */
 static ConstVec *result(Checker *ck, Sym *s, const CeVal *v) {
-    const Node *form = s->init;
+    const Node *form = sym_rare(s)->init;
     if (v->k != CE_PTR || !v->obj) {
         diag_error_at(ck->d, form, CV_E_RESULT, "def-const-vec `%s` must return a vector, but its body returns no value", s->name);
         return NULL;
@@ -468,7 +468,7 @@ static ConstVec *result(Checker *ck, Sym *s, const CeVal *v) {
  * compile-time function, run it, and keep the vector it returns. */
 void constvec_eval(Checker *ck, Sym *s) {
     s->cv_done = 1;
-    Node *form = s->init;
+    Node *form = sym_rare(s)->init;
     CtBody ct = {.self = s, .form = form};
     long max_steps = ck->c->opt->max_consteval_steps > 0 ? ck->c->opt->max_consteval_steps : CE_DEFAULT_STEPS;
     int first = body_decls(ck, s, &ct, &max_steps);
@@ -514,7 +514,7 @@ void constvec_eval(Checker *ck, Sym *s) {
     p->uses_int64_atomics = i64;
     if (!cv) return;
     if (cv->ty->elem->sc == SC_DOUBLE) p->uses_fp64 = 1;
-    s->cvec = cv;
+    sym_rare_w(ck->a, s)->cvec = cv;
     s->ty = cv->ty;
 }
 
@@ -535,9 +535,10 @@ static int declares_use(const FuncDef *fd, const char *key) {
 
 static void note_use(Ctx *cx, Sym *s) {
     CFunc *fn = cx->fn;
-    for (int i = 0; i < fn->ncvuses; i++)
-        if (fn->cvuses[i] == s) return;
-    arena_push(cx->ck->a, (void ***)&fn->cvuses, &fn->ncvuses, &fn->capcvuses, s);
+    for (int i = 0; i < cfunc_rare(fn)->ncvuses; i++)
+        if (cfunc_rare(fn)->cvuses[i] == s) return;
+    CFuncRare *r = cfunc_rare_w(cx->ck->a, fn);
+    arena_push(cx->ck->a, (void ***)&r->cvuses, &r->ncvuses, &r->capcvuses, s);
 }
 
 /* Is const-vec s readable here?  The kernel at the root of the call chain
@@ -574,9 +575,9 @@ Node *constvec_ref(Ctx *cx, Node *syn, Sym *s) {
         else if (!used)
             diag_error_at(D(cx), syn, CV_E_NOUSE, "def-const-vec `%s` reads the const-vec `%s` without declaring it: add (declare (use %s))",
                           ct->self->name, s->name, s->name);
-        return used && s->cvec ? ck_var_ref(cx, syn, s) : NULL;
+        return used && sym_rare(s)->cvec ? ck_var_ref(cx, syn, s) : NULL;
     }
-    if (!s->cvec) return NULL; /* its body failed and was reported */
+    if (!sym_rare(s)->cvec) return NULL; /* its body failed and was reported */
     if (!use_ok(cx, syn, s, NULL)) return NULL;
     note_use(cx, s);
     return ck_var_ref(cx, syn, s);
@@ -586,9 +587,9 @@ Node *constvec_ref(Ctx *cx, Node *syn, Sym *s) {
  * reused instance was checked under another kernel, so check it again. */
 void constvec_call(Ctx *cx, CFunc *f, const Node *call, int reused) {
     if (cx->ck->ct) return; /* compile-time code: constvec_ref checked each read */
-    for (int i = 0; i < f->ncvuses; i++) {
-        if (reused && !use_ok(cx, call, f->cvuses[i], f->name)) return;
-        note_use(cx, f->cvuses[i]);
+    for (int i = 0; i < cfunc_rare(f)->ncvuses; i++) {
+        if (reused && !use_ok(cx, call, cfunc_rare(f)->cvuses[i], f->name)) return;
+        note_use(cx, cfunc_rare(f)->cvuses[i]);
     }
 }
 

@@ -241,7 +241,7 @@ static const char *designated(Checker *ck, Node *v) {
     if (f) return f;
     if (v->kind == N_SYMBOL && !v->ann) {
         Sym *s = ck->cur ? ck_scope_lookup(ck->cur, v->key) : NULL;
-        if (s && s->kind == SYM_FNVAL && s->fn_name && s->fn_name->kind == N_SYMBOL) return s->fn_name->key;
+        if (s && s->kind == SYM_FNVAL && sym_rare(s)->fn_name && sym_rare(s)->fn_name->kind == N_SYMBOL) return sym_rare(s)->fn_name->key;
     }
     return NULL;
 }
@@ -658,12 +658,12 @@ static int host_call(Eval *ev, void *ud, const Node *cform, const char *name, No
            follows it (lib/scan-grid.crisp, docs/library.md "Scans"). */
         NEED(0);
         const CFunc *fn = ck->cur ? ck->cur->fn : NULL;
-        const SizeDecl *sd = fn ? &fn->lsize : NULL;
+        const SizeDecl *sd = fn ? &cfunc_rare(fn)->lsize : NULL;
         if (sd && sd->present && sd->nset > 0) {
             int64_t l = 1;
             for (int d = 0; d < sd->nset; d++) l *= sd->set_to[d] > 0 ? sd->set_to[d] : 1;
             *out = syn_int(ck->a, form->loc, l);
-        } else if (fn && fn->kind == FN_KERNEL && !sd->present && !fn->exact && !fn->single_task && fn->gsize.dims <= 1) {
+        } else if (fn && fn->kind == FN_KERNEL && !sd->present && !fn->exact && !fn->single_task && cfunc_gsize(fn)->dims <= 1) {
             *out = ev->nil;
         } else {
             *out = syn_keyword(ck->a, form->loc, "unknown");

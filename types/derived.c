@@ -20,7 +20,7 @@ static Diag *D(Ctx *cx) {
  * or tensor-view type), or NULL when NAME is something else. */
 Type *ck_derived_vector_type(Ctx *cx, const Node *at, const char *name) {
     Sym *st = ck_global_lookup(cx->ck, name);
-    if (!st || st->kind != SYM_TYPE || !st->type_syn || !syn_is_form(st->type_syn, "def-derived-type") ||
+    if (!st || st->kind != SYM_TYPE || !sym_rare(st)->type_syn || !syn_is_form(sym_rare(st)->type_syn, "def-derived-type") ||
         (st->ty && st->ty->kind != TY_VECTOR))
         return NULL;
     Type *t = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, at->loc, st->name));
@@ -52,6 +52,7 @@ static Node *retagged(Ctx *cx, const Node *at, const Sym *s, const char *tag, in
     ty->tag_subst = tag ? subst : 0;
     *v = *s;
     v->ty = ty;
+    sym_rare_unshare(cx->ck->a, v);
     return ck_var_ref(cx, at, v);
 }
 
@@ -174,12 +175,12 @@ Node *ck_derived_make_syntax(Ctx *cx, const Node *init, Type **dt) {
         typed = (a->kind == N_SYMBOL && ty_lookup_base(a->key)) || (as && as->kind == SYM_TYPE) ||
                 (ah && a->kind == N_LIST && strlen(ah) > 5 && !strcmp(ah + strlen(ah) - 5, "-type"));
     }
-    int add = allocates && !typed && st->type_syn->nkids > 2;
+    int add = allocates && !typed && sym_rare(st)->type_syn->nkids > 2;
     Node **k = arena_alloc(cx->ck->a, sizeof(Node *) * (size_t)(init->nkids + 1));
     if (!k) return NULL;
     int n = 0;
     k[n++] = syn_symbol(cx->ck->a, init->kids[0]->loc, mk);
-    if (add) k[n++] = st->type_syn->kids[2]; /* the original type */
+    if (add) k[n++] = sym_rare(st)->type_syn->kids[2]; /* the original type */
     for (int i = 1; i < init->nkids; i++) k[n++] = init->kids[i];
     Node *r = syn_list(cx->ck->a, init->loc, k, n);
     if (r) r->origin = init->origin;
@@ -216,7 +217,7 @@ Node *ck_derived_form(Ctx *cx, Node *syn, int *handled) {
         Type *dt = ck_derived_vector_type(cx, syn, h + 3);
         if (dt) return *handled = 1, ck_derived_vector_as(cx, syn, dt);
         Sym *st = ck_global_lookup(cx->ck, h + 3);
-        if (st && st->kind == SYM_TYPE && st->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
+        if (st && st->kind == SYM_TYPE && sym_rare(st)->type_syn && (!st->ty || st->ty->kind == TY_VECTOR)) {
             /* (as-ALIAS V): as-<original> where the original is a vector type alias */
             Type *ot = ck_type_expr(cx->ck, syn_symbol(cx->ck->a, syn->loc, st->name));
             if (ot && ot->kind == TY_VECTOR && !ot->tag) return *handled = 1, as_original_alias(cx, syn, ot);

@@ -71,9 +71,9 @@ static void dump_node(StrBuf *b, const Node *n, int depth) {
         sb_puts(b, " : ");
         dump_type(b, t);
     }
-    if (n->kind == N_C_DECL && n->sym && n->sym->init) {
+    if (n->kind == N_C_DECL && n->sym && sym_rare(n->sym)->init) {
         sb_putc(b, '\n');
-        dump_node(b, n->sym->init, depth + 1);
+        dump_node(b, sym_rare(n->sym)->init, depth + 1);
     }
     for (int i = 0; i < n->nkids; i++) {
         sb_putc(b, '\n');
@@ -95,9 +95,9 @@ void check_dump(StrBuf *b, const Program *p) {
         sb_puts(b, "\n  (returns ");
         dump_type(b, fn->ret);
         sb_puts(b, ")\n");
-        for (int i = 0; i < fn->nlocal; i++) {
-            sb_printf(b, "  (local %s : ", fn->local_arrays[i]->cname);
-            dump_type(b, fn->local_arrays[i]->ty);
+        for (int i = 0; i < cfunc_rare(fn)->nlocal; i++) {
+            sb_printf(b, "  (local %s : ", cfunc_rare(fn)->local_arrays[i]->cname);
+            dump_type(b, cfunc_rare(fn)->local_arrays[i]->ty);
             sb_puts(b, ")\n");
         }
         dump_node(b, fn->body, 1);

@@ -221,7 +221,7 @@ static Sym *fnval_of(Ctx *cx, const Node *a) {
  * where the argument is checked, hof_fits); NULL when A is not a function. */
 Node *ck_fn_reference(Ctx *cx, Node *a) {
     Sym *s = fnval_of(cx, a);
-    if (s) return s->fn_name;
+    if (s) return sym_rare(s)->fn_name;
     if (syn_is_form(a, "function") && a->nkids == 2 && a->kids[1]->kind == N_SYMBOL) return a->kids[1];
     if (ck_template_is_gen(a)) return syn_symbol(cx->ck->a, a->kids[0]->loc, a->kids[0]->name + 4);
     return NULL;
@@ -331,8 +331,8 @@ Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
         if (!inst) return NULL;
         Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
         if (!s) return NULL;
-        s->fn_name = syn_symbol(ck->a, init->kids[0]->loc, inst->name);
-        s->fn_inst = inst;
+        sym_rare_w(cx->ck->a, s)->fn_name = syn_symbol(ck->a, init->kids[0]->loc, inst->name);
+        sym_rare_w(cx->ck->a, s)->fn_inst = inst;
         s->fn_depth = cx->branch_depth;
         return s;
     }
@@ -344,10 +344,10 @@ Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
         return NULL;
     }
     Sym *from = fnval_of(cx, init);
-    if (!sig && from) sig = from->fn_sig;
+    if (!sig && from) sig = sym_rare(from)->fn_sig;
     const char *what = arena_printf(ck->a, "the variable `%s`", name->name);
     Node *use = fn;
-    if (sig && !(from && from->fn_sig == sig)) {
+    if (sig && !(from && sym_rare(from)->fn_sig == sig)) {
         use = fn_for_signature(cx, fn, sig, fn_at(init), what, NULL);
     } else if (!known_function(ck, fn->key) && !ck_builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(init), "E0382", "unknown function `%s` bound to `%s`", fn->name, name->name);
@@ -356,8 +356,8 @@ Sym *ck_fnval_bind(Ctx *cx, Node *name, Node *init, Node *sig) {
     if (!use) return NULL;
     Sym *s = ck_sym_named(ck, SYM_FNVAL, name);
     if (!s) return NULL;
-    s->fn_name = use;
-    s->fn_sig = sig;
+    sym_rare_w(cx->ck->a, s)->fn_name = use;
+    sym_rare_w(cx->ck->a, s)->fn_sig = sig;
     s->fn_depth = cx->branch_depth;
     return s;
 }
@@ -382,15 +382,15 @@ Node *ck_fnval_set(Ctx *cx, Sym *s, Node *place_syn, Node *value) {
     }
     Node *use = fn;
     const char *what = arena_printf(ck->a, "the variable `%s`", s->name);
-    if (s->fn_sig) {
-        use = fn_for_signature(cx, fn, s->fn_sig, fn_at(value), what, NULL);
+    if (sym_rare(s)->fn_sig) {
+        use = fn_for_signature(cx, fn, sym_rare(s)->fn_sig, fn_at(value), what, NULL);
     } else if (!known_function(ck, fn->key) && !ck_builtin_function_value(fn->key)) {
         diag_error_at(ck->d, fn_at(value), "E0382", "unknown function `%s` assigned to `%s`", fn->name, s->name);
         use = NULL;
     }
     if (!use) return NULL;
-    s->fn_name = use;
-    s->fn_inst = NULL;
+    sym_rare_w(cx->ck->a, s)->fn_name = use;
+    sym_rare_w(cx->ck->a, s)->fn_inst = NULL;
     Node *n = ck_node(cx, N_C_INTLIT, place_syn, &ty_void); /* no run-time effect */
     return n;
 }
@@ -400,7 +400,7 @@ Node *ck_fnval_use_error(Ctx *cx, const Node *at, const Sym *s) {
     diag_error_at(cx->ck->d, at, "E0386",
                   "`%s` holds the function `%s`: call it, (%s ...) or (funcall %s ...), or pass it to a parameter typed "
                   "#'(...); it is not a run-time value (there are no function pointers)",
-                  s->name, s->fn_name->name, s->name, s->name);
+                  s->name, sym_rare(s)->fn_name->name, s->name, s->name);
     return NULL;
 }
 
@@ -425,16 +425,16 @@ Node *ck_fnval_call(Ctx *cx, Node *syn, Type *want) {
         return ck_user_call(cx, c, want, NULL, 0);
     }
     Sym *held = fnval_of(cx, f);
-    if (held && held->fn_inst) {
+    if (held && sym_rare(held)->fn_inst) {
         /* a variable bound to (gen-NAME ARGS...): that instance */
         Node *c = syn_copy(ck->a, syn);
         if (fc) {
             c->kids++;
             c->nkids--;
         }
-        c->kids[0] = syn_symbol(ck->a, f->loc, held->fn_inst->name);
+        c->kids[0] = syn_symbol(ck->a, f->loc, sym_rare(held)->fn_inst->name);
         c->kids[0]->origin = f->origin;
-        ck->forced_callee = held->fn_inst;
+        ck->forced_callee = sym_rare(held)->fn_inst;
         return ck_user_call(cx, c, want, NULL, 0);
     }
     Node *fn = ck_fn_reference(cx, f);

@@ -132,7 +132,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
                 /* (local-work-size :set-to N) is the spec's other spelling
                    (its histogram-pass block; bitonic-sort-workgroup writes
                    local-size), after its get-local-work-size query */
-                size_decl(cx, e, h[0] == 'g' ? &fn->gsize : &fn->lsize);
+                size_decl(cx, e, h[0] == 'g' ? cfunc_gsize_w(cx->ck->a, fn) : &cfunc_rare_w(cx->ck->a, fn)->lsize);
             } else if (h && (syn_streq(h, "return-type") || syn_streq(h, "type") || syn_streq(h, "type-signature-of"))) {
             } else if (e->kind == N_VECLIT || syn_is_form(e, "function")) {
             } else if (h && syn_streq(h, "use")) {
@@ -157,11 +157,11 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
             }
         }
     }
-    if (fn->gsize.present && fn->lsize.present && fn->gsize.dims && fn->lsize.dims && fn->gsize.dims != fn->lsize.dims)
-        diag_error_at(cx->ck->d, fn->lsize.at, "E0712", "local-size has %d dimension%s but global-size has %d",
-                      fn->lsize.dims, fn->lsize.dims == 1 ? "" : "s", fn->gsize.dims);
-    if (fn->single_task && (fn->gsize.present || fn->lsize.present))
-        diag_error_at(cx->ck->d, fn->gsize.present ? fn->gsize.at : fn->lsize.at, "E0713",
+    if (cfunc_gsize(fn)->present && cfunc_rare(fn)->lsize.present && cfunc_gsize(fn)->dims && cfunc_rare(fn)->lsize.dims && cfunc_gsize(fn)->dims != cfunc_rare(fn)->lsize.dims)
+        diag_error_at(cx->ck->d, cfunc_rare(fn)->lsize.at, "E0712", "local-size has %d dimension%s but global-size has %d",
+                      cfunc_rare(fn)->lsize.dims, cfunc_rare(fn)->lsize.dims == 1 ? "" : "s", cfunc_gsize(fn)->dims);
+    if (fn->single_task && (cfunc_gsize(fn)->present || cfunc_rare(fn)->lsize.present))
+        diag_error_at(cx->ck->d, cfunc_gsize(fn)->present ? cfunc_gsize(fn)->at : cfunc_rare(fn)->lsize.at, "E0713",
                       "a single-task kernel runs on one thread; it cannot also declare global-size or local-size");
 }
 
@@ -194,9 +194,9 @@ static Sym *make_param(Ctx *cx, ParamDecl *pd, Type *t) {
         Sym *ss = ck_new_local(cx, pd->name, ck_name_join(cx->ck, s->cname, "strides"), arr);
         if (!o || !ds || !ss) return NULL;
         s->is_view = 1;
-        s->off_sym = o;
-        s->dims_sym = ds;
-        s->strides_sym = ss;
+        sym_rare_w(cx->ck->a, s)->off_sym = o;
+        sym_rare_w(cx->ck->a, s)->dims_sym = ds;
+        sym_rare_w(cx->ck->a, s)->strides_sym = ss;
     } else if (t->soa) {
         /* a soa-vector parameter: one pointer per field and one length */
         s->len_cname = ck_local_cname(cx, ck_name_join(cx->ck, s->cname, "len"));

@@ -492,8 +492,8 @@ static void check_passed(Checker *ck, const Orchestration *o, int s, int j) {
     if (!to || !from || j >= to->nparams) return;
     const Type *want = to->params[j]->ty, *have = NULL;
     if (a->side) {
-        for (int k = 0; k < from->nsides; k++)
-            if (syn_streq(from->sides[k]->name, a->side)) have = from->sides[k]->ty;
+        for (int k = 0; k < cfunc_rare(from)->nsides; k++)
+            if (syn_streq(cfunc_rare(from)->sides[k]->name, a->side)) have = cfunc_rare(from)->sides[k]->ty;
     } else if (a->param < from->nparams) {
         have = from->params[a->param]->ty;
     }
@@ -515,11 +515,11 @@ void orch_finish(Checker *ck) {
         Orchestration *o = p->orchs[i];
         for (int s = 0; s < o->nsteps; s++) {
             const CFunc *cf = o->steps[s].mode == ORCH_INTERLEAVED ? checked_kernel(p, o->steps[s].kernel) : NULL;
-            for (int k = 0; cf && o->steps[s].at && k < cf->nsides; k++)
-                if (cf->sides[k]->kind != SIDE_DEBUG && cf->sides[k]->kind != SIDE_UNIFORM && cf->sides[k]->kind != SIDE_LOCAL) {
+            for (int k = 0; cf && o->steps[s].at && k < cfunc_rare(cf)->nsides; k++)
+                if (cfunc_rare(cf)->sides[k]->kind != SIDE_DEBUG && cfunc_rare(cf)->sides[k]->kind != SIDE_UNIFORM && cfunc_rare(cf)->sides[k]->kind != SIDE_LOCAL) {
                     diag_error_at(ck->d, o->steps[s].at, "E1206",
                                   "launch-interleaved: kernel `%s` has side channels (`%s`); an interleaved kernel takes only its parameters",
-                                  cf->name, cf->sides[k]->name);
+                                  cf->name, cfunc_rare(cf)->sides[k]->name);
                     break;
                 }
         }
@@ -537,9 +537,9 @@ void orch_finish(Checker *ck) {
                 for (int k = 0; k < p->nfuncs; k++)
                     if (p->funcs[k]->kind == FN_KERNEL && syn_streq(p->funcs[k]->name, from->kernel)) cf = p->funcs[k];
                 int found = 0;
-                for (int k = 0; cf && k < cf->nsides; k++)
-                    if (cf->sides[k]->kind == SIDE_RESULT && !strcmp(syn_lower(ck->a, cf->sides[k]->name), syn_lower(ck->a, a->side))) {
-                        a->side = cf->sides[k]->name;
+                for (int k = 0; cf && k < cfunc_rare(cf)->nsides; k++)
+                    if (cfunc_rare(cf)->sides[k]->kind == SIDE_RESULT && !strcmp(syn_lower(ck->a, cfunc_rare(cf)->sides[k]->name), syn_lower(ck->a, a->side))) {
+                        a->side = cfunc_rare(cf)->sides[k]->name;
                         found = 1;
                     }
                 if (!found)
@@ -755,8 +755,8 @@ static void invocation(Ctx *cx, Node *call, ContBinding *cb) {
                 oa->param = k;
                 found = 1;
             }
-        for (int k = 0; s && s->cname && k < cx->fn->nsides && !found; k++) {
-            const SideChannel *sc = cx->fn->sides[k];
+        for (int k = 0; s && s->cname && k < cfunc_rare(cx->fn)->nsides && !found; k++) {
+            const SideChannel *sc = cfunc_rare(cx->fn)->sides[k];
             if (sc->kind == SIDE_RESULT && sc->sym && sc->sym->cname && syn_streq(sc->sym->cname, s->cname)) {
                 oa->step = 0;
                 oa->side = sc->name;

@@ -223,13 +223,13 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
     if (!ok || !sc || !size) return NULL;
     if (!name) {
         int k = 0;
-        for (int i = 0; i < fn->nsides; i++) k += fn->sides[i]->kind == kind;
+        for (int i = 0; i < cfunc_rare(fn)->nsides; i++) k += cfunc_rare(fn)->sides[i]->kind == kind;
         name = arena_printf(ck->a, "%s%d", side_word(kind), k);
     }
-    for (int i = 0; i < fn->nsides; i++)
-        if (syn_streq(fn->sides[i]->name, name)) {
+    for (int i = 0; i < cfunc_rare(fn)->nsides; i++)
+        if (syn_streq(cfunc_rare(fn)->sides[i]->name, name)) {
             diag_error_at(D(cx), at, "E0807", "kernel `%s` already has a side channel named \"%s\"", fn->name, name);
-            diag_note(D(cx), fn->sides[i]->at->loc, "the other one is made here");
+            diag_note(D(cx), cfunc_rare(fn)->sides[i]->at->loc, "the other one is made here");
             break;
         }
     sc->kind = kind;
@@ -244,9 +244,9 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
     if (kind == SIDE_SCRATCH) {
         /* a view into the pool at the next 16-byte aligned offset */
         Type *ul = ty_num(SC_ULONG);
-        if (!fn->scratch_pool) {
-            fn->scratch_pool = kernel_param(cx, at, "scratch-pool", ty_vector(ck->a, ty_num(SC_UCHAR), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
-            if (!fn->scratch_pool) return NULL;
+        if (!cfunc_rare(fn)->scratch_pool) {
+            cfunc_rare_w(cx->ck->a, fn)->scratch_pool = kernel_param(cx, at, "scratch-pool", ty_vector(ck->a, ty_num(SC_UCHAR), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
+            if (!cfunc_rare(fn)->scratch_pool) return NULL;
         }
         Node *n = ck_expr(cx, h_is_float ? floatify(cx, count) : count, NULL);
         if (n && ty_is_float(n->ty) && !(n->op && n->kind == N_C_INTLIT)) {
@@ -261,8 +261,8 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
             n = ck_coerce(cx, n, ul, count, "scratch size");
         }
         if (!n) return NULL;
-        Node *off = fn->scratch_bytes ? fn->scratch_bytes : ck_int_lit(cx, at, 0, ul);
-        Node *pool = ck_var_ref(cx, at, fn->scratch_pool);
+        Node *off = cfunc_rare(fn)->scratch_bytes ? cfunc_rare(fn)->scratch_bytes : ck_int_lit(cx, at, 0, ul);
+        Node *pool = ck_var_ref(cx, at, cfunc_rare(fn)->scratch_pool);
         Node *ptr = off->kind == N_C_INTLIT && off->ival == 0 ? pool : bin(cx, at, OP_ADD, pool, off);
         sc->sym = declare_view(cx, at, cx->bind_hint ? cx->bind_hint : name, ty, ptr, n);
         int stride = ty_vector_stride(ty->elem, ty->align);
@@ -270,11 +270,12 @@ static Sym *kernel_side(Ctx *cx, SideKind kind, const char *name, const char *co
         Node *bytes = bin(cx, at, OP_MUL, bin(cx, at, OP_DIV, bin(cx, at, OP_ADD, bin(cx, at, OP_MUL, n, ck_int_lit(cx, at, stride, ul)), ck_int_lit(cx, at, 15, ul)),
                                               ck_int_lit(cx, at, 16, ul)),
                           ck_int_lit(cx, at, 16, ul));
-        fn->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
+        cfunc_rare_w(cx->ck->a, fn)->scratch_bytes = off->kind == N_C_INTLIT && off->ival == 0 ? bytes : bin(cx, at, OP_ADD, off, bytes);
     } else {
         sc->sym = kernel_param(cx, at, kind == SIDE_LOCAL && cx->bind_hint ? cx->bind_hint : name, ty);
     }
-    arena_push(ck->a, (void ***)&fn->sides, &fn->nsides, &fn->capsides, sc);
+    CFuncRare *r = cfunc_rare_w(ck->a, fn);
+    arena_push(ck->a, (void ***)&r->sides, &r->nsides, &r->capsides, sc);
     return sc->sym;
 }
 
@@ -298,22 +299,23 @@ static int uses_local_size(const SizeExpr *e) {
  * "Radix sort") gets N. */
 void ck_side_finish_kernel(Ctx *cx) {
     CFunc *fn = cx->fn;
-    if (fn->kind != FN_KERNEL || fn->exact || fn->lsize.present || fn->single_task) return;
+    if (fn->kind != FN_KERNEL || fn->exact || cfunc_rare(fn)->lsize.present || fn->single_task) return;
     int needs = 0;
-    for (int i = 0; i < fn->nsides && !needs; i++) needs = uses_local_size(fn->sides[i]->size);
+    for (int i = 0; i < cfunc_rare(fn)->nsides && !needs; i++) needs = uses_local_size(cfunc_rare(fn)->sides[i]->size);
     if (!needs) return;
-    int dims = fn->gsize.dims > 0 ? fn->gsize.dims : 1;
+    int dims = cfunc_gsize(fn)->dims > 0 ? cfunc_gsize(fn)->dims : 1;
     static const int64_t sizes[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
-    fn->lsize.present = 1;
-    fn->lsize.dims = dims;
-    fn->lsize.nset = dims;
-    for (int d = 0; d < dims; d++) fn->lsize.set_to[d] = sizes[dims - 1][d];
-    fn->lsize.msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size; declare (local-size ...) to choose another";
+    SizeDecl *ls = &cfunc_rare_w(cx->ck->a, fn)->lsize;
+    ls->present = 1;
+    ls->dims = dims;
+    ls->nset = dims;
+    for (int d = 0; d < dims; d++) ls->set_to[d] = sizes[dims - 1][d];
+    ls->msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size; declare (local-size ...) to choose another";
     if (dims == 1 && fn->lsize_default > 0 && fn->lsize_default < sizes[0][0]) {
-        fn->lsize.set_to[0] = fn->lsize_default;
-        fn->lsize.msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size, and at this one the library's tiles fit 32 KiB; declare (local-size ...) to choose another";
+        ls->set_to[0] = fn->lsize_default;
+        ls->msg = "chosen by crisp: the kernel's workgroup scratch is sized by the local size, and at this one the library's tiles fit 32 KiB; declare (local-size ...) to choose another";
     }
-    fn->lsize.at = fn->def;
+    ls->at = fn->def;
 }
 
 /* `syn` with the let variables it names (never assigned) replaced by their
@@ -351,7 +353,8 @@ static Sym *function_side(Ctx *cx, SideKind kind, const char *name, const char *
     fs->at = at;
     fs->param = kernel_param(cx, at, cx->bind_hint ? cx->bind_hint : name ? name : side_word(kind), ty);
     if (!fs->param) return NULL;
-    arena_push(cx->ck->a, (void ***)&fn->fsides, &fn->nfsides, &fn->capfsides, fs);
+    CFuncRare *r = cfunc_rare_w(cx->ck->a, fn);
+    arena_push(cx->ck->a, (void ***)&r->fsides, &r->nfsides, &r->capfsides, fs);
     return fs->param;
 }
 
@@ -469,8 +472,8 @@ Node *ck_side_make(Ctx *cx, Node *syn, Type *want) {
 /* Extra arguments a call to `callee` needs: a side channel of the caller
  * for each of the callee's, and the debug channel. */
 int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node **extra, int *nextra) {
-    for (int i = 0; i < callee->nfsides; i++) {
-        FnSide *fs = callee->fsides[i];
+    for (int i = 0; i < cfunc_rare(callee)->nfsides; i++) {
+        FnSide *fs = cfunc_rare(callee)->fsides[i];
         if (cx->loop_depth > 0 && fs->kind != SIDE_UNIFORM) {
             diag_error_at(D(cx), call_syn, "E0802",
                           "`%s` makes a %s side channel, so it cannot be called inside a loop (side channels are counted at compile time)",
@@ -491,7 +494,7 @@ int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node 
         extra[(*nextra)++] = len;
     }
     if (!ck_warp_call_args(cx, callee, call_syn, extra, nextra)) return 0; /* warps.c */
-    if (callee->debug) {
+    if (cfunc_rare(callee)->debug) {
         Sym *d = ck_debug_sym(cx, call_syn);
         if (!d) return 0;
         extra[(*nextra)++] = ck_var_ref(cx, call_syn, d);
@@ -506,15 +509,15 @@ int ck_side_call_args(Ctx *cx, CFunc *callee, Node *call_syn, FuncDef *fd, Node 
 
 Sym *ck_debug_sym(Ctx *cx, const Node *at) {
     CFunc *fn = cx->fn;
-    if (fn->debug) return fn->debug;
+    if (cfunc_rare(fn)->debug) return cfunc_rare(fn)->debug;
     if (fn->kind == FN_KERNEL && fn->exact) {
         diag_error_at(D(cx), at, "E0820",
                       "def-kernel-exact `%s` logs with --debug-output: marshall the channel first with (marshall-debug-logging-vector ptr words)",
                       fn->name);
         return NULL;
     }
-    fn->debug = kernel_param(cx, at, "debug", ty_vector(cx->ck->a, ty_num(SC_UINT), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
-    return fn->debug;
+    cfunc_rare_w(cx->ck->a, fn)->debug = kernel_param(cx, at, "debug", ty_vector(cx->ck->a, ty_num(SC_UINT), AS_GLOBAL, ACC_READ_WRITE, AL_COMPACT, -1));
+    return cfunc_rare(fn)->debug;
 }
 
 static int site_parts(Ctx *cx, Node **args, int n, DebugSite *site, const char *prefix) {
@@ -683,8 +686,8 @@ Node *ck_debug_form(Ctx *cx, Node *syn, Type *want) {
 
 static Sym *exact_side(Ctx *cx, SideKind kind, const char *name, const Node *at) {
     (void)kind;
-    for (int i = 0; i < cx->fn->nsides; i++) {
-        SideChannel *sc = cx->fn->sides[i];
+    for (int i = 0; i < cfunc_rare(cx->fn)->nsides; i++) {
+        SideChannel *sc = cfunc_rare(cx->fn)->sides[i];
         if (sc->kind == kind && name && syn_streq(sc->name, name)) return sc->sym;
     }
     diag_error_at(D(cx), at, "E0830",
@@ -792,7 +795,7 @@ Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
     Sym *s = declare_view(cx, syn, name ? name : side_word(kind), vt, ck_var_ref(cx, syn, ps), count);
     if (!s) return NULL;
     if (kind == SIDE_DEBUG) {
-        cx->fn->debug = s;
+        cfunc_rare_w(cx->ck->a, cx->fn)->debug = s;
     } else {
         SideChannel *sc = arena_alloc(ck->a, sizeof *sc);
         if (!sc) return NULL;
@@ -802,8 +805,9 @@ Node *ck_marshall_form(Ctx *cx, Node *syn, Type *want) {
         sc->sym = s;
         sc->at = syn;
         sc->size_crisp = "(marshalled by the host)";
-        arena_push(ck->a, (void ***)&cx->fn->sides, &cx->fn->nsides, &cx->fn->capsides, sc);
-        if (kind == SIDE_SCRATCH) cx->fn->scratch_pool = s;
+        CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+        arena_push(ck->a, (void ***)&r->sides, &r->nsides, &r->capsides, sc);
+        if (kind == SIDE_SCRATCH) cfunc_rare_w(cx->ck->a, cx->fn)->scratch_pool = s;
     }
     return ck_var_ref(cx, syn, s);
 }

@@ -20,13 +20,13 @@ static void resolve_signature_body(Checker *ck, FuncDef *fd);
  * the constant evaluator (consteval.c) - literals, other constants,
  * operators, conversions and the math builtins, in their types. */
 static Node *const_value(Checker *ck, Sym *s) {
-    if (s->value) return s->value;
+    if (sym_rare(s)->value) return sym_rare(s)->value;
     if (s->resolving) {
         diag_error_at(ck->d, s->def, "E0112", "`%s` is defined in terms of itself", s->name);
         return NULL;
     }
     s->resolving = 1;
-    Node *init = s->init;
+    Node *init = sym_rare(s)->init;
     if (s->kind == SYM_PARAMETER) {
         const char *dv = crisp_define(ck->c->opt, s->name);
         if (dv) {
@@ -38,7 +38,7 @@ static Node *const_value(Checker *ck, Sym *s) {
             }
         }
     }
-    Type *t = s->type_syn ? ck_type_expr(ck, s->type_syn) : NULL;
+    Type *t = sym_rare(s)->type_syn ? ck_type_expr(ck, sym_rare(s)->type_syn) : NULL;
     if (!init) {
         if (!t) t = ty_num(SC_INT);
         init = syn_int(ck->a, s->def->loc, 0);
@@ -62,7 +62,7 @@ static Node *const_value(Checker *ck, Sym *s) {
     }
     ck->prog->nhelpers = nhelpers;
     s->resolving = 0;
-    s->value = v;
+    sym_rare_w(ck->a, s)->value = v;
     if (v) s->ty = v->ty;
     return v;
 }

@@ -19,7 +19,7 @@ static Diag *D(Ctx *cx) { return cx->ck->d; }
 Sym *ck_soa_sym(Ctx *cx, Node *syn) {
     if (syn->kind != N_SYMBOL) return NULL;
     Sym *s = ck_scope_lookup(cx, syn->key);
-    return s && s->soa_fields ? s : NULL;
+    return s && sym_rare(s)->soa_fields ? s : NULL;
 }
 
 int ck_soa_init_form(const Node *init) {
@@ -76,8 +76,8 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     }
     t->soa = 1;
     StructDef *sd = t->elem->sd;
-    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
-    if (!s->soa_fields) return NULL;
+    sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!sym_rare(s)->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
         Sym *f = ck_new_local(cx, name, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
@@ -86,13 +86,14 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
             ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
         if (ft->as == AS_LOCAL) {
             f->hoisted_local = 1;
-            arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, f);
+            CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+            arena_push(ck->a, (void ***)&r->local_arrays, &r->nlocal, &r->caplocal, f);
         } else {
             Node *decl = ck_node(cx, N_C_DECL, name, ft);
             decl->sym = f;
             ck_emit_stmt(cx, decl);
         }
-        s->soa_fields[i] = f;
+        sym_rare(s)->soa_fields[i] = f;
     }
     s->ty = t;
     return s;
@@ -129,18 +130,18 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         ck_emit_stmt(cx, ds[k]);
     }
     StructDef *sd = p->ty->elem->sd;
-    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
-    if (!s->soa_fields) return NULL;
+    sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!sym_rare(s)->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
-        Sym *pf = p->soa_fields[i];
+        Sym *pf = sym_rare(p)->soa_fields[i];
         Type *ft = ty_vector(ck->a, pf->ty->elem, pf->ty->as, pf->ty->acc, pf->ty->align, -1);
         ft->view = 1;
         Node *foff = ck_var_ref(cx, init, o);
-        if (pf->off_sym) foff = ck_mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, init, pf->off_sym), foff);
+        if (sym_rare(pf)->off_sym) foff = ck_mk2(cx, N_C_BINARY, init, ty_num(SC_ULONG), OP_ADD, ck_var_ref(cx, init, sym_rare(pf)->off_sym), foff);
         Sym *f = ck_new_view(cx, init, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft, ck_var_ref(cx, init, pf), foff,
                           ck_var_ref(cx, init, l));
         if (!f) return NULL;
-        s->soa_fields[i] = f;
+        sym_rare(s)->soa_fields[i] = f;
     }
     Type *t = ty_vector(ck->a, p->ty->elem, p->ty->as, p->ty->acc, p->ty->align, -1);
     t->soa = 1;
@@ -162,7 +163,7 @@ static Sym *soa_field(Ctx *cx, Node *syn, Sym *s, const char *h) {
     size_t kl = n - 1 - (h[0] == '~');
     StructDef *sd = s->ty->elem->sd;
     for (int i = 0; i < sd->nfields; i++)
-        if (strlen(sd->fields[i].key) == kl && !strncmp(sd->fields[i].key, k, kl)) return s->soa_fields[i];
+        if (strlen(sd->fields[i].key) == kl && !strncmp(sd->fields[i].key, k, kl)) return sym_rare(s)->soa_fields[i];
     diag_error_at(D(cx), syn, "E0411", "`%s` has no field `%.*s` (soa-vector `%s`)", sd->name, (int)kl, k, s->name);
     return NULL;
 }
@@ -210,8 +211,8 @@ int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     Checker *ck = cx->ck;
     Type *t = s->ty;
     StructDef *sd = t->elem->sd;
-    s->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
-    if (!s->soa_fields) return 0;
+    sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
+    if (!sym_rare(s)->soa_fields) return 0;
     for (int i = 0; i < sd->nfields; i++) {
         Type *ft = ty_vector(ck->a, sd->fields[i].ty, t->as, t->acc, t->align, t->length);
         Sym *f = ck_new_local(cx, at, ck_name_join(ck, s->cname, ck_mangle(ck, sd->fields[i].name)), ft);
@@ -220,7 +221,7 @@ int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
         f->len_cname = s->len_cname;
         if (ft->align == AL_STD140 && ty_vector_stride(ft->elem, AL_STD140) != ty_sizeof(ft->elem))
             ck_need_helper(cx, H_STD140_ELEM, ft->elem, AS_NONE);
-        s->soa_fields[i] = f;
+        sym_rare(s)->soa_fields[i] = f;
     }
     return 1;
 }
@@ -230,12 +231,12 @@ int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
 void ck_soa_call_args(Ctx *cx, Node *syn, Sym *arg, Node *call) {
     StructDef *sd = arg->ty->elem->sd;
     for (int i = 0; i < sd->nfields; i++) {
-        Sym *f = arg->soa_fields[i];
+        Sym *f = sym_rare(arg)->soa_fields[i];
         Node *p = ck_var_ref(cx, syn, f);
-        call->kids[call->nkids++] = f->off_sym ? ck_mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, ck_var_ref(cx, syn, f->off_sym)) : p;
+        call->kids[call->nkids++] = sym_rare(f)->off_sym ? ck_mk2(cx, N_C_BINARY, syn, f->ty, OP_ADD, p, ck_var_ref(cx, syn, sym_rare(f)->off_sym)) : p;
     }
     Node *len = ck_node(cx, N_C_LENGTH, syn, ty_num(SC_ULONG));
-    len->sym = arg->soa_fields[0];
+    len->sym = sym_rare(arg)->soa_fields[0];
     call->kids[call->nkids++] = len;
 }
 

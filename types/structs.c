@@ -94,7 +94,7 @@ static int vector_original(Checker *ck, Node *syn, int depth) {
     Sym *s = h && depth < 16 ? ck_global_lookup(ck, h) : NULL;
     if (!s || s->kind != SYM_TYPE) return 0;
     if (s->ty) return s->ty->kind == TY_VECTOR;
-    return s->type_syn && (syn_is_form(s->type_syn, "def-derived-type") || vector_original(ck, s->type_syn, depth + 1));
+    return sym_rare(s)->type_syn && (syn_is_form(sym_rare(s)->type_syn, "def-derived-type") || vector_original(ck, sym_rare(s)->type_syn, depth + 1));
 }
 
 /* The :subst of a (def-derived-type NAME ORIGINAL [:subst MODE]) form
@@ -130,7 +130,7 @@ void ck_derived_collect(Checker *ck, Node *form) {
            resolved by ck_type_expr through this very form (typeexpr.c,
            "def-derived-type") */
         Sym *s = ck_new_global(ck, SYM_TYPE, form->kids[1]);
-        if (s) s->type_syn = form;
+        if (s) sym_rare_w(ck->a, s)->type_syn = form;
         return;
     }
     /* collect it as a struct, then mark how it is made */
@@ -517,7 +517,7 @@ Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
             Sym *vs = vals[i]->sym;
             Node *len = ck_node(cx, N_C_LENGTH, vals[i], ty_num(SC_ULONG));
             len->sym = vs;
-            c->kids[c->nkids++] = vs->off_sym ? ck_mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], ck_var_ref(cx, vals[i], vs->off_sym)) : vals[i];
+            c->kids[c->nkids++] = sym_rare(vs)->off_sym ? ck_mk2(cx, N_C_BINARY, vals[i], vs->ty, OP_ADD, vals[i], ck_var_ref(cx, vals[i], sym_rare(vs)->off_sym)) : vals[i];
             c->kids[c->nkids++] = len;
         } else if (vals[i]) c->kids[c->nkids++] = vals[i];
         else if (f->ty->kind == TY_STRUCT || f->view) {

@@ -30,7 +30,7 @@ static Sym *ulong_array(Ctx *cx, Node *syn, const char *name, Node **vals, int n
     Node *lst = ck_mk(cx, N_C_HWVEC, syn, NULL, n);
     if (!s || !lst) return NULL;
     for (int i = 0; i < n; i++) lst->kids[lst->nkids++] = vals[i];
-    s->init = lst;
+    sym_rare_w(cx->ck->a, s)->init = lst;
     Node *decl = ck_node(cx, N_C_DECL, syn, t);
     decl->sym = s;
     ck_emit_stmt(cx, decl);
@@ -59,7 +59,7 @@ static Node *tensor_subscript(Ctx *cx, Node *isyn) {
     return ck_mk1(cx, N_C_CAST, isyn, ty_num(SC_ULONG), i);
 }
 
-Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, t->dims_sym, sym_ndims(t)); }
+Node *ck_tensor_length(Ctx *cx, Node *syn, Sym *t) { return extent_product(cx, syn, sym_rare(t)->dims_sym, sym_ndims(t)); }
 
 /* A new tensor-view on the data PARENT's pointer points to (a vector, a
  * vector-view or a tensor-view: all point to the root), starting at the
@@ -85,8 +85,8 @@ static Node *new_tensor(Ctx *cx, Node *syn, Sym *parent, Node *off, Node **dims,
     Sym *v = ck_new_view(cx, syn, base, t, ck_var_ref(cx, syn, parent), off, len);
     if (!v) return NULL;
     v->write_only = parent->write_only;
-    v->dims_sym = ds;
-    v->strides_sym = ss;
+    sym_rare_w(cx->ck->a, v)->dims_sym = ds;
+    sym_rare_w(cx->ck->a, v)->strides_sym = ss;
     return ck_var_ref(cx, syn, v);
 }
 
@@ -104,7 +104,7 @@ static Sym *tensor_parent(Ctx *cx, Node *syn, const char *what) {
 /* The offset of a view on P: :offset K (default 0) plus P's own offset. */
 static Node *view_offset(Ctx *cx, Node *syn, Sym *p, Node *ksyn) {
     Node *off = ksyn ? ck_ulong_arg(cx, ksyn, "view offset") : ck_int_lit(cx, syn, 0, ulong_ty());
-    if (off && p->off_sym) off = add(cx, syn, ck_var_ref(cx, syn, p->off_sym), off);
+    if (off && sym_rare(p)->off_sym) off = add(cx, syn, ck_var_ref(cx, syn, sym_rare(p)->off_sym), off);
     return off;
 }
 
@@ -165,7 +165,7 @@ static int stride_values(Ctx *cx, Node *syn, Node *ssyn, Node **out, int n) {
     for (int k = 0; k < n; k++) {
         Node *i = ck_int_lit(cx, syn, k, ulong_ty());
         Node *e = ck_mk2(cx, N_C_INDEX, syn, sv->ty->elem, 0, ck_var_ref(cx, syn, sv), i);
-        if (sv->off_sym) e->kids[1] = add(cx, syn, ck_var_ref(cx, syn, sv->off_sym), i);
+        if (sym_rare(sv)->off_sym) e->kids[1] = add(cx, syn, ck_var_ref(cx, syn, sym_rare(sv)->off_sym), i);
         out[k] = ck_coerce(cx, e, ulong_ty(), ssyn, "stride");
         if (!out[k]) return 0;
     }
@@ -233,8 +233,8 @@ static Node *make_matrix(Ctx *cx, Node *syn) {
     if (m && major && syn_streq(major->key, "col")) {
         /* column-major: the row index is contiguous */
         Sym *s = m->sym;
-        Node *set0 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 0), ck_int_lit(cx, syn, 1, ulong_ty()));
-        Node *set1 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, s->strides_sym, 1), at(cx, syn, s->dims_sym, 0));
+        Node *set0 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, sym_rare(s)->strides_sym, 0), ck_int_lit(cx, syn, 1, ulong_ty()));
+        Node *set1 = ck_mk2(cx, N_C_ASSIGN, syn, ulong_ty(), OP_SET, at(cx, syn, sym_rare(s)->strides_sym, 1), at(cx, syn, sym_rare(s)->dims_sym, 0));
         ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, set0));
         ck_emit_stmt(cx, ck_mk1(cx, N_C_EXPR, syn, &ty_void, set1));
     }
@@ -248,11 +248,11 @@ Node *ck_tensor_index(Ctx *cx, Node *syn, Sym *t, Node **idx, int n) {
                       sym_ndims(t) == 1 ? "" : "s", sym_ndims(t), sym_ndims(t) == 1 ? "ex" : "ices", n);
         return NULL;
     }
-    Node *flat = ck_var_ref(cx, syn, t->off_sym);
+    Node *flat = ck_var_ref(cx, syn, sym_rare(t)->off_sym);
     for (int k = 0; k < n; k++) {
         Node *i = tensor_subscript(cx, idx[k]);
         if (!i) return NULL;
-        flat = add(cx, syn, flat, mul(cx, syn, i, at(cx, syn, t->strides_sym, k)));
+        flat = add(cx, syn, flat, mul(cx, syn, i, at(cx, syn, sym_rare(t)->strides_sym, k)));
     }
     return ck_mk2(cx, N_C_INDEX, syn, t->ty->elem, 0, ck_var_ref(cx, syn, t), flat);
 }
@@ -279,8 +279,8 @@ static Node *row_or_col(Ctx *cx, Node *syn, int is_col) {
     Node *i = ck_ulong_arg(cx, syn->kids[mfirst ? 2 : 1], is_col ? "column index" : "row index");
     if (!i) return NULL;
     int fixed = is_col ? 1 : 0, free = 1 - fixed;
-    Node *off = add(cx, syn, ck_var_ref(cx, syn, m->off_sym), mul(cx, syn, i, at(cx, syn, m->strides_sym, fixed)));
-    Node *dims[1] = {at(cx, syn, m->dims_sym, free)}, *strides[1] = {at(cx, syn, m->strides_sym, free)};
+    Node *off = add(cx, syn, ck_var_ref(cx, syn, sym_rare(m)->off_sym), mul(cx, syn, i, at(cx, syn, sym_rare(m)->strides_sym, fixed)));
+    Node *dims[1] = {at(cx, syn, sym_rare(m)->dims_sym, free)}, *strides[1] = {at(cx, syn, sym_rare(m)->strides_sym, free)};
     return new_tensor(cx, syn, m, off, dims, strides, 1); /* m's pointer is the root's */
 }
 
@@ -292,10 +292,10 @@ static Node *transpose(Ctx *cx, Node *syn) {
     int n = sym_ndims(t);
     Node *dims[MAX_DIMS], *strides[MAX_DIMS];
     for (int k = 0; k < n; k++) {
-        dims[k] = at(cx, syn, t->dims_sym, n - 1 - k);
-        strides[k] = at(cx, syn, t->strides_sym, n - 1 - k);
+        dims[k] = at(cx, syn, sym_rare(t)->dims_sym, n - 1 - k);
+        strides[k] = at(cx, syn, sym_rare(t)->strides_sym, n - 1 - k);
     }
-    return new_tensor(cx, syn, t, ck_var_ref(cx, syn, t->off_sym), dims, strides, n);
+    return new_tensor(cx, syn, t, ck_var_ref(cx, syn, sym_rare(t)->off_sym), dims, strides, n);
 }
 
 /* (transpose! T): reverse the dimensions in place (no data moves). */
@@ -303,7 +303,7 @@ static Node *transpose_x(Ctx *cx, Node *syn) {
     if (!ck_nargs_ok(cx, syn, 1, 1)) return NULL;
     Sym *t = tensor_operand(cx, syn->kids[1], "transpose!", 0);
     if (!t) return NULL;
-    Sym *arrs[2] = {t->dims_sym, t->strides_sym};
+    Sym *arrs[2] = {sym_rare(t)->dims_sym, sym_rare(t)->strides_sym};
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < sym_ndims(t) / 2; k++) {
             int j = sym_ndims(t) - 1 - k;
@@ -324,10 +324,10 @@ static Node *property(Ctx *cx, Node *syn, const char *h) {
     int matrix = syn_streq(h, "num-rows") || syn_streq(h, "num-cols");
     Sym *t = tensor_operand(cx, syn->kids[1], syn->kids[0]->name, matrix ? 2 : 0);
     if (!t) return NULL;
-    if (syn_streq(h, "dims~")) return ck_var_ref(cx, syn, t->dims_sym);
-    if (syn_streq(h, "strides~")) return ck_var_ref(cx, syn, t->strides_sym);
+    if (syn_streq(h, "dims~")) return ck_var_ref(cx, syn, sym_rare(t)->dims_sym);
+    if (syn_streq(h, "strides~")) return ck_var_ref(cx, syn, sym_rare(t)->strides_sym);
     if (syn_streq(h, "num-dims~")) return ck_int_lit(cx, syn, sym_ndims(t), ulong_ty());
-    return at(cx, syn, t->dims_sym, syn_streq(h, "num-rows") ? 0 : 1);
+    return at(cx, syn, sym_rare(t)->dims_sym, syn_streq(h, "num-rows") ? 0 : 1);
 }
 
 /* (set! (dims~ T) V) / (set! (strides~ T) V) - spec "Mutable Strides":
@@ -339,7 +339,7 @@ Node *ck_tensor_set_array(Ctx *cx, Node *place, Node *value) {
     Sym *t = tensor_operand(cx, place->kids[1], place->kids[0]->name, 0);
     if (!t) return NULL;
     int n = sym_ndims(t);
-    Sym *arr = place->kids[0]->key[0] == 'd' ? t->dims_sym : t->strides_sym;
+    Sym *arr = place->kids[0]->key[0] == 'd' ? sym_rare(t)->dims_sym : sym_rare(t)->strides_sym;
     int literal = value->kind == N_VECLIT;
     Sym *v = NULL;
     if (literal) {
@@ -440,6 +440,7 @@ Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
     ty->tag = dt->tag;
     *v = *t; /* another name for the same view */
     v->ty = ty;
+    sym_rare_unshare(cx->ck->a, v);
     return ck_var_ref(cx, syn, v);
 }
 

@@ -47,7 +47,7 @@ static Type *alias_type(Checker *ck, Sym *s, Node *at) {
     s->resolving = 1;
     int saved = ck->allow_incomplete;
     ck->allow_incomplete = 1; /* checked where the alias is used */
-    Type *t = ck_type_expr(ck, s->type_syn);
+    Type *t = ck_type_expr(ck, sym_rare(s)->type_syn);
     ck->allow_incomplete = saved;
     if (s->resolving > 0) s->resolving = t ? 0 : -1;
     s->ty = t;

@@ -306,7 +306,8 @@ Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t) {
     Sym *slot = ck_new_local(cx, at, name, vt);
     if (!slot) return NULL;
     slot->hoisted_local = 1;
-    arena_push(ck->a, (void ***)&cx->fn->local_arrays, &cx->fn->nlocal, &cx->fn->caplocal, slot);
+    CFuncRare *r = cfunc_rare_w(ck->a, cx->fn);
+    arena_push(ck->a, (void ***)&r->local_arrays, &r->nlocal, &r->caplocal, slot);
     return slot;
 }
 

@@ -148,8 +148,8 @@ static int convergent(Ctx *cx, const Node *at, const char *what) {
  * parameter of a function its callers fill); at least WORDS per thread. */
 static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
     CFunc *fn = cx->fn;
-    if (words > fn->warp_words) fn->warp_words = words;
-    if (fn->warp_mem) return fn->warp_mem;
+    if (words > cfunc_rare(fn)->warp_words) cfunc_rare_w(cx->ck->a, fn)->warp_words = words;
+    if (cfunc_rare(fn)->warp_mem) return cfunc_rare(fn)->warp_mem;
     if (fn->kind == FN_KERNEL && fn->exact) {
         diag_error_at(D(cx), at, "E0586",
                       "def-kernel-exact `%s` takes exactly its declared parameters, but shuffles need the __local warp memory "
@@ -165,7 +165,7 @@ static Sym *warp_mem(Ctx *cx, const Node *at, int words) {
     s->name = s->key = "warp-memory";
     s->ty = ty;
     s->def = at;
-    fn->warp_mem = s;
+    cfunc_rare_w(cx->ck->a, fn)->warp_mem = s;
     return s;
 }
 
@@ -223,8 +223,10 @@ static const struct {
 };
 
 int ck_warp_form_name(const char *key) {
+    /* asked about every call's head: the second byte first (get-global-id
+       and set! share the first with some of these) */
     for (int i = 0; forms[i].name; i++)
-        if (syn_streq(forms[i].name, key)) return 1;
+        if (forms[i].name[0] == key[0] && forms[i].name[1] == key[1] && syn_streq(forms[i].name, key)) return 1;
     return 0;
 }
 
@@ -407,7 +409,7 @@ static int user_warp_size_ok(Ctx *cx, const Node *at) {
     if (!v) return 0;
     if (ck_const_int(cx, v, &n) && n == CRISP_WARP_SIZE) return 1;
     diag_error_at(D(cx), at, "E0480", "`+warp-size+` is %d on every device (docs/warps.md), but this program defines it as `%s`",
-                  CRISP_WARP_SIZE, syn_to_string(cx->ck->a, s->init ? s->init : at, 30));
+                  CRISP_WARP_SIZE, syn_to_string(cx->ck->a, sym_rare(s)->init ? sym_rare(s)->init : at, 30));
     if (s->def) diag_note(D(cx), s->def->loc, "`+warp-size+` is defined here; remove the definition or make it %d", CRISP_WARP_SIZE);
     return 0;
 }
@@ -418,8 +420,8 @@ Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want) {
     if (!user_warp_size_ok(cx, syn)) return NULL;
     Sym *s = ck_global_lookup(cx->ck, "+warp-size+");
     (void)want; /* a flexible literal: the operators that use it adapt it */
-    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && s->value ? s->value->ty : ty_num(SC_ULONG));
-    if (!s || !s->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
+    Node *n = ck_int_lit(cx, syn, CRISP_WARP_SIZE, s && sym_rare(s)->value ? sym_rare(s)->value->ty : ty_num(SC_ULONG));
+    if (!s || !sym_rare(s)->type_syn) n->op = 1; /* LIT_FLEX_INT (check_expr.c) */
     return n;
 }
 
@@ -444,8 +446,8 @@ int ck_warp_call_args(Ctx *cx, CFunc *callee, const Node *call_syn, Node **extra
         cx->fn->warp_collective = 1;
     }
     uses_warp(cx);
-    if (!callee->warp_mem) return 1;
-    Sym *m = warp_mem(cx, call_syn, callee->warp_words);
+    if (!cfunc_rare(callee)->warp_mem) return 1;
+    Sym *m = warp_mem(cx, call_syn, cfunc_rare(callee)->warp_words);
     if (!m) return 0;
     extra[(*nextra)++] = ck_var_ref(cx, call_syn, m);
     Node *len = ck_node(cx, N_C_LENGTH, call_syn, ty_num(SC_ULONG));

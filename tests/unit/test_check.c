@@ -426,19 +426,19 @@ static void test_warp_memory_is_the_targets(void **state) {
     T *t = check_ok(WARP_SRC, &oclc_names);
     CFunc *k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
-    assert_non_null(k->warp_mem);
-    assert_null(k->warp_mem->cname);
-    assert_string_equal(k->warp_mem->name, "warp-memory");
+    assert_non_null(cfunc_rare(k)->warp_mem);
+    assert_null(cfunc_rare(k)->warp_mem->cname);
+    assert_string_equal(cfunc_rare(k)->warp_mem->name, "warp-memory");
     oclc_name_program(t->p, &t->c.arena);
-    assert_string_equal(k->warp_mem->cname, "crisp_warp_mem");
-    assert_string_equal(k->warp_mem->len_cname, "crisp_warp_mem_len");
+    assert_string_equal(cfunc_rare(k)->warp_mem->cname, "crisp_warp_mem");
+    assert_string_equal(cfunc_rare(k)->warp_mem->len_cname, "crisp_warp_mem_len");
     t_free(t);
     t = check_ok(WARP_SRC, NULL);
     k = func(t->p, FN_KERNEL, "k");
     assert_non_null(k);
-    assert_non_null(k->warp_mem);
-    assert_null(k->warp_mem->cname);
-    assert_null(k->warp_mem->len_cname);
+    assert_non_null(cfunc_rare(k)->warp_mem);
+    assert_null(cfunc_rare(k)->warp_mem->cname);
+    assert_null(cfunc_rare(k)->warp_mem->len_cname);
     t_free(t);
 }
 
@@ -613,15 +613,15 @@ static void test_passes_one_by_one(void **state) {
     assert_true(ck.forms.n >= 4);
     Sym *c = ck_global_lookup(&ck, "+c+");
     assert_non_null(c);
-    assert_null(c->value);
+    assert_null(sym_rare(c)->value);
     assert_null(f->ret);
     assert_int_equal(ck.prog->nfuncs, 0);
 
     /* constants: the value, in its type */
     pass_named("constants")->run(&ck);
-    assert_non_null(c->value);
-    assert_int_equal(c->value->kind, N_C_FLOATLIT);
-    assert_true(c->value->fval == 0.25);
+    assert_non_null(sym_rare(c)->value);
+    assert_int_equal(sym_rare(c)->value->kind, N_C_FLOATLIT);
+    assert_true(sym_rare(c)->value->fval == 0.25);
 
     /* signatures: parameter and return types; still no body checked */
     pass_named("derived")->run(&ck);
