@@ -134,12 +134,7 @@ def scans(forms):
     import pyopencl.array as cla
     import pyopencl.scan as pscan
     n, wg, groups = bs.N, bs.WG, bs.GROUPS
-    rng = np.random.default_rng(1)
-    a = rng.integers(0, 1000, n, dtype=np.int32)
-    excl = np.zeros(n, np.int32)
-    excl[1:] = np.cumsum(a, dtype=np.int32)[:-1]
-    incl = np.cumsum(a, dtype=np.int32)
-    evens = a[a % 2 == 0]
+    a, excl, incl, evens = bs.scan_data(n)
     ctx, queue, MF = bs.ctx, bs.queue, bs.MF
     a_buf = cl.Buffer(ctx, MF.READ_ONLY | MF.COPY_HOST_PTR, hostbuf=a)
     o_buf = cl.Buffer(ctx, MF.READ_WRITE, 4 * n)

@@ -397,6 +397,17 @@ def sweep(a_buf, o_buf, c_buf, n, back, excl, incl, evens, nbytes, fbytes, copy_
     return bad
 
 
+def scan_data(n):
+    """The input (N ints in 0..999, seed 1) and numpy's answers: its
+    exclusive and inclusive sums and its even elements (bench_pairs.py too)."""
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 1000, n, dtype=np.int32)
+    excl = np.zeros(n, np.int32)
+    excl[1:] = np.cumsum(a, dtype=np.int32)[:-1]
+    incl = np.cumsum(a, dtype=np.int32)
+    return a, excl, incl, a[a % 2 == 0]
+
+
 def main():
     import pyopencl.algorithm as palg
     import pyopencl.array as cla
@@ -407,12 +418,7 @@ def main():
         cupy = None
 
     n, wg, groups = N, WG, GROUPS
-    rng = np.random.default_rng(1)
-    a = rng.integers(0, 1000, n, dtype=np.int32)
-    excl = np.zeros(n, np.int32)
-    excl[1:] = np.cumsum(a, dtype=np.int32)[:-1]
-    incl = np.cumsum(a, dtype=np.int32)
-    evens = a[a % 2 == 0]
+    a, excl, incl, evens = scan_data(n)
     nbytes = 8 * n
     fbytes = 4 * n + 4 * evens.size
 
