@@ -111,17 +111,10 @@ static Val at_most(SizeExpr *base, int64_t c) {
 }
 
 /* Bounds are int64_t: a sum, difference or product that does not fit
- * (an index of 2^63 - 1 plus one) makes the value unknown, never wraps. */
+ * (an index of 2^63 - 1 plus one) makes the value unknown, never wraps
+ * (the overflow builtins, as types/sizeexpr.c uses them). */
 static int c_add(int64_t a, int64_t b, int64_t *r) {
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
-    *r = a + b;
-    return 1;
-}
-
-static int c_sub(int64_t a, int64_t b, int64_t *r) {
-    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 0;
-    *r = a - b;
-    return 1;
+    return !__builtin_add_overflow(a, b, r);
 }
 
 /* V's constant part plus D; on overflow V becomes unknown (returns 0). */
@@ -186,8 +179,9 @@ static Val v_mul(Ex *x, const Val *a, const Val *b) {
         if (a->c <= 0) return exact(NULL, 0);
         if (a->c == 1) return *b;
         SizeExpr *base = b->base ? sz_simplify(x->a, sz_bin(x->a, SZ_MUL, b->base, sz_int(x->a, a->c))) : NULL;
-        if (b->c > INT64_MAX / a->c || b->c < INT64_MIN / a->c) return unknown();
-        v = exact(base, b->c * a->c);
+        int64_t c;
+        if (__builtin_mul_overflow(b->c, a->c, &c)) return unknown();
+        v = exact(base, c);
         v.kind = b->kind;
     } else {
         v = exact(sz_simplify(x->a, sz_bin(x->a, SZ_MUL, to_expr(x, a), to_expr(x, b))), 0);
@@ -218,7 +212,7 @@ static Val v_sub(Ex *x, const Val *a, const Val *b) {
     Val v;
     if (is_const(b)) {
         v = *a;
-        if (!c_sub(v.c, b->c, &v.c)) return unknown();
+        if (__builtin_sub_overflow(v.c, b->c, &v.c)) return unknown();
         return v;
     }
     if (a->kind == V_EXACT && b->kind == V_EXACT) {
@@ -750,7 +744,7 @@ static Val minus(Ex *x, const Val *l, const Val *e, int plus, SizeExpr **guard) 
     if (is_const(e)) {
         v = *l;
         Val g = v;
-        if (!c_sub(v.c, e->c, &v.c) || !c_add(v.c, plus, &g.c)) {
+        if (__builtin_sub_overflow(v.c, e->c, &v.c) || !c_add(v.c, plus, &g.c)) {
             *guard = NULL;
             return unknown();
         }
