@@ -200,12 +200,19 @@ FuncDef *ck_func_lookup(Checker *ck, const char *key) {
 
 const SymRare sym_rare_none;
 
+/* The *_w accessors below: the record just made, or (the arena refused:
+ * out of memory, which the stage reports at its next check) a zeroed one
+ * so the write in hand goes somewhere harmless. */
+static void *made_or_scratch(void *made, void *scratch, size_t size) {
+    if (made) return made;
+    memset(scratch, 0, size);
+    return scratch;
+}
+
 SymRare *sym_rare_w(Arena *a, Sym *s) {
     static _Thread_local SymRare scratch;
     if (!s->rare) s->rare = arena_alloc(a, sizeof *s->rare);
-    if (s->rare) return s->rare;
-    memset(&scratch, 0, sizeof scratch);
-    return &scratch;
+    return made_or_scratch(s->rare, &scratch, sizeof scratch);
 }
 
 const CFuncRare cfunc_rare_none;
@@ -214,17 +221,13 @@ const SizeDecl size_decl_none;
 CFuncRare *cfunc_rare_w(Arena *a, CFunc *fn) {
     static _Thread_local CFuncRare scratch;
     if (!fn->rare) fn->rare = arena_alloc(a, sizeof *fn->rare);
-    if (fn->rare) return fn->rare;
-    memset(&scratch, 0, sizeof scratch);
-    return &scratch;
+    return made_or_scratch(fn->rare, &scratch, sizeof scratch);
 }
 
 SizeDecl *cfunc_gsize_w(Arena *a, CFunc *fn) {
     static _Thread_local SizeDecl scratch;
     if (!fn->gsize_decl) fn->gsize_decl = arena_alloc(a, sizeof *fn->gsize_decl);
-    if (fn->gsize_decl) return fn->gsize_decl;
-    memset(&scratch, 0, sizeof scratch);
-    return &scratch;
+    return made_or_scratch(fn->gsize_decl, &scratch, sizeof scratch);
 }
 
 void sym_rare_unshare(Arena *a, Sym *copy) {
