@@ -70,6 +70,8 @@ typedef struct VarInfo {
     int nassign;           /* assignments after the declaration */
     int captured;          /* (declare (uniform ...)): shared by the workgroup */
     const Node *loop;      /* a loop index: its loop */
+    int read;              /* the walk (Fn.walk) that last read its level or
+                              proofs: a rise later in that walk makes it stale */
 } VarInfo;
 
 /* What callers see of a function (computed before any caller). */
@@ -144,6 +146,15 @@ typedef struct Fn {
     const Node *mark;      /* a `+` form waiting for its first if or loop */
     Node **drop;           /* `*` captures found needless */
     int ndrop, capdrop;
+    /* Whether the next walk would change nothing (uni_function): a walk
+       is stale when something it read changed after the read. */
+    int walk;              /* the walk under way, from 1 */
+    int stale;             /* ... read something that changed later in it */
+    int spec;              /* a walk that reports only if it is the last */
+    int spec_fail;         /* ... met a diagnostic: the report is walked again */
+    int self_call;         /* ... read the function's own summary */
+    const Sym *miss[16];   /* variables read before they had a VarInfo */
+    int nmiss;             /* ... how many (more than 16: any new one is stale) */
 } Fn;
 
 /* What a C_CALL (or any node) is to the analyses. */

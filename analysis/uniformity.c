@@ -83,16 +83,37 @@ FnSum *uni_sum_of_call(Analysis *an, const Node *call) {
 
 /* ---- variables ---- */
 
-VarInfo *uni_var(Fn *f, const Sym *s) {
+/* A variable's VarInfo, for the walk's own updates (not a read). */
+static VarInfo *var_find(Fn *f, const Sym *s) {
     return s ? ptrmap_get(&f->vars, s) : NULL;
 }
 
-static VarInfo *new_var(Fn *f, const Sym *s) {
-    VarInfo *v = uni_var(f, s);
+/* A read of what the walk knows about `s`: stamped with the walk, so that
+   a later change in the same walk makes it stale (uni_function); a read
+   of a variable without a VarInfo is remembered, as a later VarInfo would
+   change what it read (a parameter's is stale when made, see new_var). */
+VarInfo *uni_var(Fn *f, const Sym *s) {
+    if (!s) return NULL;
+    VarInfo *v = ptrmap_get(&f->vars, s);
     if (v) {
+        v->read = f->walk;
+    } else if (s->kind != SYM_PARAM) {
+        if (f->nmiss < 16) f->miss[f->nmiss] = s;
+        f->nmiss++;
+    }
+    return v;
+}
+
+static VarInfo *new_var(Fn *f, const Sym *s) {
+    VarInfo *v = var_find(f, s);
+    if (v) {
+        if (v->depth != f->depth) f->stale = 1; /* assignments read the depth */
         v->depth = f->depth;
         return v;
     }
+    if (s->kind == SYM_PARAM) f->stale = 1; /* its reads took the parameter's level */
+    for (int i = 0; i < f->nmiss && !f->stale; i++)
+        if (i == 16 || f->miss[i] == s) f->stale = 1;
     v = arena_alloc(f->tmp, sizeof *v);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
@@ -149,6 +170,7 @@ int uni_param_of_arg(const CFunc *g, int k) {
 static Uni call_level(Fn *f, const Node *e, const Sym *as_uniform, const Uni *kl) {
     FnSum *g = uni_sum_of_call(f->an, e);
     if (g) {
+        if (g == f->sum) f->self_call = 1;
         Uni r = {g->ret.lv, 0};
         for (int k = 0; k < e->nkids && g->ret.pm; k++) {
             int i = uni_param_of_arg(g->fn, k);
@@ -261,12 +283,22 @@ static int push(Fn *f, Ctl c) {
 
 static void rise(Fn *f, VarInfo *v, Uni u, const Node *why, int branch) {
     if (u.lv <= v->u.lv && !(u.pm & ~v->u.pm)) return;
+    if (v->read == f->walk) f->stale = 1;
     if (u.lv > L_UNIFORM && v->u.lv <= L_UNIFORM) {
         v->why = why;
         v->why_branch = branch;
     }
     v->u = uni_join(v->u, u);
     f->changes++;
+}
+
+/* rise(v, u) with the culprit in `value` as the reason, sought only when
+ * rise keeps it: the variable stops being uniform here (issue 14: sought
+ * at every declaration and assignment, it was a fiftieth of the
+ * compilation); `fallback` when there is none. */
+static void rise_from(Fn *f, VarInfo *v, Uni u, const Node *value, const Node *fallback) {
+    const Node *why = u.lv > L_UNIFORM && v->u.lv <= L_UNIFORM ? ex_culprit(f, value, NULL) : NULL;
+    rise(f, v, u, why ? why : fallback, 0);
 }
 
 static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
@@ -279,7 +311,7 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
         }
         return;
     }
-    VarInfo *v = uni_var(f, s);
+    VarInfo *v = var_find(f, s);
     if (!v) {
         /* a parameter, or a variable declared where the walk does not see */
         int d = f->depth;
@@ -289,6 +321,7 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
         if (!v) return;
         v->u = s->kind == SYM_PARAM ? param_level(f, s) : uni(L_VARYING);
     }
+    if (!v->nassign && v->read == f->walk) f->stale = 1; /* the proofs read it */
     v->nassign++;
     Uni c = ctl_from(f, v->depth, 0);
     if (!uni_ok(c) && uni_ok(u)) {
@@ -298,12 +331,7 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
             if (!uni_ok(f->stack[i].u)) cond = f->stack[i].cond ? f->stack[i].cond : f->stack[i].at;
         rise(f, v, uni_join(u, c), cond, 1);
     } else {
-        /* the culprit is sought only when rise keeps it: the variable stops
-           being uniform here (issue 14: sought at every assignment, it was
-           a fiftieth of the compilation) */
-        Uni j = uni_join(u, c);
-        const Node *why = j.lv > L_UNIFORM && v->u.lv <= L_UNIFORM ? ex_culprit(f, src, NULL) : NULL;
-        rise(f, v, j, why ? why : src, 0);
+        rise_from(f, v, uni_join(u, c), src, src);
     }
 }
 
@@ -325,6 +353,14 @@ static void assign_place(Fn *f, const Node *place, Uni u, const Node *src) {
     case N_C_CAST: assign_place(f, place->kids[0], uni_join(u, uni_peek(f, place->kids[0], NULL)), src); return;
     default: return;
     }
+}
+
+/* May the walk give a diagnostic now?  Not a speculative one (see
+ * uni_function): it notes that the report needs a walk of its own. */
+static int may_report(Fn *f) {
+    if (!f->spec) return 1;
+    f->spec_fail = 1;
+    return 0;
 }
 
 /* ---- barriers ---- */
@@ -375,6 +411,8 @@ static void barrier(Fn *f, const Node *at, const FnSum *callee) {
     }
     int exit_first = !culprit || (f->exit_proven && !proven);
     proven |= f->exit_proven && !uni_ok(f->exit);
+    if (!proven && !(s->checks & CK_BARRIERS)) return;
+    if (!may_report(f)) return;
     const char *what = barrier_what(f, at, callee);
     Diag *d = f->an->d;
     if (proven) {
@@ -521,6 +559,7 @@ static void need_uniform(Fn *f, const Node *part, const Sym *as_uniform, const c
             }
         return;
     }
+    if (!may_report(f)) return;
     const Node *c = ex_culprit(f, part, as_uniform);
     diag_error_at(f->an->d, ex_site(c, f->mark), "E1110",
                   "`%s` needs %s that is the same for every work-item of the workgroup, but %s %s",
@@ -546,6 +585,7 @@ static void check_plus_loop(Fn *f, const Node *loop) {
 /* ---- calls ---- */
 
 static void call_effects(Fn *f, Node *call, FnSum *g) {
+    if (g == f->sum) f->self_call = 1;
     /* extra values come back through &tmp arguments */
     for (int k = 0; k < call->nkids; k++) {
         Node *a = call->kids[k];
@@ -575,6 +615,8 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
             }
             continue;
         }
+        if (!plus && !(f->sum->checks & CK_BARRIERS)) continue;
+        if (!may_report(f)) continue;
         const Node *c = ex_culprit(f, call->kids[k], NULL);
         const char *pname = g->fn->params[i]->name;
         if (plus) {
@@ -707,11 +749,12 @@ static void walk_decl(Fn *f, Node *s) {
            grid scan's next ticket, when-is-last-workgroup's verdict) */
         u = uni(L_UNIFORM);
     }
-    const Node *why = ex_culprit(f, s->nkids ? s->kids[0] : sym_rare(sym)->init, NULL);
-    rise(f, v, u, why ? why : s, 0);
-    if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured))
+    rise_from(f, v, u, s->nkids ? s->kids[0] : sym_rare(sym)->init, s);
+    if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured)) {
+        v->read = f->walk;
         sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,
                   level_text(f, v->u), v->captured ? " (shared by work-item 0)" : "");
+    }
 }
 
 static void walk_if(Fn *f, Node *s) {
@@ -730,6 +773,7 @@ static void walk_if(Fn *f, Node *s) {
     if (f->an->dump && !f->capture)
         sb_printf(&f->sum->dump, "  if %d:%d: %s%s\n", s->loc.line, s->loc.col, level_text(f, c), k.proven ? " (splits the workgroup)" : "");
     if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && c.lv == L_VARYING && !bounds_guard(f, s->kids[0], 0)) {
+        if (!may_report(f)) return;
         f->sum->ndivergent++;
         const Node *why = ex_culprit(f, s->kids[0], NULL);
         diag_warning_at(f->an->d, s, "W1102", "this branch splits the warp: its condition depends on %s, which differs between work-items (check-divergence)",
@@ -766,8 +810,7 @@ static void walk_for(Fn *f, Node *s) {
     VarInfo *v = new_var(f, s->sym); /* declared inside the loop's control */
     if (!v) return;
     v->loop = s;
-    const Node *why = ex_culprit(f, s->kids[0], NULL);
-    rise(f, v, ui, why ? why : s->kids[0], 0);
+    rise_from(f, v, ui, s->kids[0], s->kids[0]);
     if (!uni_ok(li->exit_back)) {
         if (uni_ok(f->exit)) f->exit_at = li->exit_at;
         f->exit = uni_join(f->exit, li->exit_back);
@@ -777,13 +820,13 @@ static void walk_for(Fn *f, Node *s) {
     f->stack[at].u = uni_join(t, li->brk);
     walk_block(f, s->kids[3]);
     Uni st = ev(f, s->kids[2]);
-    why = ex_culprit(f, s->kids[2], NULL);
-    rise(f, v, st, why ? why : s->kids[2], 0);
+    rise_from(f, v, st, s->kids[2], s->kids[2]);
     if (f->exit.lv > li->exit_back.lv || (f->exit.pm & ~li->exit_back.pm) || (f->exit_proven && !li->exit_proven)) {
         if (uni_ok(li->exit_back)) li->exit_at = f->exit_at;
         li->exit_back = uni_join(li->exit_back, f->exit);
         li->exit_proven |= f->exit_proven;
         f->changes++;
+        f->stale = 1; /* read at the loop's start */
     }
     f->depth = at;
     if (!f->report) return;
@@ -794,10 +837,12 @@ static void walk_for(Fn *f, Node *s) {
         f->mark = saved;
     }
     Uni bound = uni_join(uni_peek(f, s->kids[1], s->sym), uni_peek(f, s->kids[2], s->sym));
+    v->read = f->walk;
     if (f->an->dump)
         sb_printf(&f->sum->dump, "  loop %s %d:%d: index %s, trip count %s\n", s->sym ? s->sym->name : "?", s->loc.line, s->loc.col,
                   level_text(f, v->u), level_text(f, uni_join(bound, ui)));
     if ((f->sum->checks & CK_DIVERGENCE) && !f->capture && bound.lv == L_VARYING) {
+        if (!may_report(f)) return;
         f->sum->ndivergent++;
         const Node *c = ex_culprit(f, uni_ok(uni_peek(f, s->kids[1], s->sym)) ? s->kids[2] : s->kids[1], s->sym);
         diag_warning_at(f->an->d, s, "W1102",
@@ -932,6 +977,7 @@ static void walk(Fn *f, Node *s) {
                     li->brk = uni_join(li->brk, c);
                     f->stack[i].u = uni_join(f->stack[i].u, c);
                     f->changes++;
+                    f->stale = 1; /* read at the loop's start */
                 }
                 break;
             }
@@ -942,7 +988,33 @@ static void walk(Fn *f, Node *s) {
     }
 }
 
-/* Analyse one function to its fixpoint, then report. */
+/* One walk of the function's body. */
+static void walk_fn(Fn *f) {
+    FnSum *sum = f->sum;
+    Uni ret = sum->ret;
+    int has_barrier = sum->has_barrier;
+    f->walk++;
+    f->stale = f->spec_fail = f->self_call = 0;
+    f->nmiss = 0;
+    f->exit = uni(L_CONST);
+    f->exit_at = NULL;
+    f->exit_proven = 0;
+    walk_block(f, f->fn->body);
+    /* a call of the function itself read its summary */
+    if (f->self_call && (ret.lv != sum->ret.lv || ret.pm != sum->ret.pm || has_barrier != sum->has_barrier)) f->stale = 1;
+}
+
+/* Analyse one function to its fixpoint, then report.  Each walk reports
+ * as it goes, speculatively (f.spec: the dump's lines and the summary's
+ * requirements are taken back, a diagnostic is not given): a walk that
+ * read nothing that changed after the read (not stale: every level,
+ * proof and loop exit it read was already the one it left) would be
+ * repeated exactly by the next, which would change nothing, so its state
+ * is the fixpoint and its report the report.  A stale walk's report is
+ * taken back and the function walked again; a walk that met a diagnostic
+ * is followed by a report walk, as is the 256th.  (issue 14: the walks to
+ * the fixpoint, then one more to see nothing rise, then the report's, were
+ * three walks of most functions and a tenth of the compilation.) */
 void uni_function(Analysis *an, FnSum *sum) {
     Fn f;
     memset(&f, 0, sizeof f);
@@ -951,19 +1023,30 @@ void uni_function(Analysis *an, FnSum *sum) {
     f.fn = sum->fn;
     f.sum = sum;
     ArenaMark tmp_mark = arena_scope_begin(f.tmp); /* the walk's own memory */
+    int reported = 0;
+    f.report = f.spec = 1;
     for (int pass = 0; pass < 256; pass++) {
-        long before = f.changes;
-        f.exit = uni(L_CONST);
-        f.exit_at = NULL;
-        f.exit_proven = 0;
-        walk_block(&f, f.fn->body);
-        if (f.changes == before && pass > 0) break;
+        size_t dump_len = sum->dump.len;
+        uint64_t req_plus = sum->req_plus, req_barrier = sum->req_barrier;
+        int ndivergent = sum->ndivergent;
+        f.ndrop = 0;
+        walk_fn(&f);
+        if (!f.stale && !f.spec_fail) {
+            reported = 1;
+            break;
+        }
+        sum->dump.len = dump_len;
+        if (sum->dump.data) sum->dump.data[dump_len] = 0;
+        sum->req_plus = req_plus;
+        sum->req_barrier = req_barrier;
+        sum->ndivergent = ndivergent;
+        f.ndrop = 0;
+        if (!f.stale) break;
     }
-    f.report = 1;
-    f.exit = uni(L_CONST);
-    f.exit_at = NULL;
-    f.exit_proven = 0;
-    walk_block(&f, f.fn->body);
+    if (!reported) {
+        f.spec = 0;
+        walk_fn(&f);
+    }
     if ((sum->checks & CK_DIVERGENCE) && !sum->ndivergent)
         diag_note(an->d, f.fn->def->loc, "`%s`: no branch or loop splits a warp (check-divergence)", f.fn->name);
     if (sum->checks & (CK_COALESCE | CK_BANKS)) mem_check(&f);
