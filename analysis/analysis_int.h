@@ -155,6 +155,7 @@ typedef struct Fn {
     int self_call;         /* ... read the function's own summary */
     const Sym *miss[16];   /* variables read before they had a VarInfo */
     int nmiss;             /* ... how many (more than 16: any new one is stale) */
+    int nparamvars;        /* parameters with a VarInfo (assigned) */
 } Fn;
 
 /* What a C_CALL (or any node) is to the analyses. */
@@ -200,6 +201,8 @@ int uni_param_of_arg(const CFunc *callee, int k);
 const char *ex_describe(Fn *f, const Node *e);
 /* The part of `e` that makes it not uniform (level above L_UNIFORM). */
 const Node *ex_culprit(Fn *f, const Node *e, const Sym *as_uniform);
+/* The same, for `e` whose level (uni_peek's answer) is known already. */
+const Node *ex_culprit_at(Fn *f, const Node *e, const Sym *as_uniform, Uni level);
 /* Notes saying why `culprit` is not uniform, following variables. */
 void ex_notes(Fn *f, const Node *culprit);
 /* Where a diagnostic about `n` goes: n itself when the user wrote it,

@@ -121,7 +121,11 @@ const char *ex_describe(Fn *f, const Node *e) {
 }
 
 const Node *ex_culprit(Fn *f, const Node *e, const Sym *as_uniform) {
-    if (!e || uni_ok(uni_peek(f, e, as_uniform))) return NULL;
+    return e ? ex_culprit_at(f, e, as_uniform, uni_peek(f, e, as_uniform)) : NULL;
+}
+
+const Node *ex_culprit_at(Fn *f, const Node *e, const Sym *as_uniform, Uni level) {
+    if (!e || uni_ok(level)) return NULL;
     switch (e->kind) {
     case N_C_VAR:
     case N_C_ATOMIC:

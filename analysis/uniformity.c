@@ -83,9 +83,17 @@ FnSum *uni_sum_of_call(Analysis *an, const Node *call) {
 
 /* ---- variables ---- */
 
-/* A variable's VarInfo, for the walk's own updates (not a read). */
+/* A variable's VarInfo, for the walk's own updates (not a read): found
+ * by a scan of f->vlist while there are few (most functions have one to
+ * four, and the hash table was most of their cost, issue 14), in f->vars
+ * past VAR_SCAN. */
+#define VAR_SCAN 8
 static VarInfo *var_find(Fn *f, const Sym *s) {
-    return s ? ptrmap_get(&f->vars, s) : NULL;
+    if (!s) return NULL;
+    if (f->nv > VAR_SCAN) return ptrmap_get(&f->vars, s);
+    for (int i = 0; i < f->nv; i++)
+        if (f->vlist[i]->sym == s) return f->vlist[i];
+    return NULL;
 }
 
 /* A read of what the walk knows about `s`: stamped with the walk, so that
@@ -93,8 +101,8 @@ static VarInfo *var_find(Fn *f, const Sym *s) {
    of a variable without a VarInfo is remembered, as a later VarInfo would
    change what it read (a parameter's is stale when made, see new_var). */
 VarInfo *uni_var(Fn *f, const Sym *s) {
-    if (!s) return NULL;
-    VarInfo *v = ptrmap_get(&f->vars, s);
+    if (!s || (s->kind == SYM_PARAM && !f->nparamvars)) return NULL;
+    VarInfo *v = var_find(f, s);
     if (v) {
         v->read = f->walk;
     } else if (s->kind != SYM_PARAM) {
@@ -111,7 +119,10 @@ static VarInfo *new_var(Fn *f, const Sym *s) {
         v->depth = f->depth;
         return v;
     }
-    if (s->kind == SYM_PARAM) f->stale = 1; /* its reads took the parameter's level */
+    if (s->kind == SYM_PARAM) {
+        f->stale = 1; /* its reads took the parameter's level */
+        f->nparamvars++;
+    }
     for (int i = 0; i < f->nmiss && !f->stale; i++)
         if (i == 16 || f->miss[i] == s) f->stale = 1;
     v = arena_alloc(f->tmp, sizeof *v);
@@ -119,8 +130,12 @@ static VarInfo *new_var(Fn *f, const Sym *s) {
     memset(v, 0, sizeof *v);
     v->sym = s;
     v->depth = f->depth;
-    if (!ptrmap_put(f->tmp, &f->vars, s, v)) return NULL;
+    int nv = f->nv;
     arena_push(f->tmp, (void ***)&f->vlist, &f->nv, &f->capv, v);
+    if (f->nv == nv) return NULL; /* out of memory */
+    /* past the scan: every variable in the table */
+    for (int i = f->nv == VAR_SCAN + 1 ? 0 : f->nv > VAR_SCAN ? f->nv - 1 : f->nv; i < f->nv; i++)
+        if (!ptrmap_put(f->tmp, &f->vars, f->vlist[i]->sym, f->vlist[i])) return NULL;
     return v;
 }
 
@@ -132,13 +147,16 @@ static int param_index(const CFunc *fn, const Sym *s) {
 
 static Uni param_level(Fn *f, const Sym *s) {
     Uni u = uni(L_UNIFORM);
+    if (f->fn->kind == FN_KERNEL) return u;
     int i = param_index(f->fn, s);
-    if (f->fn->kind != FN_KERNEL && i >= 0) u.pm = 1ULL << (i < 63 ? i : 63);
+    if (i >= 0) u.pm = 1ULL << (i < 63 ? i : 63);
     return u;
 }
 
 static Uni var_level(Fn *f, const Sym *s, const Sym *as_uniform) {
     if (!s || s == as_uniform) return uni(L_CONST);
+    /* a parameter has a VarInfo only once assigned */
+    if (s->kind == SYM_PARAM && !f->nparamvars) return param_level(f, s);
     VarInfo *v = uni_var(f, s);
     if (v) return v->u;
     if (s->kind == SYM_PARAM) return param_level(f, s);
@@ -295,9 +313,11 @@ static void rise(Fn *f, VarInfo *v, Uni u, const Node *why, int branch) {
 /* rise(v, u) with the culprit in `value` as the reason, sought only when
  * rise keeps it: the variable stops being uniform here (issue 14: sought
  * at every declaration and assignment, it was a fiftieth of the
- * compilation); `fallback` when there is none. */
-static void rise_from(Fn *f, VarInfo *v, Uni u, const Node *value, const Node *fallback) {
-    const Node *why = u.lv > L_UNIFORM && v->u.lv <= L_UNIFORM ? ex_culprit(f, value, NULL) : NULL;
+ * compilation); `fallback` when there is none.  `level`: value's level
+ * when the caller knows it (see ev_known), else NULL. */
+static void rise_from(Fn *f, VarInfo *v, Uni u, const Node *value, const Node *fallback, const Uni *level) {
+    const Node *why = NULL;
+    if (u.lv > L_UNIFORM && v->u.lv <= L_UNIFORM) why = level ? ex_culprit_at(f, value, NULL, *level) : ex_culprit(f, value, NULL);
     rise(f, v, u, why ? why : fallback, 0);
 }
 
@@ -331,11 +351,10 @@ static void assign_var(Fn *f, const Sym *s, Uni u, const Node *src) {
             if (!uni_ok(f->stack[i].u)) cond = f->stack[i].cond ? f->stack[i].cond : f->stack[i].at;
         rise(f, v, uni_join(u, c), cond, 1);
     } else {
-        rise_from(f, v, uni_join(u, c), src, src);
+        rise_from(f, v, uni_join(u, c), src, src, NULL);
     }
 }
 
-static Uni ev(Fn *f, Node *e);
 
 /* Assign U to PLACE (a variable, a private array element, a component). */
 static void assign_place(Fn *f, const Node *place, Uni u, const Node *src) {
@@ -650,7 +669,20 @@ static void call_effects(Fn *f, Node *call, FnSum *g) {
  * assigns, from before its effect: its effect, if any, moved f->changes
  * or f->nv, so its parent peeks. */
 #define EV_KIDS 8
-static Uni ev(Fn *f, Node *e) {
+static Uni ev_node(Fn *f, Node *e);
+
+/* Leaves without effects answered here (uni_peek's answer), the rest by
+ * ev_node: most nodes are leaves (issue 14). */
+static inline Uni ev(Fn *f, Node *e) {
+    if (e && !e->nkids) switch (e->kind) {
+        case N_C_INTLIT: case N_C_FLOATLIT: case N_C_BOOLLIT: return uni(L_CONST);
+        case N_C_VAR: return var_level(f, e->sym, NULL);
+        default: break;
+        }
+    return ev_node(f, e);
+}
+
+static Uni ev_node(Fn *f, Node *e) {
     if (!e) return uni(L_CONST);
     switch (e->kind) {
     case N_C_ASSIGN: {
@@ -700,6 +732,18 @@ static Uni ev(Fn *f, Node *e) {
 
 static void walk(Fn *f, Node *s);
 
+/* ev(e), and whether its answer is uni_peek's also after what the caller
+ * does next, a new_var and rise included: nothing rose and no variable was
+ * first met or read before it had a VarInfo (then a VarInfo made next
+ * changes no level e read).  *known is then the level. */
+static Uni ev_known(Fn *f, Node *e, const Uni **known, Uni *store) {
+    long changes = f->changes;
+    int nv = f->nv, nmiss = f->nmiss;
+    *store = ev(f, e);
+    *known = f->changes == changes && f->nv == nv && f->nmiss == nmiss ? store : NULL;
+    return *store;
+}
+
 static void walk_block(Fn *f, Node *b) {
     for (int i = 0; b && i < b->nkids; i++) walk(f, b->kids[i]);
 }
@@ -727,16 +771,18 @@ static const char *level_text(Fn *f, Uni u) {
 static void walk_decl(Fn *f, Node *s) {
     Sym *sym = s->sym;
     if (!sym) return;
-    Uni u = uni(L_CONST);
+    Uni u = uni(L_CONST), level;
+    const Uni *known = NULL; /* the level of the value below, when known */
     VarInfo *v;
     if (sym->is_view && s->nkids == 2) {
         u = ev(f, s->kids[0]);
         Uni len = ev(f, s->kids[1]);
         if (sym_rare(sym)->len_sym && (v = new_var(f, sym_rare(sym)->len_sym))) rise(f, v, len, s->kids[1], 0);
     } else if (s->nkids >= 1 && s->kids[0]) {
-        u = ev(f, s->kids[0]);
+        u = ev_known(f, s->kids[0], &known, &level);
     } else if (sym_rare(sym)->init) {
-        u = ev(f, sym_rare(sym)->init);
+        u = ev_known(f, sym_rare(sym)->init, &known, &level);
+        if (s->nkids) known = NULL; /* the culprit is sought in kids[0] */
     }
     if (!(v = new_var(f, sym))) return;
     if (s->nkids >= 1) v->init = s->kids[0];
@@ -749,7 +795,7 @@ static void walk_decl(Fn *f, Node *s) {
            grid scan's next ticket, when-is-last-workgroup's verdict) */
         u = uni(L_UNIFORM);
     }
-    rise_from(f, v, u, s->nkids ? s->kids[0] : sym_rare(sym)->init, s);
+    rise_from(f, v, u, s->nkids ? s->kids[0] : sym_rare(sym)->init, s, known);
     if (f->report && f->an->dump && !sym->is_temp && (sym->name[0] != '%' || v->captured)) {
         v->read = f->walk;
         sb_printf(&f->sum->dump, "  var %s %d:%d: %s%s\n", sym->name[0] == '%' ? sym->cname : sym->name, s->loc.line, s->loc.col,
@@ -794,7 +840,8 @@ typedef struct LoopInfo {
  * (loop-carried values, breaks, returns) reaches its next iteration in the
  * next pass, which the function's fixpoint makes. */
 static void walk_for(Fn *f, Node *s) {
-    Uni ui = ev(f, s->kids[0]);
+    const Uni *known;
+    Uni level, ui = ev_known(f, s->kids[0], &known, &level);
     LoopInfo *li = ptrmap_get(&f->vars, s);
     if (!li) {
         li = arena_alloc(f->tmp, sizeof *li);
@@ -810,7 +857,7 @@ static void walk_for(Fn *f, Node *s) {
     VarInfo *v = new_var(f, s->sym); /* declared inside the loop's control */
     if (!v) return;
     v->loop = s;
-    rise_from(f, v, ui, s->kids[0], s->kids[0]);
+    rise_from(f, v, ui, s->kids[0], s->kids[0], known);
     if (!uni_ok(li->exit_back)) {
         if (uni_ok(f->exit)) f->exit_at = li->exit_at;
         f->exit = uni_join(f->exit, li->exit_back);
@@ -819,8 +866,8 @@ static void walk_for(Fn *f, Node *s) {
     Uni t = ev(f, s->kids[1]);
     f->stack[at].u = uni_join(t, li->brk);
     walk_block(f, s->kids[3]);
-    Uni st = ev(f, s->kids[2]);
-    rise_from(f, v, st, s->kids[2], s->kids[2]);
+    Uni st = ev_known(f, s->kids[2], &known, &level);
+    rise_from(f, v, st, s->kids[2], s->kids[2], known);
     if (f->exit.lv > li->exit_back.lv || (f->exit.pm & ~li->exit_back.pm) || (f->exit_proven && !li->exit_proven)) {
         if (uni_ok(li->exit_back)) li->exit_at = f->exit_at;
         li->exit_back = uni_join(li->exit_back, f->exit);
