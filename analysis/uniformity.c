@@ -20,8 +20,10 @@
  *     (some work-items assign it, others do not); so does a break out of
  *     a loop, and a `return` puts the rest of the function under the
  *     condition it was taken in;
- *   - loops are walked until nothing rises (loop-carried values), then
- *     the whole function once more to report.
+ *   - the function is walked until nothing rises (loop-carried values,
+ *     uses before a later assignment); each walk reports speculatively
+ *     and is the last when it read nothing that changed after the read
+ *     (uni_function), else its report is taken back.
  * Functions are analysed callees first (Program order), each leaving a
  * summary (FnSum) for its callers: its result's level, whether it reaches
  * a barrier, the parameters its `+` forms and barriers need uniform. */
