@@ -213,6 +213,7 @@ static const char *with_commas(Arena *a, int64_t v) {
 }
 
 void localmem_check(Analysis *an, const CFunc *f) {
+    if (!f || f->kind != FN_KERNEL) return; /* only a kernel's local memory is counted */
     Arena *a = an->a;
     LocalMem *lm = localmem_kernel(a, f);
     if (!lm || !lm->nparts) return;

@@ -378,8 +378,7 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     an->sumv = arena_alloc(an->a, sizeof(FnSum) * (size_t)(p->nfuncs ? p->nfuncs : 1));
     if (!an->sumv) return NULL;
     for (int i = 0; i < p->nfuncs; i++) {
-        FnSum *s = &an->sumv[i];
-        memset(s, 0, sizeof *s);
+        FnSum *s = &an->sumv[i]; /* zero (arena memory) */
         s->fn = p->funcs[i];
         sb_init(&s->dump);
         if (!ptrmap_put(an->a, &an->sums, s->fn->cname, s)) return NULL;

@@ -102,7 +102,7 @@ static VarInfo *var_find(Fn *f, const Sym *s) {
    a later change in the same walk makes it stale (uni_function); a read
    of a variable without a VarInfo is remembered, as a later VarInfo would
    change what it read (a parameter's is stale when made, see new_var). */
-VarInfo *uni_var(Fn *f, const Sym *s) {
+static inline VarInfo *var_read(Fn *f, const Sym *s) {
     if (!s || (s->kind == SYM_PARAM && !f->nparamvars)) return NULL;
     VarInfo *v = var_find(f, s);
     if (v) {
@@ -112,6 +112,10 @@ VarInfo *uni_var(Fn *f, const Sym *s) {
         f->nmiss++;
     }
     return v;
+}
+
+VarInfo *uni_var(Fn *f, const Sym *s) {
+    return var_read(f, s);
 }
 
 static VarInfo *new_var(Fn *f, const Sym *s) {
@@ -159,7 +163,7 @@ static Uni var_level(Fn *f, const Sym *s, const Sym *as_uniform) {
     if (!s || s == as_uniform) return uni(L_CONST);
     /* a parameter has a VarInfo only once assigned */
     if (s->kind == SYM_PARAM && !f->nparamvars) return param_level(f, s);
-    VarInfo *v = uni_var(f, s);
+    VarInfo *v = var_read(f, s);
     if (v) return v->u;
     if (s->kind == SYM_PARAM) return param_level(f, s);
     /* pointers (vectors, out-pointers) are the same in every work-item */
@@ -1061,7 +1065,8 @@ static void walk_fn(Fn *f) {
  * repeated exactly by the next, which would change nothing, so its state
  * is the fixpoint and its report the report.  A stale walk's report is
  * taken back and the function walked again; a walk that met a diagnostic
- * is followed by a report walk, as is the 256th.  (issue 14: the walks to
+ * is followed by a report walk, as are one that raised nothing (the
+ * fixpoint as before) and the 256th.  (issue 14: the walks to
  * the fixpoint, then one more to see nothing rise, then the report's, were
  * three walks of most functions and a tenth of the compilation.) */
 void uni_function(Analysis *an, FnSum *sum) {
@@ -1075,6 +1080,7 @@ void uni_function(Analysis *an, FnSum *sum) {
     int reported = 0;
     f.report = f.spec = 1;
     for (int pass = 0; pass < 256; pass++) {
+        long before = f.changes;
         size_t dump_len = sum->dump.len;
         uint64_t req_plus = sum->req_plus, req_barrier = sum->req_barrier;
         int ndivergent = sum->ndivergent;
@@ -1090,7 +1096,10 @@ void uni_function(Analysis *an, FnSum *sum) {
         sum->req_barrier = req_barrier;
         sum->ndivergent = ndivergent;
         f.ndrop = 0;
-        if (!f.stale) break;
+        /* not stale: the fixpoint, which met a diagnostic; nothing rose:
+           the fixpoint too (a walk can be stale without a rise: a variable
+           declared at two depths) */
+        if (!f.stale || (f.changes == before && pass > 0)) break;
     }
     if (!reported) {
         f.spec = 0;
