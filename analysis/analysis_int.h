@@ -13,6 +13,7 @@
 #ifndef CRISP_ANALYSIS_INT_H
 #define CRISP_ANALYSIS_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -153,10 +154,15 @@ typedef struct Fn {
     int spec;              /* a walk that reports only if it is the last */
     int spec_fail;         /* ... met a diagnostic: the report is walked again */
     int self_call;         /* ... read the function's own summary */
-    const Sym *miss[16];   /* variables read before they had a VarInfo */
-    int nmiss;             /* ... how many (more than 16: any new one is stale) */
+    int nmiss;             /* variables read before they had a VarInfo
+                              (more than 16: any new one is stale) */
     int nparamvars;        /* parameters with a VarInfo (assigned) */
+    /* buffers, last: uni_function clears Fn up to them (FN_CLEAR) */
+    const Sym *miss[16];   /* the first nmiss of those variables */
+    Ctl stack0[4];         /* the first stack and list, without the arena */
+    VarInfo *vlist0[4];
 } Fn;
+#define FN_CLEAR offsetof(Fn, miss)
 
 /* What a C_CALL (or any node) is to the analyses. */
 typedef struct CallInfo {

@@ -1071,11 +1071,15 @@ static void walk_fn(Fn *f) {
  * three walks of most functions and a tenth of the compilation.) */
 void uni_function(Analysis *an, FnSum *sum) {
     Fn f;
-    memset(&f, 0, sizeof f);
+    memset(&f, 0, FN_CLEAR);
     f.an = an;
     f.tmp = &an->tmp;
     f.fn = sum->fn;
     f.sum = sum;
+    f.stack = f.stack0;
+    f.capdepth = 4;
+    f.vlist = f.vlist0;
+    f.capv = 4;
     ArenaMark tmp_mark = arena_scope_begin(f.tmp); /* the walk's own memory */
     int reported = 0;
     f.report = f.spec = 1;
