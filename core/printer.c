@@ -9,9 +9,13 @@ void pr_init(Printer *p, StrBuf *out) {
     p->indent = 0;
 }
 
-void pr_line(Printer *p, const char *fmt, ...) {
+void pr_start(Printer *p) {
     static const char spaces[] = "                                "; /* 8 levels */
     for (int i = p->indent; i > 0; i -= 8) sb_putn(p->out, spaces, 4 * (size_t)(i < 8 ? i : 8));
+}
+
+void pr_line(Printer *p, const char *fmt, ...) {
+    pr_start(p);
     if (!strchr(fmt, '%')) { /* a line without directives: "{", "}", "break;" */
         sb_puts(p->out, fmt);
     } else {

@@ -30,20 +30,27 @@ static int sb_reserve(StrBuf *b, size_t extra) {
     return 1;
 }
 
-void sb_putn(StrBuf *b, const char *s, size_t n) {
+void sb_putn_grow(StrBuf *b, const char *s, size_t n) {
     if (!sb_reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
 }
 
-void sb_putc(StrBuf *b, char c) {
-    if (!b->oom && b->len + 2 <= b->cap) { /* room for it and the NUL */
-        b->data[b->len++] = c;
-        b->data[b->len] = 0;
-        return;
+void sb_putull(StrBuf *b, unsigned long long v) {
+    char d[24];
+    int i = (int)sizeof d;
+    do d[--i] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    sb_putn(b, d + i, sizeof d - (size_t)i);
+}
+
+void sb_putll(StrBuf *b, long long v) {
+    if (v < 0) {
+        sb_putc(b, '-');
+        sb_putull(b, 0ULL - (unsigned long long)v);
+    } else {
+        sb_putull(b, (unsigned long long)v);
     }
-    sb_putn(b, &c, 1);
 }
 
 void sb_puts(StrBuf *b, const char *s) {
@@ -57,7 +64,7 @@ void sb_puts(StrBuf *b, const char *s) {
         *d = 0;
         if (!*s) return;
     }
-    sb_putn(b, s, strlen(s));
+    sb_putn_grow(b, s, strlen(s));
 }
 
 /* A fixed buffer being filled by sb_format; `full` once something did not

@@ -70,6 +70,20 @@ static const char *em_pointer_type(const Em *e, const Type *vec) {
     return arena_printf(e->a, "%s%s", em_qual(e, AS_CONSTANT), t + strlen(as_qual(AS_CONSTANT)));
 }
 
+/* em_pointer_type's text written out, without making the string (the
+ * emitter's frequent parts print with sb_* calls, not formats: issue 14) */
+static void pointer_type_out(const Em *e, const Type *vec) {
+    sb_puts(e->out, em_qual(e, vec->as));
+    if (vec->acc == ACC_READ_ONLY && vec->as != AS_CONSTANT) SB_LIT(e->out, "const ");
+    if (padded(vec)) SB_LIT(e->out, "crisp_std140_");
+    sb_puts(e->out, oclc_type_name(vec->elem));
+    SB_LIT(e->out, " *");
+}
+
+static void type_out(const Em *e, const Type *t) {
+    sb_puts(e->out, oclc_type_name(t));
+}
+
 /* ---- expressions ---- */
 
 static const char *oclc_helper_name(Arena *a, const Helper *h);
@@ -184,14 +198,27 @@ static void int_out(Em *e, const Node *n) {
         else sb_printf(e->out, "as_char((uchar)0x%x)", (unsigned)(uint8_t)v);
         return;
     }
-    if (s == SC_ULONG) sb_printf(e->out, "%lluUL", (unsigned long long)(uint64_t)v);
-    else if (s == SC_LONG) {
+    if (s == SC_ULONG) {
+        sb_putull(e->out, (unsigned long long)(uint64_t)v);
+        SB_LIT(e->out, "UL");
+    } else if (s == SC_LONG) {
         if (v == INT64_MIN) sb_puts(e->out, "(-9223372036854775807L - 1)");
-        else sb_printf(e->out, "%lldL", (long long)v);
-    } else if (s == SC_UINT) sb_printf(e->out, "%lluu", (unsigned long long)(uint32_t)v);
-    else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
-    else if (narrow_int(n->ty) && !e->in_arith) sb_printf(e->out, "(%s)%lld", oclc_type_name(n->ty), (long long)v);
-    else sb_printf(e->out, "%lld", (long long)v);
+        else {
+            sb_putll(e->out, (long long)v);
+            sb_putc(e->out, 'L');
+        }
+    } else if (s == SC_UINT) {
+        sb_putull(e->out, (unsigned long long)(uint32_t)v);
+        sb_putc(e->out, 'u');
+    } else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
+    else {
+        if (narrow_int(n->ty) && !e->in_arith) {
+            sb_putc(e->out, '(');
+            type_out(e, n->ty);
+            sb_putc(e->out, ')');
+        }
+        sb_putll(e->out, (long long)v);
+    }
 }
 
 static void args_out(Em *e, Node **kids, int n) {
@@ -220,7 +247,11 @@ static void binary_out(Em *e, const Node *n) {
         if (k->kind == N_C_BINARY && k->op != n->op && is_logic_or_bit(n->op) &&
             (logic ? (k->op == OP_AND || k->op == OP_OR) : 1))
             need = 17;
-        if (side) sb_printf(e->out, " %s ", oclc_op_text(n->op));
+        if (side) {
+            sb_putc(e->out, ' ');
+            sb_puts(e->out, oclc_op_text(n->op));
+            sb_putc(e->out, ' ');
+        }
         expr_out(e, k, need);
     }
     e->in_arith = saved;
@@ -273,7 +304,11 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     /* arithmetic on char/short happens in int in C; keep Crisp's type */
     int wrap_narrow = n->kind == N_C_BINARY && narrow_int(n->ty) && n->op <= OP_MOD;
     int paren = p < min_prec && !wrap_narrow;
-    if (wrap_narrow) sb_printf(e->out, "(%s)(", oclc_type_name(n->ty));
+    if (wrap_narrow) {
+        sb_putc(e->out, '(');
+        type_out(e, n->ty);
+        SB_LIT(e->out, ")(");
+    }
     if (paren) sb_putc(e->out, '(');
     switch (n->kind) {
     case N_C_INTLIT: int_out(e, n); break;
@@ -285,7 +320,10 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         break;
     case N_C_LENGTH:
         if (n->sym->len_cname) sb_puts(e->out, n->sym->len_cname);
-        else sb_printf(e->out, "%lldUL", (long long)n->sym->ty->length);
+        else {
+            sb_putll(e->out, (long long)n->sym->ty->length);
+            SB_LIT(e->out, "UL");
+        }
         break;
     case N_C_UNARY: {
         sb_puts(e->out, oclc_op_text(n->op));
@@ -297,12 +335,13 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     }
     case N_C_BINARY: binary_out(e, n); break;
     case N_C_CALL:
-        if (n->op == BI_CALL) sb_printf(e->out, "%s(", n->text);
-        else if (n->op == BI_HELPER) sb_printf(e->out, "%s(", oclc_helper_name(e->a, e->p->helpers[n->ival]));
+        if (n->op == BI_CALL) sb_puts(e->out, n->text);
+        else if (n->op == BI_HELPER) sb_puts(e->out, oclc_helper_name(e->a, e->p->helpers[n->ival]));
         /* work-item queries CUDA lacks go through macros (nvptx_guards_out) */
-        else if (n->op == BI_GLOBAL_OFFSET) sb_puts(e->out, "CRISP_GLOBAL_OFFSET(");
-        else if (n->op == BI_WORK_DIM) sb_puts(e->out, "CRISP_WORK_DIM(");
-        else sb_printf(e->out, "%s(", builtin_spelling(n->op, n->ty));
+        else if (n->op == BI_GLOBAL_OFFSET) SB_LIT(e->out, "CRISP_GLOBAL_OFFSET");
+        else if (n->op == BI_WORK_DIM) SB_LIT(e->out, "CRISP_WORK_DIM");
+        else sb_puts(e->out, builtin_spelling(n->op, n->ty));
+        sb_putc(e->out, '(');
         args_out(e, n->kids, n->nkids);
         sb_putc(e->out, ')');
         break;
@@ -336,11 +375,13 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         break;
     case N_C_SWIZZLE:
         expr_out(e, n->kids[0], 16);
-        sb_printf(e->out, ".%s", n->text);
+        sb_putc(e->out, '.');
+        sb_puts(e->out, n->text);
         break;
     case N_C_MEMBER:
         expr_out(e, n->kids[0], 16);
-        sb_printf(e->out, ".%s", member_ident(e, n));
+        sb_putc(e->out, '.');
+        sb_puts(e->out, member_ident(e, n));
         break;
     case N_C_CAST:
         if (n->op == CAST_SAME) {
@@ -348,20 +389,30 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
             break;
         }
         if (n->op == CAST_REINTERPRET) {
-            sb_printf(e->out, "*(%s *)&", oclc_type_name(n->ty)); /* set-derived: reinterpret the bytes */
+            SB_LIT(e->out, "*("); /* set-derived: reinterpret the bytes */
+            type_out(e, n->ty);
+            SB_LIT(e->out, " *)&");
             expr_out(e, n->kids[0], 16);
             break;
         }
         if (n->op != CAST_VALUE) {
             static const char *const mode[] = {"", "", "_rtz", "_rtn", "_rtp", "_rte", ""};
-            sb_printf(e->out, "%s_%s%s(", n->op == CAST_BITS ? "as" : "convert", oclc_type_name(n->ty), n->op <= CAST_RTE ? mode[n->op] : "");
+            if (n->op == CAST_BITS) SB_LIT(e->out, "as_");
+            else SB_LIT(e->out, "convert_");
+            type_out(e, n->ty);
+            sb_puts(e->out, n->op <= CAST_RTE ? mode[n->op] : "");
+            sb_putc(e->out, '(');
             expr_out(e, n->kids[0], 0);
             sb_putc(e->out, ')');
         } else if (n->ty->kind == TY_VECTOR) {
-            sb_printf(e->out, "(%s)", em_pointer_type(e, n->ty));
+            sb_putc(e->out, '(');
+            pointer_type_out(e, n->ty);
+            sb_putc(e->out, ')');
             expr_out(e, n->kids[0], 14);
         } else {
-            sb_printf(e->out, "(%s)", oclc_type_name(n->ty));
+            sb_putc(e->out, '(');
+            type_out(e, n->ty);
+            sb_putc(e->out, ')');
             expr_out(e, n->kids[0], 14);
         }
         break;
@@ -373,13 +424,17 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         expr_out(e, n->kids[2], 3);
         break;
     case N_C_HWVEC:
-        sb_printf(e->out, "(%s)(", oclc_type_name(n->ty));
+        sb_putc(e->out, '(');
+        type_out(e, n->ty);
+        SB_LIT(e->out, ")(");
         args_out(e, n->kids, n->nkids);
         sb_putc(e->out, ')');
         break;
     case N_C_ASSIGN:
         expr_out(e, n->kids[0], 14);
-        sb_printf(e->out, " %s%s ", n->op == OP_SET ? "" : oclc_op_text(n->op), "=");
+        sb_putc(e->out, ' ');
+        if (n->op != OP_SET) sb_puts(e->out, oclc_op_text(n->op));
+        SB_LIT(e->out, "= ");
         expr_out(e, n->kids[1], 2);
         break;
     case N_C_BARRIER: sb_puts(e->out, barrier_spelling(n->op)); break;
@@ -394,7 +449,15 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
 /* ---- statements ---- */
 
 static void indent_out(Em *e) {
-    for (int i = 0; i < e->pr.indent; i++) sb_puts(e->out, "    ");
+    pr_start(&e->pr);
+}
+
+/* A comment line: TEXT between comment marks. */
+static void comment_out(Em *e, const char *text) {
+    pr_start(&e->pr);
+    SB_LIT(e->out, "/* ");
+    sb_puts(e->out, text);
+    SB_LIT(e->out, " */\n");
 }
 
 /* The user-level macro a statement came from, when worth a comment. */
@@ -411,12 +474,23 @@ static void origin_comment(Em *e, const Node *n) {
     if (!x) return;
     const char *file = srcloc_file(x->call) ? srcloc_file(x->call)->name : "?";
     const char *slash = strrchr(file, '/');
-    pr_line(&e->pr, "/* %s at %s:%d */", x->macro, slash ? slash + 1 : file, x->call.line);
+    pr_start(&e->pr);
+    SB_LIT(e->out, "/* ");
+    sb_puts(e->out, x->macro);
+    SB_LIT(e->out, " at ");
+    sb_puts(e->out, slash ? slash + 1 : file);
+    sb_putc(e->out, ':');
+    sb_putll(e->out, x->call.line);
+    SB_LIT(e->out, " */\n");
 }
 
 /* `(void)name;` after a variable nobody reads (reads.h). */
 static void unread_mark(Em *e, const Node *decl, int part, const char *name) {
-    if (oclc_reads_decl(e->reads, decl, part) == OCLC_DECL_MARK) pr_line(&e->pr, "(void)%s; /* not read */", name);
+    if (oclc_reads_decl(e->reads, decl, part) != OCLC_DECL_MARK) return;
+    pr_start(&e->pr);
+    SB_LIT(e->out, "(void)");
+    sb_puts(e->out, name);
+    SB_LIT(e->out, "; /* not read */\n");
 }
 
 static void decl_out(Em *e, const Node *n) {
@@ -427,14 +501,18 @@ static void decl_out(Em *e, const Node *n) {
         /* a vector over side-channel or marshalled memory: pointer + length */
         if (oclc_reads_decl(e->reads, n, 0) != OCLC_DECL_DROP) {
             indent_out(e);
-            sb_printf(e->out, "%s%s = ", em_pointer_type(e, t), s->cname);
+            pointer_type_out(e, t);
+            sb_puts(e->out, s->cname);
+            SB_LIT(e->out, " = ");
             expr_out(e, n->kids[0], 2);
             sb_puts(e->out, ";\n");
             unread_mark(e, n, 0, s->cname);
         }
         if (oclc_reads_decl(e->reads, n, 1) != OCLC_DECL_DROP) {
             indent_out(e);
-            sb_printf(e->out, "ulong %s = ", s->len_cname);
+            SB_LIT(e->out, "ulong ");
+            sb_puts(e->out, s->len_cname);
+            SB_LIT(e->out, " = ");
             expr_out(e, n->kids[1], 2);
             sb_puts(e->out, ";\n");
             unread_mark(e, n, 1, s->len_cname);
@@ -444,14 +522,23 @@ static void decl_out(Em *e, const Node *n) {
     if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_DROP) return;
     indent_out(e);
     if (t->kind == TY_VECTOR) {
-        sb_printf(e->out, "%s%s %s[%lld]", em_qual(e, t->as), oclc_elem_type(e->a, t), s->cname, (long long)t->length);
+        sb_puts(e->out, em_qual(e, t->as));
+        if (padded(t)) SB_LIT(e->out, "crisp_std140_");
+        type_out(e, t->elem);
+        sb_putc(e->out, ' ');
+        sb_puts(e->out, s->cname);
+        sb_putc(e->out, '[');
+        sb_putll(e->out, (long long)t->length);
+        sb_putc(e->out, ']');
         if (sym_rare(s)->init) {
             sb_puts(e->out, " = {");
             args_out(e, sym_rare(s)->init->kids, sym_rare(s)->init->nkids);
             sb_putc(e->out, '}');
         }
     } else {
-        sb_printf(e->out, "%s %s", oclc_type_name(t), s->cname);
+        type_out(e, t);
+        sb_putc(e->out, ' ');
+        sb_puts(e->out, s->cname);
         if (n->nkids && n->kids[0]) {
             sb_puts(e->out, " = ");
             expr_out(e, n->kids[0], 2);
@@ -477,22 +564,35 @@ static void for_out(Em *e, const Node *n) {
     const Node *step = n->kids[2];
     origin_comment(e, n);
     indent_out(e);
-    sb_printf(e->out, "for (%s %s = ", oclc_type_name(v->ty), v->cname);
+    SB_LIT(e->out, "for (");
+    type_out(e, v->ty);
+    sb_putc(e->out, ' ');
+    sb_puts(e->out, v->cname);
+    SB_LIT(e->out, " = ");
     expr_out(e, n->kids[0], 2);
     sb_puts(e->out, "; ");
     expr_out(e, n->kids[1], 0);
     sb_puts(e->out, "; ");
     if (step->kind == N_C_BINARY && is_var(step->kids[0], v) &&
         (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV)) {
-        sb_printf(e->out, "%s %s= ", v->cname, oclc_op_text(step->op));
+        sb_puts(e->out, v->cname);
+        sb_putc(e->out, ' ');
+        sb_puts(e->out, oclc_op_text(step->op));
+        SB_LIT(e->out, "= ");
         expr_out(e, step->kids[1], 2);
     } else {
-        sb_printf(e->out, "%s = ", v->cname);
+        sb_puts(e->out, v->cname);
+        SB_LIT(e->out, " = ");
         expr_out(e, step, 2);
     }
     sb_puts(e->out, ") {\n");
     pr_indent(&e->pr);
-    if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_MARK) pr_line(&e->pr, "(void)%s; /* counts only */", v->cname);
+    if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_MARK) {
+        pr_start(&e->pr);
+        SB_LIT(e->out, "(void)");
+        sb_puts(e->out, v->cname);
+        SB_LIT(e->out, "; /* counts only */\n");
+    }
     block_body(e, n->kids[3]);
     pr_dedent(&e->pr);
     pr_line(&e->pr, "}");
@@ -528,7 +628,7 @@ static void if_out(Em *e, const Node *n, int chained) {
     }
     if (!chained) {
         origin_comment(e, n);
-        if (n->text) pr_line(&e->pr, "/* %s */", n->text);
+        if (n->text) comment_out(e, n->text);
         indent_out(e);
     }
     sb_puts(e->out, "if (");
@@ -579,9 +679,16 @@ static void stmt_out(Em *e, const Node *n) {
             sb_puts(e->out, "return;\n");
         }
         break;
-    case N_C_BARRIER: pr_line(&e->pr, "%s;", barrier_spelling(n->op)); break;
-    case N_C_BREAK: pr_line(&e->pr, "break;"); break;
-    case N_C_COMMENT: pr_line(&e->pr, "/* %s */", n->text); break;
+    case N_C_BARRIER:
+        pr_start(&e->pr);
+        sb_puts(e->out, barrier_spelling(n->op));
+        SB_LIT(e->out, ";\n");
+        break;
+    case N_C_BREAK:
+        pr_start(&e->pr);
+        SB_LIT(e->out, "break;\n");
+        break;
+    case N_C_COMMENT: comment_out(e, n->text); break;
     default:
         indent_out(e);
         expr_out(e, n, 0);
@@ -999,12 +1106,25 @@ static void func_out(Em *e, const CFunc *f) {
 static void func_out_1(Em *e, const CFunc *f) {
     const char *kind = f->kind == FN_KERNEL ? "def-kernel" : f->kind == FN_GRID ? "def-grid-function" : "def-function";
     const SrcLoc *l = &f->def->loc;
-    pr_line(&e->pr, "/* %s %s  (%s:%d) */", kind, f->name, srcloc_file(*l) ? basename_of(srcloc_file(*l)->name) : "?", l->line);
     StrBuf *o = e->out;
+    pr_start(&e->pr);
+    SB_LIT(o, "/* ");
+    sb_puts(o, kind);
+    sb_putc(o, ' ');
+    sb_puts(o, f->name);
+    SB_LIT(o, "  (");
+    sb_puts(o, srcloc_file(*l) ? basename_of(srcloc_file(*l)->name) : "?");
+    sb_putc(o, ':');
+    sb_putll(o, l->line);
+    SB_LIT(o, ") */\n");
     if (f->kind == FN_KERNEL) sb_puts(o, f->uses_warp ? "__kernel CRISP_WARP_KERNEL void " : "__kernel void ");
-    else if (f->ret->kind == TY_VOID) sb_puts(o, "void ");
-    else sb_printf(o, "%s ", oclc_type_name(f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret));
-    sb_printf(o, "%s(", f->cname);
+    else if (f->ret->kind == TY_VOID) SB_LIT(o, "void ");
+    else {
+        type_out(e, f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret);
+        sb_putc(o, ' ');
+    }
+    sb_puts(o, f->cname);
+    sb_putc(o, '(');
     /* explicit parameters, then what the compiler adds: side channels,
        the scratch pool and the debug channel (docs/abi.md) */
     const Sym *ps[512];
@@ -1026,30 +1146,48 @@ static void func_out_1(Em *e, const CFunc *f) {
         if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
         else if (wrap) sb_puts(o, "\n    ");
         first = 0;
-        if (sym_ndims(s)) /* a tensor-view: root pointer, offset, the caller's dims and strides */
-            sb_printf(o, "%s%s, ulong %s, ulong *%s, ulong *%s", em_pointer_type(e, s->ty), s->cname, sym_rare(s)->off_sym->cname,
-                      sym_rare(s)->dims_sym->cname, sym_rare(s)->strides_sym->cname);
-        else if (sym_rare(s)->soa_fields) { /* a soa-vector: one pointer per field, then the length */
-            for (int k = 0; k < s->ty->elem->sd->nfields; k++)
-                sb_printf(o, "%s%s, ", em_pointer_type(e, sym_rare(s)->soa_fields[k]->ty), sym_rare(s)->soa_fields[k]->cname);
-            sb_printf(o, "ulong %s", s->len_cname);
-        } else if (s->ty->kind == TY_VECTOR)
-            sb_printf(o, "%s%s, ulong %s", em_pointer_type(e, s->ty), s->cname, s->len_cname);
-        else if (s->ty->kind == TY_VOIDP)
-            sb_printf(o, "__global void *%s", s->cname);
-        else if (s->ty->kind == TY_ENUM && f->kind == FN_KERNEL)
-            sb_printf(o, "int %s", s->cname); /* an enumeration crosses the host boundary as int */
-        else
-            sb_printf(o, "%s %s", oclc_type_name(s->ty), s->cname);
+        if (sym_ndims(s)) { /* a tensor-view: root pointer, offset, the caller's dims and strides */
+            pointer_type_out(e, s->ty);
+            sb_puts(o, s->cname);
+            SB_LIT(o, ", ulong ");
+            sb_puts(o, sym_rare(s)->off_sym->cname);
+            SB_LIT(o, ", ulong *");
+            sb_puts(o, sym_rare(s)->dims_sym->cname);
+            SB_LIT(o, ", ulong *");
+            sb_puts(o, sym_rare(s)->strides_sym->cname);
+        } else if (sym_rare(s)->soa_fields) { /* a soa-vector: one pointer per field, then the length */
+            for (int k = 0; k < s->ty->elem->sd->nfields; k++) {
+                pointer_type_out(e, sym_rare(s)->soa_fields[k]->ty);
+                sb_puts(o, sym_rare(s)->soa_fields[k]->cname);
+                SB_LIT(o, ", ");
+            }
+            SB_LIT(o, "ulong ");
+            sb_puts(o, s->len_cname);
+        } else if (s->ty->kind == TY_VECTOR) {
+            pointer_type_out(e, s->ty);
+            sb_puts(o, s->cname);
+            SB_LIT(o, ", ulong ");
+            sb_puts(o, s->len_cname);
+        } else {
+            if (s->ty->kind == TY_VOIDP) SB_LIT(o, "__global void *");
+            else if (s->ty->kind == TY_ENUM && f->kind == FN_KERNEL) SB_LIT(o, "int "); /* an enumeration crosses the host boundary as int */
+            else {
+                type_out(e, s->ty);
+                sb_putc(o, ' ');
+            }
+            sb_puts(o, s->cname);
+        }
     }
     if (f->ret->kind == TY_TUPLE)
         for (int i = 1; i < f->ret->nelems; i++) {
             if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
             first = 0;
-            sb_printf(o, "%s *%s", oclc_type_name(f->ret->elems[i]), f->retptrs[i - 1]->cname);
+            type_out(e, f->ret->elems[i]);
+            SB_LIT(o, " *");
+            sb_puts(o, f->retptrs[i - 1]->cname);
         }
-    if (first) sb_puts(o, "void");
-    sb_puts(o, ")\n{\n");
+    if (first) SB_LIT(o, "void");
+    SB_LIT(o, ")\n{\n");
     pr_indent(&e->pr);
     for (int i = 0; i < cfunc_rare(f)->nlocal; i++) {
         Sym *s = cfunc_rare(f)->local_arrays[i];
@@ -1059,7 +1197,8 @@ static void func_out_1(Em *e, const CFunc *f) {
     block_body(e, f->body);
     e->reads = NULL;
     pr_dedent(&e->pr);
-    pr_line(&e->pr, "}");
+    pr_start(&e->pr);
+    SB_LIT(o, "}\n");
     pr_blank(&e->pr);
 }
 
