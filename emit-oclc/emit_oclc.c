@@ -1232,22 +1232,43 @@ typedef struct Survey {
     int natom64;
 } Survey;
 
-static void survey_tree(Survey *sv, const Node *n) {
-    if (!n) return;
-    if (!sv->half) sv->half = is_half(n->ty) || (n->sym && is_half(n->sym->ty));
-    if (n->kind == N_C_CALL) {
-        if (n->op == BI_GLOBAL_OFFSET) sv->offset = 1;
-        if (n->op == BI_WORK_DIM) sv->work_dim = 1;
-        if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
-            const char *name = builtin_spelling(n->op, n->ty);
-            int seen = 0;
-            for (int i = 0; i < sv->natom64; i++) seen |= syn_streq(sv->atom64[i], name);
-            if (!seen && sv->natom64 < 16) sv->atom64[sv->natom64++] = name;
-        }
+static void survey_call(Survey *sv, const Node *n);
+
+/* What type `t` brings: `half`, a padded element type (note_vec). */
+static inline void survey_type(Survey *sv, const Type *t) {
+    if (!t) return;
+    if (t->kind == TY_VECTOR) {
+        if (is_half(t)) sv->half = 1;
+        if (t->align == AL_STD140) note_vec(&sv->std140, t);
+    } else if (t->sc == SC_HALF && (t->kind == TY_NUM || t->kind == TY_HWVEC)) {
+        sv->half = 1;
     }
-    if (n->sym) note_vec(&sv->std140, n->sym->ty);
-    note_vec(&sv->std140, n->ty);
-    for (int i = 0; i < n->nkids; i++) survey_tree(sv, n->kids[i]);
+}
+
+/* Every node of a function's body, in preorder (the order of first use
+ * above); a node's last kid by the loop, not a call. */
+static void survey_tree(Survey *sv, const Node *n) {
+    while (n) {
+        if (n->sym) survey_type(sv, n->sym->ty);
+        survey_type(sv, n->ty);
+        if (n->kind == N_C_CALL) survey_call(sv, n);
+        int k = n->nkids;
+        if (!k) return;
+        for (int i = 0; i < k - 1; i++) survey_tree(sv, n->kids[i]);
+        n = n->kids[k - 1];
+    }
+}
+
+/* A call: the work-item queries CUDA lacks, the 64-bit atomics. */
+static void survey_call(Survey *sv, const Node *n) {
+    if (n->op == BI_GLOBAL_OFFSET) sv->offset = 1;
+    if (n->op == BI_WORK_DIM) sv->work_dim = 1;
+    if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
+        const char *name = builtin_spelling(n->op, n->ty);
+        int seen = 0;
+        for (int i = 0; i < sv->natom64; i++) seen |= syn_streq(sv->atom64[i], name);
+        if (!seen && sv->natom64 < 16) sv->atom64[sv->natom64++] = name;
+    }
 }
 
 static void survey(Survey *sv, const Program *p) {
