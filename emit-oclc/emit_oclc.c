@@ -26,7 +26,7 @@ typedef struct Em {
     Arena *a;
     const Program *p;
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
-    const OclcReads *reads; /* the function's unread variables (reads.h) */
+    OclcReads *reads; /* the function's unread variables (reads.h) */
     int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
     struct FloatSpelling *floats; /* FLOAT_MEMO spellings (float_out), or NULL */
 } Em;

@@ -38,11 +38,22 @@ typedef struct Var {
 } Var;
 
 /* Names: each C name once, with its visible binding; bindings form an
- * undo log for leaving blocks. */
+ * undo log for leaving blocks.  A name is found by its hash and length,
+ * then its pointer (a variable's uses carry its Sym's very cname), then
+ * its bytes. */
 typedef struct Name {
     const char *name;
+    uint32_t hash;
+    int len;
     int top;            /* the visible binding, or -1 */
 } Name;
+
+/* A declaration's first Var, in the order of the scan, which is the order
+ * the emitter asks in (oclc_reads_decl). */
+typedef struct Decl {
+    const Node *node;
+    int var;
+} Decl;
 
 typedef struct Bind {
     int name;           /* index in names */
@@ -61,13 +72,20 @@ struct OclcReads {
     int nslots;
     Bind *binds;
     int nbinds, capbinds;
-    PtrMap decls;       /* C_DECL node -> 1 + index of its first Var */
+    Decl *decls;        /* C_DECL and C_FOR nodes, in the scan's order */
+    int ndecls, capdecls;
+    int cursor;         /* where oclc_reads_decl found the last one */
+    PtrMap decl_map;    /* node -> 1 + index in decls, made if the order fails */
     int current;        /* the variable whose initializer is being scanned, or -1 */
 };
 
-static uint32_t name_hash(const char *s) {
+/* The hash of `s` and its length in *len: up to its end, or with `dot` up
+ * to its first '.' (s.data: a view field of struct s is a read of s). */
+static uint32_t name_key(const char *s, int dot, int *len) {
     uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    const char *p = s;
+    for (; *p && !(dot && *p == '.'); p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    *len = (int)(p - s);
     return h;
 }
 
@@ -81,48 +99,63 @@ static void *grow(Arena *a, void *v, int n, int *cap, size_t size) {
     return p;
 }
 
-static int *slot_of(OclcReads *r, const char *name) {
+/* The slot of the first `len` bytes of `name` (hash `h`): its index in
+ * names, or -1 where it would go. */
+static int *slot_of(OclcReads *r, const char *name, int len, uint32_t h) {
     uint32_t mask = (uint32_t)r->nslots - 1;
-    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         int *s = &r->slots[i];
-        if (*s < 0 || !strcmp(r->names[*s].name, name)) return s;
+        if (*s < 0) return s;
+        const Name *m = &r->names[*s];
+        if (m->hash == h && m->len == len && (m->name == name || !memcmp(m->name, name, (size_t)len))) return s;
     }
 }
 
-/* The index of `name` in names (created when `create`), or -1. */
-static int name_index(OclcReads *r, const char *name, int create) {
+/* The index of that name in names (created when `create`), or -1. */
+static int name_index(OclcReads *r, const char *name, int len, uint32_t h, int create) {
     if (r->slots) {
-        int *s = slot_of(r, name);
+        int *s = slot_of(r, name, len, h);
         if (*s >= 0 || !create) return *s;
     } else if (!create) {
         return -1;
     }
     if ((r->nnames + 1) * 2 > r->nslots) {
-        int n = r->nslots ? r->nslots * 2 : 16;
+        int n = r->nslots ? r->nslots * 2 : 32;
         int *slots = arena_alloc(r->a, sizeof(int) * (size_t)n);
         if (!slots) return -1;
-        for (int i = 0; i < n; i++) slots[i] = -1;
+        memset(slots, 0xff, sizeof(int) * (size_t)n); /* every slot -1 */
         r->slots = slots;
         r->nslots = n;
-        for (int i = 0; i < r->nnames; i++) *slot_of(r, r->names[i].name) = i;
+        for (int i = 0; i < r->nnames; i++) *slot_of(r, r->names[i].name, r->names[i].len, r->names[i].hash) = i;
     }
     Name *v = grow(r->a, r->names, r->nnames, &r->capnames, sizeof(Name));
     if (!v) return -1;
     r->names = v;
-    v[r->nnames] = (Name){name, -1};
-    *slot_of(r, name) = r->nnames;
+    v[r->nnames] = (Name){name, h, len, -1};
+    *slot_of(r, name, len, h) = r->nnames;
     return r->nnames++;
 }
 
-/* The variable `name` refers to here, or -1 (a parameter, a global). */
-static int lookup(OclcReads *r, const char *name) {
-    int n = name ? name_index(r, name, 0) : -1;
+/* The variable the first `len` bytes of `name` (hash `h`) refer to here,
+ * or -1 (a parameter, a global). */
+static int lookup_key(OclcReads *r, const char *name, int len, uint32_t h) {
+    int n = name_index(r, name, len, h, 0);
     return n < 0 || r->names[n].top < 0 ? -1 : r->binds[r->names[n].top].var;
+}
+
+static int lookup(OclcReads *r, const char *name) {
+    if (!name) return -1;
+    int len;
+    uint32_t h = name_key(name, 0, &len);
+    return lookup_key(r, name, len, h);
 }
 
 /* Make `name` refer to variable `var` until the enclosing block ends. */
 static void bind(OclcReads *r, const char *name, int var) {
-    int n = name ? name_index(r, name, 1) : -1;
+    if (!name) return;
+    int len;
+    uint32_t h = name_key(name, 0, &len);
+    int n = name_index(r, name, len, h, 1);
     if (n < 0) return;
     Bind *b = grow(r->a, r->binds, r->nbinds, &r->capbinds, sizeof(Bind));
     if (!b) return;
@@ -150,9 +183,10 @@ static int new_var(OclcReads *r, const char *name, const Node *init) {
 }
 
 static void read_var(OclcReads *r, const char *name) {
-    const char *dot = name ? strchr(name, '.') : NULL;
-    if (dot) name = arena_strndup(r->a, name, (size_t)(dot - name)); /* s.data: a view field of struct s */
-    int i = lookup(r, name);
+    if (!name) return;
+    int len;
+    uint32_t h = name_key(name, 1, &len); /* s.data: a view field of struct s */
+    int i = lookup_key(r, name, len, h);
     if (i < 0) return;
     r->vars[i].reads++;
     if (r->current >= 0) { /* remembered, to be taken back if the reader goes */
@@ -197,6 +231,13 @@ static int is_pure(const Node *n, const Program *p) {
     return 1;
 }
 
+static void add_decl(OclcReads *r, const Node *n, int var) {
+    Decl *d = grow(r->a, r->decls, r->ndecls, &r->capdecls, sizeof(Decl));
+    if (!d) return;
+    r->decls = d;
+    d[r->ndecls++] = (Decl){n, var};
+}
+
 static void scan(OclcReads *r, const Node *n);
 
 /* A declaration: its initializer is read before its name is visible. */
@@ -207,7 +248,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
     int first = new_var(r, s->cname, s->is_view ? (n->nkids > 0 ? n->kids[0] : NULL) : is_vec ? sym_rare(s)->init : n->nkids ? n->kids[0] : NULL);
     int second = s->is_view ? new_var(r, s->len_cname, n->nkids > 1 ? n->kids[1] : NULL) : -1;
     if (first < 0) return;
-    ptrmap_put(r->a, &r->decls, n, (void *)(intptr_t)(first + 1));
+    add_decl(r, n, first);
     int saved = r->current;
     r->current = first;
     if (s->is_view) {
@@ -225,6 +266,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
 }
 
 static void scan(OclcReads *r, const Node *n) {
+  again:
     if (!n) return;
     switch (n->kind) {
     case N_C_VAR:
@@ -247,8 +289,7 @@ static void scan(OclcReads *r, const Node *n) {
     }
     case N_C_DECL: scan_decl(r, n); return;
     case N_C_BLOCK: /* printed inline (emit_oclc.c block_body): not a C scope */
-        for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
-        return;
+        break;
     case N_C_FOR: {
         /* the loop variable lives in the loop; a step the emitter prints
            as `v += k` (emit_oclc.c for_out) does not read it */
@@ -258,7 +299,7 @@ static void scan(OclcReads *r, const Node *n) {
         if (v >= 0) {
             r->vars[v].fixed = 1;
             bind(r, n->sym->cname, v);
-            ptrmap_put(r->a, &r->decls, n, (void *)(intptr_t)(v + 1));
+            add_decl(r, n, v);
         }
         const Node *step = n->nkids > 2 ? n->kids[2] : NULL;
         int self_step = step && step->kind == N_C_BINARY && step->kids[0]->kind == N_C_VAR && step->kids[0]->sym == n->sym &&
@@ -277,7 +318,12 @@ static void scan(OclcReads *r, const Node *n) {
     }
     default: break;
     }
-    for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
+    /* the last kid by the loop, not a call (a body is mostly deep chains) */
+    int k = n->nkids;
+    if (!k) return;
+    for (int i = 0; i < k - 1; i++) scan(r, n->kids[i]);
+    n = n->kids[k - 1];
+    goto again;
 }
 
 OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
@@ -310,9 +356,22 @@ OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
     return r;
 }
 
-int oclc_reads_decl(const OclcReads *r, const Node *decl, int part) {
+/* The index in decls of `decl`, or -1: the emitter asks in the scan's
+ * order, so at the cursor or a little after it; a table otherwise. */
+static int decl_index(OclcReads *r, const Node *decl) {
+    for (int i = r->cursor; i < r->ndecls && i < r->cursor + 4; i++)
+        if (r->decls[i].node == decl) return r->cursor = i;
+    if (!r->decl_map.cap) {
+        for (int i = 0; i < r->ndecls; i++) ptrmap_put(r->a, &r->decl_map, r->decls[i].node, (void *)(intptr_t)(i + 1));
+    }
+    intptr_t k = (intptr_t)ptrmap_get(&r->decl_map, decl);
+    if (!k) return -1;
+    return r->cursor = (int)k - 1;
+}
+
+int oclc_reads_decl(OclcReads *r, const Node *decl, int part) {
     if (!r || !decl) return OCLC_DECL_KEEP;
-    intptr_t first = (intptr_t)ptrmap_get(&r->decls, decl);
-    if (!first || first - 1 + part >= r->nvars) return OCLC_DECL_KEEP;
-    return r->vars[first - 1 + part].state;
+    int d = decl_index(r, decl);
+    if (d < 0 || r->decls[d].var + part >= r->nvars) return OCLC_DECL_KEEP;
+    return r->vars[r->decls[d].var + part].state;
 }

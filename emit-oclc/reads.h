@@ -21,7 +21,8 @@ OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p);
 /* What to do with declaration `decl` (a C_DECL of the body): part 0 its
  * variable, part 1 a view's length variable.  For a C_FOR, MARK when its
  * loop variable is only counted (the emitter writes `(void)v;` in the
- * loop), else KEEP. */
-int oclc_reads_decl(const OclcReads *r, const Node *decl, int part);
+ * loop), else KEEP.  Fastest when asked in the body's order (a cursor
+ * follows the questions). */
+int oclc_reads_decl(OclcReads *r, const Node *decl, int part);
 
 #endif
