@@ -16,6 +16,7 @@
 
 #include "../core/printer.h"
 #include "../core/syntax.h"
+#include "floattext.h"
 #include "names.h"
 #include "reads.h"
 #include "warps.h"
@@ -87,6 +88,7 @@ static void type_out(const Em *e, const Type *t) {
 /* ---- expressions ---- */
 
 static const char *oclc_helper_name(Arena *a, const Helper *h);
+static void helper_name_out(Em *e, const Helper *h);
 static const char *builtin_spelling(int op, const Type *t);
 static const char *barrier_spelling(int op);
 
@@ -123,12 +125,10 @@ static void expr_out(Em *e, const Node *n, int min_prec);
 static void warp_out(Em *e, const Node *n);
 
 /* The shortest %g spelling of v that reads back as the same float or
- * double, with `.0` where it would read as an integer and `f` on a float.
- * Finding it takes up to 17 snprintf/strtod round trips (5,000
- * instructions, a twentieth of the emitter: issue 14), and a program
- * repeats its constants, so emit_oclc remembers the spellings it made,
- * direct-mapped by the value's bits (the spelling depends on nothing
- * else). */
+ * double (floattext.c), with `.0` where it would read as an integer and
+ * `f` on a float.  A program repeats its constants, so emit_oclc
+ * remembers the spellings it made, direct-mapped by the value's bits (the
+ * spelling depends on nothing else). */
 #define FLOAT_MEMO_BITS 12
 #define FLOAT_MEMO (1 << FLOAT_MEMO_BITS)
 typedef struct FloatSpelling {
@@ -149,11 +149,7 @@ static void float_out(Em *e, double v, int is_double) {
         return;
     }
     char buf[64];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        double back = is_double ? strtod(buf, NULL) : (double)strtof(buf, NULL);
-        if (back == (is_double ? v : (double)(float)v)) break;
-    }
+    oclc_float_digits(buf, v, is_double);
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
     if (!is_double) strcat(buf, "f");
     size_t n = strlen(buf);
@@ -336,7 +332,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     case N_C_BINARY: binary_out(e, n); break;
     case N_C_CALL:
         if (n->op == BI_CALL) sb_puts(e->out, n->text);
-        else if (n->op == BI_HELPER) sb_puts(e->out, oclc_helper_name(e->a, e->p->helpers[n->ival]));
+        else if (n->op == BI_HELPER) helper_name_out(e, e->p->helpers[n->ival]);
         /* work-item queries CUDA lacks go through macros (nvptx_guards_out) */
         else if (n->op == BI_GLOBAL_OFFSET) SB_LIT(e->out, "CRISP_GLOBAL_OFFSET");
         else if (n->op == BI_WORK_DIM) SB_LIT(e->out, "CRISP_WORK_DIM");
@@ -698,6 +694,22 @@ static void stmt_out(Em *e, const Node *n) {
 
 /* ---- support functions ---- */
 
+/* oclc_helper_name's text written out (a call, a definition), without
+ * making the string where it is a prefix and a type. */
+static void helper_name_out(Em *e, const Helper *h) {
+    const char *pre;
+    switch (h->kind) {
+    case H_FLOOR_DIV: pre = "crisp_floor_div_"; break;
+    case H_CEIL_DIV: pre = "crisp_ceil_div_"; break;
+    case H_ROUND_DIV: pre = "crisp_round_div_"; break;
+    case H_STD140_ELEM: pre = "crisp_std140_"; break;
+    case H_MAKE_STRUCT: pre = "make_"; break;
+    default: sb_puts(e->out, oclc_helper_name(e->a, h)); return;
+    }
+    sb_puts(e->out, pre);
+    sb_puts(e->out, h->ty ? oclc_type_name(h->ty) : "");
+}
+
 /* The OpenCL C name of support function `h` (the checker only says what
  * it does). */
 static const char *oclc_helper_name(Arena *a, const Helper *h) {
@@ -790,10 +802,23 @@ static const char *barrier_spelling(int op) {
     }
 }
 
+/* The make-struct helper's `S.FIELDSUFFIX = FIELDTAIL`. */
+static void field_set_out(Em *e, const char *sv, const char *field, const char *suffix, const char *value, const char *tail) {
+    StrBuf *o = e->out;
+    sb_puts(o, sv);
+    sb_putc(o, '.');
+    sb_puts(o, field);
+    sb_puts(o, suffix);
+    SB_LIT(o, " = ");
+    sb_puts(o, value);
+    sb_puts(o, tail);
+}
+
 static void helper_out(Em *e, const Helper *h) {
     Printer *p = &e->pr;
     const char *t = h->ty ? oclc_type_name(h->ty) : "";
-    const char *hname = oclc_helper_name(e->a, h);
+    /* the make-struct helper writes its name itself (helper_name_out) */
+    const char *hname = h->kind == H_MAKE_STRUCT ? NULL : oclc_helper_name(e->a, h);
     switch (h->kind) {
     case H_WARP: return; /* emit-oclc/warps.c */
     case H_GLOBAL_ID:
@@ -998,26 +1023,63 @@ static void helper_out(Em *e, const Helper *h) {
                     clash = 1;
             if (clash) sv = arena_printf(e->a, "%s_", sv);
         }
-        pr_line(p, "/* make-%s: a %s from its fields */", sd->name, sd->name);
-        sb_printf(e->out, "%s %s(", sd->cname, hname);
+        /* written with sb_* calls: one per struct (issue 14) */
+        StrBuf *o = e->out;
+        pr_start(p);
+        SB_LIT(o, "/* make-");
+        sb_puts(o, sd->name);
+        SB_LIT(o, ": a ");
+        sb_puts(o, sd->name);
+        SB_LIT(o, " from its fields */\n");
+        sb_puts(o, sd->cname);
+        sb_putc(o, ' ');
+        helper_name_out(e, h);
+        sb_putc(o, '(');
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
-            if (f->view) sb_printf(e->out, "%s%s%s, ulong %s_len", i ? ", " : "", em_pointer_type(e, f->ty), f->cname, f->cname);
-            else sb_printf(e->out, "%s%s %s", i ? ", " : "", oclc_type_name(f->ty), f->cname);
+            if (i) SB_LIT(o, ", ");
+            if (f->view) {
+                pointer_type_out(e, f->ty);
+                sb_puts(o, f->cname);
+                SB_LIT(o, ", ulong ");
+                sb_puts(o, f->cname);
+                SB_LIT(o, "_len");
+            } else {
+                type_out(e, f->ty);
+                sb_putc(o, ' ');
+                sb_puts(o, f->cname);
+            }
         }
-        sb_puts(e->out, ")\n");
-        pr_line(p, "{");
-        pr_line(p, "    %s %s = {0};", sd->cname, sv);
+        SB_LIT(o, ")\n");
+        pr_start(p);
+        SB_LIT(o, "{\n");
+        pr_start(p);
+        SB_LIT(o, "    ");
+        sb_puts(o, sd->cname);
+        sb_putc(o, ' ');
+        sb_puts(o, sv);
+        SB_LIT(o, " = {0};\n");
         for (int i = 0; i < sd->nfields; i++) {
             const Field *f = &sd->fields[i];
-            if (f->view) pr_line(p, "    %s.%s = %s; %s.%s_len = %s_len;", sv, f->cname, f->cname, sv, f->cname, f->cname);
-            else if (f->as_array)
-                pr_line(p, "    %s.%s[0] = %s.x; %s.%s[1] = %s.y; %s.%s[2] = %s.z;", sv, f->cname, f->cname, sv, f->cname, f->cname,
-                        sv, f->cname, f->cname);
-            else pr_line(p, "    %s.%s = %s;", sv, f->cname, f->cname);
+            pr_start(p);
+            SB_LIT(o, "    ");
+            if (f->view) {
+                field_set_out(e, sv, f->cname, "", f->cname, "; ");
+                field_set_out(e, sv, f->cname, "_len", f->cname, "_len;\n");
+            } else if (f->as_array) {
+                field_set_out(e, sv, f->cname, "[0]", f->cname, ".x; ");
+                field_set_out(e, sv, f->cname, "[1]", f->cname, ".y; ");
+                field_set_out(e, sv, f->cname, "[2]", f->cname, ".z;\n");
+            } else {
+                field_set_out(e, sv, f->cname, "", f->cname, ";\n");
+            }
         }
-        pr_line(p, "    return %s;", sv);
-        pr_line(p, "}");
+        pr_start(p);
+        SB_LIT(o, "    return ");
+        sb_puts(o, sv);
+        SB_LIT(o, ";\n");
+        pr_start(p);
+        SB_LIT(o, "}\n");
         break;
     }
     case H_ATOMIC_RMW: {
@@ -1412,6 +1474,16 @@ static void enums_out(Em *e, const Program *p) {
     }
 }
 
+/* `    uchar padN[BYTES];` */
+static void pad_out(Em *e, int n, int bytes) {
+    pr_start(&e->pr);
+    SB_LIT(e->out, "    uchar pad");
+    sb_putll(e->out, n);
+    sb_putc(e->out, '[');
+    sb_putll(e->out, bytes);
+    SB_LIT(e->out, "];\n");
+}
+
 static void structs_out(Em *e, const Program *p) {
     for (int i = 0; i < p->nstructs; i++) {
         const StructDef *sd = p->structs[i];
@@ -1432,19 +1504,45 @@ static void structs_out(Em *e, const Program *p) {
             pr_blank(&e->pr);
             continue;
         }
-        pr_line(&e->pr, "/* def-struct %s  (%s:%d): std140 layout, %d bytes */", sd->name,
-                srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?", def->loc.line, sd->size);
-        pr_line(&e->pr, "typedef struct __attribute__((aligned(16))) {");
+        /* written with sb_* calls: a program may have thousands (issue 14) */
+        StrBuf *o = e->out;
+        pr_start(&e->pr);
+        SB_LIT(o, "/* def-struct ");
+        sb_puts(o, sd->name);
+        SB_LIT(o, "  (");
+        sb_puts(o, srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?");
+        sb_putc(o, ':');
+        sb_putll(o, def->loc.line);
+        SB_LIT(o, "): std140 layout, ");
+        sb_putll(o, sd->size);
+        SB_LIT(o, " bytes */\n");
+        pr_start(&e->pr);
+        SB_LIT(o, "typedef struct __attribute__((aligned(16))) {\n");
         int off = 0, npad = 0;
         for (int j = 0; j < sd->nfields; j++) {
             const Field *f = &sd->fields[j];
-            if (f->offset > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, f->offset - off);
-            if (f->as_array) pr_line(&e->pr, "    %s %s[3]; /* %s, offset %d */", oclc_type_name(ty_num(f->ty->sc)), f->cname, oclc_type_name(f->ty), f->offset);
-            else pr_line(&e->pr, "    %s %s; /* offset %d */", oclc_type_name(f->ty), f->cname, f->offset);
+            if (f->offset > off) pad_out(e, npad++, f->offset - off);
+            pr_start(&e->pr);
+            SB_LIT(o, "    ");
+            type_out(e, f->as_array ? ty_num(f->ty->sc) : f->ty);
+            sb_putc(o, ' ');
+            sb_puts(o, f->cname);
+            if (f->as_array) {
+                SB_LIT(o, "[3]; /* ");
+                type_out(e, f->ty);
+                SB_LIT(o, ", offset ");
+            } else {
+                SB_LIT(o, "; /* offset ");
+            }
+            sb_putll(o, f->offset);
+            SB_LIT(o, " */\n");
             off = f->offset + f->size;
         }
-        if (sd->size > off) pr_line(&e->pr, "    uchar pad%d[%d];", npad++, sd->size - off);
-        pr_line(&e->pr, "} %s;", sd->cname);
+        if (sd->size > off) pad_out(e, npad++, sd->size - off);
+        pr_start(&e->pr);
+        SB_LIT(o, "} ");
+        sb_puts(o, sd->cname);
+        SB_LIT(o, ";\n");
         pr_blank(&e->pr);
     }
     /* derived types: the original's layout under a new Crisp type */

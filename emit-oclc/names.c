@@ -116,9 +116,23 @@ const char *oclc_spell(Arena *a, const char *s) {
     return arena_strdup(a, q);
 }
 
+/* X, then SEP, then Y, in the arena: what arena_printf("%s_%s") made, at a
+ * fraction of its cost (issue 14: a name is joined per declaration). */
+static char *join3(Arena *a, const char *x, char sep, const char *y) {
+    if (!x) x = "(null)"; /* as printf spells it */
+    if (!y) y = "(null)";
+    size_t nx = strlen(x), ny = strlen(y);
+    char *r = arena_alloc(a, nx + ny + 2);
+    if (!r) return NULL;
+    memcpy(r, x, nx);
+    r[nx] = sep;
+    memcpy(r + nx + 1, y, ny + 1);
+    return r;
+}
+
 /* BASE_PART: x_len, image_data_off, phylum_chordata, twice_int. */
 const char *oclc_join(Arena *a, const char *base, const char *part) {
-    return arena_printf(a, "%s_%s", base, part);
+    return join3(a, base, '_', part);
 }
 
 /* T's C name; while checking, an enumeration or a struct has no identifier
@@ -140,7 +154,7 @@ const char *oclc_type_part(Arena *a, const Type *t) {
 }
 
 const char *oclc_member(Arena *a, const char *path, const char *field) {
-    return arena_printf(a, "%s.%s", path, field);
+    return join3(a, path, '.', field);
 }
 
 /* The live counts of one base's _K suffixes (index K; 0 unused). */

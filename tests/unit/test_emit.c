@@ -10,13 +10,16 @@
  * step).  Then checked programs through each printer: the OpenCL C (its
  * parts in order, support code once, the identifiers as emit-oclc/names.c
  * spelled them), the kernel ABI, the metadata, the host plan and both
- * hoists, printed twice to the same bytes. */
+ * hoists, printed twice to the same bytes.  The shortest spelling of a
+ * float constant (emit-oclc/floattext.c) is compared with the snprintf
+ * and strtod way it replaced, over a few hundred thousand values. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #include "../../emit-hoist/plan.h"
 #include "../../emit-oclc/ctext.h"
 #include "../../emit-oclc/emit_oclc.h"
+#include "../../emit-oclc/floattext.h"
 #include "../../emit-oclc/names.h"
 #include "../../emit-oclc/sizeprint.h"
 #include "../../macros/expand.h"
@@ -175,6 +179,51 @@ static void test_literals(void **state) {
     Node *b = node(N_C_BOOLLIT, &ty_bool);
     b->ival = 1;
     expect_expr(b, "true");
+}
+
+static void expect_float_digits(double v, int is_double) {
+    char fast[32], slow[32];
+    int nf = oclc_float_digits(fast, v, is_double), ns = oclc_float_digits_slow(slow, v, is_double);
+    if (strcmp(fast, slow)) print_error("%.17g (%s): %s, snprintf's way %s\n", v, is_double ? "double" : "float", fast, slow);
+    assert_string_equal(fast, slow);
+    assert_int_equal(nf, ns);
+}
+
+/* The shortest %g spelling made in integers (floattext.c) is the one
+ * snprintf/strtod precision after precision finds: decimal literals of 1
+ * to 9 digits at every scale, float arithmetic on them, random bit
+ * patterns, powers of two and ten and their neighbours, halves (ties), the
+ * edges of the exact range. */
+static void test_float_spellings(void **state) {
+    (void)state;
+    uint64_t st = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        uint64_t m = st % 1000000000ull, scale = 1;
+        for (int k = (int)(st >> 40) % 9; k >= 0; k--) scale *= 10;
+        char lit[48];
+        snprintf(lit, sizeof lit, "%llue%d", (unsigned long long)(m % scale), (int)(st >> 50) % 31 - 12);
+        double d = strtod(lit, NULL);
+        float f = strtof(lit, NULL), g = (float)(st % 1000) / 1000.0f;
+        expect_float_digits(d, 0), expect_float_digits(d, 1), expect_float_digits(-d, 0), expect_float_digits(f, 0);
+        expect_float_digits(1.0f - g, 0), expect_float_digits(g * 3.7f, 0), expect_float_digits(1.0 - g, 1);
+        double bits;
+        memcpy(&bits, &st, sizeof bits);
+        if (isfinite(bits)) expect_float_digits(bits, 1), expect_float_digits(bits, 0);
+    }
+    for (int e = -40; e <= 60; e++) {
+        double t = ldexp(1.0, e), p = pow(10.0, e / 2);
+        for (int is_double = 0; is_double < 2; is_double++) {
+            expect_float_digits(t, is_double), expect_float_digits(nextafter(t, 0), is_double);
+            expect_float_digits(p, is_double), expect_float_digits(nextafter(p, 0), is_double);
+            expect_float_digits(nextafter(p, INFINITY), is_double), expect_float_digits((float)p, is_double);
+        }
+    }
+    for (int i = 0; i < 4000; i++)
+        for (int is_double = 0; is_double < 2; is_double++)
+            expect_float_digits(i / 8.0, is_double), expect_float_digits(i + 0.5, is_double), expect_float_digits(i * 1e13, is_double);
+    const double edge[] = {0.0, -0.0, 1e-9, 1e-10, 1e17, 9.9999999999999e16, 0.1, 0.593, 16777217.0, 3.4e38, 1e39, 5e-324};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) expect_float_digits(edge[i], 0), expect_float_digits(edge[i], 1);
 }
 
 /* The casts: a value cast, OpenCL's convert_T with its rounding modes, as_T
@@ -559,6 +608,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parentheses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
+        cmocka_unit_test(test_float_spellings),
         cmocka_unit_test_setup_teardown(test_casts_and_narrow_arithmetic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_places_and_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_statements, setup, teardown),
