@@ -30,6 +30,9 @@ typedef struct Em {
     OclcReads *reads; /* the function's unread variables (reads.h) */
     int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
     struct FloatSpelling *floats; /* FLOAT_MEMO spellings (float_out), or NULL */
+    const SrcFile *file;          /* the file file_out wrote last, */
+    const char *file_base;        /* its name without the folders, */
+    size_t file_len;              /* and that name's length */
 } Em;
 
 static const char *basename_of(const char *path);
@@ -1154,6 +1157,23 @@ static const char *basename_of(const char *path) {
     return s ? s + 1 : path;
 }
 
+/* The name of the file `loc` is in, without its folders ("?" without a
+ * file), as basename_of has it; the last one's kept (a definition's file
+ * is mostly the previous one's). */
+static void file_out(Em *e, SrcLoc loc) {
+    const SrcFile *f = srcloc_file(loc);
+    if (!f) {
+        sb_putc(e->out, '?');
+        return;
+    }
+    if (f != e->file) {
+        e->file = f;
+        e->file_base = basename_of(f->name);
+        e->file_len = strlen(e->file_base);
+    }
+    sb_putn(e->out, e->file_base, e->file_len);
+}
+
 static void func_out_1(Em *e, const CFunc *f);
 
 /* One function: what it allocates (the unread-variable tables, texts) is
@@ -1166,20 +1186,20 @@ static void func_out(Em *e, const CFunc *f) {
 }
 
 static void func_out_1(Em *e, const CFunc *f) {
-    const char *kind = f->kind == FN_KERNEL ? "def-kernel" : f->kind == FN_GRID ? "def-grid-function" : "def-function";
     const SrcLoc *l = &f->def->loc;
     StrBuf *o = e->out;
     pr_start(&e->pr);
-    SB_LIT(o, "/* ");
-    sb_puts(o, kind);
-    sb_putc(o, ' ');
+    if (f->kind == FN_KERNEL) SB_LIT(o, "/* def-kernel ");
+    else if (f->kind == FN_GRID) SB_LIT(o, "/* def-grid-function ");
+    else SB_LIT(o, "/* def-function ");
     sb_puts(o, f->name);
     SB_LIT(o, "  (");
-    sb_puts(o, srcloc_file(*l) ? basename_of(srcloc_file(*l)->name) : "?");
+    file_out(e, *l);
     sb_putc(o, ':');
     sb_putll(o, l->line);
     SB_LIT(o, ") */\n");
-    if (f->kind == FN_KERNEL) sb_puts(o, f->uses_warp ? "__kernel CRISP_WARP_KERNEL void " : "__kernel void ");
+    if (f->kind == FN_KERNEL && f->uses_warp) SB_LIT(o, "__kernel CRISP_WARP_KERNEL void ");
+    else if (f->kind == FN_KERNEL) SB_LIT(o, "__kernel void ");
     else if (f->ret->kind == TY_VOID) SB_LIT(o, "void ");
     else {
         type_out(e, f->ret->kind == TY_TUPLE ? f->ret->elems[0] : f->ret);
@@ -1510,7 +1530,7 @@ static void structs_out(Em *e, const Program *p) {
         SB_LIT(o, "/* def-struct ");
         sb_puts(o, sd->name);
         SB_LIT(o, "  (");
-        sb_puts(o, srcloc_file(def->loc) ? basename_of(srcloc_file(def->loc)->name) : "?");
+        file_out(e, def->loc);
         sb_putc(o, ':');
         sb_putll(o, def->loc.line);
         SB_LIT(o, "): std140 layout, ");
