@@ -10,6 +10,15 @@ void pr_init(Printer *p, StrBuf *out) {
 }
 
 void pr_start(Printer *p) {
+    /* the usual depths by literals (a few moves each, not a memcpy call) */
+    switch (p->indent) {
+    case 0: return;
+    case 1: SB_LIT(p->out, "    "); return;
+    case 2: SB_LIT(p->out, "        "); return;
+    case 3: SB_LIT(p->out, "            "); return;
+    case 4: SB_LIT(p->out, "                "); return;
+    default: break;
+    }
     static const char spaces[] = "                                "; /* 8 levels */
     for (int i = p->indent; i > 0; i -= 8) sb_putn(p->out, spaces, 4 * (size_t)(i < 8 ? i : 8));
 }

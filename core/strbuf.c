@@ -38,10 +38,23 @@ void sb_putn_grow(StrBuf *b, const char *s, size_t n) {
 }
 
 void sb_putull(StrBuf *b, unsigned long long v) {
-    char d[24];
-    int i = (int)sizeof d;
-    do d[--i] = (char)('0' + v % 10); while ((v /= 10) != 0);
-    sb_putn(b, d + i, sizeof d - (size_t)i);
+    if (v < 10) { /* a digit: most line numbers' and literals' lengths */
+        sb_putc(b, (char)('0' + v));
+        return;
+    }
+    int n = 2;
+    for (unsigned long long t = v / 100; t; t /= 10) n++;
+    if (b->oom || b->cap - b->len <= (size_t)n) { /* the slow way: a copy */
+        char d[24];
+        int i = (int)sizeof d;
+        do d[--i] = (char)('0' + v % 10); while ((v /= 10) != 0);
+        sb_putn_grow(b, d + i, sizeof d - (size_t)i);
+        return;
+    }
+    char *d = b->data + b->len; /* written in place, last digit first */
+    b->len += (size_t)n;
+    d[n] = 0;
+    do d[--n] = (char)('0' + v % 10); while ((v /= 10) != 0);
 }
 
 void sb_putll(StrBuf *b, long long v) {

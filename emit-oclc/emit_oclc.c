@@ -30,12 +30,13 @@ typedef struct Em {
     OclcReads *reads; /* the function's unread variables (reads.h) */
     int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
     struct FloatSpelling *floats; /* FLOAT_MEMO spellings (float_out), or NULL */
-    const SrcFile *file;          /* the file file_out wrote last, */
+    unsigned file_fid;            /* the file file_out wrote last (its number), */
     const char *file_base;        /* its name without the folders, */
     size_t file_len;              /* and that name's length */
 } Em;
 
 static const char *basename_of(const char *path);
+static void file_out(Em *e, SrcLoc loc);
 
 /* ---- types ---- */
 
@@ -95,7 +96,7 @@ static void helper_name_out(Em *e, const Helper *h);
 static const char *builtin_spelling(int op, const Type *t);
 static const char *barrier_spelling(int op);
 
-static int prec_of(const Node *n) {
+static inline int prec_of(const Node *n) {
     switch (n->kind) {
     case N_C_UNARY: return 14;
     case N_C_CAST: /* convert_T(x) binds like a call; (T)x and *(T *)&x like unary operators */
@@ -471,13 +472,11 @@ static const Expansion *comment_origin(const Node *n) {
 static void origin_comment(Em *e, const Node *n) {
     const Expansion *x = comment_origin(n);
     if (!x) return;
-    const char *file = srcloc_file(x->call) ? srcloc_file(x->call)->name : "?";
-    const char *slash = strrchr(file, '/');
     pr_start(&e->pr);
     SB_LIT(e->out, "/* ");
     sb_puts(e->out, x->macro);
     SB_LIT(e->out, " at ");
-    sb_puts(e->out, slash ? slash + 1 : file);
+    file_out(e, x->call);
     sb_putc(e->out, ':');
     sb_putll(e->out, x->call.line);
     SB_LIT(e->out, " */\n");
@@ -1158,16 +1157,17 @@ static const char *basename_of(const char *path) {
 }
 
 /* The name of the file `loc` is in, without its folders ("?" without a
- * file), as basename_of has it; the last one's kept (a definition's file
- * is mostly the previous one's). */
+ * file), as basename_of has it; the last one's kept by its number (a
+ * definition's file is mostly the previous one's, and srcloc_file takes a
+ * lock). */
 static void file_out(Em *e, SrcLoc loc) {
-    const SrcFile *f = srcloc_file(loc);
-    if (!f) {
-        sb_putc(e->out, '?');
-        return;
-    }
-    if (f != e->file) {
-        e->file = f;
+    if (!loc.fid || loc.fid != e->file_fid) {
+        const SrcFile *f = srcloc_file(loc);
+        if (!f) {
+            sb_putc(e->out, '?');
+            return;
+        }
+        e->file_fid = loc.fid;
         e->file_base = basename_of(f->name);
         e->file_len = strlen(e->file_base);
     }
@@ -1329,14 +1329,22 @@ static inline void survey_type(Survey *sv, const Type *t) {
 
 /* Every node of a function's body, in preorder (the order of first use
  * above); a node's last kid by the loop, not a call. */
+static inline void survey_node(Survey *sv, const Node *n) {
+    if (n->sym) survey_type(sv, n->sym->ty);
+    survey_type(sv, n->ty);
+    if (n->kind == N_C_CALL) survey_call(sv, n);
+}
+
 static void survey_tree(Survey *sv, const Node *n) {
     while (n) {
-        if (n->sym) survey_type(sv, n->sym->ty);
-        survey_type(sv, n->ty);
-        if (n->kind == N_C_CALL) survey_call(sv, n);
+        survey_node(sv, n);
         int k = n->nkids;
         if (!k) return;
-        for (int i = 0; i < k - 1; i++) survey_tree(sv, n->kids[i]);
+        for (int i = 0; i < k - 1; i++) {
+            const Node *c = n->kids[i];
+            if (c && !c->nkids) survey_node(sv, c); /* a leaf: no call */
+            else survey_tree(sv, c);
+        }
         n = n->kids[k - 1];
     }
 }

@@ -318,10 +318,19 @@ static void scan(OclcReads *r, const Node *n) {
     }
     default: break;
     }
-    /* the last kid by the loop, not a call (a body is mostly deep chains) */
+    /* the last kid by the loop, not a call (a body is mostly deep chains);
+       the others' variables and leaves without a call (half the nodes) */
     int k = n->nkids;
     if (!k) return;
-    for (int i = 0; i < k - 1; i++) scan(r, n->kids[i]);
+    for (int i = 0; i < k - 1; i++) {
+        const Node *c = n->kids[i];
+        if (!c) continue;
+        if (c->kind == N_C_VAR) {
+            if (c->sym) read_var(r, c->sym->cname);
+        } else if (c->nkids || c->kind == N_C_LENGTH || c->kind == N_C_DECL || c->kind == N_C_FOR) {
+            scan(r, c);
+        }
+    }
     n = n->kids[k - 1];
     goto again;
 }
