@@ -142,7 +142,7 @@ typedef struct FloatSpelling {
 } FloatSpelling;
 
 static void float_out(Em *e, double v, int is_double) {
-    if (isnan(v)) { sb_puts(e->out, "NAN"); return; }
+    if (isnan(v)) { SB_LIT(e->out, "NAN"); return; }
     if (isinf(v)) { sb_puts(e->out, v < 0 ? "-INFINITY" : "INFINITY"); return; }
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
@@ -202,7 +202,7 @@ static void int_out(Em *e, const Node *n) {
         sb_putull(e->out, (unsigned long long)(uint64_t)v);
         SB_LIT(e->out, "UL");
     } else if (s == SC_LONG) {
-        if (v == INT64_MIN) sb_puts(e->out, "(-9223372036854775807L - 1)");
+        if (v == INT64_MIN) SB_LIT(e->out, "(-9223372036854775807L - 1)");
         else {
             sb_putll(e->out, (long long)v);
             sb_putc(e->out, 'L');
@@ -210,7 +210,7 @@ static void int_out(Em *e, const Node *n) {
     } else if (s == SC_UINT) {
         sb_putull(e->out, (unsigned long long)(uint32_t)v);
         sb_putc(e->out, 'u');
-    } else if (s == SC_INT && v == INT32_MIN) sb_puts(e->out, "(-2147483647 - 1)");
+    } else if (s == SC_INT && v == INT32_MIN) SB_LIT(e->out, "(-2147483647 - 1)");
     else {
         if (narrow_int(n->ty) && !e->in_arith) {
             sb_putc(e->out, '(');
@@ -225,7 +225,7 @@ static void args_out(Em *e, Node **kids, int n) {
     int saved = e->in_arith;
     e->in_arith = 0;
     for (int i = 0; i < n; i++) {
-        if (i) sb_puts(e->out, ", ");
+        if (i) SB_LIT(e->out, ", ");
         expr_out(e, kids[i], 3);
     }
     e->in_arith = saved;
@@ -297,7 +297,7 @@ static void warp_out(Em *e, const Node *n) {
 
 static void expr_out(Em *e, const Node *n, int min_prec) {
     if (!n) {
-        sb_puts(e->out, "0 /* missing */");
+        SB_LIT(e->out, "0 /* missing */");
         return;
     }
     int p = prec_of(n);
@@ -360,9 +360,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
             (n->kids[1]->kids[0]->ty->sc == SC_ULONG || n->kids[1]->kids[0]->ty->sc == SC_UINT)) {
             sb_putc(e->out, '(');
             expr_out(e, n->kids[0], 12);
-            sb_puts(e->out, " + ");
+            SB_LIT(e->out, " + ");
             expr_out(e, n->kids[1]->kids[0], 13);
-            sb_puts(e->out, ")[");
+            SB_LIT(e->out, ")[");
             expr_out(e, n->kids[1]->kids[1], 0);
             sb_putc(e->out, ']');
             break;
@@ -371,7 +371,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         sb_putc(e->out, '[');
         expr_out(e, n->kids[1], 0);
         sb_putc(e->out, ']');
-        if (n->op == INDEX_PADDED) sb_puts(e->out, ".v"); /* the field of crisp_std140_T */
+        if (n->op == INDEX_PADDED) SB_LIT(e->out, ".v"); /* the field of crisp_std140_T */
         break;
     case N_C_SWIZZLE:
         expr_out(e, n->kids[0], 16);
@@ -418,9 +418,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         break;
     case N_C_SELECT:
         expr_out(e, n->kids[0], 4);
-        sb_puts(e->out, " ? ");
+        SB_LIT(e->out, " ? ");
         expr_out(e, n->kids[1], 4);
-        sb_puts(e->out, " : ");
+        SB_LIT(e->out, " : ");
         expr_out(e, n->kids[2], 3);
         break;
     case N_C_HWVEC:
@@ -438,7 +438,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
         expr_out(e, n->kids[1], 2);
         break;
     case N_C_BARRIER: sb_puts(e->out, barrier_spelling(n->op)); break;
-    case N_C_BLOCK: sb_puts(e->out, "(void)0"); break;
+    case N_C_BLOCK: SB_LIT(e->out, "(void)0"); break;
     case N_C_WARP: warp_out(e, n); break;
     default: sb_printf(e->out, "/* %s */", node_kind_name(n->kind)); break;
     }
@@ -451,6 +451,9 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
 static void indent_out(Em *e) {
     pr_start(&e->pr);
 }
+
+/* A line without directives, its newline included (a literal). */
+#define line_out(e, lit) (pr_start(&(e)->pr), SB_LIT((e)->out, lit))
 
 /* A comment line: TEXT between comment marks. */
 static void comment_out(Em *e, const char *text) {
@@ -483,8 +486,8 @@ static void origin_comment(Em *e, const Node *n) {
 }
 
 /* `(void)name;` after a variable nobody reads (reads.h). */
-static void unread_mark(Em *e, const Node *decl, int part, const char *name) {
-    if (oclc_reads_decl(e->reads, decl, part) != OCLC_DECL_MARK) return;
+static void unread_mark(Em *e, int state, const char *name) {
+    if (state != OCLC_DECL_MARK) return;
     pr_start(&e->pr);
     SB_LIT(e->out, "(void)");
     sb_puts(e->out, name);
@@ -497,27 +500,30 @@ static void decl_out(Em *e, const Node *n) {
     if (!t) return;
     if (s->is_view) {
         /* a vector over side-channel or marshalled memory: pointer + length */
-        if (oclc_reads_decl(e->reads, n, 0) != OCLC_DECL_DROP) {
+        int state = oclc_reads_decl(e->reads, n, 0);
+        if (state != OCLC_DECL_DROP) {
             indent_out(e);
             pointer_type_out(e, t);
             sb_puts(e->out, s->cname);
             SB_LIT(e->out, " = ");
             expr_out(e, n->kids[0], 2);
-            sb_puts(e->out, ";\n");
-            unread_mark(e, n, 0, s->cname);
+            SB_LIT(e->out, ";\n");
+            unread_mark(e, state, s->cname);
         }
-        if (oclc_reads_decl(e->reads, n, 1) != OCLC_DECL_DROP) {
+        state = oclc_reads_decl(e->reads, n, 1);
+        if (state != OCLC_DECL_DROP) {
             indent_out(e);
             SB_LIT(e->out, "ulong ");
             sb_puts(e->out, s->len_cname);
             SB_LIT(e->out, " = ");
             expr_out(e, n->kids[1], 2);
-            sb_puts(e->out, ";\n");
-            unread_mark(e, n, 1, s->len_cname);
+            SB_LIT(e->out, ";\n");
+            unread_mark(e, state, s->len_cname);
         }
         return;
     }
-    if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_DROP) return;
+    int state = oclc_reads_decl(e->reads, n, 0);
+    if (state == OCLC_DECL_DROP) return;
     indent_out(e);
     if (t->kind == TY_VECTOR) {
         sb_puts(e->out, em_qual(e, t->as));
@@ -529,7 +535,7 @@ static void decl_out(Em *e, const Node *n) {
         sb_putll(e->out, (long long)t->length);
         sb_putc(e->out, ']');
         if (sym_rare(s)->init) {
-            sb_puts(e->out, " = {");
+            SB_LIT(e->out, " = {");
             args_out(e, sym_rare(s)->init->kids, sym_rare(s)->init->nkids);
             sb_putc(e->out, '}');
         }
@@ -538,12 +544,12 @@ static void decl_out(Em *e, const Node *n) {
         sb_putc(e->out, ' ');
         sb_puts(e->out, s->cname);
         if (n->nkids && n->kids[0]) {
-            sb_puts(e->out, " = ");
+            SB_LIT(e->out, " = ");
             expr_out(e, n->kids[0], 2);
         }
     }
-    sb_puts(e->out, ";\n");
-    unread_mark(e, n, 0, s->cname);
+    SB_LIT(e->out, ";\n");
+    unread_mark(e, state, s->cname);
 }
 
 static void stmt_out(Em *e, const Node *n);
@@ -568,9 +574,9 @@ static void for_out(Em *e, const Node *n) {
     sb_puts(e->out, v->cname);
     SB_LIT(e->out, " = ");
     expr_out(e, n->kids[0], 2);
-    sb_puts(e->out, "; ");
+    SB_LIT(e->out, "; ");
     expr_out(e, n->kids[1], 0);
-    sb_puts(e->out, "; ");
+    SB_LIT(e->out, "; ");
     if (step->kind == N_C_BINARY && is_var(step->kids[0], v) &&
         (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV)) {
         sb_puts(e->out, v->cname);
@@ -583,7 +589,7 @@ static void for_out(Em *e, const Node *n) {
         SB_LIT(e->out, " = ");
         expr_out(e, step, 2);
     }
-    sb_puts(e->out, ") {\n");
+    SB_LIT(e->out, ") {\n");
     pr_indent(&e->pr);
     if (oclc_reads_decl(e->reads, n, 0) == OCLC_DECL_MARK) {
         pr_start(&e->pr);
@@ -593,7 +599,7 @@ static void for_out(Em *e, const Node *n) {
     }
     block_body(e, n->kids[3]);
     pr_dedent(&e->pr);
-    pr_line(&e->pr, "}");
+    line_out(e, "}\n");
 }
 
 /* An N_C_IF of %native-warp-if (types/check.c, docs/warps.md): the native
@@ -601,26 +607,26 @@ static void for_out(Em *e, const Node *n) {
  * preprocessor leaves the fallback block alone. */
 static void native_warp_if_out(Em *e, const Node *n) {
     origin_comment(e, n);
-    sb_puts(e->out, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)\n");
+    SB_LIT(e->out, "#if defined(CRISP_WARP_PTX) || defined(CRISP_WARP_SUBGROUPS)\n");
     indent_out(e);
     sb_printf(e->out, "if (%s() && ", oclc_warp_name(e->a, WARP_NATIVE, NULL));
     expr_out(e, n->kids[0], 6);
-    sb_puts(e->out, ") {\n");
+    SB_LIT(e->out, ") {\n");
     pr_indent(&e->pr);
     block_body(e, n->kids[1]);
     pr_dedent(&e->pr);
-    pr_line(&e->pr, "} else");
-    sb_puts(e->out, "#endif\n");
-    pr_line(&e->pr, "{");
+    line_out(e, "} else\n");
+    SB_LIT(e->out, "#endif\n");
+    line_out(e, "{\n");
     pr_indent(&e->pr);
     if (n->kids[2]) block_body(e, n->kids[2]);
     pr_dedent(&e->pr);
-    pr_line(&e->pr, "}");
+    line_out(e, "}\n");
 }
 
 static void if_out(Em *e, const Node *n, int chained) {
     if (n->op == IF_NATIVE_WARP) {
-        if (chained) sb_puts(e->out, "\n");
+        if (chained) SB_LIT(e->out, "\n");
         native_warp_if_out(e, n);
         return;
     }
@@ -629,26 +635,26 @@ static void if_out(Em *e, const Node *n, int chained) {
         if (n->text) comment_out(e, n->text);
         indent_out(e);
     }
-    sb_puts(e->out, "if (");
+    SB_LIT(e->out, "if (");
     expr_out(e, n->kids[0], 0);
-    sb_puts(e->out, ") {\n");
+    SB_LIT(e->out, ") {\n");
     pr_indent(&e->pr);
     block_body(e, n->kids[1]);
     pr_dedent(&e->pr);
     const Node *els = n->kids[2];
     if (els && els->nkids == 1 && els->kids[0]->kind == N_C_IF && els->kids[0]->op != IF_NATIVE_WARP && !comment_origin(els->kids[0]) && !els->kids[0]->text) {
         indent_out(e);
-        sb_puts(e->out, "} else ");
+        SB_LIT(e->out, "} else ");
         if_out(e, els->kids[0], 1);
         return;
     }
     if (els && els->nkids) {
-        pr_line(&e->pr, "} else {");
+        line_out(e, "} else {\n");
         pr_indent(&e->pr);
         block_body(e, els);
         pr_dedent(&e->pr);
     }
-    pr_line(&e->pr, "}");
+    line_out(e, "}\n");
 }
 
 static void stmt_out(Em *e, const Node *n) {
@@ -665,16 +671,16 @@ static void stmt_out(Em *e, const Node *n) {
         if (n->kids[0]->kind == N_C_BLOCK) break;
         indent_out(e);
         expr_out(e, n->kids[0], 0);
-        sb_puts(e->out, ";\n");
+        SB_LIT(e->out, ";\n");
         break;
     case N_C_RETURN:
         indent_out(e);
         if (n->nkids) {
-            sb_puts(e->out, "return ");
+            SB_LIT(e->out, "return ");
             expr_out(e, n->kids[0], 0);
-            sb_puts(e->out, ";\n");
+            SB_LIT(e->out, ";\n");
         } else {
-            sb_puts(e->out, "return;\n");
+            SB_LIT(e->out, "return;\n");
         }
         break;
     case N_C_BARRIER:
@@ -690,7 +696,7 @@ static void stmt_out(Em *e, const Node *n) {
     default:
         indent_out(e);
         expr_out(e, n, 0);
-        sb_puts(e->out, ";\n");
+        SB_LIT(e->out, ";\n");
     }
 }
 
@@ -976,10 +982,10 @@ static void helper_out(Em *e, const Helper *h) {
     }
     case H_DEBUG_LOG: {
         int words = 3 + 2 * h->ntys;
-        sb_puts(e->out, "/* --debug-output: append one record (docs/abi.md); never writes past the end */\n");
+        SB_LIT(e->out, "/* --debug-output: append one record (docs/abi.md); never writes past the end */\n");
         sb_printf(e->out, "void %s(__global uint *log, ulong log_len, uint site", hname);
         for (int i = 0; i < h->ntys; i++) sb_printf(e->out, ", %s v%d", oclc_type_name(h->tys[i]), i);
-        sb_puts(e->out, ")\n");
+        SB_LIT(e->out, ")\n");
         pr_line(p, "{");
         pr_line(p, "    uint at = atomic_add(&log[0], %du);", words);
         pr_line(p, "    if ((ulong)at + %d > log_len) {", words);
@@ -1226,7 +1232,7 @@ static void func_out_1(Em *e, const CFunc *f) {
     for (int i = 0; i < np; i++) {
         const Sym *s = ps[i];
         if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
-        else if (wrap) sb_puts(o, "\n    ");
+        else if (wrap) SB_LIT(o, "\n    ");
         first = 0;
         if (sym_ndims(s)) { /* a tensor-view: root pointer, offset, the caller's dims and strides */
             pointer_type_out(e, s->ty);
@@ -1599,7 +1605,7 @@ static void constvecs_out(Em *e, const Program *p) {
         int per_line = cv->fvals ? 8 : 16;
         Node lit = {.kind = N_C_INTLIT, .ty = (Type *)el};
         for (int64_t j = 0; j < n; j++) {
-            if (j % per_line == 0) sb_puts(e->out, "    ");
+            if (j % per_line == 0) SB_LIT(e->out, "    ");
             if (cv->fvals) float_out(e, cv->fvals[j], el->sc == SC_DOUBLE);
             else {
                 lit.ival = cv->ivals[j];
