@@ -27,7 +27,8 @@ typedef struct Em {
     Arena *a;
     const Program *p;
     int in_arith;  /* printing an operand of + - * / %: C promotes it anyway */
-    OclcReads *reads; /* the function's unread variables (reads.h) */
+    OclcReads *reads; /* the function's unread variables (reads.h), or NULL */
+    OclcReads *scanner; /* the emission's (reads.h), or NULL */
     int kconst;    /* a kernel takes a :constant vector: such memory is CRISP_CONSTANT (kconst_out) */
     struct FloatSpelling *floats; /* FLOAT_MEMO spellings (float_out), or NULL */
     unsigned file_fid;            /* the file file_out wrote last (its number), */
@@ -1281,7 +1282,7 @@ static void func_out_1(Em *e, const CFunc *f) {
         Sym *s = cfunc_rare(f)->local_arrays[i];
         pr_line(&e->pr, "__local %s %s[%lld];", oclc_elem_type(e->a, s->ty), s->cname, (long long)s->ty->length);
     }
-    e->reads = oclc_reads_build(e->a, f->body, e->p);
+    e->reads = oclc_reads_scan(e->scanner, e->a, f->body, e->p) ? e->scanner : NULL;
     block_body(e, f->body);
     e->reads = NULL;
     pr_dedent(&e->pr);
@@ -1680,11 +1681,13 @@ void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
         }
         arena_push(e.a, (void ***)&fh->v, &fh->n, &fh->cap, h);
     }
+    e.scanner = oclc_reads_new(); /* NULL: every variable kept */
     for (int i = 0; i < p->nfuncs; i++) {
         func_out(&e, p->funcs[i]);
         const FnHelpers *fh = ptrmap_get(&own, p->funcs[i]);
         for (int j = 0; fh && j < fh->n; j++) helper_out(&e, fh->v[j]);
     }
+    oclc_reads_free(e.scanner);
     free(e.floats);
 }
 

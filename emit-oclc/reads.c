@@ -21,6 +21,7 @@
 #include "reads.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/ptrmap.h"
@@ -33,9 +34,14 @@ typedef struct Var {
     int reads, writes;
     int state;          /* OCLC_DECL_KEEP / _DROP / _MARK */
     int fixed;          /* a loop variable: never left out */
-    int *uses;          /* the variables its initializer reads (indices) */
-    int nuses, capuses;
+    int uses;           /* the variables its initializer reads: a list in
+                           uses, or -1 */
 } Var;
+
+/* One variable an initializer reads, and the next of that initializer's. */
+typedef struct Use {
+    int var, next;
+} Use;
 
 /* Names: each C name once, with its visible binding; bindings form an
  * undo log for leaving blocks.  A name is found by its hash and length,
@@ -46,6 +52,7 @@ typedef struct Name {
     uint32_t hash;
     int len;
     int top;            /* the visible binding, or -1 */
+    int slot;           /* its slot, cleared for the next function */
 } Name;
 
 /* A declaration's first Var, in the order of the scan, which is the order
@@ -61,11 +68,17 @@ typedef struct Bind {
     int prev;           /* the binding it hid, or -1 */
 } Bind;
 
+/* The arrays are the emission's, reused from one function to the next
+ * (heap memory: a function's arena scope would take them back), so a
+ * function allocates nothing, nor clears what it did not use. */
 struct OclcReads {
-    Arena *a;
+    Arena *a;           /* the function's: only for decl_map */
     const Program *p;
+    int oom;            /* an array could not grow: keep everything */
     Var *vars;
     int nvars, capvars;
+    Use *uses;
+    int nuses, capuses;
     Name *names;
     int nnames, capnames;
     int *slots;         /* open addressing: name -> index in names, or -1 */
@@ -89,12 +102,16 @@ static uint32_t name_key(const char *s, int dot, int *len) {
     return h;
 }
 
-static void *grow(Arena *a, void *v, int n, int *cap, size_t size) {
+/* Array `v` with room for n + 1 elements (NULL when out of memory: then
+ * `v` is unchanged, and r->oom set). */
+static void *grow(OclcReads *r, void *v, int n, int *cap, size_t size) {
     if (n < *cap) return v;
-    int nc = *cap ? *cap * 2 : 8;
-    void *p = arena_alloc(a, size * (size_t)nc);
-    if (!p) return NULL;
-    if (n) memcpy(p, v, size * (size_t)n);
+    int nc = *cap ? *cap * 2 : 16;
+    void *p = realloc(v, size * (size_t)nc);
+    if (!p) {
+        r->oom = 1;
+        return NULL;
+    }
     *cap = nc;
     return p;
 }
@@ -121,18 +138,26 @@ static int name_index(OclcReads *r, const char *name, int len, uint32_t h, int c
     }
     if ((r->nnames + 1) * 2 > r->nslots) {
         int n = r->nslots ? r->nslots * 2 : 32;
-        int *slots = arena_alloc(r->a, sizeof(int) * (size_t)n);
-        if (!slots) return -1;
+        int *slots = realloc(r->slots, sizeof(int) * (size_t)n);
+        if (!slots) {
+            r->oom = 1;
+            return -1;
+        }
         memset(slots, 0xff, sizeof(int) * (size_t)n); /* every slot -1 */
         r->slots = slots;
         r->nslots = n;
-        for (int i = 0; i < r->nnames; i++) *slot_of(r, r->names[i].name, r->names[i].len, r->names[i].hash) = i;
+        for (int i = 0; i < r->nnames; i++) {
+            int *sl = slot_of(r, r->names[i].name, r->names[i].len, r->names[i].hash);
+            *sl = i;
+            r->names[i].slot = (int)(sl - r->slots);
+        }
     }
-    Name *v = grow(r->a, r->names, r->nnames, &r->capnames, sizeof(Name));
+    Name *v = grow(r, r->names, r->nnames, &r->capnames, sizeof(Name));
     if (!v) return -1;
     r->names = v;
-    v[r->nnames] = (Name){name, h, len, -1};
-    *slot_of(r, name, len, h) = r->nnames;
+    int *sl = slot_of(r, name, len, h);
+    v[r->nnames] = (Name){name, h, len, -1, (int)(sl - r->slots)};
+    *sl = r->nnames;
     return r->nnames++;
 }
 
@@ -157,7 +182,7 @@ static void bind(OclcReads *r, const char *name, int var) {
     uint32_t h = name_key(name, 0, &len);
     int n = name_index(r, name, len, h, 1);
     if (n < 0) return;
-    Bind *b = grow(r->a, r->binds, r->nbinds, &r->capbinds, sizeof(Bind));
+    Bind *b = grow(r, r->binds, r->nbinds, &r->capbinds, sizeof(Bind));
     if (!b) return;
     r->binds = b;
     b[r->nbinds] = (Bind){n, var, r->names[n].top};
@@ -173,12 +198,13 @@ static void unbind_to(OclcReads *r, int mark) {
 }
 
 static int new_var(OclcReads *r, const char *name, const Node *init) {
-    Var *v = grow(r->a, r->vars, r->nvars, &r->capvars, sizeof(Var));
+    Var *v = grow(r, r->vars, r->nvars, &r->capvars, sizeof(Var));
     if (!v) return -1;
     r->vars = v;
     memset(&v[r->nvars], 0, sizeof(Var));
     v[r->nvars].name = name;
     v[r->nvars].init = init;
+    v[r->nvars].uses = -1;
     return r->nvars++;
 }
 
@@ -190,11 +216,12 @@ static void read_var(OclcReads *r, const char *name) {
     if (i < 0) return;
     r->vars[i].reads++;
     if (r->current >= 0) { /* remembered, to be taken back if the reader goes */
-        Var *c = &r->vars[r->current];
-        int *u = grow(r->a, c->uses, c->nuses, &c->capuses, sizeof(int));
+        Use *u = grow(r, r->uses, r->nuses, &r->capuses, sizeof(Use));
         if (!u) return;
-        c->uses = u;
-        c->uses[c->nuses++] = i;
+        r->uses = u;
+        Var *c = &r->vars[r->current];
+        u[r->nuses] = (Use){i, c->uses};
+        c->uses = r->nuses++;
     }
 }
 
@@ -232,7 +259,7 @@ static int is_pure(const Node *n, const Program *p) {
 }
 
 static void add_decl(OclcReads *r, const Node *n, int var) {
-    Decl *d = grow(r->a, r->decls, r->ndecls, &r->capdecls, sizeof(Decl));
+    Decl *d = grow(r, r->decls, r->ndecls, &r->capdecls, sizeof(Decl));
     if (!d) return;
     r->decls = d;
     d[r->ndecls++] = (Decl){n, var};
@@ -335,14 +362,33 @@ static void scan(OclcReads *r, const Node *n) {
     goto again;
 }
 
-OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
-    OclcReads *r = arena_alloc(a, sizeof *r);
-    if (!r) return NULL;
+OclcReads *oclc_reads_new(void) {
+    return calloc(1, sizeof(OclcReads));
+}
+
+void oclc_reads_free(OclcReads *r) {
+    if (!r) return;
+    free(r->vars);
+    free(r->uses);
+    free(r->names);
+    free(r->slots);
+    free(r->binds);
+    free(r->decls);
+    free(r);
+}
+
+int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p) {
+    if (!r) return 0;
+    /* the previous function's names out of the table, its counts to 0 */
+    for (int i = 0; i < r->nnames; i++) r->slots[r->names[i].slot] = -1;
+    r->nvars = r->nuses = r->nnames = r->nbinds = r->ndecls = r->cursor = 0;
+    r->decl_map = (PtrMap){0}; /* in the previous function's arena scope */
     r->a = a;
     r->p = p;
+    r->oom = 0;
     r->current = -1;
     scan(r, body);
-    if (a->exhausted) return NULL;
+    if (r->oom || a->exhausted) return 0;
     /* leave out what nobody reads, until nothing changes */
     for (int changed = 1; changed;) {
         changed = 0;
@@ -355,14 +401,14 @@ OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p) {
             }
             if (v->writes == 0 && is_pure(v->init, p)) {
                 v->state = OCLC_DECL_DROP;
-                for (int k = 0; k < v->nuses; k++) r->vars[v->uses[k]].reads--;
+                for (int k = v->uses; k >= 0; k = r->uses[k].next) r->vars[r->uses[k].var].reads--;
                 changed = 1;
             } else {
                 v->state = OCLC_DECL_MARK;
             }
         }
     }
-    return r;
+    return 1;
 }
 
 /* The index in decls of `decl`, or -1: the emitter asks in the scan's

@@ -14,9 +14,15 @@ enum {
 
 typedef struct OclcReads OclcReads;
 
-/* Scan a function body of program `p`.  NULL when out of memory (then
- * keep everything). */
-OclcReads *oclc_reads_build(Arena *a, const Node *body, const Program *p);
+/* The scanner of one emission's functions (its arrays serve them all),
+ * NULL when out of memory; freed by oclc_reads_free. */
+OclcReads *oclc_reads_new(void);
+void oclc_reads_free(OclcReads *r);
+
+/* Scan a function body of program `p`, forgetting the previous function
+ * (`a`: the function's arena, for a table oclc_reads_decl may make).  0 when
+ * out of memory: then keep everything (r is not to be asked). */
+int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p);
 
 /* What to do with declaration `decl` (a C_DECL of the body): part 0 its
  * variable, part 1 a view's length variable.  For a C_FOR, MARK when its
