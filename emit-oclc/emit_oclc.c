@@ -79,7 +79,12 @@ static const char *em_pointer_type(const Em *e, const Type *vec) {
 /* em_pointer_type's text written out, without making the string (the
  * emitter's frequent parts print with sb_* calls, not formats: issue 14) */
 static void pointer_type_out(const Em *e, const Type *vec) {
-    sb_puts(e->out, em_qual(e, vec->as));
+    switch (vec->as) { /* em_qual's words, as literals */
+    case AS_GLOBAL: SB_LIT(e->out, "__global "); break;
+    case AS_LOCAL: SB_LIT(e->out, "__local "); break;
+    case AS_CONSTANT: sb_puts(e->out, em_qual(e, AS_CONSTANT)); break;
+    default: break;
+    }
     if (vec->acc == ACC_READ_ONLY && vec->as != AS_CONSTANT) SB_LIT(e->out, "const ");
     if (padded(vec)) SB_LIT(e->out, "crisp_std140_");
     sb_puts(e->out, oclc_type_name(vec->elem));
