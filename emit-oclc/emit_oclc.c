@@ -713,6 +713,9 @@ static void stmt_out(Em *e, const Node *n) {
 static void helper_name_out(Em *e, const Helper *h) {
     const char *pre;
     switch (h->kind) {
+    case H_GLOBAL_ID: SB_LIT(e->out, "crisp_global_id"); return;
+    case H_GLOBAL_LINEAR_ID: SB_LIT(e->out, "crisp_global_linear_id"); return;
+    case H_LOCAL_LINEAR_ID: SB_LIT(e->out, "crisp_local_linear_id"); return;
     case H_FLOOR_DIV: pre = "crisp_floor_div_"; break;
     case H_CEIL_DIV: pre = "crisp_ceil_div_"; break;
     case H_ROUND_DIV: pre = "crisp_round_div_"; break;
