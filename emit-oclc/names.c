@@ -9,8 +9,8 @@
  * types/check.h); this file is the one place that spells them - Lisp
  * names mangled, BASE_K to make a name unique, reserved words avoided -
  * so the checker stays target-neutral. */
-#include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +84,16 @@ static void reserved_build(void) {
     for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++) reserved_add(macros[i]);
 }
 
+static atomic_int reserved_built; /* set (release) once reserved_build ran */
+
+static void reserved_build_once(void) {
+    reserved_build();
+    atomic_store_explicit(&reserved_built, 1, memory_order_release);
+}
+
 int oclc_reserved(const char *s) {
-    pthread_once(&reserved_once, reserved_build);
+    /* pthread_once is a call per name: a flag first */
+    if (!atomic_load_explicit(&reserved_built, memory_order_acquire)) pthread_once(&reserved_once, reserved_build_once);
     for (uint32_t j = word_hash(s) & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
         if (reserved_set[j][0] == s[0] && syn_streq(reserved_set[j], s)) return 1;
     return oclc_reserved_prefix(s);
@@ -99,7 +107,9 @@ const char *oclc_spell(Arena *a, const char *s) {
     size_t o = 0;
     for (const char *p = s; *p && o < sizeof buf - 8; p++) {
         unsigned char ch = (unsigned char)*p;
-        if (isalnum(ch) || ch == '_') buf[o++] = (char)ch;
+        /* isalnum in the C locale (crisp never sets another), without
+           its table's call per byte */
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z') || ch == '_') buf[o++] = (char)ch;
         else if (ch == '-') buf[o++] = '_';
         else {
             const char *r = ch == '?' ? "_p" : ch == '!' ? "_x" : ch == '*' ? "_star" : ch == '+' ? "_plus" : ch == '%' ? "_" : "_";
@@ -111,9 +121,9 @@ const char *oclc_spell(Arena *a, const char *s) {
     /* collapse leading underscores and a leading digit */
     char *q = buf;
     while (*q == '_') q++; /* no leading underscores: __ names are reserved */
-    if (!*q) q = "v";
-    if (isdigit((unsigned char)*q)) return arena_printf(a, "v%s", q);
-    return arena_strdup(a, q);
+    if (!*q) return arena_strdup(a, "v");
+    if (*q >= '0' && *q <= '9') return arena_printf(a, "v%s", q);
+    return arena_strndup(a, q, (size_t)(buf + o - q));
 }
 
 /* X, then SEP, then Y, in the arena: what arena_printf("%s_%s") made, at a
