@@ -167,6 +167,9 @@ const char *oclc_member(Arena *a, const char *path, const char *field) {
     return join3(a, path, '.', field);
 }
 
+/* The names a table has room for when made (strmap_reserve). */
+#define NAMES_FIRST 7
+
 /* The live counts of one base's _K suffixes (index K; 0 unused). */
 typedef struct NameSuffixes {
     int *count;
@@ -188,6 +191,9 @@ static int name_suffix(const char *nm, size_t *baselen) {
 }
 
 static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
+    /* a function's table is made with room for the names most take (issue
+       14: grown from 8 by doubling, its names were hashed again each time) */
+    if (!t->live.cap) strmap_reserve(a, &t->live, NAMES_FIRST);
     void **live = strmap_slot(a, &t->live, nm);
     if (live) *live = (void *)((intptr_t)*live + delta);
     size_t bl;
