@@ -141,9 +141,11 @@ static const char *t_expand(T *t, const char *src) {
         t_free(t_);                                                         \
     } while (0)
 
-static double now_seconds(void) {
+/* A hang guard, not a speed test: the process's CPU time, which a busy
+ * machine does not inflate (wall time under ASan at a load of 10 was 4 s). */
+static double cpu_seconds(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -1021,9 +1023,9 @@ static void test_def_constraint(void **state) {
 static void test_limit_expands_forever(void **state) {
     (void)state;
     T *t = t_new();
-    double t0 = now_seconds();
+    double t0 = cpu_seconds();
     assert_string_equal(t_expand(t, "(defmacro f () '(f))\n(def-function g () (f))"), "ERROR");
-    assert_true(now_seconds() - t0 < 1.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     const char *d = t_diag(t);
     assert_non_null(strstr(d, "t.crisp:2:20: error[E0206]: macro `f` exceeded the expansion "
                               "depth limit (200 nested expansions)"));
@@ -1039,11 +1041,11 @@ static void test_limit_expands_forever(void **state) {
 
     /* exponential growth is stopped by the total size budget */
     t = t_new();
-    t0 = now_seconds();
+    t0 = cpu_seconds();
     assert_string_equal(t_expand(t, "(defmacro b (n) (if (> n 0) `(progn (b ,(- n 1)) "
                                     "(b ,(- n 1))) 0))\n(def-function g () (b 40))"),
                         "ERROR");
-    assert_true(now_seconds() - t0 < 2.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     assert_non_null(strstr(t_diag(t), "exceeded the total size limit"));
     t_free(t);
 }
@@ -1051,11 +1053,11 @@ static void test_limit_expands_forever(void **state) {
 static void test_limit_steps(void **state) {
     (void)state;
     T *t = t_new();
-    double t0 = now_seconds();
+    double t0 = cpu_seconds();
     assert_string_equal(t_expand(t, "(defmacro spin () (let ((x 0)) (dotimes (i 1000000000) "
                                     "(setq x (+ x 1))) x))\n(def-function g () (spin))"),
                         "ERROR");
-    assert_true(now_seconds() - t0 < 1.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     assert_non_null(strstr(t_diag(t), "t.crisp:2:20: error[E0205]: macro `spin` exceeded the "
                                       "compile-time step limit (1000000)"));
     t_free(t);
@@ -1086,12 +1088,12 @@ static void test_limit_steps(void **state) {
 static void test_limit_recursion(void **state) {
     (void)state;
     T *t = t_new();
-    double t0 = now_seconds();
+    double t0 = cpu_seconds();
     /* self-application: unbounded recursion through closures */
     assert_string_equal(t_expand(t, "(defmacro rec () (funcall (lambda (f) (funcall f f)) "
                                     "(lambda (f) (funcall f f))))\n(rec)"),
                         "ERROR");
-    assert_true(now_seconds() - t0 < 1.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     assert_non_null(strstr(t_diag(t), "macro `rec` exceeded the compile-time recursion depth "
                                       "limit (5000)"));
     t_free(t);
@@ -1106,23 +1108,23 @@ static void test_limit_recursion(void **state) {
 static void test_limit_size_and_nesting(void **state) {
     (void)state;
     T *t = t_new();
-    double t0 = now_seconds();
+    double t0 = cpu_seconds();
     /* a deeply nested result */
     assert_string_equal(t_expand(t, "(defmacro deep () (let ((x 0)) (dotimes (i 100000) "
                                     "(setq x (list 'progn x))) x))\n(def-function g () (deep))"),
                         "ERROR");
-    assert_true(now_seconds() - t0 < 1.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     assert_non_null(strstr(t_diag(t), "macro `deep` produced a form nested more than 2000 "
                                       "levels deep"));
     t_free(t);
 
     /* a huge result made of shared structure */
     t = t_new();
-    t0 = now_seconds();
+    t0 = cpu_seconds();
     assert_string_equal(t_expand(t, "(defmacro wide () (let ((x '(a))) (dotimes (i 60) "
                                     "(setq x (list x x))) x))\n(wide)"),
                         "ERROR");
-    assert_true(now_seconds() - t0 < 1.0);
+    assert_true(cpu_seconds() - t0 < 10.0);
     assert_non_null(strstr(t_diag(t), "macro `wide` exceeded the expansion size limit "
                                       "(250000 nodes)"));
     t_free(t);
