@@ -24,6 +24,7 @@
 
 #include "../core/target.h"
 #include "../core/syntax.h"
+#include "../reader/reader.h"
 
 /* ------------------------------------------------------------------------
  * String-keyed hash table (open addressing, arena-backed)
@@ -114,6 +115,8 @@ typedef struct Closure {
     Node **body;
     int nbody;
     Binding *env;
+    const Node *form;          /* %defun / def-constraint: its definition */
+    int noted;                 /* form's nodes are in Eval.code           */
 } Closure;
 
 /* Closures travel as SYMBOL nodes named "#<function ...>" (a spelling the
@@ -785,6 +788,64 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
  * Evaluator core
  * ---------------------------------------------------------------------- */
 
+/* Eval.code: the nodes of the definitions that have run (eval_is_code). */
+static uint32_t code_hash(const void *p) {
+    uintptr_t x = (uintptr_t)p >> 3;
+    return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
+}
+
+/* Add `n`: 1 when it was not there, 0 when it was or memory ran out. */
+static int code_insert(Eval *ev, const Node *n) {
+    if ((ev->code_n + 1) * 2 >= ev->code_cap) {
+        int ncap = ev->code_cap ? ev->code_cap * 2 : 1024;
+        const Node **nv = arena_alloc(&ev->c->arena, sizeof *nv * (size_t)ncap);
+        if (!nv) return 0;
+        for (int i = 0; i < ev->code_cap; i++) {
+            if (!ev->code[i]) continue;
+            uint32_t j = code_hash(ev->code[i]) & (uint32_t)(ncap - 1);
+            while (nv[j]) j = (j + 1) & (uint32_t)(ncap - 1);
+            nv[j] = ev->code[i];
+        }
+        ev->code = nv;
+        ev->code_cap = ncap;
+    }
+    uint32_t mask = (uint32_t)ev->code_cap - 1;
+    for (uint32_t j = code_hash(n) & mask;; j = (j + 1) & mask) {
+        if (ev->code[j] == n) return 0;
+        if (!ev->code[j]) {
+            ev->code[j] = n;
+            ev->code_n++;
+            return 1;
+        }
+    }
+}
+
+static void note_code_rec(Eval *ev, const Node *n, int depth) {
+    if (depth > ev->max_nesting + READER_MAX_DEPTH || !code_insert(ev, n)) return;
+    if (n->kind == N_SYMBOL && n->ann) note_code_rec(ev, n->ann, depth + 1);
+    if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
+        for (int i = 0; i < n->nkids; i++) note_code_rec(ev, n->kids[i], depth + 1);
+}
+
+/* A definition is about to run for the first time: its nodes join
+ * Eval.code.  The table lives in the arena and outlasts the run, so the
+ * run counts as a write (the expander keeps its memory). */
+static void note_code(Eval *ev, const Node *form) {
+    ev->writes++;
+    note_code_rec(ev, form, 0);
+}
+
+int eval_is_code(const Eval *ev, const Node *n) {
+    if (n == ev->nil || n == ev->t) return 1;
+    if (n->kind == N_INT && n->ival >= -32 && n->ival < 128 && ev->small_ints[n->ival + 32] == n) return 1;
+    if (!ev->code_cap) return 0;
+    uint32_t mask = (uint32_t)ev->code_cap - 1;
+    for (uint32_t j = code_hash(n) & mask;; j = (j + 1) & mask) {
+        if (ev->code[j] == n) return 1;
+        if (!ev->code[j]) return 0;
+    }
+}
+
 typedef Node *(*SpecialFn)(Eval *ev, Node *form, Binding *env);
 typedef Node *(*PrimFn)(Eval *ev, Node *form, Node **a, int n);
 
@@ -862,6 +923,10 @@ static Node *call_prim(Eval *ev, const Prim *p, Node *form, Node **a, int n) {
  * arguments and evaluate its body.  Mismatches are reported at the call
  * with `origin`. */
 static Node *run_macro(Eval *ev, const Macro *m, Node *call, const Expansion *origin) {
+    if (!m->code_noted) {
+        ((Macro *)(uintptr_t)m)->code_noted = 1;
+        note_code(ev, m->form);
+    }
     BindCtx bc = {m->name, call, origin};
     Binding *env = NULL;
     Node **staged = ev->staged;
@@ -968,6 +1033,10 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
         }
         if (r > 0 && out) return out;
         return eval_error(ev, form, "unknown compile-time function `%s`", cl->name);
+    }
+    if (cl->form && !cl->noted) {
+        cl->noted = 1;
+        note_code(ev, cl->form);
     }
     if (++ev->depth > ev->max_recursion) {
         ev->depth--;
@@ -3142,6 +3211,7 @@ static int define_function(Eval *ev, const Node *form, const char *what, EvalLam
     Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
     if (!cl) return !oom_error(ev);
     cl->name = name->name;
+    cl->form = form;
     cl->params = ll;
     cl->body = form->kids + 3;
     cl->nbody = form->nkids - 3;

@@ -72,6 +72,7 @@ typedef struct Macro {
     int from_prelude;
     int seq;                 /* position of its definition (Eval.seq)      */
     const struct Macro *prev; /* the definition it replaced, or NULL       */
+    int code_noted;          /* its nodes are in Eval.code (eval_is_code)  */
 } Macro;
 
 /* Hook for compile-time functions the evaluator does not know itself: the
@@ -151,6 +152,13 @@ struct Eval {
     int nstaged, staged_cap;
     int staging;               /* set while binding a macro's parameters  */
 
+    /* The nodes of every definition (defmacro, %defun, def-constraint)
+       that has run, noted at its first run: a macro's quoted constants
+       are among them, so the expander tells them from the call's
+       arguments without a walk of the arguments (eval_is_code). */
+    const Node **code;         /* open addressing, NULL = empty          */
+    int code_cap, code_n;
+
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
 };
@@ -185,6 +193,12 @@ Node *eval_macroexpand(Eval *ev, const Macro *m, const Node *call, const Expansi
 /* Evaluate a standalone form in an empty environment (tests, compile-time
  * conditions).  Returns NULL after reporting an error. */
 Node *eval_form(Eval *ev, const Node *form);
+
+/* Is `n` one of the evaluator's own nodes that a macro's result may hold
+ * without it being the call's: a node of a definition that has run (its
+ * quoted constants: such nodes are never a macro call's arguments, since
+ * every expansion copies them), nil, t or a cached small integer. */
+int eval_is_code(const Eval *ev, const Node *n);
 
 /* Make a compile-time constant visible to macro bodies under `key`
  * (the expander does this for `(def-const NAME LITERAL)`). */

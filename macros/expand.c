@@ -26,6 +26,7 @@
 #include "../core/ptrmap.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +42,13 @@ typedef struct LibFile {
 } LibFile;
 extern const LibFile crisp_library[];
 
-/* Set of node pointers (open addressing): the nodes of a macro call's
- * arguments, which an expansion may pass through unchanged.  Entries are
- * stamped with a generation so the set is emptied in O(1) for each call
- * and its memory reused. */
-typedef struct PtrEnt {
-    const Node *p;
-    unsigned gen;
-} PtrEnt;
-
+/* Set of node pointers (open addressing, malloc'ed, made for one
+ * expansion and freed after it): the nodes of a macro call's arguments,
+ * for the expansions whose argument nodes the quick tests of is_arg do not
+ * settle. */
 typedef struct PtrSet {
-    PtrEnt *v;
+    const Node **v;
     int cap, n;
-    unsigned gen;
 } PtrSet;
 
 struct Expander {
@@ -67,7 +62,10 @@ struct Expander {
                                  processed (the library is 0)          */
     int visible;              /* macros defined before this position
                                  apply (INT_MAX: all)                  */
-    PtrSet args;              /* argument nodes of the current call   */
+    const Node *call;         /* the call whose expansion is marked   */
+    PtrSet args;              /* its argument nodes, once made        */
+    int args_made;            /* ... (is_arg's searches ran out)      */
+    long search_left;         /* is_arg's search budget for this call */
     const Expansion *exp;     /* origin given to fresh nodes          */
     SrcLoc call_loc;          /* location given to fresh nodes        */
     const char *macro;        /* macro being expanded                 */
@@ -82,33 +80,28 @@ static uint32_t ptr_hash(const void *p) {
     return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
 }
 
-static void set_clear(PtrSet *s) {
-    s->gen++;
-    s->n = 0;
-}
-
 /* Add p: 1 when it was not there, 0 when it was, -1 out of memory. */
-static int set_insert(Arena *a, PtrSet *s, const Node *p) {
+static int set_insert(PtrSet *s, const Node *p) {
     if ((s->n + 1) * 2 >= s->cap) {
         int ncap = s->cap ? s->cap * 2 : 256;
-        PtrEnt *nv = arena_alloc(a, sizeof *nv * (size_t)ncap);
+        const Node **nv = calloc((size_t)ncap, sizeof *nv);
         if (!nv) return -1;
         for (int i = 0; i < s->cap; i++) {
-            if (s->v[i].gen != s->gen || !s->v[i].p) continue;
-            uint32_t j = ptr_hash(s->v[i].p) & (uint32_t)(ncap - 1);
-            while (nv[j].gen == s->gen && nv[j].p) j = (j + 1) & (uint32_t)(ncap - 1);
+            if (!s->v[i]) continue;
+            uint32_t j = ptr_hash(s->v[i]) & (uint32_t)(ncap - 1);
+            while (nv[j]) j = (j + 1) & (uint32_t)(ncap - 1);
             nv[j] = s->v[i];
         }
+        free(s->v);
         s->v = nv;
         s->cap = ncap;
     }
     uint32_t j = ptr_hash(p) & (uint32_t)(s->cap - 1);
-    while (s->v[j].gen == s->gen && s->v[j].p) {
-        if (s->v[j].p == p) return 0;
+    while (s->v[j]) {
+        if (s->v[j] == p) return 0;
         j = (j + 1) & (uint32_t)(s->cap - 1);
     }
-    s->v[j].p = p;
-    s->v[j].gen = s->gen;
+    s->v[j] = p;
     s->n++;
     return 1;
 }
@@ -116,8 +109,8 @@ static int set_insert(Arena *a, PtrSet *s, const Node *p) {
 static int set_has(const PtrSet *s, const Node *p) {
     if (!s->cap) return 0;
     uint32_t j = ptr_hash(p) & (uint32_t)(s->cap - 1);
-    while (s->v[j].gen == s->gen && s->v[j].p) {
-        if (s->v[j].p == p) return 1;
+    while (s->v[j]) {
+        if (s->v[j] == p) return 1;
         j = (j + 1) & (uint32_t)(s->cap - 1);
     }
     return 0;
@@ -127,10 +120,72 @@ static int set_has(const PtrSet *s, const Node *p) {
  * from earlier (checked) expansions, so their depth is bounded. */
 static void collect_args(Expander *x, const Node *n, int depth) {
     if (depth > x->ev.max_nesting + READER_MAX_DEPTH) return;
-    if (set_insert(&x->c->arena, &x->args, n) != 1) return; /* there already, or out of memory */
+    if (set_insert(&x->args, n) != 1) return; /* there already, or out of memory */
     if (n->kind == N_SYMBOL && n->ann) collect_args(x, n->ann, depth + 1);
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC)
         for (int i = 0; i < n->nkids; i++) collect_args(x, n->kids[i], depth + 1);
+}
+
+/* Nodes of the argument trees is_arg may visit before it makes their set. */
+#define ARG_SEARCH_BUDGET 64
+
+/* The call `call` is about to have its expansion marked. */
+static void args_begin(Expander *x, const Node *call) {
+    x->call = call;
+    x->args_made = 0;
+    x->search_left = ARG_SEARCH_BUDGET;
+}
+
+static void args_end(Expander *x) {
+    free(x->args.v);
+    x->args.v = NULL;
+    x->args.cap = x->args.n = 0;
+    x->args_made = 0;
+    x->call = NULL;
+}
+
+/* Is `n` below `t` (t excluded), as collect_args would find it?  1 yes, 0
+ * no, -1 the budget ran out. */
+static int arg_search(Expander *x, const Node *t, const Node *n, int depth) {
+    if (depth > x->ev.max_nesting + READER_MAX_DEPTH) return 0;
+    if (--x->search_left < 0) return -1;
+    if (t->kind == N_SYMBOL && t->ann) {
+        if (t->ann == n && depth + 1 <= x->ev.max_nesting + READER_MAX_DEPTH) return 1;
+        int r = arg_search(x, t->ann, n, depth + 1);
+        if (r) return r;
+    }
+    if (t->kind == N_LIST || t->kind == N_VECLIT || t->kind == N_HWVEC)
+        for (int i = 0; i < t->nkids; i++) {
+            if (t->kids[i] == n && depth + 1 <= x->ev.max_nesting + READER_MAX_DEPTH) return 1;
+            int r = arg_search(x, t->kids[i], n, depth + 1);
+            if (r) return r;
+        }
+    return 0;
+}
+
+/* Is `n`, a node of the expansion of x->call older than its run, one of
+ * the call's argument nodes (or below one), which the expansion passes
+ * through unchanged?  Issue 14: the set of every argument node was made
+ * for each call, a walk of the whole body for in-each-thread; the other
+ * old nodes are the macros' quoted constants (eval_is_code), so the
+ * arguments are searched only for what is neither a constant nor an
+ * argument itself, and their set made only when that search runs long. */
+static int is_arg(Expander *x, const Node *n) {
+    if (x->args_made) return set_has(&x->args, n);
+    if (eval_is_code(&x->ev, n)) return 0;
+    const Node *call = x->call;
+    for (int i = 1; i < call->nkids; i++)
+        if (call->kids[i] == n) return 1;
+    x->search_left -= call->nkids;
+    for (int i = 1; i < call->nkids && x->search_left >= 0; i++) {
+        int r = arg_search(x, call->kids[i], n, 0);
+        if (r > 0) return 1;
+        if (r < 0) break;
+    }
+    if (x->search_left >= 0) return 0;
+    x->args_made = 1;
+    for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
+    return set_has(&x->args, n);
 }
 
 /* A node of an expansion that is not an argument: code (not a function
@@ -138,7 +193,7 @@ static void collect_args(Expander *x, const Node *n, int depth) {
  * reporting an error. */
 static int fresh_node_ok(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
-    if (eval_is_function(n)) {
+    if (n->kind == N_SYMBOL && eval_is_function(n)) {
         diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
                    "macro `%s` returned a function object, which is not code", x->macro);
         return 0;
@@ -163,7 +218,8 @@ static int fresh_node_ok(Expander *x, Node *n, int depth) {
  * output limits.  NULL after reporting an error. */
 static Node *mark_fresh(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
-    if (set_has(&x->args, n)) return n;
+    int since = arena_since(&c->arena, x->mark, n);
+    if (!since && is_arg(x, n)) return n;
     if (!fresh_node_ok(x, n, depth)) return NULL;
     /* A node this call's evaluation made is this expansion's own: it is
        marked in place, the first time it is met (issue 14: copying every
@@ -171,7 +227,7 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
        macro's quoted constants, values kept from earlier calls) and a
        second meeting of the same node are copied, as every fresh node
        was before, so no two places of the expansion share a node. */
-    int own = x->in_place && !n->marked && arena_since(&c->arena, x->mark, n);
+    int own = x->in_place && !n->marked && since;
     Node *m = own ? n : syn_copy(&c->arena, n);
     if (c->arena.exhausted) {
         diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`",
@@ -207,148 +263,160 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
     return m;
 }
 
-/* ---- an expansion held outside the arena ----
+/* ---- an expansion copied out of the run's memory ----
  *
  * A macro's run makes more temporaries (environments, argument lists,
  * closures, intermediate lists) than code: issue 14 found them a tenth of
  * the compilation's memory.  When nothing but the expansion can refer to
  * what the run allocated (the checker saw none of it, the evaluator kept
- * none of it: see macro_step), the expansion is held in malloc'ed memory,
- * the arena takes the run's memory back (arena_scope_end), and the
- * expansion is rebuilt in its place: the same nodes mark_fresh makes,
- * every one fresh except those of the arguments. */
-typedef struct Held {
-    Node n;             /* the node, as mark_fresh gives it */
-    int ann;            /* a reference (hold_ref) to its annotation, or INT_MIN */
-    int kids;           /* its kids' references: kidrefs[kids .. kids + nkids) */
-    long name, key;     /* its strings made by the run: offsets in chars; -1:
-                           the pointer stands (older memory); key -2: the name */
-} Held;
-
-typedef struct Hold {
-    Held *v;
-    int n, cap;
-    int *kidrefs;
-    int nkid, capkid;
-    const Node **args;  /* argument nodes passed through */
-    int nargs, capargs;
-    char *chars;
-    long nchars, capchars;
-    ArenaMark before;   /* what the run allocated is after this */
+ * none of it: see macro_step), the expansion is copied into a flat buffer
+ * outside the arena (the same nodes mark_fresh makes, every one fresh
+ * except those of the arguments, with the strings the run made), the
+ * arena takes the run's memory back (arena_scope_end), and the buffer
+ * becomes one block of the arena, its inner pointers moved by where the
+ * block landed. */
+typedef struct Flat {
+    unsigned char *buf;  /* the copy: nodes, kids arrays, strings, 8-aligned */
+    size_t n, cap;
+    size_t *rel;         /* offsets in buf of pointers that hold an offset in buf */
+    size_t nrel, caprel;
+    int heap;            /* buf and rel are malloc'ed (else on the stack) */
     int oom;
-} Hold;
+} Flat;
 
-static int hold_grow(Hold *h, void **v, long n, long *cap, size_t elem) {
-    if (n < *cap) return 1;
-    long nc = *cap ? *cap * 2 : 64;
-    while (nc <= n) nc *= 2;
-    void *p = realloc(*v, elem * (size_t)nc);
-    if (!p) return h->oom = 1, 0;
-    *v = p;
-    *cap = nc;
+/* Room for `size` bytes: their offset, 8-aligned, not zeroed (every
+ * byte of a node and of a kids array is written; strings end in a zero
+ * flat_chars writes). */
+static __attribute__((noinline)) int flat_grow(Flat *f, size_t size) {
+    size_t ncap = f->cap, nrel = f->caprel;
+    while (f->n + size > ncap) ncap *= 2;
+    while (f->nrel + 2 > nrel) nrel *= 2;
+    unsigned char *b = malloc(ncap);
+    size_t *r = malloc(nrel * sizeof *r);
+    if (!b || !r) {
+        free(b), free(r);
+        f->oom = 1;
+        return 0;
+    }
+    memcpy(b, f->buf, f->n);
+    memcpy(r, f->rel, f->nrel * sizeof *r);
+    if (f->heap) free(f->buf), free(f->rel);
+    f->buf = b, f->rel = r, f->cap = ncap, f->caprel = nrel, f->heap = 1;
     return 1;
 }
 
-/* A string of the expansion: kept as it is when older than the run. */
-static long hold_chars(Expander *x, Hold *h, const char *s, long len) {
-    if (!s || !arena_since(&x->c->arena, h->before, s)) return -1;
-    if (len < 0) len = (long)strlen(s);
-    long at = h->nchars;
-    if (!hold_grow(h, (void **)&h->chars, h->nchars + len + 1, &h->capchars, 1)) return h->oom = 1, -1;
-    memcpy(h->chars + at, s, (size_t)len);
-    h->chars[at + len] = 0;
-    h->nchars += len + 1;
+static inline size_t flat_take(Flat *f, size_t size) {
+    size = (size + 7) & ~(size_t)7;
+    if ((f->n + size > f->cap || f->nrel + 2 > f->caprel) && !flat_grow(f, size)) return 0;
+    size_t at = f->n;
+    f->n += size;
     return at;
 }
 
-/* The reference of node n in the held expansion: >= 0 a held node, < 0
- * an argument node (-1 - its index); INT_MIN after an error, reported as
- * mark_fresh reports it. */
-static int hold_ref(Expander *x, Hold *h, Node *n, int depth) {
-    if (set_has(&x->args, n)) {
-        long na = h->nargs, cap = h->capargs;
-        if (!hold_grow(h, (void **)&h->args, na + 1, &cap, sizeof *h->args)) return h->oom = 1, INT_MIN;
-        h->capargs = (int)cap;
-        h->args[h->nargs++] = n;
-        return -1 - (int)na;
+/* The pointer at offset `slot` of the buffer: `off` in the buffer. */
+static void flat_point(Flat *f, size_t slot, size_t off) {
+    uintptr_t v = (uintptr_t)off;
+    memcpy(f->buf + slot, &v, sizeof v);
+    f->rel[f->nrel++] = slot; /* room made by flat_take */
+}
+
+/* The string `s` of node field `slot`: copied when the run made it. */
+static int flat_chars(Expander *x, Flat *f, size_t slot, const char *s, long len, ArenaMark before) {
+    if (!s || !arena_since(&x->c->arena, before, s)) return 1; /* the pointer stands */
+    if (len < 0) len = (long)strlen(s);
+    size_t at = flat_take(f, (size_t)len + 1);
+    if (f->oom) return 0;
+    memcpy(f->buf + at, s, (size_t)len);
+    memset(f->buf + at + len, 0, ((size_t)len + 8) / 8 * 8 - (size_t)len);
+    flat_point(f, slot, at);
+    return 1;
+}
+
+/* Node `n` of the expansion into the pointer at offset `slot` of the
+ * buffer: an argument node as it is, any other copied.  0 after an error
+ * (reported as mark_fresh reports it) or out of memory (f->oom). */
+static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot, ArenaMark before) {
+    if (!arena_since(&x->c->arena, before, n) && is_arg(x, n)) {
+        memcpy(f->buf + slot, &n, sizeof n);
+        return 1;
     }
-    if (!fresh_node_ok(x, n, depth)) return INT_MIN;
-    long cap = h->cap;
-    if (!hold_grow(h, (void **)&h->v, h->n + 1, &cap, sizeof *h->v)) return h->oom = 1, INT_MIN;
-    h->cap = (int)cap;
-    int me = h->n++;
-    Held *e = &h->v[me];
-    e->n = *n;
-    e->n.marked = 1;
-    e->n.loc = x->call_loc;
-    e->n.origin = x->exp;
-    e->ann = INT_MIN;
-    e->kids = 0;
-    e->name = e->key = -1;
+    if (!fresh_node_ok(x, n, depth)) return 0;
+    size_t me = flat_take(f, sizeof *n);
+    if (f->oom) return 0;
+    flat_point(f, slot, me);
+    Node *m = (Node *)(void *)(f->buf + me);
+    *m = *n;
+    m->marked = 1;
+    m->loc = x->call_loc;
+    m->origin = x->exp;
     int is_name = n->kind == N_SYMBOL || n->kind == N_KEYWORD;
     if (is_name || n->kind == N_STRING) {
-        long name = hold_chars(x, h, n->name, n->kind == N_STRING ? n->slen : -1);
-        long key = is_name && n->key == n->name ? -2 : is_name ? hold_chars(x, h, n->key, -1) : -1;
-        e = &h->v[me];
-        e->name = name;
-        e->key = key;
+        if (!flat_chars(x, f, me + offsetof(Node, name), n->name, n->kind == N_STRING ? n->slen : -1, before))
+            return 0;
+        if (is_name && n->key == n->name) {
+            memcpy(f->buf + me + offsetof(Node, key), f->buf + me + offsetof(Node, name), sizeof(char *));
+            if (arena_since(&x->c->arena, before, n->name)) f->rel[f->nrel++] = me + offsetof(Node, key);
+        } else if (is_name && !flat_chars(x, f, me + offsetof(Node, key), n->key, -1, before)) {
+            return 0;
+        }
     }
-    if (n->kind == N_SYMBOL && n->ann) {
-        int a = hold_ref(x, h, n->ann, depth + 1);
-        if (a == INT_MIN) return INT_MIN;
-        h->v[me].ann = a;
-    }
+    if (n->kind == N_SYMBOL && n->ann && !flat_node(x, f, n->ann, depth + 1, me + offsetof(Node, ann), before))
+        return 0;
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
-        long nk = h->nkid, capk = h->capkid;
-        if (!hold_grow(h, (void **)&h->kidrefs, nk + n->nkids, &capk, sizeof(int))) return h->oom = 1, INT_MIN;
-        h->capkid = (int)capk;
-        h->nkid += n->nkids;
-        h->v[me].kids = (int)nk;
-        for (int i = 0; i < n->nkids; i++) {
-            int k = hold_ref(x, h, n->kids[i], depth + 1);
-            if (k == INT_MIN) return INT_MIN;
-            h->kidrefs[nk + i] = k;
+        if (!n->nkids) {
+            ((Node *)(void *)(f->buf + me))->kids = NULL;
+            return 1;
         }
+        size_t kids = flat_take(f, sizeof(Node *) * (size_t)n->nkids);
+        if (f->oom) return 0;
+        flat_point(f, me + offsetof(Node, kids), kids);
+        for (int i = 0; i < n->nkids; i++)
+            if (!flat_node(x, f, n->kids[i], depth + 1, kids + sizeof(Node *) * (size_t)i, before)) return 0;
     }
-    return me;
+    return 1;
 }
 
-/* Node `ref` of the held expansion, made again in the arena. */
-static Node *unhold(Expander *x, Hold *h, int ref) {
-    Arena *a = &x->c->arena;
-    if (ref < 0) return (Node *)h->args[-1 - ref];
-    const Held *e = &h->v[ref];
-    Node *m = arena_alloc8(a, sizeof *m);
-    if (!m) return NULL;
-    *m = e->n;
-    if (e->name >= 0) {
-        long len = m->kind == N_STRING ? m->slen : (long)strlen(h->chars + e->name);
-        char *p = arena_alloc(a, (size_t)len + 1);
-        if (!p) return NULL;
-        memcpy(p, h->chars + e->name, (size_t)len + 1);
-        m->name = p;
-    }
-    if (e->key == -2) m->key = m->name;
-    else if (e->key >= 0) m->key = arena_strdup(a, h->chars + e->key);
-    if (e->ann != INT_MIN && !(m->ann = unhold(x, h, e->ann))) return NULL;
-    if (m->kind == N_LIST || m->kind == N_VECLIT || m->kind == N_HWVEC) {
-        m->kids = NULL;
-        if (m->nkids) {
-            Node **k = arena_alloc8(a, sizeof(Node *) * (size_t)m->nkids);
-            if (!k) return NULL;
-            for (int i = 0; i < m->nkids; i++)
-                if (!(k[i] = unhold(x, h, h->kidrefs[e->kids + i]))) return NULL;
-            m->kids = k;
+/* The expansion `r` of a run that began at `before`, taken out of the
+ * run's memory, which goes back to the arena.  NULL after reporting an
+ * error.  (Not inlined into macro_step: its buffers are on the stack only
+ * while it runs, never across a macro's run.) */
+static __attribute__((noinline)) Node *take_expansion(Expander *x, Node *r, ArenaMark before) {
+    Crisp *c = x->c;
+    _Alignas(16) unsigned char sbuf[4096];
+    size_t srel[256];
+    Flat f = {sbuf, 0, sizeof sbuf, srel, 0, sizeof srel / sizeof srel[0], 0, 0};
+    size_t root = flat_take(&f, sizeof(Node *)); /* the root's slot, not copied */
+    int ok = flat_node(x, &f, r, 0, root, before);
+    arena_scope_end(&c->arena, before);
+    Node *out = NULL;
+    if (ok) {
+        uintptr_t v;
+        memcpy(&v, f.buf + root, sizeof v);
+        if (f.nrel == 0) {
+            out = (Node *)v; /* an argument node as it is */
+        } else {
+            size_t skip = sizeof(Node *);
+            unsigned char *b = arena_alloc8(&c->arena, f.n - skip);
+            if (b) {
+                memcpy(b, f.buf + skip, f.n - skip);
+                for (size_t i = 0; i < f.nrel; i++) {
+                    if (f.rel[i] < skip) continue;
+                    unsigned char *p = b + (f.rel[i] - skip);
+                    uintptr_t o;
+                    memcpy(&o, p, sizeof o);
+                    o = (uintptr_t)(b + (o - skip));
+                    memcpy(p, &o, sizeof o);
+                }
+                out = (Node *)(void *)(b + (v - skip));
+            }
         }
     }
-    return m;
-}
-
-static void hold_free(Hold *h) {
-    free(h->v);
-    free(h->kidrefs);
-    free(h->args);
-    free(h->chars);
+    if (f.heap) free(f.buf), free(f.rel);
+    if (f.oom || (ok && (!out || c->arena.exhausted))) { /* as mark_fresh says it */
+        diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", x->macro);
+        return NULL;
+    }
+    return out;
 }
 
 /* One expansion step of macro `m` on `call`: run it and mark the result. */
@@ -373,30 +441,19 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     x->ev.host_calls++; /* an expansion inside another macro's run */
     long calls = x->ev.host_calls, writes = x->ev.writes;
     int errors = c->diag.errors, warnings = c->diag.warnings;
-    /* the argument set is made before the run, outside its memory: a run
-       that expanded other calls (which remake it) is caught below */
-    set_clear(&x->args);
-    for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
     ArenaMark before = arena_scope_begin(&c->arena);
     Node *r = eval_macroexpand(&x->ev, m, call, e); /* may expand other calls */
     if (r && x->ev.host_calls == calls && x->ev.writes == writes && c->diag.errors == errors &&
         c->diag.warnings == warnings && !c->arena.exhausted && !x->ev.failed) {
-        /* nothing outside the expansion refers to the run's memory: hold
-           the expansion, take the memory back, rebuild it there */
-        Hold h = {0};
-        h.before = before;
+        /* nothing outside the expansion refers to the run's memory: take
+           the expansion out, give the memory back */
         x->exp = e;
         x->call_loc = call->loc;
         x->macro = m->name;
         x->fresh = 0;
-        int root = hold_ref(x, &h, r, 0);
-        arena_scope_end(&c->arena, before);
-        Node *out = root == INT_MIN || h.oom ? NULL : unhold(x, &h, root);
-        hold_free(&h);
-        if (h.oom || (root != INT_MIN && (!out || c->arena.exhausted))) { /* as mark_fresh says it */
-            diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", x->macro);
-            return NULL;
-        }
+        args_begin(x, call);
+        Node *out = take_expansion(x, r, before);
+        args_end(x);
         if (!out) return NULL;
         x->ev.output_nodes += x->fresh;
         if (x->ev.output_nodes > x->ev.total_output_nodes) {
@@ -409,8 +466,6 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     }
     arena_scope_keep(&c->arena);
     if (!r) return NULL;
-    set_clear(&x->args);
-    for (int i = 1; i < call->nkids; i++) collect_args(x, call->kids[i], 0);
     x->exp = e;
     x->mark = before;
     /* a macro that asked the checker about the code it built (type-of ...)
@@ -420,7 +475,9 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     x->call_loc = call->loc;
     x->macro = m->name;
     x->fresh = 0;
+    args_begin(x, call);
     r = mark_fresh(x, r, 0);
+    args_end(x);
     x->ev.output_nodes += x->fresh;
     if (r && x->ev.output_nodes > x->ev.total_output_nodes) {
         diag_fatal(&c->diag, call->loc, call->origin, EVAL_E_SIZE,
