@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/ptrmap.h"
 #include "../core/target.h"
 #include "../core/syntax.h"
 #include "../reader/reader.h"
@@ -117,12 +118,13 @@ typedef struct Closure {
     Binding *env;
     const Node *form;          /* %defun / def-constraint: its definition */
     int noted;                 /* form's nodes are in Eval.code           */
+    int fresh;                 /* a lambda of code a macro made (Eval.fresh_code) */
 } Closure;
 
 /* Closures travel as SYMBOL nodes named "#<function ...>" (a spelling the
  * reader cannot produce) whose `ival` holds the Closure's address and whose
  * `op` holds this tag (a symbol has no `text`: core/node.h). */
-#define CLOSURE_TAG 0x434c /* fits Node.op */
+#define CLOSURE_TAG EVAL_CLOSURE_TAG
 
 static const SrcLoc no_loc;
 
@@ -132,9 +134,6 @@ static Closure *as_closure(const Node *v) {
     return NULL;
 }
 
-int eval_is_function(const Node *v) {
-    return as_closure(v) != NULL;
-}
 
 static int is_sym(const Node *v) {
     return v && v->kind == N_SYMBOL && v->op != CLOSURE_TAG;
@@ -208,15 +207,18 @@ typedef struct NodeVec {
     int n, cap;
 } NodeVec;
 
-static int vec_push(Eval *ev, NodeVec *nv, Node *x) {
-    if (nv->n == nv->cap) {
-        int ncap = nv->cap ? nv->cap * 2 : 8;
-        Node **nvv = arena_alloc(&ev->c->arena, sizeof *nvv * (size_t)ncap);
-        if (!nvv) return 0;
-        if (nv->n) memcpy(nvv, nv->v, sizeof *nvv * (size_t)nv->n);
-        nv->v = nvv;
-        nv->cap = ncap;
-    }
+static __attribute__((noinline)) int vec_grow(Eval *ev, NodeVec *nv) {
+    int ncap = nv->cap ? nv->cap * 2 : 8;
+    Node **nvv = arena_alloc(&ev->c->arena, sizeof *nvv * (size_t)ncap);
+    if (!nvv) return 0;
+    if (nv->n) memcpy(nvv, nv->v, sizeof *nvv * (size_t)nv->n);
+    nv->v = nvv;
+    nv->cap = ncap;
+    return 1;
+}
+
+static inline int vec_push(Eval *ev, NodeVec *nv, Node *x) {
+    if (nv->n == nv->cap && !vec_grow(ev, nv)) return 0;
     nv->v[nv->n++] = x;
     return 1;
 }
@@ -348,11 +350,8 @@ static Node *oom_error(Eval *ev) {
     return NULL;
 }
 
-/* Account for `n` units of work; 0 (after reporting) when over a limit. */
-static int charge(Eval *ev, long n) {
-    if (ev->failed) return 0;
-    ev->steps += n;
-    ev->steps_used += n;
+/* The limit charge() found passed: reported, 0. */
+static __attribute__((noinline)) int charge_over(Eval *ev) {
     if (ev->steps > ev->max_steps) {
         limit_error(ev, EVAL_E_STEPS, "step", ev->max_steps);
         return 0;
@@ -361,10 +360,18 @@ static int charge(Eval *ev, long n) {
         limit_error(ev, EVAL_E_STEPS, "total step", ev->total_steps);
         return 0;
     }
-    if (ev->c->arena.exhausted) {
-        oom_error(ev);
-        return 0;
-    }
+    oom_error(ev);
+    return 0;
+}
+
+/* Account for `n` units of work; 0 (after reporting) when over a limit.
+ * (In line, its three tests in one branch: it runs at every step.) */
+static inline int charge(Eval *ev, long n) {
+    if (ev->failed) return 0;
+    ev->steps += n;
+    ev->steps_used += n;
+    if ((ev->steps > ev->max_steps) | (ev->steps_used > ev->total_steps) | ev->c->arena.exhausted)
+        return charge_over(ev);
     return 1;
 }
 
@@ -392,9 +399,18 @@ static Binding *bind(Eval *ev, Binding *env, const char *key, Node *val) {
     return b;
 }
 
+/* Equal spellings, compared in line: the keys of one definition are one
+ * spelling (the same pointer), and two names of an environment that
+ * begin alike differ within a few bytes (a call of `strcmp` cost more). */
+static inline int key_eq(const char *a, const char *b) {
+    if (a == b) return 1;
+    while (*a && *a == *b) a++, b++;
+    return *a == *b;
+}
+
 static Binding *lookup(Binding *env, const char *key) {
     for (Binding *b = env; b; b = b->next)
-        if (b->key == key || syn_streq(b->key, key)) return b;
+        if (key_eq(b->key, key)) return b;
     return NULL;
 }
 
@@ -854,10 +870,56 @@ struct Prim {
     SpecialFn special;  /* special form (unevaluated operands) ...     */
     PrimFn fn;          /* ... or function (evaluated arguments)        */
     int min, max;       /* argument count; max -1 = any                 */
+    const char *fname;  /* a function's closure name, "#<function NAME>" */
 };
 
 static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form);
 static Node *qq(Eval *ev, Node *x, int level, Binding *env);
+
+/* What a name in head position designates, in the evaluator's order:
+ * a special form or builtin, a %defun (or def-constraint), a macro, or
+ * nothing (the host is asked).  Issue 14: three string-hashed lookups per
+ * call, and a `strcmp` for every builtin found (its key is the table's
+ * literal, the call's a spelling of the library), were a fifth of a
+ * macro's run; the spellings of definitions live as long as the
+ * evaluator, so their answers are kept by address until the next write
+ * (a new definition) changes what a name may mean. */
+enum { HEAD_NONE, HEAD_PRIM, HEAD_FUNC, HEAD_MACRO };
+
+struct EvalHead {
+    const char *key;
+    long gen;            /* Eval.writes when it was filled */
+    const void *what;
+    int kind;
+};
+
+#define EVAL_HEADS 512   /* a power of two */
+
+static int resolve_head(Eval *ev, const char *key, const void **what) {
+    struct EvalHead *e = NULL;
+    if (!ev->fresh_code && ev->heads) {
+        uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+        e = &ev->heads[h >> 55 & (EVAL_HEADS - 1)];
+        if (e->key == key && e->gen == ev->writes) {
+            *what = e->what;
+            return e->kind;
+        }
+    }
+    int kind = HEAD_NONE;
+    const void *w;
+    if ((w = map_get(&ev->prims, key))) kind = HEAD_PRIM;
+    else if ((w = map_get(&ev->funcs, key))) kind = HEAD_FUNC;
+    else if ((w = eval_find_macro(ev, key))) kind = HEAD_MACRO;
+    if (e) {
+        e->key = key;
+        e->gen = ev->writes;
+        e->what = w;
+        e->kind = kind;
+    }
+    *what = w;
+    return kind;
+}
+
 
 /* Value of the last form, nil for none.  Leading (declare ...) forms are
  * skipped. */
@@ -979,18 +1041,25 @@ static Node *call_with_args(Eval *ev, const Prim *p, Node *f, Node *x, Binding *
 static Node *eval_call(Eval *ev, Node *x, Binding *env) {
     Node *head = x->kids[0];
     if (is_sym(head)) {
-        const Prim *p = map_get(&ev->prims, head->key);
-        if (p && p->special) return p->special(ev, x, env);
-        if (p) return call_with_args(ev, p, NULL, x, env);
-        const Node *fn = map_get(&ev->funcs, head->key);
-        if (fn) return call_with_args(ev, NULL, (Node *)(uintptr_t)fn, x, env);
-        const Macro *m = eval_find_macro(ev, head->key);
-        if (m) {
-            /* a macro used inside a macro body expands at compile time */
-            Node *e = run_macro(ev, m, x, ev->exp);
-            return e ? eval(ev, e, env) : NULL;
+        const void *what;
+        switch (resolve_head(ev, head->key, &what)) {
+        case HEAD_PRIM: {
+            const Prim *p = what;
+            if (p->special) return p->special(ev, x, env);
+            return call_with_args(ev, p, NULL, x, env);
         }
-        return call_with_args(ev, NULL, NULL, x, env);
+        case HEAD_FUNC: return call_with_args(ev, NULL, (Node *)(uintptr_t)what, x, env);
+        case HEAD_MACRO: {
+            /* a macro used inside a macro body expands at compile time */
+            Node *e = run_macro(ev, what, x, ev->exp);
+            if (!e) return NULL;
+            ev->fresh_code++;
+            Node *v = eval(ev, e, env);
+            ev->fresh_code--;
+            return v;
+        }
+        default: return call_with_args(ev, NULL, NULL, x, env);
+        }
     }
     if (syn_is_form(head, "lambda")) {
         Node *f = eval(ev, head, env);
@@ -1045,8 +1114,10 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
     BindCtx bc = {NULL, form, origin_for(ev, form)};
     Binding *env = cl->env;
     Node *v = NULL;
+    ev->fresh_code += cl->fresh;
     if (ll_bind(ev, cl->params, args, n, NULL, &bc, 0, &env))
         v = eval_body(ev, cl->body, cl->nbody, env);
+    ev->fresh_code -= cl->fresh;
     ev->depth--;
     return v;
 }
@@ -1189,7 +1260,7 @@ static int let_spec(Eval *ev, Node *b, Node **var, Node **init) {
         eval_error(ev, b, "malformed binding `%s`: expected VAR or (VAR VALUE)", show(ev, b));
         return 0;
     }
-    if (!strcmp((*var)->key, "nil") || !strcmp((*var)->key, "t")) {
+    if (syn_streq((*var)->key, "nil") || syn_streq((*var)->key, "t")) {
         eval_error(ev, b, "cannot bind `%s`", (*var)->name);
         return 0;
     }
@@ -1429,14 +1500,15 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
 }
 
 static Node *mk_closure(Eval *ev, Closure *cl) {
-    /* its name printed once (a lambda's is always the same text) */
-    const char *name = !cl->name || syn_streq(cl->name, "lambda")
-                           ? "#<function lambda>"
-                           : arena_printf(&ev->c->arena, "#<function %s>", cl->name);
+    /* its name printed once (a lambda's and a builtin's are texts made at
+       build time, all lower case: their own keys) */
+    int fixed = !cl->name || syn_streq(cl->name, "lambda") || (cl->prim && cl->prim->fname);
+    const char *name = !fixed ? arena_printf(&ev->c->arena, "#<function %s>", cl->name)
+                       : cl->prim ? cl->prim->fname : "#<function lambda>";
     Node *n = syn_new(&ev->c->arena, N_SYMBOL, no_loc);
     if (ev->c->arena.exhausted || !name) return oom_error(ev);
     n->name = name;
-    n->key = syn_key(&ev->c->arena, name);
+    n->key = fixed ? name : syn_key(&ev->c->arena, name);
     n->ival = (int64_t)(uintptr_t)cl;
     n->op = CLOSURE_TAG;
     return n;
@@ -1445,11 +1517,21 @@ static Node *mk_closure(Eval *ev, Closure *cl) {
 /* (lambda LAMBDA-LIST BODY...) */
 static Node *sf_lambda(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 1, -1)) return NULL;
-    EvalLambdaList *ll = ll_parse(ev, form->kids[1], 0);
-    if (!ll) return NULL;
+    /* a definition's lambda list is parsed once (issue 14: the mapcar
+       lambdas of the library's macros were parsed at every call); the
+       table outlasts the run, which is a write */
+    EvalLambdaList *ll = ev->fresh_code ? NULL : ptrmap_get(&ev->lambdas, form->kids[1]);
+    if (!ll) {
+        if (!(ll = ll_parse(ev, form->kids[1], 0))) return NULL;
+        if (!ev->fresh_code) {
+            ev->writes++;
+            ptrmap_put(&ev->c->arena, &ev->lambdas, form->kids[1], ll);
+        }
+    }
     Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
     if (!cl) return oom_error(ev);
     cl->name = "lambda";
+    cl->fresh = ev->fresh_code > 0;
     cl->params = ll;
     cl->body = form->kids + 2;
     cl->nbody = form->nkids - 2;
@@ -1463,7 +1545,9 @@ static Node *sf_function(Eval *ev, Node *form, Binding *env) {
     Node *f = form->kids[1];
     if (syn_is_form(f, "lambda")) return sf_lambda(ev, f, env);
     if (is_sym(f)) {
-        const Prim *p = map_get(&ev->prims, f->key);
+        const void *what;
+        int kind = resolve_head(ev, f->key, &what);
+        const Prim *p = kind == HEAD_PRIM ? what : NULL;
         if (p && p->fn) {
             Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
             if (!cl) return oom_error(ev);
@@ -1472,8 +1556,7 @@ static Node *sf_function(Eval *ev, Node *form, Binding *env) {
             return mk_closure(ev, cl);
         }
         if (p) return eval_error(ev, form, "`%s` is a special form, not a function", f->name);
-        const Node *fn = map_get(&ev->funcs, f->key);
-        if (fn) return (Node *)(uintptr_t)fn;
+        if (kind == HEAD_FUNC) return (Node *)(uintptr_t)what;
         if (ev->host_call && !f->ann) {
             /* #'is-integer?: a function the host answers, called later */
             Closure *cl = arena_alloc(&ev->c->arena, sizeof *cl);
@@ -2922,8 +3005,21 @@ static Node *bi_target_has(Eval *ev, Node *form, Node **a, int n) {
  *   ,@X     (unquote-splicing X)   nesting levels as in Common Lisp
  * ---------------------------------------------------------------------- */
 
-static int is_qq_op(const Node *x, const char *key) {
-    return syn_is_form(x, key) && x->nkids == 2;
+/* Which quasiquote operator form `x` is: (unquote X), (unquote-splicing
+ * X), (quasiquote X) or none, its head's name compared once (issue 14:
+ * three name tests per element of a template, the `unquote` ones
+ * reaching `strcmp` against "unquote-splicing"). */
+enum { QQ_NONE, QQ_UNQUOTE, QQ_SPLICE, QQ_QUASI };
+
+static inline int qq_op(const Node *x) {
+    if (x->kind != N_LIST || x->nkids != 2) return QQ_NONE;
+    const char *h = syn_head(x);
+    if (!h) return QQ_NONE;
+    /* byte by byte: each test stops at the name's end */
+    if (h[0] == 'u' && h[1] == 'n' && h[2] == 'q' && h[3] == 'u' && h[4] == 'o' && h[5] == 't' && h[6] == 'e')
+        return !h[7] ? QQ_UNQUOTE : !strcmp(h + 7, "-splicing") ? QQ_SPLICE : QQ_NONE;
+    if (h[0] == 'q' && h[1] == 'u' && h[2] == 'a' && !strcmp(h, "quasiquote")) return QQ_QUASI;
+    return QQ_NONE;
 }
 
 static Node *qq_wrap(Eval *ev, Node *orig, Node *inner) {
@@ -2947,22 +3043,34 @@ static Node *qq_unquote(Eval *ev, Node *e, Binding *env) {
     return s;
 }
 
+static Node *qq_list(Eval *ev, Node *x, int level, Binding *env);
+
+/* (unquote X) or (quasiquote X) of kind `op` (qq_op) in a template. */
+static Node *qq_form(Eval *ev, Node *x, int op, int level, Binding *env) {
+    if (op == QQ_UNQUOTE) {
+        if (level == 1) return qq_unquote(ev, x->kids[1], env);
+        Node *in = qq(ev, x->kids[1], level - 1, env);
+        return in ? qq_wrap(ev, x, in) : NULL;
+    }
+    Node *in = qq(ev, x->kids[1], level + 1, env);
+    return in ? qq_wrap(ev, x, in) : NULL;
+}
+
 static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
     if (ev->failed) return NULL;
     if (x->kind != N_LIST && x->kind != N_VECLIT && x->kind != N_HWVEC) return x;
     if (x->kind == N_LIST) {
-        if (is_qq_op(x, "unquote")) {
-            if (level == 1) return qq_unquote(ev, x->kids[1], env);
-            Node *in = qq(ev, x->kids[1], level - 1, env);
-            return in ? qq_wrap(ev, x, in) : NULL;
-        }
-        if (is_qq_op(x, "quasiquote")) {
-            Node *in = qq(ev, x->kids[1], level + 1, env);
-            return in ? qq_wrap(ev, x, in) : NULL;
-        }
-        if (is_qq_op(x, "unquote-splicing") && level == 1)
-            return eval_error(ev, x, "`,@` must be inside a list");
+        int op = qq_op(x);
+        if (op == QQ_UNQUOTE || op == QQ_QUASI) return qq_form(ev, x, op, level, env);
+        if (op == QQ_SPLICE && level == 1) return eval_error(ev, x, "`,@` must be inside a list");
     }
+    return qq_list(ev, x, level, env);
+}
+
+/* A list (or vector literal) of a template that is no quasiquote
+ * operator form: its elements, each through qq (atoms stand for
+ * themselves: not called for), ,@ spliced. */
+static Node *qq_list(Eval *ev, Node *x, int level, Binding *env) {
     if (!charge(ev, 1)) return NULL;
     if (++ev->depth > ev->max_recursion) {
         ev->depth--;
@@ -2973,7 +3081,12 @@ static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
     int changed = 0;
     for (int i = 0; i < x->nkids && !ev->failed; i++) {
         Node *k = x->kids[i], *v;
-        if (is_qq_op(k, "unquote-splicing") && level == 1) {
+        if (k->kind != N_LIST && k->kind != N_VECLIT && k->kind != N_HWVEC) {
+            if (!vec_push(ev, &out, k)) oom_error(ev);
+            continue;
+        }
+        int op = k->kind == N_LIST ? qq_op(k) : QQ_NONE;
+        if (op == QQ_SPLICE && level == 1) {
             changed = 1;
             v = eval(ev, k->kids[1], env);
             if (!v) break;
@@ -2987,11 +3100,13 @@ static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
                 if (!vec_push(ev, &out, v->kids[j])) oom_error(ev);
             continue;
         }
-        if (is_qq_op(k, "unquote-splicing")) {
+        if (op == QQ_SPLICE) {
             Node *in = qq(ev, k->kids[1], level - 1, env);
             v = in ? qq_wrap(ev, k, in) : NULL;
+        } else if (op == QQ_NONE) {
+            v = qq_list(ev, k, level, env);
         } else {
-            v = qq(ev, k, level, env);
+            v = qq_form(ev, k, op, level, env);
         }
         if (!v) break;
         if (v != k) changed = 1;
@@ -3010,8 +3125,8 @@ static Node *qq(Eval *ev, Node *x, int level, Binding *env) {
  * The table of special forms and builtins
  * ---------------------------------------------------------------------- */
 
-#define SF(name, f) {name, f, NULL, 0, -1}
-#define FN(name, f, min, max) {name, NULL, f, min, max}
+#define SF(name, f) {name, f, NULL, 0, -1, NULL}
+#define FN(name, f, min, max) {name, NULL, f, min, max, "#<function " name ">"}
 
 static const Prim prim_table[] = {
     SF("quote", sf_quote), SF("quasiquote", sf_quasiquote), SF("unquote", sf_unquote),
@@ -3108,6 +3223,7 @@ void eval_init(Eval *ev, Crisp *c) {
     ev->max_output_nodes = EVAL_DEFAULT_MAX_OUTPUT_NODES;
     ev->total_output_nodes = EVAL_DEFAULT_TOTAL_OUTPUT_NODES;
     ev->max_nesting = EVAL_DEFAULT_MAX_NESTING;
+    ev->heads = arena_alloc(&c->arena, sizeof *ev->heads * EVAL_HEADS);
     ev->nil = syn_symbol(&c->arena, no_loc, "nil");
     ev->t = syn_symbol(&c->arena, no_loc, "t");
     for (size_t i = 0; i < sizeof prim_table / sizeof prim_table[0]; i++)

@@ -16,6 +16,7 @@
 
 #include "../core/context.h"
 #include "../core/strbuf.h"
+#include "../core/ptrmap.h"
 
 /* Defaults for the limits (used when the CrispOptions field is 0). */
 #define EVAL_DEFAULT_MAX_STEPS 1000000L         /* per macro call           */
@@ -159,6 +160,16 @@ struct Eval {
     const Node **code;         /* open addressing, NULL = empty          */
     int code_cap, code_n;
 
+    /* What a call's head names (special form, builtin, %defun, macro or
+       none), by the address of its spelling, direct-mapped, valid while
+       `writes` is unchanged (eval.c resolve_head).  Code evaluated while
+       `fresh_code` > 0 (a macro's result evaluated in a macro body) may
+       have spellings that die with the run: not cached. */
+    struct EvalHead *heads;
+    int fresh_code;
+    PtrMap lambdas;            /* a definition's (lambda LIST ...) -> LIST
+                                  parsed (eval.c sf_lambda)             */
+
     Node *nil, *t;             /* canonical false / true values          */
     Node *small_ints[160];     /* cache for -32..127                     */
 };
@@ -237,8 +248,12 @@ int eval_truthy(const Node *v);
 const char *eval_function_name(const Node *v);
 
 /* Is `v` a closure value (lambda or #'builtin)?  Closures may not appear in
- * an expansion. */
-int eval_is_function(const Node *v);
+ * an expansion.  (Closures travel as SYMBOL nodes whose `op` is this tag
+ * and whose `ival` holds the closure: macros/eval.c.) */
+#define EVAL_CLOSURE_TAG 0x434c /* fits Node.op */
+static inline int eval_is_function(const Node *v) {
+    return v && v->kind == N_SYMBOL && v->op == EVAL_CLOSURE_TAG && v->ival;
+}
 
 /* Report an error at `at` (a node of the macro body being run; NULL = the
  * macro's call site) with the current expansion as origin, and start

@@ -72,12 +72,31 @@ struct Expander {
     long fresh;               /* fresh nodes in the current expansion */
     ArenaMark mark;           /* the arena before the current call's
                                  evaluation: later nodes are its own   */
+    uintptr_t own_lo;         /* ... its first free byte then, and    */
+    const void *own_chunk;    /* its newest chunk (run_own)           */
     int in_place;             /* ... and marked in place (mark_fresh)  */
+    struct MacroSeen {        /* eval_find_macro's answers by the
+                                 address of the spelling (macro_of)   */
+        const char *key;
+        long gen;             /* Eval.writes then                     */
+        const Macro *m;
+    } seen[512];
 };
 
 static uint32_t ptr_hash(const void *p) {
     uintptr_t x = (uintptr_t)p >> 4;
     return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
+}
+
+/* Did the current call's run allocate `p` (arena_since(x->mark))?  While
+ * the arena is in the chunk the run began in, that is the stretch from
+ * its first free byte then to the current one: two comparisons, not a
+ * walk of the chunks (issue 14: asked of every node of an expansion). */
+static inline int run_own(const Expander *x, const void *p) {
+    const Arena *a = &x->c->arena;
+    if ((const void *)a->head == x->own_chunk)
+        return (uintptr_t)p >= x->own_lo && (uintptr_t)p < (uintptr_t)a->cur;
+    return arena_since(a, x->mark, p);
 }
 
 /* Add p: 1 when it was not there, 0 when it was, -1 out of memory. */
@@ -172,9 +191,11 @@ static int arg_search(Expander *x, const Node *t, const Node *n, int depth) {
  * argument itself, and their set made only when that search runs long. */
 static int is_arg(Expander *x, const Node *n) {
     if (x->args_made) return set_has(&x->args, n);
-    if (eval_is_code(&x->ev, n)) return 0;
     const Node *call = x->call;
-    for (int i = 1; i < call->nkids; i++)
+    for (int i = 1; i < call->nkids && i <= 8; i++) /* a few first: cheaper than a probe */
+        if (call->kids[i] == n) return 1;
+    if (eval_is_code(&x->ev, n)) return 0;
+    for (int i = 9; i < call->nkids; i++)
         if (call->kids[i] == n) return 1;
     x->search_left -= call->nkids;
     for (int i = 1; i < call->nkids && x->search_left >= 0; i++) {
@@ -191,9 +212,9 @@ static int is_arg(Expander *x, const Node *n) {
 /* A node of an expansion that is not an argument: code (not a function
  * object), within the nesting and size limits; counts it.  0 after
  * reporting an error. */
-static int fresh_node_ok(Expander *x, Node *n, int depth) {
+static inline int fresh_node_ok(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
-    if (n->kind == N_SYMBOL && eval_is_function(n)) {
+    if (eval_is_function(n)) {
         diag_error(&c->diag, x->call_loc, x->exp ? x->exp->parent : NULL, EVAL_E_SIZE,
                    "macro `%s` returned a function object, which is not code", x->macro);
         return 0;
@@ -218,7 +239,7 @@ static int fresh_node_ok(Expander *x, Node *n, int depth) {
  * output limits.  NULL after reporting an error. */
 static Node *mark_fresh(Expander *x, Node *n, int depth) {
     Crisp *c = x->c;
-    int since = arena_since(&c->arena, x->mark, n);
+    int since = run_own(x, n);
     if (!since && is_arg(x, n)) return n;
     if (!fresh_node_ok(x, n, depth)) return NULL;
     /* A node this call's evaluation made is this expansion's own: it is
@@ -241,7 +262,7 @@ static Node *mark_fresh(Expander *x, Node *n, int depth) {
     if (m->kind == N_LIST || m->kind == N_VECLIT || m->kind == N_HWVEC) {
         /* an own node's kids array may still be older (shared with a list
            the macro took apart): copied before its first change */
-        int own_kids = !own || !m->nkids || arena_since(&c->arena, x->mark, m->kids);
+        int own_kids = !own || !m->nkids || run_own(x, m->kids);
         for (int i = 0; i < m->nkids; i++) {
             Node *k = mark_fresh(x, m->kids[i], depth + 1);
             if (!k) return NULL;
@@ -321,8 +342,8 @@ static void flat_point(Flat *f, size_t slot, size_t off) {
 }
 
 /* The string `s` of node field `slot`: copied when the run made it. */
-static int flat_chars(Expander *x, Flat *f, size_t slot, const char *s, long len, ArenaMark before) {
-    if (!s || !arena_since(&x->c->arena, before, s)) return 1; /* the pointer stands */
+static int flat_chars(Expander *x, Flat *f, size_t slot, const char *s, long len) {
+    if (!s || !run_own(x, s)) return 1; /* the pointer stands */
     if (len < 0) len = (long)strlen(s);
     size_t at = flat_take(f, (size_t)len + 1);
     if (f->oom) return 0;
@@ -335,8 +356,9 @@ static int flat_chars(Expander *x, Flat *f, size_t slot, const char *s, long len
 /* Node `n` of the expansion into the pointer at offset `slot` of the
  * buffer: an argument node as it is, any other copied.  0 after an error
  * (reported as mark_fresh reports it) or out of memory (f->oom). */
-static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot, ArenaMark before) {
-    if (!arena_since(&x->c->arena, before, n) && is_arg(x, n)) {
+static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot) {
+    int own = run_own(x, n);
+    if (!own && is_arg(x, n)) {
         memcpy(f->buf + slot, &n, sizeof n);
         return 1;
     }
@@ -350,17 +372,18 @@ static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot, Aren
     m->loc = x->call_loc;
     m->origin = x->exp;
     int is_name = n->kind == N_SYMBOL || n->kind == N_KEYWORD;
-    if (is_name || n->kind == N_STRING) {
-        if (!flat_chars(x, f, me + offsetof(Node, name), n->name, n->kind == N_STRING ? n->slen : -1, before))
+    /* an older node's strings are older too */
+    if (own && (is_name || n->kind == N_STRING)) {
+        if (!flat_chars(x, f, me + offsetof(Node, name), n->name, n->kind == N_STRING ? n->slen : -1))
             return 0;
         if (is_name && n->key == n->name) {
             memcpy(f->buf + me + offsetof(Node, key), f->buf + me + offsetof(Node, name), sizeof(char *));
-            if (arena_since(&x->c->arena, before, n->name)) f->rel[f->nrel++] = me + offsetof(Node, key);
-        } else if (is_name && !flat_chars(x, f, me + offsetof(Node, key), n->key, -1, before)) {
+            if (run_own(x, n->name)) f->rel[f->nrel++] = me + offsetof(Node, key);
+        } else if (is_name && !flat_chars(x, f, me + offsetof(Node, key), n->key, -1)) {
             return 0;
         }
     }
-    if (n->kind == N_SYMBOL && n->ann && !flat_node(x, f, n->ann, depth + 1, me + offsetof(Node, ann), before))
+    if (n->kind == N_SYMBOL && n->ann && !flat_node(x, f, n->ann, depth + 1, me + offsetof(Node, ann)))
         return 0;
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
         if (!n->nkids) {
@@ -371,7 +394,7 @@ static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot, Aren
         if (f->oom) return 0;
         flat_point(f, me + offsetof(Node, kids), kids);
         for (int i = 0; i < n->nkids; i++)
-            if (!flat_node(x, f, n->kids[i], depth + 1, kids + sizeof(Node *) * (size_t)i, before)) return 0;
+            if (!flat_node(x, f, n->kids[i], depth + 1, kids + sizeof(Node *) * (size_t)i)) return 0;
     }
     return 1;
 }
@@ -386,7 +409,7 @@ static __attribute__((noinline)) Node *take_expansion(Expander *x, Node *r, Aren
     size_t srel[256];
     Flat f = {sbuf, 0, sizeof sbuf, srel, 0, sizeof srel / sizeof srel[0], 0, 0};
     size_t root = flat_take(&f, sizeof(Node *)); /* the root's slot, not copied */
-    int ok = flat_node(x, &f, r, 0, root, before);
+    int ok = flat_node(x, &f, r, 0, root);
     arena_scope_end(&c->arena, before);
     Node *out = NULL;
     if (ok) {
@@ -442,7 +465,12 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
     long calls = x->ev.host_calls, writes = x->ev.writes;
     int errors = c->diag.errors, warnings = c->diag.warnings;
     ArenaMark before = arena_scope_begin(&c->arena);
+    uintptr_t own_lo = (uintptr_t)c->arena.cur;
+    const void *own_chunk = c->arena.head;
     Node *r = eval_macroexpand(&x->ev, m, call, e); /* may expand other calls */
+    x->mark = before; /* (nested expansions changed them) */
+    x->own_lo = own_lo;
+    x->own_chunk = own_chunk;
     if (r && x->ev.host_calls == calls && x->ev.writes == writes && c->diag.errors == errors &&
         c->diag.warnings == warnings && !c->arena.exhausted && !x->ev.failed) {
         /* nothing outside the expansion refers to the run's memory: take
@@ -533,7 +561,21 @@ static const Macro *macro_of(Expander *x, const Node *n) {
     if (n->kind != N_LIST || n->nkids == 0) return NULL;
     const Node *h = n->kids[0];
     if (h->kind != N_SYMBOL || h->ann || eval_is_function(h)) return NULL;
-    const Macro *m = eval_find_macro(&x->ev, h->key);
+    /* the checker asks about every list's head (issue 14): the answer for
+       a spelling is kept by its address until a definition changes what
+       a name may mean (Eval.writes).  The spellings asked about are those
+       of code the checker reads, which lives as long as the compilation */
+    uint64_t hh = (uint64_t)(uintptr_t)h->key * 0x9E3779B97F4A7C15ull;
+    struct MacroSeen *e = &x->seen[hh >> 55 & (sizeof x->seen / sizeof x->seen[0] - 1)];
+    const Macro *m;
+    if (e->key == h->key && e->gen == x->ev.writes) {
+        m = e->m;
+    } else {
+        m = eval_find_macro(&x->ev, h->key);
+        e->key = h->key;
+        e->gen = x->ev.writes;
+        e->m = m;
+    }
     while (m && m->seq >= x->visible) m = m->prev;
     return m;
 }
