@@ -192,9 +192,13 @@ static int arg_search(Expander *x, const Node *t, const Node *n, int depth) {
 static int is_arg(Expander *x, const Node *n) {
     if (x->args_made) return set_has(&x->args, n);
     const Node *call = x->call;
+    /* the constants are mostly symbols (if, progn, let), the arguments
+       mostly lists: each asked first where it is likelier */
+    int code_first = n->kind == N_SYMBOL;
+    if (code_first && eval_is_code(&x->ev, n)) return 0;
     for (int i = 1; i < call->nkids && i <= 8; i++) /* a few first: cheaper than a probe */
         if (call->kids[i] == n) return 1;
-    if (eval_is_code(&x->ev, n)) return 0;
+    if (!code_first && eval_is_code(&x->ev, n)) return 0;
     for (int i = 9; i < call->nkids; i++)
         if (call->kids[i] == n) return 1;
     x->search_left -= call->nkids;
@@ -356,12 +360,19 @@ static int flat_chars(Expander *x, Flat *f, size_t slot, const char *s, long len
 /* Node `n` of the expansion into the pointer at offset `slot` of the
  * buffer: an argument node as it is, any other copied.  0 after an error
  * (reported as mark_fresh reports it) or out of memory (f->oom). */
+static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t slot);
+
 static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot) {
     int own = run_own(x, n);
     if (!own && is_arg(x, n)) {
         memcpy(f->buf + slot, &n, sizeof n);
         return 1;
     }
+    return flat_copy(x, f, n, own, depth, slot);
+}
+
+/* flat_node for a node that is no argument (`own`: the run made it). */
+static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t slot) {
     if (!fresh_node_ok(x, n, depth)) return 0;
     size_t me = flat_take(f, sizeof *n);
     if (f->oom) return 0;
@@ -393,8 +404,14 @@ static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot) {
         size_t kids = flat_take(f, sizeof(Node *) * (size_t)n->nkids);
         if (f->oom) return 0;
         flat_point(f, me + offsetof(Node, kids), kids);
-        for (int i = 0; i < n->nkids; i++)
-            if (!flat_node(x, f, n->kids[i], depth + 1, kids + sizeof(Node *) * (size_t)i)) return 0;
+        for (int i = 0; i < n->nkids; i++) {
+            /* flat_node, the arguments (a body's forms) without a call */
+            Node *k = n->kids[i];
+            size_t ks = kids + sizeof(Node *) * (size_t)i;
+            int kown = run_own(x, k);
+            if (!kown && is_arg(x, k)) memcpy(f->buf + ks, &k, sizeof k);
+            else if (!flat_copy(x, f, k, kown, depth + 1, ks)) return 0;
+        }
     }
     return 1;
 }
