@@ -153,7 +153,7 @@ static int list_len(const Node *v) {
     return v->kind == N_LIST ? v->nkids : 0;
 }
 
-int eval_truthy(const Node *v) {
+static inline int truthy(const Node *v) {
     if (!v) return 0;
     switch (v->kind) {
     case N_LIST: return v->nkids > 0;
@@ -163,6 +163,10 @@ int eval_truthy(const Node *v) {
         return !(is_sym(v) && !v->ann && (syn_streq(v->key, "nil") || syn_streq(v->key, "false")));
     default: return 1;
     }
+}
+
+int eval_truthy(const Node *v) {
+    return truthy(v);
 }
 
 static Node *mk_int(Eval *ev, int64_t v) {
@@ -387,7 +391,7 @@ struct Binding {
 
 /* Returns the extended environment; on arena exhaustion reports and
  * returns `env` unchanged (callers check ev->failed). */
-static Binding *bind(Eval *ev, Binding *env, const char *key, Node *val) {
+static inline Binding *bind(Eval *ev, Binding *env, const char *key, Node *val) {
     Binding *b = arena_alloc(&ev->c->arena, sizeof *b);
     if (!b) {
         oom_error(ev);
@@ -760,7 +764,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
         }
         int allow = ll->allow_other_keys;
         for (int j = i; j < n; j += 2)
-            if (syn_is_kw(args[j], "allow-other-keys") && eval_truthy(args[j + 1])) allow = 1;
+            if (syn_is_kw(args[j], "allow-other-keys") && truthy(args[j + 1])) allow = 1;
         for (int j = i; j < n; j += 2) {
             if (args[j]->kind != N_KEYWORD) {
                 bind_error(ev, bc, args[j], "expected a keyword, got `%s`", show(ev, args[j]));
@@ -806,8 +810,7 @@ static int ll_bind(Eval *ev, const EvalLambdaList *ll, Node **args, int n, Node 
 
 /* Eval.code: the nodes of the definitions that have run (eval_is_code). */
 static uint32_t code_hash(const void *p) {
-    uintptr_t x = (uintptr_t)p >> 3;
-    return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
+    return eval_code_hash_(p);
 }
 
 /* Add `n`: 1 when it was not there, 0 when it was or memory ran out. */
@@ -851,16 +854,6 @@ static void note_code(Eval *ev, const Node *form) {
     note_code_rec(ev, form, 0);
 }
 
-int eval_is_code(const Eval *ev, const Node *n) {
-    if (n == ev->nil || n == ev->t) return 1;
-    if (n->kind == N_INT && n->ival >= -32 && n->ival < 128 && ev->small_ints[n->ival + 32] == n) return 1;
-    if (!ev->code_cap) return 0;
-    uint32_t mask = (uint32_t)ev->code_cap - 1;
-    for (uint32_t j = code_hash(n) & mask;; j = (j + 1) & mask) {
-        if (ev->code[j] == n) return 1;
-        if (!ev->code[j]) return 0;
-    }
-}
 
 typedef Node *(*SpecialFn)(Eval *ev, Node *form, Binding *env);
 typedef Node *(*PrimFn)(Eval *ev, Node *form, Node **a, int n);
@@ -895,16 +888,8 @@ struct EvalHead {
 
 #define EVAL_HEADS 512   /* a power of two */
 
-static int resolve_head(Eval *ev, const char *key, const void **what) {
-    struct EvalHead *e = NULL;
-    if (!ev->fresh_code && ev->heads) {
-        uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-        e = &ev->heads[h >> 55 & (EVAL_HEADS - 1)];
-        if (e->key == key && e->gen == ev->writes) {
-            *what = e->what;
-            return e->kind;
-        }
-    }
+static __attribute__((noinline)) int resolve_head_slow(Eval *ev, const char *key, const void **what,
+                                                      struct EvalHead *e) {
     int kind = HEAD_NONE;
     const void *w;
     if ((w = map_get(&ev->prims, key))) kind = HEAD_PRIM;
@@ -918,6 +903,19 @@ static int resolve_head(Eval *ev, const char *key, const void **what) {
     }
     *what = w;
     return kind;
+}
+
+static inline int resolve_head(Eval *ev, const char *key, const void **what) {
+    struct EvalHead *e = NULL;
+    if (!ev->fresh_code && ev->heads) {
+        uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+        e = &ev->heads[h >> 55 & (EVAL_HEADS - 1)];
+        if (e->key == key && e->gen == ev->writes) {
+            *what = e->what;
+            return e->kind;
+        }
+    }
+    return resolve_head_slow(ev, key, what, e);
 }
 
 
@@ -967,8 +965,17 @@ static Node **eval_args(Eval *ev, Node **forms, int n, Binding *env, Node **buf,
     return a;
 }
 
-static Node *call_prim(Eval *ev, const Prim *p, Node *form, Node **a, int n) {
-    if (n < p->min || (p->max >= 0 && n > p->max)) {
+static Node *prim_count_error(Eval *ev, const Prim *p, Node *form, int n);
+
+/* (In line: a builtin's call is most of the evaluator's work; the count's
+ * report apart.) */
+static inline Node *call_prim(Eval *ev, const Prim *p, Node *form, Node **a, int n) {
+    if (n < p->min || (p->max >= 0 && n > p->max)) return prim_count_error(ev, p, form, n);
+    return p->fn(ev, form, a, n);
+}
+
+static __attribute__((noinline)) Node *prim_count_error(Eval *ev, const Prim *p, Node *form, int n) {
+    {
         if (p->min == p->max)
             return eval_error(ev, form, "`%s` expects %d argument%s, got %d", p->name, p->min,
                               p->min == 1 ? "" : "s", n);
@@ -978,7 +985,6 @@ static Node *call_prim(Eval *ev, const Prim *p, Node *form, Node **a, int n) {
         return eval_error(ev, form, "`%s` expects %d to %d arguments, got %d", p->name, p->min,
                           p->max, n);
     }
-    return p->fn(ev, form, a, n);
 }
 
 /* Run macro `m` on `call`: bind its lambda list to the (unevaluated)
@@ -1126,9 +1132,16 @@ static Node *apply(Eval *ev, Node *f, Node **args, int n, Node *form) {
  * Special forms
  * ---------------------------------------------------------------------- */
 
-static int want_args(Eval *ev, Node *form, int min, int max) {
+static int operand_count_error(Eval *ev, Node *form, int min, int max);
+
+static inline int want_args(Eval *ev, Node *form, int min, int max) {
     int n = form->nkids - 1;
     if (n >= min && (max < 0 || n <= max)) return 1;
+    return operand_count_error(ev, form, min, max);
+}
+
+static __attribute__((noinline)) int operand_count_error(Eval *ev, Node *form, int min, int max) {
+    int n = form->nkids - 1;
     if (max < 0)
         eval_error(ev, form, "`%s` expects at least %d operand%s, got %d", form->kids[0]->name, min,
                    min == 1 ? "" : "s", n);
@@ -1164,7 +1177,7 @@ static Node *sf_if(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 2, 3)) return NULL;
     Node *t = eval(ev, form->kids[1], env);
     if (!t) return NULL;
-    if (eval_truthy(t)) return eval(ev, form->kids[2], env);
+    if (truthy(t)) return eval(ev, form->kids[2], env);
     return form->nkids > 3 ? eval(ev, form->kids[3], env) : ev->nil;
 }
 
@@ -1173,7 +1186,7 @@ static Node *sf_when(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 1, -1)) return NULL;
     Node *t = eval(ev, form->kids[1], env);
     if (!t) return NULL;
-    return eval_truthy(t) ? eval_body(ev, form->kids + 2, form->nkids - 2, env) : ev->nil;
+    return truthy(t) ? eval_body(ev, form->kids + 2, form->nkids - 2, env) : ev->nil;
 }
 
 /* (unless TEST BODY...) */
@@ -1181,7 +1194,7 @@ static Node *sf_unless(Eval *ev, Node *form, Binding *env) {
     if (!want_args(ev, form, 1, -1)) return NULL;
     Node *t = eval(ev, form->kids[1], env);
     if (!t) return NULL;
-    return !eval_truthy(t) ? eval_body(ev, form->kids + 2, form->nkids - 2, env) : ev->nil;
+    return !truthy(t) ? eval_body(ev, form->kids + 2, form->nkids - 2, env) : ev->nil;
 }
 
 /* (cond (TEST BODY...)...) - a clause without BODY yields TEST's value */
@@ -1193,7 +1206,7 @@ static Node *sf_cond(Eval *ev, Node *form, Binding *env) {
                               show(ev, cl));
         Node *t = eval(ev, cl->kids[0], env);
         if (!t) return NULL;
-        if (eval_truthy(t)) return cl->nkids == 1 ? t : eval_body(ev, cl->kids + 1, cl->nkids - 1, env);
+        if (truthy(t)) return cl->nkids == 1 ? t : eval_body(ev, cl->kids + 1, cl->nkids - 1, env);
     }
     return ev->nil;
 }
@@ -1229,7 +1242,7 @@ static Node *sf_and(Eval *ev, Node *form, Binding *env) {
     Node *v = ev->t;
     for (int i = 1; i < form->nkids; i++) {
         v = eval(ev, form->kids[i], env);
-        if (!v || !eval_truthy(v)) return v;
+        if (!v || !truthy(v)) return v;
     }
     return v;
 }
@@ -1238,7 +1251,7 @@ static Node *sf_and(Eval *ev, Node *form, Binding *env) {
 static Node *sf_or(Eval *ev, Node *form, Binding *env) {
     for (int i = 1; i < form->nkids; i++) {
         Node *v = eval(ev, form->kids[i], env);
-        if (!v || eval_truthy(v)) return v;
+        if (!v || truthy(v)) return v;
     }
     return ev->nil;
 }
@@ -1983,7 +1996,7 @@ static Node *bi_oddp(Eval *ev, Node *form, Node **a, int n) { (void)n; return nu
 /* (null X), (not X) - true for every false value */
 static Node *bi_not(Eval *ev, Node *form, Node **a, int n) {
     (void)form, (void)n;
-    return mk_bool(ev, !eval_truthy(a[0]));
+    return mk_bool(ev, !truthy(a[0]));
 }
 
 /* (listp X) - lists including nil */
@@ -2352,8 +2365,8 @@ static Node *map_lists(Eval *ev, Node *form, Node **a, int n, char mode) {
         Node *v = apply(ev, a[0], args, n - 1, form);
         if (!v) return NULL;
         if (mode == 'm') out[j] = v;
-        else if (mode == 'e' && !eval_truthy(v)) return ev->nil;
-        else if (mode == 's' && eval_truthy(v)) return v;
+        else if (mode == 'e' && !truthy(v)) return ev->nil;
+        else if (mode == 's' && truthy(v)) return v;
     }
     return mode == 'm' ? mk_list(ev, out, len) : mode == 'e' ? ev->t : ev->nil;
 }
@@ -2700,7 +2713,7 @@ static Node *sf_ct_assert(Eval *ev, Node *form, Binding *env) {
     const Node *why_at = NULL;
     Node *v = eval_quiet(ev, test, env, &why, &why_at);
     if (!v && ev->failed) return NULL;
-    if (v && eval_truthy(v)) return ev->t;
+    if (v && truthy(v)) return ev->t;
     const char *msg = v ? directive_text(ev, form, 2, env) : "";
     if (!msg) return NULL;
     int quiet = ev->quiet;
@@ -2993,7 +3006,7 @@ static Node *bi_target_has(Eval *ev, Node *form, Node **a, int n) {
         return eval_error(ev, form, "unknown target property `:%s` in target-has: expected one of "
                           TARGET_PROPERTIES, a[0]->name);
     if (has >= 0) return mk_bool(ev, has);
-    if (n > 1) return mk_bool(ev, eval_truthy(a[1]));
+    if (n > 1) return mk_bool(ev, truthy(a[1]));
     return eval_error(ev, form, "target-has :%s is not decided for target oclc (OpenCL C 1.2 "
                       "makes it optional); pass a default: (target-has :%s nil)", a[0]->name,
                       a[0]->name);

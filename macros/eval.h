@@ -209,7 +209,24 @@ Node *eval_form(Eval *ev, const Node *form);
  * without it being the call's: a node of a definition that has run (its
  * quoted constants: such nodes are never a macro call's arguments, since
  * every expansion copies them), nil, t or a cached small integer. */
-int eval_is_code(const Eval *ev, const Node *n);
+static inline int eval_is_code(const Eval *ev, const Node *n);
+
+/* (In line: the expander asks it of most nodes of every expansion.) */
+static inline uint32_t eval_code_hash_(const void *p) {
+    uintptr_t x = (uintptr_t)p >> 3;
+    return (uint32_t)(x * 2654435761u) ^ (uint32_t)(x >> 29);
+}
+
+static inline int eval_is_code(const Eval *ev, const Node *n) {
+    if (n == ev->nil || n == ev->t) return 1;
+    if (n->kind == N_INT && n->ival >= -32 && n->ival < 128 && ev->small_ints[n->ival + 32] == n) return 1;
+    if (!ev->code_cap) return 0;
+    uint32_t mask = (uint32_t)ev->code_cap - 1;
+    for (uint32_t j = eval_code_hash_(n) & mask;; j = (j + 1) & mask) {
+        if (ev->code[j] == n) return 1;
+        if (!ev->code[j]) return 0;
+    }
+}
 
 /* Make a compile-time constant visible to macro bodies under `key`
  * (the expander does this for `(def-const NAME LITERAL)`). */
