@@ -1827,31 +1827,28 @@ void ck_form_to(Ctx *cx, Node *syn, Dest *d) {
 static void form_to_1(Ctx *cx, Node *syn, Dest *d) {
     if (cx->ck->d->fatal || !(syn = ck_expand(cx, syn))) return;
     const char *h = syn_head(syn);
-    if (h) {
-        if (syn_streq(h, "let")) return form_let(cx, syn, d, 0);
-        if (syn_streq(h, "let*")) return form_let(cx, syn, d, 1);
-        if (syn_streq(h, "progn")) return form_progn(cx, syn, d);
-        if (syn_streq(h, "if")) return form_if(cx, syn, d);
-        if (syn_streq(h, "%loop")) return form_loop(cx, syn, d);
-        if (syn_streq(h, "%native-warp-if")) return form_native_warp_if(cx, syn, d);
-        if (syn_streq(h, "return")) {
-            /* a macro's expansion ending in (return X), used as a value:
-               X is the value of the macro call (the spec's reduce-vec-small
-               and filter end this way) */
-            if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return ck_form_to(cx, syn->kids[1], d);
-            return form_return(cx, syn);
-        }
-        if (syn_streq(h, "multiple-value-bind")) return form_mvb(cx, syn, d);
-        if (syn_streq(h, "%no-barrier")) return form_no_barrier(cx, syn, d);
-        if (syn_streq(h, "%uniform") || syn_streq(h, "%uniform*")) return ck_uniform_form(cx, syn, d); /* uniform.c */
-        if (syn_streq(h, "%grid-body")) return form_grid_body(cx, syn, d);
-        if (syn_streq(h, "result")) return form_result(cx, syn);
-        if (syn_streq(h, "let-maybe")) return form_let_maybe(cx, syn, d);
-        if (syn_streq(h, "let-kernel")) return orch_let_kernel(cx, syn, d); /* orch.c */
-        if (syn_streq(h, "declare")) {
-            diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body");
-            return;
-        }
+    switch (h ? ck_head(cx->ck, h)->form : CF_NONE) {
+    case CF_LET: return form_let(cx, syn, d, 0);
+    case CF_LET_STAR: return form_let(cx, syn, d, 1);
+    case CF_PROGN: return form_progn(cx, syn, d);
+    case CF_IF: return form_if(cx, syn, d);
+    case CF_LOOP: return form_loop(cx, syn, d);
+    case CF_NATIVE_WARP_IF: return form_native_warp_if(cx, syn, d);
+    case CF_RETURN:
+        /* a macro's expansion ending in (return X), used as a value: X is
+           the value of the macro call (the spec's reduce-vec-small and
+           filter end this way) */
+        if (d->kind == D_VAR && syn->origin && syn->nkids == 2) return ck_form_to(cx, syn->kids[1], d);
+        return form_return(cx, syn);
+    case CF_MVB: return form_mvb(cx, syn, d);
+    case CF_NO_BARRIER: return form_no_barrier(cx, syn, d);
+    case CF_UNIFORM: return ck_uniform_form(cx, syn, d); /* uniform.c */
+    case CF_GRID_BODY: return form_grid_body(cx, syn, d);
+    case CF_RESULT: return form_result(cx, syn);
+    case CF_LET_MAYBE: return form_let_maybe(cx, syn, d);
+    case CF_LET_KERNEL: return orch_let_kernel(cx, syn, d); /* orch.c */
+    case CF_DECLARE: diag_error_at(cx->ck->d, syn, "E0344", "(declare ...) must come first in a body"); return;
+    case CF_NONE: break;
     }
     int plain_maybe_value = 0;
     if (d->kind == D_RETURN && cx->fn->ret->kind == TY_TUPLE && cx->fn->ret->maybe) {

@@ -443,10 +443,11 @@ int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 
 /* ---- operands ---- */
 
+const char *const cx_statement_heads[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", "%native-warp-if", NULL};
+
 int cx_is_statement_head(const char *h) {
-    static const char *stm[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", "%native-warp-if", NULL};
-    for (int i = 0; stm[i]; i++)
-        if (syn_streq(stm[i], h)) return 1;
+    for (int i = 0; cx_statement_heads[i]; i++)
+        if (syn_streq(cx_statement_heads[i], h)) return 1;
     return 0;
 }
 

@@ -73,12 +73,17 @@ static const Builtin builtins[] = {
 
 /* The builtin forms by name (builtins, cx_id_builtins, cx_atomic_ops, in
  * that order of precedence), hashed once per process: ck_expr looked for
- * every call's head in the three tables one entry at a time (issue 14). */
+ * every call's head in the three tables one entry at a time (issue 14).
+ * The table also holds the other names ck_expr and form_to_1 test a head
+ * against (statement forms, quote, funcall, the warp forms), with what
+ * each is (HEAD_* flags, CkForm). */
 typedef struct HeadEnt {
     const char *name;
     const Builtin *b;
     const IdBuiltin *id;
     const AtomicOp *atomic;
+    unsigned flags;
+    CkForm form;
 } HeadEnt;
 #define HEAD_SLOTS 512 /* a power of two, over twice the names */
 static HeadEnt head_table[HEAD_SLOTS];
@@ -96,25 +101,71 @@ static HeadEnt *head_slot(const char *name) {
     return &head_table[j];
 }
 
+static HeadEnt *head_add(const char *name) {
+    HeadEnt *e = head_slot(name);
+    e->name = name;
+    return e;
+}
+
 static void head_build(void) {
     for (int i = 0; builtins[i].name; i++) {
-        HeadEnt *e = head_slot(builtins[i].name);
-        if (!e->name) e->name = builtins[i].name, e->b = &builtins[i];
+        HeadEnt *e = head_add(builtins[i].name);
+        if (!e->b) e->b = &builtins[i];
     }
     for (int i = 0; cx_id_builtins[i].name; i++) {
-        HeadEnt *e = head_slot(cx_id_builtins[i].name);
-        if (!e->name) e->name = cx_id_builtins[i].name, e->id = &cx_id_builtins[i];
+        HeadEnt *e = head_add(cx_id_builtins[i].name);
+        if (!e->b && !e->id) e->id = &cx_id_builtins[i];
     }
     for (int i = 0; cx_atomic_ops[i].name; i++) {
-        HeadEnt *e = head_slot(cx_atomic_ops[i].name);
-        if (!e->name) e->name = cx_atomic_ops[i].name, e->atomic = &cx_atomic_ops[i];
+        HeadEnt *e = head_add(cx_atomic_ops[i].name);
+        if (!e->b && !e->id && !e->atomic) e->atomic = &cx_atomic_ops[i];
     }
+    for (int i = 0; cx_statement_heads[i]; i++) head_add(cx_statement_heads[i])->flags |= HEAD_STATEMENT;
+    for (int i = 0; ck_warp_form_at(i); i++) head_add(ck_warp_form_at(i))->flags |= HEAD_WARP;
+    head_add("quote")->flags |= HEAD_QUOTE;
+    head_add("function")->flags |= HEAD_QUOTE;
+    head_add("quasiquote")->flags |= HEAD_QUOTE;
+    head_add("funcall")->flags |= HEAD_FUNCALL;
+    head_add("%atomic-load")->flags |= HEAD_ATOMIC_LS;
+    head_add("%atomic-store")->flags |= HEAD_ATOMIC_LS;
+    /* form_to_1's statement forms (check.c) */
+    static const struct { const char *name; CkForm form; } forms[] = {
+        {"let", CF_LET}, {"let*", CF_LET_STAR}, {"progn", CF_PROGN}, {"if", CF_IF}, {"%loop", CF_LOOP},
+        {"%native-warp-if", CF_NATIVE_WARP_IF}, {"return", CF_RETURN}, {"multiple-value-bind", CF_MVB},
+        {"%no-barrier", CF_NO_BARRIER}, {"%uniform", CF_UNIFORM}, {"%uniform*", CF_UNIFORM}, {"%grid-body", CF_GRID_BODY},
+        {"result", CF_RESULT}, {"let-maybe", CF_LET_MAYBE}, {"let-kernel", CF_LET_KERNEL}, {"declare", CF_DECLARE},
+        {NULL, CF_NONE}};
+    for (int i = 0; forms[i].name; i++) head_add(forms[i].name)->form = forms[i].form;
 }
 
 static const HeadEnt *head_lookup(const char *name) {
     pthread_once(&head_once, head_build);
     const HeadEnt *e = head_slot(name);
     return e->name ? e : NULL;
+}
+
+/* What KEY names as a head, by its spelling: the table's entry and the
+ * tests of ck_expr its spelling passes.  Answered once per key pointer
+ * (the reader interns spellings; the strings the checker reaches live as
+ * long as the compilation) in the checker's direct-mapped memo, which a
+ * pointer of another key may take over. */
+const HeadMemo *ck_head(Checker *ck, const char *key) {
+    uint32_t j = (uint32_t)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 56) & (HEAD_MEMO_SLOTS - 1);
+    HeadMemo *m = &ck->heads[j];
+    if (m->key == key) return m;
+    const HeadEnt *e = head_lookup(key);
+    unsigned f = e ? e->flags : 0;
+    size_t n = strlen(key);
+    if (n > 1 && key[n - 1] == '~') f |= HEAD_TILDE;
+    if (!strncmp(key, "make-", 5)) f |= HEAD_MAKE;
+    if (!strncmp(key, "as-", 3)) f |= HEAD_AS;
+    if ((!strncmp(key, "to-", 3) || !strncmp(key, "as-", 3)) && ty_lookup_base(key + 3)) f |= HEAD_CONVERSION;
+    if (cx_is_swizzle_name(key)) f |= HEAD_SWIZZLE;
+    m->key = key;
+    m->e = e;
+    m->flags = f;
+    m->form = e ? e->form : CF_NONE;
+    return m;
 }
 
 /* Is KEY a builtin function a variable may hold, (let ((op #'max)) ...)
@@ -532,24 +583,29 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         return NULL;
     }
     const char *h = head->key;
-    if (cx_is_statement_head(h)) return form_value(cx, syn, want);
-    if (syn_streq(h, "quote") || syn_streq(h, "function") || syn_streq(h, "quasiquote")) {
+    /* the tests below in the order they always had; those the head's
+       spelling decides, by the flags of its memo (ck_head) */
+    const HeadMemo *hm = ck_head(cx->ck, h);
+    unsigned hf = hm->flags;
+    if (hf & HEAD_STATEMENT) return form_value(cx, syn, want);
+    if (hf & HEAD_QUOTE) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
         return NULL;
     }
-    if (syn_streq(h, "funcall")) return ck_fnval_call(cx, syn, want);
+    if (hf & HEAD_FUNCALL) return ck_fnval_call(cx, syn, want);
     /* a let-bound function value called by its name (hof.c); none made
        yet (most programs): no scope to search (issue 14: every call's head
        walked every scope to the globals here) */
     Sym *fs = cx->ck->nfnvals ? ck_scope_lookup(cx, h) : NULL;
     if (fs && fs->kind == SYM_FNVAL) return ck_fnval_call(cx, syn, want);
-    size_t hl = strlen(h);
-    Node *soa;
-    if (ck_soa_access(cx, syn, 0, &soa)) return soa;
-    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 3 && ck_soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
-        return ck_user_call(cx, syn, want, NULL, 0);
-    if (hl > 1 && h[hl - 1] == '~' && syn->nkids == 2) return accessor(cx, syn);
-    if (!strncmp(h, "make-", 5)) {
+    if (hf & HEAD_TILDE) {
+        Node *soa;
+        if (ck_soa_access(cx, syn, 0, &soa)) return soa;
+        if (syn->nkids == 3 && ck_soa_sym(cx, syn->kids[1])) /* overloaded for soa-vectors */
+            return ck_user_call(cx, syn, want, NULL, 0);
+        if (syn->nkids == 2) return accessor(cx, syn);
+    }
+    if (hf & HEAD_MAKE) {
         Sym *st = ck_global_lookup(cx->ck, h + 5);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) return ck_struct_make(cx, syn, st->ty->sd);
         StructDef *sd;
@@ -561,21 +617,21 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         Node *r = constvec_form(cx, syn, &handled);
         if (handled) return r;
     }
-    if (ck_warp_form_name(h)) return ck_warp_form(cx, syn, want); /* types/warps.c */
-    const HeadEnt *he = head_lookup(h);
+    if (hf & HEAD_WARP) return ck_warp_form(cx, syn, want); /* types/warps.c */
+    const HeadEnt *he = hm->e;
     if (he && he->b) return he->b->fn(cx, syn, want);
     if (he && he->id) return cx_gpu_id(cx, syn, he->id);
     if (he && he->atomic) return cx_atomic(cx, syn, he->atomic);
-    if (syn_streq("%atomic-load", h) || syn_streq("%atomic-store", h)) return cx_atomic_load_store(cx, syn, want);
-    if (cx_is_swizzle_name(h)) return cx_swizzle(cx, syn);
-    if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && ty_lookup_base(h + 3)) return cx_conversion(cx, syn, h);
-    if (!strncmp(h, "as-", 3) || !strncmp(h, "make-", 5)) {
+    if (hf & HEAD_ATOMIC_LS) return cx_atomic_load_store(cx, syn, want);
+    if (hf & HEAD_SWIZZLE) return cx_swizzle(cx, syn);
+    if (hf & HEAD_CONVERSION) return cx_conversion(cx, syn, h);
+    if (hf & (HEAD_AS | HEAD_MAKE)) {
         /* derived vector types, as-original, as-derived: types/derived.c */
         int handled = 0;
         Node *r = ck_derived_form(cx, syn, &handled);
         if (handled) return r;
     }
-    if (!strncmp(h, "as-", 3)) {
+    if (hf & HEAD_AS) {
         /* (as-NAME x): a value of a related derived struct type as NAME */
         Sym *st = ck_global_lookup(cx->ck, h + 3);
         if (st && st->kind == SYM_TYPE && st->ty && st->ty->kind == TY_STRUCT) {

@@ -24,6 +24,34 @@ typedef struct FuncDef FuncDef;
 typedef struct Template Template;
 typedef struct CtBody CtBody;
 
+/* What a list's head names, as far as its spelling alone decides
+ * (check_forms.c ck_head): the statement form it is (form_to_1), and
+ * the tests of ck_expr's dispatch that can hold for it. */
+typedef enum CkForm {
+    CF_NONE, CF_LET, CF_LET_STAR, CF_PROGN, CF_IF, CF_LOOP, CF_NATIVE_WARP_IF, CF_RETURN, CF_MVB, CF_NO_BARRIER,
+    CF_UNIFORM, CF_GRID_BODY, CF_RESULT, CF_LET_MAYBE, CF_LET_KERNEL, CF_DECLARE
+} CkForm;
+enum {
+    HEAD_STATEMENT = 1 << 0, /* cx_is_statement_head */
+    HEAD_QUOTE = 1 << 1,     /* quote, function, quasiquote */
+    HEAD_FUNCALL = 1 << 2,
+    HEAD_WARP = 1 << 3,      /* ck_warp_form_name */
+    HEAD_ATOMIC_LS = 1 << 4, /* %atomic-load, %atomic-store */
+    HEAD_TILDE = 1 << 5,     /* NAME~: two bytes or more ending in ~ */
+    HEAD_MAKE = 1 << 6,      /* make-... */
+    HEAD_AS = 1 << 7,        /* as-... */
+    HEAD_CONVERSION = 1 << 8, /* to-T or as-T with T a base type */
+    HEAD_SWIZZLE = 1 << 9,   /* cx_is_swizzle_name */
+};
+struct HeadEnt;
+typedef struct HeadMemo {
+    const char *key;         /* the head's key (pointer), NULL: empty */
+    const struct HeadEnt *e; /* its entry in check_forms.c's table */
+    unsigned flags;          /* HEAD_* */
+    CkForm form;
+} HeadMemo;
+#define HEAD_MEMO_SLOTS 256 /* a power of two */
+
 typedef struct Scope {
     struct Scope *up;
     Sym **syms;              /* in definition order */
@@ -122,6 +150,9 @@ typedef struct Checker {
     int norch_forms, caporch_forms;
     Forms read;              /* the forms as read (check_program's input) */
     Forms forms;             /* every definition collected, macros expanded */
+    HeadMemo heads[HEAD_MEMO_SLOTS]; /* ck_head's answers by the key's pointer,
+                                direct-mapped (issue 14: every list's head
+                                went through chains of name tests) */
 } Checker;
 
 typedef enum DestKind { D_DISCARD, D_RETURN, D_VAR } DestKind;
@@ -450,8 +481,13 @@ int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname
  * COND NULL the flexible literal KONST. */
 Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 
+/* ---- check_forms.c: what a head's spelling says (HeadMemo) ---- */
+const HeadMemo *ck_head(Checker *ck, const char *key);
+
 /* ---- warps.c: warp forms (spec "Warps & Shuffles") ---- */
 int ck_warp_form_name(const char *key);
+/* The I-th warp form's name, NULL past the last. */
+const char *ck_warp_form_at(int i);
 Node *ck_warp_form(Ctx *cx, Node *syn, Type *want);
 Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want);
 /* (device-has :subgroups): 1 when the device decides (OpenCL C 2.0+). */

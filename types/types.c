@@ -6,7 +6,6 @@
 #include "types.h"
 #include "../core/syntax.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const ScalarInfo scalars[SC__COUNT] = {
@@ -127,26 +126,45 @@ Type *ty_tuple(Arena *a, Type **elems, int n) {
     return t;
 }
 
-Type *ty_lookup_base(const char *key) {
-    if (syn_streq(key, "bool")) return &ty_bool;
-    if (syn_streq(key, "nil")) return &ty_void;
-    for (int s = 0; s < SC__COUNT; s++) {
-        if (key[0] != scalars[s].name[0]) continue; /* most keys name no scalar type (issue 14) */
-        size_t n = strlen(scalars[s].name);
-        if (strncmp(key, scalars[s].name, n) != 0) continue;
-        const char *rest = key + n;
-        if (!*rest) return ty_num((Scalar)s);
-        int w = 0;
-        if (sscanf(rest, "%d", &w) == 1) {
-            char buf[8];
-            snprintf(buf, sizeof buf, "%d", w);
-            if (syn_streq(buf, rest) && s != SC_BFLOAT16) {
-                Type *t = ty_hwvec((Scalar)s, w);
-                if (t) return t;
-            }
+/* The one scalar type whose name KEY may begin with (no two names share
+ * their first two bytes, and none is another's prefix), or -1. */
+static int scalar_of_first(const char *key) {
+    switch (key[0]) {
+    case 'c': return SC_CHAR;
+    case 's': return SC_SHORT;
+    case 'i': return SC_INT;
+    case 'l': return SC_LONG;
+    case 'h': return SC_HALF;
+    case 'b': return SC_BFLOAT16;
+    case 'f': return SC_FLOAT;
+    case 'd': return SC_DOUBLE;
+    case 'u':
+        switch (key[1]) {
+        case 'c': return SC_UCHAR;
+        case 's': return SC_USHORT;
+        case 'i': return SC_UINT;
+        case 'l': return SC_ULONG;
         }
     }
-    return NULL;
+    return -1;
+}
+
+Type *ty_lookup_base(const char *key) {
+    /* a name compared in place, its width read from a short table (issue
+       14: asked for every type name and every to-/as- head; strlen,
+       strncmp and sscanf made most of the checker's type lookups) */
+    if (syn_streq(key, "bool")) return &ty_bool;
+    if (syn_streq(key, "nil")) return &ty_void;
+    int s = scalar_of_first(key);
+    if (s < 0) return NULL;
+    const char *p = scalars[s].name, *rest = key;
+    while (*p && *p == *rest) p++, rest++;
+    if (*p) return NULL;
+    if (!*rest) return ty_num((Scalar)s);
+    /* NAME followed by a width as "%d" prints it: 2, 3, 4, 8 or 16 (any
+       other number is no hardware vector; bfloat16 has none) */
+    int w = rest[0] == '1' && rest[1] == '6' && !rest[2] ? 16 : rest[0] >= '2' && rest[0] <= '8' && !rest[1] ? rest[0] - '0' : 0;
+    return w && s != SC_BFLOAT16 ? ty_hwvec((Scalar)s, w) : NULL;
 }
 
 int ty_is_num(const Type *t) { return t && t->kind == TY_NUM; }

@@ -230,6 +230,10 @@ int ck_warp_form_name(const char *key) {
     return 0;
 }
 
+const char *ck_warp_form_at(int i) {
+    return forms[i].name;
+}
+
 static Node *warp_node(Ctx *cx, const Node *at, WarpOp op, Type *ty, int nkids) {
     Node *n = ck_mk(cx, N_C_WARP, at, ty, nkids);
     if (n) n->op = (int)op;
