@@ -237,12 +237,25 @@ void sym_rare_unshare(Arena *a, Sym *copy) {
     copy->rare = r;
 }
 
+/* NAME's key (syn_key): AT's own when AT is the symbol that spells NAME
+ * and its key is NAME in lower case, as the reader makes it (issue 14: the
+ * uses of the variable carry that very pointer, which scope_find compares
+ * first; a parameter `A` was given a key of its own, found by strcmp). */
+static const char *local_key(Arena *a, const Node *at, const char *name) {
+    if (at && at->kind == N_SYMBOL && at->name == name && at->key) {
+        const char *k = at->key, *p = name;
+        while (*p && *k == (*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p)) p++, k++;
+        if (!*p && !*k) return at->key;
+    }
+    return syn_key(a, name);
+}
+
 Sym *ck_new_local(Ctx *cx, const Node *at, const char *name, Type *ty) {
     Sym *s = arena_alloc(cx->ck->a, sizeof *s);
     if (!s) return NULL;
     s->kind = SYM_LOCAL;
     s->name = name;
-    s->key = syn_key(cx->ck->a, name);
+    s->key = local_key(cx->ck->a, at, name);
     s->cname = ck_local_cname(cx, name);
     s->ty = ty;
     s->def = at;

@@ -144,6 +144,11 @@ typedef struct Checker {
     CtBody *ct;              /* the def-const-vec whose body is being checked
                                 and run (constvec.c), or NULL */
     int nfnvals;             /* SYM_FNVAL symbols made so far (ck_sym_named) */
+    int nsoas;               /* soa-vector variables made so far (soa.c):
+                                none, ck_soa_sym asks no scope */
+    int nidents;             /* identity-tensor types made so far (TY_IDENT:
+                                tensors.c, typeexpr.c): none, no variable
+                                is one (ck_identity_rank asks no scope) */
     int in_library;          /* collecting the library (lib/): definitions are
                                 emitted only when the program uses them */
     struct OrchForm **orch_forms; /* def-orchestrations, resolved after the gen- pass (orch.c) */

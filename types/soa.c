@@ -17,7 +17,9 @@ static Diag *D(Ctx *cx) { return cx->ck->d; }
 
 /* The soa-vector a symbol names, or NULL. */
 Sym *ck_soa_sym(Ctx *cx, Node *syn) {
-    if (syn->kind != N_SYMBOL) return NULL;
+    /* no soa-vector made yet (most programs): no scope to search (issue
+       14: every NAME~ call looked its object up here) */
+    if (syn->kind != N_SYMBOL || !cx->ck->nsoas) return NULL;
     Sym *s = ck_scope_lookup(cx, syn->key);
     return s && sym_rare(s)->soa_fields ? s : NULL;
 }
@@ -76,6 +78,7 @@ static Sym *make_soa_vector(Ctx *cx, Sym *s, Node *name, Node *init) {
     }
     t->soa = 1;
     StructDef *sd = t->elem->sd;
+    ck->nsoas++;
     sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
     if (!sym_rare(s)->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
@@ -130,6 +133,7 @@ static Sym *make_soa_view(Ctx *cx, Sym *s, Node *init) {
         ck_emit_stmt(cx, ds[k]);
     }
     StructDef *sd = p->ty->elem->sd;
+    ck->nsoas++;
     sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
     if (!sym_rare(s)->soa_fields) return NULL;
     for (int i = 0; i < sd->nfields; i++) {
@@ -211,6 +215,7 @@ int ck_soa_param_fields(Ctx *cx, Sym *s, const Node *at) {
     Checker *ck = cx->ck;
     Type *t = s->ty;
     StructDef *sd = t->elem->sd;
+    ck->nsoas++;
     sym_rare_w(cx->ck->a, s)->soa_fields = arena_alloc(ck->a, sizeof(Sym *) * (size_t)sd->nfields);
     if (!sym_rare(s)->soa_fields) return 0;
     for (int i = 0; i < sd->nfields; i++) {

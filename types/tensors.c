@@ -456,6 +456,7 @@ Node *ck_tensor_as_derived(Ctx *cx, Node *syn, Type *dt) {
  * (make-identity-tensor N) form), without checking it; 0 for anything else. */
 int ck_identity_rank(Ctx *cx, Node *syn) {
     if (syn->kind == N_SYMBOL) {
+        if (!cx->ck->nidents) return 0; /* no identity tensor yet (issue 14: every (~ v i) looked v up here) */
         Sym *s = ck_scope_lookup(cx, syn->key);
         return s && s->ty && s->ty->kind == TY_IDENT ? s->ty->ndims : 0;
     }
@@ -476,6 +477,7 @@ static Node *make_identity_tensor(Ctx *cx, Node *syn) {
                       MAX_DIMS, syn_to_string(cx->ck->a, syn, 40));
         return NULL;
     }
+    cx->ck->nidents++;
     Sym *s = ck_new_local(cx, syn, "identity", ty_identity(cx->ck->a, (int)n));
     return s ? ck_var_ref(cx, syn, s) : NULL;
 }

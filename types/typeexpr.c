@@ -414,6 +414,7 @@ static Type *type_expr_any(Checker *ck, Node *syn) {
                           syn_to_string(ck->a, syn, 60));
             return NULL;
         }
+        ck->nidents++;
         return ty_identity(ck->a, (int)n);
     }
     if (h && (syn_streq(h, "soa-vector-type") || syn_streq(h, "soa-view-type"))) {
