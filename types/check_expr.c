@@ -422,6 +422,8 @@ int ck_const_int(Ctx *cx, Node *n, int64_t *out) {
         *out = (int64_t)n->fval;
         return 1;
     }
+    if (n->kind == N_C_VAR && !(n->sym && (n->sym->kind == SYM_CONST || n->sym->kind == SYM_PARAMETER) && sym_rare(n->sym)->value))
+        return 0; /* a variable, as the evaluator would find (issue 14: every (~ v i) asked it) */
     CeVal v;
     return ce_constant(cx->ck, NULL, n, 0, 0, &v) == CE_DONE && v.k == CE_INT && ce_int64(&v, out);
 }

@@ -145,7 +145,12 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
         crisp_name = arena_strndup(cx->ck->a, crisp_name, n);
         if (syn_streq(crisp_name, "%g")) crisp_name = "%tmp";
     }
-    const char *base = ck_mangle(cx->ck, crisp_name);
+    /* the target's spelling of the name, once per name (issue 14: the
+       same few names - i, v, a vector's _len - are spelled in every
+       function); the spelling is a fresh string no one writes to */
+    void **spelled = strmap_slot(cx->ck->a, &cx->ck->spelled, crisp_name);
+    if (spelled && !*spelled) *spelled = (void *)ck_mangle(cx->ck, crisp_name);
+    const char *base = spelled ? *spelled : ck_mangle(cx->ck, crisp_name);
     /* locals must not collide with file-scope names either: functions
        and kernels, including those not instantiated yet */
     int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
