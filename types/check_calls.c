@@ -364,7 +364,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
             vals[i] = a;
             tys[i] = a->ty;
         } else {
-            a = ck_coerce(cx, a, p->ty, argsyn[i], arena_printf(ck->a, "argument `%s` of `%s`", p->name->name, fd->name));
+            a = ck_coerce_part(cx, a, p->ty, argsyn[i], "argument", p->name->name, fd->name);
             if (!a) return NULL;
             vals[i] = a;
             tys[i] = p->ty;

@@ -364,7 +364,11 @@ Node *ck_struct_as(Ctx *cx, Node *val, Type *want, const Node *at) {
     return cx_retype_struct(cx, val, want, at);
 }
 
-Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+/* ck_coerce; WHAT NULL: "ROLE `NAME` of `OWNER`" (a message made only
+ * when it is needed: issue 14, every argument of every call printed
+ * one). */
+static Node *coerce_as(Ctx *cx, Node *val, Type *want, const Node *at, const char *what, const char *role, const char *name,
+                       const char *owner) {
     if (!val || !want) return val;
     Type *have = val->ty;
     if (!have) return NULL;
@@ -386,7 +390,7 @@ Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what
     if (have->kind == TY_TUPLE && have->nelems > 0) {
         /* one-value context: the first value */
         val->ty = have->elems[0];
-        return ck_coerce(cx, val, want, at, what);
+        return coerce_as(cx, val, want, at, what, role, name, owner);
     }
     if (ty_widens(have, want)) {
         if (have->kind == TY_HWVEC) {
@@ -403,9 +407,18 @@ Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what
     if (ck_struct_subst_ok(have, want)) return cx_retype_struct(cx, val, want, at);
     Node *ct;
     if (cx->consteval && constvec_convert(cx, val, want, at, &ct)) return ct; /* C's conversions */
+    if (!what) what = arena_printf(cx->ck->a, "%s `%s` of `%s`", role, name, owner);
     diag_error_at(D(cx), at, "E0310", "%s: expected `%s`, found `%s`%s", what, ck_tname(cx, want), ck_tname(cx, have),
                   conversion_hint(cx, have, want));
     return NULL;
+}
+
+Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+    return coerce_as(cx, val, want, at, what, NULL, NULL, NULL);
+}
+
+Node *ck_coerce_part(Ctx *cx, Node *val, Type *want, const Node *at, const char *role, const char *name, const char *owner) {
+    return coerce_as(cx, val, want, at, NULL, role, name, owner);
 }
 
 /* ---- compile-time integer constants ---- */

@@ -323,6 +323,9 @@ void ck_suggest_variable(Ctx *cx, const Node *name);
 void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v);
 Node *ck_expr(Ctx *cx, Node *syn, Type *want);
 Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+/* ck_coerce of a part of something, "ROLE `NAME` of `OWNER`" in the
+ * message (argument `x` of `f`, field `x` of `pt`). */
+Node *ck_coerce_part(Ctx *cx, Node *val, Type *want, const Node *at, const char *role, const char *name, const char *owner);
 int ck_is_value_form(Ctx *cx, const Node *syn);
 Node *ck_place(Ctx *cx, Node *syn, int for_write);
 int ck_const_int(Ctx *cx, Node *checked, int64_t *out);

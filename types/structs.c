@@ -503,7 +503,7 @@ Node *ck_struct_make_checked(Ctx *cx, Node *syn, StructDef *sd, Node **pre) {
         }
         Node *cv = pre ? pre[keyed ? (i - 2) / 2 : i - 1] : ck_expr(cx, v, f->view ? NULL : f->ty);
         if (cv && f->view) cv = view_field_value(cx, v, cv, f, sd);
-        else if (cv) cv = ck_coerce(cx, cv, f->ty, v, arena_printf(ck->a, "field `%s` of `%s`", f->name, sd->name));
+        else if (cv) cv = ck_coerce_part(cx, cv, f->ty, v, "field", f->name, sd->name);
         if (!cv) return NULL;
         vals[fi] = cv;
     }
