@@ -52,6 +52,12 @@ typedef struct HeadMemo {
 } HeadMemo;
 #define HEAD_MEMO_SLOTS 256 /* a power of two */
 
+/* A name joined from two (ck_name_join), by their pointers. */
+typedef struct JoinMemo {
+    const char *base, *part, *joined;
+} JoinMemo;
+#define JOIN_MEMO_SLOTS 256 /* a power of two */
+
 typedef struct Scope {
     struct Scope *up;
     Sym **syms;              /* in definition order */
@@ -157,6 +163,8 @@ typedef struct Checker {
     int norch_forms, caporch_forms;
     Forms read;              /* the forms as read (check_program's input) */
     Forms forms;             /* every definition collected, macros expanded */
+    JoinMemo joins[JOIN_MEMO_SLOTS]; /* ck_name_join's answers, direct-mapped
+                                (issue 14: every vector parameter's x_len) */
     HeadMemo heads[HEAD_MEMO_SLOTS]; /* ck_head's answers by the key's pointer,
                                 direct-mapped (issue 14: every list's head
                                 went through chains of name tests) */
@@ -293,7 +301,7 @@ int ck_is_reserved(const Checker *ck, const char *s);
 /* A Crisp name (image-data) as the target's identifier (image_data). */
 const char *ck_mangle(const Checker *ck, const char *crisp_name);
 /* The identifier of PART of BASE (v_len, phylum_chordata, twice_int). */
-const char *ck_name_join(const Checker *ck, const char *base, const char *part);
+const char *ck_name_join(Checker *ck, const char *base, const char *part);
 /* A word naming type T in the names of overloads and instances (floatvec). */
 const char *ck_type_part(const Checker *ck, const Type *t);
 /* Names taken after `mark` die (a braced block closed). */

@@ -96,8 +96,15 @@ const char *ck_mangle(const Checker *ck, const char *crisp_name) {
     return ck->names->spell(ck->a, crisp_name);
 }
 
-const char *ck_name_join(const Checker *ck, const char *base, const char *part) {
-    return ck->names->join(ck->a, base, part);
+const char *ck_name_join(Checker *ck, const char *base, const char *part) {
+    /* the same pointers join to the same string (a parameter `a` of many
+       functions and its "len"): remembered, a string no one writes to */
+    uint64_t h = ((uint64_t)(uintptr_t)base * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uintptr_t)part * 0xC2B2AE3D27D4EB4Full);
+    JoinMemo *m = &ck->joins[(h >> 56) & (JOIN_MEMO_SLOTS - 1)];
+    if (m->base == base && m->part == part) return m->joined;
+    const char *j = ck->names->join(ck->a, base, part);
+    *m = (JoinMemo){base, part, j};
+    return j;
 }
 
 const char *ck_type_part(const Checker *ck, const Type *t) {
