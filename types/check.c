@@ -142,7 +142,7 @@ void ck_scope_add(Ctx *cx, Sym *s) {
     ck_scope_insert(cx->ck->a, cx->scope, s);
 }
 
-static Sym *scope_find(Scope *sc, const char *key) {
+static inline Sym *scope_find(Scope *sc, const char *key) {
     if (sc->idx.cap) return strmap_get(&sc->idx, key);
     for (int i = sc->n - 1; i >= 0; i--) {
         /* a variable's key is mostly the very spelling its uses carry (the
@@ -159,6 +159,7 @@ Sym *ck_global_lookup(Checker *ck, const char *key) {
 
 Sym *ck_scope_lookup(Ctx *cx, const char *key) {
     for (Scope *s = cx->scope; s; s = s->up) {
+        if (!s->n) continue; /* most branches' scopes */
         Sym *f = scope_find(s, key);
         if (f) return f;
     }
