@@ -295,17 +295,32 @@ int helper_live(const Program *p, const Helper *h) {
 void ck_helper_add(Arena *a, Program *p, Helper *h) {
     h->index = p->nhelpers;
     PUSH(a, p->helpers, p->nhelpers, p->caphelpers, h);
-    if ((unsigned)h->kind < HELPER_NKINDS)
+    if ((unsigned)h->kind < HELPER_NKINDS) {
         PUSH(a, p->helpers_of_kind[h->kind], p->nhelpers_of_kind[h->kind], p->caphelpers_of_kind[h->kind], h);
+        if (h->ty) {
+            PtrMap *byty = &p->helpers_by_type[h->kind];
+            h->next_type = ptrmap_get(byty, h->ty);
+            ptrmap_put(a, byty, h->ty, h);
+        }
+    }
 }
 
 Helper *ck_need_helper(Ctx *cx, HelperKind k, Type *ty, AddrSpace as) {
     Program *p = ck_prog_of(cx);
     if (k != H_ATOMIC_RMW && k != H_DEBUG_LOG && k != H_DEVICE_HAS && (unsigned)k < HELPER_NKINDS) {
-        /* shared: one per (kind, type, address space), in order of creation */
-        for (int i = 0; i < p->nhelpers_of_kind[k]; i++) {
-            Helper *h = p->helpers_of_kind[k][i];
-            if (h->ty == ty && h->as == as && helper_live(p, h)) return h;
+        /* shared: one per (kind, type, address space), the first made that
+           is still live; those of a type through their chain (issue 14: a
+           scan of the kind's, for every struct made, was quadratic) */
+        if (ty) {
+            Helper *first = NULL;
+            for (Helper *h = ptrmap_get(&p->helpers_by_type[k], ty); h; h = h->next_type)
+                if (h->as == as && helper_live(p, h)) first = h;
+            if (first) return first;
+        } else {
+            for (int i = 0; i < p->nhelpers_of_kind[k]; i++) {
+                Helper *h = p->helpers_of_kind[k][i];
+                if (h->ty == ty && h->as == as && helper_live(p, h)) return h;
+            }
         }
     }
     Helper *h = arena_alloc(cx->ck->a, sizeof *h);

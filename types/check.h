@@ -259,6 +259,7 @@ typedef struct Helper {
     Type **tys;             /* debug log: the logged values' types */
     int ntys;
     struct Helper *next_fn; /* atomics: the one made before for the same fn (Program.helpers_by_fn) */
+    struct Helper *next_type; /* the one made before of the same kind and type (Program.helpers_by_type) */
 } Helper;
 
 /* One r-t-output / r-t-assert site: what the host needs to decode its
@@ -375,6 +376,7 @@ typedef struct Program {
     Helper **helpers_of_kind[HELPER_NKINDS];
     int nhelpers_of_kind[HELPER_NKINDS], caphelpers_of_kind[HELPER_NKINDS];
     PtrMap helpers_by_fn;   /* atomics: fn (or &helpers_by_fn for none) -> newest, chained by next_fn */
+    PtrMap helpers_by_type[HELPER_NKINDS]; /* per kind: type -> newest of that type, chained by next_type */
     int uses_fp64, uses_fp16, uses_int64_atomics;
     int ocl_version;        /* OpenCL C version written for: 120, 200 or 300 */
     int debug_output;       /* compiled with --debug-output */
