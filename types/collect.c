@@ -405,8 +405,35 @@ static void collect_toplevel(Checker *ck, Node *form, Forms *all) {
 
 /* Pass "collect": the library's definitions, then the program's, in
  * order; ck->forms gets every definition (its macros expanded). */
+/* The kernels and the functions among FORMS as written. */
+static void count_functions(Forms forms, int *nkernels, int *nfuncs) {
+    for (int i = 0; i < forms.n; i++) {
+        const char *h = syn_head(forms.v[i]);
+        if (!h || h[0] != 'd' || h[1] != 'e' || h[2] != 'f' || h[3] != '-') continue;
+        if (syn_streq(h + 4, "kernel") || syn_streq(h + 4, "kernel-exact")) ++*nkernels;
+        else if (syn_streq(h + 4, "function") || syn_streq(h + 4, "grid-function")) ++*nfuncs;
+    }
+}
+
+/* Room in the tables that hold every function for the functions the
+ * program and the library define as written (a macro's come on top):
+ * issue 14, they were rehashed at every doubling. */
+static void reserve_functions(Checker *ck, Forms lib) {
+    int nk = 0, nf = 0;
+    count_functions(lib, &nk, &nf);
+    count_functions(ck->read, &nk, &nf);
+    strmap_reserve(ck->a, &ck->kernels_idx, nk);
+    strmap_reserve(ck->a, &ck->funcs_idx, nf);
+    strmap_reserve(ck->a, &ck->fnbases, nk + nf);
+    /* each kernel and each function's first instance take a file-scope C
+       name; the functions' first instances are indexed by it */
+    strmap_reserve(ck->a, &ck->cnames.live, nk + nf);
+    strmap_reserve(ck->a, &ck->prog->funcs_by_cname, nf);
+}
+
 void ck_pass_collect(Checker *ck) {
     Crisp *c = ck->c;
+    reserve_functions(ck, ck->x ? expander_library(ck->x) : (Forms){0});
     if (ck->x) {
         Forms lib = expander_library(ck->x);
         ck->in_library = 1;
