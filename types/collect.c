@@ -227,15 +227,18 @@ static void collect(Checker *ck, Node *f) {
                       syn_to_string(ck->a, f, 40));
         return;
     }
-    if (syn_streq(h, "def-kernel")) collect_func(ck, f, FN_KERNEL);
-    else if (syn_streq(h, "def-function")) {
+    /* the definitions by what follows def- (issue 14: most of the
+       tests below shared its first bytes, and strcmp ran for each) */
+    const char *def = h[0] == 'd' && h[1] == 'e' && h[2] == 'f' && h[3] == '-' ? h + 4 : NULL;
+    if (def && syn_streq(def, "kernel")) collect_func(ck, f, FN_KERNEL);
+    else if (def && syn_streq(def, "function")) {
         if (!ck_hof_collect(ck, f)) collect_func(ck, f, FN_FUNCTION);
     }
-    else if (syn_streq(h, "def-grid-function")) collect_func(ck, f, FN_GRID);
-    else if (syn_streq(h, "def-struct")) ck_struct_collect(ck, f);
-    else if (syn_streq(h, "def-enumeration")) ck_enum_collect(ck, f);
-    else if (syn_streq(h, "def-derived-type")) ck_derived_collect(ck, f);
-    else if (syn_streq(h, "def-setter")) {
+    else if (def && syn_streq(def, "grid-function")) collect_func(ck, f, FN_GRID);
+    else if (def && syn_streq(def, "struct")) ck_struct_collect(ck, f);
+    else if (def && syn_streq(def, "enumeration")) ck_enum_collect(ck, f);
+    else if (def && syn_streq(def, "derived-type")) ck_derived_collect(ck, f);
+    else if (def && syn_streq(def, "setter")) {
         if (f->nkids < 4 || f->kids[1]->kind != N_SYMBOL || !syn_is_list(f->kids[2]) || f->kids[2]->nkids < 2)
             diag_error_at(ck->d, f, "E0170", "expected (def-setter NAME~ (object [index...] new-value) body...)");
         else if (!all_symbols(f->kids[2]))
@@ -256,13 +259,13 @@ static void collect(Checker *ck, Node *f) {
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
     }
-    else if (syn_streq(h, "def-kernel-exact")) {
+    else if (def && syn_streq(def, "kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
         if (fd) fd->exact = 1;
     }
-    else if (syn_streq(h, "def-const") || syn_streq(h, "def-constant")) collect_const(ck, f);
-    else if (syn_streq(h, "def-parameter")) collect_parameter(ck, f);
-    else if (syn_streq(h, "def-type")) {
+    else if (def && (syn_streq(def, "const") || syn_streq(def, "constant"))) collect_const(ck, f);
+    else if (def && syn_streq(def, "parameter")) collect_parameter(ck, f);
+    else if (def && syn_streq(def, "type")) {
         if (f->nkids != 3 || f->kids[1]->kind != N_SYMBOL) {
             diag_error_at(ck->d, f, "E0131", "expected (def-type name type-expr)");
             return;
@@ -296,7 +299,7 @@ static void collect(Checker *ck, Node *f) {
                 diag_error_at(ck->d, e, "E0134", "only (type ...) may be declared at top level");
             }
         }
-    } else if (syn_streq(h, "def-const-vec")) {
+    } else if (def && syn_streq(def, "const-vec")) {
         if (f->nkids < 3 || f->kids[1]->kind != N_SYMBOL) {
             diag_error_at(ck->d, f, "E0180", "expected (def-const-vec NAME body...)");
             return;
@@ -335,7 +338,7 @@ static void collect(Checker *ck, Node *f) {
         }
         hs->line = f->loc.line;
         PUSH(ck->a, ck->prog->sorts, ck->prog->nsorts, ck->prog->capsorts, hs);
-    } else if (syn_streq(h, "def-orchestration")) {
+    } else if (def && syn_streq(def, "orchestration")) {
         orch_collect(ck, f, NULL);
     } else {
         diag_error_at(ck->d, f, "E0130",
@@ -357,7 +360,8 @@ static Node *alias_signature(Checker *ck, Node *t) {
 }
 
 static void signature_aliases(Checker *ck, Node *f) {
-    if (syn_is_form(f, "def-type") && f->nkids == 3 && syn_is_form(f->kids[2], "type-signature-of") && f->kids[2]->nkids == 2) {
+    int def_type = syn_is_form(f, "def-type");
+    if (def_type && f->nkids == 3 && syn_is_form(f->kids[2], "type-signature-of") && f->kids[2]->nkids == 2) {
         /* (def-type NAME (type-signature-of #'f)): the signature of a
            function defined before (spec "First Order Functions") */
         Node *fn = f->kids[2]->kids[1];
@@ -368,7 +372,7 @@ static void signature_aliases(Checker *ck, Node *f) {
         Node *k[2] = {syn_symbol(ck->a, sig->loc, "function"), sig};
         f->kids[2] = syn_list(ck->a, sig->loc, k, 2);
     }
-    if (syn_is_form(f, "def-type") && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && ck_is_signature_type(f->kids[2])) {
+    if (def_type && f->nkids == 3 && f->kids[1]->kind == N_SYMBOL && ck_is_signature_type(f->kids[2])) {
         int cap = ck->capsigs;
         arena_push(ck->a, (void ***)&ck->sig_names, &ck->nsigs, &ck->capsigs, f->kids[1]);
         ck->nsigs--;
