@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static uint32_t str_hash(const char *s) {
+uint32_t strmap_hash(const char *s) {
     uint32_t h = 2166136261u;
     for (; *s; s++) {
         h ^= (unsigned char)*s;
@@ -17,7 +17,7 @@ static uint32_t str_hash(const char *s) {
 #define HM_ENT StrMapEnt
 #define HM_KEY const char *
 #define HM_FN(name) strmap_##name
-#define HM_HASH(k) str_hash(k)
+#define HM_HASH(k) strmap_hash(k)
 #define HM_EQ(a, b) ((a) == (b) || ((a)[0] == (b)[0] && !strcmp((a), (b))))
 #include "hashmap_impl.h"
 
@@ -25,4 +25,12 @@ void strmap_release(Arena *a, StrMap *m) {
     if (m->cap) arena_give_back(a, m->ents, sizeof(StrMapEnt) * (size_t)m->cap);
     m->ents = NULL;
     m->n = m->cap = 0;
+}
+
+void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash) {
+    if (!m->cap) return NULL;
+    uint32_t mask = (uint32_t)m->cap - 1;
+    for (uint32_t j = hash & mask; m->ents[j].key; j = (j + 1) & mask)
+        if (HM_EQ(m->ents[j].key, key)) return m->ents[j].val;
+    return NULL;
 }

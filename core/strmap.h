@@ -7,6 +7,8 @@
 #ifndef CRISP_STRMAP_H
 #define CRISP_STRMAP_H
 
+#include <stdint.h>
+
 #include "arena.h"
 
 typedef struct StrMapEnt {
@@ -21,6 +23,10 @@ typedef struct StrMap {
 
 /* The value stored under `key`, or NULL. */
 void *strmap_get(const StrMap *m, const char *key);
+/* strmap_get with the key's hash made by strmap_hash (a key looked up in
+ * several maps, or many times, is hashed once). */
+uint32_t strmap_hash(const char *key);
+void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash);
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val);
 

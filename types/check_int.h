@@ -121,7 +121,7 @@ typedef struct Checker {
     NameTable cnames;        /* C names taken at file scope */
     StrMap fnbases;          /* the cname_base of every function */
     StrMap spelled;          /* a local's Crisp name -> its target spelling
-                                (ck_local_cname) */
+                                and the spelling's hash (ck_local_cname) */
     StrMap funcs_idx;        /* key -> first non-kernel FuncDef of that name */
     StrMap kernels_idx;      /* kernel name -> its FuncDef */
     FuncDef **stack;         /* functions being checked (recursion chain) */

@@ -143,6 +143,13 @@ const char *ck_names_language(const Checker *ck) {
     return ck->names->language;
 }
 
+/* A local's Crisp name spelled by the target, and the spelling's hash
+ * (Checker.spelled). */
+typedef struct Spelled {
+    const char *base;
+    uint32_t hash;
+} Spelled;
+
 const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
     if (crisp_name[0] == '%') {
         /* a gensym (%limit12): its digits only made it unique among Crisp
@@ -155,12 +162,18 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
     /* the target's spelling of the name, once per name (issue 14: the
        same few names - i, v, a vector's _len - are spelled in every
        function); the spelling is a fresh string no one writes to */
-    void **spelled = strmap_slot(cx->ck->a, &cx->ck->spelled, crisp_name);
-    if (spelled && !*spelled) *spelled = (void *)ck_mangle(cx->ck, crisp_name);
-    const char *base = spelled ? *spelled : ck_mangle(cx->ck, crisp_name);
+    void **slot = strmap_slot(cx->ck->a, &cx->ck->spelled, crisp_name);
+    Spelled *sp = slot ? *slot : NULL;
+    if (slot && !sp && (sp = arena_alloc(cx->ck->a, sizeof *sp))) {
+        sp->base = ck_mangle(cx->ck, crisp_name);
+        sp->hash = strmap_hash(sp->base);
+        *slot = sp;
+    }
+    const char *base = sp ? sp->base : ck_mangle(cx->ck, crisp_name);
+    uint32_t hash = sp ? sp->hash : strmap_hash(base);
     /* locals must not collide with file-scope names either: functions
        and kernels, including those not instantiated yet */
-    int clash = (intptr_t)strmap_get(&cx->ck->cnames.live, base) > 0 || strmap_get(&cx->ck->fnbases, base);
+    int clash = (intptr_t)strmap_get_hashed(&cx->ck->cnames.live, base, hash) > 0 || strmap_get_hashed(&cx->ck->fnbases, base, hash);
     if (clash) base = ck_name_join(cx->ck, base, "v");
     /* __local arrays live at kernel scope: their names are never free
        again, even after the block that made them (uniform slots) */
