@@ -30,9 +30,9 @@
 /* ------------------------------------------------------------------ */
 /* macro calls (expand.h): expanded where the checker reaches them     */
 
-Node *ck_expand(Ctx *cx, Node *syn) {
+Node *ck_expand_list(Ctx *cx, Node *syn) {
     Checker *ck = cx->ck;
-    if (!syn || syn->kind != N_LIST || !ck->x || !expander_is_macro_call(ck->x, syn)) return syn;
+    if (!ck->x || !expander_is_macro_call(ck->x, syn)) return syn;
     Node *done = ptrmap_get(&cx->memo, syn);
     if (done) return done;
     Ctx *saved = ck->cur;

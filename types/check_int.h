@@ -214,10 +214,15 @@ typedef struct Ctx {
 Node *ck_setter_object_type(const Node *f);
 
 /* ---- check.c ---- */
-/* `syn` with the macro call in its head position expanded (expand.h),
- * with this context's variables visible to the macro's type queries.
- * Returns `syn` when it is no macro call, NULL after an error. */
-Node *ck_expand(Ctx *cx, Node *syn);
+/* ck_expand: `syn` with the macro call in its head position expanded
+ * (expand.h), with this context's variables visible to the macro's type
+ * queries.  Returns `syn` when it is no macro call, NULL after an error.
+ * ck_expand_list is it for a list (every expression comes through
+ * ck_expand, half of them atoms: inline). */
+Node *ck_expand_list(Ctx *cx, Node *syn);
+static inline Node *ck_expand(Ctx *cx, Node *syn) {
+    return syn && syn->kind == N_LIST ? ck_expand_list(cx, syn) : syn;
+}
 /* The same for syntax read without being checked (constant expressions,
  * sizes): every macro call in it, without run-time type information. */
 Node *ck_expand_all(Checker *ck, Node *syn);
