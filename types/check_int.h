@@ -183,6 +183,8 @@ typedef struct Ctx {
     PtrMap memo;             /* macro calls expanded here: the same call
                                 expands once per instantiation (the types
                                 of its variables may differ between them) */
+    const Node *plain;       /* the list ck_expand_list last found to be no
+                                macro call (asked again right after) */
     CFunc *fn;
     FuncDef *fd;
     Scope *scope;
