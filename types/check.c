@@ -861,8 +861,12 @@ static int is_vector_init(Ctx *cx, Node *init, Type *declared) {
 /* --no-inference (spec "Other Flags"): a variable of the user's own
  * binding form (not one a macro wrote) whose type would be inferred from
  * its value is an error. */
+static int inference_banned(Ctx *cx, const Node *form) {
+    return cx->ck->c->opt && cx->ck->c->opt->no_inference && !form->origin;
+}
+
 static void no_inference(Ctx *cx, const Node *form, const Node *name) {
-    if (!cx->ck->c->opt || !cx->ck->c->opt->no_inference || form->origin) return;
+    if (!inference_banned(cx, form)) return;
     diag_error_at(cx->ck->d, name, "E1511", "`%s` has no declared type, and --no-inference is on: write %s:TYPE or "
                   "(declare (type TYPE %s))", name->name, name->name, name->name);
 }
@@ -1142,7 +1146,7 @@ static void form_let(Ctx *cx, Node *syn, Dest *d, int sequential) {
             continue;
         }
         if (declared && !ck_value_type_ok(ck, declared, name)) continue;
-        if (!declared && !is_vector_init(cx, init, NULL)) no_inference(cx, syn, name);
+        if (!declared && inference_banned(cx, syn) && !is_vector_init(cx, init, NULL)) no_inference(cx, syn, name);
         /* plain let: initializers see the outer scope only */
         if (!sequential) cx->scope = outer;
         Sym *s;
