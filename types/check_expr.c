@@ -460,16 +460,9 @@ int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out) {
 
 const char *const cx_statement_heads[] = {"let", "let*", "progn", "if", "%loop", "multiple-value-bind", "%no-barrier", "%grid-body", "return", "result", "let-maybe", "%uniform", "%uniform*", "%native-warp-if", NULL};
 
-int cx_is_statement_head(const char *h) {
-    for (int i = 0; cx_statement_heads[i]; i++)
-        if (syn_streq(cx_statement_heads[i], h)) return 1;
-    return 0;
-}
-
 int ck_is_value_form(Ctx *cx, const Node *syn) {
-    (void)cx;
     const char *h = syn_head(syn);
-    return !(h && cx_is_statement_head(h) && strcmp(h, "if") != 0);
+    return !(h && (ck_head(cx->ck, h)->flags & HEAD_STATEMENT) && strcmp(h, "if") != 0);
 }
 
 /* The bit operations, whose #x / #b literal operands are bit patterns. */

@@ -32,7 +32,7 @@ typedef enum CkForm {
     CF_UNIFORM, CF_GRID_BODY, CF_RESULT, CF_LET_MAYBE, CF_LET_KERNEL, CF_DECLARE
 } CkForm;
 enum {
-    HEAD_STATEMENT = 1 << 0, /* cx_is_statement_head */
+    HEAD_STATEMENT = 1 << 0, /* cx_statement_heads */
     HEAD_QUOTE = 1 << 1,     /* quote, function, quasiquote */
     HEAD_FUNCALL = 1 << 2,
     HEAD_WARP = 1 << 3,      /* ck_warp_form_name */

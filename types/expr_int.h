@@ -58,9 +58,8 @@ Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at);
 const char *cx_mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b);
 Node *cx_retype_struct(Ctx *cx, Node *val, Type *want, const Node *at);
 /* The forms that are statements (a value of one goes through a
- * temporary), NULL-terminated. */
+ * temporary), NULL-terminated (ck_head's HEAD_STATEMENT). */
 extern const char *const cx_statement_heads[];
-int cx_is_statement_head(const char *h);
 Type *cx_unify(Ctx *cx, Node *form, Node **syn, int n, Node **args, Type *want, const char *what);
 Node *cx_simple(Ctx *cx, Node *e, const Node *at);
 

@@ -788,7 +788,7 @@ static Template *gen_template(Checker *ck, Node *form) {
 
 int ck_template_is_gen(const Node *a) {
     const char *h = syn_head(a);
-    return h && !strncmp(h, "gen-", 4) && h[4];
+    return h && h[0] == 'g' && h[1] == 'e' && h[2] == 'n' && h[3] == '-' && h[4]; /* (no strncmp call: asked of every let's value) */
 }
 
 /* Is A (gen-NAME ARGS...) of a templated def-function or def-grid-function
