@@ -144,15 +144,12 @@ static const HeadEnt *head_lookup(const char *name) {
     return e->name ? e : NULL;
 }
 
-/* What KEY names as a head, by its spelling: the table's entry and the
- * tests of ck_expr its spelling passes.  Answered once per key pointer
- * (the reader interns spellings; the strings the checker reaches live as
- * long as the compilation) in the checker's direct-mapped memo, which a
- * pointer of another key may take over. */
-const HeadMemo *ck_head(Checker *ck, const char *key) {
-    uint32_t j = (uint32_t)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 56) & (HEAD_MEMO_SLOTS - 1);
-    HeadMemo *m = &ck->heads[j];
-    if (m->key == key) return m;
+/* What KEY names as a head (ck_head, check_int.h), by its spelling: the
+ * table's entry and the tests of ck_expr its spelling passes.  Answered
+ * once per key pointer (the reader interns spellings; the strings the
+ * checker reaches live as long as the compilation) in the checker's
+ * direct-mapped memo, which a pointer of another key may take over. */
+const HeadMemo *ck_head_fill(HeadMemo *m, const char *key) {
     const HeadEnt *e = head_lookup(key);
     unsigned f = e ? e->flags : 0;
     size_t n = strlen(key);

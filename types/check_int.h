@@ -507,7 +507,17 @@ int ck_identity_arg_ok(Ctx *cx, Node *asyn, Node *a, Type *pt, const char *pname
 Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 
 /* ---- check_forms.c: what a head's spelling says (HeadMemo) ---- */
-const HeadMemo *ck_head(Checker *ck, const char *key);
+/* The memo's slot for KEY's pointer. */
+static inline HeadMemo *ck_head_slot(Checker *ck, const char *key) {
+    return &ck->heads[(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 56) & (HEAD_MEMO_SLOTS - 1)];
+}
+/* The slot filled for KEY. */
+const HeadMemo *ck_head_fill(HeadMemo *m, const char *key);
+/* (inline: asked for every list's head; mostly in the memo) */
+static inline const HeadMemo *ck_head(Checker *ck, const char *key) {
+    HeadMemo *m = ck_head_slot(ck, key);
+    return m->key == key ? m : ck_head_fill(m, key);
+}
 
 /* ---- warps.c: warp forms (spec "Warps & Shuffles") ---- */
 int ck_warp_form_name(const char *key);
