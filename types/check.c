@@ -112,6 +112,17 @@ void ck_scope_pop(Ctx *cx) {
     cx->ck->spare_scopes = s;
 }
 
+static inline Sym *scope_find(Scope *sc, const char *key) {
+    if (sc->idx.cap) return strmap_get(&sc->idx, key);
+    for (int i = sc->n - 1; i >= 0; i--) {
+        /* a variable's key is mostly the very spelling its uses carry (the
+           reader interns them): found without comparing the bytes */
+        const char *k = sc->syms[i]->key;
+        if (k == key || syn_streq(k, key)) return sc->syms[i];
+    }
+    return NULL;
+}
+
 /* Small scopes (most blocks) are scanned; from 16 symbols on (the
  * globals, a long let) a hash index answers. */
 #define SCOPE_INDEX_FROM 16
@@ -136,8 +147,12 @@ void ck_scope_add(Ctx *cx, Sym *s) {
         return;
     }
     if (s->kind == SYM_LOCAL && s->name && s->name[0] != '%' && s->def && !s->def->origin) {
-        /* Crisp names are case-insensitive: `b` hides a parameter `B` */
-        Sym *o = ck_scope_lookup(cx, s->key);
+        /* Crisp names are case-insensitive: `b` hides a parameter `B`
+           (parameters and variables live in the function's scopes, not
+           in the globals: those are not searched) */
+        Sym *o = NULL;
+        for (Scope *sc = cx->scope; sc && !o; sc = sc->up)
+            if (sc->n) o = scope_find(sc, s->key);
         if (o && o != s && o->name && strcmp(o->name, s->name) && (o->kind == SYM_PARAM || o->kind == SYM_LOCAL)) {
             sym_rare_w(cx->ck->a, s)->shadows = o;
             diag_warning_at(cx->ck->d, s->def, "W0303", "`%s` hides the %s `%s`: Crisp names are case-insensitive", s->name,
@@ -146,17 +161,6 @@ void ck_scope_add(Ctx *cx, Sym *s) {
         }
     }
     ck_scope_insert(cx->ck->a, cx->scope, s);
-}
-
-static inline Sym *scope_find(Scope *sc, const char *key) {
-    if (sc->idx.cap) return strmap_get(&sc->idx, key);
-    for (int i = sc->n - 1; i >= 0; i--) {
-        /* a variable's key is mostly the very spelling its uses carry (the
-           reader interns them): found without comparing the bytes */
-        const char *k = sc->syms[i]->key;
-        if (k == key || syn_streq(k, key)) return sc->syms[i];
-    }
-    return NULL;
 }
 
 Sym *ck_global_lookup(Checker *ck, const char *key) {
