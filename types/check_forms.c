@@ -85,7 +85,7 @@ typedef struct HeadEnt {
     unsigned flags;
     CkForm form;
 } HeadEnt;
-#define HEAD_SLOTS 512 /* a power of two, over twice the names */
+#define HEAD_SLOTS 512 /* a power of two, over twice the names (about 160) */
 static HeadEnt head_table[HEAD_SLOTS];
 static pthread_once_t head_once = PTHREAD_ONCE_INIT;
 
@@ -122,6 +122,8 @@ static void head_build(void) {
     }
     for (int i = 0; cx_statement_heads[i]; i++) head_add(cx_statement_heads[i])->flags |= HEAD_STATEMENT;
     for (int i = 0; ck_warp_form_at(i); i++) head_add(ck_warp_form_at(i))->flags |= HEAD_WARP;
+    for (int i = 0; ck_uniform_launch_heads[i]; i++) head_add(ck_uniform_launch_heads[i])->flags |= HEAD_UNIFORM_LAUNCH;
+    for (int i = 0; ck_uniform_op_heads[i]; i++) head_add(ck_uniform_op_heads[i])->flags |= HEAD_UNIFORM_OP;
     head_add("quote")->flags |= HEAD_QUOTE;
     head_add("function")->flags |= HEAD_QUOTE;
     head_add("quasiquote")->flags |= HEAD_QUOTE;

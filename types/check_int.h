@@ -42,6 +42,8 @@ enum {
     HEAD_AS = 1 << 7,        /* as-... */
     HEAD_CONVERSION = 1 << 8, /* to-T or as-T with T a base type */
     HEAD_SWIZZLE = 1 << 9,   /* cx_is_swizzle_name */
+    HEAD_UNIFORM_LAUNCH = 1 << 10, /* ck_uniform_launch_heads (warps.c) */
+    HEAD_UNIFORM_OP = 1 << 11, /* ck_uniform_op_heads (warps.c) */
 };
 struct HeadEnt;
 typedef struct HeadMemo {
@@ -523,6 +525,10 @@ static inline const HeadMemo *ck_head(Checker *ck, const char *key) {
 int ck_warp_form_name(const char *key);
 /* The I-th warp form's name, NULL past the last. */
 const char *ck_warp_form_at(int i);
+/* The heads uniform_syn knows, NULL-terminated: those the same for every
+ * thread of a workgroup, and the pure operators. */
+extern const char *const ck_uniform_launch_heads[];
+extern const char *const ck_uniform_op_heads[];
 Node *ck_warp_form(Ctx *cx, Node *syn, Type *want);
 Node *ck_warp_size_value(Ctx *cx, Node *syn, Type *want);
 /* (device-has :subgroups): 1 when the device decides (OpenCL C 2.0+). */

@@ -37,6 +37,17 @@ static int is_uniform_sym(Ctx *cx, const Sym *s) {
     return 0;
 }
 
+/* Heads whose value is the same for every thread of a workgroup; pure
+ * operators, uniform when their operands are (uniform_syn). */
+const char *const ck_uniform_launch_heads[] = {
+    "get-local-size", "get-local-work-size", "local-work-size", "get-num-groups", "get-workgroup-id", "get-group-id",
+    "get-global-size", "get-global-work-size", "global-work-size", "get-work-dim", "get-global-offset",
+    "get-local-linear-size", "get-global-linear-size", "get-total-threads", "get-num-warps", NULL};
+const char *const ck_uniform_op_heads[] = {
+    "+", "-", "*", "/", "<", ">", "<=", ">=", "=", "==", "/=", "!=", "and", "or", "not", "min", "max", "clamp", "abs",
+    "logand", "logior", "logxor", "lognot", "bit-and", "bit-or", "bit-xor", "bit-not", "ash", "floor", "ceil", "round",
+    "truncate", "select-if", "the", NULL};
+
 static int uniform_syn(Ctx *cx, const Node *syn);
 
 static int all_uniform(Ctx *cx, const Node *syn, int from) {
@@ -68,24 +79,16 @@ static int uniform_syn(Ctx *cx, const Node *syn) {
     }
     const char *h = syn_head(syn);
     if (!h) return 0;
-    /* the same for every thread of a workgroup */
-    static const char *launch[] = {"get-local-size", "get-local-work-size", "local-work-size", "get-num-groups",
-                                   "get-workgroup-id", "get-group-id", "get-global-size", "get-global-work-size",
-                                   "global-work-size", "get-work-dim", "get-global-offset", "get-local-linear-size",
-                                   "get-global-linear-size", "get-total-threads", "get-num-warps", NULL};
-    for (int i = 0; launch[i]; i++)
-        if (syn_streq(h, launch[i])) return all_uniform(cx, syn, 1);
+    /* the same for every thread of a workgroup (ck_uniform_launch_heads);
+       the heads' names tested through their memo (ck_head) */
+    unsigned hf = ck_head(cx->ck, h)->flags;
+    if (hf & HEAD_UNIFORM_LAUNCH) return all_uniform(cx, syn, 1);
     if ((syn_streq(h, "length~") || syn_streq(h, "~length~")) && syn->nkids == 2 && syn->kids[1]->kind == N_SYMBOL) {
         Sym *v = ck_scope_lookup(cx, syn->kids[1]->key);
         return v && ((v->kind == SYM_PARAM && cx->fn->kind == FN_KERNEL) || (v->ty && v->ty->length >= 0));
     }
-    /* pure operators of uniform operands */
-    static const char *ops[] = {"+", "-", "*", "/", "<", ">", "<=", ">=", "=", "==", "/=", "!=", "and", "or", "not",
-                                "min", "max", "clamp", "abs", "logand", "logior", "logxor", "lognot", "bit-and",
-                                "bit-or", "bit-xor", "bit-not", "ash", "floor", "ceil", "round", "truncate",
-                                "select-if", "the", NULL};
-    for (int i = 0; ops[i]; i++)
-        if (syn_streq(h, ops[i])) return all_uniform(cx, syn, 1);
+    /* pure operators of uniform operands (ck_uniform_op_heads) */
+    if (hf & HEAD_UNIFORM_OP) return all_uniform(cx, syn, 1);
     if ((!strncmp(h, "to-", 3) || !strncmp(h, "as-", 3)) && syn->nkids == 2) return uniform_syn(cx, syn->kids[1]);
     return 0;
 }
