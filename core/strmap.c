@@ -2,7 +2,6 @@
 #include "strmap.h"
 
 #include <stdint.h>
-#include <string.h>
 
 uint32_t strmap_hash(const char *s) {
     uint32_t h = 2166136261u;
@@ -18,7 +17,14 @@ uint32_t strmap_hash(const char *s) {
 #define HM_KEY const char *
 #define HM_FN(name) strmap_##name
 #define HM_HASH(k) strmap_hash(k)
-#define HM_EQ(a, b) ((a) == (b) || ((a)[0] == (b)[0] && !strcmp((a), (b))))
+/* Equal keys: mostly the same pointer; else compared here, not by a call
+ * of strcmp (keys are short names; a map's lookup stays a leaf function) */
+static inline int key_eq(const char *a, const char *b) {
+    if (a == b) return 1;
+    while (*a && *a == *b) a++, b++;
+    return *a == *b;
+}
+#define HM_EQ(a, b) key_eq((a), (b))
 #include "hashmap_impl.h"
 
 void strmap_release(Arena *a, StrMap *m) {
