@@ -112,13 +112,20 @@ void ck_scope_pop(Ctx *cx) {
     cx->ck->spare_scopes = s;
 }
 
+/* Two keys with the same first byte: the same string?  (Compared here:
+ * short names, and strcmp's call cost more than the comparison.) */
+static inline int same_key(const char *a, const char *b) {
+    while (*a && *a == *b) a++, b++;
+    return *a == *b;
+}
+
 static inline Sym *scope_find(Scope *sc, const char *key) {
     if (sc->idx.cap) return strmap_get(&sc->idx, key);
     for (int i = sc->n - 1; i >= 0; i--) {
         /* a variable's key is mostly the very spelling its uses carry (the
            reader interns them): found without comparing the bytes */
         const char *k = sc->syms[i]->key;
-        if (k == key || syn_streq(k, key)) return sc->syms[i];
+        if (k == key || (k[0] == key[0] && same_key(k, key))) return sc->syms[i];
     }
     return NULL;
 }
