@@ -52,7 +52,8 @@ typedef struct HeadMemo {
     unsigned flags;          /* HEAD_* */
     CkForm form;
 } HeadMemo;
-#define HEAD_MEMO_SLOTS 256 /* a power of two */
+#define HEAD_MEMO_BITS 8
+#define HEAD_MEMO_SLOTS (1 << HEAD_MEMO_BITS)
 
 /* A name joined from two (ck_name_join), by their pointers. */
 typedef struct JoinMemo {
@@ -511,7 +512,7 @@ Node *ck_adopting_delta(Ctx *cx, const Node *at, Node *cond, int konst);
 /* ---- check_forms.c: what a head's spelling says (HeadMemo) ---- */
 /* The memo's slot for KEY's pointer. */
 static inline HeadMemo *ck_head_slot(Checker *ck, const char *key) {
-    return &ck->heads[(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 56) & (HEAD_MEMO_SLOTS - 1)];
+    return &ck->heads[((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> (64 - HEAD_MEMO_BITS)];
 }
 /* The slot filled for KEY. */
 const HeadMemo *ck_head_fill(HeadMemo *m, const char *key);
