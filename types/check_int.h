@@ -61,6 +61,13 @@ typedef struct JoinMemo {
 } JoinMemo;
 #define JOIN_MEMO_SLOTS 256 /* a power of two */
 
+/* A Crisp name's Spelled record (cnames.c) by the name's pointer. */
+typedef struct SpellMemo {
+    const char *name;
+    const struct Spelled *sp;
+} SpellMemo;
+#define SPELL_MEMO_SLOTS 256 /* a power of two */
+
 typedef struct Scope {
     struct Scope *up;
     Sym **syms;              /* in definition order */
@@ -166,6 +173,8 @@ typedef struct Checker {
     int norch_forms, caporch_forms;
     Forms read;              /* the forms as read (check_program's input) */
     Forms forms;             /* every definition collected, macros expanded */
+    SpellMemo spells[SPELL_MEMO_SLOTS]; /* Checker.spelled's records by the
+                                name's pointer, direct-mapped */
     JoinMemo joins[JOIN_MEMO_SLOTS]; /* ck_name_join's answers, direct-mapped
                                 (issue 14: every vector parameter's x_len) */
     HeadMemo heads[HEAD_MEMO_SLOTS]; /* ck_head's answers by the key's pointer,

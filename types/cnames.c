@@ -162,12 +162,17 @@ const char *ck_local_cname(Ctx *cx, const char *crisp_name) {
     /* the target's spelling of the name, once per name (issue 14: the
        same few names - i, v, a vector's _len - are spelled in every
        function); the spelling is a fresh string no one writes to */
-    void **slot = strmap_slot(cx->ck->a, &cx->ck->spelled, crisp_name);
-    Spelled *sp = slot ? *slot : NULL;
-    if (slot && !sp && (sp = arena_alloc(cx->ck->a, sizeof *sp))) {
-        sp->base = ck_mangle(cx->ck, crisp_name);
-        sp->hash = strmap_hash(sp->base);
-        *slot = sp;
+    SpellMemo *pm = &cx->ck->spells[(((uint64_t)(uintptr_t)crisp_name * 0x9E3779B97F4A7C15ull) >> 56) & (SPELL_MEMO_SLOTS - 1)];
+    const Spelled *sp = pm->name == crisp_name ? pm->sp : NULL;
+    if (!sp) {
+        void **slot = strmap_slot(cx->ck->a, &cx->ck->spelled, crisp_name);
+        Spelled *made = slot ? *slot : NULL;
+        if (slot && !made && (made = arena_alloc(cx->ck->a, sizeof *made))) {
+            made->base = ck_mangle(cx->ck, crisp_name);
+            made->hash = strmap_hash(made->base);
+            *slot = made;
+        }
+        if ((sp = made)) *pm = (SpellMemo){crisp_name, sp};
     }
     const char *base = sp ? sp->base : ck_mangle(cx->ck, crisp_name);
     uint32_t hash = sp ? sp->hash : strmap_hash(base);
