@@ -413,7 +413,7 @@ static Node *coerce_as(Ctx *cx, Node *val, Type *want, const Node *at, const cha
     return NULL;
 }
 
-Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+Node *ck_coerce_other(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
     return coerce_as(cx, val, want, at, what, NULL, NULL, NULL);
 }
 
@@ -468,6 +468,7 @@ int ck_is_value_form(Ctx *cx, const Node *syn) {
 /* The bit operations, whose #x / #b literal operands are bit patterns. */
 static int is_bit_op(const char *what) {
     static const char *const ops[] = {"bit-and", "bit-or", "bit-xor", "logand", "logior", "logxor", NULL};
+    if (what[0] != 'b' && what[0] != 'l') return 0; /* the first letters of ops (asked by every cx_unify) */
     for (int i = 0; ops[i]; i++)
         if (syn_streq(ops[i], what)) return 1;
     return 0;

@@ -349,7 +349,16 @@ void ck_suggest_variable(Ctx *cx, const Node *name);
 /* A note when variable `v` hides another spelled differently. */
 void ck_shadow_note(Ctx *cx, const Node *syn, const Node *v);
 Node *ck_expr(Ctx *cx, Node *syn, Type *want);
-Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+Node *ck_coerce_other(Ctx *cx, Node *val, Type *want, const Node *at, const char *what);
+/* ck_coerce: VAL as a value of type WANT (NULL after an error, WHAT in its
+ * message); the same type answered inline (most coercions), a flexible
+ * literal to a hardware vector excepted; the rest ck_coerce_other. */
+static inline Node *ck_coerce(Ctx *cx, Node *val, Type *want, const Node *at, const char *what) {
+    if (val && want && val->ty == want &&
+        !(want->kind == TY_HWVEC && (val->kind == N_C_INTLIT || val->kind == N_C_FLOATLIT) && val->op != 0))
+        return val;
+    return ck_coerce_other(cx, val, want, at, what);
+}
 /* ck_coerce of a part of something, "ROLE `NAME` of `OWNER`" in the
  * message (argument `x` of `f`, field `x` of `pt`). */
 Node *ck_coerce_part(Ctx *cx, Node *val, Type *want, const Node *at, const char *role, const char *name, const char *owner);
