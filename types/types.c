@@ -167,10 +167,8 @@ Type *ty_lookup_base(const char *key) {
     return w && s != SC_BFLOAT16 ? ty_hwvec((Scalar)s, w) : NULL;
 }
 
-int ty_is_num(const Type *t) { return t && t->kind == TY_NUM; }
 int ty_is_int(const Type *t) { return ty_is_num(t) && scalars[t->sc].cat != CAT_FLOAT; }
 int ty_is_float(const Type *t) { return ty_is_num(t) && scalars[t->sc].cat == CAT_FLOAT; }
-int ty_is_arith(const Type *t) { return t && (t->kind == TY_NUM || t->kind == TY_HWVEC); }
 int ty_is_intlike(const Type *t) { return ty_is_arith(t) && scalars[t->sc].cat != CAT_FLOAT; }
 int ty_is_floatlike(const Type *t) { return ty_is_arith(t) && scalars[t->sc].cat == CAT_FLOAT; }
 Category ty_category(const Type *t) { return scalars[t->sc].cat; }

@@ -145,10 +145,16 @@ Type *ty_tuple(Arena *a, Type **elems, int n);
  * voidp is not a base type here.  NULL when unknown. */
 Type *ty_lookup_base(const char *key);
 
-int ty_is_num(const Type *t);       /* scalar number */
+/* scalar number (inline, as ty_is_arith: asked of most operands) */
+static inline int ty_is_num(const Type *t) {
+    return t && t->kind == TY_NUM;
+}
 int ty_is_int(const Type *t);       /* integer scalar */
 int ty_is_float(const Type *t);     /* floating scalar */
-int ty_is_arith(const Type *t);     /* scalar number or hardware vector */
+/* scalar number or hardware vector */
+static inline int ty_is_arith(const Type *t) {
+    return t && (t->kind == TY_NUM || t->kind == TY_HWVEC);
+}
 int ty_is_intlike(const Type *t);   /* integer scalar or integer hw vector */
 int ty_is_floatlike(const Type *t);
 Category ty_category(const Type *t); /* of the scalar / element */
