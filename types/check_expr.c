@@ -151,10 +151,6 @@ Node *cx_length_of(Ctx *cx, const Node *at, Sym *s) {
     return x;
 }
 
-int cx_is_flex(const Node *n) {
-    return n && (n->kind == N_C_INTLIT || n->kind == N_C_FLOATLIT) && n->op != 0;
-}
-
 /* An identity tensor's element (i == j ? 1 : 0): like a literal it takes
  * the type its context wants (int without one). */
 #define SEL_ADOPTS 1

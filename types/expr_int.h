@@ -52,7 +52,11 @@ Node *cx_call_n(Ctx *cx, const Node *at, Type *ty, int op, Node **args, int n);
 Node *cx_float_lit(Ctx *cx, const Node *at, double v, Type *ty);
 Node *cx_bool_lit(Ctx *cx, const Node *at, int v);
 Node *cx_length_of(Ctx *cx, const Node *at, Sym *s);
-int cx_is_flex(const Node *n);
+/* A literal whose type the context decides (LIT_FLEX_*); inline: asked
+ * of most operands. */
+static inline int cx_is_flex(const Node *n) {
+    return n && (n->kind == N_C_INTLIT || n->kind == N_C_FLOATLIT) && n->op != 0;
+}
 int cx_int_fits(int64_t v, int is_unsigned, Scalar s);
 Node *cx_adapt_literal(Ctx *cx, Node *lit, Type *want, const Node *at);
 const char *cx_mix_hint(Ctx *cx, Node **args, Node **syn, int n, const Type *t, const Type *b);

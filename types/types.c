@@ -31,7 +31,7 @@ Type ty_voidp = {.kind = TY_VOIDP};
 
 /* Interned scalar and hardware-vector types: constant tables, so they
    compare by pointer and need no initialisation. */
-static Type num_types[SC__COUNT] = {
+Type ty_num_types[SC__COUNT] = {
     [SC_CHAR] = {.kind = TY_NUM, .sc = SC_CHAR, .width = 1},
     [SC_UCHAR] = {.kind = TY_NUM, .sc = SC_UCHAR, .width = 1},
     [SC_SHORT] = {.kind = TY_NUM, .sc = SC_SHORT, .width = 1},
@@ -85,9 +85,6 @@ const ScalarInfo *ty_scalar_info(Scalar s) {
     return &scalars[s];
 }
 
-Type *ty_num(Scalar s) {
-    return &num_types[s];
-}
 
 Type *ty_hwvec(Scalar s, int width) {
     int slot = width_slot(width);

@@ -134,7 +134,10 @@ typedef struct ScalarInfo {
 const ScalarInfo *ty_scalar_info(Scalar s);
 
 extern Type ty_void, ty_bool, ty_keyword, ty_string, ty_voidp;
-Type *ty_num(Scalar s);
+extern Type ty_num_types[SC__COUNT]; /* the interned scalar types (ty_num) */
+static inline Type *ty_num(Scalar s) {
+    return &ty_num_types[s];
+}
 Type *ty_hwvec(Scalar s, int width);  /* NULL for an invalid width */
 Type *ty_vector(Arena *a, Type *elem, AddrSpace as, Access acc, Align al, int64_t len);
 /* An identity tensor of RANK dimensions (0: any rank, parameter types). */
