@@ -356,6 +356,10 @@ static const char *fn_kind_word(FnKind k) {
     return k == FN_KERNEL ? "kernel" : k == FN_GRID ? "grid function" : "function";
 }
 
+int ck_grid_op_reports(Ctx *cx) {
+    return !ck_skip_checks(cx->ck) && !cx->grid_steps && (cx->fn->kind == FN_FUNCTION || cx->grid_region);
+}
+
 void ck_grid_op(Ctx *cx, const Node *at, const char *what) {
     if (ck_skip_checks(cx->ck)) return;
     if (cx->grid_steps) return; /* a step of a grid-level operation checked as a whole */

@@ -206,7 +206,8 @@ static Node *atomic_place(Ctx *cx, Node *syn, const char *what, AddrSpace *as) {
     /* spec "atomics and grid level operations": an atomic on :global memory
        makes its function grid level; inside a grid-level form (a grid-stride
        loop, a macro declaring (grid-level)) it is part of that form */
-    if (*as == AS_GLOBAL && !cx->grid_region) ck_grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
+    if (*as == AS_GLOBAL && !cx->grid_region && ck_grid_op_reports(cx))
+        ck_grid_op(cx, syn, arena_printf(cx->ck->a, "`%s` on :global memory", what));
     Node *addr = ck_mk1(cx, N_C_UNARY, syn, p->ty, p);
     if (addr) addr->op = OP_ADDR;
     return addr;

@@ -278,6 +278,9 @@ void ck_form_to(Ctx *cx, Node *syn, Dest *d);
 void ck_body_to(Ctx *cx, Node **forms, int n, Dest *d);
 void ck_deliver(Ctx *cx, Node *val, Dest *d, const Node *at);
 Program *ck_prog_of(Ctx *cx);
+/* Whether ck_grid_op would report here (a caller makes its WHAT only
+ * then). */
+int ck_grid_op_reports(Ctx *cx);
 void ck_grid_op(Ctx *cx, const Node *at, const char *what);
 void ck_resolve_signature(Checker *ck, FuncDef *fd);
 CFunc *ck_instantiate(Ctx *cx, FuncDef *fd, Type **argtys, const Node *call);
