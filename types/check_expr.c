@@ -138,12 +138,6 @@ Node *ck_zero_value(Ctx *cx, const Node *at, Type *ty) {
     return z; /* a hardware vector: the scalar, broadcast (as coerce does) */
 }
 
-Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s) {
-    Node *x = ck_node(cx, N_C_VAR, at, s->ty);
-    x->sym = s;
-    return x;
-}
-
 Node *cx_length_of(Ctx *cx, const Node *at, Sym *s) {
     if (sym_ndims(s)) return ck_tensor_length(cx, (Node *)at, s); /* the extents may have been set */
     Node *x = ck_node(cx, N_C_LENGTH, at, ty_num(SC_ULONG));

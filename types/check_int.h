@@ -371,7 +371,12 @@ int ck_const_int(Ctx *cx, Node *checked, int64_t *out);
 int ck_const_syn_int(Ctx *cx, Node *syn, int64_t *out);
 Node *ck_int_lit(Ctx *cx, const Node *at, int64_t v, Type *ty);
 Node *ck_zero_value(Ctx *cx, const Node *at, Type *ty);
-Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s);
+/* A reference to the variable S (inline: one per use of a variable). */
+static inline Node *ck_var_ref(Ctx *cx, const Node *at, Sym *s) {
+    Node *x = ck_node(cx, N_C_VAR, at, s->ty);
+    x->sym = s;
+    return x;
+}
 const char *ck_tname(Ctx *cx, const Type *t);
 int ck_node_has_effects(const Node *n);
 
