@@ -659,8 +659,15 @@ static int mentions_it(const Node *n) {
     if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
     if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
     if (syn_is_form(n, "quote")) return 0;
-    for (int i = 0; i < n->nkids; i++)
-        if (mentions_it(n->kids[i])) return 1;
+    for (int i = 0; i < n->nkids; i++) {
+        /* symbols and literals answered here, lists by a call (issue 14:
+           the then-branch of every if is walked) */
+        const Node *k = n->kids[i];
+        if (!k) continue;
+        if (k->kind == N_SYMBOL ? syn_streq(k->key, "it")
+                                : (k->kind == N_LIST || k->kind == N_VECLIT || k->kind == N_HWVEC) && mentions_it(k))
+            return 1;
+    }
     return 0;
 }
 
