@@ -135,7 +135,8 @@ static inline Sym *scope_find(Scope *sc, const char *key) {
 #define SCOPE_INDEX_FROM 16
 
 void ck_scope_insert(Arena *a, Scope *sc, Sym *s) {
-    PUSH(a, sc->syms, sc->n, sc->cap, s);
+    if (sc->n < sc->cap) sc->syms[sc->n++] = s; /* a reused scope's array (no call) */
+    else PUSH(a, sc->syms, sc->n, sc->cap, s);
     if (sc->idx.cap) {
         strmap_put(a, &sc->idx, s->key, s);
     } else if (sc->n >= SCOPE_INDEX_FROM) {
