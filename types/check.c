@@ -25,7 +25,9 @@
 /* ------------------------------------------------------------------ */
 /* small utilities                                                     */
 
-#define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
+/* arena_push, storing in place while there is room (no call) */
+#define PUSH(a, arr, n, cap, item)                                                                                     \
+    ((n) < (cap) ? (void)((arr)[(n)++] = (void *)(item)) : arena_push((a), (void ***)&(arr), &(n), &(cap), (void *)(item)))
 
 /* ------------------------------------------------------------------ */
 /* macro calls (expand.h): expanded where the checker reaches them     */
@@ -135,8 +137,7 @@ static inline Sym *scope_find(Scope *sc, const char *key) {
 #define SCOPE_INDEX_FROM 16
 
 void ck_scope_insert(Arena *a, Scope *sc, Sym *s) {
-    if (sc->n < sc->cap) sc->syms[sc->n++] = s; /* a reused scope's array (no call) */
-    else PUSH(a, sc->syms, sc->n, sc->cap, s);
+    PUSH(a, sc->syms, sc->n, sc->cap, s); /* mostly a reused scope's array: no call */
     if (sc->idx.cap) {
         strmap_put(a, &sc->idx, s->key, s);
     } else if (sc->n >= SCOPE_INDEX_FROM) {

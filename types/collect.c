@@ -13,7 +13,9 @@
 #include "../macros/expand.h"
 #include "consteval.h"
 
-#define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
+/* arena_push, storing in place while there is room (no call) */
+#define PUSH(a, arr, n, cap, item)                                                                                     \
+    ((n) < (cap) ? (void)((arr)[(n)++] = (void *)(item)) : arena_push((a), (void ***)&(arr), &(n), &(cap), (void *)(item)))
 
 /* A symbol of kind K for the name NAME (not yet in any scope). */
 Sym *ck_sym_named(Checker *ck, SymKind k, Node *name) {

@@ -13,7 +13,9 @@
 #include "../macros/expand.h"
 #include "consteval.h"
 
-#define PUSH(a, arr, n, cap, item) arena_push((a), (void ***)&(arr), &(n), &(cap), (item))
+/* arena_push, storing in place while there is room (no call) */
+#define PUSH(a, arr, n, cap, item)                                                                                     \
+    ((n) < (cap) ? (void)((arr)[(n)++] = (void *)(item)) : arena_push((a), (void ***)&(arr), &(n), &(cap), (void *)(item)))
 
 static int size_list(Ctx *cx, Node *v, Node **items) {
     if (syn_is_form(v, "quote") && v->nkids == 2) v = v->kids[1];
