@@ -575,17 +575,14 @@ Node *cx_simple(Ctx *cx, Node *e, const Node *at) {
     return t ? ck_var_ref(cx, at, t) : NULL;
 }
 
-int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
+int ck_nargs_report(Ctx *cx, Node *syn, int lo, int hi) {
     int n = syn->nkids - 1;
-    if (n < lo || (hi >= 0 && n > hi)) {
-        const char *h = syn->kids[0]->name;
-        if (hi < 0)
-            diag_error_at(D(cx), syn, "E0320", "`%s` takes at least %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
-        else if (lo == hi)
-            diag_error_at(D(cx), syn, "E0320", "`%s` takes %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
-        else
-            diag_error_at(D(cx), syn, "E0320", "`%s` takes %d to %d arguments, found %d", h, lo, hi, n);
-        return 0;
-    }
-    return 1;
+    const char *h = syn->kids[0]->name;
+    if (hi < 0)
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes at least %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
+    else if (lo == hi)
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes %d argument%s, found %d", h, lo, lo == 1 ? "" : "s", n);
+    else
+        diag_error_at(D(cx), syn, "E0320", "`%s` takes %d to %d arguments, found %d", h, lo, hi, n);
+    return 0;
 }

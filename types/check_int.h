@@ -491,7 +491,13 @@ int ck_builtin_function_value(const char *key);
 Node *ck_mk(Ctx *cx, NodeKind k, const Node *at, Type *ty, int n);
 Node *ck_mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
 Node *ck_mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
-int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi);
+/* ck_nargs_ok's error (E0320); returns 0. */
+int ck_nargs_report(Ctx *cx, Node *syn, int lo, int hi);
+/* (inline: asked of every builtin form) */
+static inline int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
+    int n = syn->nkids - 1;
+    return n < lo || (hi >= 0 && n > hi) ? ck_nargs_report(cx, syn, lo, hi) : 1;
+}
 Sym *ck_vector_operand(Ctx *cx, Node *syn, const char *what);
 Sym *ck_view_var(Ctx *cx, const Node *at, const char *name, Type *ty);
 Sym *ck_view_decl(Ctx *cx, const Node *at, Sym *v, Node *ptr, Node *len);
