@@ -493,7 +493,8 @@ Node *ck_mk1(Ctx *cx, NodeKind k, const Node *at, Type *ty, Node *a);
 Node *ck_mk2(Ctx *cx, NodeKind k, const Node *at, Type *ty, int op, Node *a, Node *b);
 /* ck_nargs_ok's error (E0320); returns 0. */
 int ck_nargs_report(Ctx *cx, Node *syn, int lo, int hi);
-/* (inline: asked of every builtin form) */
+/* Whether the form SYN has LO to HI arguments (HI < 0: no upper bound);
+ * E0320 when not.  Inline: asked of every builtin form. */
 static inline int ck_nargs_ok(Ctx *cx, Node *syn, int lo, int hi) {
     int n = syn->nkids - 1;
     return n < lo || (hi >= 0 && n > hi) ? ck_nargs_report(cx, syn, lo, hi) : 1;
