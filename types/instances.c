@@ -294,10 +294,6 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
         fn->cname = fn->consteval ? base : ck_unique_name(ck, &ck->cnames, base);
     }
     Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
-    /* room for the names most bodies take (a kernel of the 1 MB program:
-       5 to 9), so that the table is not regrown twice per function
-       (issue 14); ck_names_release gives it back for the next one */
-    strmap_reserve(ck->a, &cx.names.live, 12);
     ck_scope_push(&cx);
     fn->params = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(fd->nparams + 1));
     if (!fn->params) return NULL;
