@@ -66,6 +66,8 @@ int oclc_reserved_prefix(const char *s) {
 static const char *reserved_set[RESERVED_SLOTS];
 static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
 
+/* FNV-1a, the hash of core/strmap (strmap_hash): a name taken is hashed
+ * once, for this set and the name tables alike. */
 static uint32_t word_hash(const char *s) {
     uint32_t h = 2166136261u;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
@@ -91,12 +93,17 @@ static void reserved_build_once(void) {
     atomic_store_explicit(&reserved_built, 1, memory_order_release);
 }
 
-int oclc_reserved(const char *s) {
+/* Whether S (hashed H by word_hash) is one of the reserved words. */
+static int reserved_word(const char *s, uint32_t h) {
     /* pthread_once is a call per name: a flag first */
     if (!atomic_load_explicit(&reserved_built, memory_order_acquire)) pthread_once(&reserved_once, reserved_build_once);
-    for (uint32_t j = word_hash(s) & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
+    for (uint32_t j = h & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
         if (reserved_set[j][0] == s[0] && syn_streq(reserved_set[j], s)) return 1;
-    return oclc_reserved_prefix(s);
+    return 0;
+}
+
+int oclc_reserved(const char *s) {
+    return reserved_word(s, word_hash(s)) || oclc_reserved_prefix(s);
 }
 
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
@@ -167,8 +174,12 @@ const char *oclc_member(Arena *a, const char *path, const char *field) {
     return join3(a, path, '.', field);
 }
 
-/* The names a table has room for when made (strmap_reserve). */
-#define NAMES_FIRST 7
+/* The slots of a table when made (a power of two: room for 15 names,
+ * as strmap_reserve(a, m, 7) made it). */
+#define NAMES_SLOTS 32
+/* The first array of a table's names in order (most functions take fewer:
+ * grown from 4, a function's array was made two or three times). */
+#define NAMES_ORDER_FIRST 16
 
 /* The live counts of one base's _K suffixes (index K; 0 unused). */
 typedef struct NameSuffixes {
@@ -176,34 +187,110 @@ typedef struct NameSuffixes {
     int cap;
 } NameSuffixes;
 
-/* BASE_K with K a positive number without leading zeros: its K, and the
- * length of BASE; else 0. */
-static int name_suffix(const char *nm, size_t *baselen) {
-    /* the digits at the end, then the last `_` (issue 14: strrchr and
-       strtol made most of the cost of taking a name) */
-    size_t n = strlen(nm), d = n;
-    while (d > 0 && nm[d - 1] >= '0' && nm[d - 1] <= '9') d--;
-    if (d == n || n - d > 9 || d < 2 || nm[d - 1] != '_' || nm[d] == '0') return 0;
+/* What taking a name needs to know of it, from one pass over its bytes
+ * (issue 14: it was hashed three or four times, and measured again for
+ * its suffix, per name taken). */
+typedef struct NameScan {
+    size_t len;
+    uint32_t hash;     /* word_hash, which is strmap_hash */
+    int k;             /* BASE_K with K a positive number without leading zeros: K; else 0 */
+    size_t baselen;    /* with k: BASE's length and hash */
+    uint32_t basehash;
+} NameScan;
+
+static void name_scan(const char *nm, NameScan *s) {
+    uint32_t h = 2166136261u, hu = 0;
+    size_t n = 0, u = 0; /* u: one past the last `_` */
+    for (; nm[n]; n++) {
+        if (nm[n] == '_') {
+            hu = h; /* FNV-1a goes byte by byte: the hash of the name up to here */
+            u = n + 1;
+        }
+        h = (h ^ (unsigned char)nm[n]) * 16777619u;
+    }
+    s->len = n;
+    s->hash = h;
+    s->k = 0;
+    if (u < 2 || u == n || n - u > 9 || nm[u] == '0') return;
     int k = 0;
-    for (size_t i = d; i < n; i++) k = k * 10 + (nm[i] - '0');
-    *baselen = d - 1;
-    return k;
+    for (size_t i = u; i < n; i++) {
+        if (nm[i] < '0' || nm[i] > '9') return;
+        k = k * 10 + (nm[i] - '0');
+    }
+    s->k = k;
+    s->baselen = u - 1;
+    s->basehash = hu;
 }
 
-static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
-    /* a function's table is made with room for the names most take (issue
-       14: grown from 8 by doubling, its names were hashed again each time) */
-    if (!t->live.cap) strmap_reserve(a, &t->live, NAMES_FIRST);
-    void **live = strmap_slot(a, &t->live, nm);
-    if (live) *live = (void *)((intptr_t)*live + delta);
-    size_t bl;
-    int k = name_suffix(nm, &bl);
+/* The entry of M whose key is the LEN bytes at KEY (hashed H by
+ * strmap_hash), or the empty entry where it would go.  M is a core/strmap
+ * table (linear probing in a power-of-two array, strmap.h), probed here
+ * with the hash the caller has and a key that need not end at LEN; the
+ * checker reads the same tables with strmap_get. */
+static StrMapEnt *name_entry(const StrMap *m, const char *key, size_t len, uint32_t h) {
+    uint32_t mask = (uint32_t)m->cap - 1;
+    for (uint32_t j = h & mask;; j = (j + 1) & mask) {
+        StrMapEnt *e = &m->ents[j];
+        if (!e->key || e->key == key) return e;
+        size_t i = 0;
+        while (i < len && e->key[i] == key[i]) i++;
+        if (i == len && !e->key[len]) return e;
+    }
+}
+
+static void *entry_val(const StrMapEnt *e) {
+    return e->key ? e->val : NULL;
+}
+
+/* The entry of KEY in M, made (holding NULL, with the key copied when
+ * COPY) when it is not there; NULL when out of memory. */
+static StrMapEnt *name_slot(Arena *a, StrMap *m, const char *key, size_t len, uint32_t h, int copy) {
+    if ((m->n + 1) * 2 >= m->cap && !strmap_reserve(a, m, m->n + 1)) return NULL;
+    StrMapEnt *e = name_entry(m, key, len, h);
+    if (!e->key) {
+        if (copy && !(key = arena_strndup(a, key, len))) return NULL;
+        e->key = key;
+        e->val = NULL;
+        m->n++;
+    }
+    return e;
+}
+
+/* Whether T's live table has room for one more name (made with room for
+ * the names most functions take, issue 14: grown from 8 by doubling, its
+ * names were hashed again each time); 0 when out of memory. */
+static int live_room(Arena *a, NameTable *t) {
+    StrMap *m = &t->live;
+    if (!m->cap) {
+        /* made directly, not through strmap_reserve: one per function */
+        if (!(m->ents = arena_alloc_block(a, sizeof *m->ents * NAMES_SLOTS))) return 0;
+        m->cap = NAMES_SLOTS;
+        return 1;
+    }
+    return (m->n + 1) * 2 < m->cap || strmap_reserve(a, m, m->n + 1);
+}
+
+/* DELTA to the live count of NM (scanned S) and of its suffix; LIVE is
+ * its entry in t->live when the caller probed for it (after live_room),
+ * else NULL. */
+static void names_count(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live, int delta) {
+    if (!live && live_room(a, t)) live = name_entry(&t->live, nm, s->len, s->hash);
+    if (live) {
+        if (!live->key) {
+            live->key = nm;
+            live->val = NULL;
+            t->live.n++;
+        }
+        live->val = (void *)((intptr_t)live->val + delta);
+    }
+    int k = s->k;
     if (!k) return;
-    const char *base = arena_strndup(a, nm, bl);
-    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    StrMapEnt *e = name_slot(a, &t->suffixes, nm, s->baselen, s->basehash, 1);
+    if (!e) return;
+    NameSuffixes *sx = e->val;
     if (!sx) {
         if (!(sx = arena_alloc(a, sizeof *sx))) return;
-        strmap_put(a, &t->suffixes, base, sx);
+        e->val = sx;
     }
     if (k >= sx->cap) {
         int ncap = sx->cap ? sx->cap : 8;
@@ -218,15 +305,21 @@ static void names_count(Arena *a, NameTable *t, const char *nm, int delta) {
 }
 
 void oclc_rollback(Arena *a, NameTable *t, int mark) {
-    while (t->n > mark) names_count(a, t, t->names[--t->n], -1);
+    while (t->n > mark) {
+        const char *nm = t->names[--t->n];
+        NameScan s;
+        name_scan(nm, &s);
+        names_count(a, t, nm, &s, NULL, -1);
+    }
 }
 
-void oclc_take(Arena *a, NameTable *t, const char *nm) {
+/* NM (scanned S, its live entry LIVE or NULL) taken. */
+static void take_scanned(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live) {
     if (t->n == t->cap) {
         /* grown through the arena's blocks: the array it outgrows (nothing
            else refers to it) serves the next table, as a function's whole
            table does once it is checked (issue 14) */
-        int nc = t->cap ? t->cap * 2 : 4;
+        int nc = t->cap ? t->cap * 2 : NAMES_ORDER_FIRST;
         const char **v = arena_alloc_block(a, sizeof *v * (size_t)nc);
         if (!v) {
             a->exhausted = 1; /* as arena_push: the name is dropped */
@@ -238,7 +331,13 @@ void oclc_take(Arena *a, NameTable *t, const char *nm) {
         t->cap = nc;
     }
     t->names[t->n++] = nm;
-    names_count(a, t, nm, 1);
+    names_count(a, t, nm, s, live, 1);
+}
+
+void oclc_take(Arena *a, NameTable *t, const char *nm) {
+    NameScan s;
+    name_scan(nm, &s);
+    take_scanned(a, t, nm, &s, NULL);
 }
 
 /* BASE, or BASE_K with K one more than the highest live suffix. */
@@ -246,11 +345,23 @@ const char *oclc_unique(Arena *a, const TargetNames *tn, NameTable *t, const cha
     /* a base reserved by its prefix (crisp_*, __*) stays reserved with any
        suffix: move it out of the reserved space first */
     if (tn->reserved_prefix(base)) base = arena_printf(a, "u_%s", base);
-    int taken = tn->reserved(base) || (intptr_t)strmap_get(&t->live, base) > 0, maxk = 1;
-    NameSuffixes *sx = strmap_get(&t->suffixes, base);
+    NameScan s;
+    name_scan(base, &s);
+    /* OpenCL C's own words by the hash at hand (the prefixes were seen to
+       above: neither a base without one nor u_* has one) */
+    int reserved = tn->reserved == oclc_reserved && tn->reserved_prefix == oclc_reserved_prefix ? reserved_word(base, s.hash)
+                                                                                                 : tn->reserved(base);
+    /* the name's live entry, found once for the question and the taking */
+    StrMapEnt *live = live_room(a, t) ? name_entry(&t->live, base, s.len, s.hash) : NULL;
+    int taken = reserved || (live && (intptr_t)entry_val(live) > 0), maxk = 1;
+    NameSuffixes *sx = t->suffixes.cap ? entry_val(name_entry(&t->suffixes, base, s.len, s.hash)) : NULL;
     for (int k = sx ? sx->cap - 1 : 0; k > 1 && maxk == 1; k--)
         if (sx->count[k] > 0) maxk = k;
-    const char *cand = taken ? arena_printf(a, "%s_%d", base, maxk + 1) : base;
+    if (!taken) {
+        take_scanned(a, t, base, &s, live);
+        return base;
+    }
+    const char *cand = arena_printf(a, "%s_%d", base, maxk + 1);
     oclc_take(a, t, cand);
     return cand;
 }
