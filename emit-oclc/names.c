@@ -198,7 +198,7 @@ typedef struct NameScan {
     uint32_t basehash;
 } NameScan;
 
-static void name_scan(const char *nm, NameScan *s) {
+static inline void name_scan(const char *nm, NameScan *s) {
     uint32_t h = 2166136261u, hu = 0;
     size_t n = 0, u = 0; /* u: one past the last `_` */
     for (; nm[n]; n++) {
@@ -227,7 +227,7 @@ static void name_scan(const char *nm, NameScan *s) {
  * table (linear probing in a power-of-two array, strmap.h), probed here
  * with the hash the caller has and a key that need not end at LEN; the
  * checker reads the same tables with strmap_get. */
-static StrMapEnt *name_entry(const StrMap *m, const char *key, size_t len, uint32_t h) {
+static inline StrMapEnt *name_entry(const StrMap *m, const char *key, size_t len, uint32_t h) {
     uint32_t mask = (uint32_t)m->cap - 1;
     for (uint32_t j = h & mask;; j = (j + 1) & mask) {
         StrMapEnt *e = &m->ents[j];
@@ -259,7 +259,7 @@ static StrMapEnt *name_slot(Arena *a, StrMap *m, const char *key, size_t len, ui
 /* Whether T's live table has room for one more name (made with room for
  * the names most functions take, issue 14: grown from 8 by doubling, its
  * names were hashed again each time); 0 when out of memory. */
-static int live_room(Arena *a, NameTable *t) {
+static inline int live_room(Arena *a, NameTable *t) {
     StrMap *m = &t->live;
     if (!m->cap) {
         /* made directly, not through strmap_reserve: one per function */
