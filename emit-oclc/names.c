@@ -273,7 +273,7 @@ static inline int live_room(Arena *a, NameTable *t) {
 /* DELTA to the live count of NM (scanned S) and of its suffix; LIVE is
  * its entry in t->live when the caller probed for it (after live_room),
  * else NULL. */
-static void names_count(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live, int delta) {
+static inline void names_count(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live, int delta) {
     if (!live && live_room(a, t)) live = name_entry(&t->live, nm, s->len, s->hash);
     if (live) {
         if (!live->key) {
@@ -314,7 +314,7 @@ void oclc_rollback(Arena *a, NameTable *t, int mark) {
 }
 
 /* NM (scanned S, its live entry LIVE or NULL) taken. */
-static void take_scanned(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live) {
+static inline void take_scanned(Arena *a, NameTable *t, const char *nm, const NameScan *s, StrMapEnt *live) {
     if (t->n == t->cap) {
         /* grown through the arena's blocks: the array it outgrows (nothing
            else refers to it) serves the next table, as a function's whole
