@@ -94,7 +94,7 @@ static void reserved_build_once(void) {
 }
 
 /* Whether S (hashed H by word_hash) is one of the reserved words. */
-static int reserved_word(const char *s, uint32_t h) {
+static inline int reserved_word(const char *s, uint32_t h) {
     /* pthread_once is a call per name: a flag first */
     if (!atomic_load_explicit(&reserved_built, memory_order_acquire)) pthread_once(&reserved_once, reserved_build_once);
     for (uint32_t j = h & (RESERVED_SLOTS - 1); reserved_set[j]; j = (j + 1) & (RESERVED_SLOTS - 1))
