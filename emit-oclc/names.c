@@ -188,8 +188,9 @@ typedef struct NameSuffixes {
 } NameSuffixes;
 
 /* What taking a name needs to know of it, from one pass over its bytes
- * (issue 14: it was hashed three or four times, and measured again for
- * its suffix, per name taken). */
+ * (and a second over BASE of the few BASE_K names; issue 14: a name was
+ * hashed three or four times, and measured again for its suffix, per
+ * name taken). */
 typedef struct NameScan {
     size_t len;
     uint32_t hash;     /* word_hash, which is strmap_hash */
@@ -199,27 +200,24 @@ typedef struct NameScan {
 } NameScan;
 
 static inline void name_scan(const char *nm, NameScan *s) {
-    uint32_t h = 2166136261u, hu = 0;
-    size_t n = 0, u = 0; /* u: one past the last `_` */
-    for (; nm[n]; n++) {
-        if (nm[n] == '_') {
-            hu = h; /* FNV-1a goes byte by byte: the hash of the name up to here */
-            u = n + 1;
-        }
-        h = (h ^ (unsigned char)nm[n]) * 16777619u;
-    }
+    uint32_t h = 2166136261u;
+    size_t n = 0;
+    for (; nm[n]; n++) h = (h ^ (unsigned char)nm[n]) * 16777619u;
     s->len = n;
     s->hash = h;
     s->k = 0;
-    if (u < 2 || u == n || n - u > 9 || nm[u] == '0') return;
+    /* the digits at the end, then the `_` before them (most names end in
+       a letter: one test) */
+    size_t d = n;
+    while (d > 0 && nm[d - 1] >= '0' && nm[d - 1] <= '9') d--;
+    if (d == n || n - d > 9 || d < 2 || nm[d - 1] != '_' || nm[d] == '0') return;
     int k = 0;
-    for (size_t i = u; i < n; i++) {
-        if (nm[i] < '0' || nm[i] > '9') return;
-        k = k * 10 + (nm[i] - '0');
-    }
+    for (size_t i = d; i < n; i++) k = k * 10 + (nm[i] - '0');
+    uint32_t hb = 2166136261u;
+    for (size_t i = 0; i < d - 1; i++) hb = (hb ^ (unsigned char)nm[i]) * 16777619u;
     s->k = k;
-    s->baselen = u - 1;
-    s->basehash = hu;
+    s->baselen = d - 1;
+    s->basehash = hb;
 }
 
 /* The entry of M whose key is the LEN bytes at KEY (hashed H by
