@@ -2353,12 +2353,16 @@ static Node *map_lists(Eval *ev, Node *form, Node **a, int n, char mode) {
         if (len < 0 || list_len(a[i]) < len) len = list_len(a[i]);
     }
     if (len < 0) len = 0;
+    /* on the stack when small (most calls map one to three elements):
+       apply's callers never keep the argument array, and mk_list copies
+       the results */
+    Node *outbuf[8], *argbuf[8];
     Node **out = NULL;
     if (mode == 'm') {
-        out = arena_alloc(&ev->c->arena, sizeof *out * (size_t)(len ? len : 1));
+        out = len <= 8 ? outbuf : arena_alloc(&ev->c->arena, sizeof *out * (size_t)len);
         if (!out) return oom_error(ev);
     }
-    Node **args = arena_alloc(&ev->c->arena, sizeof *args * (size_t)n);
+    Node **args = n <= 8 ? argbuf : arena_alloc(&ev->c->arena, sizeof *args * (size_t)n);
     if (!args) return oom_error(ev);
     for (int j = 0; j < len; j++) {
         for (int i = 1; i < n; i++) args[i - 1] = a[i]->kids[j];
