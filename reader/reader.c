@@ -85,13 +85,18 @@
 
 #define READER_MAX_TOKEN ((size_t)1 << 20)  /* 1 MiB per token or string */
 
+/* The steps of reading a symbol, inlined into read_seq's loop even where
+ * the compiler would not (issue 14: a call per symbol). */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* Outcome of reading one datum. */
 typedef enum {
     RD_NODE,   /* a form was read into *out */
     RD_SKIP,   /* a #+/#- form was read and dropped: read the next one */
     RD_ERROR,  /* input was consumed, an error was reported, no form */
     RD_CLOSE,  /* positioned at `)` (not consumed) */
-    RD_EOF     /* end of input, or reading was stopped */
+    RD_EOF,    /* end of input, or reading was stopped */
+    RD_MORE    /* read_seq's fast path: not a case it reads (read_next does) */
 } RdStatus;
 
 /* State of reading one file. */
@@ -101,7 +106,7 @@ typedef struct St {
     const SrcFile *f;
     unsigned fid;       /* srcfile_id(f): what locations hold */
     const char *p, *end, *bol;  /* cursor, end of text, start of line */
-    int line;
+    SrcLoc at;           /* the cursor's line (and file; col 0) */
     int depth;           /* open levels (lists, prefixes, #+/#-) */
     int depth_reported;  /* E0017 already said for this top-level form */
     int eof_reported;    /* an error already explained the early EOF */
@@ -110,36 +115,56 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
-    struct Interned *names; /* interned spellings (open addressing, os_pages_alloc) */
+    struct Interned *names; /* interned spellings (open addressing, os_pages_alloc;
+                               before the first, no_names) */
     size_t nnames, capnames;
+    size_t mask;         /* capnames - 1, or 0 for no_names */
 } St;
 
 /* ---- characters and positions ---- */
 
 /* Byte classes, one table look-up per byte (issue 14: the reader's tests
- * of each byte were a tenth of its instructions).  CL_SPACE: whitespace;
- * CL_CONST: a token constituent (printable ASCII but the delimiters
- * ( ) " ; ' ` ,); CL_COLON and CL_UPPER: constituents that are `:` or a
- * capital letter, so that one scan of a token also says whether it has
- * an annotation and whether its key differs from its spelling. */
-enum { CL_SPACE = 1, CL_CONST = 2, CL_COLON = 4, CL_UPPER = 8 };
+ * of each byte were a tenth of its instructions).  CL_SPACE: whitespace
+ * (CL_NEWLINE: `\n`, which starts a line); CL_CONST: a token constituent
+ * (printable ASCII but the delimiters ( ) " ; ' ` ,); CL_COLON and
+ * CL_UPPER: constituents that are `:` or a capital letter, so that one
+ * scan of a token also says whether it has an annotation and whether its
+ * key differs from its spelling.  CL_SYM0: a constituent that starts a
+ * symbol (not a digit, `:`, `#` or `|`), unless it is a CL_SIGN (`+` `-`
+ * `.`) that starts like a number (read_plain_symbol). */
+enum { CL_SPACE = 1, CL_CONST = 2, CL_COLON = 4, CL_UPPER = 8, CL_NEWLINE = 16, CL_SYM0 = 32, CL_SIGN = 64 };
 static const unsigned char byte_class[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 17, 1, 1, 1, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 2, 0, 2, 2, 2, 2, 0, 0, 0, 2, 2, 0, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6, 0, 2, 2, 2, 2,
-    2, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
-    10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 2, 2, 2, 2, 2,
-    0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 34, 0, 2, 34, 34, 34, 0, 0, 0, 34, 98, 0, 98, 98, 34,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6, 0, 34, 34, 34, 34,
+    34, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42,
+    42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 34, 34, 34, 34, 34,
+    0, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34,
+    34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 2, 34, 34, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* The same bytes for the scan of a symbol token (read_plain_symbol): SK_END
+ * ends it (not a constituent), SK_PLAIN goes on, SK_UPPER (a capital) and
+ * SK_COLON are constituents that need a look.  One compare per byte. */
+enum { SK_END = 0, SK_PLAIN = 1, SK_UPPER = 2, SK_COLON = 3 };
+static const unsigned char scan_kind[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0, 1, 1, 1, 1,
+    1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static int is_space(int c) {
@@ -175,13 +200,16 @@ static int peek(const St *s, int k) {
     return s->end - s->p > k ? (unsigned char)s->p[k] : -1;
 }
 
-static SrcLoc here(const St *s) {
-    return srcloc_in(s->fid, s->line, (int)(s->p - s->bol) + 1);
+static inline SrcLoc here(const St *s) {
+    SrcLoc l = s->at;
+    size_t col = (size_t)(s->p - s->bol) + 1;
+    l.col = col < SRCLOC_MAX_COL ? (unsigned)col : (unsigned)SRCLOC_MAX_COL;
+    return l;
 }
 
 static void adv(St *s) {
     if (*s->p == '\n') {
-        s->line++;
+        s->at.line++;
         s->bol = s->p + 1;
     }
     s->p++;
@@ -245,7 +273,7 @@ static void *alloc(St *s, size_t n) {
 }
 
 /* Nodes and kids arrays: 8-byte aligned (core/arena.h). */
-static void *alloc8(St *s, size_t n) {
+static inline void *alloc8(St *s, size_t n) {
     void *p = arena_alloc8(&s->c->arena, n);
     if (!p) oom(s);
     return p;
@@ -257,7 +285,7 @@ static char *dup_n(St *s, const char *b, size_t n) {
     return p;
 }
 
-static Node *mk(St *s, NodeKind k, SrcLoc loc) {
+static inline Node *mk(St *s, NodeKind k, SrcLoc loc) {
     Node *n = alloc8(s, sizeof *n);
     if (!n) return NULL;
     n->kind = k;
@@ -269,22 +297,74 @@ static Node *mk(St *s, NodeKind k, SrcLoc loc) {
  * interned; the same pointer when the spelling has no capital). */
 typedef struct Interned {
     const char *name, *key;
-    uint32_t hash, len;
+    uint64_t hl;  /* length << 32 | spelling_hash: one comparison */
 } Interned;
 
+/* The table before the first spelling: one empty slot. */
+static Interned no_names[1];
+
+/* FNV-1a, one byte at a time: read_plain_symbol computes it as it scans
+ * a token, so the two must agree. */
+#define SPELLING_HASH0 2166136261u
+#define SPELLING_HASH_STEP(h, ch) (((h) ^ (unsigned char)(ch)) * 16777619u)
+
 static uint32_t spelling_hash(const char *b, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)b[i]) * 16777619u;
+    uint32_t h = SPELLING_HASH0;
+    for (size_t i = 0; i < n; i++) h = SPELLING_HASH_STEP(h, b[i]);
     return h;
 }
 
 /* The one copy of the spelling b[0..n) in the arena, with its key: a
  * program repeats its names, and a copy per occurrence (two, with the
  * key) was a tenth of the reader's memory; the key is made once per
- * spelling, not per occurrence (issue 14).  `upper`: b has a capital
- * letter (0 when it surely has none).  NULL when out of memory. */
-static const Interned *intern(St *s, const char *b, size_t n, int upper) {
-    uint32_t h = spelling_hash(b, n);
+ * spelling, not per occurrence (issue 14).  `h`: spelling_hash(b, n);
+ * `upper`: b has a capital letter (0 when it surely has none).  NULL when
+ * out of memory. */
+static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, int upper);
+
+/* Whether the interned spelling `name` is b[0..n) (`in_text`: b lies in
+ * the text, before s->end): memcmp inline, a word at a time (the names compared are a
+ * few bytes long, and mostly equal: memcmp's call was a tenth of intern's
+ * instructions).  An interned copy is zero-padded to a multiple of 8
+ * bytes (intern_new), so its last word is read whole and the text's is
+ * masked to n bytes; a spelling that ends within 8 bytes of the text's
+ * end is compared a byte at a time. */
+static inline int same_spelling(const St *s, const char *name, const char *b, size_t n, int in_text) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (in_text && (size_t)(s->end - b) >= n + 8) {
+        static const uint64_t first[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull,
+                                          0xffffffffffffull, 0xffffffffffffffull, ~0ull};
+        uint64_t x, y;
+        size_t i = 0;
+        for (; n - i > 8; i += 8) {
+            memcpy(&x, name + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, name + i, 8);
+        memcpy(&y, b + i, 8);
+        return x == (y & first[n - i]); /* the first n - i bytes */
+    }
+#else
+    (void)s, (void)in_text;
+#endif
+    for (size_t i = 0; i < n; i++)
+        if (name[i] != b[i]) return 0;
+    return 1;
+}
+
+static inline const Interned *intern(St *s, const char *b, size_t n, uint32_t h, int upper, int in_text) {
+    uint64_t hl = (uint64_t)n << 32 | h;
+    size_t mask = s->mask, j = h & mask;
+    for (const Interned *e; (e = &s->names[j])->name; j = (j + 1) & mask)
+        if (e->hl == hl && same_spelling(s, e->name, b, n, in_text)) return e;
+    return intern_new(s, b, n, h, upper);
+}
+
+/* intern's miss: the spelling is not in the table yet. */
+static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, int upper) {
+    if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11))
+        s->c->feature_forms++; /* expand.c: some (%feature-if ...) may be about */
     if ((s->nnames + 1) * 2 > s->capnames) {
         size_t cap = s->capnames ? s->capnames * 2 : 1024;
         Interned *v = os_pages_alloc(cap * sizeof *v);
@@ -294,17 +374,17 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
         }
         for (size_t i = 0; i < s->capnames; i++) {
             if (!s->names[i].name) continue;
-            size_t j = s->names[i].hash & (cap - 1);
+            size_t j = (uint32_t)s->names[i].hl & (cap - 1);
             while (v[j].name) j = (j + 1) & (cap - 1);
             v[j] = s->names[i];
         }
-        os_pages_free(s->names, s->capnames * sizeof *s->names);
+        if (s->capnames) os_pages_free(s->names, s->capnames * sizeof *s->names);
         s->names = v;
         s->capnames = cap;
+        s->mask = cap - 1;
     }
     size_t j = h & (s->capnames - 1);
-    for (; s->names[j].name; j = (j + 1) & (s->capnames - 1))
-        if (s->names[j].hash == h && s->names[j].len == n && !memcmp(s->names[j].name, b, n)) return &s->names[j];
+    while (s->names[j].name) j = (j + 1) & (s->capnames - 1);
     const char *key = NULL;
     if (upper) {
         size_t i = 0;
@@ -319,7 +399,7 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
         }
         for (size_t i = 0; i < n; i++) low[i] = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] - 'A' + 'a') : b[i];
         low[n] = 0;
-        const Interned *k = intern(s, low, n, 0);
+        const Interned *k = intern(s, low, n, spelling_hash(low, n), 0, 0);
         if (low != small) free(low);
         if (!k) return NULL;
         key = k->name;
@@ -327,13 +407,13 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
         j = h & (s->capnames - 1);
         while (s->names[j].name) j = (j + 1) & (s->capnames - 1);
     }
-    char *p = dup_n(s, b, n);
+    char *p = alloc8(s, (n + 8) & ~(size_t)7); /* zero-padded: same_spelling */
     if (!p) return NULL;
+    memcpy(p, b, n);
     Interned *e = &s->names[j];
     e->name = p;
     e->key = key ? key : p;
-    e->hash = h;
-    e->len = (uint32_t)n;
+    e->hl = (uint64_t)n << 32 | h;
     s->nnames++;
     return e;
 }
@@ -341,22 +421,35 @@ static const Interned *intern(St *s, const char *b, size_t n, int upper) {
 /* SYMBOL or KEYWORD with spelling b[0..n) and a lower-case key (both
  * interned: the same pointer when the spelling is lower-case); `upper`
  * as intern's. */
-static Node *mk_name_cl(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n, int upper) {
+static ALWAYS_INLINE Node *mk_name_h(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n, uint32_t h, int upper,
+                              int in_text) {
     Node *x = mk(s, k, loc);
-    const Interned *e = intern(s, b, n, upper);
+    const Interned *e = intern(s, b, n, h, upper, in_text);
     if (!x || !e) return NULL;
-    if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11)) s->c->feature_forms++; /* expand.c */
     x->name = e->name;
     x->key = e->key;
     return x;
 }
 
-static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
-    return mk_name_cl(s, k, loc, b, n, 1);
+/* b[0..n) is in the text. */
+static Node *mk_name_cl(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n, int upper) {
+    return mk_name_h(s, k, loc, b, n, spelling_hash(b, n), upper, 1);
 }
 
-static void push(St *s, Node *n) {
-    if (s->nstk == s->capstk) {
+/* b is a literal (a quote's head). */
+static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
+    return mk_name_h(s, k, loc, b, n, spelling_hash(b, n), 1, 0);
+}
+
+static void grow_stk(St *s);
+
+static inline void push(St *s, Node *n) {
+    if (s->nstk == s->capstk) grow_stk(s);
+    if (s->nstk < s->capstk) s->stk[s->nstk++] = n;
+}
+
+static void grow_stk(St *s) {
+    {
         if (s->capstk > INT_MAX / 4) {
             oom(s);
             return;
@@ -370,20 +463,23 @@ static void push(St *s, Node *n) {
         s->stk = v;
         s->capstk = cap;
     }
-    s->stk[s->nstk++] = n;
 }
 
-/* A LIST/VECLIT/HWVEC node holding stk[base..nstk); pops them. */
-static Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
+/* A LIST/VECLIT/HWVEC node holding stk[base..nstk); pops them.  The
+ * kids array follows the node in the same allocation (one bump, not two). */
+static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
     int n = s->nstk - base;
-    Node *l = mk(s, k, loc);
-    if (l && n > 0) {
-        l->kids = alloc8(s, sizeof(Node *) * (size_t)n);
-        if (l->kids) memcpy(l->kids, s->stk + base, sizeof(Node *) * (size_t)n);
-        else l = NULL;
-    }
-    if (l) l->nkids = n;
     s->nstk = base;
+    Node *l = alloc8(s, sizeof *l + sizeof(Node *) * (size_t)n);
+    if (!l) return NULL;
+    l->kind = k;
+    l->loc = loc;
+    l->nkids = n;
+    if (n > 0) {
+        Node **kids = (Node **)(l + 1), **from = s->stk + base;
+        l->kids = kids;
+        for (int i = 0; i < n; i++) kids[i] = from[i];
+    }
     return l;
 }
 
@@ -553,7 +649,88 @@ static RdStatus read_subject(St *s, SrcLoc loc, const char *what, const char *af
     }
 }
 
-/* A list-like form; the cursor is at its opener of `open_len` bytes. */
+static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, unsigned cl, Node **out);
+
+/* The token at the cursor, which starts with a CL_SYM0 byte and does not
+ * start like a number, read as read_token reads it (its colons checked by
+ * read_symbol). */
+static RdStatus read_symbol_token(St *s, Node **out) {
+    const char *b = s->p, *e = b;
+    unsigned cl = 0, c;
+    while ((c = byte_class[(unsigned char)*e]) & CL_CONST) {
+        cl |= c;
+        e++;
+    }
+    size_t n = (size_t)(e - b);
+    if (n > READER_MAX_TOKEN) return RD_MORE;
+    SrcLoc loc = here(s);
+    s->p = e;
+    return read_symbol(s, loc, b, n, cl, out);
+}
+
+/* A token starting with a CL_SYM0 byte `c` at the cursor: a symbol,
+ * unless it starts like a number (RD_MORE: read_token reads it).  This is
+ * read_token for the tokens of most lists, with the spelling's hash made
+ * as the token is scanned, and that of `name:type`'s two parts (issue 14).
+ * The text ends in a NUL byte (node.h), whose class stops every scan. */
+static inline RdStatus read_plain_symbol(St *s, unsigned c, Node **out) {
+    const char *b = s->p, *p = b;
+    if ((c & CL_SIGN) && (is_digit(b[1]) || (b[0] != '.' && b[1] == '.' && is_digit(b[2]))))
+        return RD_MORE; /* starts_like_number */
+    uint32_t h = SPELLING_HASH_STEP(SPELLING_HASH0, *p);
+    int upper = c & CL_UPPER;
+    unsigned k;
+    for (;;) {
+        unsigned char ch = (unsigned char)*++p;
+        if ((k = scan_kind[ch]) == SK_PLAIN) {
+            h = SPELLING_HASH_STEP(h, ch);
+        } else if (k == SK_UPPER) {
+            upper = 1;
+            h = SPELLING_HASH_STEP(h, ch);
+        } else {
+            break;
+        }
+    }
+    size_t n = (size_t)(p - b);
+    if (k == SK_COLON) {
+        /* name:type with a plain type is read here; the rest (`v:(...)`,
+           `a::b`, errors) by read_symbol */
+        const char *t = p + 1;
+        if (scan_kind[(unsigned char)*t] == SK_COLON || *t == '#') return read_symbol_token(s, out);
+        uint32_t ht = SPELLING_HASH0;
+        int tupper = 0;
+        for (;; t++) {
+            unsigned char ch = (unsigned char)*t;
+            if ((k = scan_kind[ch]) == SK_PLAIN) {
+                ht = SPELLING_HASH_STEP(ht, ch);
+            } else if (k == SK_UPPER) {
+                tupper = 1;
+                ht = SPELLING_HASH_STEP(ht, ch);
+            } else {
+                break;
+            }
+        }
+        if (k != SK_END || t == p + 1 || (size_t)(t - b) > READER_MAX_TOKEN) return read_symbol_token(s, out);
+        SrcLoc loc = here(s), tl = loc;
+        tl.col = loc.col + (unsigned)n + 1 < SRCLOC_MAX_COL ? loc.col + (unsigned)n + 1 : SRCLOC_MAX_COL;
+        s->p = t;
+        Node *sym = mk_name_h(s, N_SYMBOL, loc, b, n, h, upper, 1);
+        if (!sym) return RD_ERROR;
+        *out = sym;
+        sym->ann = mk_name_h(s, N_SYMBOL, tl, p + 1, (size_t)(t - p - 1), ht, tupper, 1);
+        return sym->ann ? RD_NODE : RD_ERROR;
+    }
+    if (n > READER_MAX_TOKEN) return RD_MORE;
+    SrcLoc loc = here(s);
+    s->p = p; /* tokens hold no newline */
+    *out = mk_name_h(s, N_SYMBOL, loc, b, n, h, upper, 1);
+    return *out ? RD_NODE : RD_ERROR;
+}
+
+/* A list-like form; the cursor is at its opener of `open_len` bytes.  Its
+ * loop reads whitespace, nested lists and plain symbols itself, and
+ * passes the rest to read_next (issue 14: the reader's general dispatch
+ * per element was a third of its instructions). */
 static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener, Node **out) {
     if (!enter(s)) return RD_ERROR;
     SrcLoc loc = here(s);
@@ -561,7 +738,23 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
     int base = s->nstk;
     for (;;) {
         Node *n;
-        RdStatus st = read_next(s, &n);
+        RdStatus st = RD_MORE;
+        if (!s->stop) {
+            const char *p = s->p;
+            unsigned c = byte_class[(unsigned char)*p];
+            while (c & CL_SPACE) {
+                if (c & CL_NEWLINE) {
+                    s->at.line++;
+                    s->bol = p + 1;
+                }
+                c = byte_class[(unsigned char)*++p];
+            }
+            s->p = p;
+            if (*p == '(') st = read_seq(s, N_LIST, 1, "(", &n);
+            else if (*p == ')') st = RD_CLOSE;
+            else if (c & CL_SYM0) st = read_plain_symbol(s, c, &n);
+        }
+        if (st == RD_MORE) st = read_next(s, &n);
         if (st == RD_NODE) {
             push(s, n);
         } else if (st == RD_CLOSE) {
@@ -741,6 +934,39 @@ static void err_int_range(St *s, SrcLoc loc, const char *b, size_t n) {
         "-9223372036854775808 to 18446744073709551615", show(tb, sizeof tb, b, n));
 }
 
+/* The value of the float b[0..n) (number_shape 2) when it can be had
+ * exactly without strtod: at most 15 digits and a power of ten up to
+ * 10^22, both exact doubles, so one correctly rounded multiplication or
+ * division gives what strtod gives (Clinger's fast path; issue 14: strtod
+ * cost 600 instructions per literal).  0 when it cannot. */
+static int float_fast(const char *b, size_t n, double *v) {
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    int neg = 0, digits = 0, exp10 = 0;
+    if (b[0] == '+' || b[0] == '-') neg = b[i++] == '-';
+    uint64_t m = 0;
+    for (; i < n && is_digit(b[i]); i++, digits++) m = m * 10 + (uint64_t)(b[i] - '0');
+    if (i < n && b[i] == '.')
+        for (i++; i < n && is_digit(b[i]); i++, digits++, exp10--) m = m * 10 + (uint64_t)(b[i] - '0');
+    if (digits > 15) return 0;
+    if (i < n) { /* e or E: number_shape saw digits after it */
+        int eneg = 0, e = 0;
+        i++;
+        if (b[i] == '+' || b[i] == '-') eneg = b[i++] == '-';
+        for (; i < n; i++) {
+            e = e * 10 + (b[i] - '0');
+            if (e > 400) return 0;
+        }
+        exp10 += eneg ? -e : e;
+    }
+    if (exp10 < -22 || exp10 > 22) return 0;
+    double x = (double)m;
+    x = exp10 < 0 ? x / pow10[-exp10] : x * pow10[exp10];
+    *v = neg ? -x : x;
+    return 1;
+}
+
 static RdStatus read_number(St *s, SrcLoc loc, const char *b, size_t n, int shape, Node **out) {
     if (shape == 1) {
         size_t i = 0;
@@ -761,11 +987,19 @@ static RdStatus read_number(St *s, SrcLoc loc, const char *b, size_t n, int shap
         }
         return int_node(s, loc, mag, neg, out);
     }
+    double v;
+    if (float_fast(b, n, &v)) {
+        Node *x = mk(s, N_FLOAT, loc);
+        if (!x) return RD_ERROR;
+        x->fval = v;
+        *out = x;
+        return RD_NODE;
+    }
     char *t = dup_n(s, b, n);
     if (!t) return RD_ERROR;
     errno = 0;
     char *e;
-    double v = strtod(t, &e);
+    v = strtod(t, &e);
     if (errno == ERANGE && (v > 1.0 || v < -1.0)) {
         char tb[64];
         err(s, loc, "E0011", "float literal `%s` is out of range: expected a magnitude below "
@@ -791,7 +1025,7 @@ static RdStatus read_keyword(St *s, SrcLoc loc, const char *b, size_t n, Node **
             show(tb, sizeof tb, b, n));
         return RD_ERROR;
     }
-    *out = mk_name(s, N_KEYWORD, loc, b + 1, n - 1);
+    *out = mk_name_cl(s, N_KEYWORD, loc, b + 1, n - 1, 1);
     return *out ? RD_NODE : RD_ERROR;
 }
 
@@ -1197,7 +1431,17 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
     s.fid = srcfile_id(f);
     s.p = s.bol = f->text ? f->text : "";
     s.end = s.p + (f->text && f->len > 0 ? f->len : 0);
-    s.line = 1;
+    if (*s.end) { /* not NUL-terminated (node.h says it is): the scans need it */
+        char *t = arena_strndup(&c->arena, s.p, (size_t)(s.end - s.p));
+        if (!t) {
+            diag_fatal(&c->diag, srcloc_in(s.fid, 0, 0), NULL, "E0099", "out of memory (source too large)");
+            return c->diag.errors - before;
+        }
+        s.p = s.bol = t;
+        s.end = t + (s.end - f->text);
+    }
+    s.names = no_names;
+    s.at = srcloc_in(s.fid, 1, 0);
     s.stop = c->diag.fatal;
     while (!s.stop) {
         s.depth = 0;
@@ -1220,7 +1464,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         }
     }
     free(s.stk);
-    os_pages_free(s.names, s.capnames * sizeof *s.names);
+    if (s.capnames) os_pages_free(s.names, s.capnames * sizeof *s.names);
     return c->diag.errors - before;
 }
 
