@@ -8,7 +8,9 @@
  * Design (Lua/chibicc style): a cursor over the bytes of one SrcFile, a
  * recursive-descent reader bounded by READER_MAX_DEPTH, and a flat iterative
  * skipper that takes over past that bound, so even a million `(` cannot
- * overflow the C stack.  The reader never stops at the first error: it
+ * overflow the C stack.  The common elements of a list (symbols, `name:type`,
+ * small numbers, keywords, nested lists) are read by read_seq's own loop;
+ * everything else by the general read_next, which defines the language.  The reader never stops at the first error: it
  * reports, skips the offending token or form and goes on, so one run shows
  * several problems.  Every loop consumes at least one byte per iteration or
  * ends, so malformed input cannot make it spin.
@@ -354,11 +356,16 @@ static inline int same_spelling(const St *s, const char *name, const char *b, si
 }
 
 static inline const Interned *intern(St *s, const char *b, size_t n, uint32_t h, int upper, int in_text) {
-    uint64_t hl = (uint64_t)n << 32 | h;
+    uint64_t hl = (uint64_t)n << 32 | h; /* never 0, an empty slot's */
     size_t mask = s->mask, j = h & mask;
-    for (const Interned *e; (e = &s->names[j])->name; j = (j + 1) & mask)
-        if (e->hl == hl && same_spelling(s, e->name, b, n, in_text)) return e;
-    return intern_new(s, b, n, h, upper);
+    for (const Interned *e;; j = (j + 1) & mask) {
+        e = &s->names[j];
+        if (e->hl == hl) {
+            if (same_spelling(s, e->name, b, n, in_text)) return e;
+        } else if (!e->name) {
+            return intern_new(s, b, n, h, upper);
+        }
+    }
 }
 
 /* intern's miss: the spelling is not in the table yet. */
@@ -423,9 +430,9 @@ static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, in
  * as intern's. */
 static ALWAYS_INLINE Node *mk_name_h(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n, uint32_t h, int upper,
                               int in_text) {
-    Node *x = mk(s, k, loc);
     const Interned *e = intern(s, b, n, h, upper, in_text);
-    if (!x || !e) return NULL;
+    Node *x = e ? mk(s, k, loc) : NULL;
+    if (!x) return NULL;
     x->name = e->name;
     x->key = e->key;
     return x;
@@ -443,9 +450,12 @@ static Node *mk_name(St *s, NodeKind k, SrcLoc loc, const char *b, size_t n) {
 
 static void grow_stk(St *s);
 
-static inline void push(St *s, Node *n) {
+/* 0 when out of memory (the node is dropped, reading stops). */
+static inline int push(St *s, Node *n) {
     if (s->nstk == s->capstk) grow_stk(s);
-    if (s->nstk < s->capstk) s->stk[s->nstk++] = n;
+    if (s->nstk == s->capstk) return 0;
+    s->stk[s->nstk++] = n;
+    return 1;
 }
 
 static void grow_stk(St *s) {
@@ -465,10 +475,15 @@ static void grow_stk(St *s) {
     }
 }
 
-/* A LIST/VECLIT/HWVEC node holding stk[base..nstk); pops them.  The
- * kids array follows the node in the same allocation (one bump, not two). */
-static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
-    int n = s->nstk - base;
+/* A list's first kids are kept in read_seq's frame, the rest on the
+ * stack s->stk (most lists have a few elements: one store each). */
+#define SEQ_FIRST 8 /* mk_seq's copy knows it */
+
+/* A LIST/VECLIT/HWVEC node holding first[0..nfirst) then stk[base..nstk);
+ * pops them.  The kids array follows the node in the same allocation
+ * (one bump, not two). */
+static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, Node *const *first, int nfirst, int base) {
+    int more = s->nstk - base, n = nfirst + more;
     s->nstk = base;
     Node *l = alloc8(s, sizeof *l + sizeof(Node *) * (size_t)n);
     if (!l) return NULL;
@@ -476,9 +491,20 @@ static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
     l->loc = loc;
     l->nkids = n;
     if (n > 0) {
-        Node **kids = (Node **)(l + 1), **from = s->stk + base;
+        Node **kids = (Node **)(l + 1);
         l->kids = kids;
-        for (int i = 0; i < n; i++) kids[i] = from[i];
+        switch (nfirst) { /* (a loop here was compiled into a call of memcpy) */
+        case 8: kids[7] = first[7]; /* fall through */
+        case 7: kids[6] = first[6]; /* fall through */
+        case 6: kids[5] = first[5]; /* fall through */
+        case 5: kids[4] = first[4]; /* fall through */
+        case 4: kids[3] = first[3]; /* fall through */
+        case 3: kids[2] = first[2]; /* fall through */
+        case 2: kids[1] = first[1]; /* fall through */
+        case 1: kids[0] = first[0]; /* fall through */
+        default: break;
+        }
+        if (more) memcpy(kids + nfirst, s->stk + base, sizeof(Node *) * (size_t)more);
     }
     return l;
 }
@@ -486,12 +512,13 @@ static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, int base) {
 /* (head x) with the head symbol at `loc` (the quote character). */
 static Node *mk_wrap(St *s, SrcLoc loc, const char *head, Node *x) {
     Node *h = mk_name(s, N_SYMBOL, loc, head, strlen(head));
-    Node *l = mk(s, N_LIST, loc);
-    Node **kids = alloc(s, 2 * sizeof *kids);
-    if (!h || !l || !kids) return NULL;
-    kids[0] = h;
-    kids[1] = x;
-    l->kids = kids;
+    Node *l = alloc8(s, sizeof *l + 2 * sizeof(Node *)); /* the kids follow (mk_seq) */
+    if (!h || !l) return NULL;
+    l->kind = N_LIST;
+    l->loc = loc;
+    l->kids = (Node **)(l + 1);
+    l->kids[0] = h;
+    l->kids[1] = x;
     l->nkids = 2;
     return l;
 }
@@ -607,11 +634,17 @@ static void skip_datum_flat(St *s) {
 
 /* Open one level at the cursor; past the limit report (once per top-level
  * form), skip the construct starting here, and return 0. */
-static int enter(St *s) {
+static int enter_deep(St *s);
+
+static inline int enter(St *s) {
     if (s->depth < READER_MAX_DEPTH) {
         s->depth++;
         return 1;
     }
+    return enter_deep(s);
+}
+
+static int enter_deep(St *s) {
     if (!s->depth_reported) {
         err(s, here(s), "E0017", "nesting deeper than %d levels: expected at most %d nested "
             "lists, quotes or #+/#- forms (the rest of this form is skipped)",
@@ -654,7 +687,7 @@ static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, unsigned
 /* The token at the cursor, which starts with a CL_SYM0 byte and does not
  * start like a number, read as read_token reads it (its colons checked by
  * read_symbol). */
-static RdStatus read_symbol_token(St *s, Node **out) {
+static RdStatus read_symbol_token_at(St *s, Node **out) {
     const char *b = s->p, *e = b;
     unsigned cl = 0, c;
     while ((c = byte_class[(unsigned char)*e]) & CL_CONST) {
@@ -668,6 +701,40 @@ static RdStatus read_symbol_token(St *s, Node **out) {
     return read_symbol(s, loc, b, n, cl, out);
 }
 
+/* The bytes of a name from p on (constituents but `:`): the first byte
+ * past them, with *h their spelling_hash, *upper whether one is a capital
+ * and *kind the scan_kind of the byte that ends them. */
+static ALWAYS_INLINE const char *scan_name(const char *p, uint32_t *h, int *upper, unsigned *kind) {
+    uint32_t x = SPELLING_HASH0;
+    int up = 0;
+    unsigned char ch = (unsigned char)*p;
+    unsigned k = scan_kind[ch];
+    for (;;) {
+        while (k == SK_PLAIN) { /* (rotated: 7 instructions a byte) */
+            x = SPELLING_HASH_STEP(x, ch);
+            ch = (unsigned char)*++p;
+            k = scan_kind[ch];
+        }
+        if (k != SK_UPPER) break;
+        up = 1;
+        x = SPELLING_HASH_STEP(x, ch);
+        ch = (unsigned char)*++p;
+        k = scan_kind[ch];
+    }
+    *h = x;
+    *upper = up;
+    *kind = k;
+    return p;
+}
+
+/* The same, for read_plain_symbol: the node returned, so that its
+ * caller's variable need not live in memory. */
+static Node *read_symbol_token(St *s, RdStatus *st) {
+    Node *x = NULL;
+    *st = read_symbol_token_at(s, &x);
+    return x;
+}
+
 /* A token starting with a CL_SYM0 byte `c` at the cursor: a symbol,
  * unless it starts like a number (RD_MORE: read_token reads it).  This is
  * read_token for the tokens of most lists, with the spelling's hash made
@@ -677,40 +744,28 @@ static inline RdStatus read_plain_symbol(St *s, unsigned c, Node **out) {
     const char *b = s->p, *p = b;
     if ((c & CL_SIGN) && (is_digit(b[1]) || (b[0] != '.' && b[1] == '.' && is_digit(b[2]))))
         return RD_MORE; /* starts_like_number */
-    uint32_t h = SPELLING_HASH_STEP(SPELLING_HASH0, *p);
-    int upper = c & CL_UPPER;
+    uint32_t h;
+    int upper;
     unsigned k;
-    for (;;) {
-        unsigned char ch = (unsigned char)*++p;
-        if ((k = scan_kind[ch]) == SK_PLAIN) {
-            h = SPELLING_HASH_STEP(h, ch);
-        } else if (k == SK_UPPER) {
-            upper = 1;
-            h = SPELLING_HASH_STEP(h, ch);
-        } else {
-            break;
-        }
-    }
+    p = scan_name(b, &h, &upper, &k); /* b[0] is no colon */
     size_t n = (size_t)(p - b);
     if (k == SK_COLON) {
         /* name:type with a plain type is read here; the rest (`v:(...)`,
            `a::b`, errors) by read_symbol */
         const char *t = p + 1;
-        if (scan_kind[(unsigned char)*t] == SK_COLON || *t == '#') return read_symbol_token(s, out);
-        uint32_t ht = SPELLING_HASH0;
-        int tupper = 0;
-        for (;; t++) {
-            unsigned char ch = (unsigned char)*t;
-            if ((k = scan_kind[ch]) == SK_PLAIN) {
-                ht = SPELLING_HASH_STEP(ht, ch);
-            } else if (k == SK_UPPER) {
-                tupper = 1;
-                ht = SPELLING_HASH_STEP(ht, ch);
-            } else {
-                break;
-            }
+        if (scan_kind[(unsigned char)*t] == SK_COLON || *t == '#') {
+            RdStatus st;
+            *out = read_symbol_token(s, &st);
+            return st;
         }
-        if (k != SK_END || t == p + 1 || (size_t)(t - b) > READER_MAX_TOKEN) return read_symbol_token(s, out);
+        uint32_t ht;
+        int tupper;
+        t = scan_name(t, &ht, &tupper, &k);
+        if (k != SK_END || t == p + 1 || (size_t)(t - b) > READER_MAX_TOKEN) {
+            RdStatus st;
+            *out = read_symbol_token(s, &st);
+            return st;
+        }
         SrcLoc loc = here(s), tl = loc;
         tl.col = loc.col + (unsigned)n + 1 < SRCLOC_MAX_COL ? loc.col + (unsigned)n + 1 : SRCLOC_MAX_COL;
         s->p = t;
@@ -727,19 +782,71 @@ static inline RdStatus read_plain_symbol(St *s, unsigned c, Node **out) {
     return *out ? RD_NODE : RD_ERROR;
 }
 
+/* A token of decimal digits at the cursor, at most 18 of them (so no
+ * overflow), or digits `.` digits, at most 15 of them (float_fast's case):
+ * read_number's value, without read_token's tests.  RD_MORE for any other
+ * token starting with a digit. */
+static inline RdStatus read_plain_number(St *s, Node **out) {
+    const char *b = s->p, *p = b, *dot = NULL;
+    uint64_t v = 0;
+    for (; is_digit(*p); p++) v = v * 10 + (uint64_t)(*p - '0');
+    if (*p == '.' && p - b <= 15)
+        for (dot = p++; is_digit(*p) && p - b <= 16; p++) v = v * 10 + (uint64_t)(*p - '0');
+    if (scan_kind[(unsigned char)*p] != SK_END || p - b > (dot ? 16 : 18)) return RD_MORE;
+    SrcLoc loc = here(s);
+    s->p = p;
+    Node *x = mk(s, dot ? N_FLOAT : N_INT, loc);
+    if (!x) return RD_ERROR;
+    if (dot) {
+        static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+                                       1e13, 1e14, 1e15};
+        x->fval = (double)v / pow10[p - dot - 1]; /* exact operands, one rounding: strtod's value */
+    } else {
+        x->ival = (int64_t)v;
+    }
+    *out = x;
+    return RD_NODE;
+}
+
+/* A keyword token `:name` at the cursor, name without a colon: what
+ * read_keyword makes, with the spelling's hash made as it is scanned.
+ * RD_MORE for any other token starting with `:` (read_keyword reports). */
+static inline RdStatus read_plain_keyword(St *s, Node **out) {
+    const char *b = s->p + 1;
+    uint32_t h;
+    int upper;
+    unsigned k;
+    const char *p = scan_name(b, &h, &upper, &k);
+    size_t n = (size_t)(p - b);
+    if (k != SK_END || n == 0 || n >= READER_MAX_TOKEN) return RD_MORE;
+    SrcLoc loc = here(s);
+    s->p = p;
+    *out = mk_name_h(s, N_KEYWORD, loc, b, n, h, upper, 1);
+    return *out ? RD_NODE : RD_ERROR;
+}
+
 /* A list-like form; the cursor is at its opener of `open_len` bytes.  Its
- * loop reads whitespace, nested lists and plain symbols itself, and
- * passes the rest to read_next (issue 14: the reader's general dispatch
- * per element was a third of its instructions). */
+ * loop reads whitespace, nested lists, plain symbols, small numbers and
+ * keywords itself, and passes the rest to read_token or read_next (issue
+ * 14: the reader's general dispatch per element was a third of its
+ * instructions). */
+static RdStatus read_token(St *s, Node **out);
+
 static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener, Node **out) {
     if (!enter(s)) return RD_ERROR;
     SrcLoc loc = here(s);
     s->p += open_len;
     int base = s->nstk;
+    Node *first[SEQ_FIRST]; /* the first kids; the rest on s->stk from base */
+    int nfirst = 0;
+    RdStatus st = RD_ERROR;
     for (;;) {
-        Node *n;
-        RdStatus st = RD_MORE;
-        if (!s->stop) {
+        Node *n, *x = NULL; /* x: the element read, kept out of memory */
+        /* reading stops (s->stop) only where an element ends in an error or
+           EOF (err, oom): after a node, no need to look */
+        int go = st == RD_NODE || !s->stop;
+        st = RD_MORE;
+        if (go) {
             const char *p = s->p;
             unsigned c = byte_class[(unsigned char)*p];
             while (c & CL_SPACE) {
@@ -750,17 +857,33 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
                 c = byte_class[(unsigned char)*++p];
             }
             s->p = p;
-            if (*p == '(') st = read_seq(s, N_LIST, 1, "(", &n);
-            else if (*p == ')') st = RD_CLOSE;
-            else if (c & CL_SYM0) st = read_plain_symbol(s, c, &n);
+            if (*p == '(') {
+                st = read_seq(s, N_LIST, 1, "(", &n);
+                x = n;
+            } else if (*p == ')') {
+                st = RD_CLOSE;
+            } else if (c & CL_SYM0) {
+                st = read_plain_symbol(s, c, &x);
+            } else if ((c & CL_CONST) && *p != '#') { /* read_next's default */
+                if (is_digit(*p)) st = read_plain_number(s, &x);
+                else if (*p == ':') st = read_plain_keyword(s, &x);
+                if (st == RD_MORE) {
+                    st = read_token(s, &n);
+                    x = n;
+                }
+            }
         }
-        if (st == RD_MORE) st = read_next(s, &n);
+        if (st == RD_MORE) {
+            st = read_next(s, &n);
+            x = n;
+        }
         if (st == RD_NODE) {
-            push(s, n);
+            if (nfirst < SEQ_FIRST) first[nfirst++] = x;
+            else if (!push(s, x)) st = RD_ERROR; /* (so that s->stop is seen) */
         } else if (st == RD_CLOSE) {
             adv(s);
             leave(s);
-            *out = mk_seq(s, kind, loc, base);
+            *out = mk_seq(s, kind, loc, first, nfirst, base);
             return *out ? RD_NODE : RD_ERROR;
         } else if (st == RD_EOF) {
             if (!s->stop && !s->eof_reported) {
