@@ -286,8 +286,9 @@ int arena_since(const Arena *a, ArenaMark m, const void *p) {
     return 0;
 }
 
+/* Texts need no 16-byte alignment: 8 (less padding, no aligning). */
 char *arena_strndup(Arena *a, const char *s, size_t n) {
-    char *p = arena_alloc(a, n + 1);
+    char *p = arena_alloc8(a, n + 1);
     if (!p) return NULL;
     memcpy(p, s, n);
     p[n] = 0;
@@ -295,7 +296,10 @@ char *arena_strndup(Arena *a, const char *s, size_t n) {
 }
 
 char *arena_strdup(Arena *a, const char *s) {
-    return arena_strndup(a, s, strlen(s));
+    size_t n = strlen(s);
+    char *p = arena_alloc8(a, n + 1);
+    if (p) memcpy(p, s, n + 1);
+    return p;
 }
 
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap) {

@@ -41,7 +41,8 @@ void arena_set_cap(Arena *a, size_t cap);
  * (or when malloc fails); `exhausted` is set from the cap on. */
 static inline void *arena_alloc(Arena *a, size_t size);
 /* The same, 8-byte aligned (and rounded up to 8 bytes, not 16): for
- * nodes and pointer arrays, of which a compilation makes millions. */
+ * nodes, pointer arrays and texts (arena_strdup), of which a compilation
+ * makes millions. */
 static inline void *arena_alloc8(Arena *a, size_t size);
 /* Their slow path (a new chunk, pages to populate, the cap). */
 void *arena_alloc_slow(Arena *a, size_t size, size_t mask);
