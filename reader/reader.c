@@ -154,7 +154,7 @@ static const unsigned char byte_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-/* The same bytes for the scan of a symbol token (read_plain_symbol): SK_END
+/* The same bytes for the scan of a symbol token (scan_name): SK_END
  * ends it (not a constituent), SK_PLAIN goes on, SK_UPPER (a capital) and
  * SK_COLON are constituents that need a look.  One compare per byte. */
 enum { SK_END = 0, SK_PLAIN = 1, SK_UPPER = 2, SK_COLON = 3 };
@@ -305,8 +305,9 @@ typedef struct Interned {
 /* The table before the first spelling: one empty slot. */
 static Interned no_names[1];
 
-/* FNV-1a, one byte at a time: read_plain_symbol computes it as it scans
- * a token, so the two must agree. */
+/* FNV-1a, one byte at a time: scan_name computes it as it scans a token,
+ * so the two must agree.  (A hash of whole 64-bit words, tried, cost more
+ * per token than it saved in the scan: tokens are 4 bytes on average.) */
 #define SPELLING_HASH0 2166136261u
 #define SPELLING_HASH_STEP(h, ch) (((h) ^ (unsigned char)(ch)) * 16777619u)
 
@@ -325,9 +326,9 @@ static uint32_t spelling_hash(const char *b, size_t n) {
 static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, int upper);
 
 /* Whether the interned spelling `name` is b[0..n) (`in_text`: b lies in
- * the text, before s->end): memcmp inline, a word at a time (the names compared are a
- * few bytes long, and mostly equal: memcmp's call was a tenth of intern's
- * instructions).  An interned copy is zero-padded to a multiple of 8
+ * the text, before s->end): memcmp inline, a word at a time (the names
+ * compared are a few bytes long, and mostly equal: memcmp's call was a
+ * tenth of intern's instructions).  An interned copy is zero-padded to a multiple of 8
  * bytes (intern_new), so its last word is read whole and the text's is
  * masked to n bytes; a spelling that ends within 8 bytes of the text's
  * end is compared a byte at a time. */
