@@ -3,7 +3,9 @@
  * The stages key side tables by node identity: the expander remembers the
  * expansion of each macro call (for --dump=expand) and the position of each
  * top-level form, the checker the expansions it made per function.  Open
- * addressing, grown by doubling; nothing is ever removed. */
+ * addressing, grown by doubling; nothing is removed, but a map that dies
+ * (a function's, once the function is checked) gives its table back to the
+ * arena for the next one (ptrmap_release). */
 #ifndef CRISP_PTRMAP_H
 #define CRISP_PTRMAP_H
 
@@ -30,5 +32,8 @@ int ptrmap_reserve(Arena *a, PtrMap *m, int n);
 /* The value slot of `key`, made holding NULL when it is not there; valid
  * until the next insertion.  NULL when out of memory. */
 void **ptrmap_slot(Arena *a, PtrMap *m, const void *key);
+/* Give m's table back to the arena (arena_give_back: the next table of its
+ * size takes it); m is then empty.  Nothing may refer to the table. */
+void ptrmap_release(Arena *a, PtrMap *m);
 
 #endif

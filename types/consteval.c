@@ -1546,6 +1546,7 @@ int ce_syntax(Ctx *cx, Node *syn, CeVal *out) {
     Diag saved = *ck->d;
     ck->d->out = NULL;
     Node *v = ck_expr(&s, syn, NULL);
+    ptrmap_release(ck->a, &s.memo); /* its expansions are checked */
     int failed = ck->d->errors > saved.errors, fatal = ck->d->fatal;
     *ck->d = saved;
     ck->d->fatal |= fatal;

@@ -324,6 +324,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     if (ck->x) expander_leave(ck->x, visible);
     ck_side_finish_kernel(&cx);
     ck_names_release(ck, &cx.names); /* its locals have their C names */
+    ptrmap_release(ck->a, &cx.memo); /* its expansions are checked (issue 14: memory) */
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
