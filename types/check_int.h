@@ -85,35 +85,36 @@ typedef struct ParamDecl {
 } ParamDecl;
 
 struct FuncDef {
-    FnKind kind;
+    /* pointers first, then the counts, then the flags in bytes (issue 14:
+       one per definition, 200 bytes before, 144 now) */
     const char *name, *key;
     const Node *form;
     ParamDecl *params;
-    int nparams;
     Type *ret;               /* NULL until resolved */
-    int ret_declared;
     const Node **decls;      /* (declare ...) forms at the top of the body */
-    int ndecls;
     Node **body;             /* body forms after the declarations */
-    int nbody;
     CFunc **insts;           /* instantiations (one per concrete signature) */
-    int ninsts, capinsts;
-    int checking;            /* on the call stack: recursion detection */
-    int bad;                 /* signature errors: do not check the body */
-    int resolved;
-    int called;
-    int exact;               /* def-kernel-exact */
-    int overloaded;          /* shares its name with other definitions */
-    int is_instance;         /* made from a template */
     const Node *hof_src;     /* made by hof.c (a specialisation: the def-function
                                 taking functions; a signature wrapper: the overload
                                 it calls): checked only when called */
     const char *cname_base;
-    int from_lib;            /* defined in the library (lib/): emitted only when used */
     FuncDef *next_overload;  /* the next non-kernel of the same name */
     const char *outer_kernel; /* a continuation kernel (let-kernel): the kernel it continues */
     const char **outer_names; /* ... and the run-time variables it cannot capture */
+    FnKind kind;
+    int nparams;
+    int ndecls;
+    int nbody;
+    int ninsts, capinsts;
     int nouter, capouter;
+    signed char ret_declared;
+    signed char checking;    /* on the call stack: recursion detection */
+    signed char bad;         /* signature errors: do not check the body */
+    signed char resolved;
+    signed char exact;       /* def-kernel-exact */
+    signed char overloaded;  /* shares its name with other definitions */
+    signed char is_instance; /* made from a template */
+    signed char from_lib;    /* defined in the library (lib/): emitted only when used */
 };
 
 typedef struct Checker {
