@@ -3,15 +3,6 @@
 
 #include <stdint.h>
 
-uint32_t strmap_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
-}
-
 #define HM_MAP StrMap
 #define HM_ENT StrMapEnt
 #define HM_KEY const char *

@@ -23,9 +23,20 @@ typedef struct StrMap {
 
 /* The value stored under `key`, or NULL. */
 void *strmap_get(const StrMap *m, const char *key);
+/* The hash of every string-keyed table (FNV-1a, a byte at a time), its
+ * steps apart for code that hashes a name while it scans it.  Tables that
+ * share keys with a StrMap (the C names' tables) must hash the same. */
+#define STRMAP_HASH0 2166136261u
+static inline uint32_t strmap_hash_step(uint32_t h, unsigned char ch) {
+    return (h ^ ch) * 16777619u;
+}
+static inline uint32_t strmap_hash(const char *key) {
+    uint32_t h = STRMAP_HASH0;
+    for (; *key; key++) h = strmap_hash_step(h, (unsigned char)*key);
+    return h;
+}
 /* strmap_get with the key's hash made by strmap_hash (a key looked up in
  * several maps, or many times, is hashed once). */
-uint32_t strmap_hash(const char *key);
 void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash);
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val);

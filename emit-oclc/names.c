@@ -66,16 +66,11 @@ int oclc_reserved_prefix(const char *s) {
 static const char *reserved_set[RESERVED_SLOTS];
 static pthread_once_t reserved_once = PTHREAD_ONCE_INIT;
 
-/* FNV-1a, the hash of core/strmap (strmap_hash): a name taken is hashed
- * once, for this set and the name tables alike. */
-static uint32_t word_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
+/* A name taken is hashed once (strmap_hash), for this set and the name
+ * tables alike. */
 
 static void reserved_add(const char *w) {
-    uint32_t j = word_hash(w) & (RESERVED_SLOTS - 1);
+    uint32_t j = strmap_hash(w) & (RESERVED_SLOTS - 1);
     while (reserved_set[j]) j = (j + 1) & (RESERVED_SLOTS - 1);
     reserved_set[j] = w;
 }
@@ -103,7 +98,7 @@ static inline int reserved_word(const char *s, uint32_t h) {
 }
 
 int oclc_reserved(const char *s) {
-    return reserved_word(s, word_hash(s)) || oclc_reserved_prefix(s);
+    return reserved_word(s, strmap_hash(s)) || oclc_reserved_prefix(s);
 }
 
 /* Lisp name to C identifier: dashes become underscores, `?` `_p`, `!` `_x`,
@@ -193,16 +188,16 @@ typedef struct NameSuffixes {
  * name taken). */
 typedef struct NameScan {
     size_t len;
-    uint32_t hash;     /* word_hash, which is strmap_hash */
+    uint32_t hash;     /* strmap_hash */
     int k;             /* BASE_K with K a positive number without leading zeros: K; else 0 */
     size_t baselen;    /* with k: BASE's length and hash */
     uint32_t basehash;
 } NameScan;
 
 static inline void name_scan(const char *nm, NameScan *s) {
-    uint32_t h = 2166136261u;
+    uint32_t h = STRMAP_HASH0;
     size_t n = 0;
-    for (; nm[n]; n++) h = (h ^ (unsigned char)nm[n]) * 16777619u;
+    for (; nm[n]; n++) h = strmap_hash_step(h, (unsigned char)nm[n]);
     s->len = n;
     s->hash = h;
     s->k = 0;
@@ -213,8 +208,8 @@ static inline void name_scan(const char *nm, NameScan *s) {
     if (d == n || n - d > 9 || d < 2 || nm[d - 1] != '_' || nm[d] == '0') return;
     int k = 0;
     for (size_t i = d; i < n; i++) k = k * 10 + (nm[i] - '0');
-    uint32_t hb = 2166136261u;
-    for (size_t i = 0; i < d - 1; i++) hb = (hb ^ (unsigned char)nm[i]) * 16777619u;
+    uint32_t hb = STRMAP_HASH0;
+    for (size_t i = 0; i < d - 1; i++) hb = strmap_hash_step(hb, (unsigned char)nm[i]);
     s->k = k;
     s->baselen = d - 1;
     s->basehash = hb;

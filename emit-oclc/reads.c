@@ -95,9 +95,9 @@ struct OclcReads {
 /* The hash of `s` and its length in *len: up to its end, or with `dot` up
  * to its first '.' (s.data: a view field of struct s is a read of s). */
 static uint32_t name_key(const char *s, int dot, int *len) {
-    uint32_t h = 2166136261u;
+    uint32_t h = STRMAP_HASH0;
     const char *p = s;
-    for (; *p && !(dot && *p == '.'); p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    for (; *p && !(dot && *p == '.'); p++) h = strmap_hash_step(h, (unsigned char)*p);
     *len = (int)(p - s);
     return h;
 }

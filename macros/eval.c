@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "../core/ptrmap.h"
+#include "../core/strmap.h"
 #include "../core/target.h"
 #include "../core/syntax.h"
 #include "../reader/reader.h"
@@ -34,17 +35,8 @@
 struct EvalMapEnt {
     const char *key;
     const void *val;
-    uint32_t hash;      /* str_hash(key): most probes end at a differing hash */
+    uint32_t hash;      /* strmap_hash(key): most probes end at a differing hash */
 };
-
-static uint32_t str_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
-}
 
 /* The tables are at most half full and compare the hashes first, then the
  * pointers (a spelling is interned per file), and only then the strings:
@@ -53,7 +45,7 @@ static uint32_t str_hash(const char *s) {
  * lookup's cost now). */
 static const void *map_get(const EvalMap *m, const char *key) {
     if (!m->cap) return NULL;
-    uint32_t mask = (uint32_t)m->cap - 1, h = str_hash(key);
+    uint32_t mask = (uint32_t)m->cap - 1, h = strmap_hash(key);
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         const EvalMapEnt *e = &m->ents[i];
         if (!e->key) return NULL;
@@ -95,7 +87,7 @@ static int map_put(Arena *a, EvalMap *m, const char *key, const void *val) {
         m->cap = ncap;
     }
     int added;
-    map_insert(m->ents, m->cap, key, str_hash(key), val, &added);
+    map_insert(m->ents, m->cap, key, strmap_hash(key), val, &added);
     m->n += added;
     return 1;
 }

@@ -72,6 +72,7 @@
  *   E0013 missing form after a prefix     E0099 out of memory
  */
 #include "reader.h"
+#include "../core/strmap.h"
 #include "../core/target.h"
 
 #include <errno.h>
@@ -305,11 +306,11 @@ typedef struct Interned {
 /* The table before the first spelling: one empty slot. */
 static Interned no_names[1];
 
-/* FNV-1a, one byte at a time: scan_name computes it as it scans a token,
+/* core/strmap's hash (FNV-1a, one byte at a time): scan_name computes it as it scans a token,
  * so the two must agree.  (A hash of whole 64-bit words, tried, cost more
  * per token than it saved in the scan: tokens are 4 bytes on average.) */
-#define SPELLING_HASH0 2166136261u
-#define SPELLING_HASH_STEP(h, ch) (((h) ^ (unsigned char)(ch)) * 16777619u)
+#define SPELLING_HASH0 STRMAP_HASH0
+#define SPELLING_HASH_STEP(h, ch) strmap_hash_step((h), (unsigned char)(ch))
 
 static uint32_t spelling_hash(const char *b, size_t n) {
     uint32_t h = SPELLING_HASH0;

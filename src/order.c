@@ -31,15 +31,9 @@ typedef struct NameMap {
     Arena *a;
 } NameMap;
 
-static uint32_t hash_key(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static int map_get(const NameMap *m, const char *key) {
     if (!m->cap) return -1;
-    for (uint32_t i = hash_key(key) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
+    for (uint32_t i = strmap_hash(key) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
         if (!m->keys[i]) return -1;
         if (!strcmp(m->keys[i], key)) return m->vals[i];
     }
@@ -59,7 +53,7 @@ static void map_put_first(NameMap *m, const char *key, int val) {
         for (int i = 0; i < old.cap; i++)
             if (old.keys[i]) map_put_first(m, old.keys[i], old.vals[i]);
     }
-    for (uint32_t i = hash_key(key) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
+    for (uint32_t i = strmap_hash(key) & (uint32_t)(m->cap - 1);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
         if (!m->keys[i]) {
             m->keys[i] = key;
             m->vals[i] = val;

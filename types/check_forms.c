@@ -89,14 +89,8 @@ typedef struct HeadEnt {
 static HeadEnt head_table[HEAD_SLOTS];
 static pthread_once_t head_once = PTHREAD_ONCE_INIT;
 
-static uint32_t head_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static HeadEnt *head_slot(const char *name) {
-    uint32_t j = head_hash(name) & (HEAD_SLOTS - 1);
+    uint32_t j = strmap_hash(name) & (HEAD_SLOTS - 1);
     while (head_table[j].name && strcmp(head_table[j].name, name)) j = (j + 1) & (HEAD_SLOTS - 1);
     return &head_table[j];
 }
