@@ -37,7 +37,8 @@ struct ArenaChunk {
 /* Past this much, a program is not small: its next chunks are whole huge
  * pages, populated by madvise, rather than malloc'ed chunks faulted in a
  * 4 KiB page at a time (issue 14: 900 of the 1 MB program's 2,600 page
- * faults were the reader's, in the chunks from 256 KiB to 2 MiB). */
+ * faults were the reader's, in the chunks from 256 KiB to 2 MiB).  So is
+ * a chunk made for a block this large (a source file's text). */
 #define ARENA_MAP_AFTER ((size_t)256 << 10)
 #define ARENA_HUGE_UNTIL ((size_t)128 << 20)
 #define ARENA_CHUNK_MAX ((size_t)32 << 20)
@@ -55,7 +56,13 @@ static void free_chunk(ArenaChunk *c) {
 
 void *os_pages_alloc(size_t size) {
     void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_POPULATE_WRITE
+    /* its user (a hash table) touches every page: populated by one call,
+       not faulted in one 4 KiB page at a time (issue 14) */
+    madvise(p, size ? size : 1, MADV_POPULATE_WRITE);
+#endif
+    return p;
 }
 
 void os_pages_free(void *p, size_t size) {
@@ -113,7 +120,7 @@ static ArenaChunk *new_chunk(Arena *a, size_t size) {
     if (want > ARENA_CHUNK_MAX) want = ARENA_CHUNK_MAX;
     if (want < ARENA_CHUNK) want = ARENA_CHUNK;
     if (want < size) want = size;
-    if (want < ARENA_MAP_FROM && a->used >= ARENA_MAP_AFTER) want = ARENA_MAP_FROM;
+    if (want < ARENA_MAP_FROM && (a->used >= ARENA_MAP_AFTER || size >= ARENA_MAP_AFTER)) want = ARENA_MAP_FROM;
     ArenaChunk *c = NULL;
     if (want >= ARENA_MAP_FROM && want <= SIZE_MAX - 2 * ARENA_MAP_FROM) {
         /* whole huge pages, header included */

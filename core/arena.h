@@ -63,7 +63,8 @@ void arena_give_back(Arena *a, void *p, size_t size);
  * freed block of that size in its heap and raise the size from which it
  * maps blocks, so that later large buffers (the .cl text) stay resident
  * after they are outgrown (issue 14: 7 MiB at the 10 MB program's peak).
- * NULL when out of memory. */
+ * The pages are populated at once, their user touching them all.  NULL
+ * when out of memory. */
 void *os_pages_alloc(size_t size);
 void os_pages_free(void *p, size_t size);
 

@@ -122,6 +122,9 @@ typedef struct St {
                                before the first, no_names) */
     size_t nnames, capnames;
     size_t mask;         /* capnames - 1, or 0 for no_names */
+    size_t firstcap;     /* the table's first size, from the text's length:
+                            about a name per 100 bytes, and no table grown
+                            (and its pages touched) five times over */
 } St;
 
 /* ---- characters and positions ---- */
@@ -375,7 +378,7 @@ static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, in
     if (n == 11 && b[0] == '%' && !strncasecmp(b, "%feature-if", 11))
         s->c->feature_forms++; /* expand.c: some (%feature-if ...) may be about */
     if ((s->nnames + 1) * 2 > s->capnames) {
-        size_t cap = s->capnames ? s->capnames * 2 : 1024;
+        size_t cap = s->capnames ? s->capnames * 2 : s->firstcap;
         Interned *v = os_pages_alloc(cap * sizeof *v);
         if (!v) {
             oom(s);
@@ -1566,6 +1569,8 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         s.end = t + (s.end - f->text);
     }
     s.names = no_names;
+    s.firstcap = 1024;
+    while (s.firstcap < (size_t)(s.end - s.p) / 48 && s.firstcap < ((size_t)1 << 24)) s.firstcap *= 2;
     s.at = srcloc_in(s.fid, 1, 0);
     s.stop = c->diag.fatal;
     while (!s.stop) {
