@@ -9,7 +9,8 @@
  * recursive-descent reader bounded by READER_MAX_DEPTH, and a flat iterative
  * skipper that takes over past that bound, so even a million `(` cannot
  * overflow the C stack.  The common elements of a list (symbols, `name:type`,
- * small numbers, keywords, nested lists) are read by read_seq's own loop;
+ * small numbers, keywords, nested lists) are read by read_seq's own loop,
+ * lists in lists with a stack of frames, not a call each;
  * everything else by the general read_next, which defines the language.  The reader never stops at the first error: it
  * reports, skips the offending token or form and goes on, so one run shows
  * several problems.  Every loop consumes at least one byte per iteration or
@@ -102,6 +103,17 @@ typedef enum {
     RD_MORE    /* read_seq's fast path: not a case it reads (read_next does) */
 } RdStatus;
 
+/* A list read_seq has open while it reads a list inside it: where its
+ * reading stands (read_seq's loop). */
+#define SEQ_FIRST 8 /* mk_seq's copy knows it */
+typedef struct SeqFrame {
+    Node *first[SEQ_FIRST]; /* its first kids; the rest on St.stk from base */
+    SrcLoc loc;
+    int base, nfirst;
+    unsigned char kind;     /* a NodeKind */
+    const char *opener;     /* "(", "#(" or "##(", for E0002 */
+} SeqFrame;
+
 /* State of reading one file. */
 typedef struct St {
     Reader *r;
@@ -119,6 +131,8 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
+    struct SeqFrame *frames; /* the open lists of read_seq (READER_MAX_DEPTH) */
+    int nframes;         /* of them in use */
     struct Interned *names; /* interned spellings (open addressing, os_pages_alloc;
                                before the first, no_names) */
     size_t nnames, capnames;
@@ -506,9 +520,8 @@ static void grow_stk(St *s) {
     }
 }
 
-/* A list's first kids are kept in read_seq's frame, the rest on the
- * stack s->stk (most lists have a few elements: one store each). */
-#define SEQ_FIRST 8 /* mk_seq's copy knows it */
+/* A list's first kids are kept in its SeqFrame, the rest on the stack
+ * s->stk (most lists have a few elements: one store each). */
 
 /* A LIST/VECLIT/HWVEC node holding first[0..nfirst) then stk[base..nstk);
  * pops them.  The kids array follows the node in the same allocation
@@ -862,16 +875,40 @@ static inline RdStatus read_plain_keyword(St *s, Node **out) {
  * loop reads whitespace, nested lists, plain symbols, small numbers and
  * keywords itself, and passes the rest to read_token or read_next (issue
  * 14: the reader's general dispatch per element was a third of its
- * instructions). */
+ * instructions).  A nested `(` opens a level of the same loop, not a
+ * call: its list's state goes into the next SeqFrame (s->frames), and its
+ * `)` makes the list and returns to the enclosing one, as the call would
+ * have (issue 14: a call per list, its prologue and epilogue, was a tenth
+ * of the reader's instructions).  Lists reached otherwise (after a quote,
+ * a #+ feature, `v:`, `#(`) are calls of read_seq, each using the frames
+ * above those in use. */
 static RdStatus read_token(St *s, Node **out);
+
+/* Open a list at the cursor, its opener `len` bytes: the frame above f. */
+static inline SeqFrame *open_seq(St *s, SeqFrame *f, NodeKind kind, int len, const char *opener) {
+    s->nframes++; /* (enter: at most READER_MAX_DEPTH in use) */
+    f->loc = here(s);
+    s->p += len;
+    f->base = s->nstk;
+    f->nfirst = 0;
+    f->kind = (unsigned char)kind;
+    f->opener = opener;
+    return f;
+}
+
+/* Add x to the list f: 0 when out of memory (push). */
+static inline int add_kid(St *s, SeqFrame *f, Node *x) {
+    if (f->nfirst < SEQ_FIRST) {
+        f->first[f->nfirst++] = x;
+        return 1;
+    }
+    return push(s, x);
+}
 
 static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener, Node **out) {
     if (!enter(s)) return RD_ERROR;
-    SrcLoc loc = here(s);
-    s->p += open_len;
-    int base = s->nstk;
-    Node *first[SEQ_FIRST]; /* the first kids; the rest on s->stk from base */
-    int nfirst = 0;
+    SeqFrame *bottom = s->frames + s->nframes; /* this call's list */
+    SeqFrame *f = open_seq(s, bottom, kind, open_len, opener); /* the innermost open list */
     RdStatus st = RD_ERROR;
     for (;;) {
         Node *n, *x = NULL; /* x: the element read, kept out of memory */
@@ -888,8 +925,10 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
             }
             s->p = p;
             if (*p == '(') {
-                st = read_seq(s, N_LIST, 1, "(", &n);
-                x = n;
+                /* a list in this one: read by this loop (the frame above) */
+                st = RD_ERROR; /* as at the start of a list */
+                if (enter(s)) f = open_seq(s, f + 1, N_LIST, 1, "(");
+                continue;
             } else if (*p == ')') {
                 st = RD_CLOSE;
             } else if (c & CL_SYM0) {
@@ -907,23 +946,32 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
             st = read_next(s, &n);
             x = n;
         }
-        if (st == RD_NODE) {
-            if (nfirst < SEQ_FIRST) first[nfirst++] = x;
-            else if (!push(s, x)) st = RD_ERROR; /* (so that s->stop is seen) */
-        } else if (st == RD_CLOSE) {
+        if (st == RD_CLOSE) {
             adv(s);
             leave(s);
-            *out = mk_seq(s, kind, loc, first, nfirst, base);
-            return *out ? RD_NODE : RD_ERROR;
+            x = mk_seq(s, (NodeKind)f->kind, f->loc, f->first, f->nfirst, f->base);
+            st = x ? RD_NODE : RD_ERROR;
         } else if (st == RD_EOF) {
             if (!s->stop && !s->eof_reported) {
-                err(s, loc, "E0002", "unclosed `%s`: expected `)` before end of file", opener);
+                err(s, f->loc, "E0002", "unclosed `%s`: expected `)` before end of file", f->opener);
                 s->eof_reported = 1;
             }
-            s->nstk = base;
+            s->nstk = f->base;
             leave(s);
-            return RD_ERROR;
+            st = RD_ERROR;
+        } else {
+            if (st == RD_NODE && !add_kid(s, f, x)) st = RD_ERROR; /* (so that s->stop is seen) */
+            continue;
         }
+        /* the innermost list is closed (st: RD_NODE with x) or given up
+           (RD_ERROR): back to the enclosing one, or return */
+        s->nframes--;
+        if (f == bottom) {
+            if (st == RD_NODE) *out = x;
+            return st;
+        }
+        f--;
+        if (st == RD_NODE && !add_kid(s, f, x)) st = RD_ERROR;
     }
 }
 
@@ -1593,6 +1641,8 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         s.p = s.bol = t;
         s.end = t + (s.end - f->text);
     }
+    SeqFrame frames[READER_MAX_DEPTH];
+    s.frames = frames;
     s.names = no_names;
     s.firstcap = 1024;
     while (s.firstcap < (size_t)(s.end - s.p) / 48 && s.firstcap < ((size_t)1 << 24)) s.firstcap *= 2;
