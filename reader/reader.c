@@ -529,7 +529,9 @@ static void grow_stk(St *s) {
 static inline Node *mk_seq(St *s, NodeKind k, SrcLoc loc, Node *const *first, int nfirst, int base) {
     int more = s->nstk - base, n = nfirst + more;
     s->nstk = base;
-    Node *l = alloc8(s, sizeof *l + sizeof(Node *) * (size_t)n);
+    /* (n is a count of kids, >= 0: as unsigned, the size is never 0 and
+       alloc8 need not test for it) */
+    Node *l = alloc8(s, sizeof *l + sizeof(Node *) * (unsigned)n);
     if (!l) return NULL;
     l->kind = k;
     l->loc = loc;
@@ -918,21 +920,21 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
         st = RD_MORE;
         if (go) {
             const char *p = s->p;
-            unsigned c = byte_class[(unsigned char)*p];
-            while (c & CL_SPACE) {
+            unsigned c;
+            while ((c = byte_class[(unsigned char)*p]) & CL_SPACE) {
                 if (c & CL_NEWLINE) new_line(s, p + 1);
-                c = byte_class[(unsigned char)*++p];
+                p++;
             }
             s->p = p;
-            if (*p == '(') {
+            if (c & CL_SYM0) { /* (the commonest element first) */
+                st = read_plain_symbol(s, c, &x);
+            } else if (*p == '(') {
                 /* a list in this one: read by this loop (the frame above) */
                 st = RD_ERROR; /* as at the start of a list */
                 if (enter(s)) f = open_seq(s, f + 1, N_LIST, 1, "(");
                 continue;
             } else if (*p == ')') {
                 st = RD_CLOSE;
-            } else if (c & CL_SYM0) {
-                st = read_plain_symbol(s, c, &x);
             } else if ((c & CL_CONST) && *p != '#') { /* read_next's default */
                 if (is_digit(*p)) st = read_plain_number(s, &x);
                 else if (*p == ':') st = read_plain_keyword(s, &x);
