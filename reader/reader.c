@@ -121,6 +121,8 @@ typedef struct St {
     const SrcFile *f;
     unsigned fid;       /* srcfile_id(f): what locations hold */
     const char *p, *end, *bol;  /* cursor, end of text, start of line */
+    uintptr_t end8;      /* the address 8 bytes before end (or 0): a spelling that ends
+                            at or before it has a word of text after it (same_spelling) */
     uint64_t at;         /* the cursor's line, file and column 1, as a SrcLoc's
                             bytes (loc_word): here() adds the column to it */
     int depth;           /* open levels (lists, prefixes, #+/#-) */
@@ -378,7 +380,7 @@ static const Interned *intern_new(St *s, const char *b, size_t n, uint32_t h, in
  * end is compared a byte at a time. */
 static inline int same_spelling(const St *s, const char *name, const char *b, size_t n, int in_text) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (in_text && (size_t)(s->end - b) >= n + 8) {
+    if (in_text && (uintptr_t)(b + n) <= s->end8) {
         static const uint64_t first[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull,
                                           0xffffffffffffull, 0xffffffffffffffull, ~0ull};
         uint64_t x, y;
@@ -1645,6 +1647,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
     }
     SeqFrame frames[READER_MAX_DEPTH];
     s.frames = frames;
+    s.end8 = (uintptr_t)s.end >= 8 ? (uintptr_t)s.end - 8 : 0;
     s.names = no_names;
     s.firstcap = 1024;
     while (s.firstcap < (size_t)(s.end - s.p) / 48 && s.firstcap < ((size_t)1 << 24)) s.firstcap *= 2;
