@@ -110,8 +110,7 @@ typedef struct SeqFrame {
     Node *first[SEQ_FIRST]; /* its first kids; the rest on St.stk from base */
     SrcLoc loc;
     int base, nfirst;
-    unsigned char kind;     /* a NodeKind */
-    const char *opener;     /* "(", "#(" or "##(", for E0002 */
+    unsigned char kind;     /* a NodeKind: N_LIST, N_VECLIT or N_HWVEC */
 } SeqFrame;
 
 /* State of reading one file. */
@@ -243,13 +242,19 @@ static inline SrcLoc word_loc(uint64_t w) {
 #define LINE_1 loc_word(srcloc_in(0, 1, 0))
 #define COL_1 loc_word(srcloc_in(0, 0, 1))
 
-/* The cursor's location: the line's word (St.at, column 1) plus the
- * column (issue 14: building the bit-field from its parts was a dozen
- * instructions per token, 240,000 times for 1 MB of source). */
-static inline SrcLoc here(const St *s) {
-    size_t d = (size_t)(s->p - s->bol); /* column - 1 */
+/* The location of q, on the cursor's line: the line's word (St.at,
+ * column 1) plus the column (issue 14: building the bit-field from its
+ * parts was a dozen instructions per token, 240,000 times for 1 MB of
+ * source). */
+static inline SrcLoc loc_at(const St *s, const char *q) {
+    size_t d = (size_t)(q - s->bol); /* column - 1 */
     if (d > SRCLOC_MAX_COL - 1) d = SRCLOC_MAX_COL - 1;
     return word_loc(s->at + d * COL_1);
+}
+
+/* The cursor's location. */
+static inline SrcLoc here(const St *s) {
+    return loc_at(s, s->p);
 }
 
 /* A new line starts at p. */
@@ -816,8 +821,7 @@ static inline RdStatus read_plain_symbol(St *s, unsigned c, Node **out) {
             *out = read_symbol_token(s, &st);
             return st;
         }
-        SrcLoc loc = here(s), tl = loc;
-        tl.col = loc.col + (unsigned)n + 1 < SRCLOC_MAX_COL ? loc.col + (unsigned)n + 1 : SRCLOC_MAX_COL;
+        SrcLoc loc = here(s), tl = loc_at(s, p + 1); /* the type's */
         s->p = t;
         Node *sym = mk_name_h(s, N_SYMBOL, loc, b, n, h, upper, 1);
         if (!sym) return RD_ERROR;
@@ -888,15 +892,19 @@ static inline RdStatus read_plain_keyword(St *s, Node **out) {
  * above those in use. */
 static RdStatus read_token(St *s, Node **out);
 
+/* What opens a list of `kind` (for E0002). */
+static const char *seq_opener(NodeKind kind) {
+    return kind == N_VECLIT ? "#(" : kind == N_HWVEC ? "##(" : "(";
+}
+
 /* Open a list at the cursor, its opener `len` bytes: the frame above f. */
-static inline SeqFrame *open_seq(St *s, SeqFrame *f, NodeKind kind, int len, const char *opener) {
+static inline SeqFrame *open_seq(St *s, SeqFrame *f, NodeKind kind, int len) {
     s->nframes++; /* (enter: at most READER_MAX_DEPTH in use) */
     f->loc = here(s);
     s->p += len;
     f->base = s->nstk;
     f->nfirst = 0;
     f->kind = (unsigned char)kind;
-    f->opener = opener;
     return f;
 }
 
@@ -909,10 +917,10 @@ static inline int add_kid(St *s, SeqFrame *f, Node *x) {
     return push(s, x);
 }
 
-static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener, Node **out) {
+static RdStatus read_seq(St *s, NodeKind kind, int open_len, Node **out) {
     if (!enter(s)) return RD_ERROR;
     SeqFrame *bottom = s->frames + s->nframes; /* this call's list */
-    SeqFrame *f = open_seq(s, bottom, kind, open_len, opener); /* the innermost open list */
+    SeqFrame *f = open_seq(s, bottom, kind, open_len); /* the innermost open list */
     RdStatus st = RD_ERROR;
     for (;;) {
         Node *n, *x = NULL; /* x: the element read, kept out of memory */
@@ -933,7 +941,7 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
             } else if (*p == '(') {
                 /* a list in this one: read by this loop (the frame above) */
                 st = RD_ERROR; /* as at the start of a list */
-                if (enter(s)) f = open_seq(s, f + 1, N_LIST, 1, "(");
+                if (enter(s)) f = open_seq(s, f + 1, N_LIST, 1);
                 continue;
             } else if (*p == ')') {
                 st = RD_CLOSE;
@@ -957,7 +965,7 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, const char *opener,
             st = x ? RD_NODE : RD_ERROR;
         } else if (st == RD_EOF) {
             if (!s->stop && !s->eof_reported) {
-                err(s, f->loc, "E0002", "unclosed `%s`: expected `)` before end of file", f->opener);
+                err(s, f->loc, "E0002", "unclosed `%s`: expected `)` before end of file", seq_opener((NodeKind)f->kind));
                 s->eof_reported = 1;
             }
             s->nstk = f->base;
@@ -1274,7 +1282,7 @@ static RdStatus read_symbol(St *s, SrcLoc loc, const char *b, size_t n, unsigned
             show(tb, sizeof tb, b, n), found_here(s, fb, sizeof fb));
         return RD_ERROR;
     }
-    RdStatus st = read_seq(s, N_LIST, 1, "(", &sym->ann);
+    RdStatus st = read_seq(s, N_LIST, 1, &sym->ann);
     return st == RD_NODE ? RD_NODE : st;
 }
 
@@ -1547,12 +1555,12 @@ static RdStatus read_dispatch(St *s, Node **out) {
     switch (c1) {
     case '\'':
     case '`': return read_prefixed(s, 2, "function", out);
-    case '(': return read_seq(s, N_VECLIT, 2, "#(", out);
+    case '(': return read_seq(s, N_VECLIT, 2, out);
     case '+':
     case '-': return read_conditional(s, out);
     case 'x': case 'X': case 'b': case 'B': return read_radix(s, out);
     case '#':
-        if (peek(s, 2) == '(') return read_seq(s, N_HWVEC, 3, "##(", out);
+        if (peek(s, 2) == '(') return read_seq(s, N_HWVEC, 3, out);
         break;
     default: break;
     }
@@ -1582,7 +1590,7 @@ static RdStatus read_next(St *s, Node **out) {
     if (s->stop || at_end(s)) return RD_EOF;
     switch (*s->p) {
     case ')': return RD_CLOSE;
-    case '(': return read_seq(s, N_LIST, 1, "(", out);
+    case '(': return read_seq(s, N_LIST, 1, out);
     case '"': return read_string(s, out);
     case '\'': return read_prefixed(s, 1, "quote", out);
     case '`': return read_prefixed(s, 1, "quasiquote", out);
