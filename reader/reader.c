@@ -132,7 +132,7 @@ typedef struct St {
     int stop;            /* fatal: out of memory or too many errors */
     Node **stk;          /* kids of the open lists, innermost last */
     int nstk, capstk;
-    struct SeqFrame *frames; /* the open lists of read_seq (READER_MAX_DEPTH) */
+    struct SeqFrame *frames; /* the open lists of read_seq (READER_MAX_DEPTH, malloc) */
     int nframes;         /* of them in use */
     struct Interned *names; /* interned spellings (open addressing, os_pages_alloc;
                                before the first, no_names) */
@@ -1653,8 +1653,13 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         s.p = s.bol = t;
         s.end = t + (s.end - f->text);
     }
-    SeqFrame frames[READER_MAX_DEPTH];
-    s.frames = frames;
+    /* (on the heap: 45 KB of frames is more stack than a caller's thread
+       may have) */
+    s.frames = malloc(sizeof *s.frames * READER_MAX_DEPTH);
+    if (!s.frames) {
+        diag_fatal(&c->diag, srcloc_in(s.fid, 0, 0), NULL, "E0099", "out of memory (source too large)");
+        return c->diag.errors - before;
+    }
     s.end8 = (uintptr_t)s.end >= 8 ? (uintptr_t)s.end - 8 : 0;
     s.names = no_names;
     s.firstcap = 1024;
@@ -1682,6 +1687,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
         }
     }
     free(s.stk);
+    free(s.frames);
     if (s.capnames) os_pages_free(s.names, s.capnames * sizeof *s.names);
     return c->diag.errors - before;
 }
