@@ -10,8 +10,9 @@
  * skipper that takes over past that bound, so even a million `(` cannot
  * overflow the C stack.  The common elements of a list (symbols, `name:type`,
  * small numbers, keywords, nested lists) are read by read_seq's own loop,
- * lists in lists with a stack of frames, not a call each;
- * everything else by the general read_next, which defines the language.  The reader never stops at the first error: it
+ * lists in lists with a stack of frames, not a call each; everything else
+ * by the general read_next, which defines the language.  The reader never
+ * stops at the first error: it
  * reports, skips the offending token or form and goes on, so one run shows
  * several problems.  Every loop consumes at least one byte per iteration or
  * ends, so malformed input cannot make it spin.
@@ -965,7 +966,8 @@ static RdStatus read_seq(St *s, NodeKind kind, int open_len, Node **out) {
             st = x ? RD_NODE : RD_ERROR;
         } else if (st == RD_EOF) {
             if (!s->stop && !s->eof_reported) {
-                err(s, f->loc, "E0002", "unclosed `%s`: expected `)` before end of file", seq_opener((NodeKind)f->kind));
+                err(s, f->loc, "E0002", "unclosed `%s`: expected `)` before end of file",
+                    seq_opener((NodeKind)f->kind));
                 s->eof_reported = 1;
             }
             s->nstk = f->base;
