@@ -14,17 +14,22 @@ static pthread_mutex_t srcfile_lock = PTHREAD_MUTEX_INITIALIZER;
 static const SrcFile *srcfiles[SRCFILE_MAX + 1]; /* [1..SRCFILE_MAX) used */
 static unsigned char srcfile_kept[SRCFILE_MAX + 1];
 static unsigned srcfile_next = 1; /* where the search for a free number starts */
+/* One past the highest number ever given: the searches stop there (issue
+ * 14: scanning all 4,095 slots at each of the library's 13 claims was a
+ * fifth of a small program's instructions). */
+static unsigned srcfile_top = 1;
 
 unsigned srcfile_id(const SrcFile *f) {
     if (!f) return 0;
     pthread_mutex_lock(&srcfile_lock);
     unsigned id = 0;
-    for (unsigned i = 1; i < SRCFILE_MAX && !id; i++)
+    for (unsigned i = 1; i < srcfile_top && !id; i++)
         if (srcfiles[i] == f) id = i;
     if (!id) {
         /* a free number, else the oldest one not kept (round robin) */
-        for (unsigned i = 1; i < SRCFILE_MAX && !id; i++)
+        for (unsigned i = 1; i < srcfile_top && !id; i++)
             if (!srcfiles[i]) id = i;
+        if (!id && srcfile_top < SRCFILE_MAX) id = srcfile_top++;
         for (unsigned n = 0; n < SRCFILE_MAX && !id; n++) {
             unsigned i = srcfile_next;
             srcfile_next = srcfile_next + 1 < SRCFILE_MAX ? srcfile_next + 1 : 1;
@@ -49,8 +54,9 @@ int srcfile_claim(const SrcFile *f, unsigned id) {
     int ok = srcfiles[id] == f;
     if (!ok && !srcfiles[id]) {
         ok = 1;
-        for (unsigned i = 1; i < SRCFILE_MAX && ok; i++) ok = srcfiles[i] != f; /* not numbered already */
+        for (unsigned i = 1; i < srcfile_top && ok; i++) ok = srcfiles[i] != f; /* not numbered already */
         if (ok) srcfiles[id] = f;
+        if (ok && id >= srcfile_top) srcfile_top = id + 1;
     }
     if (ok) srcfile_kept[id] = 1;
     pthread_mutex_unlock(&srcfile_lock);
