@@ -806,6 +806,129 @@ static void test_fresh_nodes_marked_once(void **state) {
     t_free(t);
 }
 
+/* ---- template macros (issue 14: built without a run) ---- */
+
+/* Read `src` (top-level forms) into `out` with the expander `x`. */
+static void tx_top(T *t, Expander *x, const char *src, Forms *out) {
+    SrcFile *f = arena_alloc(&t->c.arena, sizeof *f);
+    assert_non_null(f);
+    f->name = "u.crisp";
+    f->text = arena_strdup(&t->c.arena, src);
+    f->len = (int)strlen(src);
+    Reader r;
+    reader_init(&r, &t->c);
+    Forms in = {0};
+    reader_read_file(&r, f, &in);
+    for (int i = 0; i < in.n; i++) expander_toplevel(x, in.v[i], out);
+}
+
+/* Expand the call, element n + 1 of the one form (calls CALL...) of
+ * `forms`, as the checker does (one step at a time: macro calls at top
+ * level would be expanded at once); the evaluator's steps in *steps. */
+static Node *tx_expand(Expander *x, Forms *forms, int n, long *steps) {
+    Eval *ev = expander_eval(x);
+    long before = ev->steps_used;
+    Node *r = expander_expand(x, forms->v[0]->kids[n + 1]);
+    *steps = ev->steps_used - before;
+    return r;
+}
+
+/* A macro whose body is one quasiquote template of ,PARAM and ,@REST is
+ * expanded from its second call on without running (eval.c
+ * eval_template_begin): the same expansion (fresh nodes at the call with
+ * the new origin, arguments passed through), the same steps counted, and
+ * the run whenever it could differ (a limit, an argument error). */
+static void test_template_macros(void **state) {
+    (void)state;
+    T *t = t_new(1);
+    Expander *x = expander_new(&t->c);
+    assert_non_null(x);
+    Forms f = {0};
+    tx_top(t, x,
+           "(defmacro w (test &body body) `(if ,test (progn ,@body) (k (1 2))))\n"
+           "(defmacro w2 (test &body body) `(if ,test (progn ,@body) (k (1 2))))\n"
+           "(defmacro opt (a &optional b) `(g ,a ,b))\n"
+           "(defmacro comp (a) `(g ,(car a)))\n",
+           &f);
+    Forms calls = {0};
+    tx_top(t, x,
+           "(calls\n"
+           "(w (a) (b))\n"           /* 0: the first run of w */
+           "(w (c) (d))\n"           /* 1: a template expansion */
+           "(w2 (c) (d) (e) (f))\n"  /* 2: w2's first run, 3 forms */
+           "(w (c) (d) (e) (f))\n"   /* 3: w's template, 3 forms */
+           "(opt 1)\n(opt 2)\n"      /* 4, 5: &optional: runs */
+           "(comp (1))\n(comp (2))\n" /* 6, 7: a computed unquote: runs */
+           "(w))\n",                 /* 8: too few arguments: the run reports */
+           &calls);
+    assert_int_equal(calls.n, 1);
+    assert_int_equal(calls.v[0]->nkids, 10);
+    assert_int_equal(t->c.diag.errors, 0);
+    long s0, s1, s2, s3, s;
+    Node *e0 = tx_expand(x, &calls, 0, &s0);
+    Node *e1 = tx_expand(x, &calls, 1, &s1);
+    Node *e2 = tx_expand(x, &calls, 2, &s2);
+    Node *e3 = tx_expand(x, &calls, 3, &s3);
+    assert_non_null(e0);
+    assert_non_null(e1);
+    assert_non_null(e2);
+    assert_non_null(e3);
+    Eval *ev = expander_eval(x);
+    assert_int_equal(eval_find_macro(ev, "w")->tpl_state, 1);
+    assert_string_equal(show(t, e0), "(if (a) (progn (b)) (k (1 2)))");
+    assert_string_equal(show(t, e1), "(if (c) (progn (d)) (k (1 2)))");
+    assert_string_equal(show(t, e3), "(if (c) (progn (d) (e) (f)) (k (1 2)))");
+    assert_string_equal(show(t, e2), show(t, e3));
+    assert_int_equal(s1, s0);
+    assert_int_equal(s3, s2);
+    assert_true(s3 > s1); /* ,@body charges its length */
+    assert_int_equal(ev->steps, s3);
+    /* fresh nodes at the call, the arguments as they are */
+    const Node *call = calls.v[0]->kids[4];
+    assert_ptr_equal(e3->kids[1], call->kids[1]);
+    for (int i = 1; i <= 3; i++) assert_ptr_equal(e3->kids[2]->kids[i], call->kids[1 + i]);
+    const Node *fresh[] = {e3, e3->kids[0], e3->kids[2], e3->kids[2]->kids[0], e3->kids[3],
+                           e3->kids[3]->kids[1], e3->kids[3]->kids[1]->kids[1]};
+    for (size_t i = 0; i < sizeof fresh / sizeof fresh[0]; i++) {
+        assert_int_equal(fresh[i]->loc.line, call->loc.line);
+        assert_int_equal(fresh[i]->loc.col, call->loc.col);
+        assert_ptr_equal(fresh[i]->origin, e3->origin);
+        assert_true(fresh[i]->marked);
+    }
+    assert_string_equal(e3->origin->macro, "w");
+    /* not shared with the template or another expansion */
+    assert_ptr_not_equal(e1->kids[3], e3->kids[3]);
+    assert_ptr_not_equal(e1->kids[0], e3->kids[0]);
+    assert_int_equal(e1->kids[3]->loc.line, calls.v[0]->kids[2]->loc.line);
+    /* not templates: run each time */
+    assert_string_equal(show(t, tx_expand(x, &calls, 4, &s)), "(g 1 nil)");
+    assert_string_equal(show(t, tx_expand(x, &calls, 5, &s)), "(g 2 nil)");
+    assert_string_equal(show(t, tx_expand(x, &calls, 6, &s)), "(g 1)");
+    assert_string_equal(show(t, tx_expand(x, &calls, 7, &s)), "(g 2)");
+    assert_int_equal(eval_find_macro(ev, "opt")->tpl_state, -1);
+    assert_int_equal(eval_find_macro(ev, "comp")->tpl_state, -1);
+    assert_int_equal(t->c.diag.errors, 0);
+    /* an argument error is the run's */
+    assert_null(tx_expand(x, &calls, 8, &s));
+    assert_non_null(strstr(t_diag(t), "error[E0202]"));
+    t_free(t);
+
+    /* a step limit the template would pass: the run reports it */
+    t = t_new(1);
+    x = expander_new(&t->c);
+    Forms g = {0}, c2 = {0};
+    tx_top(t, x, "(defmacro w (test &body body) `(if ,test (progn ,@body)))\n", &g);
+    tx_top(t, x, "(calls (w (a) (b))\n(w (c) (d))\n(w (e) (f)))\n", &c2);
+    assert_non_null(tx_expand(x, &c2, 0, &s0));
+    assert_non_null(tx_expand(x, &c2, 1, &s1));
+    assert_int_equal(s1, s0);
+    ev = expander_eval(x);
+    ev->total_steps = ev->steps_used + s0 - 1;
+    assert_null(tx_expand(x, &c2, 2, &s));
+    assert_non_null(strstr(t_diag(t), "u.crisp:3:1: error[E0205]: "));
+    t_free(t);
+}
+
 /* ---- compile-time directives, (line), (file) in program code ---- */
 
 /* Where c-t-output / c-t-assert / (line) / (file) are run: in evaluated
@@ -949,6 +1072,7 @@ int main(void) {
         cmocka_unit_test(test_origin_and_loc),
         cmocka_unit_test(test_templates_not_shared),
         cmocka_unit_test(test_fresh_nodes_marked_once),
+        cmocka_unit_test(test_template_macros),
         cmocka_unit_test(test_directive_positions),
         cmocka_unit_test(test_line_file_through_macros),
         cmocka_unit_test(test_directives_with_prelude),
