@@ -924,7 +924,7 @@ static Node *eval_body(Eval *ev, Node **forms, int n, Binding *env) {
     return v;
 }
 
-static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
+static __attribute__((noinline)) Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
     if (!is_sym(x)) return x;  /* closures evaluate to themselves */
     const char *k = x->key;
     Binding *b = lookup(env, k);
@@ -942,6 +942,18 @@ static Node *eval_symbol(Eval *ev, Node *x, Binding *env) {
                       x->name);
 }
 
+/* eval(ev, x, env), a variable's value found in line (issue 14: most
+ * operands of a builtin and most unquotes are variables, and the call of
+ * eval for each cost as much as the lookup). */
+static inline Node *eval_operand(Eval *ev, Node *x, Binding *env) {
+    if (x->kind != N_SYMBOL) return eval(ev, x, env);
+    if (!charge(ev, 1)) return NULL;
+    if (x->op != CLOSURE_TAG)
+        for (Binding *b = env; b; b = b->next)
+            if (key_eq(b->key, x->key)) return b->val;
+    return eval_symbol(ev, x, env); /* not a variable (its lookup fails again) */
+}
+
 /* Evaluate `n` argument forms into `buf` (when it is big enough) or into
  * arena memory.  NULL after an error. */
 static Node **eval_args(Eval *ev, Node **forms, int n, Binding *env, Node **buf, int bufn) {
@@ -951,7 +963,7 @@ static Node **eval_args(Eval *ev, Node **forms, int n, Binding *env, Node **buf,
         return NULL;
     }
     for (int i = 0; i < n; i++) {
-        a[i] = eval(ev, forms[i], env);
+        a[i] = eval_operand(ev, forms[i], env);
         if (!a[i]) return NULL;
     }
     return a;
@@ -1068,7 +1080,12 @@ static Node *eval_call(Eval *ev, Node *x, Binding *env) {
 
 static Node *eval(Eval *ev, Node *x, Binding *env) {
     if (!charge(ev, 1)) return NULL;
-    if (x->kind == N_SYMBOL) return eval_symbol(ev, x, env);
+    if (x->kind == N_SYMBOL) {
+        if (x->op != CLOSURE_TAG)
+            for (Binding *b = env; b; b = b->next)
+                if (key_eq(b->key, x->key)) return b->val;
+        return eval_symbol(ev, x, env);
+    }
     if (x->kind != N_LIST) return x;  /* numbers, strings, keywords, vectors */
     if (x->nkids == 0) return ev->nil;
     if (++ev->depth > ev->max_recursion) {
@@ -1507,7 +1524,7 @@ static Node *sf_with_struct_accessors(Eval *ev, Node *form, Binding *env) {
 static Node *mk_closure(Eval *ev, Closure *cl) {
     /* its name printed once (a lambda's and a builtin's are texts made at
        build time, all lower case: their own keys) */
-    int fixed = !cl->name || syn_streq(cl->name, "lambda") || (cl->prim && cl->prim->fname);
+    int fixed = (cl->prim && cl->prim->fname) || !cl->name || syn_streq(cl->name, "lambda");
     const char *name = !fixed ? arena_printf(&ev->c->arena, "#<function %s>", cl->name)
                        : cl->prim ? cl->prim->fname : "#<function lambda>";
     Node *n = syn_new(&ev->c->arena, N_SYMBOL, no_loc);
@@ -3041,7 +3058,7 @@ static Node *qq_wrap(Eval *ev, Node *orig, Node *inner) {
 /* ,SYM:TYPE where SYM holds a plain symbol gives that symbol with the
  * annotation TYPE. */
 static Node *qq_unquote(Eval *ev, Node *e, Binding *env) {
-    Node *v = eval(ev, e, env);
+    Node *v = eval_operand(ev, e, env);
     if (!v || !(e->kind == N_SYMBOL && e->ann)) return v;
     if (!is_sym(v) || is_nil(v))
         return eval_error(ev, e, "`,%s`: the value `%s` is not a symbol, so it cannot take a type "
@@ -3097,7 +3114,7 @@ static Node *qq_list(Eval *ev, Node *x, int level, Binding *env) {
         int op = k->kind == N_LIST ? qq_op(k) : QQ_NONE;
         if (op == QQ_SPLICE && level == 1) {
             changed = 1;
-            v = eval(ev, k->kids[1], env);
+            v = eval_operand(ev, k->kids[1], env);
             if (!v) break;
             if (!is_listish(v)) {
                 eval_error(ev, k, "`,@%s` must produce a list, got `%s`", show(ev, k->kids[1]),
@@ -3149,6 +3166,9 @@ typedef struct TplBuild {
     int depth;    /* the deepest list of the template (the template 1) */
     int nsplice;
     int nodes;
+    int height;   /* the result's deepest level (its node 0) */
+    long bytes;   /* the result's bytes (EvalTplOp) less the splices' */
+    int closure;  /* a closure in the template (never from the reader) */
 } TplBuild;
 
 /* The parameter a symbol of an unquote names, as the run's environment
@@ -3187,6 +3207,20 @@ static int tpl_size(const Node *x) {
     return n;
 }
 
+/* The copy of `x` at level `level` of the result: its bytes and depth
+ * (take_expansion's layout: a node, its annotation, its kids array, its
+ * kids). */
+static void tpl_measure(TplBuild *b, const Node *x, int level) {
+    if (b->height < level) b->height = level;
+    if (eval_is_function(x)) b->closure = 1;
+    b->bytes += (long)sizeof(Node);
+    if (x->kind == N_SYMBOL && x->ann) tpl_measure(b, x->ann, level + 1);
+    if (is_container(x)) {
+        b->bytes += (long)sizeof(Node *) * x->nkids;
+        for (int i = 0; i < x->nkids; i++) tpl_measure(b, x->kids[i], level + 1);
+    }
+}
+
 /* Count what qq_list does with the unchanged `x` at nesting `depth`
  * (annotations are copied, not walked). */
 static void tpl_count(TplBuild *b, const Node *x, int depth) {
@@ -3222,6 +3256,7 @@ static int tpl_build(TplBuild *b, const Node *x, int depth) {
     if (tpl_static(x)) {
         if (tpl_push(b, x, EVAL_TPL_COPY, 0) < 0) return 0;
         tpl_count(b, x, depth);
+        tpl_measure(b, x, depth - 1);
         return 1;
     }
     if (x->kind != N_LIST) return 0;
@@ -3230,6 +3265,8 @@ static int tpl_build(TplBuild *b, const Node *x, int depth) {
     b->steps++;
     b->nodes++;
     if (b->depth < depth) b->depth = depth;
+    if (b->height < depth - 1) b->height = depth - 1;
+    b->bytes += (long)sizeof(Node);
     int fixed = 0, nsplice = 0;
     for (int i = 0; i < x->nkids; i++) {
         const Node *k = x->kids[i];
@@ -3237,6 +3274,7 @@ static int tpl_build(TplBuild *b, const Node *x, int depth) {
         if (!is_container(k)) {
             if (tpl_push(b, k, EVAL_TPL_COPY, 0) < 0) return 0;
             tpl_count(b, k, depth);
+            tpl_measure(b, k, depth);
             fixed++;
         } else if (op == QQ_UNQUOTE) {
             int p = tpl_param(b->ll, k->kids[1]);
@@ -3259,6 +3297,7 @@ static int tpl_build(TplBuild *b, const Node *x, int depth) {
     b->ops[at].span = b->n - at;
     b->ops[at].fixed = fixed;
     b->ops[at].nsplice = nsplice;
+    b->bytes += (long)sizeof(Node *) * fixed;
     return 1;
 }
 
@@ -3282,13 +3321,15 @@ static void tpl_classify(Eval *ev, Macro *m) {
         m->tpl_state = 0;
         return;
     }
-    TplBuild b = {ll, &ev->c->arena, NULL, 0, 0, 0, 0, 0, 0};
-    if (!tpl_build(&b, t, 1)) return;
+    TplBuild b = {ll, &ev->c->arena, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!tpl_build(&b, t, 1) || b.closure) return;
     m->tpl = b.ops;
     m->tpl_steps = 1 + b.steps; /* 1: evaluating the (quasiquote ...) form */
     m->tpl_nsplice = b.nsplice;
     m->tpl_depth = 1 + b.depth;
     m->tpl_nodes = b.nodes;
+    m->tpl_height = b.height;
+    m->tpl_bytes = b.bytes;
     m->tpl_state = 1;
 }
 

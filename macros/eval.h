@@ -81,7 +81,10 @@ typedef struct Macro {
     long tpl_steps;          /* evaluation steps, less the splices' lengths */
     int tpl_nsplice;         /* ,@REST forms (each charges REST's length)   */
     int tpl_depth;           /* evaluator nesting its run reaches           */
-    int tpl_nodes;           /* template nodes                              */
+    int tpl_nodes;           /* nodes of the result, less the arguments     */
+    int tpl_height;          /* their deepest level (the result's node 0)   */
+    long tpl_bytes;          /* their bytes, as take_expansion lays them
+                                out, less 8 per element of REST per splice  */
 } Macro;
 
 /* A template macro's template, flattened in preorder (eval_template_begin).

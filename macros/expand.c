@@ -542,6 +542,77 @@ static int tpl_emit(Expander *x, Flat *f, const EvalTplOp *op, const Node *call,
     return 1;
 }
 
+/* The definition's node `n` (and all below it) copied at *cur, which
+ * moves past the copy: tpl_copy's nodes in its order, in their place. */
+static Node *tpl_put_copy(Expander *x, unsigned char **cur, const Node *n) {
+    Node *m = (Node *)(void *)*cur;
+    *cur += sizeof *m;
+    *m = *n;
+    m->marked = 1;
+    m->loc = x->call_loc;
+    m->origin = x->exp;
+    if (n->kind == N_SYMBOL && n->ann) m->ann = tpl_put_copy(x, cur, n->ann);
+    if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
+        if (!n->nkids) {
+            m->kids = NULL;
+            return m;
+        }
+        Node **kids = (Node **)(void *)*cur;
+        *cur += sizeof(Node *) * (size_t)n->nkids;
+        m->kids = kids;
+        for (int i = 0; i < n->nkids; i++) kids[i] = tpl_put_copy(x, cur, n->kids[i]);
+    }
+    return m;
+}
+
+/* tpl_emit's result for instruction `op`, at *cur. */
+static Node *tpl_put(Expander *x, unsigned char **cur, const EvalTplOp *op, const Node *call, int nrest) {
+    if (op->kind == EVAL_TPL_COPY) return tpl_put_copy(x, cur, op->n);
+    Node *m = (Node *)(void *)*cur;
+    *cur += sizeof *m;
+    memset(m, 0, sizeof *m);
+    m->kind = op->n->kind;
+    m->nkids = op->fixed + op->nsplice * nrest;
+    m->marked = 1;
+    m->loc = x->call_loc;
+    m->origin = x->exp;
+    if (!m->nkids) return m;
+    Node **kids = (Node **)(void *)*cur;
+    *cur += sizeof(Node *) * (size_t)m->nkids;
+    m->kids = kids;
+    const EvalTplOp *e = op + 1, *end = op + op->span;
+    for (int i = 0; e < end; e += e->span) {
+        if (e->kind == EVAL_TPL_ARG) {
+            kids[i++] = call->kids[1 + e->arg];
+        } else if (e->kind == EVAL_TPL_SPLICE) {
+            memcpy(kids + i, call->kids + 1 + e->arg, sizeof(Node *) * (size_t)nrest);
+            i += nrest;
+        } else {
+            kids[i++] = tpl_put(x, cur, e, call, nrest);
+        }
+    }
+    return m;
+}
+
+/* The expansion of template macro `m` on `call` (instructions `ops`, REST
+ * of `nrest` elements) made in place: when no node limit can be reached,
+ * the block take_expansion would make is allocated at once (its size is
+ * known: Macro.tpl_bytes) and filled, without the buffer and its
+ * relocation.  NULL after reporting an error. */
+static Node *template_in_place(Expander *x, const Macro *m, const EvalTplOp *ops, const Node *call, int nrest) {
+    Crisp *c = x->c;
+    size_t size = (size_t)m->tpl_bytes + sizeof(Node *) * (size_t)nrest * (size_t)m->tpl_nsplice;
+    unsigned char *b = arena_alloc8(&c->arena, size);
+    if (!b || c->arena.exhausted) { /* as flat_finish says it */
+        diag_fatal(&c->diag, x->call_loc, NULL, EVAL_E_SIZE, "out of memory expanding macro `%s`", x->macro);
+        return NULL;
+    }
+    unsigned char *cur = b;
+    Node *out = tpl_put(x, &cur, ops, call, nrest);
+    x->fresh = m->tpl_nodes;
+    return out;
+}
+
 /* The expansion of a template macro on `call` (instructions `ops`, REST
  * of `nrest` elements).
  * NULL after reporting an error. */
@@ -596,7 +667,10 @@ static Node *macro_step(Expander *x, Node *call, const Macro *m) {
         x->call_loc = call->loc;
         x->macro = m->name;
         x->fresh = 0;
-        Node *out = template_expansion(x, ops, call, nrest);
+        /* its limits' reports are template_expansion's (fresh_node_ok) */
+        Node *out = m->tpl_nodes <= x->ev.max_output_nodes && m->tpl_height <= x->ev.max_nesting
+                        ? template_in_place(x, m, ops, call, nrest)
+                        : template_expansion(x, ops, call, nrest);
         if (!out) return NULL;
         return count_output(x, call, out);
     }
