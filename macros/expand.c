@@ -54,7 +54,8 @@ typedef struct PtrSet {
 struct Expander {
     Crisp *c;
     Eval ev;
-    Forms tops;               /* top-level forms in order (dump)      */
+    Forms tops;               /* top-level forms in order (dump: kept
+                                 only for --dump=expand)               */
     Forms lib;                /* the library's definitions            */
     PtrMap dump;              /* macro call -> its expansion (dump)   */
     PtrMap seqs;              /* top-level form -> its position       */
@@ -1054,8 +1055,9 @@ static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
     if (n != orig) dump_put(x, orig, n);
     /* defmacro, def-constraint and note_constant's def-const, def-constant
        and def-parameter, told apart from the common def-kernel,
-       def-function, def-struct, def-type by their first bytes (issue 14:
-       five name comparisons per top-level form) */
+       def-function, def-struct, def-type by their first bytes, and the
+       directives by their first (issue 14: seven name comparisons per
+       top-level form) */
     const char *h = syn_head(n);
     int def = h && h[0] == 'd' && h[1] == 'e' && h[2] == 'f';
     int def_m = def && h[3] == 'm';
@@ -1072,7 +1074,7 @@ static void toplevel(Expander *x, Node *n, Forms *out, int depth) {
         eval_define_constraint(&x->ev, n);
         return;
     }
-    if (is_directive(n)) {
+    if (h && h[0] == 'c' && is_directive(n)) { /* c-t-output, c-t-assert */
         eval_directive(&x->ev, n);
         return;
     }
@@ -1099,7 +1101,10 @@ void expander_toplevel(Expander *x, Node *form, Forms *out) {
     if (!x->seq) x->seq = 1;
     toplevel(x, form, out, 0);
     x->visible = INT_MAX;
-    for (int i = from; i < out->n; i++) forms_push(&x->c->arena, &x->tops, out->v[i]);
+    /* only --dump=expand reads them (issue 14: a second array of every
+       top-level form, grown by doubling) */
+    if (x->c->opt && x->c->opt->dump == DUMP_EXPAND)
+        for (int i = from; i < out->n; i++) forms_push(&x->c->arena, &x->tops, out->v[i]);
 }
 
 /* The library files: macros, %defuns and def-constraints are registered

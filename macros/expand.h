@@ -81,7 +81,9 @@ Forms expander_library(Expander *x);
 
 /* --dump=expand: the top-level forms in order, each macro call the checker
  * expanded replaced by its expansion (calls in code the checker never
- * reached, such as functions no kernel calls, are printed as written). */
+ * reached, such as functions no kernel calls, are printed as written).
+ * The forms and expansions are kept only when c->opt->dump is
+ * DUMP_EXPAND. */
 void expander_dump(Expander *x, StrBuf *b);
 
 /* Unit tests and tools: read nothing, check nothing; expand every form of
