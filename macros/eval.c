@@ -3317,7 +3317,8 @@ static void tpl_classify(Eval *ev, Macro *m) {
     const Node *t = q->kids[1];
     if (t->kind != N_LIST || qq_op(t) != QQ_NONE) return;
     Arena *a = &ev->c->arena;
-    if (a->exhausted || (size_t)(a->end - a->cur) < 4096 + 2 * sizeof(EvalTplOp) * (size_t)tpl_size(t)) {
+    if (a->exhausted || !a->cur || a->end < a->cur ||
+        (size_t)(a->end - a->cur) < 4096 + 2 * sizeof(EvalTplOp) * (size_t)tpl_size(t)) {
         m->tpl_state = 0;
         return;
     }
@@ -3352,7 +3353,7 @@ const EvalTplOp *eval_template_begin(Eval *ev, const Macro *m, const Node *call,
        neither its allocations nor the result's meet the cap or a new chunk */
     Arena *a = &ev->c->arena;
     size_t need = 8192 + 256 * ((size_t)m->tpl_nodes + (size_t)ll->nreq + (size_t)n * (size_t)(1 + m->tpl_nsplice));
-    if (a->exhausted || (size_t)(a->end - a->cur) < need) return NULL;
+    if (a->exhausted || !a->cur || a->end < a->cur || (size_t)(a->end - a->cur) < need) return NULL;
     /* as begin(), the run and eval_macroexpand would leave it */
     ev->steps = steps;
     ev->steps_used += steps;

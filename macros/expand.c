@@ -410,7 +410,10 @@ static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t s
             Node *k = n->kids[i];
             size_t ks = kids + sizeof(Node *) * (size_t)i;
             int kown = run_own(x, k);
-            if (!kown && is_arg(x, k)) memcpy(f->buf + ks, &k, sizeof k);
+            /* a definition's symbol (the template's if, let, progn) is no
+               argument: told in line, not by a call of is_arg */
+            if (!kown && !(k->kind == N_SYMBOL && eval_is_code(&x->ev, k)) && is_arg(x, k))
+                memcpy(f->buf + ks, &k, sizeof k);
             else if (!flat_copy(x, f, k, kown, depth + 1, ks)) return 0;
         }
     }
