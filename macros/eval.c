@@ -3303,7 +3303,8 @@ static int tpl_build(TplBuild *b, const Node *x, int depth) {
 
 /* Fill m's template fields (tpl_state 1), or say it is none (-1); left
  * for a later call (0) when the arena's ready window might not hold the
- * instructions (their memory must not be what reaches the cap). */
+ * instructions (their memory must not be what reaches the cap: at most
+ * one per template node, in arrays grown by doubling). */
 static void tpl_classify(Eval *ev, Macro *m) {
     m->tpl_state = -1;
     const EvalLambdaList *ll = m->params;
@@ -3318,7 +3319,7 @@ static void tpl_classify(Eval *ev, Macro *m) {
     if (t->kind != N_LIST || qq_op(t) != QQ_NONE) return;
     Arena *a = &ev->c->arena;
     if (a->exhausted || !a->cur || a->end < a->cur ||
-        (size_t)(a->end - a->cur) < 4096 + 2 * sizeof(EvalTplOp) * (size_t)tpl_size(t)) {
+        (size_t)(a->end - a->cur) < 4096 + 4 * sizeof(EvalTplOp) * (size_t)tpl_size(t)) {
         m->tpl_state = 0;
         return;
     }
@@ -3349,10 +3350,13 @@ const EvalTplOp *eval_template_begin(Eval *ev, const Macro *m, const Node *call,
     if (steps > ev->max_steps || ev->steps_used > ev->total_steps - steps || m->tpl_depth > ev->max_recursion)
         return NULL;
     /* the run's memory (bindings, REST's list, the new lists and their
-       growing element buffers) well within the arena's ready window: then
-       neither its allocations nor the result's meet the cap or a new chunk */
+       growing element buffers: each instruction and each spliced element
+       at most a node, a kids slot and its share of the growth) well
+       within the arena's ready window: then neither its allocations nor
+       the result's meet the cap or a new chunk */
     Arena *a = &ev->c->arena;
-    size_t need = 8192 + 256 * ((size_t)m->tpl_nodes + (size_t)ll->nreq + (size_t)n * (size_t)(1 + m->tpl_nsplice));
+    size_t need = 8192 + 256 * ((size_t)m->tpl_nodes + (size_t)m->tpl[0].span + (size_t)ll->nreq +
+                                (size_t)n * (size_t)(1 + m->tpl_nsplice));
     if (a->exhausted || !a->cur || a->end < a->cur || (size_t)(a->end - a->cur) < need) return NULL;
     /* as begin(), the run and eval_macroexpand would leave it */
     ev->steps = steps;

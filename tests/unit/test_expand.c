@@ -913,6 +913,31 @@ static void test_template_macros(void **state) {
     assert_non_null(strstr(t_diag(t), "error[E0202]"));
     t_free(t);
 
+    /* an argument twice, a vector literal and an annotated symbol in the
+       template: the same as a run */
+    t = t_new(1);
+    x = expander_new(&t->c);
+    Forms h = {0}, c3 = {0};
+    tx_top(t, x, "(defmacro rep (a) `(g ,a ,a #(1 2) y:int (k)))\n", &h);
+    tx_top(t, x, "(calls (rep (p))\n  (rep (q)))\n", &c3);
+    Node *r0 = tx_expand(x, &c3, 0, &s0), *r1 = tx_expand(x, &c3, 1, &s1);
+    assert_non_null(r0);
+    assert_non_null(r1);
+    assert_int_equal(eval_find_macro(expander_eval(x), "rep")->tpl_state, 1);
+    assert_string_equal(show(t, r0), "(g (p) (p) #(1 2) y:int (k))");
+    assert_string_equal(show(t, r1), "(g (q) (q) #(1 2) y:int (k))");
+    assert_int_equal(s1, s0);
+    assert_ptr_equal(r1->kids[1], c3.v[0]->kids[2]->kids[1]);
+    assert_ptr_equal(r1->kids[2], c3.v[0]->kids[2]->kids[1]);
+    const Node *ann = r1->kids[4]->ann;
+    assert_non_null(ann);
+    assert_ptr_not_equal(ann, r0->kids[4]->ann);
+    assert_int_equal(ann->loc.line, 2);
+    assert_ptr_equal(ann->origin, r1->origin);
+    assert_int_equal(r1->kids[3]->kids[1]->loc.line, 2);
+    assert_int_equal(t->c.diag.errors, 0);
+    t_free(t);
+
     /* a step limit the template would pass: the run reports it */
     t = t_new(1);
     x = expander_new(&t->c);
