@@ -14,7 +14,9 @@
  * carrying `origin` (macro name,
  * call site, enclosing expansion) and the call site's location, so later
  * diagnostics point at the user's call; nodes passed through from the
- * macro's arguments keep their own location and origin.
+ * macro's arguments keep their own location and origin.  A template macro
+ * (eval.h EvalTplOp: `when` and its kind) has that expansion built from
+ * its template, without running the evaluator.
  *
  * The library (lib/prelude.crisp and the GPU library, compiled into the
  * binary) is loaded first; it may hold defmacro, %defun and def-constraint
