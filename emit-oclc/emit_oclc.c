@@ -19,6 +19,7 @@
 #include "floattext.h"
 #include "names.h"
 #include "reads.h"
+#include "survey.h"
 #include "warps.h"
 
 typedef struct Em {
@@ -34,12 +35,12 @@ typedef struct Em {
     unsigned file_fid;            /* the file file_out wrote last (its number), */
     const char *file_base;        /* its name without the folders, */
     size_t file_len;              /* and that name's length */
-    struct Survey *sv;            /* what the header needs, noted function by function (survey_func), or NULL */
+    OclcSurvey *sv;               /* what the header needs, noted function by function (func_out_1), or NULL */
 } Em;
 
 static const char *basename_of(const char *path);
 static void file_out(Em *e, SrcLoc loc);
-static void survey_func(struct Survey *sv, const CFunc *fn);
+static void survey_params(OclcSurvey *sv, const CFunc *fn);
 
 /* ---- types ---- */
 
@@ -1292,8 +1293,9 @@ static void func_out_1(Em *e, const CFunc *f) {
         Sym *s = cfunc_rare(f)->local_arrays[i];
         pr_line(&e->pr, "__local %s %s[%lld];", oclc_elem_type(e->a, s->ty), s->cname, (long long)s->ty->length);
     }
-    e->reads = oclc_reads_scan(e->scanner, e->a, f->body, e->p) ? e->scanner : NULL;
-    if (e->sv) survey_func(e->sv, f); /* the body just scanned: in the cache */
+    if (e->sv) survey_params(e->sv, f);
+    /* the scan surveys the body as it goes */
+    e->reads = oclc_reads_scan(e->scanner, e->a, f->body, e->p, e->sv) ? e->scanner : NULL;
     block_body(e, f->body);
     e->reads = NULL;
     pr_dedent(&e->pr);
@@ -1304,71 +1306,38 @@ static void func_out_1(Em *e, const CFunc *f) {
 
 /* ---- std140 element structs: every padded element type in use ---- */
 
-typedef struct TypeSet {
-    const Type *v[64];
-    int n;
-} TypeSet;
-
-static void note_vec(TypeSet *ts, const Type *t) {
-    if (!t || t->kind != TY_VECTOR || !t->elem || !padded(t)) return;
-    for (int i = 0; i < ts->n; i++)
-        if (ty_equal(ts->v[i], t->elem)) return;
-    if (ts->n < 64) ts->v[ts->n++] = t->elem;
-}
-
 static int is_half(const Type *t) {
     if (t && t->kind == TY_VECTOR) t = t->elem;
     return t && (t->kind == TY_NUM || t->kind == TY_HWVEC) && t->sc == SC_HALF;
 }
 
-/* What the support code printed before the functions depends on, found in
- * one walk over every function (one walk per question was a tenth of the
- * emitter's time on large programs, issue 14). */
-typedef struct Survey {
-    int half;               /* `half` anywhere: cl_khr_fp16 */
-    int offset, work_dim;   /* BI_GLOBAL_OFFSET / BI_WORK_DIM called */
-    TypeSet std140;         /* padded element types in use, in order of first use */
-    const char *atom64[16]; /* the 64-bit atomic built-ins (atom_*) called, in order */
-    int natom64;
-} Survey;
-
-static void survey_call(Survey *sv, const Node *n);
-
-/* What type `t` brings: `half`, a padded element type (note_vec). */
-static inline void survey_type(Survey *sv, const Type *t) {
-    if (!t) return;
-    if (t->kind == TY_VECTOR) {
-        if (is_half(t)) sv->half = 1;
-        if (t->align == AL_STD140) note_vec(&sv->std140, t);
-    } else if (t->sc == SC_HALF && (t->kind == TY_NUM || t->kind == TY_HWVEC)) {
-        sv->half = 1;
-    }
+/* The survey (survey.h) of what the support code printed before the
+ * functions depends on.  It was one whole-program walk before printing,
+ * memory-bound (4.6% of the compile's time on big1 for 2% of its
+ * instructions, issue 14); now reads.c's scan of each body, which finds
+ * the nodes in the cache, makes it as the functions are printed. */
+void oclc_survey_vec(OclcSurvey *sv, const Type *t) {
+    if (!t || t->kind != TY_VECTOR || !t->elem || !padded(t)) return;
+    for (int i = 0; i < sv->nstd140; i++)
+        if (ty_equal(sv->std140[i], t->elem)) return;
+    if (sv->nstd140 < 64) sv->std140[sv->nstd140++] = t->elem;
 }
 
-/* Every node of a function's body, in preorder (the order of first use
- * above); a node's last kid by the loop, not a call. */
-static inline void survey_node(Survey *sv, const Node *n) {
-    if (n->sym) survey_type(sv, n->sym->ty);
-    survey_type(sv, n->ty);
-    if (n->kind == N_C_CALL) survey_call(sv, n);
-}
-
-static void survey_tree(Survey *sv, const Node *n) {
-    while (n) {
-        survey_node(sv, n);
+void oclc_survey_tree(OclcSurvey *sv, const Node *n) {
+    while (n) { /* the last kid by the loop, not a call */
+        oclc_survey_node(sv, n);
         int k = n->nkids;
         if (!k) return;
         for (int i = 0; i < k - 1; i++) {
             const Node *c = n->kids[i];
-            if (c && !c->nkids) survey_node(sv, c); /* a leaf: no call */
-            else survey_tree(sv, c);
+            if (c && !c->nkids) oclc_survey_node(sv, c); /* a leaf: no call */
+            else oclc_survey_tree(sv, c);
         }
         n = n->kids[k - 1];
     }
 }
 
-/* A call: the work-item queries CUDA lacks, the 64-bit atomics. */
-static void survey_call(Survey *sv, const Node *n) {
+void oclc_survey_call(OclcSurvey *sv, const Node *n) {
     if (n->op == BI_GLOBAL_OFFSET) sv->offset = 1;
     if (n->op == BI_WORK_DIM) sv->work_dim = 1;
     if (n->op >= BI_ATOMIC_ADD && n->op <= BI_ATOMIC_XOR && n->ty && ty_sizeof(n->ty) == 8) {
@@ -1379,20 +1348,16 @@ static void survey_call(Survey *sv, const Node *n) {
     }
 }
 
-/* One function's part of the survey: its parameters, side channels, local
- * arrays, then its body.  Called as each function is printed, right after
- * reads.c's scan of the same body, so the walk finds the nodes in the
- * cache (a whole-program walk before printing was memory-bound: 4.6% of
- * the compile's time on big1 for 2% of its instructions, issue 14). */
-static void survey_func(Survey *sv, const CFunc *fn) {
+/* A function's part of the survey before its body: its parameters, side
+ * channels and local arrays. */
+static void survey_params(OclcSurvey *sv, const CFunc *fn) {
     for (int i = 0; i < fn->nparams; i++) {
         sv->half |= is_half(fn->params[i]->ty);
-        note_vec(&sv->std140, fn->params[i]->ty);
+        oclc_survey_vec(sv, fn->params[i]->ty);
     }
-    for (int i = 0; i < cfunc_rare(fn)->nsides; i++) note_vec(&sv->std140, cfunc_rare(fn)->sides[i]->ty);
-    for (int i = 0; i < cfunc_rare(fn)->nfsides; i++) note_vec(&sv->std140, cfunc_rare(fn)->fsides[i]->ty);
-    for (int i = 0; i < cfunc_rare(fn)->nlocal; i++) note_vec(&sv->std140, cfunc_rare(fn)->local_arrays[i]->ty);
-    survey_tree(sv, fn->body);
+    for (int i = 0; i < cfunc_rare(fn)->nsides; i++) oclc_survey_vec(sv, cfunc_rare(fn)->sides[i]->ty);
+    for (int i = 0; i < cfunc_rare(fn)->nfsides; i++) oclc_survey_vec(sv, cfunc_rare(fn)->fsides[i]->ty);
+    for (int i = 0; i < cfunc_rare(fn)->nlocal; i++) oclc_survey_vec(sv, cfunc_rare(fn)->local_arrays[i]->ty);
 }
 
 /* Work-item queries CUDA has no counterpart for, which libclc does not
@@ -1400,7 +1365,7 @@ static void survey_func(Survey *sv, const CFunc *fn) {
  * sm_XX (docs/targets.md), ids start at 0 (no global offset) and a launch
  * always has 3 dimensions, so the work dimension is that of the highest
  * dimension larger than 1. */
-static void nvptx_guards_out(Em *e, const Program *p, const Survey *sv) {
+static void nvptx_guards_out(Em *e, const Program *p, const OclcSurvey *sv) {
     int offset = sv->offset, dim = sv->work_dim;
     for (int i = 0; i < p->nhelpers_of_kind[H_GLOBAL_ID] && !offset; i++)
         offset = helper_live(p, p->helpers_of_kind[H_GLOBAL_ID][i]);
@@ -1451,7 +1416,7 @@ static void kconst_out(Em *e) {
  * has none, so they are defined here on clang's __sync built-ins, as
  * overloads of the OpenCL names for long and ulong in __global and
  * __local memory; min and max are compare-and-swap loops. */
-static void nvptx_atom64_out(Em *e, const Program *p, const Survey *sv) {
+static void nvptx_atom64_out(Em *e, const Program *p, const OclcSurvey *sv) {
     if (!p->uses_int64_atomics) return;
     const char *names[16];
     int n = sv->natom64;
@@ -1634,10 +1599,9 @@ static void constvecs_out(Em *e, const Program *p) {
     }
 }
 
-static void std140_types(Em *e, const Survey *sv) {
-    const TypeSet *ts = &sv->std140;
-    for (int i = 0; i < ts->n; i++) {
-        Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)ts->v[i]};
+static void std140_types(Em *e, const OclcSurvey *sv) {
+    for (int i = 0; i < sv->nstd140; i++) {
+        Helper h = {.kind = H_STD140_ELEM, .ty = (Type *)sv->std140[i]};
         helper_out(e, &h);
     }
 }
@@ -1648,7 +1612,7 @@ typedef struct FnHelpers {
 } FnHelpers;
 
 /* The header is printed before the functions but the survey, made as the
- * functions are printed (survey_func), is known only after them: what
+ * functions are printed (reads.c's scan), is known only after them: what
  * depends on it is printed then, as pieces, and put in place (pieces_in).
  * Printing the whole header after the functions and moving it in front
  * would hold a second copy of it (2.3 MB for 10 MB of Crisp, issue 14);
@@ -1693,7 +1657,7 @@ static void header_out(Em *e, const Program *p, Pieces *pc) {
 }
 
 /* The survey's pieces, printed into pc->text. */
-static void pieces_out(Em *e, const Program *p, const Survey *sv, Pieces *pc) {
+static void pieces_out(Em *e, const Program *p, const OclcSurvey *sv, Pieces *pc) {
     StrBuf *out = e->out;
     sb_init(&pc->text);
     e->out = &pc->text;
@@ -1731,12 +1695,12 @@ static void pieces_in(StrBuf *out, Pieces *pc) {
     }
 }
 
-/* The header, the functions surveyed as they are printed (survey_func),
+/* The header, the functions surveyed as they are printed (reads.c's scan),
  * then the survey's pieces of the header. */
 void emit_oclc(StrBuf *out, const Program *p, Arena *scratch) {
     /* the memo is the arena's: in a large program, memory populated in
        bulk, where calloc's was faulted in a page at a time (issue 14) */
-    Survey sv;
+    OclcSurvey sv;
     memset(&sv, 0, sizeof sv);
     Em e = {.out = out, .a = scratch, .p = p, .floats = arena_alloc(scratch, FLOAT_MEMO * sizeof(FloatSpelling)), .sv = &sv};
     pr_init(&e.pr, out);

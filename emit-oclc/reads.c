@@ -17,7 +17,12 @@
  * function, each `if` branch, each `for`; a nested checked block is
  * printed inline and opens none), innermost first.  Variables
  * that alias another (a vector bound to a side channel) carry the same C
- * name and count as the same variable. */
+ * name and count as the same variable.
+ *
+ * The scan also surveys every node for the file's header (survey.h): one
+ * walk over each body, not two (issue 14).  Where the scan does not go
+ * into a subtree (a name written, a view's extra kids), the survey walks it
+ * there, so the survey sees every node in preorder, as its own walk did. */
 #include "reads.h"
 
 #include <stdint.h>
@@ -90,6 +95,7 @@ struct OclcReads {
     int cursor;         /* where oclc_reads_decl found the last one */
     PtrMap decl_map;    /* node -> 1 + index in decls, made if the order fails */
     int current;        /* the variable whose initializer is being scanned, or -1 */
+    OclcSurvey *sv;     /* the survey made along (survey.h), or NULL */
 };
 
 /* The hash of `s` and its length in *len: up to its end, or with `dot` up
@@ -267,14 +273,26 @@ static void add_decl(OclcReads *r, const Node *n, int var) {
 
 static void scan(OclcReads *r, const Node *n);
 
+/* The survey of n's kids from `from` on, which the scan does not visit. */
+static void survey_kids(OclcReads *r, const Node *n, int from) {
+    if (!r->sv) return;
+    for (int i = from; i < n->nkids; i++) oclc_survey_tree(r->sv, n->kids[i]);
+}
+
 /* A declaration: its initializer is read before its name is visible. */
 static void scan_decl(OclcReads *r, const Node *n) {
     const Sym *s = n->sym;
-    if (!s || (s->ty && s->ty->kind == TY_IDENT)) return; /* not emitted */
+    if (!s || (s->ty && s->ty->kind == TY_IDENT)) { /* not emitted */
+        survey_kids(r, n, 0);
+        return;
+    }
     int is_vec = s->ty && s->ty->kind == TY_VECTOR && !s->is_view;
     int first = new_var(r, s->cname, s->is_view ? (n->nkids > 0 ? n->kids[0] : NULL) : is_vec ? sym_rare(s)->init : n->nkids ? n->kids[0] : NULL);
     int second = s->is_view ? new_var(r, s->len_cname, n->nkids > 1 ? n->kids[1] : NULL) : -1;
-    if (first < 0) return;
+    if (first < 0) {
+        survey_kids(r, n, 0);
+        return;
+    }
     add_decl(r, n, first);
     int saved = r->current;
     r->current = first;
@@ -282,8 +300,14 @@ static void scan_decl(OclcReads *r, const Node *n) {
         scan(r, n->nkids > 0 ? n->kids[0] : NULL);
         r->current = second;
         scan(r, n->nkids > 1 ? n->kids[1] : NULL);
+        survey_kids(r, n, 2);
     } else if (is_vec) {
+        /* the initializer is no kid: not surveyed (the kids are) */
+        survey_kids(r, n, 0);
+        OclcSurvey *sv = r->sv;
+        r->sv = NULL;
         scan(r, sym_rare(s)->init);
+        r->sv = sv;
     } else {
         for (int i = 0; i < n->nkids; i++) scan(r, n->kids[i]);
     }
@@ -295,12 +319,15 @@ static void scan_decl(OclcReads *r, const Node *n) {
 static void scan(OclcReads *r, const Node *n) {
   again:
     if (!n) return;
+    if (r->sv) oclc_survey_node(r->sv, n);
     switch (n->kind) {
     case N_C_VAR:
         if (n->sym) read_var(r, n->sym->cname);
+        if (n->nkids) survey_kids(r, n, 0);
         return;
     case N_C_LENGTH:
         if (n->sym) read_var(r, n->sym->len_cname);
+        if (n->nkids) survey_kids(r, n, 0);
         return;
     case N_C_ASSIGN: {
         /* `x = e` and `x += e` do not read x in clang's sense */
@@ -308,10 +335,12 @@ static void scan(OclcReads *r, const Node *n) {
         if (lhs && lhs->kind == N_C_VAR && lhs->sym && lhs->sym->kind != SYM_RETPTR) {
             int i = lookup(r, lhs->sym->cname);
             if (i >= 0) r->vars[i].writes++;
+            if (r->sv) oclc_survey_tree(r->sv, lhs);
         } else {
             scan(r, lhs);
         }
         scan(r, n->kids[1]);
+        survey_kids(r, n, 2);
         return;
     }
     case N_C_DECL: scan_decl(r, n); return;
@@ -331,7 +360,18 @@ static void scan(OclcReads *r, const Node *n) {
         const Node *step = n->nkids > 2 ? n->kids[2] : NULL;
         int self_step = step && step->kind == N_C_BINARY && step->kids[0]->kind == N_C_VAR && step->kids[0]->sym == n->sym &&
                         (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV);
-        for (int i = 1; i < n->nkids; i++) scan(r, i == 2 && self_step ? step->kids[1] : n->kids[i]);
+        for (int i = 1; i < n->nkids; i++) {
+            if (i == 2 && self_step) { /* the step's variable and operator surveyed, not scanned */
+                if (r->sv) {
+                    oclc_survey_node(r->sv, step);
+                    oclc_survey_tree(r->sv, step->kids[0]);
+                }
+                scan(r, step->nkids > 1 ? step->kids[1] : NULL);
+                survey_kids(r, step, 2);
+            } else {
+                scan(r, n->kids[i]);
+            }
+        }
         unbind_to(r, mark);
         return;
     }
@@ -354,8 +394,11 @@ static void scan(OclcReads *r, const Node *n) {
         if (!c) continue;
         if (c->kind == N_C_VAR) {
             if (c->sym) read_var(r, c->sym->cname);
+            if (r->sv) oclc_survey_tree(r->sv, c);
         } else if (c->nkids || c->kind == N_C_LENGTH || c->kind == N_C_DECL || c->kind == N_C_FOR) {
             scan(r, c);
+        } else if (r->sv) {
+            oclc_survey_node(r->sv, c);
         }
     }
     n = n->kids[k - 1];
@@ -377,8 +420,11 @@ void oclc_reads_free(OclcReads *r) {
     free(r);
 }
 
-int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p) {
-    if (!r) return 0;
+int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p, OclcSurvey *sv) {
+    if (!r) {
+        if (sv) oclc_survey_tree(sv, body);
+        return 0;
+    }
     /* the previous function's names out of the table, its counts to 0 */
     for (int i = 0; i < r->nnames; i++) r->slots[r->names[i].slot] = -1;
     r->nvars = r->nuses = r->nnames = r->nbinds = r->ndecls = r->cursor = 0;
@@ -387,7 +433,9 @@ int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p) 
     r->p = p;
     r->oom = 0;
     r->current = -1;
+    r->sv = sv;
     scan(r, body);
+    r->sv = NULL;
     if (r->oom || a->exhausted) return 0;
     /* leave out what nobody reads, until nothing changes */
     for (int changed = 1; changed;) {

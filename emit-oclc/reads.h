@@ -4,6 +4,7 @@
 #define CRISP_OCLC_READS_H
 
 #include "../types/check.h"
+#include "survey.h"
 
 enum {
     OCLC_DECL_KEEP = 0,  /* read somewhere: print as is               */
@@ -21,8 +22,10 @@ void oclc_reads_free(OclcReads *r);
 
 /* Scan a function body of program `p`, forgetting the previous function
  * (`a`: the function's arena, for a table oclc_reads_decl may make).  0 when
- * out of memory: then keep everything (r is not to be asked). */
-int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p);
+ * out of memory: then keep everything (r is not to be asked).  With `sv`,
+ * every node of the body is surveyed too (survey.h), in preorder, whatever
+ * the result (also when r is NULL). */
+int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p, OclcSurvey *sv);
 
 /* What to do with declaration `decl` (a C_DECL of the body): part 0 its
  * variable, part 1 a view's length variable.  For a C_FOR, MARK when its
