@@ -9,10 +9,9 @@ void pr_init(Printer *p, StrBuf *out) {
     p->indent = 0;
 }
 
-void pr_start(Printer *p) {
+void pr_start_deep(Printer *p) {
     /* the usual depths by literals (a few moves each, not a memcpy call) */
     switch (p->indent) {
-    case 0: return;
     case 1: SB_LIT(p->out, "    "); return;
     case 2: SB_LIT(p->out, "        "); return;
     case 3: SB_LIT(p->out, "            "); return;

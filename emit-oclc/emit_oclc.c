@@ -38,6 +38,68 @@ typedef struct Em {
     OclcSurvey *sv;               /* what the header needs, noted function by function (func_out_1), or NULL */
 } Em;
 
+/* A decimal integer as %llu (udec_out) or %lld (dec_out) prints it,
+ * written in place two digits a step (issue 14: sb_putll's way, a digit
+ * count by divisions and then the digits, was ~130 instructions for the
+ * line number of every function's comment). */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                  "8081828384858687888990919293949596979899";
+
+static void udec_out(StrBuf *b, unsigned long long v) {
+    int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : 0;
+    if (!n) {
+        n = 6;
+        for (unsigned long long t = v / 1000000; t; t /= 10) n++;
+    }
+    if (b->oom || b->cap - b->len <= (size_t)n) { /* no room for it and the NUL */
+        sb_putull(b, v);
+        return;
+    }
+    char *d = b->data + b->len;
+    b->len += (size_t)n;
+    d[n] = 0;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        n -= 2;
+        d[n] = digit_pairs[2 * r];
+        d[n + 1] = digit_pairs[2 * r + 1];
+    }
+    if (v >= 10) {
+        d[0] = digit_pairs[2 * v];
+        d[1] = digit_pairs[2 * v + 1];
+    } else {
+        d[0] = (char)('0' + v);
+    }
+}
+
+static void dec_out(StrBuf *b, long long v) {
+    if (v < 0) {
+        sb_putc(b, '-');
+        udec_out(b, 0ULL - (unsigned long long)v);
+    } else {
+        udec_out(b, (unsigned long long)v);
+    }
+}
+
+/* ` OP ` for a binary operator, one move (not a string copied byte by
+ * byte between two characters). */
+static void op_spaced_out(StrBuf *b, int op) {
+    const char *t = oclc_op_text(op);
+    if (t[0] && t[1] && !t[2]) {
+        const char c[4] = {' ', t[0], t[1], ' '};
+        sb_putn(b, c, 4);
+    } else if (t[0] && !t[1]) {
+        const char c[3] = {' ', t[0], ' '};
+        sb_putn(b, c, 3);
+    } else {
+        sb_putc(b, ' ');
+        sb_puts(b, t);
+        sb_putc(b, ' ');
+    }
+}
+
 static const char *basename_of(const char *path);
 static void file_out(Em *e, SrcLoc loc);
 static void survey_params(OclcSurvey *sv, const CFunc *fn);
@@ -208,16 +270,16 @@ static void int_out(Em *e, const Node *n) {
         return;
     }
     if (s == SC_ULONG) {
-        sb_putull(e->out, (unsigned long long)(uint64_t)v);
+        udec_out(e->out, (unsigned long long)(uint64_t)v);
         SB_LIT(e->out, "UL");
     } else if (s == SC_LONG) {
         if (v == INT64_MIN) SB_LIT(e->out, "(-9223372036854775807L - 1)");
         else {
-            sb_putll(e->out, (long long)v);
+            dec_out(e->out, (long long)v);
             sb_putc(e->out, 'L');
         }
     } else if (s == SC_UINT) {
-        sb_putull(e->out, (unsigned long long)(uint32_t)v);
+        udec_out(e->out, (unsigned long long)(uint32_t)v);
         sb_putc(e->out, 'u');
     } else if (s == SC_INT && v == INT32_MIN) SB_LIT(e->out, "(-2147483647 - 1)");
     else {
@@ -226,7 +288,7 @@ static void int_out(Em *e, const Node *n) {
             type_out(e, n->ty);
             sb_putc(e->out, ')');
         }
-        sb_putll(e->out, (long long)v);
+        dec_out(e->out, (long long)v);
     }
 }
 
@@ -256,11 +318,7 @@ static void binary_out(Em *e, const Node *n) {
         if (k->kind == N_C_BINARY && k->op != n->op && is_logic_or_bit(n->op) &&
             (logic ? (k->op == OP_AND || k->op == OP_OR) : 1))
             need = 17;
-        if (side) {
-            sb_putc(e->out, ' ');
-            sb_puts(e->out, oclc_op_text(n->op));
-            sb_putc(e->out, ' ');
-        }
+        if (side) op_spaced_out(e->out, n->op);
         expr_out(e, k, need);
     }
     e->in_arith = saved;
@@ -322,7 +380,10 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     switch (n->kind) {
     case N_C_INTLIT: int_out(e, n); break;
     case N_C_FLOATLIT: float_out(e, n->fval, n->ty->sc == SC_DOUBLE); break;
-    case N_C_BOOLLIT: sb_puts(e->out, n->ival ? "true" : "false"); break;
+    case N_C_BOOLLIT:
+        if (n->ival) SB_LIT(e->out, "true");
+        else SB_LIT(e->out, "false");
+        break;
     case N_C_VAR:
         if (n->sym->kind == SYM_RETPTR) sb_putc(e->out, '*');
         sb_puts(e->out, n->sym->cname);
@@ -330,7 +391,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     case N_C_LENGTH:
         if (n->sym->len_cname) sb_puts(e->out, n->sym->len_cname);
         else {
-            sb_putll(e->out, (long long)n->sym->ty->length);
+            dec_out(e->out, (long long)n->sym->ty->length);
             SB_LIT(e->out, "UL");
         }
         break;
@@ -490,7 +551,7 @@ static void origin_comment(Em *e, const Node *n) {
     SB_LIT(e->out, " at ");
     file_out(e, x->call);
     sb_putc(e->out, ':');
-    sb_putll(e->out, x->call.line);
+    dec_out(e->out, x->call.line);
     SB_LIT(e->out, " */\n");
 }
 
@@ -541,7 +602,7 @@ static void decl_out(Em *e, const Node *n) {
         sb_putc(e->out, ' ');
         sb_puts(e->out, s->cname);
         sb_putc(e->out, '[');
-        sb_putll(e->out, (long long)t->length);
+        dec_out(e->out, (long long)t->length);
         sb_putc(e->out, ']');
         if (sym_rare(s)->init) {
             SB_LIT(e->out, " = {");
@@ -1214,7 +1275,7 @@ static void func_out_1(Em *e, const CFunc *f) {
     SB_LIT(o, "  (");
     file_out(e, *l);
     sb_putc(o, ':');
-    sb_putll(o, l->line);
+    dec_out(o, l->line);
     SB_LIT(o, ") */\n");
     if (f->kind == FN_KERNEL && f->uses_warp) SB_LIT(o, "__kernel CRISP_WARP_KERNEL void ");
     else if (f->kind == FN_KERNEL) SB_LIT(o, "__kernel void ");
@@ -1243,7 +1304,8 @@ static void func_out_1(Em *e, const CFunc *f) {
     int first = 1, wrap = np > 2 || f->ret->kind == TY_TUPLE;
     for (int i = 0; i < np; i++) {
         const Sym *s = ps[i];
-        if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
+        if (!first && wrap) SB_LIT(o, ",\n    ");
+        else if (!first) SB_LIT(o, ", ");
         else if (wrap) SB_LIT(o, "\n    ");
         first = 0;
         if (sym_ndims(s)) { /* a tensor-view: root pointer, offset, the caller's dims and strides */
@@ -1280,7 +1342,8 @@ static void func_out_1(Em *e, const CFunc *f) {
     }
     if (f->ret->kind == TY_TUPLE)
         for (int i = 1; i < f->ret->nelems; i++) {
-            if (!first) sb_puts(o, wrap ? ",\n    " : ", ");
+            if (!first && wrap) SB_LIT(o, ",\n    ");
+            else if (!first) SB_LIT(o, ", ");
             first = 0;
             type_out(e, f->ret->elems[i]);
             SB_LIT(o, " *");
@@ -1490,9 +1553,9 @@ static void enums_out(Em *e, const Program *p) {
 static void pad_out(Em *e, int n, int bytes) {
     pr_start(&e->pr);
     SB_LIT(e->out, "    uchar pad");
-    sb_putll(e->out, n);
+    dec_out(e->out, n);
     sb_putc(e->out, '[');
-    sb_putll(e->out, bytes);
+    dec_out(e->out, bytes);
     SB_LIT(e->out, "];\n");
 }
 
@@ -1524,9 +1587,9 @@ static void structs_out(Em *e, const Program *p) {
         SB_LIT(o, "  (");
         file_out(e, def->loc);
         sb_putc(o, ':');
-        sb_putll(o, def->loc.line);
+        dec_out(o, def->loc.line);
         SB_LIT(o, "): std140 layout, ");
-        sb_putll(o, sd->size);
+        dec_out(o, sd->size);
         SB_LIT(o, " bytes */\n");
         pr_start(&e->pr);
         SB_LIT(o, "typedef struct __attribute__((aligned(16))) {\n");
@@ -1546,7 +1609,7 @@ static void structs_out(Em *e, const Program *p) {
             } else {
                 SB_LIT(o, "; /* offset ");
             }
-            sb_putll(o, f->offset);
+            dec_out(o, f->offset);
             SB_LIT(o, " */\n");
             off = f->offset + f->size;
         }

@@ -43,7 +43,9 @@ static inline void oclc_survey_type(OclcSurvey *sv, const Type *t) {
 
 /* One node (not its kids). */
 static inline void oclc_survey_node(OclcSurvey *sv, const Node *n) {
-    if (n->sym) oclc_survey_type(sv, n->sym->ty);
+    /* a variable's type is mostly its node's: noting a type twice is
+       noting it once */
+    if (n->sym && n->sym->ty != n->ty) oclc_survey_type(sv, n->sym->ty);
     oclc_survey_type(sv, n->ty);
     if (n->kind == N_C_CALL) oclc_survey_call(sv, n);
 }
