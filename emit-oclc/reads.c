@@ -67,6 +67,18 @@ typedef struct Decl {
     int var;
 } Decl;
 
+/* The name (index in names) a C name's text read up to a '.' stands for,
+ * remembered by the text's pointer (read_var): a variable's reads carry
+ * its Sym's very cname, the pointer its declaration bound, so most are
+ * found without hashing and comparing the text (issue 14).  Direct-mapped,
+ * valid for the function of number `gen` only. */
+#define SEEN_SLOTS 256
+typedef struct Seen {
+    const char *text;
+    int name;
+    unsigned gen;
+} Seen;
+
 typedef struct Bind {
     int name;           /* index in names */
     int var;            /* index in vars */
@@ -88,6 +100,8 @@ struct OclcReads {
     int nnames, capnames;
     int *slots;         /* open addressing: name -> index in names, or -1 */
     int nslots;
+    unsigned gen;       /* the function's number, from 1 (seen) */
+    Seen seen[SEEN_SLOTS];
     Bind *binds;
     int nbinds, capbinds;
     Decl *decls;        /* C_DECL and C_FOR nodes, in the scan's order */
@@ -136,9 +150,10 @@ static int *slot_of(OclcReads *r, const char *name, int len, uint32_t h) {
 
 /* The index of that name in names (created when `create`), or -1. */
 static int name_index(OclcReads *r, const char *name, int len, uint32_t h, int create) {
+    int *sl = NULL; /* where it goes, while the table is not remade */
     if (r->slots) {
-        int *s = slot_of(r, name, len, h);
-        if (*s >= 0 || !create) return *s;
+        sl = slot_of(r, name, len, h);
+        if (*sl >= 0 || !create) return *sl;
     } else if (!create) {
         return -1;
     }
@@ -153,15 +168,15 @@ static int name_index(OclcReads *r, const char *name, int len, uint32_t h, int c
         r->slots = slots;
         r->nslots = n;
         for (int i = 0; i < r->nnames; i++) {
-            int *sl = slot_of(r, r->names[i].name, r->names[i].len, r->names[i].hash);
-            *sl = i;
-            r->names[i].slot = (int)(sl - r->slots);
+            int *s = slot_of(r, r->names[i].name, r->names[i].len, r->names[i].hash);
+            *s = i;
+            r->names[i].slot = (int)(s - r->slots);
         }
+        sl = slot_of(r, name, len, h);
     }
     Name *v = grow(r, r->names, r->nnames, &r->capnames, sizeof(Name));
     if (!v) return -1;
     r->names = v;
-    int *sl = slot_of(r, name, len, h);
     v[r->nnames] = (Name){name, h, len, -1, (int)(sl - r->slots)};
     *sl = r->nnames;
     return r->nnames++;
@@ -181,13 +196,20 @@ static int lookup(OclcReads *r, const char *name) {
     return lookup_key(r, name, len, h);
 }
 
+static inline Seen *seen_of(OclcReads *r, const char *text) {
+    return &r->seen[((uintptr_t)text >> 3) & (SEEN_SLOTS - 1)];
+}
+
 /* Make `name` refer to variable `var` until the enclosing block ends. */
 static void bind(OclcReads *r, const char *name, int var) {
     if (!name) return;
     int len;
-    uint32_t h = name_key(name, 0, &len);
+    uint32_t h = name_key(name, 1, &len);
+    int whole = !name[len]; /* no '.': read_var finds it by its pointer */
+    if (!whole) h = name_key(name, 0, &len);
     int n = name_index(r, name, len, h, 1);
     if (n < 0) return;
+    if (whole) *seen_of(r, name) = (Seen){name, n, r->gen};
     Bind *b = grow(r, r->binds, r->nbinds, &r->capbinds, sizeof(Bind));
     if (!b) return;
     r->binds = b;
@@ -222,10 +244,18 @@ static int new_var(OclcReads *r, const char *name, const Node *init) {
  * found nothing). */
 static void read_var(OclcReads *r, const Sym *s, const char *name) {
     if (!name || s->kind == SYM_PARAM) return;
-    int len;
-    uint32_t h = name_key(name, 1, &len); /* s.data: a view field of struct s */
-    int i = lookup_key(r, name, len, h);
-    if (i < 0) return;
+    Seen *sn = seen_of(r, name);
+    int n;
+    if (sn->text == name && sn->gen == r->gen) {
+        n = sn->name;
+    } else {
+        int len;
+        uint32_t h = name_key(name, 1, &len); /* s.data: a view field of struct s */
+        if ((n = name_index(r, name, len, h, 0)) < 0) return;
+        *sn = (Seen){name, n, r->gen};
+    }
+    if (r->names[n].top < 0) return;
+    int i = r->binds[r->names[n].top].var;
     r->vars[i].reads++;
     if (r->current >= 0) { /* remembered, to be taken back if the reader goes */
         Use *u = grow(r, r->uses, r->nuses, &r->capuses, sizeof(Use));
@@ -444,6 +474,7 @@ int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p, 
     r->a = a;
     r->p = p;
     r->oom = 0;
+    r->gen++; /* every seen entry out of date */
     r->current = -1;
     r->sv = sv;
     scan(r, body);

@@ -10,7 +10,8 @@
  * step).  Then checked programs through each printer: the OpenCL C (its
  * parts in order, support code once, the identifiers as emit-oclc/names.c
  * spelled them), the kernel ABI, the metadata, the host plan and both
- * hoists, printed twice to the same bytes.  The shortest spelling of a
+ * hoists, printed twice to the same bytes.  Integer literals are compared
+ * with printf's spelling.  The shortest spelling of a
  * float constant (emit-oclc/floattext.c) is compared with the snprintf
  * and strtod way it replaced, over a few hundred thousand values. */
 #include <stdarg.h>
@@ -179,6 +180,67 @@ static void test_literals(void **state) {
     Node *b = node(N_C_BOOLLIT, &ty_bool);
     b->ival = 1;
     expect_expr(b, "true");
+}
+
+/* An integer literal of each type printed into `b` (appended: with room
+ * when `b` has grown, else through the buffer's growth), as printf's
+ * %d/%u/%lld/%llu with the type's suffix. */
+static void expect_int_literal(StrBuf *b, Scalar sc, int64_t v) {
+    char want[48];
+    switch (sc) {
+    case SC_INT: snprintf(want, sizeof want, "%d", (int)v); break;
+    case SC_UINT: snprintf(want, sizeof want, "%uu", (unsigned)v); break;
+    case SC_LONG: snprintf(want, sizeof want, "%lldL", (long long)v); break;
+    default: snprintf(want, sizeof want, "%lluUL", (unsigned long long)v); break;
+    }
+    size_t at = b->len;
+    emit_oclc_expr(b, &P, ilit(sc, v), &A);
+    if (strcmp(sb_cstr(b) + at, want)) print_error("%lld: %s, printf's %s\n", (long long)v, sb_cstr(b) + at, want);
+    assert_string_equal(sb_cstr(b) + at, want);
+}
+
+/* Integers are written two digits a step in place (emit_oclc.c
+ * udec_out): every digit count, both signs, the limits, random values,
+ * into a buffer with room and into fresh ones. */
+static void test_integer_literals_as_printf(void **state) {
+    (void)state;
+    StrBuf b;
+    sb_init(&b);
+    int64_t vals[200];
+    int n = 0;
+    for (uint64_t p = 1; n < 60; p *= 10) { /* 10^k - 1, 10^k, 10^k + 1 and their negatives */
+        vals[n++] = (int64_t)(p - 1);
+        vals[n++] = (int64_t)p;
+        vals[n++] = (int64_t)(p + 1);
+        if (p > UINT64_MAX / 10) break;
+    }
+    for (int i = n, m = n; i < 2 * m; i++) vals[n++] = -vals[i - m];
+    vals[n++] = INT64_MAX;
+    vals[n++] = INT64_MIN + 1;
+    vals[n++] = INT32_MAX;
+    vals[n++] = INT32_MIN + 1;
+    vals[n++] = UINT32_MAX;
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 20000 + n; i++) {
+        int64_t v;
+        if (i < n) v = vals[i];
+        else {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            v = (int64_t)(st >> (i % 64));
+            if (i % 3 == 0 && v != INT64_MIN) v = -v;
+        }
+        if (v != INT64_MIN) expect_int_literal(&b, SC_LONG, v);
+        expect_int_literal(&b, SC_ULONG, v);
+        expect_int_literal(&b, SC_UINT, (int64_t)(uint32_t)v);
+        if ((int32_t)v != INT32_MIN) expect_int_literal(&b, SC_INT, (int32_t)v);
+        if (i % 97 == 0) { /* a fresh buffer: no room */
+            StrBuf f;
+            sb_init(&f);
+            expect_int_literal(&f, SC_LONG, v == INT64_MIN ? 0 : v);
+            sb_free(&f);
+        }
+    }
+    sb_free(&b);
 }
 
 static void expect_float_digits(double v, int is_double) {
@@ -608,6 +670,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parentheses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_integer_literals_as_printf, setup, teardown),
         cmocka_unit_test(test_float_spellings),
         cmocka_unit_test_setup_teardown(test_casts_and_narrow_arithmetic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_places_and_calls, setup, teardown),
