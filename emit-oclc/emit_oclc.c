@@ -74,7 +74,7 @@ static void udec_out(StrBuf *b, unsigned long long v) {
     }
 }
 
-static void dec_out(StrBuf *b, long long v) {
+static inline void dec_out(StrBuf *b, long long v) {
     if (v < 0) {
         sb_putc(b, '-');
         udec_out(b, 0ULL - (unsigned long long)v);
@@ -1426,8 +1426,9 @@ void oclc_survey_call(OclcSurvey *sv, const Node *n) {
  * channels and local arrays. */
 static void survey_params(OclcSurvey *sv, const CFunc *fn) {
     for (int i = 0; i < fn->nparams; i++) {
-        sv->half |= is_half(fn->params[i]->ty);
-        oclc_survey_vec(sv, fn->params[i]->ty);
+        const Type *t = fn->params[i]->ty;
+        sv->half |= is_half(t);
+        if (t && t->kind == TY_VECTOR && t->align == AL_STD140) oclc_survey_vec(sv, t); /* padded only if std140 */
     }
     for (int i = 0; i < cfunc_rare(fn)->nsides; i++) oclc_survey_vec(sv, cfunc_rare(fn)->sides[i]->ty);
     for (int i = 0; i < cfunc_rare(fn)->nfsides; i++) oclc_survey_vec(sv, cfunc_rare(fn)->fsides[i]->ty);
@@ -1787,7 +1788,7 @@ static void pieces_in(StrBuf *out, Pieces *pc) {
             return;
         }
         grow += pc->len[i] - pc->old[i];
-        same &= pc->len[i] == pc->old[i] && !memcmp(out->data + pc->at[i], pc->text.data + from, pc->len[i]);
+        same &= pc->len[i] == pc->old[i] && (!pc->len[i] || !memcmp(out->data + pc->at[i], pc->text.data + from, pc->len[i]));
         from += pc->len[i];
     }
     if (same) return;

@@ -37,25 +37,34 @@ static const char *const reserved_c[] = {
 };
 
 /* Prefixes the OpenCL C headers take for macros (M_PI, FLT_MAX, CLK_...)
- * and crisp takes for its support code: no user name may start with them. */
-static const char *reserved_prefix[] = {"crisp_", "__", "M_", "FLT_", "DBL_", "HALF_", "CL_", "CLK_", "CHAR_",
-                                        "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "INT_", "UINT_", "LONG_", "ULONG_",
-                                        "MAX", "HUGE_", NULL};
+ * and crisp takes for its support code: no user name may start with them:
+ * crisp_ __ M_ FLT_ DBL_ HALF_ CL_ CLK_ CHAR_ SCHAR_ UCHAR_ SHRT_ USHRT_
+ * INT_ UINT_ LONG_ ULONG_ MAX HUGE_ (oclc_reserved_prefix, by first letter). */
+
+static inline int has_prefix(const char *s, const char *p) {
+    while (*p && *p == *s) p++, s++;
+    return !*p;
+}
 
 int oclc_reserved_prefix(const char *s) {
-    /* most names are out after one comparison (issue 14: this is asked
-       for every name the checker makes) */
-    switch (s[0]) { /* the first letters of reserved_prefix (keep them in step) */
-    case 'c': case '_': case 'M': case 'F': case 'D': case 'H': case 'C': case 'S': case 'U': case 'I': case 'L': break;
+    /* most names are out after one comparison, the others after the
+       prefixes of their first letter (issue 14: this is asked for every
+       name the checker makes; a loop over every prefix of the letter's
+       was 20 instructions a name) - the prefixes above, by first letter */
+    switch (s[0]) {
+    case 'c': return has_prefix(s, "crisp_");
+    case '_': return s[1] == '_';
+    case 'M': return s[1] == '_' || (s[1] == 'A' && s[2] == 'X');
+    case 'F': return has_prefix(s, "FLT_");
+    case 'D': return has_prefix(s, "DBL_");
+    case 'H': return has_prefix(s, "HALF_") || has_prefix(s, "HUGE_");
+    case 'C': return has_prefix(s, "CL_") || has_prefix(s, "CLK_") || has_prefix(s, "CHAR_");
+    case 'S': return has_prefix(s, "SCHAR_") || has_prefix(s, "SHRT_");
+    case 'U': return has_prefix(s, "UCHAR_") || has_prefix(s, "USHRT_") || has_prefix(s, "UINT_") || has_prefix(s, "ULONG_");
+    case 'I': return has_prefix(s, "INT_");
+    case 'L': return has_prefix(s, "LONG_");
     default: return 0;
     }
-    for (int i = 0; reserved_prefix[i]; i++) {
-        const char *p = reserved_prefix[i], *q = s;
-        if (*p != *q) continue;
-        while (*p && *p == *q) p++, q++;
-        if (!*p) return 1;
-    }
-    return 0;
 }
 
 /* The reserved words (reserved_c and the upper-case macros of the
