@@ -109,7 +109,9 @@ struct OclcReads {
     int cursor;         /* where oclc_reads_decl found the last one */
     PtrMap decl_map;    /* node -> 1 + index in decls, made if the order fails */
     int current;        /* the variable whose initializer is being scanned, or -1 */
-    OclcSurvey *sv;     /* the survey made along (survey.h), or NULL */
+    OclcSurvey *sv;     /* the survey made along (survey.h); never NULL while
+                           scanning (`unseen` where nothing is to be noted) */
+    OclcSurvey unseen;  /* a survey nobody reads */
 };
 
 /* The hash of `s` and its length in *len: up to its end, or with `dot` up
@@ -311,7 +313,6 @@ static void scan(OclcReads *r, const Node *n);
 
 /* The survey of n's kids from `from` on, which the scan does not visit. */
 static void survey_kids(OclcReads *r, const Node *n, int from) {
-    if (!r->sv) return;
     for (int i = from; i < n->nkids; i++) oclc_survey_tree(r->sv, n->kids[i]);
 }
 
@@ -341,7 +342,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
         /* the initializer is no kid: not surveyed (the kids are) */
         survey_kids(r, n, 0);
         OclcSurvey *sv = r->sv;
-        r->sv = NULL;
+        r->sv = &r->unseen;
         scan(r, sym_rare(s)->init);
         r->sv = sv;
     } else {
@@ -355,7 +356,7 @@ static void scan_decl(OclcReads *r, const Node *n) {
 static void scan(OclcReads *r, const Node *n) {
   again:
     if (!n) return;
-    if (r->sv) oclc_survey_node(r->sv, n);
+    oclc_survey_node(r->sv, n);
     switch (n->kind) {
     case N_C_VAR:
         if (n->sym) read_var(r, n->sym, n->sym->cname);
@@ -371,10 +372,8 @@ static void scan(OclcReads *r, const Node *n) {
         if (lhs && lhs->kind == N_C_VAR && lhs->sym && lhs->sym->kind != SYM_RETPTR) {
             int i = lhs->sym->kind == SYM_PARAM ? -1 : lookup(r, lhs->sym->cname); /* as in read_var */
             if (i >= 0) r->vars[i].writes++;
-            if (r->sv) {
-                oclc_survey_node(r->sv, lhs);
-                if (lhs->nkids) survey_kids(r, lhs, 0);
-            }
+            oclc_survey_node(r->sv, lhs);
+            if (lhs->nkids) survey_kids(r, lhs, 0);
         } else {
             scan(r, lhs);
         }
@@ -401,10 +400,8 @@ static void scan(OclcReads *r, const Node *n) {
                         (step->op == OP_ADD || step->op == OP_SUB || step->op == OP_MUL || step->op == OP_DIV);
         for (int i = 1; i < n->nkids; i++) {
             if (i == 2 && self_step) { /* the step's variable and operator surveyed, not scanned */
-                if (r->sv) {
-                    oclc_survey_node(r->sv, step);
-                    oclc_survey_tree(r->sv, step->kids[0]);
-                }
+                oclc_survey_node(r->sv, step);
+                oclc_survey_tree(r->sv, step->kids[0]);
                 scan(r, step->nkids > 1 ? step->kids[1] : NULL);
                 survey_kids(r, step, 2);
             } else {
@@ -433,13 +430,11 @@ static void scan(OclcReads *r, const Node *n) {
         if (!c) continue;
         if (c->kind == N_C_VAR) {
             if (c->sym) read_var(r, c->sym, c->sym->cname);
-            if (r->sv) {
-                oclc_survey_node(r->sv, c);
-                if (c->nkids) survey_kids(r, c, 0);
-            }
+            oclc_survey_node(r->sv, c);
+            if (c->nkids) survey_kids(r, c, 0);
         } else if (c->nkids || c->kind == N_C_LENGTH || c->kind == N_C_DECL || c->kind == N_C_FOR) {
             scan(r, c);
-        } else if (r->sv) {
+        } else {
             oclc_survey_node(r->sv, c);
         }
     }
@@ -476,7 +471,7 @@ int oclc_reads_scan(OclcReads *r, Arena *a, const Node *body, const Program *p, 
     r->oom = 0;
     r->gen++; /* every seen entry out of date */
     r->current = -1;
-    r->sv = sv;
+    r->sv = sv ? sv : &r->unseen;
     scan(r, body);
     r->sv = NULL;
     if (r->oom || a->exhausted) return 0;
