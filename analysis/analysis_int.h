@@ -193,6 +193,9 @@ static inline int is_barrier(const Node *e) {
 
 /* ---- uniformity.c ---- */
 void uni_function(Analysis *an, FnSum *sum);
+/* Which functions need uni_function (1 in [i] for p->funcs[i]), in an->tmp;
+ * NULL: all of them. */
+unsigned char *uni_plan(Analysis *an);
 FnSum *uni_sum_of_call(Analysis *an, const Node *call);
 /* The level of expression `e` (no effects); `as_uniform` counts as
  * uniform (a loop's own index when judging its bounds). */

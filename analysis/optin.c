@@ -391,7 +391,9 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     }
     /* callees come before their callers in p->funcs */
     arena_set_cap(&an->tmp, c->arena.cap);
-    for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) uni_function(an, sum_at(an, i));
+    unsigned char *walk = uni_plan(an);
+    for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++)
+        if (!walk || walk[i]) uni_function(an, sum_at(an, i));
     arena_free(&an->tmp);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
     /* after uniformity, which may drop `uniform` slots */

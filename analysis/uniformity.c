@@ -1057,6 +1057,87 @@ static void walk_fn(Fn *f) {
     if (f->self_call && (ret.lv != sum->ret.lv || ret.pm != sum->ret.pm || has_barrier != sum->has_barrier)) f->stale = 1;
 }
 
+/* ---- which functions are walked ---- */
+
+/* What the scan of one function's body found (uni_plan). */
+typedef struct Scan {
+    Analysis *an;
+    int self;              /* its index in p->funcs */
+    int *callee;           /* the user functions it calls before it in
+                              p->funcs (indices), in an->tmp */
+    int ncallee, capcallee;
+    int sync;              /* a barrier, a `+` form or a capture */
+} Scan;
+
+/* Everything the walk would reach in `n` (walk, ev, walk_decl's initial
+ * value): a barrier or a marked block makes the function's walk matter on
+ * its own; a call of a user function is an edge of the call graph. */
+static void scan_node(Scan *sc, const Node *n) {
+    switch (n->kind) {
+    case N_C_BARRIER: sc->sync |= is_barrier(n); break;
+    case N_C_BLOCK: sc->sync |= n->text != NULL; break;
+    case N_C_CALL: {
+        FnSum *g = uni_sum_of_call(sc->an, n);
+        int i = g ? (int)(g - sc->an->sumv) : -1;
+        if (i >= 0 && i < sc->self && arena_reserve(&sc->an->tmp, (void **)&sc->callee, sc->ncallee, 1, &sc->capcallee, sizeof(int)))
+            sc->callee[sc->ncallee++] = i;
+        break;
+    }
+    case N_C_DECL:
+        if ((!n->nkids || !n->kids[0]) && n->sym && sym_rare(n->sym)->init) scan_node(sc, sym_rare(n->sym)->init);
+        break;
+    default: break;
+    }
+    for (int i = 0; i < n->nkids; i++) {
+        const Node *k = n->kids[i];
+        if (!k) continue;
+        if (!k->nkids && (k->kind == N_C_VAR || k->kind == N_C_INTLIT || k->kind == N_C_FLOATLIT || k->kind == N_C_BOOLLIT))
+            continue; /* a leaf: most nodes */
+        scan_node(sc, k);
+    }
+}
+
+/* Which functions uni_function walks: 1 in walk[i] for p->funcs[i].  A
+ * function's walk gives diagnostics, rewrites captures or sets a summary
+ * field other than `ret` only when it has a barrier, a `+` form or a
+ * capture (sync), calls a function that has (the summary's has_barrier
+ * and req_* come from nothing else), elects an opt-in check or a register
+ * budget, or under --dump=analysis; otherwise its walk makes only the
+ * level of its result, which the walks of its callers read.  So those
+ * are walked, and the functions a walked function calls, and no other
+ * (issue 14: most functions have none of these, and the walk of every
+ * function was a tenth of the compilation's time, mostly cache misses on
+ * the checked tree; the scan reads the same nodes but does little at
+ * each).  Only calls of earlier functions count: a walk reads a later
+ * function's summary before that function is walked (zero), walked or not.
+ * NULL: walk every function. */
+unsigned char *uni_plan(Analysis *an) {
+    Program *p = an->p;
+    if (an->dump) return NULL;
+    unsigned char *walk = arena_alloc(&an->tmp, (size_t)p->nfuncs + 1);
+    int *first = arena_alloc(&an->tmp, sizeof(int) * ((size_t)p->nfuncs + 1));
+    if (!walk || !first) return NULL;
+    Scan sc = {an, 0, NULL, 0, 0, 0};
+    enum { SYNC = 1, WALK = 2 };
+    for (int i = 0; i < p->nfuncs; i++) {
+        const FnSum *s = &an->sumv[i];
+        first[i] = sc.ncallee;
+        sc.self = i;
+        sc.sync = 0;
+        if (s->fn->body) scan_node(&sc, s->fn->body);
+        for (int k = first[i]; k < sc.ncallee && !sc.sync; k++) sc.sync = walk[sc.callee[k]] & SYNC;
+        walk[i] = (unsigned char)(sc.sync ? SYNC | WALK : 0);
+        if (s->checks || s->max_regs || s->warn_regs) walk[i] |= WALK;
+    }
+    first[p->nfuncs] = sc.ncallee;
+    if (an->tmp.exhausted) return NULL; /* an edge may be missing */
+    for (int i = p->nfuncs - 1; i >= 0; i--)
+        if (walk[i] & WALK)
+            for (int k = first[i]; k < first[i + 1]; k++) walk[sc.callee[k]] |= WALK;
+    for (int i = 0; i < p->nfuncs; i++) walk[i] = (walk[i] & WALK) != 0;
+    return walk;
+}
+
 /* Analyse one function to its fixpoint, then report.  Each walk reports
  * as it goes, speculatively (f.spec: the dump's lines and the summary's
  * requirements are taken back, a diagnostic is not given): a walk that
