@@ -214,6 +214,13 @@ static const char *with_commas(Arena *a, int64_t v) {
 
 void localmem_check(Analysis *an, const CFunc *f) {
     if (!f || f->kind != FN_KERNEL) return; /* only a kernel's local memory is counted */
+    /* Without :local vectors, workgroup scratch or warp memory, the parts
+       are :local parameters alone, sized at launch: nothing is counted
+       (bytes would be static_bytes, 0).  Said here without making the
+       parts (issue 14: localmem_kernel for every kernel, reading each
+       parameter's type, was 0.6 M instructions of the 1 MB program). */
+    const CFuncRare *r = f->rare;
+    if (!r || (!r->nlocal && !r->nsides && !(r->warp_mem && r->warp_words > 0))) return;
     Arena *a = an->a;
     LocalMem *lm = localmem_kernel(a, f);
     if (!lm || !lm->nparts) return;
