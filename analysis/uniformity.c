@@ -1067,6 +1067,7 @@ typedef struct Scan {
                               p->funcs (indices), in an->tmp */
     int ncallee, capcallee;
     int sync;              /* a barrier, a `+` form or a capture */
+    int oom;               /* an edge could not be kept */
 } Scan;
 
 /* Everything the walk would reach in `n` (walk, ev, walk_decl's initial
@@ -1079,8 +1080,11 @@ static void scan_node(Scan *sc, const Node *n) {
     case N_C_CALL: {
         FnSum *g = uni_sum_of_call(sc->an, n);
         int i = g ? (int)(g - sc->an->sumv) : -1;
-        if (i >= 0 && i < sc->self && arena_reserve(&sc->an->tmp, (void **)&sc->callee, sc->ncallee, 1, &sc->capcallee, sizeof(int)))
+        if (i < 0 || i >= sc->self) break;
+        if (arena_reserve(&sc->an->tmp, (void **)&sc->callee, sc->ncallee, 1, &sc->capcallee, sizeof(int)))
             sc->callee[sc->ncallee++] = i;
+        else
+            sc->oom = 1;
         break;
     }
     case N_C_DECL:
@@ -1117,7 +1121,7 @@ unsigned char *uni_plan(Analysis *an) {
     unsigned char *walk = arena_alloc(&an->tmp, (size_t)p->nfuncs + 1);
     int *first = arena_alloc(&an->tmp, sizeof(int) * ((size_t)p->nfuncs + 1));
     if (!walk || !first) return NULL;
-    Scan sc = {an, 0, NULL, 0, 0, 0};
+    Scan sc = {an, 0, NULL, 0, 0, 0, 0};
     enum { SYNC = 1, WALK = 2 };
     for (int i = 0; i < p->nfuncs; i++) {
         const FnSum *s = &an->sumv[i];
@@ -1130,7 +1134,7 @@ unsigned char *uni_plan(Analysis *an) {
         if (s->checks || s->max_regs || s->warn_regs) walk[i] |= WALK;
     }
     first[p->nfuncs] = sc.ncallee;
-    if (an->tmp.exhausted) return NULL; /* an edge may be missing */
+    if (sc.oom) return NULL; /* an edge is missing */
     for (int i = p->nfuncs - 1; i >= 0; i--)
         if (walk[i] & WALK)
             for (int k = first[i]; k < first[i + 1]; k++) walk[sc.callee[k]] |= WALK;
