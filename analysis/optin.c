@@ -384,9 +384,8 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     an->sumv = arena_alloc(an->a, sizeof(FnSum) * (size_t)(p->nfuncs ? p->nfuncs : 1));
     if (!an->sumv) return NULL;
     for (int i = 0; i < p->nfuncs; i++) {
-        FnSum *s = &an->sumv[i]; /* zero (arena memory) */
+        FnSum *s = &an->sumv[i]; /* zero (arena memory): dump is an empty StrBuf */
         s->fn = p->funcs[i];
-        sb_init(&s->dump);
         if (!ptrmap_put(an->a, &an->sums, s->fn->cname, s)) return NULL;
     }
     if (an->optin) {
