@@ -1068,11 +1068,15 @@ typedef struct Scan {
     int ncallee, capcallee;
     int sync;              /* a barrier, a `+` form or a capture */
     int oom;               /* an edge could not be kept */
+    int deep;              /* mem_check or the register estimate will walk it:
+                              they also read a declaration's initial value
+                              when it has a value node */
 } Scan;
 
 /* Everything the walk would reach in `n` (walk, ev, walk_decl's initial
- * value): a barrier or a marked block makes the function's walk matter on
- * its own; a call of a user function is an edge of the call graph. */
+ * value; mem_walk's and est_walk's when sc->deep): a barrier or a marked
+ * block makes the function's walk matter on its own; a call of a user
+ * function is an edge of the call graph. */
 static void scan_node(Scan *sc, const Node *n) {
     switch (n->kind) {
     case N_C_BARRIER: sc->sync |= is_barrier(n); break;
@@ -1088,7 +1092,7 @@ static void scan_node(Scan *sc, const Node *n) {
         break;
     }
     case N_C_DECL:
-        if ((!n->nkids || !n->kids[0]) && n->sym && sym_rare(n->sym)->init) scan_node(sc, sym_rare(n->sym)->init);
+        if ((!n->nkids || !n->kids[0] || sc->deep) && n->sym && sym_rare(n->sym)->init) scan_node(sc, sym_rare(n->sym)->init);
         break;
     default: break;
     }
@@ -1121,13 +1125,14 @@ unsigned char *uni_plan(Analysis *an) {
     unsigned char *walk = arena_alloc(&an->tmp, (size_t)p->nfuncs + 1);
     int *first = arena_alloc(&an->tmp, sizeof(int) * ((size_t)p->nfuncs + 1));
     if (!walk || !first) return NULL;
-    Scan sc = {an, 0, NULL, 0, 0, 0, 0};
+    Scan sc = {an, 0, NULL, 0, 0, 0, 0, 0};
     enum { SYNC = 1, WALK = 2 };
     for (int i = 0; i < p->nfuncs; i++) {
         const FnSum *s = &an->sumv[i];
         first[i] = sc.ncallee;
         sc.self = i;
         sc.sync = 0;
+        sc.deep = (s->checks & (CK_COALESCE | CK_BANKS)) || s->max_regs || s->warn_regs;
         if (s->fn->body) scan_node(&sc, s->fn->body);
         for (int k = first[i]; k < sc.ncallee && !sc.sync; k++) sc.sync = walk[sc.callee[k]] & SYNC;
         walk[i] = (unsigned char)(sc.sync ? SYNC | WALK : 0);
