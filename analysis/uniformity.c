@@ -26,7 +26,10 @@
  *     (uni_function), else its report is taken back.
  * Functions are analysed callees first (Program order), each leaving a
  * summary (FnSum) for its callers: its result's level, whether it reaches
- * a barrier, the parameters its `+` forms and barriers need uniform. */
+ * a barrier, the parameters its `+` forms and barriers need uniform.  A
+ * function whose walk nobody reads - no barrier, `+` form or capture in it
+ * or its callees, no opt-in check, no walked caller, no --dump - is not
+ * walked at all (uni_plan). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
