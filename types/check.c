@@ -137,6 +137,7 @@ static inline Sym *scope_find(Scope *sc, const char *key) {
 #define SCOPE_INDEX_FROM 16
 
 void ck_scope_insert(Arena *a, Scope *sc, Sym *s) {
+    sc->version++;
     PUSH(a, sc->syms, sc->n, sc->cap, s); /* mostly a reused scope's array: no call */
     if (sc->idx.cap) {
         strmap_put(a, &sc->idx, s->key, s);
@@ -173,7 +174,11 @@ void ck_scope_add(Ctx *cx, Sym *s) {
 }
 
 Sym *ck_global_lookup(Checker *ck, const char *key) {
-    return scope_find(&ck->globals, key);
+    GlobalMemo *m = &ck->gmemo[((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> (64 - GLOBAL_MEMO_BITS)];
+    if (m->key == key && m->version == ck->globals.version) return m->sym;
+    Sym *s = scope_find(&ck->globals, key);
+    *m = (GlobalMemo){key, s, ck->globals.version};
+    return s;
 }
 
 Sym *ck_scope_lookup(Ctx *cx, const char *key) {
@@ -202,6 +207,7 @@ void ck_func_index(Checker *ck, FuncDef *fd) {
     FuncDef *f = strmap_get(&ck->funcs_idx, fd->key);
     if (!f) {
         strmap_put(ck->a, &ck->funcs_idx, fd->key, fd);
+        ck->funcs_version++; /* ck_func_lookup's memo (FuncMemo) */
         return;
     }
     while (f->next_overload) f = f->next_overload;
@@ -210,12 +216,16 @@ void ck_func_index(Checker *ck, FuncDef *fd) {
 
 int ck_func_overloads(Checker *ck, const char *key, FuncDef **out, int max) {
     int n = 0;
-    for (FuncDef *f = strmap_get(&ck->funcs_idx, key); f && n < max; f = f->next_overload) out[n++] = f;
+    for (FuncDef *f = ck_func_lookup(ck, key); f && n < max; f = f->next_overload) out[n++] = f;
     return n;
 }
 
 FuncDef *ck_func_lookup(Checker *ck, const char *key) {
-    return strmap_get(&ck->funcs_idx, key);
+    FuncMemo *m = &ck->fmemo[((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> (64 - FUNC_MEMO_BITS)];
+    if (m->key == key && m->version == ck->funcs_version) return m->fd;
+    FuncDef *fd = strmap_get(&ck->funcs_idx, key);
+    *m = (FuncMemo){key, fd, ck->funcs_version};
+    return fd;
 }
 
 const SymRare sym_rare_none;
@@ -655,22 +665,34 @@ static int decl_wg_uniform(Decls *ds, const char *key) {
     return 0;
 }
 
-/* Does `n` mention the symbol `it` (outside quoted data)? */
-static int mentions_it(const Node *n) {
-    if (!n) return 0;
-    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
-    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
-    if (syn_is_form(n, "quote")) return 0;
-    for (int i = 0; i < n->nkids; i++) {
-        /* symbols and literals answered here, lists by a call (issue 14:
-           the then-branch of every if is walked) */
-        const Node *k = n->kids[i];
+/* Does `n` mention the symbol `it` (outside quoted data)?  Asked of the
+ * then-branch of every `if` (form_if, form_value, uniform.c): a walk of
+ * the branch's syntax, so the symbols are tested here without strcmp
+ * (issue 14: `i`, `if`, `in-each-thread` share the first byte, and each
+ * called strcmp: 1.7 M instructions for the 1 MB program). */
+static inline int is_it(const char *k) {
+    return k[0] == 'i' && k[1] == 't' && !k[2];
+}
+
+static int list_mentions_it(const Node *n) {
+    int nk = n->nkids;
+    Node *const *kids = n->kids;
+    if (nk && kids[0] && kids[0]->kind == N_SYMBOL && kids[0]->key[0] == 'q' && !strcmp(kids[0]->key, "quote")) return 0;
+    for (int i = 0; i < nk; i++) {
+        const Node *k = kids[i];
         if (!k) continue;
-        if (k->kind == N_SYMBOL ? syn_streq(k->key, "it")
-                                : (k->kind == N_LIST || k->kind == N_VECLIT || k->kind == N_HWVEC) && mentions_it(k))
+        if (k->kind == N_SYMBOL ? is_it(k->key)
+                                : (k->kind == N_LIST || k->kind == N_VECLIT || k->kind == N_HWVEC) && list_mentions_it(k))
             return 1;
     }
     return 0;
+}
+
+int ck_syn_mentions_it(const Node *n) {
+    if (!n) return 0;
+    if (n->kind == N_SYMBOL) return is_it(n->key);
+    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
+    return list_mentions_it(n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1430,7 +1452,8 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
         return;
     }
     int known = ck_static_truth(cx, syn, syn->kids[1]);
-    if (known == 0 || (known == 1 && !mentions_it(syn->kids[2]))) {
+    int uses_it = known != 0 && ck_syn_mentions_it(syn->kids[2]); /* asked once */
+    if (known == 0 || (known == 1 && !uses_it)) {
         /* decided at compile time: only the branch taken is checked, as in
            a macro's (when ,return-vec ...) when the argument was not given */
         if (known) ck_form_to(cx, syn->kids[2], d);
@@ -1440,7 +1463,7 @@ static void form_if(Ctx *cx, Node *syn, Dest *d) {
     Node *test = cx_cond_value(cx, syn->kids[1]);
     if (!test) return;
     Sym *it = NULL;
-    if (mentions_it(syn->kids[2])) {
+    if (uses_it) {
         it = ck_new_local(cx, syn->kids[1], "it", test->ty);
         if (!it) return;
         it->immutable = 1;

@@ -306,16 +306,17 @@ Node *cx_setter_call(Ctx *cx, Node *place_syn, Node *value) {
     return NULL;
 }
 
-int ck_syn_mentions_it(const Node *n);
-
 /* A statement-like form in value position: its value goes to a temporary. */
 static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     const char *h = syn_head(syn);
-    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    /* an if whose then-branch does not use `it` (asked once: a walk of
+       the branch, issue 14) */
+    int plain_if = syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2]);
+    if (plain_if) {
         int known = ck_static_truth(cx, syn, syn->kids[1]);
         if (known >= 0) return ck_expr(cx, syn->kids[known ? 2 : 3], want);
     }
-    if (syn_streq(h, "if") && syn->nkids == 4 && !ck_syn_mentions_it(syn->kids[2])) {
+    if (plain_if) {
         /* both branches plain expressions: a ?: */
         Node *c = cx_cond_value(cx, syn->kids[1]);
         if (!c) return NULL;
@@ -393,17 +394,6 @@ static Node *form_value(Ctx *cx, Node *syn, Type *want) {
     }
     d->ty = tmp->ty;
     return ck_var_ref(cx, syn, tmp);
-}
-
-int ck_syn_mentions_it(const Node *n);
-int ck_syn_mentions_it(const Node *n) {
-    if (!n) return 0;
-    if (n->kind == N_SYMBOL) return syn_streq(n->key, "it");
-    if (n->kind != N_LIST && n->kind != N_VECLIT && n->kind != N_HWVEC) return 0;
-    if (syn_is_form(n, "quote")) return 0;
-    for (int i = 0; i < n->nkids; i++)
-        if (ck_syn_mentions_it(n->kids[i])) return 1;
-    return 0;
 }
 
 /* ##(A B C D) or #(A B) where a hardware vector is expected */

@@ -73,7 +73,32 @@ typedef struct Scope {
     Sym **syms;              /* in definition order */
     int n, cap;
     StrMap idx;              /* key -> the latest Sym of that key */
+    unsigned version;        /* bumped whenever a symbol is added or replaced
+                                (the globals' memo, GlobalMemo, is of one version) */
 } Scope;
+
+/* ck_global_lookup's answer for a key's pointer (NULL too), valid while the
+ * globals are at the version it was found in (issue 14: a parameter's type
+ * name - A:fin - is looked up in the globals for every function, 14,000
+ * hashes of the name at 1 MB). */
+typedef struct GlobalMemo {
+    const char *key;
+    Sym *sym;
+    unsigned version;
+} GlobalMemo;
+/* ck_func_lookup's answer (the first FuncDef of the name, or NULL) for a
+ * key's pointer, valid while funcs_idx is at the version it was found in
+ * (issue 14: a call's head is looked up by the head memo, then ck_expr,
+ * then ck_user_call: 12,000 hashes of the name at 1 MB). */
+typedef struct FuncMemo {
+    const char *key;
+    struct FuncDef *fd;
+    unsigned version;
+} FuncMemo;
+#define FUNC_MEMO_BITS 6
+#define FUNC_MEMO_SLOTS (1 << FUNC_MEMO_BITS)
+#define GLOBAL_MEMO_BITS 7
+#define GLOBAL_MEMO_SLOTS (1 << GLOBAL_MEMO_BITS)
 
 /* One parameter as declared (before instantiation). */
 typedef struct ParamDecl {
@@ -134,6 +159,9 @@ typedef struct Checker {
     StrMap spelled;          /* a local's Crisp name -> its target spelling
                                 and the spelling's hash (ck_local_cname) */
     StrMap funcs_idx;        /* key -> first non-kernel FuncDef of that name */
+    unsigned funcs_version;  /* bumped when funcs_idx gets a name (FuncMemo) */
+    FuncMemo fmemo[FUNC_MEMO_SLOTS]; /* ck_func_lookup's answers by the key's
+                                pointer, direct-mapped */
     StrMap kernels_idx;      /* kernel name -> its FuncDef */
     FuncDef **stack;         /* functions being checked (recursion chain) */
     int nstack, capstack;
@@ -174,6 +202,8 @@ typedef struct Checker {
     int norch_forms, caporch_forms;
     Forms read;              /* the forms as read (check_program's input) */
     Forms forms;             /* every definition collected, macros expanded */
+    GlobalMemo gmemo[GLOBAL_MEMO_SLOTS]; /* ck_global_lookup's answers by the
+                                key's pointer, direct-mapped */
     SpellMemo spells[SPELL_MEMO_SLOTS]; /* Checker.spelled's records by the
                                 name's pointer, direct-mapped */
     JoinMemo joins[JOIN_MEMO_SLOTS]; /* ck_name_join's answers, direct-mapped
@@ -423,6 +453,7 @@ Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node
 Sym *ck_uniform_slot(Ctx *cx, const Node *at, const char *name, Type *t);
 /* A static-analysis opt-in of a function's declare (check-barriers ...)? */
 int ck_is_analysis_decl(const char *head);
+/* Does N mention the symbol `it` outside quoted data (check.c)? */
 int ck_syn_mentions_it(const Node *n);
 
 /* ---- sidechan.c ---- */
