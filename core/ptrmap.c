@@ -2,6 +2,7 @@
 #include "ptrmap.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static uint32_t ptr_hash(const void *p) {
     uintptr_t x = (uintptr_t)p >> 4;
@@ -20,4 +21,9 @@ void ptrmap_release(Arena *a, PtrMap *m) {
     if (m->cap) arena_give_back(a, m->ents, sizeof(PtrMapEnt) * (size_t)m->cap);
     m->ents = NULL;
     m->n = m->cap = 0;
+}
+
+void ptrmap_clear(PtrMap *m) {
+    if (m->n) memset(m->ents, 0, sizeof(PtrMapEnt) * (size_t)m->cap);
+    m->n = 0;
 }

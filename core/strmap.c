@@ -2,6 +2,7 @@
 #include "strmap.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define HM_MAP StrMap
 #define HM_ENT StrMapEnt
@@ -22,6 +23,11 @@ void strmap_release(Arena *a, StrMap *m) {
     if (m->cap) arena_give_back(a, m->ents, sizeof(StrMapEnt) * (size_t)m->cap);
     m->ents = NULL;
     m->n = m->cap = 0;
+}
+
+void strmap_clear(StrMap *m) {
+    if (m->n) memset(m->ents, 0, sizeof(StrMapEnt) * (size_t)m->cap);
+    m->n = 0;
 }
 
 void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash) {

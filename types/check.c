@@ -51,6 +51,28 @@ Node *ck_expand_list(Ctx *cx, Node *syn) {
     return e;
 }
 
+/* A function's macro memo is dead once the function is checked: when
+ * small (most functions'), emptied in place for the next function
+ * (Checker.spare_memo); a large one goes back to the arena (issue 14: a
+ * release and a new block per function). */
+#define MEMO_KEEP_SLOTS 64
+
+void ck_memo_release(Checker *ck, PtrMap *m) {
+    if (!ck->spare_memo.cap && m->cap <= MEMO_KEEP_SLOTS) {
+        ptrmap_clear(m);
+        ck->spare_memo = *m;
+    } else {
+        ptrmap_release(ck->a, m);
+    }
+    *m = (PtrMap){0};
+}
+
+PtrMap ck_memo_fresh(Checker *ck) {
+    PtrMap m = ck->spare_memo;
+    ck->spare_memo = (PtrMap){0};
+    return m;
+}
+
 Node *ck_expand_all(Checker *ck, Node *syn) {
     if (!syn || !ck->x || (syn->kind != N_LIST && syn->kind != N_HWVEC)) return syn;
     return expander_expand_all(ck->x, syn);

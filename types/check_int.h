@@ -155,6 +155,10 @@ typedef struct Checker {
     int nfuncs, capfuncs;
     const TargetNames *names; /* what the target language reserves (NULL: nothing) */
     NameTable cnames;        /* C names taken at file scope */
+    PtrMap spare_memo;       /* a checked function's emptied macro memo, for
+                                the next (ck_memo_release) */
+    NameTable spare_names;   /* a checked function's emptied name table, for
+                                the next (ck_names_release) */
     StrMap fnbases;          /* the cname_base of every function */
     StrMap spelled;          /* a local's Crisp name -> its target spelling
                                 and the spelling's hash (ck_local_cname) */
@@ -265,6 +269,10 @@ Node *ck_setter_object_type(const Node *f);
  * ck_expand_list is it for a list (every expression comes through
  * ck_expand, half of them atoms: inline). */
 Node *ck_expand_list(Ctx *cx, Node *syn);
+/* A function's macro memo (Ctx.memo) once it is checked; an empty one for
+ * the next (the last released, kept). */
+void ck_memo_release(Checker *ck, PtrMap *m);
+PtrMap ck_memo_fresh(Checker *ck);
 static inline Node *ck_expand(Ctx *cx, Node *syn) {
     return syn && syn->kind == N_LIST ? ck_expand_list(cx, syn) : syn;
 }
@@ -365,6 +373,8 @@ const char *ck_unique_name(Checker *ck, NameTable *t, const char *base);
 /* T is dead (a function's local names, once it is checked): its tables
  * serve the next function's (issue 14). */
 void ck_names_release(Checker *ck, NameTable *t);
+/* An empty table for a function's names (the last one released, kept). */
+NameTable ck_names_fresh(Checker *ck);
 /* Record a name taken as it is (a kernel keeps its own). */
 void ck_names_take(Checker *ck, NameTable *t, const char *nm);
 /* The C name of a new local variable CRISP_NAME of the function being checked. */

@@ -119,12 +119,31 @@ const char *ck_unique_name(Checker *ck, NameTable *t, const char *base) {
     return ck->names->unique(ck->a, ck->names, t, base);
 }
 
+/* A function's names are dead once it is checked: its table, when small
+ * (most functions'), is emptied in place and serves the next function
+ * (Checker.spare_names); a large one goes back to the arena (issue 14: a
+ * release and two new blocks per function, 2 M instructions at 1 MB). */
+#define NAMES_KEEP_SLOTS 64
+
 void ck_names_release(Checker *ck, NameTable *t) {
-    strmap_release(ck->a, &t->live);
-    strmap_release(ck->a, &t->suffixes);
-    if (t->cap) arena_give_back(ck->a, (void *)t->names, sizeof(const char *) * (size_t)t->cap);
-    t->names = NULL;
-    t->n = t->cap = 0;
+    NameTable *spare = &ck->spare_names;
+    if (!spare->live.cap && t->live.cap <= NAMES_KEEP_SLOTS && t->suffixes.cap <= NAMES_KEEP_SLOTS) {
+        strmap_clear(&t->live);
+        strmap_clear(&t->suffixes);
+        t->n = 0;
+        *spare = *t;
+    } else {
+        strmap_release(ck->a, &t->live);
+        strmap_release(ck->a, &t->suffixes);
+        if (t->cap) arena_give_back(ck->a, (void *)t->names, sizeof(const char *) * (size_t)t->cap);
+    }
+    *t = (NameTable){0};
+}
+
+NameTable ck_names_fresh(Checker *ck) {
+    NameTable t = ck->spare_names;
+    ck->spare_names = (NameTable){0};
+    return t;
 }
 
 void ck_names_take(Checker *ck, NameTable *t, const char *nm) {

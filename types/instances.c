@@ -293,7 +293,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
                 base = ck_name_join(ck, base, arena_printf(ck->a, "rank%d", ptys[i]->ndims));
         fn->cname = fn->consteval ? base : ck_unique_name(ck, &ck->cnames, base);
     }
-    Ctx cx = {.ck = ck, .fn = fn, .fd = fd};
+    Ctx cx = {.ck = ck, .fn = fn, .fd = fd, .names = ck_names_fresh(ck), .memo = ck_memo_fresh(ck)};
     ck_scope_push(&cx);
     fn->params = arena_alloc(ck->a, sizeof(Sym *) * (size_t)(fd->nparams + 1));
     if (!fn->params) return NULL;
@@ -324,7 +324,7 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     if (ck->x) expander_leave(ck->x, visible);
     ck_side_finish_kernel(&cx);
     ck_names_release(ck, &cx.names); /* its locals have their C names */
-    ptrmap_release(ck->a, &cx.memo); /* its expansions are checked (issue 14: memory) */
+    ck_memo_release(ck, &cx.memo); /* its expansions are checked (issue 14: memory) */
     fd->checking = 0;
     ck->nstack--;
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
