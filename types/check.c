@@ -546,6 +546,9 @@ typedef struct Decls {
     int grid_level;
     const char **immutable;
     int nimm, capimm;
+    const char *imm_first[2]; /* the first immutable names, in place (issue 14:
+                                 in-each-thread's (%immutable i), an
+                                 arena_push per kernel) */
     const char **wg_uniform; /* (%workgroup-uniform V...): the names */
     int nwgu, capwgu;
     const char **sig_keys;   /* (type f #'(A => B)): function variables */
@@ -595,6 +598,10 @@ static int collect_decls(Ctx *cx, Node **forms, int n, Decls *ds) {
             } else if (h && syn_streq(h, "grid-level")) {
                 ds->grid_level = 1;
             } else if (h && syn_streq(h, "%immutable")) {
+                if (!ds->capimm) {
+                    ds->immutable = ds->imm_first;
+                    ds->capimm = 2;
+                }
                 for (int k = 1; k < e->nkids; k++)
                     if (e->kids[k]->kind == N_SYMBOL)
                         PUSH(ck->a, ds->immutable, ds->nimm, ds->capimm, (void *)e->kids[k]->key);

@@ -323,10 +323,16 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     check_body(&cx, fd);
     if (ck->x) expander_leave(ck->x, visible);
     ck_side_finish_kernel(&cx);
+    /* the parameters' scope serves the next function's (issue 14: left
+       pushed, every function made a new scope and grew its array) */
+    ck_scope_pop(&cx);
     ck_names_release(ck, &cx.names); /* its locals have their C names */
     ck_memo_release(ck, &cx.memo); /* its expansions are checked (issue 14: memory) */
     fd->checking = 0;
     ck->nstack--;
+    if (!fd->capinsts && (fd->insts = arena_alloc8(ck->a, sizeof(CFunc *) * 2)))
+        fd->capinsts = 2; /* most functions have one instance (issue 14: an
+                             arena_push call per function, 0.3 M at 1 MB) */
     PUSH(ck->a, fd->insts, fd->ninsts, fd->capinsts, fn);
     Program *p = ck->prog;
     if (!fn->consteval) {
