@@ -221,10 +221,17 @@ Sym *ck_parameter_lookup(Checker *ck, const Node *name) {
     return NULL;
 }
 
+/* Every write of fnbases (its version: ck_local_cname's memo of "a
+ * function's base", cnames.c). */
+void ck_fnbase_put(Checker *ck, const char *base, FuncDef *fd) {
+    strmap_put(ck->a, &ck->fnbases, base, fd);
+    ck->fnbases_version++;
+}
+
 /* Index a new FuncDef by name (non-kernels, in definition order) and its
  * C name base. */
 void ck_func_index(Checker *ck, FuncDef *fd) {
-    strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
+    ck_fnbase_put(ck, fd->cname_base, fd);
     if (fd->kind == FN_KERNEL) return;
     FuncDef *f = strmap_get(&ck->funcs_idx, fd->key);
     if (!f) {

@@ -64,7 +64,7 @@ typedef struct JoinMemo {
 /* A Crisp name's Spelled record (cnames.c) by the name's pointer. */
 typedef struct SpellMemo {
     const char *name;
-    const struct Spelled *sp;
+    struct Spelled *sp;
 } SpellMemo;
 #define SPELL_MEMO_SLOTS 256 /* a power of two */
 
@@ -159,7 +159,9 @@ typedef struct Checker {
                                 the next (ck_memo_release) */
     NameTable spare_names;   /* a checked function's emptied name table, for
                                 the next (ck_names_release) */
-    StrMap fnbases;          /* the cname_base of every function */
+    StrMap fnbases;          /* the cname_base of every function (written by
+                                ck_fnbase_put only) */
+    unsigned fnbases_version; /* bumped by each ck_fnbase_put */
     StrMap spelled;          /* a local's Crisp name -> its target spelling
                                 and the spelling's hash (ck_local_cname) */
     StrMap funcs_idx;        /* key -> first non-kernel FuncDef of that name */
@@ -295,6 +297,8 @@ Sym *ck_scope_lookup(Ctx *cx, const char *key);
 Sym *ck_global_lookup(Checker *ck, const char *key);
 FuncDef *ck_func_lookup(Checker *ck, const char *key);
 void ck_func_index(Checker *ck, FuncDef *fd);
+/* fnbases[BASE] = FD, the table's version bumped. */
+void ck_fnbase_put(Checker *ck, const char *base, FuncDef *fd);
 
 /* --skip-c-t-checks (spec "Other Flags"): the routine safety checks that
  * code generation does not need are skipped (docs/api.md "Flags"). */

@@ -182,7 +182,7 @@ FuncDef *ck_collect_instance(Checker *ck, Node *form, FnKind kind, const char *c
     if (!fd) return NULL;
     if (kind != FN_KERNEL) {
         fd->cname_base = cname_base;
-        strmap_put(ck->a, &ck->fnbases, cname_base, fd);
+        ck_fnbase_put(ck, cname_base, fd);
         fd->overloaded = 1;
         fd->is_instance = 1;
     }

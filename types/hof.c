@@ -529,7 +529,7 @@ static FuncDef *specialisation(Ctx *cx, Node *form, const char *key, const int *
     fd->hof_src = form;
     if (overloaded) {
         fd->cname_base = ck_overload_cname(ck, fd, cname);
-        strmap_put(ck->a, &ck->fnbases, fd->cname_base, fd);
+        ck_fnbase_put(ck, fd->cname_base, fd);
     }
     return fd;
 }

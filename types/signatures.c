@@ -374,7 +374,7 @@ void ck_pass_overloads(Checker *ck) {
         if (!a->overloaded || a->bad) continue;
         if (!a->is_instance) {
             a->cname_base = ck_overload_cname(ck, a, ck_mangle(ck, a->name));
-            strmap_put(ck->a, &ck->fnbases, a->cname_base, a);
+            ck_fnbase_put(ck, a->cname_base, a);
         }
         for (FuncDef *b = ck_func_lookup(ck, a->key); b && b != a; b = b->next_overload) {
             if (b->bad || b->kind == FN_KERNEL || a->nparams != b->nparams) continue;
