@@ -78,8 +78,8 @@ Node *ck_expand_all(Checker *ck, Node *syn) {
     return expander_expand_all(ck->x, syn);
 }
 
-Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
-    Node *n = syn_new(cx->ck->a, k, at ? at->loc : (SrcLoc){0});
+Node *ck_node_made(Ctx *cx, Node *n, NodeKind k, const Node *at, Type *ty) {
+    if (!n) n = syn_new(cx->ck->a, k, at ? at->loc : (SrcLoc){0}); /* the arena's dummy node when exhausted */
     if (at) n->origin = at->origin;
     n->ty = ty;
     return n;
@@ -2053,6 +2053,10 @@ Node *cx_list(Ctx *cx, const Node *at, int n, ...) {
 
 /* Pass "derived": (set-derived A B ...) links, once every type is known. */
 static void pass_derived(Checker *ck) {
+    /* none collected (most programs): no walk of every form (issue 14:
+       the program's forms are megabytes, each pass over them misses the
+       cache) */
+    if (!ck->nderived_forms) return;
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++)
         if (syn_is_form(ck->forms.v[i], "set-derived")) ck_set_derived(ck, ck->forms.v[i]);
 }
@@ -2060,6 +2064,7 @@ static void pass_derived(Checker *ck) {
 /* Pass "generate": (gen-NAME ...) forms, now that every template and type
  * is known. */
 static void pass_generate(Checker *ck) {
+    if (!ck->ngen_forms) return; /* none collected: as pass_derived */
     for (int i = 0; i < ck->forms.n && !ck->c->diag.fatal; i++) {
         const char *h = syn_head(ck->forms.v[i]);
         if (h && !strncmp(h, "gen-", 4)) ck_template_gen(ck, ck->forms.v[i]);

@@ -208,6 +208,8 @@ typedef struct Checker {
     int norch_forms, caporch_forms;
     Forms read;              /* the forms as read (check_program's input) */
     Forms forms;             /* every definition collected, macros expanded */
+    int nderived_forms;      /* set-derived forms among them (collect.c) */
+    int ngen_forms;          /* (gen-NAME ...) forms among them (collect.c) */
     GlobalMemo gmemo[GLOBAL_MEMO_SLOTS]; /* ck_global_lookup's answers by the
                                 key's pointer, direct-mapped */
     SpellMemo spells[SPELL_MEMO_SLOTS]; /* Checker.spelled's records by the
@@ -290,7 +292,22 @@ Node *cx_int(Ctx *cx, const Node *at, int64_t v);
 Node *cx_list(Ctx *cx, const Node *at, int n, ...);
 Sym *ck_sym_named(Checker *ck, SymKind k, Node *name);
 Sym *ck_new_global(Checker *ck, SymKind k, Node *name);
-Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty);
+/* A checked node of kind K at AT's place and expansion, of type TY
+ * (inline: the checker makes one per expression, 100,000 at 1 MB; issue
+ * 14: two calls each); ck_node_made is the rest when the arena's window
+ * has no room. */
+Node *ck_node_made(Ctx *cx, Node *n, NodeKind k, const Node *at, Type *ty);
+static inline Node *ck_node(Ctx *cx, NodeKind k, const Node *at, Type *ty) {
+    Node *n = arena_alloc8(cx->ck->a, sizeof *n);
+    if (!n) return ck_node_made(cx, NULL, k, at, ty);
+    n->kind = (unsigned char)k;
+    if (at) {
+        n->loc = at->loc;
+        n->origin = at->origin;
+    }
+    n->ty = ty;
+    return n;
+}
 void ck_block_add(Ctx *cx, Node *blk, Node *stmt);
 void ck_emit_stmt(Ctx *cx, Node *stmt);
 Sym *ck_scope_lookup(Ctx *cx, const char *key);

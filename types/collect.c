@@ -257,10 +257,12 @@ static void collect(Checker *ck, Node *f) {
     }
     else if (syn_streq(h, "set-derived")) {
         /* linked once every type is known (check_program) */
+        ck->nderived_forms++;
     }
     else if (syn_streq(h, "with-template-type")) ck_template_collect(ck, f);
     else if (!strncmp(h, "gen-", 4)) {
         /* instantiated once every definition is known (check_program) */
+        ck->ngen_forms++;
     }
     else if (def && syn_streq(def, "kernel-exact")) {
         FuncDef *fd = collect_func(ck, f, FN_KERNEL);
