@@ -570,6 +570,7 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
        spelling decides, by the flags of its memo (ck_head) */
     const HeadMemo *hm = ck_head(cx->ck, h);
     unsigned hf = hm->flags;
+    const HeadEnt *he = hm->e; /* (the memo may be refilled by the calls below) */
     if (hf & HEAD_STATEMENT) return form_value(cx, syn, want);
     if (hf & HEAD_QUOTE) {
         diag_error_at(D(cx), syn, "E0492", "`%s` cannot be used as a run-time value here", syn_to_string(cx->ck->a, syn, 30));
@@ -601,7 +602,6 @@ Node *ck_expr(Ctx *cx, Node *syn, Type *want) {
         if (handled) return r;
     }
     if (hf & HEAD_WARP) return ck_warp_form(cx, syn, want); /* types/warps.c */
-    const HeadEnt *he = hm->e;
     if (he && he->b) return he->b->fn(cx, syn, want);
     if (he && he->id) return cx_gpu_id(cx, syn, he->id);
     if (he && he->atomic) return cx_atomic(cx, syn, he->atomic);
