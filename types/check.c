@@ -233,9 +233,11 @@ void ck_fnbase_put(Checker *ck, const char *base, FuncDef *fd) {
 void ck_func_index(Checker *ck, FuncDef *fd) {
     ck_fnbase_put(ck, fd->cname_base, fd);
     if (fd->kind == FN_KERNEL) return;
-    FuncDef *f = strmap_get(&ck->funcs_idx, fd->key);
+    void **slot = strmap_slot(ck->a, &ck->funcs_idx, fd->key); /* one probe (issue 14) */
+    if (!slot) return;
+    FuncDef *f = *slot;
     if (!f) {
-        strmap_put(ck->a, &ck->funcs_idx, fd->key, fd);
+        *slot = fd;
         ck->funcs_version++; /* ck_func_lookup's memo (FuncMemo) */
         return;
     }

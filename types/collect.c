@@ -95,13 +95,15 @@ static FuncDef *collect_func(Checker *ck, Node *form, FnKind kind) {
                           name->name, ck_names_language(ck), name->name);
             fd->bad = 1;
         }
-        FuncDef *prev = strmap_get(&ck->kernels_idx, name->name);
+        /* one probe for the question and the entry (issue 14) */
+        void **slot = strmap_slot(ck->a, &ck->kernels_idx, name->name);
+        FuncDef *prev = slot ? *slot : NULL;
         if (prev) {
             diag_error_at(ck->d, name, "E0104", "kernel `%s` is already defined (kernels cannot be overloaded)", name->name);
             diag_note(ck->d, prev->form->loc, "previous definition is here");
             fd->bad = 1;
-        } else {
-            strmap_put(ck->a, &ck->kernels_idx, name->name, fd);
+        } else if (slot) {
+            *slot = fd;
         }
     } else {
         /* a second definition of a name is an overload (spec "Function

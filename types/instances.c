@@ -337,8 +337,8 @@ static CFunc *check_function(Checker *ck, FuncDef *fd, Type **ptys, const Node *
     Program *p = ck->prog;
     if (!fn->consteval) {
         PUSH(ck->a, p->funcs, p->nfuncs, p->capfuncs, fn);
-        if (fn->kind != FN_KERNEL && fn->cname && !strmap_get(&p->funcs_by_cname, fn->cname))
-            strmap_put(ck->a, &p->funcs_by_cname, fn->cname, fn);
+        void **slot = fn->kind != FN_KERNEL && fn->cname ? strmap_slot(ck->a, &p->funcs_by_cname, fn->cname) : NULL;
+        if (slot && !*slot) *slot = fn; /* one probe (issue 14) */
     }
     return fn;
 }

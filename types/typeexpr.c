@@ -259,7 +259,9 @@ Type *ck_type_expr(Checker *ck, Node *syn) {
 static Type *type_expr_any(Checker *ck, Node *syn) {
     if (!syn) return NULL;
     if (syn->kind == N_SYMBOL || syn->kind == N_KEYWORD) {
-        Type *t = ty_lookup_base(syn->key);
+        BaseMemo *m = &ck->bmemo[((uint64_t)(uintptr_t)syn->key * 0x9E3779B97F4A7C15ull) >> (64 - BASE_MEMO_BITS)];
+        if (m->key != syn->key) *m = (BaseMemo){syn->key, ty_lookup_base(syn->key)};
+        Type *t = m->t;
         if (t) return t;
         Sym *s = ck_global_lookup(ck, syn->key);
         if (s && s->kind == SYM_TYPE) return alias_type(ck, s, syn);
