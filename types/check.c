@@ -170,8 +170,10 @@ void ck_scope_insert(Arena *a, Scope *sc, Sym *s) {
 
 void ck_scope_add(Ctx *cx, Sym *s) {
     if (!cx->scope) return;
-    if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->key && s->def && !s->def->origin &&
-        (syn_streq(s->key, "t") || syn_streq(s->key, "nil"))) {
+    /* the name first: mostly neither (issue 14: the test read the
+       defining node of every symbol) */
+    if (s->key && ((s->key[0] == 't' && !s->key[1]) || (s->key[0] == 'n' && s->key[1] == 'i' && s->key[2] == 'l' && !s->key[3])) &&
+        (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->def && !s->def->origin) {
         /* spec "Booleans": t and nil are the constants true and false, so a
          * variable of that name could never be read */
         diag_error_at(cx->ck->d, s->def, "E0397", "`%s` is the constant %s and cannot name a variable; rename it", s->name,
@@ -304,6 +306,7 @@ void sym_rare_unshare(Arena *a, Sym *copy) {
  * first; a parameter `A` was given a key of its own, found by strcmp). */
 static const char *local_key(Arena *a, const Node *at, const char *name) {
     if (at && at->kind == N_SYMBOL && at->name == name && at->key) {
+        if (at->key == name) return at->key; /* the reader's one string for both */
         const char *k = at->key, *p = name;
         while (*p && *k == (*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p)) p++, k++;
         if (!*p && !*k) return at->key;
