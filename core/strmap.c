@@ -30,10 +30,3 @@ void strmap_clear(StrMap *m) {
     m->n = 0;
 }
 
-void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash) {
-    if (!m->cap) return NULL;
-    uint32_t mask = (uint32_t)m->cap - 1;
-    for (uint32_t j = hash & mask; m->ents[j].key; j = (j + 1) & mask)
-        if (HM_EQ(m->ents[j].key, key)) return m->ents[j].val;
-    return NULL;
-}

@@ -36,8 +36,20 @@ static inline uint32_t strmap_hash(const char *key) {
     return h;
 }
 /* strmap_get with the key's hash made by strmap_hash (a key looked up in
- * several maps, or many times, is hashed once). */
-void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash);
+ * several maps, or many times, is hashed once; inline: the checker asks it
+ * for every local's name, issue 14).  Keys compared in place, as
+ * strmap.c's are. */
+static inline void *strmap_get_hashed(const StrMap *m, const char *key, uint32_t hash) {
+    if (!m->cap) return NULL;
+    uint32_t mask = (uint32_t)m->cap - 1;
+    for (uint32_t j = hash & mask; m->ents[j].key; j = (j + 1) & mask) {
+        const char *a = m->ents[j].key, *b = key;
+        if (a == b) return m->ents[j].val;
+        while (*a && *a == *b) a++, b++;
+        if (*a == *b) return m->ents[j].val;
+    }
+    return NULL;
+}
 /* Store `val` under `key` (replacing).  Returns 0 when out of memory. */
 int strmap_put(Arena *a, StrMap *m, const char *key, void *val);
 
