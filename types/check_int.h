@@ -289,7 +289,8 @@ Node *ck_expand_list(Ctx *cx, Node *syn);
 void ck_memo_release(Checker *ck, PtrMap *m);
 PtrMap ck_memo_fresh(Checker *ck);
 static inline Node *ck_expand(Ctx *cx, Node *syn) {
-    return syn && syn->kind == N_LIST ? ck_expand_list(cx, syn) : syn;
+    /* the list found last to be no macro call (Ctx.plain) answered here */
+    return syn && syn->kind == N_LIST && syn != cx->plain ? ck_expand_list(cx, syn) : syn;
 }
 /* The same for syntax read without being checked (constant expressions,
  * sizes): every macro call in it, without run-time type information. */
