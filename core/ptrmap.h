@@ -5,7 +5,8 @@
  * top-level form, the checker the expansions it made per function.  Open
  * addressing, grown by doubling; nothing is removed, but a map that dies
  * (a function's, once the function is checked) gives its table back to the
- * arena for the next one (ptrmap_release). */
+ * arena for the next one (ptrmap_release), or is emptied in place to serve
+ * the next function itself (ptrmap_clear). */
 #ifndef CRISP_PTRMAP_H
 #define CRISP_PTRMAP_H
 
