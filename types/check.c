@@ -32,15 +32,8 @@
 /* ------------------------------------------------------------------ */
 /* macro calls (expand.h): expanded where the checker reaches them     */
 
-Node *ck_expand_list(Ctx *cx, Node *syn) {
+Node *ck_expand_macro(Ctx *cx, Node *syn) {
     Checker *ck = cx->ck;
-    /* the list asked about last, again (form_to_1 then ck_expr, an if's
-       test then its value): no macro call still, in this body */
-    if (syn == cx->plain) return syn;
-    if (!ck->x || !expander_is_macro_call(ck->x, syn)) {
-        cx->plain = syn;
-        return syn;
-    }
     Node *done = ptrmap_get(&cx->memo, syn);
     if (done) return done;
     Ctx *saved = ck->cur;
