@@ -120,6 +120,9 @@ struct Analysis {
     Arena tmp;             /* the walk of one function: its variables, control
                               stack, loops (taken back after each function) */
     int optin;             /* run the opt-in checks (no --no-static-analysis) */
+    unsigned char *pending; /* [i]: p->funcs[i] not analysed, to be walked when
+                               a later function's walk reads its summary */
+    int cur;               /* the function being walked (its index) */
     int dump;              /* --dump=analysis */
 };
 

@@ -66,6 +66,7 @@ static int budget(Analysis *an, const Node *e) {
 /* (declare (check-x) ...) at the top of the function's definition. */
 static void own_declarations(Analysis *an, FnSum *s) {
     const Node *def = s->fn->def;
+    if (!s->fn->analysis_optin) return; /* the checker saw none (issue 14) */
     if (!def || def->kind != N_LIST) return;
     for (int i = 3; i < def->nkids; i++) {
         const Node *d = def->kids[i];
@@ -397,8 +398,15 @@ static Analysis *analysis_run_1(Crisp *c, Program *p, ArenaMark scope) {
     /* callees come before their callers in p->funcs */
     arena_set_cap(&an->tmp, c->arena.cap);
     unsigned char *walk = uni_plan(an);
+    if (walk) {
+        an->pending = arena_alloc(&an->tmp, (size_t)p->nfuncs + 1);
+        if (an->pending)
+            for (int i = 0; i < p->nfuncs; i++) an->pending[i] = 1;
+        else
+            walk = NULL;
+    }
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++)
-        if (!walk || walk[i]) uni_function(an, sum_at(an, i));
+        if (!walk || (walk[i] && an->pending[i])) uni_function(an, sum_at(an, i));
     arena_free(&an->tmp);
     for (int i = 0; i < p->nfuncs && !c->diag.fatal; i++) extent_constvec_check(an->a, p, p->funcs[i], an->d);
     /* after uniformity, which may drop `uniform` slots */

@@ -83,7 +83,16 @@ CallInfo uni_call_info(const Analysis *an, const Node *e) {
 }
 
 FnSum *uni_sum_of_call(Analysis *an, const Node *call) {
-    return call && call->kind == N_C_CALL && call->op == BI_CALL && call->text ? ptrmap_get(&an->sums, call->text) : NULL;
+    FnSum *g = call && call->kind == N_C_CALL && call->op == BI_CALL && call->text ? ptrmap_get(&an->sums, call->text) : NULL;
+    /* a function uni_plan left out, read by the walk of a later one: its
+       walk now, before the read (its callees come before it in turn; the
+       nesting is at most the call chain's depth, which the checker caps at
+       256) */
+    if (g && an->pending) {
+        int i = (int)(g - an->sumv);
+        if (i >= 0 && i < an->cur && an->pending[i]) uni_function(an, g);
+    }
+    return g;
 }
 
 /* ---- variables ---- */
@@ -1062,91 +1071,27 @@ static void walk_fn(Fn *f) {
 
 /* ---- which functions are walked ---- */
 
-/* What the scan of one function's body found (uni_plan). */
-typedef struct Scan {
-    Analysis *an;
-    int self;              /* its index in p->funcs */
-    int *callee;           /* the user functions it calls before it in
-                              p->funcs (indices), in an->tmp */
-    int ncallee, capcallee;
-    int sync;              /* a barrier, a `+` form or a capture */
-    int oom;               /* an edge could not be kept */
-    int deep;              /* mem_check or the register estimate will walk it:
-                              they also read a declaration's initial value
-                              when it has a value node */
-} Scan;
-
-/* Everything the walk would reach in `n` (walk, ev, walk_decl's initial
- * value; mem_walk's and est_walk's when sc->deep): a barrier or a marked
- * block makes the function's walk matter on its own; a call of a user
- * function is an edge of the call graph. */
-static void scan_node(Scan *sc, const Node *n) {
-    switch (n->kind) {
-    case N_C_BARRIER: sc->sync |= is_barrier(n); break;
-    case N_C_BLOCK: sc->sync |= n->text != NULL; break;
-    case N_C_CALL: {
-        FnSum *g = uni_sum_of_call(sc->an, n);
-        int i = g ? (int)(g - sc->an->sumv) : -1;
-        if (i < 0 || i >= sc->self) break;
-        if (arena_reserve(&sc->an->tmp, (void **)&sc->callee, sc->ncallee, 1, &sc->capcallee, sizeof(int)))
-            sc->callee[sc->ncallee++] = i;
-        else
-            sc->oom = 1;
-        break;
-    }
-    case N_C_DECL:
-        if ((!n->nkids || !n->kids[0] || sc->deep) && n->sym && sym_rare(n->sym)->init) scan_node(sc, sym_rare(n->sym)->init);
-        break;
-    default: break;
-    }
-    for (int i = 0; i < n->nkids; i++) {
-        const Node *k = n->kids[i];
-        if (!k) continue;
-        if (!k->nkids && (k->kind == N_C_VAR || k->kind == N_C_INTLIT || k->kind == N_C_FLOATLIT || k->kind == N_C_BOOLLIT))
-            continue; /* a leaf: most nodes */
-        scan_node(sc, k);
-    }
-}
-
-/* Which functions uni_function walks: 1 in walk[i] for p->funcs[i].  A
- * function's walk gives diagnostics, rewrites captures or sets a summary
- * field other than `ret` only when it has a barrier, a `+` form or a
- * capture (sync), calls a function that has (the summary's has_barrier
- * and req_* come from nothing else), elects an opt-in check or a register
- * budget, or under --dump=analysis; otherwise its walk makes only the
- * level of its result, which the walks of its callers read.  So those
- * are walked, and the functions a walked function calls, and no other
- * (issue 14: most functions have none of these, and the walk of every
- * function was a tenth of the compilation's time, mostly cache misses on
- * the checked tree; the scan reads the same nodes but does little at
- * each).  Only calls of earlier functions count: a walk reads a later
- * function's summary before that function is walked (zero), walked or not.
- * NULL: walk every function. */
+/* Which functions uni_function walks in Program order: 1 in walk[i] for
+ * p->funcs[i].  A function's walk gives diagnostics, rewrites captures or
+ * sets a summary field other than `ret` only when it has a barrier, a `+`
+ * form or a capture, or calls a function that has (the summary's
+ * has_barrier and req_* come from nothing else): the checker says so
+ * (CFunc.analysis_sync), or when it elects an opt-in check or a register
+ * budget, or under --dump=analysis.  Any other function's walk makes only
+ * the level of its result, which only the walks of its callers read: it
+ * is walked when one of them first reads it (uni_sum_of_call).  (issue
+ * 14: most functions need no walk, and the walk of every function was a
+ * tenth of the compilation's time, mostly cache misses on the checked
+ * tree.)  NULL: walk every function. */
 unsigned char *uni_plan(Analysis *an) {
     Program *p = an->p;
     if (an->dump) return NULL;
     unsigned char *walk = arena_alloc(&an->tmp, (size_t)p->nfuncs + 1);
-    int *first = arena_alloc(&an->tmp, sizeof(int) * ((size_t)p->nfuncs + 1));
-    if (!walk || !first) return NULL;
-    Scan sc = {an, 0, NULL, 0, 0, 0, 0, 0};
-    enum { SYNC = 1, WALK = 2 };
+    if (!walk) return NULL;
     for (int i = 0; i < p->nfuncs; i++) {
         const FnSum *s = &an->sumv[i];
-        first[i] = sc.ncallee;
-        sc.self = i;
-        sc.sync = 0;
-        sc.deep = (s->checks & (CK_COALESCE | CK_BANKS)) || s->max_regs || s->warn_regs;
-        if (s->fn->body) scan_node(&sc, s->fn->body);
-        for (int k = first[i]; k < sc.ncallee && !sc.sync; k++) sc.sync = walk[sc.callee[k]] & SYNC;
-        walk[i] = (unsigned char)(sc.sync ? SYNC | WALK : 0);
-        if (s->checks || s->max_regs || s->warn_regs) walk[i] |= WALK;
+        walk[i] = s->fn->analysis_sync || s->checks || s->max_regs || s->warn_regs;
     }
-    first[p->nfuncs] = sc.ncallee;
-    if (sc.oom) return NULL; /* an edge is missing */
-    for (int i = p->nfuncs - 1; i >= 0; i--)
-        if (walk[i] & WALK)
-            for (int k = first[i]; k < first[i + 1]; k++) walk[sc.callee[k]] |= WALK;
-    for (int i = 0; i < p->nfuncs; i++) walk[i] = (walk[i] & WALK) != 0;
     return walk;
 }
 
@@ -1163,6 +1108,9 @@ unsigned char *uni_plan(Analysis *an) {
  * the fixpoint, then one more to see nothing rise, then the report's, were
  * three walks of most functions and a tenth of the compilation.) */
 void uni_function(Analysis *an, FnSum *sum) {
+    int cur = an->cur;
+    an->cur = (int)(sum - an->sumv);
+    if (an->pending) an->pending[an->cur] = 0;
     Fn f;
     memset(&f, 0, FN_CLEAR);
     f.an = an;
@@ -1217,4 +1165,5 @@ void uni_function(Analysis *an, FnSum *sum) {
         if (f.ndrop) sb_printf(&sum->dump, "  %d capture%s dropped (uniform already)\n", f.ndrop, f.ndrop == 1 ? "" : "s");
     }
     arena_scope_end(f.tmp, tmp_mark);
+    an->cur = cur;
 }

@@ -184,6 +184,12 @@ typedef struct CFuncRare {
 
 typedef struct CFunc {
     FnKind kind;
+    /* For analysis/ (uni_plan, own_declarations; issue 14: without them it
+       read every node of every function, a tenth of the compilation), in
+       the padding after `kind` (CFunc stays 128 bytes): */
+    unsigned char analysis_sync;  /* a local-barrier, a `+` form or a (uniform ...)
+                                     capture here or in a callee */
+    unsigned char analysis_optin; /* its declare elects a static analysis */
     const char *name;       /* Crisp name as written */
     const char *cname;      /* its identifier, as the target spells it (TargetNames) */
     /* What the identifier says, for a target that spells it its own way:

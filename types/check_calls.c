@@ -372,6 +372,7 @@ Node *ck_user_call(Ctx *cx, Node *syn, Type *want, Node **extra, int nextra) {
     }
     CFunc *fn = ck_instantiate(cx, fd, tys, syn);
     if (!fn) return NULL;
+    if (fn->analysis_sync && cx->fn) cx->fn->analysis_sync = 1; /* analysis/ walks callers of one too */
     if (cfunc_gsize(fn)->present) merge_sizes(cx, cfunc_gsize_w(cx->ck->a, cx->fn), cfunc_gsize(fn), "global-size", fd, syn);
     if (cfunc_rare(fn)->lsize.present)
         merge_sizes(cx, &cfunc_rare_w(cx->ck->a, cx->fn)->lsize, &cfunc_rare(fn)->lsize, "local-size", fd, syn);

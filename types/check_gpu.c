@@ -103,6 +103,7 @@ Node *cx_barrier(Ctx *cx, Node *syn, Type *want) {
     }
     Node *b = ck_node(cx, N_C_BARRIER, syn, &ty_void);
     b->op = BAR_LOCAL;
+    if (cx->fn) cx->fn->analysis_sync = 1; /* analysis/ walks it (issue 14) */
     return b;
 }
 

@@ -140,7 +140,7 @@ static void kernel_decls(Ctx *cx, FuncDef *fd) {
             } else if (h && syn_streq(h, "use")) {
                 constvec_decl(cx, e);
             } else if (ck_is_analysis_decl(h ? h : e->kind == N_SYMBOL ? e->key : NULL)) {
-                /* a static-analysis opt-in: read by analysis/ */
+                fn->analysis_optin = 1; /* read by analysis/ */
             } else if (h && (syn_streq(h, "uniform") || syn_streq(h, "%capture-uniform"))) {
                 diag_error_at(cx->ck->d, e, "E1101",
                               "(declare (uniform ...)) belongs in the let that binds the variable (spec \"(uniform <varName>)\"), not in the declarations of `%s`",

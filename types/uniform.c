@@ -205,6 +205,7 @@ void ck_uniform_form(Ctx *cx, Node *syn, Dest *d) {
     Node *saved = cx->block;
     Node *blk = ck_node(cx, N_C_BLOCK, syn, &ty_void);
     blk->text = who;
+    if (cx->fn) cx->fn->analysis_sync = 1; /* analysis/ walks it (issue 14) */
     cx->block = blk;
     ck_form_to(cx, form, d);
     cx->block = saved;
@@ -234,6 +235,7 @@ Sym *ck_uniform_bind(Ctx *cx, Node *name, Node *init, Type *declared, const Node
     Node *saved = cx->block;
     Node *mark = ck_node(cx, N_C_BLOCK, decl_at, &ty_void);
     mark->text = capture ? "uniform*" : "uniform";
+    if (cx->fn) cx->fn->analysis_sync = 1; /* analysis/ walks it (issue 14) */
     /* one work-item computes the value */
     Node *then_b = ck_node(cx, N_C_BLOCK, init, &ty_void);
     cx->block = then_b;
