@@ -141,7 +141,9 @@ typedef struct St {
     size_t mask;         /* capnames - 1, or 0 for no_names */
     size_t firstcap;     /* the table's first size, from the text's length:
                             about a name per 100 bytes, and no table grown
-                            (and its pages touched) five times over */
+                            (and its pages touched) five times over; at most
+                            2^18 slots (6 MiB), so that a large text of few
+                            names does not populate a large table */
 } St;
 
 /* ---- characters and positions ---- */
@@ -1665,7 +1667,7 @@ int reader_read_file(Reader *r, const SrcFile *f, Forms *out) {
     s.end8 = (uintptr_t)s.end >= 8 ? (uintptr_t)s.end - 8 : 0;
     s.names = no_names;
     s.firstcap = 1024;
-    while (s.firstcap < (size_t)(s.end - s.p) / 48 && s.firstcap < ((size_t)1 << 24)) s.firstcap *= 2;
+    while (s.firstcap < (size_t)(s.end - s.p) / 48 && s.firstcap < ((size_t)1 << 18)) s.firstcap *= 2;
     s.at = loc_word(srcloc_in(s.fid, 1, 1));
     s.stop = c->diag.fatal;
     while (!s.stop) {
