@@ -374,17 +374,27 @@ static int flat_node(Expander *x, Flat *f, Node *n, int depth, size_t slot) {
     return flat_copy(x, f, n, own, depth, slot);
 }
 
-/* flat_node for a node that is no argument (`own`: the run made it). */
-static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t slot) {
-    if (!fresh_node_ok(x, n, depth)) return 0;
+/* A copy of `n` in `f`, pointed to from the pointer at offset `slot`,
+ * made by the call (marked, at the call's place): its offset; SIZE_MAX
+ * past a limit or out of memory.  The first step of flat_copy and
+ * tpl_copy. */
+static inline size_t flat_head(Expander *x, Flat *f, const Node *n, int depth, size_t slot) {
+    if (!fresh_node_ok(x, (Node *)(uintptr_t)n, depth)) return SIZE_MAX;
     size_t me = flat_take(f, sizeof *n);
-    if (f->oom) return 0;
+    if (f->oom) return SIZE_MAX;
     flat_point(f, slot, me);
     Node *m = (Node *)(void *)(f->buf + me);
     *m = *n;
     m->marked = 1;
     m->loc = x->call_loc;
     m->origin = x->exp;
+    return me;
+}
+
+/* flat_node for a node that is no argument (`own`: the run made it). */
+static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t slot) {
+    size_t me = flat_head(x, f, n, depth, slot);
+    if (me == SIZE_MAX) return 0;
     int is_name = n->kind == N_SYMBOL || n->kind == N_KEYWORD;
     /* an older node's strings are older too */
     if (own && (is_name || n->kind == N_STRING)) {
@@ -487,15 +497,8 @@ static __attribute__((noinline)) Node *take_expansion(Expander *x, Node *r, Aren
 /* The definition's node `n` (and all below it) into the pointer at offset
  * `slot`: flat_copy for a node older than the run and no argument. */
 static int tpl_copy(Expander *x, Flat *f, const Node *n, int depth, size_t slot) {
-    if (!fresh_node_ok(x, (Node *)(uintptr_t)n, depth)) return 0;
-    size_t me = flat_take(f, sizeof *n);
-    if (f->oom) return 0;
-    flat_point(f, slot, me);
-    Node *m = (Node *)(void *)(f->buf + me);
-    *m = *n;
-    m->marked = 1;
-    m->loc = x->call_loc;
-    m->origin = x->exp;
+    size_t me = flat_head(x, f, n, depth, slot);
+    if (me == SIZE_MAX) return 0;
     if (n->kind == N_SYMBOL && n->ann && !tpl_copy(x, f, n->ann, depth + 1, me + offsetof(Node, ann))) return 0;
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
         if (!n->nkids) {

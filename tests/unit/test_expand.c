@@ -56,8 +56,8 @@ static const char *t_diag(T *t) {
     return t->dbuf ? t->dbuf : "";
 }
 
-/* Read and expand `src`; the output forms are in t->out. */
-static void t_run(T *t, const char *src) {
+/* Read `src` as the file u.crisp: its top-level forms. */
+static Forms t_read(T *t, const char *src) {
     SrcFile *f = arena_alloc(&t->c.arena, sizeof *f);
     assert_non_null(f);
     f->name = "u.crisp";
@@ -67,7 +67,12 @@ static void t_run(T *t, const char *src) {
     reader_init(&r, &t->c);
     Forms in = {0};
     reader_read_file(&r, f, &in);
-    t->out = expand_program(&t->c, in);
+    return in;
+}
+
+/* Read and expand `src`; the output forms are in t->out. */
+static void t_run(T *t, const char *src) {
+    t->out = expand_program(&t->c, t_read(t, src));
 }
 
 static const char *show(T *t, const Node *n) {
@@ -810,15 +815,7 @@ static void test_fresh_nodes_marked_once(void **state) {
 
 /* Read `src` (top-level forms) into `out` with the expander `x`. */
 static void tx_top(T *t, Expander *x, const char *src, Forms *out) {
-    SrcFile *f = arena_alloc(&t->c.arena, sizeof *f);
-    assert_non_null(f);
-    f->name = "u.crisp";
-    f->text = arena_strdup(&t->c.arena, src);
-    f->len = (int)strlen(src);
-    Reader r;
-    reader_init(&r, &t->c);
-    Forms in = {0};
-    reader_read_file(&r, f, &in);
+    Forms in = t_read(t, src);
     for (int i = 0; i < in.n; i++) expander_toplevel(x, in.v[i], out);
 }
 
