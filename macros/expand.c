@@ -391,6 +391,20 @@ static inline size_t flat_head(Expander *x, Flat *f, const Node *n, int depth, s
     return me;
 }
 
+/* The kids array of the list copied at offset `me` (of list `n`): its
+ * offset, pointed to from the copy; 0 when the list is empty (its kids
+ * NULL); SIZE_MAX out of memory. */
+static inline size_t flat_kids(Flat *f, const Node *n, size_t me) {
+    if (!n->nkids) {
+        ((Node *)(void *)(f->buf + me))->kids = NULL;
+        return 0;
+    }
+    size_t kids = flat_take(f, sizeof(Node *) * (size_t)n->nkids);
+    if (f->oom) return SIZE_MAX;
+    flat_point(f, me + offsetof(Node, kids), kids);
+    return kids;
+}
+
 /* flat_node for a node that is no argument (`own`: the run made it). */
 static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t slot) {
     size_t me = flat_head(x, f, n, depth, slot);
@@ -410,13 +424,9 @@ static int flat_copy(Expander *x, Flat *f, Node *n, int own, int depth, size_t s
     if (n->kind == N_SYMBOL && n->ann && !flat_node(x, f, n->ann, depth + 1, me + offsetof(Node, ann)))
         return 0;
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
-        if (!n->nkids) {
-            ((Node *)(void *)(f->buf + me))->kids = NULL;
-            return 1;
-        }
-        size_t kids = flat_take(f, sizeof(Node *) * (size_t)n->nkids);
-        if (f->oom) return 0;
-        flat_point(f, me + offsetof(Node, kids), kids);
+        size_t kids = flat_kids(f, n, me);
+        if (kids == SIZE_MAX) return 0;
+        if (!kids) return 1; /* no kids */
         for (int i = 0; i < n->nkids; i++) {
             /* flat_node, the arguments (a body's forms) without a call */
             Node *k = n->kids[i];
@@ -501,13 +511,9 @@ static int tpl_copy(Expander *x, Flat *f, const Node *n, int depth, size_t slot)
     if (me == SIZE_MAX) return 0;
     if (n->kind == N_SYMBOL && n->ann && !tpl_copy(x, f, n->ann, depth + 1, me + offsetof(Node, ann))) return 0;
     if (n->kind == N_LIST || n->kind == N_VECLIT || n->kind == N_HWVEC) {
-        if (!n->nkids) {
-            ((Node *)(void *)(f->buf + me))->kids = NULL;
-            return 1;
-        }
-        size_t kids = flat_take(f, sizeof(Node *) * (size_t)n->nkids);
-        if (f->oom) return 0;
-        flat_point(f, me + offsetof(Node, kids), kids);
+        size_t kids = flat_kids(f, n, me);
+        if (kids == SIZE_MAX) return 0;
+        if (!kids) return 1; /* no kids */
         for (int i = 0; i < n->nkids; i++)
             if (!tpl_copy(x, f, n->kids[i], depth + 1, kids + sizeof(Node *) * (size_t)i)) return 0;
     }
