@@ -10,7 +10,8 @@
  *
  * Linear probing in a power-of-two array at most half full; a table that
  * grows gives its old array back to the arena (arena_give_back), where the
- * next table of that size takes it.  Nothing is ever removed. */
+ * next table of that size takes it.  Nothing is ever removed: a table is
+ * given back whole (release) or emptied in place for reuse (clear). */
 
 void *HM_FN(get)(const HM_MAP *m, HM_KEY key) {
     if (!m->cap) return NULL;
@@ -66,4 +67,15 @@ void **HM_FN(slot)(Arena *a, HM_MAP *m, HM_KEY key) {
         m->ents[j].val = NULL;
     }
     return &m->ents[j].val;
+}
+
+void HM_FN(release)(Arena *a, HM_MAP *m) {
+    if (m->cap) arena_give_back(a, m->ents, sizeof(HM_ENT) * (size_t)m->cap);
+    m->ents = NULL;
+    m->n = m->cap = 0;
+}
+
+void HM_FN(clear)(HM_MAP *m) {
+    if (m->n) memset(m->ents, 0, sizeof(HM_ENT) * (size_t)m->cap);
+    m->n = 0;
 }

@@ -16,14 +16,3 @@ static uint32_t ptr_hash(const void *p) {
 #define HM_HASH(k) ptr_hash(k)
 #define HM_EQ(a, b) ((a) == (b))
 #include "hashmap_impl.h"
-
-void ptrmap_release(Arena *a, PtrMap *m) {
-    if (m->cap) arena_give_back(a, m->ents, sizeof(PtrMapEnt) * (size_t)m->cap);
-    m->ents = NULL;
-    m->n = m->cap = 0;
-}
-
-void ptrmap_clear(PtrMap *m) {
-    if (m->n) memset(m->ents, 0, sizeof(PtrMapEnt) * (size_t)m->cap);
-    m->n = 0;
-}

@@ -19,14 +19,3 @@ static inline int key_eq(const char *a, const char *b) {
 #define HM_EQ(a, b) key_eq((a), (b))
 #include "hashmap_impl.h"
 
-void strmap_release(Arena *a, StrMap *m) {
-    if (m->cap) arena_give_back(a, m->ents, sizeof(StrMapEnt) * (size_t)m->cap);
-    m->ents = NULL;
-    m->n = m->cap = 0;
-}
-
-void strmap_clear(StrMap *m) {
-    if (m->n) memset(m->ents, 0, sizeof(StrMapEnt) * (size_t)m->cap);
-    m->n = 0;
-}
-
