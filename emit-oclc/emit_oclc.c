@@ -38,51 +38,6 @@ typedef struct Em {
     OclcSurvey *sv;               /* what the header needs, noted function by function (func_out_1), or NULL */
 } Em;
 
-/* A decimal integer as %llu (udec_out) or %lld (dec_out) prints it,
- * written in place two digits a step (issue 14: sb_putll's way, a digit
- * count by divisions and then the digits, was ~130 instructions for the
- * line number of every function's comment). */
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                  "8081828384858687888990919293949596979899";
-
-static void udec_out(StrBuf *b, unsigned long long v) {
-    int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : 0;
-    if (!n) {
-        n = 6;
-        for (unsigned long long t = v / 1000000; t; t /= 10) n++;
-    }
-    if (b->oom || b->cap - b->len <= (size_t)n) { /* no room for it and the NUL */
-        sb_putull(b, v);
-        return;
-    }
-    char *d = b->data + b->len;
-    b->len += (size_t)n;
-    d[n] = 0;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        n -= 2;
-        d[n] = digit_pairs[2 * r];
-        d[n + 1] = digit_pairs[2 * r + 1];
-    }
-    if (v >= 10) {
-        d[0] = digit_pairs[2 * v];
-        d[1] = digit_pairs[2 * v + 1];
-    } else {
-        d[0] = (char)('0' + v);
-    }
-}
-
-static inline void dec_out(StrBuf *b, long long v) {
-    if (v < 0) {
-        sb_putc(b, '-');
-        udec_out(b, 0ULL - (unsigned long long)v);
-    } else {
-        udec_out(b, (unsigned long long)v);
-    }
-}
-
 /* ` OP ` for a binary operator, one move (not a string copied byte by
  * byte between two characters). */
 static void op_spaced_out(StrBuf *b, int op) {
@@ -270,16 +225,16 @@ static void int_out(Em *e, const Node *n) {
         return;
     }
     if (s == SC_ULONG) {
-        udec_out(e->out, (unsigned long long)(uint64_t)v);
+        sb_putull(e->out, (unsigned long long)(uint64_t)v);
         SB_LIT(e->out, "UL");
     } else if (s == SC_LONG) {
         if (v == INT64_MIN) SB_LIT(e->out, "(-9223372036854775807L - 1)");
         else {
-            dec_out(e->out, (long long)v);
+            sb_putll(e->out, (long long)v);
             sb_putc(e->out, 'L');
         }
     } else if (s == SC_UINT) {
-        udec_out(e->out, (unsigned long long)(uint32_t)v);
+        sb_putull(e->out, (unsigned long long)(uint32_t)v);
         sb_putc(e->out, 'u');
     } else if (s == SC_INT && v == INT32_MIN) SB_LIT(e->out, "(-2147483647 - 1)");
     else {
@@ -288,7 +243,7 @@ static void int_out(Em *e, const Node *n) {
             type_out(e, n->ty);
             sb_putc(e->out, ')');
         }
-        dec_out(e->out, (long long)v);
+        sb_putll(e->out, (long long)v);
     }
 }
 
@@ -402,7 +357,7 @@ static void expr_out(Em *e, const Node *n, int min_prec) {
     case N_C_LENGTH:
         if (n->sym->len_cname) sb_puts(e->out, n->sym->len_cname);
         else {
-            dec_out(e->out, (long long)n->sym->ty->length);
+            sb_putll(e->out, (long long)n->sym->ty->length);
             SB_LIT(e->out, "UL");
         }
         break;
@@ -562,7 +517,7 @@ static void origin_comment(Em *e, const Node *n) {
     SB_LIT(e->out, " at ");
     file_out(e, x->call);
     sb_putc(e->out, ':');
-    dec_out(e->out, x->call.line);
+    sb_putll(e->out, x->call.line);
     SB_LIT(e->out, " */\n");
 }
 
@@ -613,7 +568,7 @@ static void decl_out(Em *e, const Node *n) {
         sb_putc(e->out, ' ');
         sb_puts(e->out, s->cname);
         sb_putc(e->out, '[');
-        dec_out(e->out, (long long)t->length);
+        sb_putll(e->out, (long long)t->length);
         sb_putc(e->out, ']');
         if (sym_rare(s)->init) {
             SB_LIT(e->out, " = {");
@@ -1286,7 +1241,7 @@ static void func_out_1(Em *e, const CFunc *f) {
     SB_LIT(o, "  (");
     file_out(e, *l);
     sb_putc(o, ':');
-    dec_out(o, l->line);
+    sb_putll(o, l->line);
     SB_LIT(o, ") */\n");
     if (f->kind == FN_KERNEL && f->uses_warp) SB_LIT(o, "__kernel CRISP_WARP_KERNEL void ");
     else if (f->kind == FN_KERNEL) SB_LIT(o, "__kernel void ");
@@ -1565,9 +1520,9 @@ static void enums_out(Em *e, const Program *p) {
 static void pad_out(Em *e, int n, int bytes) {
     pr_start(&e->pr);
     SB_LIT(e->out, "    uchar pad");
-    dec_out(e->out, n);
+    sb_putll(e->out, n);
     sb_putc(e->out, '[');
-    dec_out(e->out, bytes);
+    sb_putll(e->out, bytes);
     SB_LIT(e->out, "];\n");
 }
 
@@ -1599,9 +1554,9 @@ static void structs_out(Em *e, const Program *p) {
         SB_LIT(o, "  (");
         file_out(e, def->loc);
         sb_putc(o, ':');
-        dec_out(o, def->loc.line);
+        sb_putll(o, def->loc.line);
         SB_LIT(o, "): std140 layout, ");
-        dec_out(o, sd->size);
+        sb_putll(o, sd->size);
         SB_LIT(o, " bytes */\n");
         pr_start(&e->pr);
         SB_LIT(o, "typedef struct __attribute__((aligned(16))) {\n");
@@ -1621,7 +1576,7 @@ static void structs_out(Em *e, const Program *p) {
             } else {
                 SB_LIT(o, "; /* offset ");
             }
-            dec_out(o, f->offset);
+            sb_putll(o, f->offset);
             SB_LIT(o, " */\n");
             off = f->offset + f->size;
         }

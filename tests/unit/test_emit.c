@@ -199,8 +199,8 @@ static void expect_int_literal(StrBuf *b, Scalar sc, int64_t v) {
     assert_string_equal(sb_cstr(b) + at, want);
 }
 
-/* Integers are written two digits a step in place (emit_oclc.c
- * udec_out): every digit count, both signs, the limits, random values,
+/* Integers are written two digits a step in place (core/strbuf.c
+ * sb_putull): every digit count, both signs, the limits, random values,
  * into a buffer with room and into fresh ones. */
 static void test_integer_literals_as_printf(void **state) {
     (void)state;
